@@ -1,0 +1,14 @@
+# Two entry points for a fresh machine (see README): `make demo` and `make test`.
+.PHONY: setup demo test bench
+
+setup:
+	bash scripts/setup.sh
+
+demo: setup
+	.venv/bin/memory-cli demo
+
+test: setup
+	.venv/bin/python -m pytest -q -p no:cacheprovider
+
+bench: setup
+	.venv/bin/python scripts/bench_hooks.py

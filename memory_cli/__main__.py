@@ -1,0 +1,38 @@
+"""Entry point. Hook calls are dispatched here, before the rich CLI (typer, rich, pydantic) is
+imported: Claude Code starts this process on every tool call, and those imports alone cost
+several times the whole hook's budget (see shared/reference/performance-facts.md).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def _split_global_db(argv: list[str]) -> tuple[str | None, list[str]]:
+    """Take a leading ``--db PATH`` / ``--db=PATH`` so ``memory-cli --db X hook E`` stays fast."""
+    db = None
+    rest = list(argv)
+    while rest:
+        if rest[0] == "--db" and len(rest) >= 2:
+            db, rest = rest[1], rest[2:]
+        elif rest[0].startswith("--db="):
+            db, rest = rest[0][5:], rest[1:]
+        else:
+            break
+    return db, rest
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    db, rest = _split_global_db(argv)
+    if len(rest) >= 2 and rest[0] == "hook" and not rest[1].startswith("-"):
+        from .hooks.runner import main as hook_main
+
+        return hook_main(rest[1], db)
+    from .cli import run
+
+    return run(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""Commands that look after the store as a whole: stats, export, import, audit, config."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..errors import InvalidInput
+from .common import JsonOpt, console, emit_json, open_store, want_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command("stats")(stats)
+    app.command("export")(export)
+    app.command("import")(import_)
+    app.command("audit")(audit_)
+    app.command("config")(config)
+
+
+def stats(json_: JsonOpt = False):
+    """Counts by type, scope, source, age and status; rules; pending corrections; recent activity."""
+    from .. import stats as stats_mod
+
+    with open_store() as store:
+        data = stats_mod.collect(store)
+    if want_json(json_):
+        emit_json(data)
+        return
+    c = console()
+    c.print(f"[bold]{data['active']}[/bold] active memories ({data['total']} stored)")
+    for title, key in (("status", "by_status"), ("type", "by_type"), ("scope", "by_scope"),
+                       ("source", "by_source"), ("age", "by_age")):
+        items = data.get(key) or {}
+        if items:
+            c.print(f"  by {title}: " + ", ".join(f"{k} {v}" for k, v in items.items()))
+    r = data["rules"]
+    c.print(f"rules: {r['enabled']} enabled of {r['total']}"
+            + (" (" + ", ".join(f"{k} {v}" for k, v in r["by_action"].items()) + ")" if r["by_action"] else "")
+            + (f", {r['unconfirmed']} unconfirmed" if r["unconfirmed"] else ""))
+    c.print(f"corrections: {data['corrections']['pending']} pending review of {data['corrections']['total']}")
+    audit = data.get("audit_last_7_days") or {}
+    c.print("last 7 days: " + (", ".join(f"{k} {v}" for k, v in audit.items()) if audit else "no activity"))
+    shown = {"total", "active", "by_status", "by_type", "by_scope", "by_source", "by_age", "rules",
+             "corrections", "audit_last_7_days"}
+    for key, value in data.items():
+        if key not in shown:
+            c.print(f"{key.replace('_', ' ')}: {value}")
+
+
+def export(output: Optional[Path] = typer.Option(None, "--output", "-o", help="File to write (default: stdout)."),
+           json_: JsonOpt = False):
+    """Every table as JSON Lines (ids and timestamps kept): `import` restores it exactly."""
+    from .. import transfer
+
+    with open_store() as store:
+        lines = list(transfer.export_lines(store))
+    text = "\n".join(lines) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        return
+    tmp = output.with_name(output.name + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(output)
+    except OSError as e:
+        raise InvalidInput(f"cannot write {output}: {e.strerror}") from None
+    if want_json(json_):
+        emit_json({"output": str(output), "lines": len(lines)})
+    else:
+        print(f"exported {len(lines) - 1} rows to {output}")
+
+
+def import_(file: Path = typer.Argument(..., help="A file written by `memory-cli export` (- for stdin)."),
+            on_conflict: str = typer.Option("skip", "--on-conflict", help="skip|replace rows whose id exists."),
+            json_: JsonOpt = False):
+    """Load an export. Every line is checked first: one bad line and nothing is stored."""
+    from .. import transfer
+
+    if str(file) == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            raise InvalidInput(f"no such file: {file}") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise InvalidInput(f"cannot read {file}: {getattr(e, 'strerror', None) or e}") from None
+    with open_store() as store:
+        report = transfer.import_lines(store, lines, on_conflict=on_conflict)
+    if want_json(json_):
+        emit_json(report)
+        return
+    for kind in ("inserted", "replaced", "skipped"):
+        if report[kind]:
+            print(f"{kind}: " + ", ".join(f"{t} {n}" for t, n in report[kind].items()))
+    if not any(report.values()):
+        print("nothing to import")
+
+
+def audit_(action: Optional[str] = typer.Option(None, "--action", "-a", help="Only this action (prefix* allowed)."),
+           since: Optional[str] = typer.Option(None, "--since", help="ISO date or time, e.g. 2026-11-01."),
+           entry: Optional[str] = typer.Option(None, "--entry", help="Only events about this memory id."),
+           limit: int = typer.Option(50, "--limit", "-n", min=1, max=100000),
+           json_: JsonOpt = False):
+    """What memory-cli did and why, newest first."""
+    from .. import audit
+    from ..util import iso, parse_iso
+
+    since_iso = None
+    if since:
+        try:
+            since_iso = iso(parse_iso(since))
+        except ValueError:
+            raise InvalidInput(f"--since {since!r} is not an ISO date/time (e.g. 2026-11-01 or 2026-11-01T10:00)") from None
+    with open_store() as store:
+        entry_id = None
+        if entry:
+            from ..entries import resolve_id
+
+            try:
+                entry_id = resolve_id(store, entry)
+            except Exception:
+                entry_id = entry
+        rows = audit.query(store, action=action, since=since_iso, entry_id=entry_id, limit=limit)
+    if want_json(json_):
+        emit_json(rows)
+        return
+    if not rows:
+        print("no audit events")
+        return
+    from rich.table import Table
+
+    t = Table(box=None, header_style="bold", pad_edge=False)
+    for col in ("time", "action", "event", "entry", "result", "ms", "context"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r["timestamp"][:19].replace("T", " "), r["action"], r.get("hook_event") or "",
+                  (r.get("entry_id") or "")[:8], str(r.get("result") or ""),
+                  f"{r['elapsed_ms']:.0f}" if r.get("elapsed_ms") is not None else "",
+                  (r.get("context") or "")[:50])
+    console().print(t)
+
+
+def config(validate: bool = typer.Option(False, "--validate", help="Exit non-zero if the config file is invalid."),
+           json_: JsonOpt = False):
+    """Show where memory-cli keeps things and the settings in force (validated)."""
+    from .. import paths
+    from .. import settings as settings_mod
+    from ..settings_model import validate_file
+    from .common import state
+
+    cfg_path = paths.config_path()
+    error = None
+    try:
+        data = validate_file(cfg_path)
+    except InvalidInput as e:
+        if validate:
+            raise
+        error = str(e)
+        data = settings_mod.load(cfg_path)
+    disabled = settings_mod.memory_disabled(state.db)
+    info = {"config_path": str(cfg_path), "config_exists": cfg_path.exists(),
+            "database": None if disabled else str(settings_mod.database_path(state.db, data)),
+            "memory_disabled": disabled, "claude_dir": str(paths.claude_dir()),
+            "valid": error is None, "error": error, "settings": dict(data)}
+    if want_json(json_):
+        emit_json(info)
+        return
+    print(f"config:   {cfg_path}{'' if info['config_exists'] else ' (not present: defaults)'}")
+    print(f"database: {info['database'] or 'disabled (MEMORY_CLI_DB is empty)'}")
+    if error:
+        print(f"INVALID:  {error}")
+    import json
+
+    print(json.dumps(dict(data), indent=2))

@@ -1,0 +1,82 @@
+"""What every command shares: the global options, opening the store, printing, errors.
+
+Commands stay thin: parse options, call one library function, print its result as a table for
+a person or as JSON (``--json``: stdout then carries only JSON; warnings go to stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import InvalidInput, MemoryDisabled
+
+
+class State:
+    db: Optional[str] = None
+    json: bool = False
+
+
+state = State()
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print only JSON on stdout.")]
+
+
+def want_json(flag: bool) -> bool:
+    return bool(flag or state.json)
+
+
+def settings():
+    from .. import settings as s
+
+    return s.load()
+
+
+def db_path():
+    from .. import settings as s
+
+    if s.memory_disabled(state.db):
+        raise MemoryDisabled("memory is disabled (MEMORY_CLI_DB is set but empty); unset it or pass --db PATH")
+    return s.database_path(state.db, s.load())
+
+
+def open_store(*, readonly: bool = False):
+    from ..db import Store
+
+    return Store.open(db_path(), readonly=readonly)
+
+
+def emit_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def flush_warnings(store) -> None:
+    for w in getattr(store, "warnings", []):
+        sys.stderr.write(f"warning: {w}\n")
+    if store is not None:
+        store.warnings.clear()
+
+
+def console():
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def short(eid: str | None) -> str:
+    return (eid or "")[:8]
+
+
+def clip(text: str | None, width: int = 90) -> str:
+    t = " ".join((text or "").split())
+    return t if len(t) <= width else t[: width - 1] + "…"
+
+
+def parse_json_arg(text: str, what: str):
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise InvalidInput(f"{what} is not valid JSON ({e})") from None

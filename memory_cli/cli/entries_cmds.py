@@ -1,0 +1,244 @@
+"""Commands over memory entries: add, query, list, show, update, archive, supersede, delete."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from .. import entries
+from ..errors import InvalidInput
+from .common import JsonOpt, clip, console, emit_json, flush_warnings, open_store, short, want_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command("add")(add)
+    app.command("query")(query)
+    app.command("list")(list_)
+    app.command("show")(show)
+    app.command("update")(update)
+    app.command("archive")(archive)
+    app.command("supersede")(supersede)
+    app.command("delete")(delete)
+
+
+def add(
+    content_arg: Optional[str] = typer.Argument(None, metavar="[CONTENT]", help="The memory text."),
+    content: Optional[str] = typer.Option(None, "--content", "-c", help="The memory text (instead of the argument)."),
+    type: str = typer.Option("fact", "--type", "-t", help="rule|correction|preference|fact|pattern|decision"),
+    scope: str = typer.Option("global", "--scope", "-s", help="global | project:<name> | file:<path>"),
+    source: str = typer.Option("manual", "--source", help="Where it came from (manual, imported, ...)."),
+    confidence: Optional[float] = typer.Option(None, "--confidence", help="0.0-1.0 (clamped with a warning)."),
+    tags: Optional[str] = typer.Option(None, "--tags", help="Comma-separated tags."),
+    category: Optional[str] = typer.Option(None, "--category", help="timing|dependency|behavior|remediation|maintenance"),
+    subject: Optional[str] = typer.Option(None, "--subject", help="Service or subject the memory is about."),
+    pattern: Optional[str] = typer.Option(None, "--pattern", help="Rules: what to match (derived from the content if omitted)."),
+    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", help="Rules: regex|command|intent."),
+    action: Optional[str] = typer.Option(None, "--action", help="Rules: block|warn|suggest|ask."),
+    severity: Optional[str] = typer.Option(None, "--severity", help="Rules: critical|high|medium|low."),
+    alternative: Optional[str] = typer.Option(None, "--alternative", help="Rules: what to do instead."),
+    json_: JsonOpt = False,
+):
+    """Add a memory; prints the new id (JSON: the stored entry)."""
+    if content_arg is not None and content is not None and content_arg != content:
+        raise InvalidInput("give the content either as the argument or with --content, not both")
+    text = content if content is not None else content_arg
+    rule_opts = {"pattern": pattern, "pattern_type": pattern_type, "action": action,
+                 "severity": severity, "alternative": alternative}
+    if any(v is not None for v in rule_opts.values()) and (type or "").strip().lower() != "rule":
+        raise InvalidInput("--pattern, --pattern-type, --action, --severity and --alternative need --type rule")
+    with open_store() as store:
+        rule = None
+        with store.transaction():
+            entry = entries.add(store, text, type, scope=scope, source=source, confidence=confidence,
+                                tags=tags, category=category, subject=subject)
+            if entry["type"] == "rule":
+                rule = _attach_rule(store, entry, rule_opts)
+        flush_warnings(store)
+    if want_json(json_):
+        out = dict(entry)
+        if rule is not None:
+            out["rule"] = rule
+        emit_json(out)
+    else:
+        print(entry["id"])
+        if rule is not None:
+            sys.stderr.write(f"rule: {rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('action')}\n")
+
+
+def _attach_rule(store, entry, opts):
+    """Rules are entries plus enforcement data; the rules package derives and stores it."""
+    from importlib import import_module
+
+    try:
+        rules_api = import_module("memory_cli.rules.api")
+    except ModuleNotFoundError as e:
+        if e.name in ("memory_cli.rules", "memory_cli.rules.api"):
+            return None
+        raise
+    return rules_api.attach_rule(store, entry, **opts)
+
+
+def query(
+    text: str = typer.Argument(..., help="What to look for."),
+    scope: Optional[str] = typer.Option(None, "--scope", "-s", help="Only memories that apply in this scope (plus global)."),
+    type: Optional[str] = typer.Option(None, "--type", "-t"),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, max=1000),
+    json_: JsonOpt = False,
+):
+    """Find memories relevant to TEXT, best first."""
+    from .. import search
+
+    if not text.strip():
+        raise InvalidInput("query text is empty")
+    with open_store() as store:
+        results = search.query(store, text, scope=scope, type=type, limit=limit)
+        flush_warnings(store)
+    if want_json(json_):
+        emit_json([{k: r.get(k) for k in ("id", "content", "type", "scope", "confidence", "score")}
+                   | {"tags": r.get("tags", [])} for r in results])
+        return
+    if not results:
+        print("no matching memories")
+        return
+    _table(results, score=True)
+
+
+def list_(
+    type: Optional[str] = typer.Option(None, "--type", "-t"),
+    scope: Optional[str] = typer.Option(None, "--scope", "-s", help="Exactly this scope."),
+    status: str = typer.Option("active", "--status", help="active|archived|superseded|all"),
+    source: Optional[str] = typer.Option(None, "--source"),
+    order: str = typer.Option("updated", "--order", help="updated|created|confidence|used"),
+    limit: int = typer.Option(50, "--limit", "-n", min=0),
+    json_: JsonOpt = False,
+):
+    """List memories (newest first)."""
+    with open_store() as store:
+        rows = entries.list_entries(store, type=type, scope=scope, status=status, source=source,
+                                    limit=limit, order=order)
+    if want_json(json_):
+        emit_json(rows)
+        return
+    if not rows:
+        print("no memories")
+        return
+    _table(rows)
+
+
+def show(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+    """Everything about one memory: fields, its rule, and its history from the audit log."""
+    from .. import audit
+
+    with open_store() as store:
+        entry = entries.get(store, entry_id)
+        rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry["id"],))
+        history = audit.query(store, entry_id=entry["id"], limit=20)
+    if want_json(json_):
+        emit_json(dict(entry, rule=rule, history=history))
+        return
+    c = console()
+    for key, value in entry.items():
+        c.print(f"[bold]{key:>16}[/bold]  {value if value is not None else ''}")
+    if rule:
+        c.print("[bold]            rule[/bold]")
+        for key in ("pattern", "pattern_type", "action", "severity", "alternative", "active", "confirmed", "provenance"):
+            c.print(f"{key:>16}  {rule.get(key)}")
+    if history:
+        c.print("[bold]         history[/bold]")
+        for h in history:
+            c.print(f"{'':>16}  {h['timestamp'][:19]}  {h['action']}  {h.get('result') or ''}")
+
+
+def update(
+    entry_id: str = typer.Argument(..., metavar="ID"),
+    content: Optional[str] = typer.Option(None, "--content", "-c"),
+    type: Optional[str] = typer.Option(None, "--type", "-t"),
+    scope: Optional[str] = typer.Option(None, "--scope", "-s"),
+    confidence: Optional[float] = typer.Option(None, "--confidence"),
+    tags: Optional[str] = typer.Option(None, "--tags"),
+    category: Optional[str] = typer.Option(None, "--category"),
+    subject: Optional[str] = typer.Option(None, "--subject"),
+    status: Optional[str] = typer.Option(None, "--status", help="active|archived (restore with active)"),
+    json_: JsonOpt = False,
+):
+    """Change a memory in place (use `supersede` to keep the old text as history)."""
+    changes = dict(content=content, type=type, scope=scope, confidence=confidence, tags=tags,
+                   category=category, subject=subject, status=status)
+    if all(v is None for v in changes.values()):
+        raise InvalidInput("nothing to update: give at least one of --content, --type, --scope, "
+                           "--confidence, --tags, --category, --subject, --status")
+    with open_store() as store:
+        entry = entries.update(store, entry_id, **changes)
+        flush_warnings(store)
+    if want_json(json_):
+        emit_json(entry)
+    else:
+        print(f"updated {entry['id']}")
+
+
+def archive(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+    """Hide a memory from injection and search without deleting it."""
+    with open_store() as store:
+        entry = entries.archive(store, entry_id, reason="cli")
+    if want_json(json_):
+        emit_json(entry)
+    else:
+        print(f"archived {entry['id']}")
+
+
+def supersede(
+    entry_id: str = typer.Argument(..., metavar="ID"),
+    content: str = typer.Option(..., "--content", "-c", help="The replacement text."),
+    json_: JsonOpt = False,
+):
+    """Replace a memory with a new one; the old stays as history and points to the new."""
+    with open_store() as store:
+        new = entries.supersede(store, entry_id, content)
+        flush_warnings(store)
+    if want_json(json_):
+        emit_json(new)
+    else:
+        print(new["id"])
+
+
+def delete(
+    entry_id: str = typer.Argument(..., metavar="ID"),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+    json_: JsonOpt = False,
+):
+    """Delete a memory for good (its last state stays in the audit log)."""
+    with open_store() as store:
+        entry = entries.get(store, entry_id)
+        if not yes:
+            if not sys.stdin.isatty():
+                raise InvalidInput("refusing to delete without confirmation: pass --yes")
+            if not typer.confirm(f"Delete {short(entry['id'])} ({clip(entry['content'], 60)})?", default=False):
+                print("kept")
+                return
+        entries.delete(store, entry["id"])
+    if want_json(json_):
+        emit_json({"deleted": entry["id"]})
+    else:
+        print(f"deleted {entry['id']}")
+
+
+def _table(rows, score: bool = False) -> None:
+    from rich.table import Table
+
+    t = Table(box=None, pad_edge=False, header_style="bold")
+    t.add_column("id")
+    t.add_column("type")
+    t.add_column("scope")
+    t.add_column("conf", justify="right")
+    if score:
+        t.add_column("score", justify="right")
+    t.add_column("content")
+    for r in rows:
+        cells = [short(r["id"]), r["type"], r["scope"], f"{r['confidence']:.2f}"]
+        if score:
+            cells.append(f"{r.get('score', 0):.3f}")
+        cells.append(clip(r["content"]) + ("  [dim](pinned)[/dim]" if r.get("pinned") else ""))
+        t.add_row(*cells)
+    console().print(t)

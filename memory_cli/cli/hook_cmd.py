@@ -1,0 +1,17 @@
+"""`memory-cli hook EVENT` appears in --help here; real calls never reach typer (see __main__)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    app.command("hook", help="Entry point Claude Code calls for every hook event (reads JSON on stdin).")(hook)
+
+
+def hook(event: str = typer.Argument(..., help="SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
+                                               "PostToolUseFailure, PreCompact, Stop or SessionEnd")):
+    from ..hooks.runner import main
+    from .common import state
+
+    raise typer.Exit(main(event, state.db))

@@ -1,0 +1,252 @@
+"""The one SQLite store every part of memory-cli shares.
+
+Why apsw rather than the standard ``sqlite3`` module: the interpreter's ``sqlite3`` cannot load
+extensions on many Pythons (this machine's, macOS's system Python), and the vector index is the
+sqlite-vec extension. apsw ships its own recent SQLite with FTS5 and extension loading on Linux,
+macOS and Windows, and imports as fast as ``sqlite3``. Using one driver everywhere also avoids
+two SQLite libraries touching one file in one process, which can corrupt it (POSIX locks).
+
+Concurrency: WAL mode, a busy timeout, and ``BEGIN IMMEDIATE`` for every write transaction, so
+several Claude Code sessions writing at once queue up instead of failing with
+"database is locked" (a deferred transaction that later upgrades to a write lock can fail
+without waiting; an immediate one waits on the busy handler).
+"""
+
+from __future__ import annotations
+
+import os
+
+import apsw
+
+from .errors import StoreRefused
+
+APPLICATION_ID = 0x4D454D43  # "MEMC": marks a file as a memory-cli database
+BUSY_TIMEOUT_MS = 10_000
+
+
+class Store:
+    """A connection to the memory database with small query helpers.
+
+    Rows come back as dicts. Writes go through :meth:`transaction`, which nests (savepoints),
+    so domain functions can be composed inside one atomic unit by their callers.
+    """
+
+    def __init__(self, conn: apsw.Connection, path: str):
+        self.conn = conn
+        self.path = path
+        self._depth = 0
+        self.warnings: list[str] = []
+        self.vec_loaded = False
+
+    # -- opening -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike, *, migrate: bool = True, readonly: bool = False,
+             busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> "Store":
+        """Open (creating if needed) and bring the schema up to date.
+
+        Refuses, without modifying anything, files that are not SQLite, SQLite files that
+        belong to another program, and databases written by a newer memory-cli.
+        """
+        p = os.fspath(path)
+        if p != ":memory:":
+            if os.path.isdir(p):
+                raise StoreRefused(f"database path {p} is a directory")
+            if os.path.exists(p):
+                _check_header(p)
+            elif readonly:
+                raise StoreRefused(f"no database at {p}")
+            else:
+                parent = os.path.dirname(os.path.abspath(p))
+                try:
+                    os.makedirs(parent, exist_ok=True)
+                except OSError as e:
+                    raise StoreRefused(f"cannot create directory {parent}: {e.strerror}") from None
+                if not os.access(parent, os.W_OK):
+                    raise StoreRefused(f"cannot create database in {parent}: directory is not writable")
+        flags = apsw.SQLITE_OPEN_READONLY if readonly else (apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE)
+        try:
+            conn = apsw.Connection(p, flags=flags)
+        except apsw.Error as e:
+            raise StoreRefused(f"cannot open database {p}: {_msg(e)}") from None
+        conn.setbusytimeout(busy_timeout_ms)
+        store = cls(conn, p)
+        try:
+            from . import migrations
+
+            store._configure()
+            migrations.refuse_if_unusable(store)  # before anything writes to the file
+            if not readonly:
+                store._use_wal()
+            migrations.check_and_migrate(store, apply=migrate and not readonly)
+        except StoreRefused:
+            conn.close()
+            raise
+        except apsw.Error as e:
+            conn.close()
+            raise StoreRefused(f"cannot use database {p}: {_msg(e)}") from None
+        return store
+
+    def _configure(self) -> None:
+        c = self.conn
+        c.execute("PRAGMA foreign_keys=ON")
+        c.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across app crashes
+
+    def _use_wal(self) -> None:
+        mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if str(mode).lower() != "wal":
+            self.conn.execute("PRAGMA journal_mode=WAL")
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except apsw.Error:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- queries -------------------------------------------------------------------------
+    def rows(self, sql: str, params=()) -> list[dict]:
+        cur = self.conn.cursor()
+        out = []
+        cols = None
+        for row in cur.execute(sql, params):
+            if cols is None:
+                cols = [d[0] for d in cur.getdescription()]
+            out.append(dict(zip(cols, row)))
+        return out
+
+    def row(self, sql: str, params=()) -> dict | None:
+        r = self.rows(sql, params)
+        return r[0] if r else None
+
+    def value(self, sql: str, params=()):
+        for row in self.conn.execute(sql, params):
+            return row[0]
+        return None
+
+    def execute(self, sql: str, params=()) -> int:
+        """Run one statement; returns the number of rows it changed."""
+        self.conn.execute(sql, params)
+        return self.conn.changes()
+
+    def executemany(self, sql: str, seq) -> None:
+        self.conn.executemany(sql, seq)
+
+    def table_exists(self, name: str) -> bool:
+        return self.value("SELECT 1 FROM sqlite_master WHERE name=?", (name,)) is not None
+
+    def warn(self, message: str) -> None:
+        """Collect a warning for the person (the CLI prints these after the command)."""
+        self.warnings.append(message)
+
+    # -- transactions --------------------------------------------------------------------
+    def transaction(self) -> "_Transaction":
+        """Atomic write unit. Outermost: BEGIN IMMEDIATE; nested: a savepoint."""
+        return _Transaction(self)
+
+    # -- extensions ----------------------------------------------------------------------
+    def load_vec(self) -> bool:
+        """Load sqlite-vec's vec0 without importing the ``sqlite_vec`` module (it imports numpy)."""
+        if self.vec_loaded:
+            return True
+        lib = vec_library_path()
+        if lib is None:
+            return False
+        try:
+            self.conn.enable_load_extension(True)
+            self.conn.load_extension(lib)
+            self.conn.enable_load_extension(False)
+        except apsw.Error:
+            return False
+        self.vec_loaded = True
+        return True
+
+
+class _Transaction:
+    """A hand-written context manager: ``contextlib`` costs ~3 ms to import on the hook path."""
+
+    __slots__ = ("store", "name")
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.name = None
+
+    def __enter__(self) -> Store:
+        s = self.store
+        if s._depth == 0:
+            s.conn.execute("BEGIN IMMEDIATE")
+        else:
+            self.name = f"sp{s._depth}"
+            s.conn.execute(f"SAVEPOINT {self.name}")
+        s._depth += 1
+        return s
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        s = self.store
+        s._depth -= 1
+        if self.name is None:
+            if exc_type is None:
+                try:
+                    s.conn.execute("COMMIT")
+                except BaseException:
+                    _rollback(s)
+                    raise
+            else:
+                _rollback(s)
+        elif exc_type is None:
+            s.conn.execute(f"RELEASE {self.name}")
+        else:
+            s.conn.execute(f"ROLLBACK TO {self.name}")
+            s.conn.execute(f"RELEASE {self.name}")
+        return False
+
+
+def _rollback(s: Store) -> None:
+    try:
+        s.conn.execute("ROLLBACK")
+    except apsw.Error:
+        pass
+
+
+def vec_library_path() -> str | None:
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("sqlite_vec")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in spec.submodule_search_locations:
+        for name in ("vec0.so", "vec0.dylib", "vec0.dll"):
+            candidate = os.path.join(folder, name)
+            if os.path.exists(candidate):
+                return os.path.splitext(candidate)[0]
+    return None
+
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _check_header(fp: str) -> None:
+    try:
+        with open(fp, "rb") as f:
+            head = f.read(100)
+    except PermissionError:
+        raise StoreRefused(f"cannot read database {fp}: permission denied") from None
+    except OSError as e:
+        raise StoreRefused(f"cannot read database {fp}: {e.strerror}") from None
+    if len(head) == 0:
+        return  # an empty file is a new database
+    if not head.startswith(_SQLITE_MAGIC):
+        raise StoreRefused(f"{fp} is not a SQLite database (left untouched)")
+
+
+def _msg(e: Exception) -> str:
+    text = str(e)
+    # apsw messages look like "NotADBError: file is not a database"
+    return text.split(": ", 1)[-1] if ": " in text else text

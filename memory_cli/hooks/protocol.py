@@ -1,0 +1,61 @@
+"""What each hook event brings on stdin, checked before any handler sees it.
+
+A payload that lacks what the event promises is a protocol problem (an old or newer Claude
+Code, a hand-written test): it is audited and the call is allowed, never blocked.
+"""
+
+from __future__ import annotations
+
+# event -> {field: (python types, required)}
+_COMMON = {"session_id": (str, True), "hook_event_name": (str, False), "cwd": (str, False),
+           "transcript_path": (str, False), "permission_mode": (str, False),
+           "agent_id": (str, False), "agent_type": (str, False)}
+
+EVENTS: dict[str, dict] = {
+    "SessionStart": {"source": (str, False), "model": (str, False)},
+    "UserPromptSubmit": {"prompt": (str, True)},
+    "PreToolUse": {"tool_name": (str, True), "tool_input": (dict, True), "tool_use_id": (str, False)},
+    "PostToolUse": {"tool_name": (str, True), "tool_input": (dict, True), "tool_response": (object, False),
+                    "tool_use_id": (str, False), "duration_ms": ((int, float), False)},
+    "PostToolUseFailure": {"tool_name": (str, True), "tool_input": (dict, True), "error": (object, False),
+                           "is_interrupt": (bool, False), "tool_use_id": (str, False)},
+    "PreCompact": {"trigger": (str, False), "custom_instructions": ((str, type(None)), False)},
+    "Stop": {"stop_hook_active": (bool, False), "last_assistant_message": ((str, type(None)), False)},
+    "SessionEnd": {"reason": (str, False)},
+}
+
+
+class HookInputError(Exception):
+    """The event JSON could not be used. ``str()`` is one line for the audit log."""
+
+
+def parse(event: str, raw: bytes | str) -> dict:
+    import json
+
+    if event not in EVENTS:
+        raise HookInputError(f"unknown hook event {event!r}")
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="replace")
+    if not raw.strip():
+        raise HookInputError("empty stdin: the event JSON is missing")
+    try:
+        payload = json.loads(raw)
+    except ValueError as e:
+        raise HookInputError(f"stdin is not valid JSON ({e})") from None
+    if not isinstance(payload, dict):
+        raise HookInputError(f"event JSON must be an object, got {type(payload).__name__}")
+    problems = []
+    for spec in (_COMMON, EVENTS[event]):
+        for field, (types, required) in spec.items():
+            if field not in payload or payload[field] is None:
+                if required:
+                    problems.append(f"missing field {field!r}")
+                continue
+            if types is not object and not isinstance(payload[field], types):
+                problems.append(f"field {field!r} has the wrong type ({type(payload[field]).__name__})")
+    name = payload.get("hook_event_name")
+    if isinstance(name, str) and name and name != event:
+        problems.append(f"hook_event_name {name!r} does not match the command's event {event!r}")
+    if problems:
+        raise HookInputError("; ".join(problems))
+    return payload

@@ -1,0 +1,27 @@
+"""Which handlers run for which event, in order, as "module:function" strings.
+
+Only the modules an event needs are imported, so a PreToolUse call never pays for capture or
+retrieval code. Order matters where two handlers speak to Claude about the same prompt
+(a captured correction is stated before related memories).
+"""
+
+HANDLERS: dict[str, list[str]] = {
+    "SessionStart": [
+        "memory_cli.maintenance.hook:session_start",
+        "memory_cli.retrieval.hook:session_start",
+        "memory_cli.embeddings.hook:session_start",
+    ],
+    "UserPromptSubmit": [
+        "memory_cli.capture.hook:user_prompt_submit",
+        "memory_cli.retrieval.hook:user_prompt_submit",
+    ],
+    "PreToolUse": ["memory_cli.rules.hook:pre_tool_use"],
+    "PostToolUse": [
+        "memory_cli.rules.hook:post_tool_use",
+        "memory_cli.retrieval.hook:post_tool_use",
+    ],
+    "PostToolUseFailure": ["memory_cli.retrieval.hook:post_tool_use_failure"],
+    "PreCompact": ["memory_cli.maintenance.hook:pre_compact"],
+    "Stop": ["memory_cli.capture.hook:stop"],
+    "SessionEnd": ["memory_cli.maintenance.hook:session_end"],
+}

@@ -1,0 +1,197 @@
+"""Registering memory-cli's hooks in Claude Code settings files, and undoing it.
+
+The merge touches only handlers whose command runs ``memory-cli ... hook``: every other
+setting and every other hook stays as it was, a second install changes nothing, the previous
+file is backed up before any write, and the person sees the change as a diff. Commands use the
+absolute path of the installed executable (a PATH lookup through a version-manager shim costs
+~140 ms per tool call), matchers spawn the hook only for the tools an event needs, and timeouts
+are in seconds, as Claude Code expects.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shlex
+import shutil
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from . import paths
+from .errors import InvalidInput
+
+TOOL_MATCHER = "Bash|Edit|Write|MultiEdit|NotebookEdit"
+
+# event -> (matcher or None, timeout seconds, why)
+EVENTS: dict[str, tuple[str | None, int, str]] = {
+    "SessionStart": ("startup|resume|clear|compact", 10, "inject memories; re-inject pins after compaction"),
+    "UserPromptSubmit": (None, 10, "capture corrections; add memories relevant to the prompt"),
+    "PreToolUse": (TOOL_MATCHER, 5, "block or warn on known-bad actions"),
+    "PostToolUse": (TOOL_MATCHER, 5, "verify results against rules"),
+    "PostToolUseFailure": (TOOL_MATCHER, 5, "offer past solutions to similar errors"),
+    "PreCompact": (None, 10, "re-sync pinned rules into CLAUDE.md"),
+    "Stop": (None, 10, "store [MEMORY:...] markers from the assistant's text"),
+    "SessionEnd": (None, 5, "hand decay, backups and log retention to a detached process"),
+}
+
+
+def executable() -> str:
+    """The absolute path of the installed ``memory-cli`` console script."""
+    beside = Path(sys.executable).parent / ("memory-cli.exe" if os.name == "nt" else "memory-cli")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("memory-cli")
+    if found:
+        return str(Path(found).resolve())
+    return f"{sys.executable} -m memory_cli"
+
+
+def command_for(event: str, exe: str, db: str | None = None) -> str:
+    parts = exe if " -m " in exe else shlex.quote(exe)
+    if db:
+        parts += f" --db {shlex.quote(str(Path(db).expanduser().resolve()))}"
+    return f"{parts} hook {event}"
+
+
+def hooks_object(exe: str, db: str | None = None, extra_tools: list[str] | None = None) -> dict:
+    """The ``hooks`` object memory-cli registers (also used for hooks/hooks.json)."""
+    out: dict = {}
+    for event, (matcher, timeout, _why) in EVENTS.items():
+        if matcher == TOOL_MATCHER and extra_tools:
+            names = matcher.split("|") + [t for t in extra_tools if t not in matcher.split("|")]
+            matcher = "|".join(names)
+        group: dict = {}
+        if matcher:
+            group["matcher"] = matcher
+        group["hooks"] = [{"type": "command", "command": command_for(event, exe, db), "timeout": timeout}]
+        out[event] = [group]
+    return out
+
+
+def is_ours(handler: dict) -> bool:
+    cmd = handler.get("command") if isinstance(handler, dict) else None
+    if not isinstance(cmd, str):
+        return False
+    try:
+        words = shlex.split(cmd)
+    except ValueError:
+        words = cmd.split()
+    if "hook" not in words:
+        return False
+    return any(os.path.basename(w).startswith("memory-cli") or w == "memory_cli" for w in words[: words.index("hook")])
+
+
+def settings_file(scope: str, cwd: str | None = None) -> Path:
+    if scope == "user":
+        return paths.claude_dir() / "settings.json"
+    from .scope import find_project_root
+
+    root = find_project_root(cwd or os.getcwd()) or os.path.abspath(cwd or os.getcwd())
+    name = "settings.json" if scope == "project" else "settings.local.json"
+    if scope not in ("project", "local"):
+        raise InvalidInput(f"unknown scope {scope!r}: use user, project or local")
+    return Path(root) / ".claude" / name
+
+
+def load_settings(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InvalidInput(f"cannot read {path}: {e.strerror}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise InvalidInput(f"{path} is not valid JSON ({e}); fix or move it, nothing was changed") from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{path} must hold a JSON object; nothing was changed")
+    if "hooks" in data and not isinstance(data["hooks"], dict):
+        raise InvalidInput(f"{path}: 'hooks' must be an object; nothing was changed")
+    return data
+
+
+def without_ours(settings: dict) -> dict:
+    data = json.loads(json.dumps(settings))
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return data
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept = []
+        for group in groups:
+            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+                kept.append(group)
+                continue
+            handlers = [h for h in group["hooks"] if not is_ours(h)]
+            if handlers:
+                kept.append(dict(group, hooks=handlers))
+            elif not group["hooks"]:
+                kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks:
+        del data["hooks"]
+    return data
+
+
+def with_ours(settings: dict, exe: str, db: str | None = None, extra_tools=None) -> dict:
+    data = without_ours(settings)
+    hooks = data.setdefault("hooks", {})
+    for event, groups in hooks_object(exe, db, extra_tools).items():
+        hooks.setdefault(event, [])
+        hooks[event].extend(groups)
+    return data
+
+
+def render(data: dict) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def diff(path: Path, before: dict, after: dict) -> str:
+    a = render(before).splitlines(keepends=True) if before or path.exists() else []
+    b = render(after).splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, fromfile=f"{path} (before)", tofile=f"{path} (after)"))
+
+
+def apply(path: Path, before: dict, after: dict) -> Path | None:
+    """Write ``after`` atomically; back the previous file up first. Returns the backup path."""
+    backup = None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+        backup = path.with_name(f"{path.name}.bak-{stamp}")
+        n = 1
+        while backup.exists():
+            backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
+            n += 1
+        shutil.copy2(path, backup)
+    tmp = path.with_name(path.name + ".memory-cli.tmp")
+    tmp.write_text(render(after), encoding="utf-8")
+    if path.exists():
+        shutil.copymode(path, tmp)
+    os.replace(tmp, path)
+    return backup
+
+
+def registered(path: Path) -> dict[str, list[str]]:
+    """Event -> memory-cli commands registered in one settings file (for doctor)."""
+    try:
+        data = load_settings(path)
+    except InvalidInput:
+        return {}
+    out: dict[str, list[str]] = {}
+    for event, groups in (data.get("hooks") or {}).items():
+        for group in groups if isinstance(groups, list) else []:
+            for h in (group or {}).get("hooks", []) if isinstance(group, dict) else []:
+                if is_ours(h):
+                    out.setdefault(event, []).append(h["command"])
+    return out

@@ -1,0 +1,233 @@
+"""Numbered schema migrations, applied automatically when the store is opened.
+
+Each migration runs inside one ``BEGIN IMMEDIATE`` transaction together with its record in
+``schema_migrations`` and the new ``PRAGMA user_version``, so a crash leaves the database at the
+previous version, and two processes opening an old database at once cannot both apply it.
+A database whose version is newer than this code knows is refused and left untouched: an
+older memory-cli must not half-understand a newer store. Migrations are append-only: never
+edit one that has shipped; add the next number.
+"""
+
+from __future__ import annotations
+
+from .db import APPLICATION_ID, Store
+from .errors import StoreRefused
+from .util import now_iso
+
+M001_FOUNDATION = """
+CREATE TABLE memory_entries (
+    id              TEXT PRIMARY KEY,
+    content         TEXT NOT NULL,
+    type            TEXT NOT NULL CHECK (type IN ('rule','correction','preference','fact','pattern','decision')),
+    scope           TEXT NOT NULL DEFAULT 'global',
+    source          TEXT NOT NULL,
+    confidence      REAL NOT NULL DEFAULT 0.5 CHECK (confidence >= 0.0 AND confidence <= 1.0),
+    tags            TEXT NOT NULL DEFAULT '[]',
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    last_used       TEXT,
+    use_count       INTEGER NOT NULL DEFAULT 0,
+    violation_count INTEGER NOT NULL DEFAULT 0,
+    superseded_by   TEXT REFERENCES memory_entries(id) ON DELETE SET NULL,
+    embedding       BLOB,
+    category        TEXT,
+    subject         TEXT,
+    session_id      TEXT,
+    agent           TEXT,
+    status          TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','archived','superseded')),
+    pinned          INTEGER NOT NULL DEFAULT 0,
+    pinned_at       TEXT,
+    reinforced_at   TEXT,
+    decayed_at      TEXT,
+    fingerprint     TEXT
+);
+CREATE INDEX idx_entries_type ON memory_entries(type);
+CREATE INDEX idx_entries_scope ON memory_entries(scope);
+CREATE INDEX idx_entries_confidence ON memory_entries(confidence DESC);
+CREATE INDEX idx_entries_status ON memory_entries(status, scope);
+CREATE INDEX idx_entries_subject ON memory_entries(subject, category);
+CREATE INDEX idx_entries_pinned ON memory_entries(pinned) WHERE pinned = 1;
+CREATE INDEX idx_entries_fingerprint ON memory_entries(fingerprint) WHERE fingerprint IS NOT NULL;
+
+CREATE TABLE enforcement_rules (
+    id              TEXT PRIMARY KEY REFERENCES memory_entries(id) ON DELETE CASCADE,
+    pattern         TEXT NOT NULL,
+    pattern_type    TEXT NOT NULL CHECK (pattern_type IN ('regex','command','intent')),
+    action          TEXT NOT NULL CHECK (action IN ('block','warn','suggest','ask')),
+    severity        TEXT NOT NULL DEFAULT 'medium' CHECK (severity IN ('critical','high','medium','low')),
+    alternative     TEXT,
+    active          INTEGER NOT NULL DEFAULT 1,
+    message         TEXT,
+    tools           TEXT NOT NULL DEFAULT '[]',
+    fields          TEXT NOT NULL DEFAULT '[]',
+    case_sensitive  INTEGER NOT NULL DEFAULT 0,
+    provenance      TEXT NOT NULL DEFAULT 'manual' CHECK (provenance IN ('manual','promoted','imported','derived')),
+    confirmed       INTEGER NOT NULL DEFAULT 0,
+    created_at      TEXT NOT NULL,
+    updated_at      TEXT NOT NULL,
+    last_violation_at TEXT
+);
+CREATE INDEX idx_rules_active ON enforcement_rules(active);
+
+CREATE TABLE corrections (
+    id               TEXT PRIMARY KEY,
+    session_id       TEXT,
+    user_message     TEXT NOT NULL,
+    what_was_wrong   TEXT NOT NULL,
+    what_is_right    TEXT NOT NULL,
+    context          TEXT,
+    detected_at      TEXT NOT NULL,
+    detection_type   TEXT NOT NULL CHECK (detection_type IN ('explicit','implicit','repeated','inferred')),
+    promoted_to      TEXT REFERENCES memory_entries(id) ON DELETE SET NULL,
+    occurrence_count INTEGER NOT NULL DEFAULT 1,
+    key              TEXT,
+    confidence       REAL NOT NULL DEFAULT 0.5,
+    scope            TEXT NOT NULL DEFAULT 'global',
+    agent            TEXT,
+    sessions         TEXT NOT NULL DEFAULT '[]',
+    status           TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','promoted','approved','rejected','dismissed')),
+    last_seen_at     TEXT,
+    reviewed_at      TEXT
+);
+CREATE INDEX idx_corrections_key ON corrections(key);
+CREATE INDEX idx_corrections_status ON corrections(status);
+
+CREATE TABLE memory_audit_log (
+    id          TEXT PRIMARY KEY,
+    timestamp   TEXT NOT NULL,
+    action      TEXT NOT NULL,
+    entry_id    TEXT,
+    context     TEXT,
+    result      TEXT,
+    details     TEXT,
+    session_id  TEXT,
+    hook_event  TEXT,
+    elapsed_ms  REAL
+);
+CREATE INDEX idx_audit_timestamp ON memory_audit_log(timestamp);
+CREATE INDEX idx_audit_action ON memory_audit_log(action, timestamp);
+CREATE INDEX idx_audit_entry ON memory_audit_log(entry_id) WHERE entry_id IS NOT NULL;
+
+CREATE TABLE session_injections (
+    session_id  TEXT NOT NULL,
+    entry_id    TEXT NOT NULL,
+    injected_at TEXT NOT NULL,
+    PRIMARY KEY (session_id, entry_id)
+);
+
+CREATE TABLE kv (
+    key        TEXT PRIMARY KEY,
+    value      TEXT,
+    updated_at TEXT NOT NULL
+);
+
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    content, tags, subject, entry_id UNINDEXED,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memory_entries_fts_insert AFTER INSERT ON memory_entries BEGIN
+    INSERT INTO memory_fts(rowid, content, tags, subject, entry_id)
+    VALUES (new.rowid, new.content, new.tags, coalesce(new.subject, ''), new.id);
+END;
+CREATE TRIGGER memory_entries_fts_delete AFTER DELETE ON memory_entries BEGIN
+    DELETE FROM memory_fts WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER memory_entries_fts_update AFTER UPDATE OF content, tags, subject ON memory_entries BEGIN
+    DELETE FROM memory_fts WHERE rowid = old.rowid;
+    INSERT INTO memory_fts(rowid, content, tags, subject, entry_id)
+    VALUES (new.rowid, new.content, new.tags, coalesce(new.subject, ''), new.id);
+END;
+"""
+
+# (version, name, SQL script or callable(store)). Append only.
+MIGRATIONS: list[tuple] = [
+    (1, "foundation: entries, rules, corrections, audit log, FTS5", M001_FOUNDATION),
+]
+
+LATEST = MIGRATIONS[-1][0]
+
+
+def check_and_migrate(store: Store, *, apply: bool = True) -> int:
+    """Fast path for hooks: two pragma reads when the schema is current."""
+    version = store.value("PRAGMA user_version")
+    app_id = store.value("PRAGMA application_id")
+    if version == LATEST and app_id == APPLICATION_ID:
+        return version
+    _refuse_if_unusable(store, version, app_id)
+    if version < LATEST:
+        if not apply:
+            raise StoreRefused(
+                f"database {store.path} is at schema version {version}; this memory-cli needs "
+                f"{LATEST} (open it read-write once to migrate)")
+        return migrate(store)
+    return version
+
+
+def refuse_if_unusable(store: Store) -> None:
+    """Raise for foreign or newer databases without writing anything."""
+    version = store.value("PRAGMA user_version")
+    app_id = store.value("PRAGMA application_id")
+    if version == LATEST and app_id == APPLICATION_ID:
+        return
+    _refuse_if_unusable(store, version, app_id)
+
+
+def _refuse_if_unusable(store: Store, version: int, app_id: int) -> None:
+    if app_id != APPLICATION_ID:
+        tables = [r["name"] for r in store.rows(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+        if tables or version != 0:
+            shown = ", ".join(tables[:5]) + ("..." if len(tables) > 5 else "")
+            raise StoreRefused(
+                f"{store.path} is a SQLite database that memory-cli did not create "
+                f"(tables: {shown or 'none'}); left untouched")
+    if version > LATEST:
+        raise StoreRefused(
+            f"database {store.path} was written by a newer memory-cli (schema {version}, this "
+            f"version knows up to {LATEST}); upgrade memory-cli. The database was not modified")
+
+
+def migrate(store: Store) -> int:
+    with store.transaction():
+        version = store.value("PRAGMA user_version")  # re-read under the write lock
+        app_id = store.value("PRAGMA application_id")
+        _refuse_if_unusable(store, version, app_id)
+        if version == 0:
+            store.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            store.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+        for number, name, step in MIGRATIONS:
+            if number <= version:
+                continue
+            if callable(step):
+                step(store)
+            else:
+                for statement in _split_sql(step):
+                    store.execute(statement)
+            store.execute("INSERT OR REPLACE INTO schema_migrations(version, name, applied_at) VALUES (?,?,?)",
+                          (number, name, now_iso()))
+            store.execute(f"PRAGMA user_version={number}")
+            version = number
+    return version
+
+
+def _split_sql(script: str) -> list[str]:
+    """Split a script into statements, keeping trigger bodies (BEGIN ... END;) whole."""
+    import apsw
+
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if buf.strip() and apsw.complete(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
+
+
+def applied(store: Store) -> list[dict]:
+    if not store.table_exists("schema_migrations"):
+        return []
+    return store.rows("SELECT version, name, applied_at FROM schema_migrations ORDER BY version")

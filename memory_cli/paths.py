@@ -1,0 +1,87 @@
+"""Where memory-cli keeps its files.
+
+Every location derives from Claude Code's own configuration directory so that a user who
+moves Claude Code (``CLAUDE_CONFIG_DIR``) moves memory-cli with it, and so that tests and the
+demo can point everything at a throwaway directory with one variable.
+
+Hooks import this on every tool call, and ``pathlib`` alone costs ~4 ms to import (it pulls
+in ``urllib.parse``), so the ``*_file``/``*_str`` functions work on plain strings for the hook
+path, and the ``Path``-returning functions import ``pathlib`` only when called.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _path(p: str):
+    from pathlib import Path
+
+    return Path(p)
+
+
+def claude_dir_str() -> str:
+    """Claude Code's configuration directory: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return os.path.expanduser(configured)
+    return os.path.join(os.path.expanduser("~"), ".claude")
+
+
+def memory_dir_str() -> str:
+    return os.path.join(claude_dir_str(), "memory")
+
+
+def config_file() -> str:
+    """The config file: ``$MEMORY_CLI_CONFIG`` or ``<memory dir>/config.json``."""
+    configured = os.environ.get("MEMORY_CLI_CONFIG")
+    if configured:
+        return os.path.expanduser(configured)
+    return os.path.join(memory_dir_str(), "config.json")
+
+
+def default_db_file() -> str:
+    return os.path.join(memory_dir_str(), "memory.db")
+
+
+def error_log_file() -> str:
+    """Last-resort log for hook errors that could not reach the audit log (no database)."""
+    return os.path.join(memory_dir_str(), "hook-errors.log")
+
+
+def expand_str(path: str) -> str:
+    return os.path.expanduser(os.path.expandvars(path))
+
+
+# -- Path-returning API (CLI, daemon, maintenance) ---------------------------------------------
+def claude_dir():
+    return _path(claude_dir_str())
+
+
+def memory_dir():
+    return _path(memory_dir_str())
+
+
+def default_db_path():
+    return _path(default_db_file())
+
+
+def config_path():
+    return _path(config_file())
+
+
+def run_dir():
+    """Private directory (mode 0700) for the daemon's socket, lock and pid files."""
+    return _path(os.path.join(memory_dir_str(), "run"))
+
+
+def backups_dir():
+    return _path(os.path.join(memory_dir_str(), "backups"))
+
+
+def hook_error_log():
+    return _path(error_log_file())
+
+
+def expand(path: str):
+    return _path(expand_str(path))

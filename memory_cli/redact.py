@@ -1,0 +1,296 @@
+"""Remove secrets from text before memory-cli stores any of it.
+
+Everything memory-cli keeps (a prompt the person typed, a transcript excerpt, a marker the
+agent wrote, a tool call used as context) passes through :func:`redact` first, because a
+memory store is copied into backups, exports and injected context: a key that reaches it
+leaks everywhere after that. The rules favour recall on things that are unambiguously
+secrets (provider key formats, private key blocks, credentials in URLs, values assigned to
+password/token/secret names) and precision elsewhere, so that ordinary prose, code, paths,
+git SHAs and UUIDs come through untouched.
+
+Standard library only and compiled on first use: this runs inside the UserPromptSubmit and
+Stop hooks on every prompt and turn.
+
+Redaction is idempotent: every replacement has the form ``[REDACTED:<kind>]`` (credentials
+in URLs become ``[REDACTED]``), and no rule matches its own or another rule's replacement.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing costs ~3 ms of imports on every hook process
+    from typing import Callable
+
+__all__ = ["redact", "contains_secret", "REDACTED_PREFIX"]
+
+REDACTED_PREFIX = "[REDACTED"
+
+# (kind, compiled pattern, replacement builder); built lazily by _rules().
+_RULES: list | None = None
+
+# Names whose assigned value is a secret whatever it looks like. Matched against the
+# segments of a key name (split on _ - . and camelCase), so "DB_PASSWORD", "apiKey",
+# "client-secret" qualify but "max_tokens", "tokenizer" and "author" do not.
+_SECRET_SEGMENTS = {
+    "password": "password", "passwd": "password", "passphrase": "password",
+    "pwd": "password", "pass": "password",
+    "secret": "secret", "secrets": "secret", "credential": "secret", "credentials": "secret",
+    "token": "token", "apikey": "api-key", "bearer": "token",
+}
+_SECRET_PAIRS = {
+    ("api", "key"): "api-key", ("access", "key"): "api-key", ("private", "key"): "secret",
+    ("secret", "key"): "secret", ("auth", "token"): "token", ("client", "secret"): "secret",
+    ("session", "key"): "secret", ("signing", "key"): "secret", ("encryption", "key"): "secret",
+    ("master", "key"): "secret", ("auth", "key"): "api-key", ("license", "key"): "api-key",
+}
+# A segment like these means the name describes a property of a secret, not the secret:
+# max_tokens=4096, token_type=bearer, password_file=/run/secrets/db.
+_DESCRIPTIVE_SEGMENTS = {
+    "count", "max", "min", "limit", "limits", "type", "len", "length", "size", "usage", "budget",
+    "file", "path", "dir", "url", "uri", "endpoint", "env", "name", "hint", "policy", "prompt",
+    "field", "label", "expiry", "expires", "expiration", "ttl", "timeout", "id", "ids", "index",
+    "format", "header", "regex", "pattern", "rotation", "manager", "store", "reset", "strength",
+    "required", "encoding", "estimate", "estimator", "counter", "total", "per", "ratio",
+}
+# Names that hold generic key material only when the value also looks random.
+_KEYLIKE_SEGMENTS = {"key", "keys", "sig", "signature", "salt", "cookie", "auth", "hmac", "dsn"}
+
+_CODE_VALUE_WORDS = {
+    "none", "null", "nil", "true", "false", "undefined", "yes", "no", "self", "this", "os",
+    "required", "optional", "string", "str", "int", "bool", "env", "secret", "password", "token",
+}
+
+
+def _segments(name: str) -> list[str]:
+    """Split an identifier into lower-case words: 'dbPassword' -> ['db', 'password']."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [s for s in re.split(r"[\s_.\-]+", spaced.lower()) if s]
+
+
+def _secret_kind_for_name(name: str) -> str | None:
+    segs = _segments(name.strip("\"'"))
+    if not segs or any(s in _DESCRIPTIVE_SEGMENTS for s in segs):
+        return None
+    for a, b in zip(segs, segs[1:]):
+        if (a, b) in _SECRET_PAIRS:
+            return _SECRET_PAIRS[(a, b)]
+    for s in segs:
+        if s in _SECRET_SEGMENTS:
+            return _SECRET_SEGMENTS[s]
+    return None
+
+
+def _is_keylike_name(name: str) -> bool:
+    segs = _segments(name.strip("\"'"))
+    if not segs or any(s in _DESCRIPTIVE_SEGMENTS for s in segs):
+        return False
+    return segs[-1] in _KEYLIKE_SEGMENTS or any(s in _KEYLIKE_SEGMENTS for s in segs)
+
+
+def _entropy(value: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+_HEX_DIGEST_RE = re.compile(r"[0-9a-fA-F]{7,64}")
+_UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _looks_random(value: str) -> bool:
+    """A long token mixing letters and digits with high character entropy."""
+    if len(value) < 16 or " " in value:
+        return False
+    if _UUID_RE.fullmatch(value) or (_HEX_DIGEST_RE.fullmatch(value) and len(value) in (7, 40, 64)):
+        return False  # identifiers (UUIDs, git/sha256 digests), not credentials
+    if not (re.search(r"[A-Za-z]", value) and re.search(r"\d", value)):
+        return False
+    if "/" in value and not re.search(r"[A-Z]", value):
+        return False  # a path
+    return _entropy(value) >= 3.5
+
+
+def _looks_secretish(value: str) -> bool:
+    """A single word that could be a password: has a digit or symbol, no path/URL shape."""
+    if len(value) < 6 or "://" in value or value.startswith(("/", "~", "./")):
+        return False
+    has_letter = re.search(r"[A-Za-z]", value) is not None
+    has_other = re.search(r"[\d\W_]", value) is not None
+    return has_letter and has_other
+
+
+def _is_placeholder(value: str) -> bool:
+    v = value.strip()
+    if not v or v.startswith(REDACTED_PREFIX):
+        return True
+    if v[0] in "$<%{" or v.startswith("{{"):
+        return True  # ${VAR}, $VAR, <your-token>, %(x)s, {{ secrets.X }}
+    if set(v) <= set("*x.X-_#•"):
+        return True  # ****, xxxx, ...
+    if v.lower() in ("changeme", "your-password", "yourpassword", "redacted", "<redacted>"):
+        return True
+    return False
+
+
+def _looks_like_code(value: str) -> bool:
+    """Calls, subscripts, attribute access: values that name a secret instead of holding it."""
+    if re.search(r"[()\[\]{}]", value):
+        return True
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+", value) is not None
+
+
+def _assignment_value(m: re.Match[str], lead: str) -> str | None:
+    """Replacement for NAME=value / NAME: value / "name": "value" / --name value."""
+    name, sep, quote, value = m.group("name"), m.group("sep"), m.group("q") or "", m.group("val")
+    at_line_start = m.groupdict().get("bol") is not None
+    bol = m.groupdict().get("bol") or ""
+    kind = _secret_kind_for_name(name)
+    generic = False
+    if kind is None:
+        if not _is_keylike_name(name):
+            return None
+        generic = True
+    if _is_placeholder(value):
+        return None
+    if not quote:
+        # Unquoted: distinguish config values from code and prose.
+        if re.search(r"[()\[\]{}]", value) or value.lower().rstrip(",;") in _CODE_VALUE_WORDS:
+            return None
+        if re.fullmatch(r"\d{1,5}", value):
+            return None  # a count or port, not a secret
+        spaced = sep.strip() != sep or sep.strip() == ""
+        if spaced and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+", value):
+            return None  # attribute access in code: token = self.token
+        if spaced and sep.strip() == "=" and not _looks_secretish(value):
+            return None  # code assignment of a plain identifier: password = pw
+        if sep.strip() == ":" and not at_line_start and not _looks_secretish(value):
+            return None  # prose: "the token: it expires daily"
+    if generic and not _looks_random(value):
+        return None
+    label = "generic-secret" if generic else kind
+    return f"{bol}{lead}{name}{sep}{quote}[REDACTED:{label}]{quote}"
+
+
+def _prose_value(m: re.Match[str]) -> str | None:
+    """'the password is hunter2!' -> the value only when it looks like a secret."""
+    value = m.group("val").rstrip(".,;:!?")
+    if _is_placeholder(value) or not _looks_secretish(value) or _looks_like_code(value):
+        return None
+    kind = _secret_kind_for_name(m.group("name").replace(" ", "_")) or "secret"
+    return m.group(0)[: m.start("val") - m.start(0)] + f"[REDACTED:{kind}]" + m.group("val")[len(value):]
+
+
+def _const(label: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: f"[REDACTED:{label}]"
+
+
+def _keep_prefix(label: str) -> Callable[[re.Match[str]], str]:
+    return lambda m: f"{m.group('pre')}[REDACTED:{label}]"
+
+
+def _url_credentials(m: re.Match[str]) -> str | None:
+    if m.group("pw").startswith(REDACTED_PREFIX):
+        return None
+    return f"{m.group('scheme')}{m.group('user')}:[REDACTED]@"
+
+
+def _rules() -> list:
+    global _RULES
+    if _RULES is not None:
+        return _RULES
+    key_chars = r"[A-Za-z0-9_\-]"
+    rules = [
+        # Private key blocks, with or without the END line (a truncated paste still leaks).
+        ("private-key", re.compile(
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+            r"|(?:\s+(?:[A-Za-z0-9+/=]{16,}|[A-Za-z][A-Za-z-]*:[^\n]*))*)"), _const("private-key")),
+        ("anthropic-key", re.compile(rf"\bsk-ant-(?=[A-Za-z0-9_\-]*\d){key_chars}{{20,}}"),
+         _const("anthropic-key")),
+        ("openai-key", re.compile(
+            rf"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z]){key_chars}{{20,}}"),
+         _const("openai-key")),
+        ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+         _const("github-token")),
+        ("slack-token", re.compile(r"\bxox[abposre]-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{10,}"), _const("slack-token")),
+        ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
+         _const("slack-webhook")),
+        ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"), _const("stripe-key")),
+        ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), _const("google-api-key")),
+        ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+         _const("aws-access-key")),
+        ("aws-secret-key", re.compile(
+            r"(?P<pre>(?i:aws_?secret_?(?:access_?)?key|aws_?secret)[\"']?\s*[:=]\s*[\"']?)"
+            r"(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"), _keep_prefix("aws-secret-key")),
+        ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), _const("jwt")),
+        ("url-credentials", re.compile(
+            r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://)(?P<user>[^\s:/?#@\[\]\"'<>]*):"
+            r"(?P<pw>[^\s/?#@\"'<>]+)@(?=[A-Za-z0-9\[])"), _url_credentials),
+        ("bearer-token", re.compile(
+            r"(?P<pre>(?i:\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|basic|digest)?\s*))"
+            r"(?P<val>(?!\[REDACTED)[A-Za-z0-9\-._~+/]{8,}=*)"), _keep_prefix("bearer-token")),
+        ("bearer-token", re.compile(r"(?P<pre>\b[Bb]earer\s+)(?P<val>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*)"),
+         _keep_prefix("bearer-token")),
+        # NAME=value, NAME: value, "name": "value" (env, JSON, YAML, INI, code).
+        ("assignment", re.compile(
+            r"(?P<bol>^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)?(?<![A-Za-z0-9_.\-])(?P<lead>(?:--)?)"
+            r"(?P<name>[\"']?[A-Za-z_][A-Za-z0-9_.\-]*[\"']?)"
+            r"(?P<sep>[ \t]*[:=][ \t]*)"
+            r"(?P<q>[\"'`])?(?P<val>(?(q)[^\"'`\n]+|[^\s\"'`,;]+))(?(q)(?P=q))", re.M), _assignment),
+        # --password hunter2, --token=abc (the "=" form is also caught above).
+        ("flag", re.compile(
+            r"(?<![A-Za-z0-9_\-])--(?P<name>[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+)"
+            r"(?P<q>[\"'])?(?P<val>(?(q)[^\"'\n]+|[^\s\"'`,;]+))(?(q)(?P=q))"), _flag),
+        ("prose", re.compile(
+            r"(?i)\b(?P<name>password|passphrase|passwd|api key|api token|access token|token|secret)"
+            r"\s+(?:is|was|:)\s+(?P<val>\S+)"), _prose_value),
+    ]
+    _RULES = rules
+    return rules
+
+
+def _assignment(m: re.Match[str]) -> str | None:
+    return _assignment_value(m, lead=m.group("lead"))
+
+
+def _flag(m: re.Match[str]) -> str | None:
+    if not m.group("q") and m.group("val").startswith("-"):
+        return None  # the next flag, not a value
+    return _assignment_value(m, lead="--")
+
+
+def redact(text: str) -> tuple[str, list[str]]:
+    """Return ``text`` with secrets replaced, and the sorted kinds of secret found.
+
+    Safe on any string; never raises for ordinary input. Idempotent.
+    """
+    if not text or not isinstance(text, str):
+        return text, []
+    found: set[str] = set()
+    out = text
+    for kind, pattern, build in _rules():
+        hit_kinds: list[str] = []
+
+        def _sub(m: re.Match[str], _build=build, _kind=kind) -> str:
+            replacement = _build(m)
+            if replacement is None or replacement == m.group(0):
+                return m.group(0)
+            if _kind in ("assignment", "flag", "prose"):
+                hit_kinds.append(replacement.rsplit("[REDACTED:", 1)[1].split("]", 1)[0])
+            else:
+                hit_kinds.append(_kind)
+            return replacement
+
+        out = pattern.sub(_sub, out)
+        found.update(hit_kinds)
+    return out, sorted(found)
+
+
+def contains_secret(text: str) -> bool:
+    """True when :func:`redact` would change ``text``."""
+    return bool(redact(text)[1])

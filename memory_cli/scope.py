@@ -1,0 +1,106 @@
+"""Scopes say where a memory applies: everywhere, in one project, or for one file.
+
+The project is derived from ``CLAUDE_PROJECT_DIR`` or the git root above the hook's ``cwd``
+(which follows ``cd``), never from the process's own working directory: Claude Code may start
+the hook anywhere, and rules resolved from the wrong directory silently go dead.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+
+from .errors import InvalidInput
+
+GLOBAL = "global"
+_SPACE = re.compile(r"\s+")
+
+
+def normalize_project(name: str) -> str:
+    """Project names compare case-insensitively with spaces folded to dashes."""
+    return _SPACE.sub("-", name.strip()).lower()
+
+
+def parse(scope: str | None) -> str:
+    """Validate and normalise a scope given by a person or a hook."""
+    if scope is None:
+        return GLOBAL
+    s = scope.strip()
+    if not s or s.lower() == GLOBAL:
+        return GLOBAL
+    kind, sep, value = s.partition(":")
+    kind = kind.lower()
+    value = value.strip()
+    if not sep or kind not in ("project", "file"):
+        raise InvalidInput(f"unknown scope {scope!r}: use global, project:<name> or file:<path>")
+    if not value:
+        raise InvalidInput(f"scope {scope!r} needs a name after '{kind}:'")
+    if kind == "project":
+        return "project:" + normalize_project(value)
+    return "file:" + value.replace("\\", "/")
+
+
+def find_project_root(cwd: str | None, env: dict | None = None) -> str | None:
+    """``CLAUDE_PROJECT_DIR`` first; else the nearest directory above ``cwd`` holding ``.git``."""
+    env = os.environ if env is None else env
+    project_dir = env.get("CLAUDE_PROJECT_DIR")
+    if project_dir:
+        return os.path.abspath(os.path.expanduser(project_dir))
+    if not cwd:
+        return None
+    path = os.path.abspath(os.path.expanduser(cwd))
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def project_name(root: str | None) -> str | None:
+    if not root:
+        return None
+    base = os.path.basename(os.path.normpath(root))
+    return normalize_project(base) if base else None
+
+
+def applies(scope: str, project: str | None, files: list[str] | tuple = (),
+            project_root: str | None = None) -> bool:
+    """Does a memory with ``scope`` apply in this project, to a call touching ``files``?"""
+    if scope == GLOBAL:
+        return True
+    kind, _, value = scope.partition(":")
+    if kind == "project":
+        return project is not None and value == project
+    if kind == "file":
+        return any(file_matches(value, f, project_root) for f in files)
+    return False
+
+
+def file_matches(pattern: str, path: str, project_root: str | None = None) -> bool:
+    """A file scope matches the absolute path, a path relative to the project, or a glob."""
+    p = path.replace("\\", "/")
+    candidates = [p]
+    if project_root and os.path.isabs(p):
+        try:
+            rel = os.path.relpath(p, project_root).replace("\\", "/")
+            if not rel.startswith(".."):
+                candidates.append(rel)
+        except ValueError:
+            pass
+    pat = pattern.replace("\\", "/")
+    for c in candidates:
+        if c == pat or fnmatch.fnmatchcase(c, pat):
+            return True
+        if not os.path.isabs(pat) and (c.endswith("/" + pat)):
+            return True
+    return False
+
+
+def applicable_scopes_sql(project: str | None) -> tuple[str, list]:
+    """SQL filter for entries that apply in a project (file scopes are checked in Python)."""
+    if project:
+        return "(scope = 'global' OR scope = ? OR scope LIKE 'file:%')", ["project:" + project]
+    return "(scope = 'global' OR scope LIKE 'file:%')", []

@@ -1,0 +1,194 @@
+"""Configuration: one table of every key, read cheaply on the hook path.
+
+``FIELDS`` is the single source of truth. ``config.example.json`` is generated from it
+(``scripts/gen_config_example.py``), the README's table is checked against it by a test, the
+CLI validates files strictly with pydantic (:mod:`memory_cli.settings_model`, built from this
+table), and hooks use :func:`load`, which never raises: a broken config must not block a tool
+call, so a bad key falls back to its default and the problem is reported for the audit log and
+``memory-cli doctor``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from . import paths
+
+# (section, key, type, default, constraint, help)
+# constraint: None | ("range", lo, hi) | ("choices", (...)) | ("min", lo)
+FIELDS: list[tuple] = [
+    (None, "database_path", "path?", None, None,
+     "SQLite file. null = <claude dir>/memory/memory.db. Overridden by --db and MEMORY_CLI_DB "
+     "(set but empty disables memory)."),
+    ("embedding", "provider", "str", "local", ("choices", ("local",)),
+     "Where embeddings come from. Only the local sentence-transformers model is supported."),
+    ("embedding", "model", "str", "all-MiniLM-L6-v2", None,
+     "Model name (the packaged all-MiniLM-L6-v2) or a local model directory."),
+    ("embedding", "dimensions", "int", 384, ("range", 1, 8192), "Vector size of the model."),
+    ("embedding", "fallback_provider", "str?", None, None,
+     "Reserved for a remote embedding provider; null = keyword search when the model is cold."),
+    ("embedding", "fallback_model", "str?", None, None, "Model for the fallback provider."),
+    ("injection", "max_entries", "int", 15, ("range", 0, 200),
+     "Most memories injected at session start."),
+    ("injection", "max_tokens", "int", 2000, ("range", 0, 20000),
+     "Token budget (characters/4) of the session-start injection. Env MEMORY_CLI_BUDGET overrides."),
+    ("injection", "similarity_threshold", "float", 0.6, ("range", 0.0, 1.0),
+     "Relevance (0-1 hybrid score) a memory needs to be injected beside a prompt or query."),
+    ("injection", "always_include_scopes", "list[str]", ["global"], None,
+     "Scopes injected in every session regardless of relevance."),
+    ("injection", "min_confidence", "float", 0.3, ("range", 0.0, 1.0),
+     "Memories below this confidence are kept but never injected."),
+    ("injection", "per_prompt_max_entries", "int", 3, ("range", 0, 50),
+     "Most memories added beside a single prompt."),
+    ("injection", "per_prompt_max_tokens", "int", 300, ("range", 0, 5000),
+     "Token budget for memories added beside a single prompt."),
+    ("enforcement", "enabled", "bool", True, None, "Check tool calls against rules before they run."),
+    ("enforcement", "max_latency_ms", "int", 100, ("range", 1, 60000),
+     "Budget for the PreToolUse check; past it the call is allowed and the overrun audited."),
+    ("enforcement", "default_action", "str", "warn", ("choices", ("block", "warn", "suggest", "ask")),
+     "Action of a rule added without --action."),
+    ("capture", "enabled", "bool", True, None, "Detect corrections in prompts."),
+    ("capture", "auto_promote_threshold", "int", 3, ("range", 1, 100),
+     "Occurrences after which a correction is proposed as a rule."),
+    ("capture", "min_sessions", "int", 2, ("range", 1, 100),
+     "Distinct sessions a correction must appear in before promotion."),
+    ("capture", "detection_mode", "str", "rule_based", ("choices", ("rule_based",)),
+     "How corrections are detected (no LLM, no network)."),
+    ("pinning", "max_pinned", "int", 20, ("range", 1, 200),
+     "Most pinned entries; pinning one more unpins the least recently used."),
+    ("pinning", "sync_target", "str", "CLAUDE.md", None, "File name the pinned block is written into."),
+    ("verification", "enabled", "bool", True, None, "Check tool results against rules after they run."),
+    ("verification", "max_latency_ms", "int", 200, ("range", 1, 60000),
+     "Budget for the PostToolUse check; past it the hook returns and audits the overrun."),
+    ("decay", "inactive_days", "int", 30, ("range", 1, 3650),
+     "Grace period: days without use or reinforcement before confidence starts to decay."),
+    ("decay", "decay_rate", "float", 0.1, ("range", 0.0, 1.0), "Confidence lost per week past the grace period."),
+    ("decay", "archive_threshold", "float", 0.1, ("range", 0.0, 1.0),
+     "Below this confidence a decayed entry is archived (never deleted)."),
+    ("backup", "enabled", "bool", True, None, "Make automatic backups."),
+    ("backup", "frequency", "str", "daily", ("choices", ("daily",)), "How often automatic backups run."),
+    ("backup", "max_backups", "int", 7, ("range", 1, 1000), "Backups kept; older ones are removed."),
+    ("backup", "directory", "path?", None, None, "Backup folder. null = <claude dir>/memory/backups."),
+    ("daemon", "autostart", "bool", True, None, "SessionStart starts the embedding daemon when it is not running."),
+    ("daemon", "idle_timeout_s", "int", 900, ("range", 5, 86400), "The daemon exits after this many idle seconds."),
+    ("daemon", "request_timeout_ms", "int", 150, ("range", 1, 10000),
+     "Hard limit for a hook's request to the daemon; past it the hook uses keyword search."),
+    ("audit", "retention_days", "int", 90, ("range", 1, 36500), "Audit-log rows older than this are removed by maintenance."),
+    ("maintenance", "enabled", "bool", True, None,
+     "SessionStart/SessionEnd start the daily maintenance run (decay, backup, audit retention) in a detached process."),
+    ("maintenance", "time_limit_s", "int", 120, ("range", 5, 3600),
+     "The detached maintenance run stops after this many seconds."),
+]
+
+_TYPES = {"str": str, "int": int, "float": (int, float), "bool": bool}
+
+
+def defaults() -> dict:
+    out: dict = {}
+    for section, key, _t, default, _c, _h in FIELDS:
+        target = out if section is None else out.setdefault(section, {})
+        target[key] = list(default) if isinstance(default, list) else default
+    return out
+
+
+def check_value(type_: str, constraint, value):
+    """Return an error message for ``value`` or None. Shared with the pydantic model's tests."""
+    optional = type_.endswith("?")
+    base = type_.rstrip("?")
+    if value is None:
+        return None if optional else "must not be null"
+    if base == "path":
+        base = "str"
+    if base == "list[str]":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return "must be a list of strings"
+        return None
+    expected = _TYPES[base]
+    if isinstance(value, bool) and base != "bool":
+        return f"must be {base}, not a boolean"
+    if not isinstance(value, expected):
+        return f"must be {base}, got {type(value).__name__}"
+    if constraint:
+        kind = constraint[0]
+        if kind == "range" and not (constraint[1] <= value <= constraint[2]):
+            return f"must be between {constraint[1]} and {constraint[2]}, got {value}"
+        if kind == "choices" and value not in constraint[1]:
+            return f"must be one of {', '.join(map(str, constraint[1]))}, got {value!r}"
+    return None
+
+
+class Settings(dict):
+    """The merged configuration (a dict of sections) plus the problems met while loading."""
+
+    path: str | None = None
+    problems: list[str]
+
+    def section(self, name: str) -> dict:
+        return self.get(name, {})
+
+
+def load(path=None) -> Settings:
+    """Lenient load for hooks: never raises, bad keys keep their default and are reported."""
+    s = Settings(defaults())
+    s.problems = []
+    p = os.fspath(path) if path is not None else paths.config_file()
+    s.path = p
+    try:
+        with open(p, encoding="utf-8") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return s
+    except OSError as e:
+        s.problems.append(f"config {p}: cannot read ({e.strerror})")
+        return s
+    try:
+        data = json.loads(raw)
+    except ValueError as e:
+        s.problems.append(f"config {p}: not valid JSON ({e})")
+        return s
+    if not isinstance(data, dict):
+        s.problems.append(f"config {p}: top level must be an object")
+        return s
+    for section, key, type_, _d, constraint, _h in FIELDS:
+        src = data if section is None else data.get(section)
+        if not isinstance(src, dict) or key not in src:
+            continue
+        name = key if section is None else f"{section}.{key}"
+        err = check_value(type_, constraint, src[key])
+        if err:
+            s.problems.append(f"config key {name} {err}; using the default")
+            continue
+        target = s if section is None else s[section]
+        target[key] = src[key]
+    return s
+
+
+def token_budget(settings: dict) -> int:
+    """Session-start budget: ``MEMORY_CLI_BUDGET`` beats the config (seed 000's override)."""
+    env = os.environ.get("MEMORY_CLI_BUDGET")
+    if env:
+        try:
+            value = int(env)
+            if value >= 0:
+                return value
+        except ValueError:
+            pass
+    return int(settings["injection"]["max_tokens"])
+
+
+def memory_disabled(cli_db: str | None = None) -> bool:
+    """``MEMORY_CLI_DB`` set but empty switches memory off (unless ``--db`` names a file)."""
+    return cli_db is None and os.environ.get("MEMORY_CLI_DB") == ""
+
+
+def database_path(cli_db: str | None = None, settings: dict | None = None) -> str:
+    """``--db`` beats ``MEMORY_CLI_DB`` beats config ``database_path`` beats the default."""
+    if cli_db:
+        return paths.expand_str(cli_db)
+    env = os.environ.get("MEMORY_CLI_DB")
+    if env:
+        return paths.expand_str(env)
+    configured = (settings or {}).get("database_path")
+    if configured:
+        return paths.expand_str(configured)
+    return paths.default_db_file()

@@ -1,0 +1,74 @@
+"""Counts a person looks at to trust the store: what is in it, how old, what happened lately.
+
+Areas add their own sections (pins, decay, latency) through ``PROVIDERS`` so this module does
+not grow with every feature.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from importlib import import_module
+
+from .db import Store
+from .util import iso
+
+PROVIDERS = ["memory_cli.maintenance.stats:collect"]
+
+AGE_BUCKETS = [("< 1 day", 1), ("1-7 days", 7), ("7-30 days", 30), ("30-90 days", 90)]
+
+
+def _counts(store: Store, column: str, where: str = "status = 'active'") -> dict:
+    return {r["k"]: r["n"] for r in store.rows(
+        f"SELECT {column} AS k, count(*) AS n FROM memory_entries WHERE {where} GROUP BY {column} ORDER BY n DESC")}
+
+
+def collect(store: Store, now: datetime | None = None) -> dict:
+    now = now or datetime.now(timezone.utc)
+    out: dict = {
+        "total": store.value("SELECT count(*) FROM memory_entries"),
+        "active": store.value("SELECT count(*) FROM memory_entries WHERE status='active'"),
+        "by_status": _counts(store, "status", "1=1"),
+        "by_type": _counts(store, "type"),
+        "by_scope": _counts(store, "scope"),
+        "by_source": _counts(store, "source"),
+    }
+    ages = {}
+    prev = None
+    for label, days in AGE_BUCKETS:
+        lo = iso(now - timedelta(days=days))
+        sql = "SELECT count(*) FROM memory_entries WHERE status='active' AND created_at >= ?"
+        params = [lo]
+        if prev is not None:
+            sql += " AND created_at < ?"
+            params.append(prev)
+        ages[label] = store.value(sql, params)
+        prev = lo
+    ages["> 90 days"] = store.value(
+        "SELECT count(*) FROM memory_entries WHERE status='active' AND created_at < ?", (prev,))
+    out["by_age"] = ages
+    out["rules"] = {
+        "total": store.value("SELECT count(*) FROM enforcement_rules"),
+        "enabled": store.value("SELECT count(*) FROM enforcement_rules WHERE active=1"),
+        "by_action": {r["action"]: r["n"] for r in store.rows(
+            "SELECT action, count(*) AS n FROM enforcement_rules WHERE active=1 GROUP BY action")},
+        "unconfirmed": store.value("SELECT count(*) FROM enforcement_rules WHERE confirmed=0"),
+    }
+    out["corrections"] = {
+        "pending": store.value("SELECT count(*) FROM corrections WHERE status='pending'"),
+        "total": store.value("SELECT count(*) FROM corrections"),
+    }
+    week_ago = iso(now - timedelta(days=7))
+    out["audit_last_7_days"] = {r["action"]: r["n"] for r in store.rows(
+        "SELECT action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? GROUP BY action ORDER BY n DESC",
+        (week_ago,))}
+    for spec in PROVIDERS:
+        module_name, _, func = spec.partition(":")
+        try:
+            module = import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name and module_name.startswith(e.name):
+                continue
+            raise
+        if hasattr(module, func):
+            out.update(getattr(module, func)(store))
+    return out

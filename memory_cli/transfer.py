@@ -1,0 +1,148 @@
+"""Export and import: every table as JSON Lines, a lossless round trip (ids and times kept).
+
+An import is checked line by line before anything is written, then applied in one
+transaction: a bad line anywhere means nothing is stored, and the error names the line.
+Derived tables (the FTS index, vector index shadow tables) are not exported; they are rebuilt
+by triggers and ``memory-cli reindex``.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from . import audit
+from .db import Store
+from .errors import InvalidInput
+from .migrations import LATEST
+from .util import now_iso
+
+FORMAT = "memory-cli-export"
+FORMAT_VERSION = 1
+FIRST = ["memory_entries", "enforcement_rules", "corrections"]
+REDACTED_COLUMNS = {"memory_entries": ("content",),
+                    "corrections": ("user_message", "what_was_wrong", "what_is_right", "context")}
+
+
+def data_tables(store: Store) -> list[str]:
+    rows = store.rows("SELECT name, sql FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")
+    virtual = [r["name"] for r in rows if (r["sql"] or "").upper().startswith("CREATE VIRTUAL TABLE")]
+    names = []
+    for r in rows:
+        name = r["name"]
+        if name in virtual or name == "schema_migrations":
+            continue
+        if any(name.startswith(v + "_") for v in virtual):
+            continue  # shadow tables of FTS5 / vec0
+        names.append(name)
+    ordered = [t for t in FIRST if t in names] + sorted(t for t in names if t not in FIRST)
+    return ordered
+
+
+def _encode(value):
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"$base64": base64.b64encode(bytes(value)).decode("ascii")}
+    return value
+
+
+def _decode(value):
+    if isinstance(value, dict) and set(value) == {"$base64"}:
+        return base64.b64decode(value["$base64"])
+    return value
+
+
+def export_lines(store: Store):
+    tables = data_tables(store)
+    yield json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "schema_version": LATEST,
+                      "exported_at": now_iso(), "tables": tables})
+    for table in tables:
+        for row in store.rows(f'SELECT * FROM "{table}" ORDER BY rowid' if _has_rowid(store, table)
+                              else f'SELECT * FROM "{table}"'):
+            yield json.dumps({"table": table, "row": {k: _encode(v) for k, v in row.items()}},
+                             ensure_ascii=False)
+
+
+def _has_rowid(store: Store, table: str) -> bool:
+    sql = store.value("SELECT sql FROM sqlite_master WHERE name=?", (table,)) or ""
+    return "WITHOUT ROWID" not in sql.upper()
+
+
+def _columns(store: Store, table: str) -> tuple[list[str], list[str]]:
+    info = store.rows(f'PRAGMA table_info("{table}")')
+    cols = [c["name"] for c in info]
+    pk = [c["name"] for c in sorted(info, key=lambda c: c["pk"]) if c["pk"]]
+    return cols, pk
+
+
+def parse_lines(store: Store, lines) -> list[tuple[str, dict]]:
+    """Check the whole file first; raise InvalidInput naming the first bad line."""
+    tables = set(data_tables(store))
+    columns = {t: set(_columns(store, t)[0]) for t in tables}
+    records: list[tuple[str, dict]] = []
+    header_seen = False
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise InvalidInput(f"line {number}: not JSON ({e.msg}); nothing was imported") from None
+        if not isinstance(obj, dict):
+            raise InvalidInput(f"line {number}: expected a JSON object; nothing was imported")
+        if "format" in obj:
+            if obj.get("format") != FORMAT:
+                raise InvalidInput(f"line {number}: not a memory-cli export; nothing was imported")
+            if int(obj.get("schema_version", 0)) > LATEST:
+                raise InvalidInput(f"line {number}: export is from a newer schema "
+                                   f"({obj.get('schema_version')} > {LATEST}); upgrade memory-cli first")
+            header_seen = True
+            continue
+        table, row = obj.get("table"), obj.get("row")
+        if table not in tables or not isinstance(row, dict):
+            raise InvalidInput(f"line {number}: unknown table {table!r} or missing row; nothing was imported")
+        unknown = set(row) - columns[table]
+        if unknown:
+            raise InvalidInput(f"line {number}: table {table} has no column(s) {', '.join(sorted(unknown))}; "
+                               "nothing was imported")
+        records.append((table, {k: _decode(v) for k, v in row.items()}))
+    if not header_seen and records:
+        raise InvalidInput("no export header line: this file was not written by `memory-cli export`")
+    return records
+
+
+def import_lines(store: Store, lines, *, on_conflict: str = "skip") -> dict:
+    if on_conflict not in ("skip", "replace"):
+        raise InvalidInput("on-conflict must be skip or replace")
+    records = parse_lines(store, lines)
+    from .redact import redact
+
+    report = {"inserted": {}, "skipped": {}, "replaced": {}}
+    with store.transaction():
+        store.execute("PRAGMA defer_foreign_keys=ON")
+        for table, row in records:
+            for col in REDACTED_COLUMNS.get(table, ()):
+                if isinstance(row.get(col), str):
+                    row[col] = redact(row[col])[0]
+            cols, pk = _columns(store, table)
+            names = [c for c in row if c in cols]
+            placeholders = ",".join("?" for _ in names)
+            quoted = ",".join(f'"{c}"' for c in names)
+            exists = False
+            if pk and all(k in row for k in pk):
+                cond = " AND ".join(f'"{k}" = ?' for k in pk)
+                exists = store.value(f'SELECT 1 FROM "{table}" WHERE {cond}', [row[k] for k in pk]) is not None
+            if exists and on_conflict == "skip":
+                report["skipped"][table] = report["skipped"].get(table, 0) + 1
+                continue
+            if exists:
+                cond = " AND ".join(f'"{k}" = ?' for k in pk)
+                sets = ",".join(f'"{c}" = ?' for c in names if c not in pk)
+                if sets:
+                    store.execute(f'UPDATE "{table}" SET {sets} WHERE {cond}',
+                                  [row[c] for c in names if c not in pk] + [row[k] for k in pk])
+                report["replaced"][table] = report["replaced"].get(table, 0) + 1
+                continue
+            store.execute(f'INSERT INTO "{table}" ({quoted}) VALUES ({placeholders})', [row[c] for c in names])
+            report["inserted"][table] = report["inserted"].get(table, 0) + 1
+        audit.record(store, "import", result="ok", details=report)
+    return report

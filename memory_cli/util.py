@@ -1,0 +1,52 @@
+"""Small helpers shared by every layer: ids, timestamps, JSON.
+
+Kept dependency-free and cheap to import because hooks load it on every tool call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+
+def new_id() -> str:
+    """A random UUID4 string, built without importing :mod:`uuid` (slow to import)."""
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    h = b.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def now_iso() -> str:
+    """UTC timestamp with microseconds, sortable as text (no ``datetime`` import: hook path)."""
+    t = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%06dZ" % int((t % 1) * 1_000_000)
+
+
+def parse_iso(text: str):
+    """Parse timestamps written by :func:`now_iso` or given by a person (ISO 8601)."""
+    from datetime import datetime, timezone
+
+    t = text.strip()
+    if t.endswith("Z"):
+        t = t[:-1] + "+00:00"
+    dt = datetime.fromisoformat(t)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.astimezone(timezone.utc)
+
+
+def iso(dt) -> str:
+    from datetime import timezone
+
+    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+
+
+def monotonic_ms() -> float:
+    return time.perf_counter() * 1000.0

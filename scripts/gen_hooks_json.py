@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Regenerate hooks/hooks.json (plugin form) and hooks.json.example from memory_cli.install.
+
+Both come from the same table `memory-cli install` merges, so the three never disagree
+(a test runs this with --check).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from memory_cli.install import hooks_object  # noqa: E402
+
+PLUGIN_EXE = "${CLAUDE_PLUGIN_ROOT}/.venv/bin/memory-cli"
+EXAMPLE_EXE = "/ABSOLUTE/PATH/TO/.venv/bin/memory-cli"
+
+
+def plugin() -> str:
+    hooks = hooks_object("PLACEHOLDER")
+    text = json.dumps({"description": "memory-cli: a memory with teeth for Claude Code "
+                                      "(run `make setup` in the plugin folder first)",
+                       "hooks": hooks}, indent=2) + "\n"
+    return text.replace("PLACEHOLDER", f'\\"{PLUGIN_EXE}\\"')
+
+
+def example() -> str:
+    text = json.dumps({"hooks": hooks_object("PLACEHOLDER")}, indent=2) + "\n"
+    return text.replace("PLACEHOLDER", EXAMPLE_EXE)
+
+
+if __name__ == "__main__":
+    targets = {ROOT / "hooks" / "hooks.json": plugin(), ROOT / "hooks.json.example": example()}
+    if "--check" in sys.argv:
+        stale = [str(p) for p, text in targets.items() if not p.exists() or p.read_text() != text]
+        if stale:
+            print("out of date: " + ", ".join(stale))
+            sys.exit(1)
+        sys.exit(0)
+    for path, text in targets.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        print(f"wrote {path}")

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Creates .venv and installs memory-cli with its test and semantic extras.
+# PyTorch is installed first, pinned, so that the semantic extra never pulls a GPU build:
+# on Linux set TORCH_INDEX_URL to PyTorch's CPU wheel index if your pip would otherwise
+# fetch the CUDA build; on this project's machines `torch==2.13.0` resolves to a local CPU wheel.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+    "$PY" -m venv .venv
+fi
+VPY=.venv/bin/python
+"$VPY" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
+    if [ -n "${TORCH_INDEX_URL:-}" ]; then
+        "$VPY" -m pip install -q "torch==${TORCH_VERSION:-2.13.0}" --index-url "$TORCH_INDEX_URL"
+    else
+        "$VPY" -m pip install -q "torch==${TORCH_VERSION:-2.13.0}"
+    fi
+fi
+"$VPY" -m pip install -q -e ".[semantic,test]"
+# Hooks start a fresh interpreter on every tool call: write bytecode once now so that
+# PYTHONDONTWRITEBYTECODE=1 environments do not recompile the package on every call.
+"$VPY" -m compileall -q memory_cli >/dev/null

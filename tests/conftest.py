@@ -1,0 +1,165 @@
+"""Shared fixtures: every test runs against a real SQLite file in its own temporary Claude
+configuration directory, and hooks run through the real installed entry point with payloads
+shaped exactly like Claude Code's (shared/reference/claude-code-hooks.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN_DIR = Path(sys.executable).parent
+MEMORY_CLI = str(BIN_DIR / "memory-cli") if (BIN_DIR / "memory-cli").exists() else None
+
+
+def _cmd() -> list[str]:
+    return [MEMORY_CLI] if MEMORY_CLI else [sys.executable, "-m", "memory_cli"]
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path, monkeypatch):
+    """No test may touch the real ~/.claude: config dir, HOME and project are all temporary."""
+    home = tmp_path / "home"
+    claude = home / ".claude"
+    claude.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    for var in ("MEMORY_CLI_DB", "MEMORY_CLI_CONFIG", "CLAUDE_PROJECT_DIR", "MEMORY_CLI_BUDGET",
+                "MEMORY_CLI_HOOK_DEBUG", "CLAUDE_CODE_SESSION_ID"):
+        monkeypatch.delenv(var, raising=False)
+    return claude
+
+
+@pytest.fixture
+def claude_dir(isolated_env) -> Path:
+    return isolated_env
+
+
+@pytest.fixture
+def db_path(tmp_path) -> Path:
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+def store(db_path):
+    from memory_cli.db import Store
+
+    s = Store.open(db_path)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A git-looking project directory named 'whisperclick'."""
+    p = tmp_path / "work" / "whisperclick"
+    (p / ".git").mkdir(parents=True)
+    (p / "src").mkdir()
+    return p
+
+
+def run_cli(*args, db: Path | None = None, input: str | None = None, env: dict | None = None,
+            cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run ``memory-cli [--db DB] ARGS`` as a person would, through the console script."""
+    cmd = _cmd()
+    if db is not None:
+        cmd += ["--db", str(db)]
+    cmd += [str(a) for a in args]
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    return subprocess.run(cmd, input=input, capture_output=True, text=True, env=full_env,
+                          cwd=str(cwd) if cwd else None, timeout=timeout)
+
+
+class HookResult:
+    def __init__(self, proc: subprocess.CompletedProcess):
+        self.proc = proc
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.json = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None
+
+    @property
+    def decision(self):
+        return ((self.json or {}).get("hookSpecificOutput") or {}).get("permissionDecision")
+
+    @property
+    def context(self) -> str:
+        return ((self.json or {}).get("hookSpecificOutput") or {}).get("additionalContext") or ""
+
+    @property
+    def system_message(self) -> str:
+        return (self.json or {}).get("systemMessage") or ""
+
+    def __repr__(self):
+        return f"HookResult(rc={self.returncode}, stdout={self.stdout!r}, stderr={self.stderr!r})"
+
+
+def run_hook(event: str, payload, *, db: Path | None = None, env: dict | None = None,
+             timeout: float = 60) -> HookResult:
+    """Run ``memory-cli hook EVENT`` with the payload on stdin, as Claude Code does."""
+    cmd = _cmd()
+    if db is not None:
+        cmd += ["--db", str(db)]
+    cmd += ["hook", event]
+    if isinstance(payload, (dict, list)):
+        data = json.dumps(payload)
+    else:
+        data = payload
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    proc = subprocess.run(cmd, input=data.encode() if isinstance(data, str) else data,
+                          capture_output=True, env=full_env, timeout=timeout)
+    return HookResult(subprocess.CompletedProcess(proc.args, proc.returncode,
+                                                  proc.stdout.decode(), proc.stderr.decode()))
+
+
+def payload(event: str, *, cwd: str = "/home/u/proj", session_id: str = "abc123", **fields) -> dict:
+    """A payload shaped like Claude Code's for ``event``; ``fields`` override or add."""
+    base = {"session_id": session_id, "transcript_path": f"/home/u/.claude/projects/p/{session_id}.jsonl",
+            "cwd": cwd, "permission_mode": "default", "hook_event_name": event}
+    if event == "PreToolUse":
+        base.update(tool_name="Bash", tool_input={"command": "ls", "description": "list",
+                                                  "timeout": 120000, "run_in_background": False},
+                    tool_use_id="toolu_01ABC")
+    elif event == "PostToolUse":
+        base.update(tool_name="Bash", tool_input={"command": "ls", "description": "list"},
+                    tool_response={"stdout": "", "stderr": "", "interrupted": False, "isImage": False},
+                    tool_use_id="toolu_01ABC")
+    elif event == "PostToolUseFailure":
+        base.update(tool_name="Bash", tool_input={"command": "ls"}, error="Command failed",
+                    is_interrupt=False, tool_use_id="toolu_01ABC")
+    elif event == "UserPromptSubmit":
+        base.update(prompt="hello")
+    elif event == "SessionStart":
+        base.update(source="startup", model="claude-sonnet-4-5")
+    elif event == "Stop":
+        base.update(stop_hook_active=False, last_assistant_message="Done.")
+    elif event == "SessionEnd":
+        base.update(reason="prompt_input_exit")
+    elif event == "PreCompact":
+        base.update(trigger="auto", custom_instructions="")
+    base.update(fields)
+    return base
+
+
+@pytest.fixture
+def cli(db_path):
+    def _run(*args, **kw):
+        kw.setdefault("db", db_path)
+        return run_cli(*args, **kw)
+    return _run
+
+
+@pytest.fixture
+def hook(db_path):
+    def _run(event, body, **kw):
+        kw.setdefault("db", db_path)
+        return run_hook(event, body, **kw)
+    return _run

@@ -1,0 +1,174 @@
+"""The CLI as a person uses it: real console script, real database file."""
+
+import json
+
+import pytest
+
+from conftest import run_cli
+
+
+def test_add_prints_id_and_json_returns_entry(cli):
+    r = cli("add", "Never use pythonw.exe", "--type", "rule", "--confidence", "1.0")
+    assert r.returncode == 0, r.stderr
+    eid = r.stdout.strip().splitlines()[0]
+    assert len(eid) == 36
+    r = cli("add", "--content", "Prefer pnpm", "--type", "preference", "--json")
+    data = json.loads(r.stdout)
+    assert data["content"] == "Prefer pnpm" and data["type"] == "preference"
+    shown = json.loads(cli("show", eid[:8], "--json").stdout)
+    assert shown["id"] == eid and shown["history"][0]["action"] == "add"
+
+
+def test_confidence_out_of_range_is_clamped_with_warning(cli):
+    r = cli("add", "x", "--confidence", "7", "--json")
+    assert r.returncode == 0
+    assert json.loads(r.stdout)["confidence"] == 1.0
+    assert "clamped" in r.stderr
+
+
+def test_query_json_shape_and_scope(cli):
+    cli("add", "Window drag uses WM_APP_DRAGSTART", "--scope", "project:whisperclick")
+    cli("add", "drag in another project", "--scope", "project:other")
+    r = cli("query", "drag window", "--scope", "project:whisperclick", "--json")
+    rows = json.loads(r.stdout)
+    assert [x["content"] for x in rows] == ["Window drag uses WM_APP_DRAGSTART"]
+    assert set(rows[0]) >= {"id", "content", "type", "scope", "confidence", "score"}
+    r = cli("query", "drag window", "--scope", "project:whisperclick")
+    assert "WM_APP_DRAGSTART" in r.stdout
+
+
+def test_list_update_archive_delete(cli):
+    eid = cli("add", "first", "--type", "fact").stdout.strip()
+    cli("update", eid, "--content", "first, edited", "--tags", "a,b")
+    rows = json.loads(cli("list", "--json").stdout)
+    assert rows[0]["content"] == "first, edited" and rows[0]["tags"] == ["a", "b"]
+    assert cli("archive", eid).returncode == 0
+    assert json.loads(cli("list", "--json").stdout) == []
+    assert len(json.loads(cli("list", "--status", "archived", "--json").stdout)) == 1
+    r = cli("delete", eid)  # no TTY, no --yes: refuses
+    assert r.returncode == 2 and "--yes" in r.stderr
+    assert cli("delete", eid, "--yes").returncode == 0
+    assert json.loads(cli("list", "--status", "all", "--json").stdout) == []
+
+
+@pytest.mark.parametrize("args,code,needle", [
+    (["add", "x", "--type", "opinion"], 2, "unknown type"),
+    (["add", "x", "--scope", "team:a"], 2, "unknown scope"),
+    (["add", ""], 2, "content is empty"),
+    (["add"], 2, "content is empty"),
+    (["add", "x", "--confidence", "lots"], 2, "--confidence"),
+    (["add", "x", "--pattern", "foo"], 2, "--type rule"),
+    (["show", "nonexistent-id"], 3, "no memory"),
+    (["update", "nonexistent-id", "--content", "y"], 3, "no memory"),
+    (["update", "whatever"], 2, "nothing to update"),
+    (["list", "--status", "weird"], 2, "unknown status"),
+    (["audit", "--since", "last tuesday"], 2, "not an ISO date"),
+    (["import", "/no/such/file.jsonl"], 2, "no such file"),
+    (["frobnicate"], 2, "No such command"),
+])
+def test_bad_input_one_line_error_exit_code_nothing_lost(cli, args, code, needle):
+    keep = cli("add", "precious memory").stdout.strip()
+    r = cli(*args)
+    assert r.returncode == code, (r.stdout, r.stderr)
+    assert needle.lower() in r.stderr.lower()
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert json.loads(cli("show", keep, "--json").stdout)["content"] == "precious memory"
+
+
+def test_json_mode_errors_are_json(cli):
+    r = cli("show", "nope", "--json")
+    assert r.returncode == 3
+    assert json.loads(r.stdout)["error"].startswith("no memory")
+
+
+def test_corrupt_database_is_refused_and_left_alone(tmp_path):
+    db = tmp_path / "corrupt.db"
+    db.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)
+    before = db.read_bytes()
+    r = run_cli("list", db=db)
+    assert r.returncode == 4 and "Traceback" not in r.stderr
+    assert db.read_bytes() == before
+
+
+def test_foreign_file_refused_for_every_writing_command(tmp_path):
+    db = tmp_path / "notes.txt"
+    db.write_text("not a database")
+    for args in (["add", "x"], ["import", str(db)], ["stats"]):
+        r = run_cli(*args, db=db)
+        assert r.returncode in (2, 4), (args, r.stderr)
+        assert db.read_text() == "not a database"
+
+
+def test_memory_disabled_by_empty_env(tmp_path):
+    r = run_cli("list", env={"MEMORY_CLI_DB": ""})
+    assert r.returncode == 5 and "disabled" in r.stderr
+
+
+def test_db_resolution_order(tmp_path, claude_dir):
+    cfg_db = tmp_path / "from-config.db"
+    env_db = tmp_path / "from-env.db"
+    flag_db = tmp_path / "from-flag.db"
+    (claude_dir / "memory").mkdir()
+    (claude_dir / "memory" / "config.json").write_text(json.dumps({"database_path": str(cfg_db)}))
+    run_cli("add", "a")
+    assert cfg_db.exists()
+    run_cli("add", "b", env={"MEMORY_CLI_DB": str(env_db)})
+    assert env_db.exists()
+    run_cli("add", "c", db=flag_db, env={"MEMORY_CLI_DB": str(env_db)})
+    assert flag_db.exists()
+    default = claude_dir / "memory" / "memory.db"
+    assert not default.exists()
+
+
+def test_default_database_lives_under_claude_config_dir(claude_dir):
+    assert run_cli("add", "hello").returncode == 0
+    assert (claude_dir / "memory" / "memory.db").exists()
+
+
+def test_stats_counts(cli):
+    cli("add", "a", "--type", "rule")
+    cli("add", "b", "--type", "fact", "--scope", "project:x")
+    data = json.loads(cli("stats", "--json").stdout)
+    assert data["by_type"] == {"rule": 1, "fact": 1} or data["by_type"] == {"fact": 1, "rule": 1}
+    assert data["by_scope"]["project:x"] == 1
+    assert data["audit_last_7_days"]["add"] == 2
+    assert data["by_age"]["< 1 day"] == 2
+    assert "corrections" in data and "rules" in data
+
+
+def test_audit_filters(cli):
+    cli("add", "a")
+    cli("add", "b")
+    rows = json.loads(cli("audit", "--action", "add", "--limit", "1", "--json").stdout)
+    assert len(rows) == 1 and rows[0]["action"] == "add"
+    assert json.loads(cli("audit", "--since", "2999-01-01", "--json").stdout) == []
+
+
+def test_config_validation_names_the_key(claude_dir, cli):
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    cfg = claude_dir / "memory" / "config.json"
+    cfg.write_text(json.dumps({"injection": {"max_tokens": "lots"}, "enforcment": {}}))
+    r = cli("config", "--validate")
+    assert r.returncode == 2
+    assert "injection.max_tokens" in r.stderr and "enforcment" in r.stderr
+    r = cli("config", "--json")
+    info = json.loads(r.stdout)
+    assert info["valid"] is False and info["settings"]["injection"]["max_tokens"] == 2000
+
+
+def test_config_example_matches_fields_and_is_valid():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from memory_cli.settings_model import validate_data
+
+    root = Path(__file__).resolve().parent.parent
+    assert subprocess.run([sys.executable, str(root / "scripts" / "gen_config_example.py"), "--check"]).returncode == 0
+    data = json.loads((root / "config.example.json").read_text())
+    validate_data(data)
+    readme = (root / "README.md").read_text()
+    from memory_cli.settings import FIELDS
+
+    missing = [f"{s}.{k}" if s else k for s, k, *_ in FIELDS if f"`{s + '.' if s else ''}{k}`" not in readme]
+    assert missing == [], f"README does not document: {missing}"

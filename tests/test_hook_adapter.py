@@ -1,0 +1,120 @@
+"""The hook entry point: every event parsed, validated, audited; failures never block."""
+
+import json
+
+import pytest
+
+from conftest import payload, run_hook
+from memory_cli.db import Store
+
+EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
+          "PreCompact", "Stop", "SessionEnd"]
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_every_event_is_accepted_and_audited(hook, db_path, event):
+    r = hook(event, payload(event))
+    assert r.returncode == 0, r
+    assert "Traceback" not in r.stderr
+    assert r.decision is None  # never an implicit allow/deny
+    s = Store.open(db_path)
+    row = s.row("SELECT * FROM memory_audit_log WHERE hook_event = ? ORDER BY timestamp DESC", (event,))
+    s.close()
+    assert row["action"] == "hook" and row["session_id"] == "abc123" and row["elapsed_ms"] > 0
+
+
+@pytest.mark.parametrize("body,needle", [
+    ("{not json", "not valid JSON"),
+    ("", "empty stdin"),
+    ("[1, 2]", "must be an object"),
+    (json.dumps({"session_id": "s", "tool_input": {"command": "ls"}}), "missing field 'tool_name'"),
+    (json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": "ls"}), "wrong type"),
+    (json.dumps({"tool_name": "Bash", "tool_input": {}}), "missing field 'session_id'"),
+])
+def test_malformed_input_allows_and_is_audited(hook, db_path, body, needle):
+    r = hook("PreToolUse", body)
+    assert r.returncode == 0 and r.decision is None and "Traceback" not in r.stderr
+    s = Store.open(db_path)
+    row = s.row("SELECT * FROM memory_audit_log WHERE action='hook_error'")
+    s.close()
+    assert needle in json.loads(row["details"])["error"]
+
+
+def test_unknown_event_allows_and_is_audited(hook, db_path):
+    r = hook("TeleportRequest", {"session_id": "s"})
+    assert r.returncode == 0 and r.stdout == ""
+    s = Store.open(db_path)
+    assert "unknown hook event" in s.value("SELECT details FROM memory_audit_log WHERE action='hook_error'")
+    s.close()
+
+
+def test_unreadable_database_fails_open_loudly(tmp_path, claude_dir):
+    bad = tmp_path / "bad.db"
+    bad.write_text("this is not sqlite")
+    r = run_hook("PreToolUse", payload("PreToolUse"), db=bad)
+    assert r.returncode == 0 and r.decision is None
+    assert "doctor" in r.system_message
+    assert bad.read_text() == "this is not sqlite"
+    log = claude_dir / "memory" / "hook-errors.log"
+    assert "not a SQLite database" in log.read_text()
+
+
+def test_disabled_memory_is_a_silent_noop(tmp_path):
+    r = run_hook("PreToolUse", payload("PreToolUse"), env={"MEMORY_CLI_DB": ""})
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
+
+
+def test_hook_path_never_imports_the_rich_cli(tmp_path, db_path):
+    import subprocess
+    import sys
+
+    code = ("import sys, io; sys.argv=['memory-cli','--db',sys.argv[1],'hook','PreToolUse'];"
+            "sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+            "from memory_cli.__main__ import main; main();"
+            "bad=[m for m in ('typer','rich','pydantic','numpy','torch','sentence_transformers','click') if m in sys.modules];"
+            "sys.stderr.write('HEAVY:'+','.join(bad))")
+    for event_payload in (payload("PreToolUse"), payload("PostToolUse"), payload("UserPromptSubmit"),
+                          payload("Stop"), payload("SessionEnd")):
+        event = event_payload["hook_event_name"]
+        code_e = code.replace("'PreToolUse'", repr(event))
+        proc = subprocess.run([sys.executable, "-c", code_e, str(db_path), json.dumps(event_payload)],
+                              capture_output=True, text=True, timeout=60)
+        assert "HEAVY:" in proc.stderr, proc.stderr
+        assert proc.stderr.split("HEAVY:")[1].strip() == "", f"{event} imported {proc.stderr}"
+
+
+def test_project_is_derived_from_hook_cwd_not_process_cwd(project, db_path):
+    from memory_cli.hooks.context import HookContext
+
+    ctx = HookContext("PreToolUse", payload("PreToolUse", cwd=str(project / "src")), None, {})
+    assert ctx.project == "whisperclick"
+    import os
+
+    os.environ["CLAUDE_PROJECT_DIR"] = str(project)
+    try:
+        ctx = HookContext("PreToolUse", payload("PreToolUse", cwd="/tmp"), None, {})
+        assert ctx.project == "whisperclick"
+    finally:
+        del os.environ["CLAUDE_PROJECT_DIR"]
+
+
+def test_response_rendering_follows_the_protocol():
+    from memory_cli.hooks.response import Response
+
+    r = Response()
+    assert r.render("PreToolUse") is None
+    r.add_context("Rule: avoid X")
+    r.notify("memory-cli warned")
+    out = r.render("PreToolUse")
+    assert out["hookSpecificOutput"] == {"hookEventName": "PreToolUse", "additionalContext": "Rule: avoid X"}
+    assert out["systemMessage"] == "memory-cli warned"
+    r.decide("ask", "check with you")
+    r.decide("deny", "rule 1 forbids it")
+    r.decide("ask", "another")
+    assert r.render("PreToolUse")["hookSpecificOutput"]["permissionDecision"] == "deny"
+    big = Response()
+    big.add_context("x" * 50000)
+    assert len(big.render("SessionStart")["hookSpecificOutput"]["additionalContext"]) < 10000
+    end = Response()
+    end.notify("ignored")
+    assert end.render("SessionEnd") is None
