@@ -13,14 +13,14 @@ import statistics
 import subprocess
 import time
 from datetime import datetime, timedelta, timezone
-from importlib import import_module, util as importlib_util
+from importlib import util as importlib_util
 from pathlib import Path
 
 from . import install, paths
 from . import settings as settings_mod
 from .errors import MemoryCliError
 from .migrations import LATEST
-from .util import iso
+from .util import iso, optional_module
 
 AREA_CHECKS = [f"memory_cli.{a}.doctor:doctor_checks" for a in
                ("rules", "capture", "embeddings", "retrieval", "maintenance")]
@@ -202,13 +202,11 @@ def _area_checks(store, settings):
     for spec in AREA_CHECKS:
         module_name, _, func = spec.partition(":")
         try:
-            module = import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name and module_name.startswith(e.name):
-                continue
+            module = optional_module(module_name)
+        except ImportError as e:
             out.append(_check(module_name, "fail", f"cannot import: {e}"))
             continue
-        fn = getattr(module, func, None)
+        fn = getattr(module, func, None) if module is not None else None
         if fn is None:
             continue
         try:

@@ -139,9 +139,23 @@ CREATE TRIGGER memory_entries_fts_update AFTER UPDATE OF content, tags, subject 
 END;
 """
 
-# (version, name, SQL script or callable(store)). Append only.
+def _area(module: str):
+    """An area's migration lives beside its code and is imported only when it runs."""
+    def step(store: Store) -> None:
+        from importlib import import_module
+
+        import_module(module).migrate(store)
+    step.__name__ = f"migrate:{module}"
+    return step
+
+
+# (version, name, SQL script or callable(store)). Append only; numbers are consecutive.
 MIGRATIONS: list[tuple] = [
     (1, "foundation: entries, rules, corrections, audit log, FTS5", M001_FOUNDATION),
+    (2, "rules: conditions, names, import provenance, analysis, rule-set generation", _area("memory_cli.rules.schema")),
+    (3, "capture: correction statements and vectors, markers seen", _area("memory_cli.capture.schema")),
+    (4, "vectors: embedding queue fed by triggers", _area("memory_cli.embeddings.vectors")),
+    (5, "retrieval: session index for neighbour context", _area("memory_cli.retrieval.hybrid")),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -249,6 +249,9 @@ def _rules() -> list:
         ("prose", re.compile(
             r"(?i)\b(?P<name>password|passphrase|passwd|api key|api token|access token|token|secret)"
             r"\s+(?:is|was|:)\s+(?P<val>\S+)"), _prose_value),
+        # "use the password hunter2!": a password word directly followed by a secret-looking word
+        ("prose", re.compile(r"(?i)\b(?P<name>password|passphrase|passwd)\s+(?P<val>(?!is\b|was\b)\S+)"),
+         _prose_value),
     ]
     _RULES = rules
     return rules

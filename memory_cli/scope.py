@@ -99,8 +99,9 @@ def file_matches(pattern: str, path: str, project_root: str | None = None) -> bo
     return False
 
 
-def applicable_scopes_sql(project: str | None) -> tuple[str, list]:
+def applicable_scopes_sql(project: str | None, alias: str = "") -> tuple[str, list]:
     """SQL filter for entries that apply in a project (file scopes are checked in Python)."""
+    col = f"{alias}.scope" if alias else "scope"
     if project:
-        return "(scope = 'global' OR scope = ? OR scope LIKE 'file:%')", ["project:" + project]
-    return "(scope = 'global' OR scope LIKE 'file:%')", []
+        return f"({col} = 'global' OR {col} = ? OR {col} LIKE 'file:%')", ["project:" + project]
+    return f"({col} = 'global' OR {col} LIKE 'file:%')", []

@@ -7,10 +7,8 @@ not grow with every feature.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from importlib import import_module
-
 from .db import Store
-from .util import iso
+from .util import iso, optional_module
 
 PROVIDERS = ["memory_cli.maintenance.stats:collect"]
 
@@ -63,12 +61,7 @@ def collect(store: Store, now: datetime | None = None) -> dict:
         (week_ago,))}
     for spec in PROVIDERS:
         module_name, _, func = spec.partition(":")
-        try:
-            module = import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name and module_name.startswith(e.name):
-                continue
-            raise
-        if hasattr(module, func):
+        module = optional_module(module_name)
+        if module is not None and hasattr(module, func):
             out.update(getattr(module, func)(store))
     return out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -99,6 +100,14 @@ def seed_memories(db: Path, n: int) -> None:
 
 
 def main() -> int:
+    root = Path(tempfile.mkdtemp(prefix="memory-cli-bench-"))
+    try:
+        return run(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run(root: Path) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=None, help="runs per figure (default 21, quick 9)")
     ap.add_argument("--quick", action="store_true", help="1,000-rule/memory stores at most, fewer runs")
@@ -109,7 +118,6 @@ def main() -> int:
     rule_sizes = [0, 100, 1000] if args.quick else [0, 100, 1000, 10000]
     memory_sizes = [1000] if args.quick else [1000, 10000]
 
-    root = Path(tempfile.mkdtemp(prefix="memory-cli-bench-"))
     project = root / "benchproj"
     (project / ".git").mkdir(parents=True)
     (project / "src").mkdir()
@@ -226,6 +234,14 @@ def warm_query(root: Path, env: dict, n: int):
                     "floor_ms": None, "ratio": None, "target": "< 50 ms p95", "verdict": "n/a (daemon did not warm)"}
         subprocess.run(base + ["reindex"], env=env, capture_output=True, timeout=1200)
         s = Store.open(db)
+        # Measure the steady state: no backfill in flight, caches warm.
+        from memory_cli.embeddings import vectors
+
+        deadline = time.time() + 120
+        while vectors.pending_count(s) and time.time() < deadline:
+            time.sleep(1)
+        for q in ("warm up one", "warm up two", "warm up three"):
+            search.query(s, q, limit=10)
         questions = ["how do I deploy with docker", "pytest cache problems", "webview window drag",
                      "which package manager, pnpm or npm", "release branch merge rules", "token budget for queries",
                      "rust cargo build", "lint and format with ruff", "sqlite index", "python venv activation"]

@@ -31,6 +31,8 @@ def isolated_env(tmp_path, monkeypatch):
     for var in ("MEMORY_CLI_DB", "MEMORY_CLI_CONFIG", "CLAUDE_PROJECT_DIR", "MEMORY_CLI_BUDGET",
                 "MEMORY_CLI_HOOK_DEBUG", "CLAUDE_CODE_SESSION_ID"):
         monkeypatch.delenv(var, raising=False)
+    # SessionStart starts the embedding daemon; tests that want one turn this back on.
+    monkeypatch.setenv("MEMORY_CLI_DAEMON_AUTOSTART", "0")
     return claude
 
 

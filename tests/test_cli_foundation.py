@@ -172,3 +172,16 @@ def test_config_example_matches_fields_and_is_valid():
 
     missing = [f"{s}.{k}" if s else k for s, k, *_ in FIELDS if f"`{s + '.' if s else ''}{k}`" not in readme]
     assert missing == [], f"README does not document: {missing}"
+
+
+def test_editing_a_pinned_entry_rewrites_claude_md_at_once(cli, claude_dir):
+    eid = cli("add", "Never use pythonw.exe", "--type", "fact").stdout.strip()
+    assert cli("pin", eid).returncode == 0
+    claude_md = claude_dir / "CLAUDE.md"
+    assert "Never use pythonw.exe" in claude_md.read_text()
+    cli("update", eid, "--content", "Never use pythonw.exe; use python.exe")
+    assert "use python.exe" in claude_md.read_text()
+    new = cli("supersede", eid, "--content", "Launch with python.exe only").stdout.strip()
+    assert "Launch with python.exe only" in claude_md.read_text()
+    cli("delete", new, "--yes")
+    assert not claude_md.exists() or "python.exe" not in claude_md.read_text()

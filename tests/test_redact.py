@@ -51,6 +51,7 @@ PLANTED = [
     ("X-Api-Key: 9f8e7d6c5b4a", "9f8e7d6c5b4a", "api-key"),
     ("dbPassword = 'Sup3r$ecret'", "Sup3r$ecret", "password"),
     ("the password is Tr0ub4dor&3, use it", "Tr0ub4dor&3", "password"),
+    ("never use the password hunter2xyz! again", "hunter2xyz!", "password"),
     ("STRIPE_KEY=Zx8f7Gh2Kp9Lm3Qr5Tv1Wy6", "Zx8f7Gh2Kp9Lm3Qr5Tv1Wy6", "generic-secret"),
     ('signature: "q8Zr2LmX7vKp4TnW9sYb"', "q8Zr2LmX7vKp4TnW9sYb", "generic-secret"),
 ]
@@ -89,6 +90,7 @@ INNOCENT = [
     "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
     "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n-----END CERTIFICATE-----",
     "the password is wrong",
+    "reset the password field and the password reset flow",
     "the token: it expires daily",
     "password: ${DB_PASSWORD}",
     'token: "{{ secrets.GH_TOKEN }}"',

@@ -24,6 +24,10 @@ def test_new_database_is_wal_with_current_schema(db_path):
     s.close()
 
 
+def test_migrations_are_numbered_consecutively():
+    assert [m[0] for m in migrations.MIGRATIONS] == list(range(1, len(migrations.MIGRATIONS) + 1))
+
+
 def test_reopening_is_idempotent_and_keeps_data(db_path):
     s = Store.open(db_path)
     entries.add(s, "keep me", "fact")

@@ -1,9 +1,97 @@
-"""UserPromptSubmit correction capture and Stop marker parsing (issue 4)."""
+"""UserPromptSubmit: capture corrections. Stop: apply the agent's memory markers.
+
+Both run on every prompt or turn, so the common case returns after a regex scan: detection
+(no I/O) before any transcript read or database write, and a substring check before marker
+parsing. Neither handler ever blocks: UserPromptSubmit only adds one factual line of context
+("Recorded correction: use pnpm, not npm.") so Claude adapts in this very session, and tells
+the person (``systemMessage``) when a correction was just proposed as a rule; Stop only tells
+the person what it remembered. The runner catches anything that raises (fail open).
+"""
+
+from __future__ import annotations
 
 
-def user_prompt_submit(ctx, resp):
-    return None
+def _enabled(ctx) -> bool:
+    try:
+        return ctx.settings.section("capture").get("enabled", True) is not False
+    except Exception:
+        return True
 
 
-def stop(ctx, resp):
-    return None
+def _embedder(ctx):
+    """The daemon when warm (bounded by daemon.request_timeout_ms), else None: lexical only."""
+    try:
+        timeout = float(ctx.settings.section("daemon").get("request_timeout_ms", 150))
+    except Exception:
+        timeout = 150.0
+    from .semantic import daemon_embedder
+
+    return daemon_embedder(timeout)
+
+
+def _scope(ctx) -> str:
+    if not ctx.project:
+        return "global"
+    from .. import scope as scopes
+
+    try:
+        return scopes.parse(f"project:{ctx.project}")
+    except Exception:
+        return "global"
+
+
+def user_prompt_submit(ctx, resp) -> None:
+    prompt = ctx.payload.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip() or not _enabled(ctx):
+        return
+    from .detect import detect
+
+    detection = detect(prompt)
+    if detection is None:
+        return
+    from .corrections import capture, context_line, promotion_notice
+
+    result = capture(ctx.store, prompt, session_id=ctx.session_id or None,
+                     transcript_path=ctx.payload.get("transcript_path"), project=ctx.project, agent=ctx.agent,
+                     settings=ctx.settings, embed=_embedder(ctx), hook_event=ctx.event, detection=detection)
+    if not result.get("correction"):
+        return
+    resp.add_context(context_line(result))
+    if result.get("promoted_now"):
+        resp.notify(promotion_notice(result))
+
+
+def stop(ctx, resp) -> None:
+    if not _enabled(ctx):
+        return
+    from .markers import assistant_text_since_last_stop, parse_markers
+
+    last = ctx.payload.get("last_assistant_message")
+    last = last.strip() if isinstance(last, str) else ""
+    path = ctx.payload.get("transcript_path")
+    # The transcript holds the whole turn (markers written before a tool call too); the
+    # payload's last message covers a transcript that is not flushed yet.
+    turn = assistant_text_since_last_stop(path) if isinstance(path, str) and path else ""
+    text = turn if (not last or last in turn) else (turn + "\n\n" + last if turn else last)
+    if "[memory:" not in text.lower():
+        return
+    parsed = parse_markers(text)
+    if not parsed:
+        return
+    from ..redact import redact
+
+    for bad in parsed.unknown:
+        ctx.audit("marker", context=redact(bad.raw)[0][:200], result="rejected",
+                  details={"category": bad.category, "subject": bad.subject, "problem": bad.problem})
+    results = []
+    if parsed.markers:
+        from .lifecycle import record_markers
+
+        results = record_markers(ctx.store, parsed.markers, session_id=ctx.session_id or None,
+                                 agent=ctx.agent or "main", scope=_scope(ctx), embed=_embedder(ctx),
+                                 hook_event=ctx.event)
+    from .lifecycle import summary
+
+    line = summary(results, rejected=len(parsed.unknown))
+    if line:
+        resp.notify(line)

@@ -55,6 +55,7 @@ def add(
                                 tags=tags, category=category, subject=subject)
             if entry["type"] == "rule":
                 rule = _attach_rule(store, entry, rule_opts)
+        _index_now(store, entry["id"])
         flush_warnings(store)
     if want_json(json_):
         out = dict(entry)
@@ -133,7 +134,7 @@ def show(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = Fal
 
     with open_store() as store:
         entry = entries.get(store, entry_id)
-        rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry["id"],))
+        rule = _rule_for(store, entry["id"])
         history = audit.query(store, entry_id=entry["id"], limit=20)
     if want_json(json_):
         emit_json(dict(entry, rule=rule, history=history))
@@ -143,7 +144,8 @@ def show(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = Fal
         c.print(f"[bold]{key:>16}[/bold]  {value if value is not None else ''}")
     if rule:
         c.print("[bold]            rule[/bold]")
-        for key in ("pattern", "pattern_type", "action", "severity", "alternative", "active", "confirmed", "provenance"):
+        for key in ("pattern", "pattern_type", "action", "effective_action", "severity", "alternative",
+                    "enabled", "confirmed", "provenance", "violation_count"):
             c.print(f"{key:>16}  {rule.get(key)}")
     if history:
         c.print("[bold]         history[/bold]")
@@ -170,7 +172,11 @@ def update(
         raise InvalidInput("nothing to update: give at least one of --content, --type, --scope, "
                            "--confidence, --tags, --category, --subject, --status")
     with open_store() as store:
+        before = entries.get(store, entry_id)
         entry = entries.update(store, entry_id, **changes)
+        if content is not None:
+            _index_now(store, entry["id"])
+        _resync_pins(store, before)
         flush_warnings(store)
     if want_json(json_):
         emit_json(entry)
@@ -181,7 +187,9 @@ def update(
 def archive(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
     """Hide a memory from injection and search without deleting it."""
     with open_store() as store:
+        before = entries.get(store, entry_id)
         entry = entries.archive(store, entry_id, reason="cli")
+        _resync_pins(store, before)
     if want_json(json_):
         emit_json(entry)
     else:
@@ -195,7 +203,10 @@ def supersede(
 ):
     """Replace a memory with a new one; the old stays as history and points to the new."""
     with open_store() as store:
+        before = entries.get(store, entry_id)
         new = entries.supersede(store, entry_id, content)
+        _index_now(store, new["id"])
+        _resync_pins(store, before)
         flush_warnings(store)
     if want_json(json_):
         emit_json(new)
@@ -218,10 +229,49 @@ def delete(
                 print("kept")
                 return
         entries.delete(store, entry["id"])
+        _resync_pins(store, entry)
     if want_json(json_):
         emit_json({"deleted": entry["id"]})
     else:
         print(f"deleted {entry['id']}")
+
+
+def _rule_for(store, entry_id):
+    """The rule in its public shape (the rules area owns it); the raw row as a fallback."""
+    try:
+        from ..rules import api as rules_api
+    except ImportError:
+        return store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry_id,))
+    if store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (entry_id,)) is None:
+        return None
+    return rules_api.get_rule(store, entry_id)
+
+
+def _index_now(store, *ids) -> None:
+    """Embed at once when the daemon is warm; otherwise the queue is backfilled later."""
+    try:
+        from ..embeddings import vectors
+    except ImportError:
+        return
+    for eid in ids:
+        try:
+            vectors.index_entry(store, eid)
+        except Exception:  # the entry is stored and queued either way
+            pass
+
+
+def _resync_pins(store, *entries_touched) -> None:
+    """A pinned entry changed: rewrite its CLAUDE.md block now, not at the next PreCompact."""
+    if not any(e and e.get("pinned") for e in entries_touched):
+        return
+    try:
+        from ..maintenance import pins
+    except ImportError:
+        return
+    for report in pins.sync(store) or []:
+        if isinstance(report, dict) and report.get("action") == "conflict":
+            sys.stderr.write(f"warning: {report.get('path')}: {report.get('reason')}; "
+                             "see `memory-cli pins --sync`\n")
 
 
 def _table(rows, score: bool = False) -> None:

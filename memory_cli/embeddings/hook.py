@@ -1,5 +1,43 @@
-"""SessionStart: start the embedding daemon (issue 5)."""
+"""SessionStart: make sure the embedding daemon will be warm for this session.
+
+Starting it here, in the background, means the model is usually loaded by the time the person
+types a prompt, while the hook itself only takes a lock and forks (a few ms): it never waits
+for the model. When the daemon already runs and this database has entries waiting for
+vectors (added while it was down), it is told to backfill them.
+"""
+
+from __future__ import annotations
 
 
-def session_start(ctx, resp):
-    return None
+def session_start(ctx, resp) -> None:
+    from ..daemon import control
+
+    settings = ctx.settings
+    if not control.autostart_enabled(settings):
+        return
+
+    db = getattr(ctx.store, "path", None)
+    out = control.ensure_started(settings, db=db)
+    if out is None:
+        return
+    if out.get("error"):
+        ctx.audit("hook_error", context="daemon autostart", result=out["error"][:300])
+        return
+    if out.get("started"):
+        ctx.audit("maintenance", context="daemon autostart", result=f"started pid {out.get('pid')}",
+                  details={"cleaned": out.get("cleaned") or []})
+        return
+    if db and ctx.store is not None:
+        _nudge_backfill(ctx.store, db, settings)
+
+
+def _nudge_backfill(store, db: str, settings) -> None:
+    """Ask a running daemon to drain this database's queue if anything waits (one cheap query)."""
+    from ..embeddings import vectors
+
+    if not vectors.has_queue(store) or vectors.pending_count(store) == 0:
+        return
+    from ..daemon import client, protocol
+
+    client.request(protocol.request("index", db=str(db)),
+                   min(50, settings["daemon"]["request_timeout_ms"]))

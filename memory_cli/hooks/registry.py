@@ -13,6 +13,7 @@ HANDLERS: dict[str, list[str]] = {
     ],
     "UserPromptSubmit": [
         "memory_cli.capture.hook:user_prompt_submit",
+        "memory_cli.rules.hook:user_prompt_submit",  # imported hookify `event: prompt` rules
         "memory_cli.retrieval.hook:user_prompt_submit",
     ],
     "PreToolUse": ["memory_cli.rules.hook:pre_tool_use"],
@@ -22,6 +23,6 @@ HANDLERS: dict[str, list[str]] = {
     ],
     "PostToolUseFailure": ["memory_cli.retrieval.hook:post_tool_use_failure"],
     "PreCompact": ["memory_cli.maintenance.hook:pre_compact"],
-    "Stop": ["memory_cli.capture.hook:stop"],
+    "Stop": ["memory_cli.capture.hook:stop", "memory_cli.rules.hook:stop"],
     "SessionEnd": ["memory_cli.maintenance.hook:session_end"],
 }

@@ -1,13 +1,60 @@
-"""Maintenance and pin sync (issue 6)."""
+"""Maintenance's part of the hooks: hand daily upkeep off, and re-sync pins before compaction.
+
+SessionStart and SessionEnd only *start* maintenance (decay, backup, audit retention) in a
+detached process, at most once a day, and return at once: SessionEnd has 1.5 s in all and
+SessionStart stands between the person and their first prompt. When maintenance already ran
+today this costs one small file read.
+
+PreCompact rewrites the pinned block of the global and the project CLAUDE.md, since Claude Code
+re-reads the project's CLAUDE.md after compaction. PreCompact has no channel to Claude; a
+hand-edited block is reported to the person (``systemMessage``) and left as it is.
+"""
+
+from __future__ import annotations
 
 
-def session_start(ctx, resp):
-    return None
+def _start_maintenance(ctx) -> None:
+    section = ctx.settings.get("maintenance") or {}
+    if not section.get("enabled", True):
+        return
+    from memory_cli.maintenance import detached
+
+    try:
+        outcome = detached.spawn_maintenance(
+            ctx.store.path, time_limit=float(section.get("time_limit_s", detached.DEFAULT_TIME_LIMIT_S)))
+    except OSError as err:
+        ctx.audit("maintenance", result="not started", context=ctx.event,
+                  details={"error": f"{type(err).__name__}: {err}"})
+        return
+    if outcome == detached.SPAWNED:
+        ctx.audit("maintenance", result="started", context=ctx.event)
 
 
-def pre_compact(ctx, resp):
-    return None
+def session_start(ctx, resp) -> None:
+    _start_maintenance(ctx)
 
 
-def session_end(ctx, resp):
-    return None
+def session_end(ctx, resp) -> None:
+    _start_maintenance(ctx)
+
+
+def pre_compact(ctx, resp) -> None:
+    from memory_cli.maintenance import pins
+    from memory_cli.maintenance.locks import LockBusy
+
+    targets = {pins.GLOBAL_TARGET}
+    if ctx.project_root:
+        targets.add(pins.project_target(ctx.project_root, ctx.settings))
+        # Pins of this project written from another checkout of it.
+        for target, info in pins.kvstate.with_prefix(ctx.store, pins.FILE_KEY).items():
+            if isinstance(info, dict) and info.get("project") == ctx.project:
+                targets.add(target)
+    try:
+        reports = pins.sync(ctx.store, targets=targets, settings=ctx.settings)
+    except LockBusy:
+        ctx.audit("pin", context="sync", result="skipped: another memory-cli is writing CLAUDE.md")
+        return
+    for r in reports:
+        if r.get("conflict"):
+            resp.notify(f"memory-cli: the pinned block in {r['path']} was edited by hand, so it was "
+                        "not refreshed before compaction; run `memory-cli pins --sync` to see what to do")

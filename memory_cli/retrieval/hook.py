@@ -1,17 +1,80 @@
-"""Injection and past-solution lookups (issue 5)."""
+"""Hook handlers that put memories in front of the agent (issue 5).
+
+SessionStart: the session block (plus the marker instructions) as ``additionalContext``.
+UserPromptSubmit: the few memories most relevant to the prompt, beside it.
+PostToolUse (a Bash call that failed) and PostToolUseFailure: past solutions to similar errors.
+
+The choosing lives in :mod:`memory_cli.retrieval.inject`; these functions only read the
+payload, call it, and hand the text to the response. The runner catches anything raised here
+and fails open, so a broken injection costs context, never a blocked call.
+"""
+
+from __future__ import annotations
+
+
+def _session_context(ctx) -> dict:
+    return {"project": ctx.project or "", "project_root": ctx.project_root, "cwd": ctx.cwd,
+            "files": list(ctx.files)}
 
 
 def session_start(ctx, resp):
-    return None
+    from .inject import inject
+
+    source = ctx.payload.get("source") or "startup"
+    sc = _session_context(ctx)
+    if not sc["project"]:
+        sc.pop("project")
+    result = inject(ctx.store, sc, ctx.settings, session_id=ctx.session_id or None, source=source,
+                    hook_event=ctx.event)
+    _add(resp, result["text"])
 
 
 def user_prompt_submit(ctx, resp):
-    return None
+    from .inject import for_prompt
+
+    prompt = ctx.payload.get("prompt")
+    if not isinstance(prompt, str):
+        return
+    result = for_prompt(ctx.store, prompt, ctx.settings, project=ctx.project, project_root=ctx.project_root,
+                        session_id=ctx.session_id or None, hook_event=ctx.event)
+    _add(resp, result["text"])
+
+
+def _add(resp, text: str) -> None:
+    """Tag what memory-cli injects so that Claude echoing it back (marker examples included)
+    is never parsed as a new [MEMORY:...] marker at Stop."""
+    if text and text.strip():
+        from ..capture.markers import wrap_injected
+
+        resp.add_context(wrap_injected(text.strip()))
+
+
+def _offer_solutions(ctx, resp, error: str) -> None:
+    from .inject import for_failure
+
+    command = ctx.tool_input.get("command") if isinstance(ctx.tool_input.get("command"), str) else None
+    result = for_failure(ctx.store, error, ctx.settings, tool_name=ctx.tool_name, command=command,
+                         project=ctx.project, project_root=ctx.project_root, files=ctx.files,
+                         session_id=ctx.session_id or None, hook_event=ctx.event)
+    _add(resp, result["text"])
 
 
 def post_tool_use(ctx, resp):
-    return None
+    if ctx.tool_name != "Bash":
+        return
+    from .inject import bash_failed
+
+    error = bash_failed(ctx.payload.get("tool_response"))
+    if error:
+        _offer_solutions(ctx, resp, error)
 
 
 def post_tool_use_failure(ctx, resp):
-    return None
+    if ctx.payload.get("is_interrupt"):
+        return  # the person stopped it; nothing went wrong that memory could help with
+    from .inject import error_text
+
+    error = error_text(ctx.payload.get("error"))
+    if not error.strip():
+        return
+    _offer_solutions(ctx, resp, error)

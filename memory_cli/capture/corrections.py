@@ -1,0 +1,610 @@
+"""Corrections that stick: storage, repeat counting across sessions, promotion, review.
+
+A person should say "never use pythonw.exe" once to have it remembered and at most three times
+to have it proposed as a rule. So a detected correction is stored at once (redacted), the same
+correction phrased differently or said in another session increments the stored row's
+``occurrence_count`` instead of adding a row, and at the threshold (``capture.
+auto_promote_threshold``, 3) reached in enough distinct sessions (``capture.min_sessions``, 2) it
+is promoted: a memory entry (``rule`` for a prohibition, ``preference`` for an instruction) and,
+when the correction names something concrete to forbid, a proposed enforcement rule (action
+``warn``, ``confirmed = 0``, in force at once). The person confirms, edits or rejects it with
+``memory-cli review``; a rejected correction keeps counting but is never proposed again.
+
+"The same correction" is decided in this order: the normalised key (exact), the lexical role
+comparison of :func:`.similar.same_correction`, then, when the embedding daemon answered,
+cosine similarity of the statements provided the roles do not conflict
+(:func:`.semantic.roles_conflict`).
+
+Secrets: the prompt, the extracted parts, the statement and the context are redacted before
+anything is written, and audit records carry only the redacted statement.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import audit
+from ..errors import InvalidInput, MemoryCliError, NotFound
+from ..util import dumps, new_id, now_iso
+
+STATUSES = ("pending", "promoted", "approved", "rejected", "dismissed")
+RULE_ACTIONS = ("warn", "block", "suggest", "ask")
+MAX_CANDIDATES = 500
+DEFAULT_THRESHOLD = 3
+DEFAULT_MIN_SESSIONS = 2
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _capture_settings(settings) -> tuple[bool, int, int]:
+    section = {}
+    if settings is not None:
+        try:
+            section = settings.section("capture") if hasattr(settings, "section") else (settings.get("capture") or {})
+        except Exception:
+            section = {}
+    enabled = section.get("enabled", True) is not False
+    try:
+        threshold = max(1, int(section.get("auto_promote_threshold", DEFAULT_THRESHOLD)))
+    except (TypeError, ValueError):
+        threshold = DEFAULT_THRESHOLD
+    try:
+        min_sessions = max(1, int(section.get("min_sessions", DEFAULT_MIN_SESSIONS)))
+    except (TypeError, ValueError):
+        min_sessions = DEFAULT_MIN_SESSIONS
+    return enabled, threshold, min_sessions
+
+
+def _sessions(row: dict) -> list[str]:
+    try:
+        value = json.loads(row.get("sessions") or "[]")
+    except ValueError:
+        return []
+    return [s for s in value if isinstance(s, str)] if isinstance(value, list) else []
+
+
+def _sentence(statement: str) -> str:
+    s = " ".join((statement or "").split())
+    if not s:
+        return s
+    s = s[0].upper() + s[1:]
+    return s if s[-1] in ".!?" else s + "."
+
+
+def compose_statement(wrong: str, right: str) -> str:
+    """A statement from the parts, for corrections edited by hand."""
+    if wrong and right:
+        return f"{right}, not {wrong}"
+    if wrong:
+        return f"do not {wrong}"
+    return right or ""
+
+
+def context_line(result: dict) -> str:
+    """The one factual line Claude gets beside the prompt."""
+    statement = (result.get("statement") or "").rstrip(".")
+    n = result.get("occurrences") or 1
+    line = f"Recorded correction: {statement}"
+    if n > 1:
+        line += f" (said {n} times)"
+    return line + "."
+
+
+def promotion_notice(result: dict) -> str:
+    """What the person is told when a correction becomes a proposed rule."""
+    statement = (result.get("statement") or "").rstrip(".")
+    sessions = result.get("sessions") or 1
+    what = (f"a proposed rule ({result.get('rule_action') or 'warn'}, unconfirmed)"
+            if result.get("promoted_rule_id") else "a remembered preference")
+    return (f"memory-cli: you have made this correction {result.get('occurrences')} times in "
+            f"{sessions} session{'s' if sessions != 1 else ''}; \"{statement}\" is now {what}. "
+            "Review it with `memory-cli review`.")
+
+
+def _empty() -> dict:
+    return {"correction": False, "kind": None, "what_was_wrong": None, "what_is_right": None,
+            "confidence": None, "occurrences": None, "promoted_rule_id": None, "promoted_entry_id": None,
+            "id": None, "statement": None, "status": None, "sessions": None, "matched_by": None,
+            "promoted_now": False, "redacted": []}
+
+
+def _redact(text: str | None) -> tuple[str, list[str]]:
+    if not text:
+        return "", []
+    from ..redact import redact
+
+    return redact(text)
+
+
+# --------------------------------------------------------------------------- capture
+
+def capture(store, user_message: str, *, session_id: str | None = None, context: str | None = None,
+            transcript_path: str | None = None, project: str | None = None, agent: str | None = None,
+            settings=None, embed=None, hook_event: str | None = None, detection=None) -> dict:
+    """Detect a correction in ``user_message`` and store or count it. Returns a dict with
+    ``correction`` (bool) and, when true, the stored row's view (see ``_empty`` for keys)."""
+    result = _empty()
+    enabled, threshold, min_sessions = _capture_settings(settings)
+    if not enabled or not isinstance(user_message, str) or not user_message.strip():
+        return result
+    from .detect import detect
+    from .similar import correction_key
+
+    d = detection if detection is not None else detect(user_message)
+    if d is None:
+        return result
+    clean_message, kinds = _redact(user_message)
+    if kinds:
+        d = detect(clean_message) or d
+    wrong, k1 = _redact(d.what_was_wrong)
+    right, k2 = _redact(d.what_is_right)
+    statement, k3 = _redact(d.statement)
+    kinds = sorted(set(kinds) | set(k1) | set(k2) | set(k3))
+
+    parts = []
+    if context:
+        parts.append(context)
+    elif transcript_path:
+        from .markers import last_user_context
+
+        line = last_user_context(transcript_path).as_text()
+        if line:
+            parts.append(line)
+    if project:
+        parts.append(f"project {project}")
+    context_text = _redact("; ".join(parts))[0][:500] or None
+
+    from .. import scope as scopes
+
+    scope = "global"
+    if d.scope_hint == "project" and project:
+        try:
+            scope = scopes.parse(f"project:{project}")
+        except MemoryCliError:
+            scope = "global"
+    key = correction_key(wrong, right) if (wrong or right) else None
+    vector = None
+    if key and embed is not None:
+        from .semantic import embed_safely
+
+        vectors = embed_safely(embed, [statement])
+        vector = vectors[0] if vectors else None
+
+    now = now_iso()
+    promoted = None
+    with store.transaction():
+        row, matched_by = _find_match(store, key, wrong, right, vector) if key else (None, None)
+        if row is not None:
+            sessions = _sessions(row)
+            if session_id and session_id not in sessions:
+                sessions.append(session_id)
+            count = int(row["occurrence_count"] or 1) + 1
+            new_wrong = row["what_was_wrong"] or wrong
+            new_right = row["what_is_right"] or right
+            new_statement = row.get("statement") or statement
+            if (not row["what_was_wrong"] and wrong) or (not row["what_is_right"] and right):
+                new_statement = statement if (wrong and right) else new_statement
+            store.execute(
+                "UPDATE corrections SET occurrence_count=?, sessions=?, last_seen_at=?, confidence=?,"
+                " what_was_wrong=?, what_is_right=?, statement=?, key=coalesce(key, ?),"
+                " embedding=coalesce(embedding, ?), context=coalesce(?, context) WHERE id=?",
+                (count, dumps(sessions), now, max(float(row["confidence"] or 0), d.confidence),
+                 new_wrong, new_right, new_statement, key, vector, context_text, row["id"]))
+            cid = row["id"]
+        else:
+            cid = new_id()
+            sessions = [session_id] if session_id else []
+            store.execute(
+                "INSERT INTO corrections(id, session_id, user_message, what_was_wrong, what_is_right,"
+                " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
+                " sessions, status, last_seen_at, statement, embedding)"
+                " VALUES (?,?,?,?,?,?,?,?,1,?,?,?,?,?,'pending',?,?,?)",
+                (cid, session_id, clean_message[:4000], wrong, right, context_text, now, d.kind, key,
+                 d.confidence, scope, agent, dumps(sessions), now, statement, vector))
+        row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
+        if (row["status"] == "pending" and row["occurrence_count"] >= threshold
+                and len(_sessions(row)) >= min_sessions and (row["what_was_wrong"] or row["what_is_right"])):
+            promoted = _promote(store, row, action="warn", confirmed=False, status="promoted",
+                                session_id=session_id, strict=False)
+            row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
+        audit.record(store, "capture", entry_id=row["promoted_to"], context=row["statement"][:300] if row["statement"] else None,
+                     result="repeat" if matched_by else "new",
+                     details={"correction_id": cid, "kind": d.kind, "confidence": d.confidence,
+                              "occurrences": row["occurrence_count"], "sessions": len(_sessions(row)),
+                              "matched_by": matched_by, "status": row["status"],
+                              "redacted": kinds or None},
+                     session_id=session_id, hook_event=hook_event)
+    out = view(store, row)
+    out.update(correction=True, matched_by=matched_by, promoted_now=promoted is not None, redacted=kinds,
+               kind=d.kind, confidence=d.confidence, first_kind=row["detection_type"])
+    if promoted is not None:
+        out["rule_action"] = promoted.get("action")
+    return out
+
+
+def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):
+    from .similar import same_correction
+
+    row = store.row("SELECT * FROM corrections WHERE key = ? ORDER BY detected_at LIMIT 1", (key,))
+    if row is not None:
+        return row, "key"
+    candidates = store.rows(
+        "SELECT id, what_was_wrong, what_is_right FROM corrections WHERE key IS NOT NULL AND key != ''"
+        " ORDER BY last_seen_at DESC LIMIT ?", (MAX_CANDIDATES,))
+    for c in candidates:
+        if same_correction(c["what_was_wrong"] or "", c["what_is_right"] or "", wrong, right):
+            return store.row("SELECT * FROM corrections WHERE id = ?", (c["id"],)), "lexical"
+    if vector:
+        from .semantic import CORRECTION_THRESHOLD, cosine, roles_conflict, roles_overlap
+
+        best, best_score = None, 0.0
+        for c in store.rows("SELECT id, what_was_wrong, what_is_right, embedding FROM corrections"
+                            " WHERE embedding IS NOT NULL ORDER BY last_seen_at DESC LIMIT ?", (MAX_CANDIDATES,)):
+            score = cosine(vector, c["embedding"])
+            cw, cr = c["what_was_wrong"] or "", c["what_is_right"] or ""
+            if score > best_score and roles_overlap(cw, cr, wrong, right) and not roles_conflict(cw, cr, wrong, right):
+                best, best_score = c, score
+        if best is not None and best_score >= CORRECTION_THRESHOLD:
+            return store.row("SELECT * FROM corrections WHERE id = ?", (best["id"],)), "semantic"
+    return None, None
+
+
+# --------------------------------------------------------------------------- rules
+
+def derive_rule_spec(row: dict) -> dict | None:
+    """The enforcement rule a correction implies, or None when it names nothing concrete.
+
+    Uses the rules area's sentence deriver on the statement, then on a sentence built from the
+    parts, so a rule from "use pnpm, not npm" is a ``command`` rule on the program ``npm``
+    (never firing on ``pnpm install``)."""
+    wrong = (row.get("what_was_wrong") or "").strip()
+    right = (row.get("what_is_right") or "").strip()
+    if not wrong:
+        return None  # an instruction without a mistake forbids nothing
+    candidates = [row.get("statement") or ""]
+    candidates.append(f"use {right} instead of {wrong}" if right else f"never {wrong}")
+    try:
+        from ..rules.derive import derive_rule
+    except ImportError:
+        return None
+    for sentence in candidates:
+        if not sentence or "[REDACTED" in sentence:
+            continue
+        try:
+            spec = derive_rule(sentence)
+        except Exception:
+            spec = None
+        if spec:
+            return spec
+    return None
+
+
+def _validate_pattern(pattern: str, pattern_type: str) -> None:
+    if pattern_type == "command":
+        from ..rules.command_pattern import InvalidCommandPattern, parse_command_pattern
+
+        try:
+            parse_command_pattern(pattern)
+        except InvalidCommandPattern as e:
+            raise InvalidInput(f"invalid command pattern {pattern!r}: {e}") from None
+    elif pattern_type == "regex":
+        from ..rules.safe_regex import InvalidRegex, compile_user_regex
+
+        try:
+            compile_user_regex(pattern)
+        except InvalidRegex as e:
+            raise InvalidInput(f"invalid regex {pattern!r}: {e}") from None
+    elif pattern_type != "intent":
+        raise InvalidInput(f"unknown pattern type {pattern_type!r}: use command, regex or intent")
+
+
+def _create_rule(store, content: str, spec: dict, *, scope: str, action: str, confirmed: bool,
+                 message: str) -> dict | None:
+    """Create the entry and its enforcement rule through the rules area when it is there."""
+    kwargs = dict(pattern=spec["pattern"], pattern_type=spec["pattern_type"], action=action, severity="medium",
+                  alternative=spec.get("alternative"), message=message, tools=spec.get("tools"),
+                  fields=spec.get("fields"), scope=scope, provenance="promoted", confirmed=confirmed,
+                  source="promoted")
+    try:
+        from ..rules import api as rules_api
+
+        create = getattr(rules_api, "create_rule", None)
+    except ImportError:
+        create = None
+    if create is not None:
+        if spec.get("conditions"):
+            try:
+                return create(store, content, conditions=spec["conditions"], **kwargs)
+            except TypeError:
+                return None  # cannot limit it as derived: a broader rule would misfire
+        return create(store, content, **kwargs)
+    if spec.get("conditions"):
+        return None
+    # The rules area's API is not available: write the same two rows it would.
+    from .. import entries
+
+    _validate_pattern(spec["pattern"], spec["pattern_type"])
+    entry = entries.add(store, content, "rule", scope=scope, source="promoted", tags=["correction"])
+    now = now_iso()
+    store.execute(
+        "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative, active, message,"
+        " tools, fields, case_sensitive, provenance, confirmed, created_at, updated_at)"
+        " VALUES (?,?,?,?,?,?,1,?,?,?,0,'promoted',?,?,?)",
+        (entry["id"], spec["pattern"], spec["pattern_type"], action, "medium", spec.get("alternative"), message,
+         dumps(spec.get("tools") or []), dumps(spec.get("fields") or []), 1 if confirmed else 0, now, now))
+    return dict(store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry["id"],)))
+
+
+def _promote(store, row: dict, *, action: str, confirmed: bool, status: str, session_id: str | None,
+             strict: bool, pattern: str | None = None, pattern_type: str | None = None,
+             message: str | None = None, scope: str | None = None, content: str | None = None,
+             no_rule: bool = False) -> dict:
+    """Turn a correction into a memory entry and, when possible, a rule. ``strict``: errors
+    in a pattern the person gave are raised; derived ones that fail fall back to the entry."""
+    from .. import entries
+
+    statement = row.get("statement") or compose_statement(row.get("what_was_wrong") or "", row.get("what_is_right") or "")
+    content = content or _sentence(statement)
+    scope = scope or row.get("scope") or "global"
+    n = int(row.get("occurrence_count") or 1)
+    message = message or f"Recorded correction (said {n} time{'s' if n != 1 else ''}): {_sentence(statement)}"
+    if no_rule:
+        spec = None
+    elif pattern:
+        ptype = pattern_type or "command"
+        _validate_pattern(pattern, ptype)
+        spec = {"pattern": pattern, "pattern_type": ptype,
+                "tools": ["Bash"] if ptype == "command" else None,
+                "fields": ["command"] if ptype == "command" else None,
+                "alternative": (f"use {row['what_is_right']}" if row.get("what_is_right") else None)}
+    else:
+        spec = derive_rule_spec(row)
+    rule = None
+    if spec:
+        try:
+            with store.transaction():
+                rule = _create_rule(store, content, spec, scope=scope, action=action, confirmed=confirmed,
+                                    message=message)
+        except Exception:  # a derived pattern the rules area refuses: keep the entry, lose nothing
+            if strict:
+                raise
+            rule = None
+    if rule:
+        entry_id = rule["id"]
+    else:
+        etype = "rule" if row.get("what_was_wrong") else "preference"
+        entry = entries.add(store, content, etype, scope=scope, source="promoted", tags=["correction"],
+                            audit_context=f"correction {row['id']}")
+        entry_id = entry["id"]
+    now = now_iso()
+    store.execute("UPDATE corrections SET status=?, promoted_to=?, reviewed_at=? WHERE id=?",
+                  (status, entry_id, now if status == "approved" else row.get("reviewed_at"), row["id"]))
+    audit.record(store, "promote", entry_id=entry_id, context=statement[:300],
+                 result="approved" if status == "approved" else "proposed",
+                 details={"correction_id": row["id"], "occurrences": n, "sessions": len(_sessions(row)),
+                          "rule": ({"pattern": rule.get("pattern"), "pattern_type": rule.get("pattern_type"),
+                                    "action": rule.get("action")} if rule else None)},
+                 session_id=session_id)
+    return {"entry_id": entry_id, "rule_id": entry_id if rule else None,
+            "action": rule.get("action") if rule else None}
+
+
+# --------------------------------------------------------------------------- reading
+
+def resolve(store, ref: str) -> dict:
+    """A correction by id, unique id prefix (4+ characters), or the id of the entry it became."""
+    ref = (ref or "").strip()
+    if not ref:
+        raise InvalidInput("a correction id is required")
+    row = store.row("SELECT * FROM corrections WHERE id = ?", (ref,))
+    if row is None:
+        row = store.row("SELECT * FROM corrections WHERE promoted_to = ?", (ref,))
+    if row is None and len(ref) >= 4:
+        like = ref.replace("%", "").replace("_", "\\_") + "%"
+        rows = store.rows("SELECT * FROM corrections WHERE id LIKE ? ESCAPE '\\' OR promoted_to LIKE ? ESCAPE '\\' LIMIT 3",
+                          (like, like))
+        if len(rows) > 1:
+            raise InvalidInput(f"id prefix {ref!r} is ambiguous; give more characters")
+        row = rows[0] if rows else None
+    if row is None:
+        raise NotFound(f"no correction with id {ref!r}")
+    return row
+
+
+def view(store, row: dict) -> dict:
+    """The public shape of a correction (no vector bytes), with its entry and rule."""
+    rule = None
+    entry = None
+    if row.get("promoted_to"):
+        entry = store.row("SELECT id, content, type, scope, status, confidence FROM memory_entries WHERE id = ?",
+                          (row["promoted_to"],))
+        r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (row["promoted_to"],))
+        if r is not None:
+            rule = {k: r.get(k) for k in ("pattern", "pattern_type", "action", "severity", "alternative",
+                                          "active", "confirmed", "message", "provenance")}
+            for k in ("tools", "fields"):
+                try:
+                    rule[k] = json.loads(r.get(k) or "[]")
+                except ValueError:
+                    rule[k] = []
+            rule["active"], rule["confirmed"] = bool(rule["active"]), bool(rule["confirmed"])
+    sessions = _sessions(row)
+    return {
+        "correction": True,
+        "id": row["id"],
+        "kind": row["detection_type"],
+        "statement": row.get("statement") or compose_statement(row["what_was_wrong"], row["what_is_right"]),
+        "what_was_wrong": row["what_was_wrong"],
+        "what_is_right": row["what_is_right"],
+        "confidence": row["confidence"],
+        "occurrences": row["occurrence_count"],
+        "sessions": len(sessions),
+        "session_ids": sessions,
+        "status": row["status"],
+        "scope": row["scope"],
+        "context": row["context"],
+        "user_message": row["user_message"],
+        "detected_at": row["detected_at"],
+        "last_seen_at": row["last_seen_at"],
+        "reviewed_at": row["reviewed_at"],
+        "promoted_entry_id": row["promoted_to"],
+        "promoted_rule_id": row["promoted_to"] if rule else None,
+        "entry": entry,
+        "rule": rule,
+    }
+
+
+def list_corrections(store, *, status: str | None = None, limit: int = 100) -> list[dict]:
+    if status and status not in STATUSES and status != "all":
+        raise InvalidInput(f"unknown status {status!r}: use one of {', '.join(STATUSES)} or all")
+    sql, params = "SELECT * FROM corrections", []
+    if status and status != "all":
+        sql += " WHERE status = ?"
+        params.append(status)
+    sql += " ORDER BY last_seen_at DESC LIMIT ?"
+    params.append(int(limit))
+    return [view(store, r) for r in store.rows(sql, params)]
+
+
+def review_queue(store) -> list[dict]:
+    """What waits for the person: proposed rules first, then corrections that have content,
+    most repeated first. Each item has ``item`` = "proposal" | "correction" and, for pending
+    corrections, the rule approval would create (``suggested_rule``)."""
+    items = []
+    for r in store.rows("SELECT * FROM corrections WHERE status = 'promoted' ORDER BY last_seen_at DESC"):
+        v = view(store, r)
+        v["item"] = "proposal"
+        items.append(v)
+    for r in store.rows("SELECT * FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''"
+                        " ORDER BY occurrence_count DESC, last_seen_at DESC"):
+        v = view(store, r)
+        v["item"] = "correction"
+        spec = derive_rule_spec(r)
+        v["suggested_rule"] = ({k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")}
+                               if spec else None)
+        items.append(v)
+    return items
+
+
+# --------------------------------------------------------------------------- review actions
+
+def _check_action(action: str | None) -> str | None:
+    if action is None:
+        return None
+    a = action.strip().lower()
+    if a not in RULE_ACTIONS:
+        raise InvalidInput(f"unknown action {action!r}: use one of {', '.join(RULE_ACTIONS)}")
+    return a
+
+
+def approve(store, ref: str, *, action: str | None = None, pattern: str | None = None,
+            pattern_type: str | None = None, message: str | None = None, scope: str | None = None,
+            content: str | None = None, no_rule: bool = False) -> dict:
+    """Confirm a proposal (or promote a pending correction now), optionally changing the
+    rule's action, pattern, message and the entry's scope and text. ``no_rule``: keep it as
+    a remembered entry only (an existing proposed rule is switched off)."""
+    from .. import entries
+    from .. import scope as scopes
+
+    action = _check_action(action)
+    scope = scopes.parse(scope) if scope else None
+    if content is not None:
+        content = _redact(content)[0].strip()
+        if not content:
+            raise InvalidInput("content is empty")
+    if message is not None:
+        message = _redact(message)[0].strip() or None
+    with store.transaction():
+        row = resolve(store, ref)
+        if row["status"] in ("promoted", "approved") and row["promoted_to"] and \
+                store.value("SELECT 1 FROM memory_entries WHERE id = ?", (row["promoted_to"],)):
+            eid = row["promoted_to"]
+            rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (eid,))
+            if no_rule:
+                if rule is not None:
+                    store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?",
+                                  (now_iso(), eid))
+            elif rule is None and pattern:
+                ptype = pattern_type or "command"
+                _validate_pattern(pattern, ptype)
+                now = now_iso()
+                store.execute(
+                    "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative, active,"
+                    " message, tools, fields, case_sensitive, provenance, confirmed, created_at, updated_at)"
+                    " VALUES (?,?,?,?,'medium',?,1,?,?,?,0,'promoted',1,?,?)",
+                    (eid, pattern, ptype, action or "warn",
+                     f"use {row['what_is_right']}" if row["what_is_right"] else None,
+                     message or _sentence(row.get("statement") or ""),
+                     dumps(["Bash"] if ptype == "command" else []), dumps(["command"] if ptype == "command" else []),
+                     now, now))
+                entries.update(store, eid, type="rule")
+            elif rule is not None:
+                sets, params = ["confirmed = 1", "active = 1", "updated_at = ?"], [now_iso()]
+                if action:
+                    sets.append("action = ?")
+                    params.append(action)
+                if pattern:
+                    ptype = pattern_type or rule["pattern_type"]
+                    _validate_pattern(pattern, ptype)
+                    sets += ["pattern = ?", "pattern_type = ?"]
+                    params += [pattern, ptype]
+                if message:
+                    sets.append("message = ?")
+                    params.append(message)
+                params.append(eid)
+                store.execute(f"UPDATE enforcement_rules SET {', '.join(sets)} WHERE id = ?", params)
+            if content or scope:
+                entries.update(store, eid, content=content, scope=scope)
+            if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) != "active":
+                entries.update(store, eid, status="active")
+            store.execute("UPDATE corrections SET status='approved', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
+            audit.record(store, "promote", entry_id=eid, context=(row.get("statement") or "")[:300], result="approved",
+                         details={"correction_id": row["id"], "action": action, "pattern": pattern})
+        else:
+            _promote(store, row, action=action or "warn", confirmed=True, status="approved", session_id=None,
+                     strict=True, pattern=pattern, pattern_type=pattern_type, message=message, scope=scope,
+                     content=content, no_rule=no_rule)
+        return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+
+
+def reject(store, ref: str, reason: str | None = None) -> dict:
+    """Reject a correction or proposal: its rule is switched off and its entry archived, and it
+    is never proposed again (repeats still count)."""
+    from .. import entries
+
+    with store.transaction():
+        row = resolve(store, ref)
+        eid = row["promoted_to"]
+        if eid and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (eid,)):
+            store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now_iso(), eid))
+            if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) == "active":
+                entries.archive(store, eid, reason=reason or "correction rejected in review")
+        store.execute("UPDATE corrections SET status='rejected', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
+        audit.record(store, "reject", entry_id=eid, context=(row.get("statement") or "")[:300],
+                     result="rejected", details={"correction_id": row["id"], "reason": _redact(reason)[0] or None})
+        return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+
+
+def edit(store, ref: str, *, what_was_wrong: str | None = None, what_is_right: str | None = None,
+         statement: str | None = None) -> dict:
+    """Correct what was detected. The key is recomputed so later repeats still match."""
+    from .similar import correction_key
+
+    with store.transaction():
+        row = resolve(store, ref)
+        wrong = _redact(what_was_wrong)[0].strip() if what_was_wrong is not None else row["what_was_wrong"]
+        right = _redact(what_is_right)[0].strip() if what_is_right is not None else row["what_is_right"]
+        if statement is not None:
+            stmt = _redact(statement)[0].strip()
+        elif what_was_wrong is not None or what_is_right is not None:
+            stmt = compose_statement(wrong, right)
+        else:
+            stmt = row.get("statement")
+        if not (wrong or right or stmt):
+            raise InvalidInput("a correction needs what was wrong, what is right, or a statement")
+        key = correction_key(wrong, right) if (wrong or right) else None
+        store.execute("UPDATE corrections SET what_was_wrong=?, what_is_right=?, statement=?, key=?, embedding=NULL"
+                      " WHERE id=?", (wrong, right, stmt, key, row["id"]))
+        audit.record(store, "update", entry_id=row["promoted_to"], context=(stmt or "")[:300], result="correction",
+                     details={"correction_id": row["id"], "what_was_wrong": wrong, "what_is_right": right})
+        return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))

@@ -1,0 +1,676 @@
+"""Find corrections in what the person typed: rules of English, no model, no network.
+
+Runs inside the UserPromptSubmit hook on every prompt, so it must be cheap and must rather
+miss a correction than invent one: a false positive becomes a remembered "rule" nobody gave.
+The design follows from that:
+
+* Only **clause-initial** forms count. "Never use X" and "No, don't X" are corrections;
+  "add a flag so it doesn't print colors" and "make sure the tests don't hit the network" hold
+  the same words in a subordinate clause and are requests.
+* **Quoted material is masked** before matching: code fences, `inline code`, "double",
+  'single' and “curly” quotes, and lines starting with ``>``. What the person quotes is not
+  what the person says. Masked spans are restored in what is extracted, so
+  "use `pnpm`, not `npm`" still yields pnpm and npm.
+* **Questions are not corrections** ("should we never use X?"), except the rhetorical forms
+  that are ("why did you X?", "didn't I tell you to X?", "can you stop X?").
+* Praise, thanks and reassurance ("no problem", "no, that's great", "don't worry", "never
+  mind") and temporary instructions ("don't push yet", "for now") are left alone.
+
+Kinds and confidence (seed 002: explicit high, implicit medium, inferred low):
+
+* ``explicit`` 0.9: the person states the rule ("never use X", "use X, not Y", "that's
+  wrong, ...", "No, do it this way"). An explicit statement stays explicit when it is
+  introduced by a repetition phrase ("Like I said, never use npm"); ``repeated`` is then set.
+* ``implicit`` 0.6: the person signals a repeated or unwanted behaviour ("I already told
+  you...", "again, ...", "for the third time", "I didn't ask for that", "you keep doing X").
+* ``implicit`` 0.3 (inferred): a rhetorical question from which a correction is inferred
+  ("why did you delete the tests?").
+"""
+
+from __future__ import annotations
+
+import re
+from .similar import correction_key
+
+__all__ = ["Detection", "detect", "EXPLICIT_CONFIDENCE", "IMPLICIT_CONFIDENCE", "INFERRED_CONFIDENCE"]
+
+EXPLICIT_CONFIDENCE = 0.9
+IMPLICIT_CONFIDENCE = 0.6
+INFERRED_CONFIDENCE = 0.3
+
+_MAX_PART = 200  # characters kept of what_was_wrong / what_is_right
+_MAX_MESSAGE = 4000  # longer prompts are pasted material, scanned only at the start
+
+
+_DETECTION_FIELDS = ("kind", "what_was_wrong", "what_is_right", "confidence", "key", "statement", "signal",
+                     "sentence", "repeated", "scope_hint", "verb")
+
+
+class Detection:
+    """One detected correction. A plain class: ``dataclasses`` costs ~6 ms per hook process.
+
+    kind: "explicit" | "implicit"; what_was_wrong / what_is_right: "" when the person did not
+    say (the caller fills the wrong part from context); key: normalised dedupe key
+    (similar.correction_key); statement: one short sentence ("use pnpm, not npm"); signal:
+    which form matched ("use-not", "never", "already-told", ...); sentence: where it came from,
+    quotes restored; repeated: the person said it is a repetition; scope_hint: "project" when
+    the person said "in this repo"/"here"; verb: "use" when the forbidden/required thing is a
+    tool or name being used.
+    """
+
+    __slots__ = _DETECTION_FIELDS
+
+    def __init__(self, *, kind: str, what_was_wrong: str, what_is_right: str, confidence: float, key: str,
+                 statement: str, signal: str, sentence: str, repeated: bool = False,
+                 scope_hint: str | None = None, verb: str = ""):
+        self.kind = kind
+        self.what_was_wrong = what_was_wrong
+        self.what_is_right = what_is_right
+        self.confidence = confidence
+        self.key = key
+        self.statement = statement
+        self.signal = signal
+        self.sentence = sentence
+        self.repeated = repeated
+        self.scope_hint = scope_hint
+        self.verb = verb
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in _DETECTION_FIELDS}
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Detection) and self.as_dict() == other.as_dict()
+
+    def __repr__(self) -> str:
+        return f"Detection({self.kind}, wrong={self.what_was_wrong!r}, right={self.what_is_right!r}, " \
+               f"confidence={self.confidence}, signal={self.signal!r})"
+
+
+# --------------------------------------------------------------------------- patterns
+
+_P: dict[str, re.Pattern[str]] = {}
+
+_VERB_ALT = (
+    r"use|run|call|prefer|pick|choose|go with|switch to|try|write|put|do|install|import|type|"
+    r"launch|start|open|edit|read|keep|set|name|make it|return|add|commit|push|deploy|test"
+)
+_NEG_LEAD = (
+    r"you\s+(?:should|must|need\s+to)\s+(?:never|not)|you\s+shouldn'?t|you\s+mustn'?t|"
+    r"please\s+(?:never|don'?t|do\s+not)|never\s+ever|never|do\s+not\s+ever|don'?t\s+ever|do\s+not|"
+    r"don'?t|dont|avoid|quit|no\s+more|we\s+(?:never|don'?t|do\s+not)|"
+    r"i\s+don'?t\s+want\s+you\s+to|i\s+do\s+not\s+want\s+you\s+to|stop"
+)
+_SOURCES = {
+    # interjections that may open a sentence; "no" is remembered as a signal
+    "interj": r"(?P<w>no+|nope|nah|wrong|incorrect|ugh+|argh+|hey|ok(?:ay)?|so|well|and|but|also|please|pls|plz|"
+              r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+)"
+              r"(?:\s*[,.!:;—–-]+\s*|\s+(?=(?:don'?t|do not|never|not|stop|i|that'?s|it'?s|wrong|just|"
+              r"please|use|always|instead|you|so|ok|okay|well|and|but|also|no|nope|hey|look|listen|seriously|"
+              r"avoid|we)\b)|\s*$)",
+    "use_not": rf"^(?P<verb>{_VERB_ALT}|it'?s|it\s+is|it\s+should\s+be|should\s+be|(?:that|this)\s+should\s+be|"
+               r"i\s+meant|i\s+said|i\s+asked\s+for|i\s+wanted|we\s+use|you\s+should\s+(?:have\s+)?(?:use|used)|"
+               r"just\s+use|always\s+use)\s+(?P<right>.+?)\s*(?P<sep>,|;|—|–|-)?\s*(?:and\s+|but\s+)?"
+               r"(?P<neg>not|instead\s+of|rather\s+than)\s+(?P<wrong>.+)$",
+    "bare_not": r"^(?P<right>[^,;]+?)\s*(?:,|;|—|–)\s*not\s+(?P<wrong>.+)$",
+    "instead_of": rf"^(?:instead\s+of|rather\s+than)\s+(?P<wrong>.+?)\s*,\s*(?:(?:you\s+should|please|just)\s+)?"
+                  rf"(?P<verb>{_VERB_ALT})?\s*(?P<right>.+)$",
+    "prefer_over": r"^(?:always\s+)?prefer\s+(?P<right>.+?)\s+(?:over|to)\s+(?P<wrong>.+)$",
+    "use_instead": rf"^(?:(?:just|please)\s+)?(?P<verb>{_VERB_ALT})\s+(?P<right>.+?)\s*,?\s+instead\b(?:\s+of\s+(?P<wrong>.+))?\W*$",
+    "forget": r"^(?:don'?t|do\s+not|never)\s+forget\s+(?:to\s+|about\s+)?(?P<right>.+)$",
+    "neg": rf"^(?P<lead>{_NEG_LEAD})\s+(?P<rest>.+)$",
+    "always": r"^(?:you\s+(?:should|must)\s+always|always|we\s+always|make\s+sure\s+(?:you|to)\s+always|"
+              r"from\s+now\s+on\s*,?|going\s+forward\s*,?|in\s+the\s+future\s*,?)\s+(?P<right>.+)$",
+    "wrong": r"^(?:that'?s|that\s+is|this\s+is|it'?s|it\s+is|you'?re|you\s+are|you\s+got\s+(?:it|that))\s+"
+             r"(?:(?:all|completely|totally|still|just|clearly|simply)\s+)?"
+             r"(?P<what>wrong|incorrect|not\s+(?:right|correct|it|what\s+i\s+(?:asked|wanted|meant|said)(?:\s+for)?)|"
+             r"the\s+wrong\s+\w+)\b(?P<rest>.*)$",
+    "you_wrong_thing": r"^you\s+(?:used|edited|ran|changed|deleted|picked|opened|modified|touched|called|installed)\s+"
+                       r"the\s+wrong\s+(?P<thing>.+)$",
+    "wrong_thing": r"^wrong\s+(?P<thing>file|branch|directory|folder|command|function|method|class|package|"
+                   r"repo|repository|project|version|path|tool|module|test|one|place|approach)\b(?P<rest>.*)$",
+    "should_have": r"^you\s+(?:should\s+have|should'?ve|were\s+supposed\s+to|was\s+supposed\s+to)\s+(?P<right>.+)$",
+    "shouldnt_have": r"^you\s+(?:shouldn'?t\s+have|should\s+not\s+have|should\s+never\s+have)\s+(?P<wrong>.+)$",
+    "i_meant": r"^i\s+(?:meant|wanted|asked\s+for|asked\s+you\s+to)\s+(?P<right>.+)$",
+    "can_you_stop": r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:stop|quit|not|never)\s+(?P<rest>.+?)\??$",
+    "no_not": r"^not\s+(?P<wrong>.+?)(?:\s*(?:,|;|—|–)\s*(?:but\s+)?(?P<right>.+))?$",
+    # implicit
+    "told": r"^(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|literally\s+|specifically\s+|clearly\s+)?(?:told|asked)\s+you|"
+            r"didn'?t\s+i\s+(?:just\s+)?(?:tell|ask)\s+you|did\s+i\s+not\s+(?:tell|ask)\s+you|"
+            r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:tell|ask|remind)\s+you|"
+            r"i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|mentioned|explained)\s+(?:this|that|it)|"
+            r"i\s+keep\s+(?:telling|asking|reminding)\s+you)\b(?P<tail>.*)$",
+    "again": r"^(?:once\s+again|again|one\s+more\s+time|yet\s+again)\b\s*[,:!.—–-]+\s*(?P<rest>.+)$",
+    "like_said": r"^(?:like|as)\s+i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|mentioned|told\s+you|explained|asked|wrote|"
+                 r"said\s+before)(?:\s+(?:before|already|earlier|previously|twice|many\s+times|\w+\s+times))?\b"
+                 r"\s*[,:!.—–-]*\s*(?P<rest>.*)$",
+    "nth_time": r"^for\s+the\s+(?:second|third|fourth|fifth|sixth|tenth|nth|umpteenth|hundredth|millionth|last|"
+                r"\d+(?:st|nd|rd|th))\s+time\b\s*[,:!.—–-]*\s*(?P<rest>.*)$",
+    "why": r"^why\s+(?P<aux>did|would|are|were|have|do|didn'?t|don'?t|is\s+it\s+that)\s+you\s+"
+           r"(?P<keep>keep\s+(?:on\s+)?)?(?P<what>.+?)\s*\??$",
+    "didnt_ask": r"^(?:i\s+(?:didn'?t|did\s+not|never)\s+ask(?:ed)?(?:\s+you)?(?:\s+(?:for|to))?|"
+                 r"nobody\s+asked(?:\s+you)?(?:\s+(?:for|to))?|no\s*one\s+asked(?:\s+you)?(?:\s+(?:for|to))?)\b"
+                 r"\s*(?P<wrong>.*)$",
+    "keep": r"^you(?:'re|\s+are)?\s+(?:keep|still|again|constantly)\s+(?:on\s+)?(?P<wrong>\w+ing\b.*)$",
+    "you_always": r"^you\s+always\s+(?P<wrong>.+)$",
+    "you_never": r"^you\s+never\s+(?P<right>.+)$",
+    "did_it_again": r"^(?:you(?:'ve|\s+have)?\s+(?:did|done)\s+(?:it|that|this)\s+again|you(?:'re|\s+are)\s+doing\s+"
+                    r"(?:it|that|this)\s+again|there\s+you\s+go\s+again|not\s+again|same\s+mistake(?:\s+again)?)\b(?P<rest>.*)$",
+    "forgot": r"^you\s+(?:forgot\s+to|forgot|failed\s+to|missed|neglected\s+to|skipped)\s+(?P<right>.+)$",
+    # one cheap scan before anything else: a correction holds at least one of these words
+    "prefilter": r"\b(?:no+|nope|nah|never|don'?t|dont|do\s+not|stop|quit|avoid|always|instead|rather|"
+                 r"wrong|incorrect|told|tell|again|said|time|why|ask|asked|keep|still|forgot|failed|missed|"
+                 r"meant|should|should'?ve|shouldn'?t|supposed|prefer|not|from\s+now\s+on|going\s+forward|"
+                 r"future|mentioned|explained|skipped|neglected|constantly|use|using|it'?s|that'?s)\b",
+    "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
+                r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release)\b",
+    "pronoun_start": r"(?:i|i'm|i've|i'd|we|he|she|they|it|you|my|our)\b",
+    "not_a_verb": r"(?:here|there|up|down|good|great|happy|glad|nice|fun|welcome|ready|a|an|the|so|such|my|your|"
+                  r"our|his|her|their|in|on|at|with|for|been|was|were|had|love|loved|liked|wanted|enjoy|enjoyed|"
+                  r"i|i'll|i'm|we|we'll|you|you're|it|it's|there's|that|this|nice|cool|awesome|\w+ing|\w+ed)\b",
+    # filters
+    "praise_after_no": r"^(?:problem|worries|worry|thanks|thank\s+you|need|biggie|doubt|way|kidding|issue|issues|"
+                       r"rush|pressure|prob|probs|sweat)\b|^(?:that'?s|it'?s|this\s+is|that\s+is|it\s+is|all|looks|"
+                       r"everything'?s?)\s+(?:\w+\s+)?(?:fine|great|perfect|good|ok|okay|awesome|right|correct|"
+                       r"excellent|amazing|nice|well|exactly|alright|cool)\b|^(?:not\s+(?:yet|now|really|quite|"
+                       r"sure|today|exactly|at\s+all|necessarily|bad))\b|^i\s+(?:don'?t|do\s+not)\s+think\b",
+    "neg_exclude": r"^(?:worry|worries|mind|know|think|understand|apologi[sz]e|be\s+sorry|hesitate|care|"
+                   r"get\s+me\s+wrong|thank|panic|rush|stress|feel|stop\b|forget|believe|remember|recall|see|"
+                   r"seen|been|had|heard|thought|felt|known|gone|got|gotten|was|were|is|are|have|has|mean|"
+                   r"matter|bother|give\s+up|quit\b(?=\s*(?:[.!,]|$|on\b|now\b))|say\s+never|lose\s+(?:hope|heart|faith|sight)|"
+                   r"miss\s+(?:a\s+beat|out)|sweat|settle|take\s+it\s+personally|hold\s+back|look\s+back|"
+                   r"be\s+(?:afraid|scared|shy|discouraged|sad|hard|so|too|nervous|a\s+stranger|silly|ridiculous)|"
+                   r"get\s+(?:discouraged|down|upset|mad|me\s+wrong)|"
+                   r"let\s+(?:anything|anyone|nobody|nothing|it|that|this|them|people|him|her|me|yourself)|"
+                   r"let\s+.{0,60}?\b(?:bring|get|keep|hold|stop)\s+you)\b",
+    "temporary": r"\b(?:yet|for\s+now|right\s+now|until|at\s+the\s+moment|for\s+the\s+moment|today|this\s+time|"
+                 r"for\s+this\s+one)\b",
+    "scope": r"\s+(?:(?:in|for|on|within)\s+(?:this|the|our|my)\s+(?:project|repo|repository|codebase|code\s*base|"
+             r"folder|directory|app|package|workspace|monorepo)|here|around\s+here)$",
+    "explain": r"\s*(?:,|;|—|–|\s-\s|\s--\s)\s*(?:because|since|as|it|it'?s|this|that'?s|that|which|otherwise|so|"
+               r"they|we|you|i|cause|cuz|'cause)\b.*$|\s+(?:because|since|otherwise|as\s+it|cause|cuz)\b.*$",
+    "this_way": r"^(?:do\s+it|do\s+this|do\s+that|like)\s+(?:this|that)(?:\s+way)?\s*[:,—–-]\s*(?P<how>.+)$",
+    "trail": r"(?:\s*[,;:]?\s+(?:again|anymore|any\s+more|ever|ever\s+again|please|okay|ok|thanks|thank\s+you|"
+             r"for\s+god'?s\s+sake|seriously|already|man|dude|guys|period)|\s*[.!?,;:…]+)$",
+    "imperative": rf"^(?:{_VERB_ALT}|do|don'?t|never|always|change|remove|delete|revert|undo|rename|move|fix|restore|"
+                  r"put|leave|go|switch|replace|drop|get\s+rid\s+of|rewrite|redo|swap|check|look|keep|stick|"
+                  r"instead|just|only|it\s+should|it'?s|it\s+is|that\s+should|you\s+should|you\s+need|we\s+use|"
+                  r"we\s+don'?t|the\s+other|i\s+meant|i\s+said|i\s+asked|i\s+wanted)\b",
+    "question_word": r"^(?:should|shall|would|could|can|do|does|did|is|are|was|were|will|what|how|which|when|where|who|"
+                     r"whom|whose|has|have|may|might)\b",
+    "strip_use_verb": r"^(?:use|using|used|utilize|utilise|utilizing|utilising|rely\s+on|relying\s+on)\s+(?P<obj>.+)$",
+    "gerund": r"^(?P<w>[a-z]+ing)\b(?P<rest>.*)$",
+    "split": r"(?<=[.!?;])\s+|\n+",
+    "to_or_not": r"^(?:\s*(?:already|before|earlier|twice|before|many\s+times|so\s+many\s+times|a\s+million\s+times|"
+                 r"a\s+hundred\s+times|\d+\s+times|\w+\s+times|this|that|it)\b)*\s*(?:(?P<neg>not\s+to|never\s+to)\s+"
+                 r"(?P<wrong>.+)|to\s+(?P<right>.+)|that\s+(?P<that>.+)|\s*[,:.!—–-]+\s*(?P<rest>.+))?$",
+}
+
+
+def _re(name: str) -> re.Pattern[str]:
+    p = _P.get(name)
+    if p is None:
+        flags = re.IGNORECASE | (re.MULTILINE if name == "split" else 0)
+        p = re.compile(_SOURCES[name], flags)
+        _P[name] = p
+    return p
+
+
+# --------------------------------------------------------------------------- masking
+
+_MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"
+
+
+class _Masked:
+    """Text with quoted spans replaced by placeholders that read as one opaque word."""
+
+    def __init__(self, text: str):
+        self.spans: list[str] = []
+        t = text.replace("’", "'").replace("‘", "'")
+        t = re.sub(r"(?ms)^(```|~~~).*?(?:^\1[^\n]*$|\Z)", self._hide_block, t)
+        t = re.sub(r"(?m)^[ \t]*>.*$", "", t)  # quoted reply lines
+        t = re.sub(r"`([^`\n]+)`", self._hide, t)
+        t = re.sub(r'"([^"\n]{1,300})"', self._hide, t)
+        t = re.sub(r"“([^”\n]{1,300})”", self._hide, t)
+        t = re.sub(r"(?<![A-Za-z0-9])'([^'\n]{1,300}?)'(?![A-Za-z0-9])", self._hide, t)
+        self.text = t
+
+    def _hide(self, m: re.Match[str]) -> str:
+        self.spans.append(m.group(1).strip())
+        return f"{_MARK_OPEN}{len(self.spans) - 1}{_MARK_CLOSE}"
+
+    def _hide_block(self, m: re.Match[str]) -> str:
+        body = m.group(0).strip("`~\n ")
+        body = body.split("\n", 1)[1] if "\n" in body and re.match(r"^\w*$", body.split("\n", 1)[0]) else body
+        self.spans.append(body.strip())
+        return f" {_MARK_OPEN}{len(self.spans) - 1}{_MARK_CLOSE} "
+
+    def restore(self, s: str) -> str:
+        return re.sub(f"{_MARK_OPEN}(\\d+){_MARK_CLOSE}", lambda m: self.spans[int(m.group(1))], s)
+
+    @staticmethod
+    def only_quote(s: str) -> bool:
+        return re.fullmatch(f"\\s*(?:{_MARK_OPEN}\\d+{_MARK_CLOSE}\\s*)+[.!?]*\\s*", s) is not None
+
+
+# --------------------------------------------------------------------------- helpers
+
+_E_VERBS = {"us": "use", "writ": "write", "mak": "make", "creat": "create", "delet": "delete",
+            "chang": "change", "remov": "remove", "mov": "move", "cod": "code", "typ": "type",
+            "sav": "save", "clos": "close", "compil": "compile", "renam": "rename", "configur": "configure",
+            "invok": "invoke", "includ": "include", "pars": "parse", "merg": "merge", "forc": "force",
+            "leav": "leave", "giv": "give", "hav": "have", "tak": "take", "hardcod": "hardcode",
+            "generat": "generate", "updat": "update", "ignor": "ignore", "replac": "replace",
+            "overwrit": "overwrite", "rebas": "rebase", "releas": "release", "skipp": "skip",
+            "stag": "stage", "squash": "squash", "hid": "hide", "guess": "guess", "assum": "assume",
+            "introduc": "introduce", "produc": "produce", "reduc": "reduce", "serv": "serve",
+            "archiv": "archive", "bypass": "bypass", "disabl": "disable", "enabl": "enable", "wip": "wipe",
+            "doubl": "double", "wrapp": "wrap", "truncat": "truncate", "duplicat": "duplicate",
+            "mock": "mock", "paus": "pause", "clon": "clone", "prun": "prune", "dat": "date"}
+
+
+def _base_verb(gerund: str) -> str:
+    stem = gerund[:-3]
+    low = stem.lower()
+    if low in _E_VERBS:
+        return _E_VERBS[low]
+    if len(low) > 2 and low[-1] == low[-2] and low[-1] not in "dflsz":
+        return stem[:-1]  # running -> run, committing -> commit (but adding -> add)
+    return stem
+
+
+def _clean(part: str, masked: _Masked) -> tuple[str, str | None]:
+    """Trim fillers and scope phrases, restore quotes; returns (text, scope_hint)."""
+    s = _re("explain").sub("", part.strip()).strip()
+    m = _re("this_way").match(s)
+    if m:
+        s = m.group("how")
+    scope_hint = None
+    for _ in range(4):
+        before = s
+        s = _re("trail").sub("", s).strip()
+        m = _re("scope").search(s)
+        if m:
+            scope_hint = "project"
+            s = s[: m.start()].strip()
+        if s == before:
+            break
+    s = masked.restore(s).strip().strip("\"'`“”").strip()
+    if len(s) > _MAX_PART:
+        s = s[:_MAX_PART].rstrip() + "…"
+    return s, scope_hint
+
+
+def _strip_use(obj: str) -> tuple[str, str]:
+    """'using pythonw.exe' -> ('pythonw.exe', 'use'); 'pushing to main' -> ('push to main', '')."""
+    m = _re("strip_use_verb").match(obj)
+    if m:
+        return m.group("obj"), "use"
+    g = _re("gerund").match(obj)
+    if g and g.group("w").lower() not in ("nothing", "something", "anything", "everything", "thing", "string", "king", "ring", "spring"):
+        return _base_verb(g.group("w")) + g.group("rest"), ""
+    return obj, ""
+
+
+def _wordcount(s: str) -> int:
+    return len(s.split())
+
+
+_FILLER_WORDS = {"just", "really", "so", "very", "probably", "definitely", "actually", "simply", "basically", "still",
+                 "been", "a", "the", "that", "this", "it"}
+_PAST_TENSE = {"saw", "was", "were", "did", "had", "got", "went", "came", "knew", "thought", "felt", "heard", "said",
+               "told", "made", "took", "found", "gave", "left", "ran", "wrote", "met", "became", "began", "kept",
+               "seemed", "expected", "imagined", "dreamed", "dreamt", "realized", "realised", "stopped"}
+_AUX_END = re.compile(r"\b(?:do|does|did|is|are|was|were|can|could|should|would|will|must|have|has|had|may|might)$", re.I)
+
+
+# --------------------------------------------------------------------------- per-sentence matching
+
+class _Hit:
+    __slots__ = ("kind", "confidence", "signal", "wrong", "right", "verb", "repeated", "scope_hint", "sentence")
+
+    def __init__(self, kind: str, confidence: float, signal: str, wrong: str = "", right: str = "",
+                 verb: str = "", repeated: bool = False, scope_hint: str | None = None, sentence: str = ""):
+        self.kind, self.confidence, self.signal = kind, confidence, signal
+        self.wrong, self.right, self.verb = wrong, right, verb
+        self.repeated, self.scope_hint, self.sentence = repeated, scope_hint, sentence
+
+    @property
+    def has_content(self) -> bool:
+        return bool(self.wrong or self.right)
+
+
+def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> _Hit | None:
+    """The explicit forms, tried on a clause whose interjections were stripped."""
+    def hit(signal: str, wrong: str = "", right: str = "", verb: str = "") -> _Hit:
+        w, s1 = _clean(wrong, masked) if wrong else ("", None)
+        r, s2 = _clean(right, masked) if right else ("", None)
+        return _Hit("explicit", EXPLICIT_CONFIDENCE, signal, w, r, verb, scope_hint=s1 or s2)
+
+    if question:
+        m = _re("can_you_stop").match(body)
+        if m:
+            wrong, verb = _strip_use(m.group("rest"))
+            return hit("can-you-stop", wrong=wrong, verb=verb)
+        return None
+
+    m = _re("forget").match(body)
+    if m:
+        return hit("dont-forget", right=m.group("right"))
+
+    m = _re("use_not").match(body)
+    if m and _wordcount(m.group("right")) <= 8 and _wordcount(m.group("wrong")) <= 10 \
+            and not _AUX_END.search(m.group("right")) and not m.group("wrong").lower().startswith(("only", "just", "yet", "now")) \
+            and (m.group("sep") or m.group("neg").lower() != "not" or "use" in m.group("verb").lower()
+                 or m.group("verb").lower() in ("run", "call", "install", "import", "launch", "prefer")) \
+            and m.group("right").lower() not in _FILLER_WORDS:
+        verb = m.group("verb").lower()
+        verb = "use" if "use" in verb else ("" if verb.startswith(("it", "should", "that", "this", "i ", "we")) else verb)
+        return hit("use-not", wrong=m.group("wrong"), right=m.group("right"), verb=verb)
+
+    m = _re("instead_of").match(body)
+    if m and (m.group("verb") or (_wordcount(m.group("right")) <= 3
+                                  and not _re("pronoun_start").match(m.group("right")))):
+        verb = (m.group("verb") or "").lower()
+        return hit("instead-of", wrong=m.group("wrong"), right=m.group("right"), verb="use" if verb == "use" else verb)
+
+    m = _re("prefer_over").match(body)
+    if m:
+        return hit("prefer-over", wrong=m.group("wrong"), right=m.group("right"), verb="use")
+
+    m = _re("use_instead").match(body)
+    if m:
+        verb = m.group("verb").lower()
+        return hit("use-instead", wrong=m.group("wrong") or "", right=m.group("right"), verb="use" if verb == "use" else verb)
+
+    m = _re("shouldnt_have").match(body)
+    if m:
+        return hit("shouldnt-have", wrong=m.group("wrong"))
+
+    m = _re("neg").match(body)
+    if m:
+        lead, rest = m.group("lead").lower(), m.group("rest")
+        if _re("neg_exclude").match(rest) or _re("temporary").search(rest):
+            return None
+        first = rest.split()[0].lower() if rest.split() else ""
+        if lead.startswith("we") and not _re("we_verbs").match(rest):
+            return None  # "we don't go often": a habit, not a convention
+        if first in _PAST_TENSE:
+            return None  # "never saw this coming"
+        if lead == "stop" or lead == "quit":
+            if not (first.endswith("ing") or first in ("it", "that", "this", "doing")):
+                return None  # "stop the server" is an instruction, not a correction
+        elif first.endswith("ed") and first not in ("need", "feed", "seed", "embed", "shed", "speed", "proceed", "exceed"):
+            return None  # "never used it before": a statement
+        # "don't use npm, use pnpm (instead)" / "never X - Y instead"
+        alt = re.match(rf"^(?P<wrong>.+?)\s*(?:,|;|—|–|\s-)\s*(?:but\s+|instead\s*,?\s*|just\s+|rather\s*,?\s*)?"
+                       rf"(?P<verb>{_VERB_ALT})\s+(?P<right>.+?)(?:\s+instead)?\W*$", rest, re.I)
+        right = ""
+        if alt and not _re("temporary").search(alt.group("right")):
+            rest, right = alt.group("wrong"), alt.group("right")
+        wrong, verb = _strip_use(rest)
+        signal = "never" if "never" in lead else ("stop" if lead in ("stop", "quit") else ("avoid" if lead == "avoid" else "dont"))
+        return hit(signal, wrong=wrong, right=right, verb=verb)
+
+    m = _re("always").match(body)
+    if m and not _re("temporary").search(m.group("right")) and not _re("not_a_verb").match(m.group("right")) \
+            and not (body.lower().startswith("we ") and not _re("we_verbs").match(m.group("right"))):
+        right, verb = _strip_use(m.group("right"))
+        return hit("always", right=right, verb=verb)
+
+    m = _re("wrong").match(body)
+    if m:
+        rest = re.sub(r"^\s*(?:[,:;.!—–-]+|\s+)\s*", "", m.group("rest"))
+        inner = _explicit(rest, masked, after_no=True, question=False) if rest else None
+        if inner is not None:
+            inner.signal = "thats-wrong+" + inner.signal
+            return inner
+        right, verb = _strip_use(rest) if rest and not _re("praise_after_no").match(rest) else ("", "")
+        return hit("thats-wrong", right=right, verb=verb)
+
+    m = _re("you_wrong_thing").match(body)
+    if m:
+        return hit("wrong-thing", wrong="the wrong " + m.group("thing"))
+
+    m = _re("wrong_thing").match(body)
+    if m:
+        rest = re.sub(r"^\s*[,:;.!—–-]*\s*", "", m.group("rest"))
+        right, verb = _strip_use(rest) if rest else ("", "")
+        return hit("wrong-thing", wrong="the wrong " + m.group("thing"), right=right, verb=verb)
+
+    m = _re("should_have").match(body)
+    if m:
+        right, verb = _strip_use(m.group("right"))
+        if right == m.group("right"):
+            right = re.sub(r"^used\s+", "", right, flags=re.I)
+            verb = "use" if right != m.group("right") else ""
+        return hit("should-have", right=right, verb=verb)
+
+    if after_no:
+        m = _re("i_meant").match(body)
+        if m:
+            return hit("i-meant", right=m.group("right"))
+        m = _re("no_not").match(body)
+        if m and not _re("praise_after_no").match(body):
+            return hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
+        m = _re("bare_not").match(body)
+        if m and _wordcount(m.group("right")) <= 5 and _wordcount(m.group("wrong")) <= 6:
+            return hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
+        if _re("imperative").match(body) and not _re("temporary").search(body):
+            right, verb = _strip_use(body)
+            return hit("no-then", right=right, verb=verb)
+        return None
+
+    m = _re("i_meant").match(body)
+    if m and body.lower().startswith("i meant"):
+        return hit("i-meant", right=m.group("right"))
+
+    m = _re("bare_not").match(body)
+    if m and _wordcount(m.group("right")) <= 3 and _wordcount(m.group("wrong")) <= 3 \
+            and not _re("question_word").match(body):
+        return hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
+    return None
+
+
+def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
+    def hit(signal: str, wrong: str = "", right: str = "", conf: float = IMPLICIT_CONFIDENCE, verb: str = "") -> _Hit:
+        w, s1 = _clean(wrong, masked) if wrong else ("", None)
+        r, s2 = _clean(right, masked) if right else ("", None)
+        return _Hit("implicit", conf, signal, w, r, verb, repeated=signal not in ("why", "didnt-ask", "forgot"),
+                    scope_hint=s1 or s2)
+
+    def with_inner(signal: str, rest: str) -> _Hit:
+        """A repetition phrase followed by the instruction itself."""
+        rest = (rest or "").strip()
+        if rest:
+            inner = _explicit(rest, masked, after_no=False, question=False)
+            if inner is not None:
+                inner.repeated = True
+                inner.signal = f"{signal}+{inner.signal}"
+                return inner
+            inner_imp = _implicit(rest, masked, question=False)
+            if inner_imp is not None:
+                inner_imp.signal = f"{signal}+{inner_imp.signal}"
+                inner_imp.repeated = True
+                return inner_imp
+            right, verb = _strip_use(rest)
+            return hit(signal, right=right, verb=verb)
+        return hit(signal)
+
+    m = _re("told").match(body)
+    if m:
+        t = _re("to_or_not").match(m.group("tail").strip())
+        if t is None:
+            return hit("already-told")
+        if t.group("wrong"):
+            wrong, verb = _strip_use(t.group("wrong"))
+            return hit("already-told", wrong=wrong, verb=verb)
+        if t.group("right"):
+            right, verb = _strip_use(t.group("right"))
+            return hit("already-told", right=right, verb=verb)
+        return with_inner("already-told", t.group("that") or t.group("rest") or "")
+
+    m = _re("why").match(body)
+    if m:
+        aux = m.group("aux").lower()
+        what = m.group("what")
+        if aux == "do" and not m.group("keep"):
+            return None  # "why do you think so?": a question
+        if aux.startswith(("didn", "don")):
+            right, verb = _strip_use(what)
+            return hit("why", right=right, conf=INFERRED_CONFIDENCE, verb=verb)
+        wrong, verb = _strip_use(what)
+        conf = IMPLICIT_CONFIDENCE if m.group("keep") else INFERRED_CONFIDENCE
+        return hit("you-keep" if m.group("keep") else "why", wrong=wrong, conf=conf, verb=verb)
+
+    if question:
+        return None
+
+    for signal in ("again", "like_said", "nth_time"):
+        m = _re(signal).match(body)
+        if m:
+            return with_inner(signal.replace("_", "-"), m.group("rest"))
+
+    m = _re("didnt_ask").match(body)
+    if m:
+        wrong = m.group("wrong").strip()
+        if wrong.lower().rstrip(".!") in ("that", "this", "it", "any of that", "any of this", "for that"):
+            wrong = ""
+        wrong, verb = _strip_use(wrong)
+        return hit("didnt-ask", wrong=wrong, verb=verb)
+
+    m = _re("did_it_again").match(body)
+    if m:
+        rest = re.sub(r"^\s*[,:;.!—–-]*\s*", "", m.group("rest"))
+        return with_inner("did-it-again", rest)
+
+    m = _re("keep").match(body)
+    if m:
+        wrong, verb = _strip_use(m.group("wrong"))
+        return hit("you-keep", wrong=wrong, verb=verb)
+
+    m = _re("you_always").match(body)
+    if m:
+        wrong, verb = _strip_use(m.group("wrong"))
+        return hit("you-always", wrong=wrong, verb=verb)
+
+    m = _re("you_never").match(body)
+    if m and not re.match(r"(?:know|cease|fail\s+to)\b", m.group("right"), re.I):
+        right, verb = _strip_use(m.group("right"))
+        return hit("you-never", right=right, verb=verb)
+
+    m = _re("forgot").match(body)
+    if m:
+        right, verb = _strip_use(m.group("right"))
+        return hit("forgot", right=right, verb=verb)
+    return None
+
+
+def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hit | None, bool]:
+    """Returns (hit, this sentence was a bare rejection such as 'No.' or 'Wrong!')."""
+    s = sentence.strip()
+    if not s or _Masked.only_quote(s):
+        return None, False
+    question = s.rstrip().endswith("?") or bool(re.search(r"\?\s*[!.]*$", s))
+    body = s
+    saw_no = False
+    interjections = 0
+    while True:
+        m = _re("interj").match(body)
+        if not m or m.end() == 0:
+            break
+        word = m.group("w").lower()
+        if word.startswith("no") or word in ("wrong", "incorrect"):
+            saw_no = True
+        elif word == "but" and saw_no:
+            return None, False  # "Nope, but it's my first time": an answer with a contrast
+        body = body[m.end():].lstrip()
+        interjections += 1
+        if interjections > 4:
+            break
+    body = body.strip()
+    if not body:
+        return None, saw_no  # "No." on its own: remember it for the next sentence
+    if saw_no and _re("praise_after_no").match(body):
+        return None, False
+    if re.match(r"^never\s*mind\b", body, re.I):
+        return None, False
+    after_no = saw_no or prev_no
+    # Question forms other than the rhetorical ones are not corrections.
+    if question and _re("question_word").match(body) and not re.match(
+            r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:stop|quit|not|never)\b", body, re.I):
+        hit = _implicit(body, masked, question=True)
+        return hit, False
+    hit = _explicit(body, masked, after_no=after_no, question=question)
+    if hit is None:
+        hit = _implicit(body, masked, question=question)
+    if hit is not None:
+        hit.sentence = masked.restore(s)
+    return hit, False
+
+
+def _statement(hit: _Hit) -> str:
+    verb = hit.verb
+    if hit.wrong and hit.right:
+        return f"{verb} {hit.right}, not {hit.wrong}".strip() if verb else f"{hit.right}, not {hit.wrong}"
+    if hit.wrong:
+        if hit.signal.endswith("avoid"):
+            return f"avoid {hit.wrong}"
+        if hit.signal.endswith("shouldnt-have"):
+            return f"should not have {hit.wrong}"
+        if hit.signal.endswith("wrong-thing"):
+            return f"not {hit.wrong}"
+        return f"do not {verb + ' ' if verb else ''}{hit.wrong}"
+    if hit.right:
+        return f"{verb + ' ' if verb else ''}{hit.right}"
+    return hit.sentence
+
+
+def detect(message: str) -> Detection | None:
+    """Return the correction in ``message`` or None. Never raises on text input."""
+    if not message or not isinstance(message, str):
+        return None
+    text = message[:_MAX_MESSAGE]
+    if not _re("prefilter").search(text):
+        return None
+    masked = _Masked(text)
+    hits: list[_Hit] = []
+    prev_no = False
+    for sentence in _re("split").split(masked.text):
+        if sentence is None:
+            continue
+        hit, bare_no = _sentence_hit(sentence, masked, prev_no=prev_no)
+        prev_no = bare_no
+        if hit is not None:
+            hits.append(hit)
+    if not hits:
+        return None
+    best = max(hits, key=lambda h: (h.confidence, h.has_content, bool(h.wrong and h.right)))
+    # Fill what the strongest sentence left out from the others ("That's wrong. Use pnpm, not npm.")
+    repeated = any(h.repeated for h in hits)
+    wrong, right, verb, scope_hint = best.wrong, best.right, best.verb, best.scope_hint
+    for h in hits:
+        if h is best:
+            continue
+        if not wrong and h.wrong:
+            wrong = h.wrong
+            verb = verb or h.verb
+        if not right and h.right:
+            right = h.right
+            verb = verb or h.verb
+        scope_hint = scope_hint or h.scope_hint
+    kind = "explicit" if any(h.kind == "explicit" for h in hits) else "implicit"
+    confidence = max(h.confidence for h in hits)
+    merged = _Hit(kind, confidence, best.signal, wrong, right, verb, repeated, scope_hint, best.sentence)
+    return Detection(
+        kind=kind,
+        what_was_wrong=wrong,
+        what_is_right=right,
+        confidence=confidence,
+        key=correction_key(wrong, right) if (wrong or right) else "",
+        statement=_statement(merged),
+        signal=best.signal,
+        sentence=best.sentence,
+        repeated=repeated,
+        scope_hint=scope_hint,
+        verb=verb,
+    )

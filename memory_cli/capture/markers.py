@@ -1,0 +1,349 @@
+"""Memory markers in the agent's own words, and the transcript reading that finds them.
+
+The agent records operational knowledge by writing ``[MEMORY:<category>] observation`` or
+``[MEMORY:<category>:<subject>] observation`` in its reply (seed 000). Only the assistant's
+own text may produce a memory: never a tool result (a file the agent read could contain
+markers), never the person's text, never text memory-cli itself put into the conversation
+(injected context, the marker instructions and their examples). So parsing
+
+* drops blocks memory-cli injected (between :data:`INJECTED_OPEN` and :data:`INJECTED_CLOSE`,
+  and Claude Code's ``<system-reminder>`` wrapper), code fences, inline code and ``>`` quotes
+  (markers shown as examples, not made);
+* drops markers identical to the examples in :mod:`.instructions`;
+* reports markers with an unknown category (or a malformed subject) separately, so the caller
+  logs a warning instead of storing them (seed 000: ``[MEMORY:misc] ...`` is rejected).
+
+Transcript reading is defensive: the JSONL format is undocumented, so unknown records and
+broken lines are skipped, and only the last few megabytes of a long transcript are read.
+Standard library only: this runs in the Stop hook after every turn.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+__all__ = [
+    "CATEGORIES", "MARKER_REGEX", "INJECTED_OPEN", "INJECTED_CLOSE", "Marker", "ParsedMarkers",
+    "parse_markers", "strip_injected", "wrap_injected", "assistant_text_since_last_stop",
+    "TranscriptContext", "last_user_context", "MAX_TRANSCRIPT_BYTES",
+]
+
+CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
+# Seed 000, verbatim.
+MARKER_REGEX = r"\[MEMORY:(timing|dependency|behavior|remediation|maintenance)(?::([a-zA-Z0-9_-]+))?\]\s*(.+)"
+# Anything that tries to be a marker, so that the ones the seed regex rejects can be reported.
+_ANY_MARKER_REGEX = r"\[(?i:memory):([^\]\s:]*)(?::([^\]]*))?\]\s*(.*)"
+
+INJECTED_OPEN = "<memory-cli-context>"
+INJECTED_CLOSE = "</memory-cli-context>"
+
+MAX_TRANSCRIPT_BYTES = 4 * 1024 * 1024
+MAX_OBSERVATION = 1000
+
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _re(name: str) -> re.Pattern[str]:
+    p = _compiled.get(name)
+    if p is None:
+        p = re.compile({
+            "marker": MARKER_REGEX,
+            "any": _ANY_MARKER_REGEX,
+            "start": r"\[(?i:memory):",
+            "injected": re.escape(INJECTED_OPEN) + r"[\s\S]*?(?:" + re.escape(INJECTED_CLOSE) + r"|\Z)",
+            "reminder": r"<system-reminder>[\s\S]*?(?:</system-reminder>|\Z)",
+            "fence": r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)",
+            "inline": r"`[^`\n]*`",
+            "quote": r"(?m)^[ \t]*>.*$",
+        }[name])
+        _compiled[name] = p
+    return p
+
+
+class Marker:
+    """One marker. ``problem`` says why a rejected marker was rejected (None when valid)."""
+
+    __slots__ = ("category", "subject", "observation", "raw", "problem")
+
+    def __init__(self, category: str, subject: str | None, observation: str, raw: str, problem: str | None = None):
+        self.category, self.subject, self.observation = category, subject, observation
+        self.raw, self.problem = raw, problem
+
+    def _key(self) -> tuple:
+        return (self.category, self.subject, self.observation, self.raw, self.problem)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Marker) and self._key() == other._key()
+
+    def __repr__(self) -> str:
+        return f"Marker({self.category!r}, {self.subject!r}, {self.observation!r}, problem={self.problem!r})"
+
+
+class ParsedMarkers:
+    """``markers``: valid, store them; ``unknown``: rejected, log a warning for each."""
+
+    __slots__ = ("markers", "unknown")
+
+    def __init__(self) -> None:
+        self.markers: list[Marker] = []
+        self.unknown: list[Marker] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.markers or self.unknown)
+
+
+def strip_injected(text: str) -> str:
+    """Remove what memory-cli (or Claude Code's hook wrapper) put into the conversation."""
+    if not text:
+        return ""
+    text = _re("injected").sub("", text)
+    return _re("reminder").sub("", text)
+
+
+def wrap_injected(text: str) -> str:
+    """Wrap context memory-cli injects so that an agent echoing it never re-stores it."""
+    return f"{INJECTED_OPEN}\n{text}\n{INJECTED_CLOSE}"
+
+
+def _clean_observation(obs: str) -> str:
+    obs = obs.strip()
+    obs = re.sub(r"^[*_~]+\s*", "", obs)       # "**[MEMORY:x]** observation"
+    obs = re.sub(r"\s*[*_~]+$", "", obs)
+    obs = obs.strip()
+    if len(obs) > MAX_OBSERVATION:
+        obs = obs[:MAX_OBSERVATION].rstrip() + "…"
+    return obs
+
+
+def _example_keys() -> set[tuple[str, str | None, str]]:
+    from .instructions import EXAMPLES
+    return {(c, s, o) for c, s, o in EXAMPLES}
+
+
+def parse_markers(text: str) -> ParsedMarkers:
+    """Markers in one piece of assistant text. Never raises on string input."""
+    result = ParsedMarkers()
+    if not text or not isinstance(text, str) or "[" not in text:
+        return result
+    if not _re("start").search(text):
+        return result
+    text = strip_injected(text)
+    text = _re("fence").sub("", text)
+    text = _re("quote").sub("", text)
+    text = _re("inline").sub("", text)
+    examples = _example_keys()
+    seen: set[tuple[str, str | None, str]] = set()
+    for line in text.splitlines():
+        starts = [m.start() for m in _re("start").finditer(line)]
+        for i, start in enumerate(starts):
+            end = starts[i + 1] if i + 1 < len(starts) else len(line)
+            segment = line[start:end].rstrip()
+            m = _re("marker").match(segment)
+            if m:
+                obs = _clean_observation(m.group(3))
+                key = (m.group(1), m.group(2), obs)
+                if obs and key not in examples and key not in seen:
+                    seen.add(key)
+                    result.markers.append(Marker(m.group(1), m.group(2), obs, segment))
+                continue
+            a = _re("any").match(segment)
+            if a is None:
+                result.unknown.append(Marker("", None, "", segment[:200], "malformed marker"))
+                continue
+            category, subject, obs = a.group(1), a.group(2), _clean_observation(a.group(3))
+            if category.startswith("<"):
+                continue  # the format's placeholder, as in the instructions: not an attempt
+            if category not in CATEGORIES:
+                problem = f"unknown category {category!r} (allowed: {', '.join(CATEGORIES)})"
+            elif not obs:
+                problem = "empty observation"
+            else:
+                problem = f"malformed subject {subject!r} (letters, digits, '-' and '_' only)"
+            result.unknown.append(Marker(category, subject or None, obs, segment[:200], problem))
+    return result
+
+
+# --------------------------------------------------------------------------- transcript
+
+def _reverse_records(path: str | os.PathLike, max_bytes: int, chunk: int = 65536):
+    """JSON objects of a JSONL file, newest first, reading backwards in chunks so that the
+    usual case (the current turn is near the end) reads a few kilobytes, never more than
+    ``max_bytes``. Broken lines and non-objects are skipped."""
+    try:
+        fh = open(path, "rb")
+    except (OSError, TypeError, ValueError):
+        return
+    with fh:
+        try:
+            fh.seek(0, os.SEEK_END)
+            pos = fh.tell()
+        except OSError:
+            return
+        floor = max(0, pos - max_bytes)
+        carry = b""
+        while pos > floor:
+            step = min(chunk, pos - floor)
+            pos -= step
+            try:
+                fh.seek(pos)
+                data = fh.read(step) + carry
+            except OSError:
+                return
+            lines = data.split(b"\n")
+            if pos > floor or floor > 0:
+                # The first piece starts mid-line: completed by the next (earlier) chunk, or,
+                # at the byte limit, a fragment that is dropped.
+                carry = lines.pop(0)
+            else:
+                carry = b""
+            for raw in reversed(lines):
+                if b'"tool_result"' in raw and b'"assistant"' not in raw:
+                    continue  # a tool's output (often the largest lines): never a turn boundary
+                rec = _decode_line(raw)
+                if rec is not None:
+                    yield rec
+
+
+def _decode_line(raw: bytes) -> dict | None:
+    raw = raw.strip()
+    if not raw or raw[:1] != b"{":
+        return None
+    try:
+        rec = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return rec if isinstance(rec, dict) else None
+
+
+def _message(rec: dict) -> dict:
+    msg = rec.get("message")
+    return msg if isinstance(msg, dict) else {}
+
+
+def _blocks(rec: dict) -> list:
+    content = _message(rec).get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, dict)]
+    return []
+
+
+_NOT_TYPED = ("<system-reminder>", "<user-prompt-submit-hook>", "[Request interrupted", "<local-command-stdout>",
+              "Caveat: The messages below were generated", INJECTED_OPEN)
+
+
+def _is_person_prompt(rec: dict) -> bool:
+    """A record holding what the person typed: the boundary between turns."""
+    if rec.get("type") != "user" or rec.get("isMeta") or rec.get("isCompactSummary") or rec.get("isSidechain"):
+        return False
+    if _message(rec).get("role") not in (None, "user"):
+        return False
+    blocks = _blocks(rec)
+    if not blocks or any(b.get("type") == "tool_result" for b in blocks):
+        return False
+    texts = [b.get("text") for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
+    if not texts and not any(b.get("type") == "image" for b in blocks):
+        return False
+    joined = "\n".join(texts).lstrip()
+    return not joined.startswith(_NOT_TYPED)
+
+
+def _is_assistant(rec: dict) -> bool:
+    if rec.get("type") != "assistant" or rec.get("isSidechain") or rec.get("isApiErrorMessage"):
+        return False
+    return _message(rec).get("role") in (None, "assistant")
+
+
+def assistant_text_since_last_stop(transcript_path: str | os.PathLike | None,
+                                   max_bytes: int = MAX_TRANSCRIPT_BYTES) -> str:
+    """The assistant's own text blocks of the current turn (since the person's last prompt),
+    oldest first, joined by blank lines. Tool results, tool inputs, thinking, the person's
+    text and subagent (sidechain) records are never included. "" when unreadable."""
+    if not transcript_path:
+        return ""
+    pieces: list[str] = []
+    seen: set[tuple] = set()
+    for rec in _reverse_records(transcript_path, max_bytes):
+        if _is_person_prompt(rec):
+            break
+        if not _is_assistant(rec):
+            continue
+        msg_id = _message(rec).get("id") or rec.get("uuid")
+        texts = [b.get("text") for b in _blocks(rec) if b.get("type") == "text" and isinstance(b.get("text"), str)]
+        for text in reversed(texts):
+            key = (msg_id, text)
+            if key in seen or not text.strip():
+                continue
+            seen.add(key)
+            pieces.append(text)
+    pieces.reverse()
+    return "\n\n".join(pieces)
+
+
+class TranscriptContext:
+    """The agent's last text and last tool call (name and a one-line input summary)."""
+
+    __slots__ = ("last_assistant_text", "last_tool_name", "last_tool_input")
+
+    def __init__(self, last_assistant_text: str | None = None, last_tool_name: str | None = None,
+                 last_tool_input: str | None = None):
+        self.last_assistant_text = last_assistant_text
+        self.last_tool_name = last_tool_name
+        self.last_tool_input = last_tool_input
+
+    def as_text(self, limit: int = 400) -> str:
+        """One line for a correction's `context` column ("" when nothing is known)."""
+        if self.last_tool_name:
+            text = f"after {self.last_tool_name}: {self.last_tool_input or ''}".rstrip(": ")
+        elif self.last_assistant_text:
+            text = "after the reply: " + " ".join(self.last_assistant_text.split())
+        else:
+            return ""
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _summarize_tool_input(name: str, tool_input) -> str:
+    if not isinstance(tool_input, dict):
+        return str(tool_input)[:300] if tool_input is not None else ""
+    for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            summary = " ".join(value.split())
+            return summary[:300]
+    try:
+        return json.dumps(tool_input, ensure_ascii=False, sort_keys=True)[:300]
+    except (TypeError, ValueError):
+        return ""
+
+
+def last_user_context(transcript_path: str | os.PathLike | None,
+                      max_bytes: int = MAX_TRANSCRIPT_BYTES) -> TranscriptContext:
+    """What the agent last said and did before the person's newest prompt: the latest
+    assistant turn's last text and last tool call. Empty context when unreadable."""
+    if not transcript_path:
+        return TranscriptContext()
+    text: str | None = None
+    tool_name: str | None = None
+    tool_input: str | None = None
+    seen_assistant = False
+    for rec in _reverse_records(transcript_path, max_bytes):
+        if _is_person_prompt(rec):
+            if seen_assistant:
+                break       # the turn before the previous prompt: too old
+            continue        # the prompt being submitted, if already written
+        if not _is_assistant(rec):
+            continue
+        seen_assistant = True
+        for block in reversed(_blocks(rec)):
+            btype = block.get("type")
+            if btype == "tool_use" and tool_name is None and isinstance(block.get("name"), str):
+                tool_name = block["name"]
+                tool_input = _summarize_tool_input(tool_name, block.get("input"))
+            elif btype == "text" and text is None and isinstance(block.get("text"), str) and block["text"].strip():
+                text = strip_injected(block["text"]).strip()[:2000] or None
+        if text is not None and tool_name is not None:
+            break
+    return TranscriptContext(text, tool_name, tool_input)

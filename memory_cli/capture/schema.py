@@ -1,0 +1,30 @@
+"""Migration 3 (capture): what correction counting and marker parsing need beyond the seed schema.
+
+- ``corrections.statement``: the one-line form shown to Claude and the person ("use pnpm, not
+  npm"); the seed columns keep only the parts.
+- ``corrections.embedding``: the statement's vector when the embedding daemon was warm at
+  capture time, so the next phrasing can be compared by meaning without re-embedding every
+  stored correction inside a hook.
+- ``capture_marker_seen``: markers already processed in a session. A Stop hook that blocks
+  (or a transcript re-read) shows the same turn twice; without this the agent's one
+  observation would reinforce itself.
+"""
+
+from __future__ import annotations
+
+
+def _columns(store, table: str) -> set[str]:
+    return {r["name"] for r in store.rows(f"PRAGMA table_info({table})")}
+
+
+def migrate(store) -> None:
+    cols = _columns(store, "corrections")
+    if "statement" not in cols:
+        store.execute("ALTER TABLE corrections ADD COLUMN statement TEXT")
+    if "embedding" not in cols:
+        store.execute("ALTER TABLE corrections ADD COLUMN embedding BLOB")
+    store.execute(
+        "CREATE TABLE IF NOT EXISTS capture_marker_seen ("
+        " session_id TEXT NOT NULL, fingerprint TEXT NOT NULL, seen_at TEXT NOT NULL,"
+        " PRIMARY KEY (session_id, fingerprint))")
+    store.execute("CREATE INDEX IF NOT EXISTS idx_corrections_seen ON corrections(status, last_seen_at)")

@@ -1,0 +1,240 @@
+"""Commands for corrections and markers: capture, review, instructions."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import typer
+
+from ..errors import InvalidInput
+from .common import JsonOpt, clip, emit_json, flush_warnings, open_store, settings, short, want_json
+
+
+def register(app: typer.Typer) -> None:
+    app.command("capture")(capture)
+    app.command("review")(review)
+    app.command("instructions")(instructions)
+
+
+def _embedder(timeout_ms: float = 1000.0):
+    from ..capture.semantic import daemon_embedder
+
+    return daemon_embedder(timeout_ms)
+
+
+def capture(
+    user_message: str = typer.Option(..., "--user-message", "-m", help="What the person typed."),
+    session_id: Optional[str] = typer.Option(None, "--session-id",
+                                             help="Session it belongs to (default: $CLAUDE_CODE_SESSION_ID, "
+                                                  "else a new one per call)."),
+    context: Optional[str] = typer.Option(None, "--context", help="What was being worked on."),
+    json_: JsonOpt = False,
+):
+    """Detect a correction in a message and store it as the UserPromptSubmit hook does."""
+    from .. import scope as scopes
+    from ..capture.corrections import capture as do_capture
+    from ..util import new_id
+
+    sid = session_id or os.environ.get("CLAUDE_CODE_SESSION_ID") or f"cli-{new_id()}"
+    root = scopes.find_project_root(os.getcwd())
+    project = scopes.project_name(root) if root else None
+    with open_store() as store:
+        result = do_capture(store, user_message, session_id=sid, context=context, project=project,
+                            agent="cli", settings=settings(), embed=_embedder())
+        flush_warnings(store)
+    if want_json(json_):
+        keys = ("correction", "kind", "what_was_wrong", "what_is_right", "confidence", "occurrences",
+                "promoted_rule_id", "promoted_entry_id", "id", "statement", "status", "sessions", "matched_by",
+                "promoted_now")
+        emit_json({k: result.get(k) for k in keys})
+        return
+    if not result["correction"]:
+        print("nothing detected")  # no "correction" here: scripts grep for that word
+        return
+    n, s = result["occurrences"], result["sessions"]
+    print(f"correction ({result['kind']}, confidence {result['confidence']:g}): {result['statement']}"
+          f"  [id {short(result['id'])}, said {n} time{'s' if n != 1 else ''} in {s} session{'s' if s != 1 else ''}]")
+    if result["promoted_now"]:
+        from ..capture.corrections import promotion_notice
+
+        print(promotion_notice(result).replace("memory-cli: ", "", 1))
+
+
+def review(
+    list_: bool = typer.Option(False, "--list", "-l", help="Print the queue and exit."),
+    all_: bool = typer.Option(False, "--all", help="With --list: every correction, reviewed ones too."),
+    approve: Optional[str] = typer.Option(None, "--approve", metavar="ID", help="Approve this correction or proposal."),
+    reject: Optional[str] = typer.Option(None, "--reject", metavar="ID", help="Reject it (never proposed again)."),
+    action: Optional[str] = typer.Option(None, "--action", help="With --approve: warn|block|suggest|ask."),
+    pattern: Optional[str] = typer.Option(None, "--pattern", help="With --approve: the pattern to enforce."),
+    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", help="With --pattern: command|regex."),
+    message: Optional[str] = typer.Option(None, "--message", help="With --approve: what Claude is told."),
+    scope: Optional[str] = typer.Option(None, "--scope", help="With --approve: global | project:<name>."),
+    json_: JsonOpt = False,
+):
+    """Go through pending corrections and proposed rules: approve, reject, edit or skip.
+
+    Interactive on a terminal; scriptable with --list, --approve ID and --reject ID."""
+    from ..capture import corrections as corr
+
+    if approve and reject:
+        raise InvalidInput("give either --approve or --reject, not both")
+    if not approve and any(v is not None for v in (action, pattern, pattern_type, message, scope)):
+        raise InvalidInput("--action, --pattern, --pattern-type, --message and --scope go with --approve")
+    with open_store() as store:
+        if approve or reject:
+            result = (corr.approve(store, approve, action=action, pattern=pattern, pattern_type=pattern_type,
+                                   message=message, scope=scope) if approve else corr.reject(store, reject))
+            flush_warnings(store)
+            if want_json(json_):
+                emit_json(_public(result))
+            else:
+                verb = "approved" if approve else "rejected"
+                print(f"{verb} {short(result['id'])}: {result['statement']}{_rule_text(result)}")
+            return
+        items = corr.list_corrections(store, status="all", limit=1000) if all_ else corr.review_queue(store)
+        interactive = not list_ and not want_json(json_) and sys.stdin.isatty() and sys.stdout.isatty()
+        if not interactive:
+            if want_json(json_):
+                emit_json([_public(i) for i in items])
+            else:
+                _print_list(items)
+                if not list_ and items:
+                    sys.stderr.write("review: not a terminal; use --approve ID or --reject ID\n")
+            return
+        _interactive(store, items)
+        flush_warnings(store)
+
+
+def instructions(json_: JsonOpt = False):
+    """Print the text that teaches the agent the [MEMORY:...] marker format."""
+    from ..capture.instructions import text
+
+    if want_json(json_):
+        emit_json({"text": text()})
+    else:
+        print(text())
+
+
+# --------------------------------------------------------------------------- presentation
+
+def _public(item: dict) -> dict:
+    out = dict(item)
+    out.pop("correction", None)
+    return out
+
+
+def _rule_text(item: dict) -> str:
+    rule = item.get("rule")
+    if not rule:
+        entry = item.get("entry")
+        return f" (remembered as a {entry['type']})" if entry else ""
+    state = "active" if rule["active"] else "off"
+    conf = "confirmed" if rule["confirmed"] else "unconfirmed"
+    return f" (rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}, {conf}, {state})"
+
+
+def _print_list(items: list[dict]) -> None:
+    if not items:
+        print("Nothing to review.")
+        return
+    for item in items:
+        label = item.get("item") or item["status"]
+        n, s = item["occurrences"], item["sessions"]
+        print(f"{short(item['id'])}  {label:<10}  x{n}/{s}s  {clip(item['statement'], 70)}{_rule_text(item)}")
+
+
+def _describe(item: dict, index: int, total: int) -> None:
+    n, s = item["occurrences"], item["sessions"]
+    kind = "Proposed rule" if item.get("item") == "proposal" else "Correction"
+    print()
+    print(f"[{index}/{total}] {kind} {short(item['id'])}: said {n} time{'s' if n != 1 else ''} "
+          f"in {s} session{'s' if s != 1 else ''} ({item['kind']}, confidence {item['confidence']:g})")
+    print(f"  {item['statement']}")
+    print(f"  wrong: {item['what_was_wrong'] or '-'}   right: {item['what_is_right'] or '-'}")
+    if item.get("rule"):
+        print(f"  rule:{_rule_text(item)[len(' (rule:'):-1]}")
+    elif item.get("suggested_rule"):
+        sr = item["suggested_rule"]
+        print(f"  approving creates: {sr['pattern_type']} {sr['pattern']!r} -> warn")
+    else:
+        print("  approving remembers it (nothing concrete to enforce)")
+    if item.get("context"):
+        print(f"  context: {clip(item['context'], 100)}")
+
+
+def _ask(prompt: str, default: str | None = None) -> str:
+    shown = f"{prompt} [{default}]: " if default else f"{prompt}: "
+    answer = input(shown).strip()
+    return answer if answer else (default or "")
+
+
+def _interactive(store, items: list[dict]) -> None:
+    from ..capture import corrections as corr
+    from ..errors import MemoryCliError
+
+    if not items:
+        print("Nothing to review.")
+        return
+    counts = {"approved": 0, "rejected": 0, "skipped": 0, "edited": 0}
+    i = 0
+    try:
+        while i < len(items):
+            item = items[i]
+            _describe(item, i + 1, len(items))
+            choice = input("(a)pprove, (r)eject, (e)dit, (s)kip, (q)uit? ").strip().lower()
+            try:
+                if choice in ("a", "approve"):
+                    rule = item.get("rule") or item.get("suggested_rule") or {}
+                    action = _ask("Action warn/block", rule.get("action") or "warn")
+                    pattern = _ask("Pattern ('-' for no rule)" if rule.get("pattern") else "Pattern (empty: no rule)",
+                                   rule.get("pattern"))
+                    no_rule = pattern in ("-", "")
+                    pattern = None if no_rule else pattern
+                    ptype = None
+                    if pattern and pattern != rule.get("pattern"):
+                        ptype = _ask("Pattern type command/regex", rule.get("pattern_type") or "command")
+                    message = _ask("Message", (rule.get("message") if item.get("rule") else None)
+                                   or corr._sentence(item["statement"]))
+                    scope = _ask("Scope", (item.get("entry") or {}).get("scope") or item.get("scope") or "global")
+                    result = corr.approve(store, item["id"], action=action, pattern=pattern,
+                                          pattern_type=ptype, message=message, scope=scope, no_rule=no_rule)
+                    print(f"Approved.{_rule_text(result)}")
+                    counts["approved"] += 1
+                    i += 1
+                elif choice in ("r", "reject"):
+                    corr.reject(store, item["id"])
+                    print("Rejected; it will not be proposed again.")
+                    counts["rejected"] += 1
+                    i += 1
+                elif choice in ("e", "edit"):
+                    wrong = _ask("What was wrong", item["what_was_wrong"] or None)
+                    right = _ask("What is right", item["what_is_right"] or None)
+                    statement = _ask("Statement", corr.compose_statement(wrong, right)
+                                     if (wrong, right) != (item["what_was_wrong"], item["what_is_right"])
+                                     else item["statement"])
+                    edited = corr.edit(store, item["id"], what_was_wrong=wrong, what_is_right=right,
+                                       statement=statement)
+                    edited["item"] = item.get("item")
+                    if item.get("item") == "correction":
+                        spec = corr.derive_rule_spec(store.row("SELECT * FROM corrections WHERE id = ?", (item["id"],)))
+                        edited["suggested_rule"] = ({k: spec.get(k) for k in ("pattern", "pattern_type", "tools",
+                                                                               "alternative")} if spec else None)
+                    items[i] = edited
+                    counts["edited"] += 1
+                    print("Edited.")
+                elif choice in ("s", "skip", ""):
+                    counts["skipped"] += 1
+                    i += 1
+                elif choice in ("q", "quit"):
+                    break
+                else:
+                    print("Please answer a, r, e, s or q.")
+            except MemoryCliError as e:
+                print(f"Not done: {e}")
+    except (EOFError, KeyboardInterrupt):
+        print()
+    print(f"Done: {counts['approved']} approved, {counts['rejected']} rejected, {counts['skipped']} skipped"
+          + (f", {counts['edited']} edited." if counts["edited"] else "."))

@@ -1,0 +1,490 @@
+"""Commands over enforcement rules: `rules ...`, `enforce`, `import-rules hookify`."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import List, Optional
+
+import typer
+
+from ..errors import InvalidInput
+from .common import (JsonOpt, clip, console, emit_json, flush_warnings, open_store,
+                     parse_json_arg, settings, short, want_json)
+
+rules_app = typer.Typer(help="Enforcement rules: what hooks block, warn about or suggest.",
+                        no_args_is_help=True)
+import_app = typer.Typer(help="Import rules written for other tools.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(rules_app, name="rules")
+    app.command("enforce")(enforce)
+    app.add_typer(import_app, name="import-rules")
+
+
+ToolsOpt = typer.Option(None, "--tools", help="Comma-separated tool names (Bash,Write,Edit...). "
+                                              "Default: Bash for command rules, every tool otherwise.")
+FieldsOpt = typer.Option(None, "--fields", help="Comma-separated tool_input fields to match "
+                                                "(default: command; content and file_path; new_string...).")
+ConditionOpt = typer.Option(None, "--condition", help="Extra condition FIELD:OPERATOR:PATTERN "
+                                                      "(all must hold); repeatable.")
+
+
+# -- rules add/list/show ------------------------------------------------------------------
+
+@rules_app.command("add")
+def rules_add(
+    content_arg: Optional[str] = typer.Argument(None, metavar="[CONTENT]",
+                                                help="The rule in words (what gets injected)."),
+    content: Optional[str] = typer.Option(None, "--content", "-c"),
+    pattern: Optional[str] = typer.Option(None, "--pattern", "-p",
+                                          help="What to match; derived from the content if omitted."),
+    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", "-T",
+                                               help="regex | command | intent"),
+    action: Optional[str] = typer.Option(None, "--action", "-a", help="block | warn | suggest | ask"),
+    severity: str = typer.Option("medium", "--severity", help="critical | high | medium | low"),
+    alternative: Optional[str] = typer.Option(None, "--alternative", help="What to do instead."),
+    message: Optional[str] = typer.Option(None, "--message", help="What to say when it fires."),
+    tools: Optional[str] = ToolsOpt,
+    fields: Optional[str] = FieldsOpt,
+    condition: Optional[List[str]] = ConditionOpt,
+    scope: str = typer.Option("global", "--scope", "-s", help="global | project:<name> | file:<path>"),
+    case_sensitive: bool = typer.Option(False, "--case-sensitive", help="Regexes ignore case unless set."),
+    name: Optional[str] = typer.Option(None, "--name", help="A short label."),
+    disabled: bool = typer.Option(False, "--disabled", help="Store it switched off."),
+    json_: JsonOpt = False,
+):
+    """Add a rule. Without --pattern it is derived from the content ("Never use pythonw.exe")."""
+    from ..rules import api
+    from ..rules.derive import derive_rule, wording_action
+
+    if content_arg is not None and content is not None and content_arg != content:
+        raise InvalidInput("give the content either as the argument or with --content, not both")
+    text = content if content is not None else content_arg
+    if not text and pattern:
+        text = f"{pattern_type or api.guess_pattern_type(pattern)} rule: {pattern}"
+    if not text:
+        raise InvalidInput("a rule needs content (the rule in words) or --pattern")
+    conditions = list(condition or [])
+    provenance = "manual"
+    if pattern is None:
+        derived = derive_rule(text)
+        if derived is None:
+            raise InvalidInput("nothing concrete to enforce could be derived from this content; "
+                               "give --pattern and --pattern-type (or add it as a reminder with "
+                               "`memory-cli add --type rule`)")
+        pattern = derived["pattern"]
+        pattern_type = pattern_type or derived["pattern_type"]
+        tools = tools if tools is not None else ",".join(derived["tools"])
+        fields = fields if fields is not None else ",".join(derived["fields"])
+        alternative = alternative if alternative is not None else derived.get("alternative")
+        conditions += derived.get("conditions") or []
+        provenance = "derived"
+    if action is None:
+        action = wording_action(text) or settings().section("enforcement").get("default_action", "warn")
+    with open_store() as store:
+        rule = api.create_rule(
+            store, text, pattern=pattern,
+            pattern_type=pattern_type or api.guess_pattern_type(pattern), action=action,
+            severity=severity, alternative=alternative, message=message,
+            tools=tools if tools is not None else None, fields=fields, scope=scope,
+            provenance=provenance, confirmed=True, conditions=conditions,
+            case_sensitive=case_sensitive, enabled=not disabled, name=name)
+        flush_warnings(store)
+    if want_json(json_):
+        emit_json(rule)
+    else:
+        print(rule["id"])
+        sys.stderr.write(f"rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}"
+                         + (f" (instead: {rule['alternative']})" if rule.get("alternative") else "")
+                         + "\n")
+
+
+@rules_app.command("list")
+def rules_list(
+    all_: bool = typer.Option(False, "--all", help="Include disabled rules and archived entries."),
+    disabled: bool = typer.Option(False, "--disabled", help="Only disabled rules."),
+    unconfirmed: bool = typer.Option(False, "--unconfirmed", help="Only rules waiting for confirmation."),
+    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", "-T"),
+    scope: Optional[str] = typer.Option(None, "--scope", "-s"),
+    json_: JsonOpt = False,
+):
+    """List rules, blocking ones first."""
+    from ..rules import api
+
+    with open_store() as store:
+        rows = api.list_rules(store, status="all" if all_ else "active",
+                              enabled=False if disabled else (None if all_ else True),
+                              confirmed=False if unconfirmed else None,
+                              pattern_type=pattern_type, scope=scope)
+    if want_json(json_):
+        emit_json(rows)
+        return
+    if not rows:
+        print("no rules")
+        return
+    from rich.table import Table
+
+    t = Table(box=None, pad_edge=False, header_style="bold")
+    for col in ("id", "action", "sev", "type", "pattern", "scope", "viol", "rule"):
+        t.add_column(col)
+    for r in rows:
+        action = r["effective_action"] + ("" if r["confirmed"] else "?")
+        if not r["enabled"]:
+            action += " (off)"
+        t.add_row(short(r["id"]), action, r["severity"], r["pattern_type"], clip(r["pattern"], 40),
+                  r["scope"], str(r.get("violation_count") or 0), clip(r["content"], 60))
+    console().print(t)
+
+
+@rules_app.command("show")
+def rules_show(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+    """Everything about one rule, with its recent audit history."""
+    from .. import audit
+    from ..rules import api
+
+    with open_store() as store:
+        rule = api.get_rule(store, rule_id)
+        history = audit.query(store, entry_id=rule["id"], limit=20)
+    if want_json(json_):
+        emit_json(dict(rule, history=history))
+        return
+    for key in ("id", "content", "pattern", "pattern_type", "action", "effective_action",
+                "severity", "alternative", "message", "tools", "fields", "conditions",
+                "case_sensitive", "scope", "enabled", "confirmed", "provenance", "name",
+                "hook_events", "source_ref", "violation_count", "last_violation_at",
+                "created_at", "updated_at"):
+        value = rule.get(key)
+        if value in (None, [], "") and key not in ("tools",):
+            continue
+        if key == "tools" and not value:
+            value = "(every tool)"
+        print(f"{key:>17}  {value}")
+    if history:
+        print(f"{'history':>17}")
+        for h in history:
+            print(f"{'':>17}  {h['timestamp'][:19]}  {h['action']}  {h.get('result') or ''}")
+
+
+# -- rules edit/enable/disable/confirm/delete -----------------------------------------------
+
+@rules_app.command("edit")
+def rules_edit(
+    rule_id: str = typer.Argument(..., metavar="ID"),
+    content: Optional[str] = typer.Option(None, "--content", "-c"),
+    pattern: Optional[str] = typer.Option(None, "--pattern", "-p"),
+    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", "-T"),
+    action: Optional[str] = typer.Option(None, "--action", "-a"),
+    severity: Optional[str] = typer.Option(None, "--severity"),
+    alternative: Optional[str] = typer.Option(None, "--alternative", help="'' clears it."),
+    message: Optional[str] = typer.Option(None, "--message", help="'' clears it."),
+    tools: Optional[str] = ToolsOpt,
+    fields: Optional[str] = FieldsOpt,
+    condition: Optional[List[str]] = ConditionOpt,
+    clear_conditions: bool = typer.Option(False, "--clear-conditions"),
+    scope: Optional[str] = typer.Option(None, "--scope", "-s"),
+    case_sensitive: Optional[bool] = typer.Option(None, "--case-sensitive/--ignore-case"),
+    name: Optional[str] = typer.Option(None, "--name"),
+    json_: JsonOpt = False,
+):
+    """Change a rule; a new pattern is validated before anything is stored."""
+    from ..rules import api
+
+    conditions = [] if clear_conditions else (list(condition) if condition else None)
+    with open_store() as store:
+        rule = api.edit_rule(store, rule_id, content=content, pattern=pattern,
+                             pattern_type=pattern_type, action=action, severity=severity,
+                             alternative=alternative, message=message, tools=tools,
+                             fields=fields, conditions=conditions, scope=scope,
+                             case_sensitive=case_sensitive, name=name)
+        flush_warnings(store)
+    _done(rule, "updated", json_)
+
+
+def _done(rule: dict, verb: str, json_: bool) -> None:
+    if want_json(json_):
+        emit_json(rule)
+    else:
+        state = "enabled" if rule["enabled"] else "disabled"
+        print(f"{verb} {short(rule['id'])}: {rule['pattern_type']} {rule['pattern']!r} -> "
+              f"{rule['effective_action']} ({state}, {'confirmed' if rule['confirmed'] else 'unconfirmed'})")
+
+
+@rules_app.command("enable")
+def rules_enable(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+    """Switch a rule on."""
+    from ..rules import api
+
+    with open_store() as store:
+        rule = api.set_enabled(store, rule_id, True)
+    _done(rule, "enabled", json_)
+
+
+@rules_app.command("disable")
+def rules_disable(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+    """Switch a rule off without deleting it."""
+    from ..rules import api
+
+    with open_store() as store:
+        rule = api.set_enabled(store, rule_id, False)
+    _done(rule, "disabled", json_)
+
+
+@rules_app.command("confirm")
+def rules_confirm(rule_id: str = typer.Argument(..., metavar="ID"),
+                  action: Optional[str] = typer.Option(
+                      None, "--action", "-a",
+                      help="Action after confirming (a promoted warn rule becomes block by default)."),
+                  json_: JsonOpt = False):
+    """Vouch for a rule (promoted rules only warn until confirmed)."""
+    from ..rules import api
+
+    with open_store() as store:
+        rule = api.confirm_rule(store, rule_id, action=action)
+    _done(rule, "confirmed", json_)
+
+
+@rules_app.command("delete")
+def rules_delete(rule_id: str = typer.Argument(..., metavar="ID"),
+                 yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+                 json_: JsonOpt = False):
+    """Delete a rule and its memory (the audit log keeps the last state)."""
+    from ..rules import api
+
+    with open_store() as store:
+        rule = api.get_rule(store, rule_id)
+        if not yes:
+            if not sys.stdin.isatty():
+                raise InvalidInput("refusing to delete without confirmation: pass --yes")
+            if not typer.confirm(f"Delete rule {short(rule['id'])} ({clip(rule['content'], 60)})?",
+                                 default=False):
+                print("kept")
+                return
+        api.delete_rule(store, rule["id"])
+    if want_json(json_):
+        emit_json({"deleted": rule["id"]})
+    else:
+        print(f"deleted {rule['id']}")
+
+
+# -- checking calls -------------------------------------------------------------------------
+
+def _tool_input(tool: str, text: Optional[str], input_json: Optional[str],
+                file: Optional[str]) -> dict:
+    if input_json is not None:
+        ti = parse_json_arg(input_json, "--input-json")
+        if not isinstance(ti, dict):
+            raise InvalidInput("--input-json must be a JSON object (a tool_input)")
+        return ti
+    if text is None:
+        raise InvalidInput("give --input TEXT or --input-json JSON")
+    if tool == "Bash":
+        return {"command": text}
+    if tool == "Write":
+        return {"file_path": file or "", "content": text}
+    if tool == "Edit":
+        return {"file_path": file or "", "old_string": "", "new_string": text}
+    if tool == "MultiEdit":
+        return {"file_path": file or "", "edits": [{"old_string": "", "new_string": text}]}
+    if tool == "NotebookEdit":
+        return {"notebook_path": file or "", "new_source": text}
+    if tool == "Read":
+        return {"file_path": text}
+    if tool in ("Grep", "Glob"):
+        return {"pattern": text}
+    if tool == "WebFetch":
+        return {"url": text}
+    if tool == "WebSearch":
+        return {"query": text}
+    return {"input": text}
+
+
+def _check(tool: str, ti: dict, *, phase: str, cwd: Optional[str], only=None, rs=None,
+           audit_it: bool = True):
+    from .. import scope as scopes
+    from ..rules import engine, ruleset
+    from ..rules.spec import KNOWN_TOOLS
+
+    tool = next((t for t in KNOWN_TOOLS if t.lower() == tool.lower()), tool)
+    s = settings()
+    event = "PostToolUse" if phase == "post" else "PreToolUse"
+    budget = int(s.section("verification" if phase == "post" else "enforcement")
+                 .get("max_latency_ms", 100))
+    root = scopes.find_project_root(os.path.abspath(cwd or os.getcwd()))
+    project = scopes.project_name(root)
+    files = [v for k, v in ti.items() if k in ("file_path", "notebook_path", "path")
+             and isinstance(v, str) and v]
+    with open_store() as store:
+        t0 = time.perf_counter()
+        rules = rs if rs is not None else ruleset.load(store)
+        verdict = engine.evaluate(
+            rules, event=event, tool_name=tool, tool_input=ti,
+            payload={"tool_name": tool, "tool_input": ti, "cwd": cwd or os.getcwd()},
+            applies=lambda sc: scopes.applies(sc, project, files, root),
+            deadline=t0 + budget / 1000.0, only=only,
+            intent_threshold=float(s.section("enforcement").get("intent_threshold", 0.75)),
+            intent_timeout_ms=float(s.section("daemon").get("request_timeout_ms", 150)))
+        verdict.elapsed_ms = (time.perf_counter() - t0) * 1000.0
+        if audit_it:
+            _audit_cli(store, verdict, tool, ti, event)
+    return verdict, tool
+
+
+def _audit_cli(store, verdict, tool, ti, event) -> None:
+    from .. import audit
+    from ..redact import redact
+
+    subject = ti.get("command") or ti.get("file_path")
+    for m in verdict.matches:
+        audit.record_safely(store, f"enforce_{m.action}", entry_id=m.id, context=f"cli {tool}",
+                            result=verdict.decision,
+                            details={"matched": redact((m.snippet or "")[:300])[0],
+                                     "subject": redact(str(subject or "")[:300])[0],
+                                     "phase": event}, elapsed_ms=verdict.elapsed_ms)
+    if verdict.unchecked or verdict.intent_skipped:
+        audit.record_safely(store, "enforce_overrun", context=f"cli {tool}", result="allowed",
+                            details={"unchecked_rules": verdict.unchecked[:50],
+                                     "intent_skipped": verdict.intent_skipped[:50],
+                                     "reason": verdict.intent_reason},
+                            elapsed_ms=verdict.elapsed_ms)
+
+
+_VERB = {"block": "blocked", "ask": "asked", "warn": "warned", "suggest": "suggested",
+         "allow": "allowed"}
+
+
+def _print_verdict(verdict, tool: str, phase: str = "pre") -> None:
+    if not verdict.matches:
+        extra = ""
+        if verdict.unchecked:
+            extra = f"; {len(verdict.unchecked)} rule(s) not decided within the budget"
+        if verdict.intent_skipped:
+            extra += f"; {len(verdict.intent_skipped)} intent rule(s) skipped ({verdict.intent_reason})"
+        print(f"allowed: no rule matched this {tool} call ({verdict.checked} checked, "
+              f"{verdict.elapsed_ms:.1f} ms){extra}")
+        return
+    for m in verdict.matches:
+        d = m.to_dict()
+        verb = _VERB[m.action]
+        if phase == "post":  # the call already ran: block and warn rules were violated
+            verb = "violated" if m.action in ("block", "warn") else verb
+        line = (f"{verb}: {tool} call matches rule {short(m.id)} ({d['severity']}, "
+                f"{d['pattern_type']} {d['pattern']!r}): {clip(d['message'], 120)}")
+        if d["alternative"]:
+            line += f" -- instead: {d['alternative']}"
+        print(line)
+
+
+def enforce(
+    tool: str = typer.Option(..., "--tool", help="Tool name: Bash, Write, Edit, ..."),
+    input_: Optional[str] = typer.Option(None, "--input", "-i",
+                                         help="The Bash command, the content for Write/Edit, ..."),
+    input_json: Optional[str] = typer.Option(None, "--input-json", help="A whole tool_input as JSON."),
+    file: Optional[str] = typer.Option(None, "--file", help="file_path for Write/Edit with --input."),
+    cwd: Optional[str] = typer.Option(None, "--cwd", help="Directory of the call (decides project scopes)."),
+    phase: str = typer.Option("pre", "--phase", help="pre (enforcement) | post (verification)"),
+    json_: JsonOpt = False,
+):
+    """Check a proposed tool call against the rules: prints blocked / warned / suggested /
+    asked / allowed with the rule and the alternative."""
+    if phase not in ("pre", "post"):
+        raise InvalidInput("--phase is pre or post")
+    ti = _tool_input(tool, input_, input_json, file)
+    verdict, tool = _check(tool, ti, phase=phase, cwd=cwd)
+    if want_json(json_):
+        emit_json(verdict.to_dict())
+    else:
+        _print_verdict(verdict, tool, phase)
+
+
+@rules_app.command("test")
+def rules_test(
+    rule_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A stored rule (any state)."),
+    pattern: Optional[str] = typer.Option(None, "--pattern", "-p", help="Try a pattern without storing it."),
+    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", "-T"),
+    case_sensitive: bool = typer.Option(False, "--case-sensitive"),
+    tool: str = typer.Option("Bash", "--tool"),
+    input_: Optional[str] = typer.Option(None, "--input", "-i"),
+    input_json: Optional[str] = typer.Option(None, "--input-json"),
+    file: Optional[str] = typer.Option(None, "--file"),
+    json_: JsonOpt = False,
+):
+    """Would this rule (or pattern) match this call? Scope and enabled state are ignored."""
+    from ..rules import api, ruleset, spec
+
+    if (rule_id is None) == (pattern is None):
+        raise InvalidInput("give a rule ID or --pattern (not both)")
+    ti = _tool_input(tool, input_, input_json, file)
+    with open_store() as store:
+        if rule_id is not None:
+            rule = api.get_rule(store, rule_id)
+            row = ruleset.row_for(store, rule["id"])
+        else:
+            ptype = spec.check_pattern_type(pattern_type or api.guess_pattern_type(pattern))
+            pat = spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive)
+            rule = None
+            row = {"id": "(pattern)", "pattern": pat, "pattern_type": ptype, "action": "block",
+                   "severity": "medium", "alternative": None, "message": None,
+                   "tools": "[]" if ptype != "command" else '["Bash"]', "fields": "[]",
+                   "case_sensitive": case_sensitive, "provenance": "manual", "confirmed": 1,
+                   "conditions": "[]", "name": None, "hook_events": "[]", "analysis": None,
+                   "content": pat, "scope": "global"}
+    one = ruleset.single(row)  # scope and enabled state are ignored on purpose
+    verdict, tool = _check(tool, ti, phase="pre", cwd=None, rs=one, audit_it=False)
+    matched = bool(verdict.matches)
+    if want_json(json_):
+        emit_json({"matches": matched, "rule": rule or {"pattern": row["pattern"],
+                                                        "pattern_type": row["pattern_type"]},
+                   "match": verdict.matches[0].to_dict() if matched else None,
+                   "undecided": bool(verdict.unchecked), "elapsed_ms": round(verdict.elapsed_ms, 3)})
+        return
+    if matched:
+        m = verdict.matches[0]
+        print(f"matches ({m.field}): {m.snippet!r}")
+    elif verdict.unchecked:
+        print("undecided: the pattern could not be checked within the budget")
+    else:
+        print("no match")
+    if rule is not None and not rule["enabled"]:
+        print("note: this rule is disabled")
+
+
+# -- import ----------------------------------------------------------------------------------
+
+@import_app.command("hookify")
+def import_hookify_cmd(
+    directory: str = typer.Argument(..., metavar="DIR",
+                                    help="A project (its .claude/), a .claude directory, or a rule file."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be imported."),
+    json_: JsonOpt = False,
+):
+    """Import Anthropic hookify rules (.claude/hookify.*.local.md), keeping their meaning."""
+    from ..rules.hookify import find_rule_files
+    from ..rules.importers import import_hookify
+
+    path = os.path.abspath(os.path.expanduser(directory))
+    if not os.path.exists(path):
+        raise InvalidInput(f"no such file or directory: {directory}")
+    if not find_rule_files(path):
+        raise InvalidInput(f"no hookify rule files under {directory} "
+                           "(looked for .claude/hookify.*.local.md)")
+    with open_store() as store:
+        report = import_hookify(store, path, dry_run=dry_run)
+        flush_warnings(store)
+    if want_json(json_):
+        emit_json(report)
+        return
+    verb = "would import" if dry_run else "imported"
+    print(f"{verb} {len(report['created'])} new, {len(report['updated'])} updated, "
+          f"{len(report['unchanged'])} unchanged")
+    for item in report["created"]:
+        print(f"  + {short(item['id']) if item['id'] else '(new)'}  {item['name']}  "
+              f"{item['action']}  {clip(item['pattern'], 50)}")
+    for item in report["updated"]:
+        print(f"  ~ {short(item['id'])}  {item['name']}  ({', '.join(item['changed'])})")
+    for w in report["warnings"]:
+        sys.stderr.write(f"warning: {w}\n")
+    for e in report["errors"]:
+        sys.stderr.write(f"skipped: {e}\n")

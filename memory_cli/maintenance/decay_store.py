@@ -1,0 +1,98 @@
+"""Decay applied to the store: reads the decay clock, writes changes with their audit records.
+
+The arithmetic lives in :mod:`memory_cli.maintenance.decay` (pure, tested against seed 000);
+this module only maps rows to it and back. The decay clock is ``max(created_at,
+reinforced_at, last_used)``; decay itself never touches ``updated_at`` or ``reinforced_at``, so
+it cannot restart its own clock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from memory_cli import audit
+from memory_cli.maintenance import kvstate
+from memory_cli.maintenance.decay import DecayInput, DecayPolicy, last_activity, plan_decay
+from memory_cli.util import iso, now_iso
+
+LAST_RUN_KEY = "decay.last_run"
+
+_SELECT = (
+    "SELECT e.id, e.content, e.type, e.confidence, e.created_at, e.reinforced_at, e.last_used,"
+    " e.decayed_at, e.pinned, r.confirmed"
+    " FROM memory_entries e LEFT JOIN enforcement_rules r ON r.id = e.id"
+    " WHERE e.status = 'active'"
+)
+
+
+def policy_from(settings) -> DecayPolicy:
+    injection = (settings or {}).get("injection", {}) if settings else {}
+    return DecayPolicy.from_config((settings or {}).get("decay"), injection.get("min_confidence"))
+
+
+def _inputs(rows) -> list[DecayInput]:
+    return [
+        DecayInput(
+            entry_id=r["id"],
+            confidence=float(r["confidence"]),
+            last_activity=last_activity(r["created_at"], r["reinforced_at"], r["last_used"]),
+            decayed_at=last_activity(r["decayed_at"]) if r["decayed_at"] else None,
+            pinned=bool(r["pinned"]),
+            confirmed_rule=r["type"] == "rule" and bool(r["confirmed"]),
+        )
+        for r in rows
+    ]
+
+
+def run_decay(store, *, settings=None, now: datetime | None = None, dry_run: bool = False) -> dict:
+    """Decay every stale entry (or, with ``dry_run``, say what would change)."""
+    now = now or datetime.now(timezone.utc)
+    policy = policy_from(settings)
+
+    def compute():
+        rows = store.rows(_SELECT)
+        content = {r["id"]: r["content"] for r in rows}
+        return plan_decay(_inputs(rows), now, policy), content
+
+    if dry_run:
+        plan, content = compute()
+    else:
+        with store.transaction():  # read and write under one write lock: no lost reinforcement
+            plan, content = compute()
+            for c in plan.changes:
+                result = "archived" if c.archive else ("inactive" if c.confidence_after < policy.injection_floor else "decayed")
+                store.execute(
+                    "UPDATE memory_entries SET confidence = ?, decayed_at = ?,"
+                    " status = CASE WHEN ? THEN 'archived' ELSE status END WHERE id = ?",
+                    (c.confidence_after, iso(c.decayed_at), 1 if c.archive else 0, c.entry_id),
+                )
+                audit.record(store, "decay", entry_id=c.entry_id, result=result, details=c.audit_details())
+            kvstate.put(store, LAST_RUN_KEY, {
+                "at": now_iso(), "decayed": plan.decayed, "archived": plan.archived,
+            })
+    changes = []
+    for c in plan.changes:
+        changes.append({
+            "id": c.entry_id,
+            "content": content.get(c.entry_id, ""),
+            "confidence_before": c.confidence_before,
+            "confidence_after": c.confidence_after,
+            "idle_days": c.idle_days,
+            "archived": c.archive,
+            "inactive": c.confidence_after < policy.injection_floor,
+            "became_inactive": c.became_inactive,
+        })
+    return {
+        "dry_run": dry_run,
+        "considered": plan.considered,
+        "decayed": plan.decayed,
+        "archived": plan.archived,
+        "became_inactive": sum(1 for c in plan.changes if c.became_inactive),
+        "exempt_pinned": plan.exempt_pinned,
+        "exempt_confirmed_rules": plan.exempt_confirmed,
+        "policy": {
+            "grace_days": policy.grace_days, "rate_per_week": policy.rate_per_week,
+            "archive_threshold": policy.archive_threshold, "injection_floor": policy.injection_floor,
+        },
+        "changes": changes,
+    }

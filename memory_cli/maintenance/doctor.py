@@ -1,0 +1,48 @@
+"""Maintenance checks for ``memory-cli doctor``: is upkeep running, are there backups, are the
+pinned blocks in CLAUDE.md intact."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+
+def doctor_checks(store, settings) -> list[dict]:
+    from memory_cli.maintenance import backup, claudemd, detached, kvstate, pins
+    from memory_cli.maintenance.tasks import backups_dir
+    from memory_cli.paths import run_dir
+
+    checks = []
+    key = detached.db_key(store.path)
+    last = detached.last_run(run_dir(), key)
+    if not (settings.get("maintenance") or {}).get("enabled", True):
+        checks.append({"name": "maintenance", "status": "warn",
+                       "detail": "daily maintenance is disabled (maintenance.enabled = false)"})
+    elif last is None:
+        checks.append({"name": "maintenance", "status": "warn",
+                       "detail": "daily maintenance has not run yet (it starts from SessionStart/SessionEnd)"})
+    else:
+        try:
+            age = datetime.now(timezone.utc) - datetime.fromisoformat(last)
+            stale = age.days >= 3
+        except ValueError:
+            stale = False
+        checks.append({"name": "maintenance", "status": "warn" if stale else "ok",
+                       "detail": f"last daily run {last}" + (" (more than 2 days ago)" if stale else "")})
+
+    if (settings.get("backup") or {}).get("enabled", True):
+        found = backup.list_backups(backups_dir(settings, store.path), "")
+        checks.append({"name": "backups", "status": "ok" if found else "warn",
+                       "detail": f"{len(found)} in {backups_dir(settings, store.path)}" if found
+                       else f"no backups yet in {backups_dir(settings, store.path)} (`memory-cli backup` makes one)"})
+
+    for target in sorted(set(kvstate.with_prefix(store, pins.FILE_KEY)) | {pins.GLOBAL_TARGET}):
+        path = pins.target_path(target, settings)
+        state = claudemd.read_block(path)
+        if state.problem:
+            checks.append({"name": "pinned block", "status": "fail", "detail": f"{path}: {state.problem}"})
+        elif state.edited:
+            checks.append({"name": "pinned block", "status": "warn",
+                           "detail": f"{path}: edited by hand; `memory-cli pins --sync` shows what to do"})
+        elif state.found:
+            checks.append({"name": "pinned block", "status": "ok", "detail": f"{path}: in sync"})
+    return checks

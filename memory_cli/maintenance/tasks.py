@@ -1,0 +1,100 @@
+"""What the daily maintenance run does, in order: back up, decay, prune the audit log.
+
+The backup comes first so that the state before decay is always recoverable. Each task opens
+the store itself and closes it at once, so a failing task leaves the next one a clean start and
+the database is never held open longer than a task needs it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def backups_dir(settings, db_path=None) -> Path:
+    """The backup folder of one database.
+
+    The default database's backups sit directly in the folder; any other database gets its own
+    subfolder, so that two stores never share a "today's backup" or prune each other's files.
+    """
+    import hashlib
+    import os
+
+    from memory_cli import paths
+
+    configured = (settings.get("backup") or {}).get("directory")
+    base = paths.expand(configured) if configured else paths.backups_dir()
+    if db_path is None:
+        return base
+    real = os.path.realpath(os.fspath(db_path))
+    if real == os.path.realpath(paths.default_db_file()):
+        return base
+    stem = os.path.splitext(os.path.basename(real))[0] or "memory"
+    return base / f"{stem}-{hashlib.sha256(real.encode()).hexdigest()[:8]}"
+
+
+def backup_task(db_path: Path, settings) -> str:
+    from memory_cli.maintenance import backup
+
+    section = settings.get("backup") or {}
+    if not section.get("enabled", True):
+        return "backups are disabled"
+    made = backup.backup_if_due(db_path, backups_dir(settings, db_path), keep=int(section.get("max_backups", 7)))
+    return f"wrote {made}" if made else "today's backup already exists"
+
+
+def decay_task(db_path: Path, settings) -> str:
+    from memory_cli.db import Store
+    from memory_cli.maintenance.decay_store import run_decay
+
+    with Store.open(db_path) as store:
+        r = run_decay(store, settings=settings)
+    return f"{r['decayed']} decayed, {r['archived']} archived of {r['considered']}"
+
+
+def retention_task(db_path: Path, settings) -> str:
+    from memory_cli.db import Store
+    from memory_cli.maintenance.retention import prune_audit_log
+
+    days = int((settings.get("audit") or {}).get("retention_days", 90))
+    with Store.open(db_path) as store:
+        n = prune_audit_log(store, days)
+    return f"removed {n} audit rows older than {days} days"
+
+
+def record_task(db_path: Path, results: dict) -> str:
+    from memory_cli import audit
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as store:
+        with store.transaction():
+            audit.record(store, "maintenance", result="done", details=results)
+    return "recorded"
+
+
+def default_tasks(db_path: Path, settings=None) -> list:
+    """The tasks the detached child runs; each returns a one-line summary for the log."""
+    if settings is None:
+        from memory_cli import settings as settings_mod
+
+        settings = settings_mod.load()
+    db_path = Path(db_path)
+    results: dict = {}
+
+    def run(name, fn):
+        def task():
+            try:
+                results[name] = fn(db_path, settings)
+            except Exception as err:
+                results[name] = f"failed: {type(err).__name__}: {err}"
+                raise
+            return results[name]
+        return name, task
+
+    if not db_path.exists():
+        return []
+    return [
+        run("backup", backup_task),
+        run("decay", decay_task),
+        run("audit-retention", retention_task),
+        ("record", lambda: record_task(db_path, results)),
+    ]

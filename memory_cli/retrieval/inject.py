@@ -1,0 +1,588 @@
+"""Choosing which memories the agent sees: at session start, beside a prompt, after a failure.
+
+Session start: every memory whose scope applies (global always, the project's in that project,
+a file's when that file is in play) is eligible if it is active and confident enough; the
+eligible ones are ranked by relevance to the session context, confidence, how specific their
+scope is and how binding their type is, then rendered within the budget (see ``format``).
+After compaction (SessionStart ``source: compact``) the conversation lost what was injected,
+so pinned memories go first and are never cut by the entry limit.
+
+Per prompt: only memories above the relevance threshold, a few of them, never one this
+session already received. A question about what was decided *against* ("what did we decide
+not to do about caching") also pulls decisions that record a rejected alternative.
+
+After a failure: the error's salient lines are the query; matches are offered as past
+solutions, again never repeating one the session already saw.
+
+Every injection counts as use (use_count, last_used, ``session_injections``) and is audited.
+Standard library and apsw only at module level: this runs inside hook processes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from .. import scope as scopes
+from ..errors import InvalidInput
+from . import format as fmt
+
+# Session-start ranking weights (documented in docs/injection.md).
+W_RELEVANCE, W_CONFIDENCE, W_SPECIFIC, W_TYPE = 0.45, 0.35, 0.10, 0.10
+TYPE_WEIGHT = {"rule": 1.0, "correction": 0.9, "decision": 0.6, "pattern": 0.6, "preference": 0.5, "fact": 0.4}
+PINNED_BONUS = 0.10
+#: Room left for other handlers' context in the same hook answer.
+SESSION_CHAR_LIMIT = 8500
+
+_COLUMNS = "id, content, type, scope, confidence, tags, pinned, use_count, last_used, updated_at"
+
+
+# ---------------------------------------------------------------------------------------------
+# Session context
+
+
+def parse_session_context(raw) -> dict:
+    """``{"project": "WhisperClick V3", "file": "src/main.py", "task": ...}`` from JSON or a dict.
+
+    Accepted keys: project, project_root (or root), cwd, file or files, task (or prompt,
+    description), session_id, source. Unknown keys are ignored.
+    """
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError as e:
+            raise InvalidInput(f"--session-context is not valid JSON ({e})") from None
+    if not isinstance(raw, dict):
+        raise InvalidInput("--session-context must be a JSON object such as "
+                           '{"project": "WhisperClick V3", "file": "src/main.py"}')
+    out: dict = {}
+    for key in ("project", "cwd", "task", "session_id", "source"):
+        if isinstance(raw.get(key), str) and raw[key].strip():
+            out[key] = raw[key].strip()
+    root = raw.get("project_root") or raw.get("root")
+    if isinstance(root, str) and root.strip():
+        out["project_root"] = root.strip()
+    for alias in ("prompt", "description"):
+        if "task" not in out and isinstance(raw.get(alias), str) and raw[alias].strip():
+            out["task"] = raw[alias].strip()
+    files = raw.get("files")
+    files = [files] if isinstance(files, str) else list(files or []) if isinstance(files, list) else []
+    if isinstance(raw.get("file"), str):
+        files.insert(0, raw["file"])
+    out["files"] = [str(f) for f in files if isinstance(f, str) and f.strip()]
+    if "project_root" not in out and out.get("cwd"):
+        root = scopes.find_project_root(out["cwd"])
+        if root:
+            out["project_root"] = root
+    if "project" not in out and out.get("project_root"):
+        out["project"] = scopes.project_name(out["project_root"]) or ""
+    return out
+
+
+_VERSION_TAIL = re.compile(r"(-(v?\d+(\.\d+)*|v\d+\w*|latest|main|dev))+$")
+
+
+def project_aliases(name: str | None) -> list[str]:
+    """Scope names a project answers to: ``WhisperClick V3`` is ``whisperclick-v3`` and
+    ``whisperclick`` (people name a project with its version; folders usually do not)."""
+    if not name:
+        return []
+    base = scopes.normalize_project(name)
+    out = [base]
+    for variant in (_VERSION_TAIL.sub("", base), base.replace("-", ""), _VERSION_TAIL.sub("", base).replace("-", "")):
+        if variant and variant not in out:
+            out.append(variant)
+    return out
+
+
+def _applies(scope: str, projects: list[str], files: list[str], root: str | None,
+             always: tuple[str, ...] = ()) -> bool:
+    if scope == scopes.GLOBAL or scope in always:
+        return True
+    kind, _, value = scope.partition(":")
+    if kind == "project":
+        return value in projects
+    if kind == "file":
+        return any(scopes.file_matches(value, f, root) for f in files)
+    return False
+
+
+def _row(r: dict) -> dict:
+    d = dict(r)
+    tags = d.get("tags")
+    if isinstance(tags, str):
+        try:
+            d["tags"] = json.loads(tags or "[]")
+        except ValueError:
+            d["tags"] = []
+    d["pinned"] = bool(d.get("pinned"))
+    d.pop("embedding", None)
+    d.pop("rowid", None)
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# Retrieval through the ranking helper's search.query (documented 0-1 scores)
+
+
+def search(store, text: str, *, project: str | None = None, files=(), limit: int = 10,
+           min_score: float | None = None, type: str | None = None, timeout_ms: int | None = None) -> list[dict]:
+    """Call ``memory_cli.search.query`` with whichever of the documented arguments it accepts.
+
+    Scores are expected on 0-1. If a keyword-only search (no ``min_score`` argument) answers
+    with raw BM25, scores are scaled by the best one so a threshold keeps some meaning.
+    """
+    from .. import search as search_mod
+
+    q = search_mod.query
+    code = getattr(getattr(q, "__wrapped__", q), "__code__", None)
+    names = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]) if code else set()
+    kw: dict = {"limit": limit}
+    if type:
+        kw["type"] = type
+    if "project" in names:
+        kw["project"] = project
+        if "files" in names:
+            kw["files"] = tuple(files)
+    elif project:
+        kw["scope"] = "project:" + project
+    if "timeout_ms" in names and timeout_ms is not None:
+        kw["timeout_ms"] = timeout_ms
+    passes_threshold = "min_score" in names and min_score is not None
+    if passes_threshold:
+        kw["min_score"] = min_score
+    try:
+        results = q(store, text, **kw)
+    except InvalidInput:
+        return []
+    best = max((float(r.get("score") or 0.0) for r in results), default=0.0)
+    if best > 1.0 or (best > 0.0 and "min_score" not in names):
+        # Raw BM25 from a keyword-only search: only relative to the best hit is it comparable.
+        for r in results:
+            r["score"] = float(r.get("score") or 0.0) / best
+    if min_score is not None and not passes_threshold:
+        results = [r for r in results if float(r.get("score") or 0.0) >= min_score]
+    return results
+
+
+# ---------------------------------------------------------------------------------------------
+# Recording
+
+
+def _record(store, included: list[dict], *, session_id: str | None, context: str, total: int,
+            tokens: int, hook_event: str | None, extra: dict | None = None,
+            reset_session: bool = False) -> None:
+    """Use counts, last-use times, the session's injection list and one audit row, atomically."""
+    from .. import entries
+    from ..audit import record_safely
+
+    ids = [e["id"] for e in included]
+    with store.transaction():
+        if reset_session and session_id:
+            store.execute("DELETE FROM session_injections WHERE session_id = ?", (session_id,))
+        entries.mark_used(store, ids, session_id=session_id or None)
+    details = {"ids": ids, "tokens": tokens, "included": len(ids), "eligible": total}
+    if extra:
+        details.update(extra)
+    record_safely(store, "inject", context=context, result=f"{len(ids)} of {total}",
+                  details=details, session_id=session_id or None, hook_event=hook_event)
+
+
+def _redacted(text: str) -> str:
+    from ..redact import redact
+
+    return redact(text)[0]
+
+
+def already_injected(store, session_id: str | None) -> set[str]:
+    if not session_id:
+        return set()
+    return {r["entry_id"] for r in store.rows(
+        "SELECT entry_id FROM session_injections WHERE session_id = ?", (session_id,))}
+
+
+def already_offered_for_failures(store, session_id: str | None) -> set[str]:
+    """Solutions already offered after a failure in this session.
+
+    Not everything the session was shown: a memory injected at session start among a dozen
+    others is not the same as "this error again, the fix was X" at the moment it happens.
+    """
+    if not session_id:
+        return set()
+    import json
+
+    out: set[str] = set()
+    for r in store.rows("SELECT details FROM memory_audit_log WHERE action = 'inject' AND session_id = ? "
+                        "AND context LIKE 'failure:%'", (session_id,)):
+        try:
+            out.update(json.loads(r["details"] or "{}").get("ids") or [])
+        except ValueError:
+            pass
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Session start
+
+
+def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
+    from ..settings import token_budget
+
+    inj = (settings.get("injection") if hasattr(settings, "get") else None) or {}
+    max_entries = int(inj.get("max_entries", 15))
+    max_tokens = int(token_budget({"injection": {"max_tokens": inj.get("max_tokens", 2000)}}))
+    min_conf = float(inj.get("min_confidence", 0.3))
+    always = tuple(s for s in (inj.get("always_include_scopes") or []) if isinstance(s, str))
+    return max_entries, max_tokens, min_conf, always
+
+
+def _instructions() -> str:
+    """The [MEMORY:...] marker instructions from the capture area, when that area provides them."""
+    try:
+        from importlib import import_module
+
+        mod = import_module("memory_cli.capture.instructions")
+    except ImportError:
+        return ""
+    try:
+        text = mod.text()
+    except Exception:  # capture's problem must not cost the session its memories
+        return ""
+    return text.strip() if isinstance(text, str) else ""
+
+
+def _eligible(store, projects: list[str], files: list[str], root: str | None, min_conf: float,
+              always: tuple[str, ...], pool_size: int) -> tuple[list[dict], int]:
+    """The best-known candidates (by pin and confidence) and how many memories are eligible."""
+    scope_list = ["global"] + [f"project:{p}" for p in projects] + [s for s in always if s != "global"]
+    marks = ",".join("?" * len(scope_list))
+    base = f"status = 'active' AND confidence >= ? AND scope IN ({marks})"
+    params = [min_conf, *scope_list]
+    total = int(store.value(f"SELECT count(*) FROM memory_entries WHERE {base}", params) or 0)
+    rows = store.rows(f"SELECT {_COLUMNS} FROM memory_entries WHERE {base} "
+                      "ORDER BY pinned DESC, confidence DESC, use_count DESC, updated_at DESC LIMIT ?",
+                      [*params, pool_size])
+    pool = [_row(r) for r in rows]
+    if files:
+        file_rows = store.rows(f"SELECT {_COLUMNS} FROM memory_entries WHERE status = 'active' "
+                               "AND confidence >= ? AND scope LIKE 'file:%' LIMIT 2000", (min_conf,))
+        matching = [_row(r) for r in file_rows if _applies(r["scope"], projects, files, root)]
+        total += len(matching)
+        pool.extend(matching)
+    return pool, total
+
+
+def _specificity(scope: str) -> float:
+    if scope.startswith("file:"):
+        return 1.0
+    if scope.startswith("project:"):
+        return 0.6
+    return 0.0
+
+
+def drop_near_duplicates(ranked: list[dict], *, window: int = 60) -> list[dict]:
+    """Keep the best-ranked of memories that say the same thing (imports often hold one rule
+    in three files). Only the top ``window`` are compared; the rest pass through untouched.
+
+    Uses the capture area's model-free similarity when it is installed; otherwise no-op.
+    """
+    try:
+        from ..capture.similar import SAME_THRESHOLD, similarity, tokens
+    except ImportError:
+        return ranked
+    kept: list[dict] = []
+    kept_tokens: list[set] = []
+    for e in ranked[:window]:
+        toks = set(tokens(e.get("content") or ""))
+        if e.get("pinned") or not any(similarity(toks, k) >= SAME_THRESHOLD for k in kept_tokens):
+            kept.append(e)
+            kept_tokens.append(toks)
+    return kept + ranked[window:]
+
+
+def session_query_text(ctx: dict) -> str:
+    """What the session is about, as search text: project, files, task."""
+    parts = []
+    if ctx.get("project"):
+        parts.append(ctx["project"])
+    for f in ctx.get("files") or []:
+        parts.append(re.sub(r"[/\\._-]+", " ", f))
+    if ctx.get("task"):
+        parts.append(ctx["task"])
+    return " ".join(parts).strip()
+
+
+def inject(store, session_context: dict, settings, *, session_id: str | None = None,
+           source: str | None = None, record: bool = True, include_instructions: bool = True,
+           hook_event: str | None = None, max_entries: int | None = None,
+           max_tokens: int | None = None) -> dict:
+    """The session-start block for ``session_context`` (see :func:`parse_session_context`).
+
+    Returns ``{"text", "memory_text", "ids", "included", "eligible", "tokens", "scopes",
+    "source"}``; ``text`` adds the marker instructions to the memory block.
+    """
+    sc = session_context if "files" in session_context else parse_session_context(session_context)
+    source = source or sc.get("source") or "startup"
+    session_id = session_id or sc.get("session_id")
+    cfg_entries, cfg_tokens, min_conf, always = _budget(settings)
+    max_entries = cfg_entries if max_entries is None else max_entries
+    max_tokens = cfg_tokens if max_tokens is None else max_tokens
+    projects = project_aliases(sc.get("project"))
+    files = sc.get("files") or []
+    root = sc.get("project_root")
+
+    pool, total = _eligible(store, projects, files, root, min_conf, always, max(200, max_entries * 10))
+    by_id = {e["id"]: e for e in pool}
+
+    relevance: dict[str, float] = {}
+    text = session_query_text(sc)
+    if text and max_entries > 0:
+        timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+        for hit in search(store, text, project=projects[0] if projects else None, files=files,
+                          limit=max(30, max_entries * 3), timeout_ms=timeout):
+            scope = hit.get("scope") or "global"
+            if hit.get("status", "active") != "active" or float(hit.get("confidence") or 0) < min_conf:
+                continue
+            if not _applies(scope, projects, files, root, always):
+                continue
+            relevance[hit["id"]] = max(0.0, min(1.0, float(hit.get("score") or 0.0)))
+            if hit["id"] not in by_id:
+                entry = {k: hit.get(k) for k in ("id", "content", "type", "scope", "confidence", "tags",
+                                                 "pinned", "use_count", "last_used", "updated_at")}
+                entry["pinned"] = bool(entry.get("pinned"))
+                by_id[hit["id"]] = entry
+
+    def rank(e: dict) -> tuple:
+        score = (W_RELEVANCE * relevance.get(e["id"], 0.0) + W_CONFIDENCE * float(e.get("confidence") or 0)
+                 + W_SPECIFIC * _specificity(e.get("scope") or "global")
+                 + W_TYPE * TYPE_WEIGHT.get(e.get("type") or "fact", 0.4)
+                 + (PINNED_BONUS if e.get("pinned") else 0.0))
+        return (-score, -int(e.get("use_count") or 0), e.get("updated_at") or "")
+
+    ranked = drop_near_duplicates(sorted(by_id.values(), key=rank), window=max(60, max_entries * 4))
+    compact = source == "compact"
+    if compact:
+        pinned = [e for e in ranked if e.get("pinned")]
+        ranked = pinned + [e for e in ranked if not e.get("pinned")]
+        max_entries = max(max_entries, len(pinned))
+
+    instructions = _instructions() if include_instructions else ""
+    limit = SESSION_CHAR_LIMIT - (len(instructions) + 2 if instructions else 0)
+    if compact and any(e.get("pinned") for e in ranked):
+        needed = fmt.render_session([e for e in ranked if e.get("pinned")], max_entries=max_entries,
+                                    max_tokens=10**6, max_chars=limit)
+        max_tokens = max(max_tokens, needed.tokens)
+    rendered = fmt.render_session(ranked, total=max(total, len(by_id)), max_entries=max_entries,
+                                  max_tokens=max_tokens, max_chars=limit)
+    full = fmt.join_blocks(rendered.text, instructions, limit=SESSION_CHAR_LIMIT)
+    result = {
+        "text": full,
+        "memory_text": rendered.text,
+        "ids": [e["id"] for e in rendered.included],
+        "included": rendered.count,
+        "eligible": rendered.total,
+        "tokens": rendered.tokens,
+        "scopes": ["global"] + [f"project:{p}" for p in projects] + [f"file:{f}" for f in files],
+        "source": source,
+    }
+    if record and (rendered.included or compact):
+        _record(store, rendered.included, session_id=session_id, context=f"session:{source}",
+                total=rendered.total, tokens=rendered.tokens, hook_event=hook_event,
+                extra={"project": sc.get("project"), "files": files[:5]},
+                reset_session=source in ("compact", "clear"))
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Per prompt
+
+
+_NEGATIVE_Q = re.compile(
+    r"\b(decided?|decision|chose|agreed)\s+(not|against)\b|\brejected\b|\bruled out\b|\bdecided? against\b"
+    r"|\bwhy (not|didn'?t we|don'?t we)\b|\b(didn'?t|did not|don'?t|do not) (we )?(use|go with|choose|pick)\b"
+    r"|\bnot to (do|use)\b|\binstead of\b|\balternatives?\b", re.I)
+_NEG_WORDS = {"decide", "decided", "decision", "not", "against", "rejected", "ruled", "out", "why", "didn",
+              "didn't", "did", "we", "use", "go", "with", "choose", "chose", "pick", "instead", "alternative",
+              "alternatives", "what", "do", "about", "to", "the", "a", "for", "on"}
+
+
+def is_negative_question(text: str) -> bool:
+    """"What did we decide not to do about caching?" and its relatives."""
+    return bool(_NEGATIVE_Q.search(text or ""))
+
+
+def _stem(word: str) -> str:
+    return word[:5] if len(word) > 5 else word
+
+
+def rejected_decisions(store, text: str, *, project: str | None, files=(), limit: int = 3) -> list[dict]:
+    """Decisions recording a rejected alternative that share a topic word with ``text``.
+
+    The topic words are the question minus its negation wording; matching is on word stems
+    (caching ~ cache) against the decision's content and its ``rejected:<alternative>`` tags.
+    """
+    from ..search import terms
+
+    topic = [t for t in terms(text) if t not in _NEG_WORDS and len(t) > 2]
+    if not topic:
+        return []
+    hits = search(store, " ".join(topic) + " rejected", project=project, files=files,
+                  limit=max(10, limit * 4), type="decision")
+    out = []
+    stems = {_stem(t) for t in topic}
+    for h in hits:
+        tags = h.get("tags") or []
+        rejected = [t for t in tags if str(t).lower().startswith("rejected:")]
+        body = (h.get("content") or "").lower() + " " + " ".join(str(t).lower() for t in tags)
+        words = {_stem(w) for w in re.findall(r"[a-z0-9]+", body)}
+        says_rejected = rejected or re.search(r"\b(against|rejected|over|instead of|rather than|not)\b", body)
+        if says_rejected and stems & words:
+            out.append(h)
+    return out[:limit]
+
+
+_TRIVIAL_PROMPT = re.compile(r"^\s*(/\S+|y(es)?|no?|ok(ay)?|thanks?( you)?|continue|go on|go ahead|do it|sure)\W*\s*$", re.I)
+
+
+def for_prompt(store, prompt: str, settings, *, project: str | None = None, project_root: str | None = None,
+               files=(), session_id: str | None = None, record: bool = True,
+               hook_event: str | None = None) -> dict:
+    """The few memories most relevant to what the person just asked, not yet seen this session."""
+    from ..search import terms
+
+    empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0}
+    if not prompt or _TRIVIAL_PROMPT.match(prompt) or len(terms(prompt)) < 2:
+        return empty
+    inj = settings.get("injection", {}) if hasattr(settings, "get") else {}
+    max_entries = int(inj.get("per_prompt_max_entries", 3))
+    max_tokens = int(inj.get("per_prompt_max_tokens", 300))
+    threshold = float(inj.get("similarity_threshold", 0.6))
+    min_conf = float(inj.get("min_confidence", 0.3))
+    if max_entries <= 0 or max_tokens <= 0:
+        return empty
+    projects = project_aliases(project)
+    seen = already_injected(store, session_id)
+    timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+    query_text = prompt[:2000]
+    hits: list[dict] = []
+    if is_negative_question(prompt):
+        hits.extend(rejected_decisions(store, query_text, project=projects[0] if projects else None,
+                                       files=files, limit=max_entries))
+    hits.extend(search(store, query_text, project=projects[0] if projects else None, files=files,
+                       limit=max_entries * 4, min_score=threshold, timeout_ms=timeout))
+    chosen, ids = [], set()
+    for h in hits:
+        if h["id"] in ids or h["id"] in seen or h.get("pinned"):
+            continue  # pinned memories already sit in CLAUDE.md
+        if h.get("status", "active") != "active" or float(h.get("confidence") or 0) < min_conf:
+            continue
+        if not _applies(h.get("scope") or "global", projects, list(files), project_root):
+            continue
+        ids.add(h["id"])
+        chosen.append(h)
+    rendered = fmt.render_prompt(chosen, max_entries=max_entries, max_tokens=max_tokens)
+    if record and rendered.included:
+        _record(store, rendered.included, session_id=session_id, context="prompt", total=rendered.total,
+                tokens=rendered.tokens, hook_event=hook_event)
+    return {"text": rendered.text, "ids": [e["id"] for e in rendered.included], "included": rendered.count,
+            "eligible": rendered.total, "tokens": rendered.tokens}
+
+
+# ---------------------------------------------------------------------------------------------
+# After a failure
+
+
+_ERRORISH = re.compile(
+    r"Traceback \(most recent call last\)|\b[A-Z]\w*(Error|Exception|Failure)\b|\berror\b|\bfatal\b|\bfailed\b"
+    r"|command not found|No such file or directory|Permission denied|ERR!|\bexit (code|status) [1-9]"
+    r"|cannot|can't|could not|unable to|refused|denied|not found|timed out|segmentation fault", re.I)
+_NOISE = re.compile(r"0x[0-9a-f]{6,}|\b[0-9a-f]{12,}\b|\b\d{5,}\b", re.I)
+# Lines every error of a kind shares: they dilute the keyword score of the line that matters.
+_BOILERPLATE = re.compile(
+    r"^(Traceback \(most recent call last\):?|During handling of the above exception.*"
+    r"|The above exception was the direct cause.*|File \".*\", line \d+.*|Exit code \d+|\^+)$", re.I)
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")
+
+
+def bash_failed(tool_response) -> str | None:
+    """The error text of a Bash call that failed, or None when it looks like it succeeded.
+
+    Claude Code reports most failed commands through PostToolUseFailure; a PostToolUse Bash
+    response has no exit code field on most versions, so an explicit non-zero code (when a
+    version sends one) or error lines on stderr are taken as failure.
+    """
+    if not isinstance(tool_response, dict) or tool_response.get("interrupted"):
+        return None
+    for key in ("exit_code", "exitCode", "returncode", "returnCode", "return_code"):
+        code = tool_response.get(key)
+        if isinstance(code, int) and not isinstance(code, bool) and code != 0:
+            return str(tool_response.get("stderr") or tool_response.get("stdout") or f"exit code {code}")
+    stderr = tool_response.get("stderr")
+    if isinstance(stderr, str) and stderr.strip() and _ERRORISH.search(stderr):
+        return stderr
+    return None
+
+
+def error_text(error) -> str:
+    """PostToolUseFailure's ``error`` is a string on current versions; tolerate objects."""
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        parts = [str(error.get(k)) for k in ("message", "error", "stderr", "stdout") if error.get(k)]
+        return "\n".join(parts) or json.dumps(error)[:2000]
+    return "" if error is None else str(error)
+
+
+def failure_query(error: str, command: str | None = None) -> str:
+    """The salient part of an error as search text: the last error-looking lines, the program."""
+    lines = [ln.strip() for ln in (error or "").splitlines()
+             if ln.strip() and not _BOILERPLATE.match(ln.strip())]
+    salient = [ln for ln in lines if _ERRORISH.search(ln)] or lines[-3:]
+    picked = salient[-3:]
+    if lines and lines[-1] not in picked and len(picked) < 4:
+        picked.append(lines[-1])  # the final line of a traceback names the exception
+    text = " ".join(ln[:240] for ln in picked)
+    text = _PATH.sub(lambda m: re.split(r"[\\/]", m.group(0))[-1], text)
+    text = _NOISE.sub(" ", text)
+    if command:
+        first = command.strip().split()
+        if first:
+            prog = re.split(r"[\\/]", first[0])[-1]
+            if prog and prog.lower() not in text.lower():
+                text = f"{prog} {text}"
+    return " ".join(text.split())[:600]
+
+
+def for_failure(store, error: str, settings, *, tool_name: str | None = None, command: str | None = None,
+                project: str | None = None, project_root: str | None = None, files=(),
+                session_id: str | None = None, record: bool = True, hook_event: str | None = None) -> dict:
+    """Past solutions to errors like this one, above the relevance threshold."""
+    empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0, "query": ""}
+    query = failure_query(error, command)
+    from ..search import terms
+
+    if len(terms(query)) < 2:
+        return empty
+    inj = settings.get("injection", {}) if hasattr(settings, "get") else {}
+    threshold = float(inj.get("similarity_threshold", 0.6))
+    min_conf = float(inj.get("min_confidence", 0.3))
+    max_entries = max(1, int(inj.get("per_prompt_max_entries", 3)))
+    max_tokens = max(100, int(inj.get("per_prompt_max_tokens", 300)) + 100)
+    projects = project_aliases(project)
+    seen = already_offered_for_failures(store, session_id)
+    timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+    hits = search(store, query, project=projects[0] if projects else None, files=files,
+                  limit=max_entries * 4, min_score=threshold, timeout_ms=timeout)
+    chosen = [h for h in hits
+              if h["id"] not in seen and h.get("status", "active") == "active"
+              and float(h.get("confidence") or 0) >= min_conf
+              and _applies(h.get("scope") or "global", projects, list(files), project_root)]
+    rendered = fmt.render_solutions(chosen, tool_name=tool_name, max_entries=max_entries, max_tokens=max_tokens)
+    if record and rendered.included:
+        _record(store, rendered.included, session_id=session_id, context=f"failure:{tool_name or 'tool'}",
+                total=rendered.total, tokens=rendered.tokens, hook_event=hook_event,
+                extra={"query": _redacted(query[:200])})
+    return {"text": rendered.text, "ids": [e["id"] for e in rendered.included], "included": rendered.count,
+            "eligible": rendered.total, "tokens": rendered.tokens, "query": query}

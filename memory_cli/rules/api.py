@@ -1,0 +1,356 @@
+"""Enforcement rules in the store: create, derive, list, edit, confirm, count violations.
+
+A rule is a memory entry of type ``rule`` (its content is what gets injected and what the
+person reads) plus a row in ``enforcement_rules`` (what a hook checks). Both are written in
+one transaction. Trust follows provenance: rules a person writes are confirmed; rules promoted
+from captured corrections start unconfirmed and act at most as ``warn`` until the person
+confirms them (seed 002, risk 3: a false block stops a person's work).
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import audit, entries
+from ..errors import InvalidInput, NotFound
+from ..util import now_iso
+from . import spec
+
+__all__ = ["create_rule", "attach_rule", "get_rule", "list_rules", "edit_rule", "set_enabled",
+           "confirm_rule", "delete_rule", "record_violation", "guess_pattern_type",
+           "public_rule"]
+
+_SELECT = ("SELECT r.*, e.content, e.scope, e.status, e.confidence, e.violation_count, e.source,"
+           " e.tags FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id")
+_JSON_COLUMNS = ("tools", "fields", "conditions", "hook_events", "tags")
+
+
+def public_rule(row: dict | None) -> dict | None:
+    """The shape every caller sees: JSON columns decoded, booleans as booleans."""
+    if row is None:
+        return None
+    out = dict(row)
+    for key in _JSON_COLUMNS:
+        if key in out:
+            try:
+                out[key] = json.loads(out[key] or "[]")
+            except (TypeError, ValueError):
+                out[key] = []
+    out["enabled"] = bool(out.pop("active", 1))
+    out["confirmed"] = bool(out.get("confirmed"))
+    out["case_sensitive"] = bool(out.get("case_sensitive"))
+    out.pop("analysis", None)
+    out["effective_action"] = effective_action(out["action"], out["confirmed"])
+    return out
+
+
+def effective_action(action: str, confirmed: bool) -> str:
+    """An unconfirmed rule never blocks: it warns until the person confirms it."""
+    return "warn" if action == "block" and not confirmed else action
+
+
+def guess_pattern_type(pattern: str) -> str:
+    """``command`` when the pattern reads as a plain command line, else ``regex``."""
+    if any(ch in pattern for ch in "\\^$*+?[]{}|()"):
+        return "regex"
+    try:
+        spec.check_pattern(pattern, "command")
+    except InvalidInput:
+        return "regex"
+    return "command"
+
+
+def _intent_vector(text: str) -> bytes | None:
+    """Embed an intent rule now if the daemon is warm; otherwise the hook embeds it later."""
+    try:
+        from ..daemon import client
+
+        vectors = client.embed([text], timeout_ms=300)
+    except Exception:
+        return None
+    return vectors[0] if vectors else None
+
+
+def _insert(store, entry_id: str, *, pattern: str, pattern_type: str, action: str,
+            severity: str, alternative: str | None, message: str | None, tools: list[str],
+            fields: list[str], case_sensitive: bool, provenance: str, confirmed: bool,
+            conditions: list[dict], enabled: bool, name: str | None, hook_events: list[str],
+            source_ref: str | None) -> None:
+    vector = _intent_vector(pattern) if pattern_type == "intent" else None
+    analysis = spec.analyze(pattern, pattern_type, case_sensitive=case_sensitive,
+                            conditions=conditions, vector=vector)
+    now = now_iso()
+    store.execute(
+        "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative,"
+        " active, message, tools, fields, case_sensitive, provenance, confirmed, created_at,"
+        " updated_at, conditions, name, hook_events, source_ref, analysis)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (entry_id, pattern, pattern_type, action, severity, alternative, 1 if enabled else 0,
+         message, json.dumps(tools), json.dumps(fields), 1 if case_sensitive else 0, provenance,
+         1 if confirmed else 0, now, now, json.dumps(conditions), name, json.dumps(hook_events),
+         source_ref, json.dumps(analysis)))
+
+
+def _clean_text(value) -> str | None:
+    if value is None:
+        return None
+    from ..redact import redact
+
+    text = str(value).strip()
+    return redact(text)[0] if text else None
+
+
+def create_rule(store, content: str, *, pattern: str, pattern_type: str, action: str,
+                severity: str = "medium", alternative: str | None = None,
+                message: str | None = None, tools=None, fields=None, scope: str = "global",
+                provenance: str = "manual", confirmed: bool = True, source: str = "manual",
+                conditions=None, case_sensitive: bool = False, enabled: bool = True,
+                name: str | None = None, hook_events=None, source_ref: str | None = None,
+                confidence: float | None = None, tags=None, session_id: str | None = None,
+                fingerprint: str | None = None) -> dict:
+    """Store a new rule (entry + enforcement row) in one transaction; returns the rule."""
+    ptype = spec.check_pattern_type(pattern_type)
+    pat = spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive)
+    act = spec.check_action(action)
+    sev = spec.check_severity(severity or "medium")
+    prov = spec.check_provenance(provenance)
+    tool_list = spec.normalize_tools(tools) if tools is not None else spec.default_tools(ptype)
+    field_list = spec.normalize_fields(fields)
+    conds = spec.normalize_conditions(conditions)
+    events = spec.normalize_hook_events(hook_events)
+    with store.transaction():
+        entry = entries.add(store, content, "rule", scope=scope, source=source,
+                            confidence=confidence, tags=tags, session_id=session_id,
+                            fingerprint=fingerprint)
+        _insert(store, entry["id"], pattern=pat, pattern_type=ptype, action=act, severity=sev,
+                alternative=_clean_text(alternative), message=_clean_text(message),
+                tools=tool_list, fields=field_list, case_sensitive=case_sensitive,
+                provenance=prov, confirmed=confirmed, conditions=conds, enabled=enabled,
+                name=name, hook_events=events, source_ref=source_ref)
+    return get_rule(store, entry["id"])
+
+
+def attach_rule(store, entry: dict, *, pattern: str | None = None,
+                pattern_type: str | None = None, action: str | None = None,
+                severity: str | None = None, alternative: str | None = None,
+                message: str | None = None, tools=None, fields=None, conditions=None,
+                case_sensitive: bool = False) -> dict | None:
+    """Give a just-added ``rule`` entry its enforcement data, deriving a pattern from the
+    content when none is given. Returns None (and warns) when nothing concrete can be derived:
+    the entry stays a reminder that is injected but not enforced."""
+    from .derive import derive_rule, wording_action
+
+    content = entry.get("content") or ""
+    derived = None
+    if pattern is None:
+        derived = derive_rule(content)
+        if derived is None:
+            store.warn("no pattern could be derived from this rule, so it is injected as a "
+                       "reminder but not enforced; add --pattern (and --pattern-type) to enforce it")
+            return None
+        pattern = derived["pattern"]
+        pattern_type = pattern_type or derived["pattern_type"]
+        if tools is None:
+            tools = derived["tools"]
+        if fields is None:
+            fields = derived["fields"]
+        if alternative is None:
+            alternative = derived.get("alternative")
+        if conditions is None:
+            conditions = derived.get("conditions")
+    if pattern_type is None:
+        pattern_type = guess_pattern_type(pattern)
+    if action is None:
+        action = wording_action(content)
+    if action is None:
+        from .. import settings as settings_mod
+
+        action = settings_mod.load().section("enforcement").get("default_action") or "warn"
+    source = entry.get("source") or "manual"
+    person_wrote_it = source in ("manual", "imported", "migrated")
+    if source == "promoted":
+        provenance = "promoted"
+    elif source in ("imported", "migrated"):
+        provenance = "imported"
+    else:
+        provenance = "derived" if derived is not None else "manual"
+    ptype = spec.check_pattern_type(pattern_type)
+    act = spec.check_action(action)
+    if not person_wrote_it and act == "block":
+        act = "warn"  # captured, not written: it earns "block" when the person confirms it
+    with store.transaction():
+        _insert(store, entry["id"],
+                pattern=spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive),
+                pattern_type=ptype, action=act, severity=spec.check_severity(severity or "medium"),
+                alternative=_clean_text(alternative), message=_clean_text(message),
+                tools=spec.normalize_tools(tools) if tools is not None else spec.default_tools(ptype),
+                fields=spec.normalize_fields(fields), case_sensitive=case_sensitive,
+                provenance=provenance, confirmed=person_wrote_it,
+                conditions=spec.normalize_conditions(conditions), enabled=True, name=None,
+                hook_events=[], source_ref=None)
+    return get_rule(store, entry["id"])
+
+
+def _resolve(store, ref: str) -> str:
+    try:
+        return entries.resolve_id(store, ref, "enforcement_rules")
+    except NotFound:
+        if store.value("SELECT 1 FROM memory_entries WHERE id = ? AND type = 'rule'", (ref,)):
+            raise NotFound(f"memory {ref!r} is a rule without a pattern (a reminder, not "
+                           "enforced); to enforce it, add it with `memory-cli rules add "
+                           "--pattern P`") from None
+        raise NotFound(f"no rule with id {ref!r}") from None
+
+
+def get_rule(store, ref: str) -> dict:
+    rid = _resolve(store, ref)
+    return public_rule(store.row(_SELECT + " WHERE r.id = ?", (rid,)))
+
+
+def list_rules(store, *, enabled: bool | None = None, status: str = "active",
+               scope: str | None = None, pattern_type: str | None = None,
+               provenance: str | None = None, confirmed: bool | None = None,
+               limit: int | None = None) -> list[dict]:
+    where, params = [], []
+    if status != "all":
+        where.append("e.status = ?")
+        params.append(status)
+    if enabled is not None:
+        where.append("r.active = ?")
+        params.append(1 if enabled else 0)
+    if scope:
+        from .. import scope as scopes
+
+        where.append("e.scope = ?")
+        params.append(scopes.parse(scope))
+    if pattern_type:
+        where.append("r.pattern_type = ?")
+        params.append(spec.check_pattern_type(pattern_type))
+    if provenance:
+        where.append("r.provenance = ?")
+        params.append(spec.check_provenance(provenance))
+    if confirmed is not None:
+        where.append("r.confirmed = ?")
+        params.append(1 if confirmed else 0)
+    sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "")
+    sql += (" ORDER BY CASE r.action WHEN 'block' THEN 0 WHEN 'ask' THEN 1 WHEN 'warn' THEN 2"
+            " ELSE 3 END, r.created_at")
+    if limit:
+        sql += " LIMIT ?"
+        params.append(int(limit))
+    return [public_rule(r) for r in store.rows(sql, params)]
+
+
+_EDITABLE = ("pattern", "pattern_type", "action", "severity", "alternative", "message", "tools",
+             "fields", "conditions", "case_sensitive", "scope", "content", "name", "hook_events",
+             "enabled", "confirmed")
+
+
+def edit_rule(store, ref: str, **changes) -> dict:
+    """Change a rule; the pattern is re-validated and re-analysed. None values are ignored."""
+    unknown = set(changes) - set(_EDITABLE)
+    if unknown:
+        raise InvalidInput(f"cannot edit {', '.join(sorted(unknown))}")
+    rid = _resolve(store, ref)
+    changes = {k: v for k, v in changes.items() if v is not None}
+    with store.transaction():
+        before = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (rid,))
+        entry_changes = {k: changes.pop(k) for k in ("content", "scope") if k in changes}
+        if entry_changes:
+            entries.update(store, rid, **entry_changes)
+        new = dict(before)
+        if "pattern_type" in changes:
+            new["pattern_type"] = spec.check_pattern_type(changes["pattern_type"])
+        if "case_sensitive" in changes:
+            new["case_sensitive"] = 1 if changes["case_sensitive"] else 0
+        if "pattern" in changes or "pattern_type" in changes or "case_sensitive" in changes:
+            new["pattern"] = spec.check_pattern(changes.get("pattern", before["pattern"]),
+                                                new["pattern_type"],
+                                                case_sensitive=bool(new["case_sensitive"]))
+        if "action" in changes:
+            new["action"] = spec.check_action(changes["action"])
+        if "severity" in changes:
+            new["severity"] = spec.check_severity(changes["severity"])
+        for key in ("alternative", "message"):
+            if key in changes:
+                new[key] = _clean_text(changes[key]) if changes[key] != "" else None
+        if "name" in changes:
+            new["name"] = changes["name"] or None
+        if "tools" in changes:
+            new["tools"] = json.dumps(spec.normalize_tools(changes["tools"]))
+        if "fields" in changes:
+            new["fields"] = json.dumps(spec.normalize_fields(changes["fields"]))
+        if "conditions" in changes:
+            new["conditions"] = json.dumps(spec.normalize_conditions(changes["conditions"]))
+        if "hook_events" in changes:
+            new["hook_events"] = json.dumps(spec.normalize_hook_events(changes["hook_events"]))
+        if "enabled" in changes:
+            new["active"] = 1 if changes["enabled"] else 0
+        if "confirmed" in changes:
+            new["confirmed"] = 1 if changes["confirmed"] else 0
+        if any(k in changes for k in ("pattern", "pattern_type", "case_sensitive", "conditions")):
+            analysis = spec.analyze(new["pattern"], new["pattern_type"],
+                                    case_sensitive=bool(new["case_sensitive"]),
+                                    conditions=json.loads(new["conditions"] or "[]"),
+                                    vector=_intent_vector(new["pattern"])
+                                    if new["pattern_type"] == "intent" else None)
+            new["analysis"] = json.dumps(analysis)
+        diff = {k: {"before": before[k], "after": new[k]} for k in new
+                if k not in ("updated_at", "analysis") and new[k] != before[k]}
+        if diff or "analysis" in changes:
+            new["updated_at"] = now_iso()
+            cols = [k for k in new if k != "id" and new[k] != before[k]]
+            if cols:
+                store.execute(
+                    f"UPDATE enforcement_rules SET {', '.join(c + ' = ?' for c in cols)} WHERE id = ?",
+                    [new[c] for c in cols] + [rid])
+            audit.record(store, "update", entry_id=rid, context="rule", details=diff)
+    return get_rule(store, rid)
+
+
+def set_enabled(store, ref: str, enabled: bool) -> dict:
+    return edit_rule(store, ref, enabled=enabled)
+
+
+def confirm_rule(store, ref: str, action: str | None = None) -> dict:
+    """The person vouches for a rule. A promoted ``warn`` rule becomes ``block`` unless the
+    person chooses another action."""
+    rule = get_rule(store, ref)
+    new_action = action
+    if new_action is None and rule["provenance"] == "promoted" and rule["action"] == "warn":
+        new_action = "block"
+    return edit_rule(store, rule["id"], confirmed=True, action=new_action)
+
+
+def delete_rule(store, ref: str) -> dict:
+    """Delete the rule and its memory entry (the audit log keeps both rows)."""
+    rule = get_rule(store, ref)
+    entries.delete(store, rule["id"])
+    return rule
+
+
+def record_violation(store, rule_id: str, *, escalate_after: int = 3) -> dict:
+    """Count one violation; past ``escalate_after`` violations the severity rises one level,
+    and again each further ``escalate_after + 1`` (4th, 8th, 12th with the default 3)."""
+    now = now_iso()
+    with store.transaction():
+        store.execute("UPDATE memory_entries SET violation_count = violation_count + 1 WHERE id = ?",
+                      (rule_id,))
+        store.execute("UPDATE enforcement_rules SET last_violation_at = ? WHERE id = ?", (now, rule_id))
+        row = store.row("SELECT e.violation_count AS n, r.severity FROM enforcement_rules r"
+                        " JOIN memory_entries e ON e.id = r.id WHERE r.id = ?", (rule_id,))
+        if row is None:
+            return {"violation_count": 0, "severity": None, "escalated": False}
+        n, severity = row["n"], row["severity"]
+        step = max(1, int(escalate_after)) + 1
+        escalated = False
+        if n > escalate_after and n % step == 0 and spec.SEVERITY_UP[severity] != severity:
+            new = spec.SEVERITY_UP[severity]
+            store.execute("UPDATE enforcement_rules SET severity = ?, updated_at = ? WHERE id = ?",
+                          (new, now, rule_id))
+            audit.record(store, "update", entry_id=rule_id, context="rule",
+                         result="severity escalated",
+                         details={"severity": {"before": severity, "after": new},
+                                  "violations": n})
+            severity, escalated = new, True
+    return {"violation_count": n, "severity": severity, "escalated": escalated}

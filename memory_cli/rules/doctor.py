@@ -1,0 +1,55 @@
+"""Health checks for enforcement, called by `memory-cli doctor`."""
+
+from __future__ import annotations
+
+
+def doctor_checks(store, settings) -> list[dict]:
+    from . import ruleset, schema
+    from .safe_regex import fork_available
+
+    checks: list[dict] = []
+    try:
+        schema.ensure(store)
+        rs = ruleset.load(store)
+    except Exception as e:  # doctor reports, never raises
+        return [{"name": "rules", "status": "fail",
+                 "detail": f"cannot build the rule set: {type(e).__name__}: {e}"}]
+    total = store.value("SELECT count(*) FROM enforcement_rules") or 0
+    disabled = store.value("SELECT count(*) FROM enforcement_rules WHERE active = 0") or 0
+    checks.append({"name": "rules", "status": "ok",
+                   "detail": f"{len(rs)} active rules ({total} stored, {disabled} disabled), "
+                             f"rule-set generation {rs.generation}"})
+    if rs.broken:
+        checks.append({"name": "rules: patterns", "status": "fail",
+                       "detail": f"{len(rs.broken)} rule(s) cannot be compiled and are skipped: "
+                                 + "; ".join(f"{i[:8]} {err}" for i, err in rs.broken[:5])})
+    unconfirmed = store.value("SELECT count(*) FROM enforcement_rules WHERE confirmed = 0 "
+                              "AND active = 1") or 0
+    if unconfirmed:
+        checks.append({"name": "rules: unconfirmed", "status": "warn",
+                       "detail": f"{unconfirmed} rule(s) only warn until confirmed: "
+                                 "`memory-cli rules list --unconfirmed`, then `rules confirm ID`"})
+    path = ruleset.cache_path(store)
+    if path is not None:
+        import os
+
+        directory = os.path.dirname(path) or "."
+        if not os.access(directory, os.W_OK):
+            checks.append({"name": "rules: cache", "status": "warn",
+                           "detail": f"{directory} is not writable: every hook rebuilds the rule set"})
+    if not fork_available():
+        checks.append({"name": "rules: regex budget", "status": "warn",
+                       "detail": "no os.fork here: risky regexes on large inputs are skipped "
+                                 "(and audited) instead of being run under a deadline"})
+    enforcement = settings.section("enforcement") if hasattr(settings, "section") else {}
+    if not enforcement.get("enabled", True):
+        checks.append({"name": "rules: enforcement", "status": "warn",
+                       "detail": "enforcement.enabled is false: PreToolUse blocks nothing"})
+    overruns = store.value("SELECT count(*) FROM memory_audit_log WHERE action = "
+                           "'enforce_overrun' AND timestamp >= strftime('%Y-%m-%dT%H:%M:%fZ', "
+                           "'now', '-7 days')") or 0
+    if overruns:
+        checks.append({"name": "rules: budget", "status": "warn",
+                       "detail": f"{overruns} enforcement overrun(s) in the last 7 days "
+                                 "(`memory-cli audit --action enforce_overrun` for details)"})
+    return checks

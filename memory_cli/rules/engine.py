@@ -1,0 +1,461 @@
+"""Deciding one call (a tool call, a prompt, a stop) against the compiled rule set.
+
+Order of work is chosen so that the common case costs almost nothing: a Bash command is
+parsed once and command rules are looked up by program name; regex rules are mostly decided
+by substring checks on the case-folded text (literal patterns, required substrings); only the
+rest run as regexes, through :func:`safe_regex.search_many`, which honours the deadline even
+against catastrophic patterns and 10 MB writes. Intent rules are last and only run when the
+embedding daemon answers within what is left of the budget.
+
+What could not be decided in time is listed in ``Verdict.unchecked``: it is allowed, and the
+caller audits the overrun. A rule that was decided keeps its decision even if the budget was
+exceeded meanwhile: a deliberate block found is not dropped, an undecided one is never
+guessed. Standard library only; heavy parts are imported when a call needs them.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from . import ruleset as R
+from .conditions import REGEX_OPERATORS, WRITE_TOOLS, check_string_operator, field_value, tool_texts
+
+ACTION_RANK = {"block": 0, "ask": 1, "warn": 2, "suggest": 3}
+SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+# Natural field of a rule without fields on a non-tool event.
+EVENT_DEFAULT_FIELD = {"UserPromptSubmit": "prompt", "Stop": "last_assistant_message"}
+
+
+def effective_action(rule: tuple) -> str:
+    """Unconfirmed rules never block: they warn until the person confirms them."""
+    action = rule[R.ACTION]
+    return "warn" if action == "block" and not rule[R.CONFIRMED] else action
+
+
+class Match:
+    __slots__ = ("rule", "action", "field", "snippet")
+
+    def __init__(self, rule: tuple, field: str, snippet: str):
+        self.rule = rule
+        self.action = effective_action(rule)
+        self.field = field
+        self.snippet = snippet
+
+    @property
+    def id(self) -> str:
+        return self.rule[R.ID]
+
+    @property
+    def message(self) -> str:
+        r = self.rule
+        return (r[R.MSG] or r[R.CONTENT] or r[R.NAME] or r[R.PATTERN] or "").strip()
+
+    def to_dict(self) -> dict:
+        r = self.rule
+        return {"id": r[R.ID], "pattern": r[R.PATTERN], "pattern_type": r[R.PTYPE],
+                "action": self.action, "severity": r[R.SEVERITY], "message": self.message,
+                "alternative": r[R.ALT], "name": r[R.NAME], "scope": r[R.SCOPE],
+                "confirmed": r[R.CONFIRMED], "field": self.field, "matched": self.snippet}
+
+
+class Verdict:
+    __slots__ = ("decision", "matches", "unchecked", "intent_skipped", "intent_reason",
+                 "elapsed_ms", "checked", "forked", "timed_out")
+
+    def __init__(self) -> None:
+        self.decision = "allow"
+        self.matches: list[Match] = []
+        self.unchecked: list[str] = []  # rule ids not decided within the budget
+        self.intent_skipped: list[str] = []
+        self.intent_reason: str | None = None
+        self.elapsed_ms = 0.0
+        self.checked = 0  # rules considered for this call
+        self.forked = False
+        self.timed_out = False
+
+    def by_action(self, action: str) -> list[Match]:
+        return [m for m in self.matches if m.action == action]
+
+    def to_dict(self) -> dict:
+        out = {"decision": self.decision, "rules": [m.to_dict() for m in self.matches],
+               "elapsed_ms": round(self.elapsed_ms, 3), "checked": self.checked}
+        if self.unchecked:
+            out["unchecked"] = list(self.unchecked)
+        if self.intent_skipped:
+            out["intent_skipped"] = list(self.intent_skipped)
+            out["intent_reason"] = self.intent_reason
+        return out
+
+
+# Texts up to this size are cut into 3-grams to find candidate regex rules; larger ones (big
+# writes) go through every rule of the tool, where the per-text work dominates anyway.
+GRAM_TEXT_CHARS = 32 * 1024
+
+
+def _call_texts(ti: dict, payload: dict | None) -> list[str]:
+    """Every text of the call a regex rule on a tool event can look at."""
+    out = []
+
+    def add(v) -> None:
+        if isinstance(v, str):
+            if v:
+                out.append(v)
+        elif isinstance(v, dict):
+            for x in v.values():
+                add(x)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                add(x)
+        elif v is not None and not isinstance(v, bool):
+            out.append(str(v))
+
+    add(ti)
+    if payload and "tool_response" in payload:
+        add(payload.get("tool_response"))
+    return out
+
+
+def _candidates(rs: R.RuleSet, tool: str, ti: dict, payload: dict | None) -> list[int]:
+    """Regex/intent rules that can match this tool call, in decision order.
+
+    A regex rule indexed under a 3-gram only matches text containing that 3-gram
+    (case-folded), so the rules under the 3-grams of the call's texts, plus the rules with no
+    such 3-gram, are all the candidates there are."""
+    star_all = rs.by_tool.get("*", ())
+    tool_all = rs.by_tool.get(tool, ())
+    if not star_all and not tool_all:
+        return []
+    texts = _call_texts(ti, payload)
+    total = sum(len(t) for t in texts)
+    if not rs.gram or total > GRAM_TEXT_CHARS:
+        return sorted(set(tool_all).union(star_all)) if tool_all and star_all \
+            else list(tool_all or star_all)
+    cand = set(rs.always.get(tool, ()))
+    cand.update(rs.always.get("*", ()))
+    gram = rs.gram
+    for text in texts:
+        f = text.casefold()
+        for g in {f[k:k + 3] for k in range(len(f) - 2)}:
+            hit = gram.get(g)
+            if hit:
+                cand.update(hit)
+    return sorted(cand)
+
+
+def _snippet_of(sc) -> str:
+    return " ".join([sc.program, *sc.args])[:200]
+
+
+class _Texts:
+    """Field texts and their case-folded copies, computed once per call."""
+
+    def __init__(self, event: str, tool: str, tool_input: dict, payload: dict | None):
+        self.event = event
+        self.tool = tool
+        self.ti = tool_input
+        self.payload = payload
+        self._by_fields: dict[tuple, list] = {}
+        self._folded: dict[int, str] = {}
+
+    def texts(self, fields: tuple) -> list[tuple[str, str]]:
+        got = self._by_fields.get(fields)
+        if got is None:
+            if self.event in TOOL_EVENTS:
+                got = tool_texts(list(fields) if fields else None, self.tool, self.ti, self.payload)
+            else:
+                names = fields or (EVENT_DEFAULT_FIELD.get(self.event, "prompt"),)
+                got = []
+                for f in names:
+                    v = field_value(f, self.tool, self.ti, self.payload)
+                    if v:
+                        got.append((f, v))
+            self._by_fields[fields] = got
+        return got
+
+    def folded(self, text: str) -> str:
+        f = self._folded.get(id(text))
+        if f is None:
+            f = text.casefold()
+            self._folded[id(text)] = f
+        return f
+
+
+def _literal_snippet(text: str, hay: str, pos: int, length: int) -> str:
+    src = text if len(hay) == len(text) else hay
+    return src[pos:pos + min(length, 200)]
+
+
+def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
+             tool_input: dict | None = None, payload: dict | None = None, applies=None,
+             deadline: float | None = None, only: set[str] | None = None,
+             intent_threshold: float = 0.75, intent_timeout_ms: float = 150.0,
+             use_intent: bool = True) -> Verdict:
+    """Which rules this call matches, and the decision they add up to.
+
+    ``applies(scope) -> bool`` says whether a project/file scope applies to the call (global
+    always does); ``deadline`` is an absolute ``time.perf_counter()``; ``only`` restricts the
+    check to some rule ids (``rules test``)."""
+    t0 = time.perf_counter()
+    if deadline is None:
+        deadline = t0 + 1.0
+    v = Verdict()
+    rule = rs.rule
+    tool = tool_name or ""
+    ti = tool_input if isinstance(tool_input, dict) else {}
+    tool_event = event in TOOL_EVENTS
+    texts = _Texts(event, tool, ti, payload)
+    matched: dict[int, Match] = {}
+    unchecked: set[int] = set()
+
+    def usable(i: int) -> bool:
+        r = rule(i)
+        if only is not None and r[R.ID] not in only:
+            return False
+        ev = r[R.EVENTS]
+        if ev and event not in ev:
+            return False
+        scope = r[R.SCOPE]
+        return scope == "global" or (applies is not None and applies(scope))
+
+    if tool_event and rs.cmd:
+        _command_rules(rs, v, event, tool, ti, usable, matched, unchecked)
+
+    # Regex and intent rules, in decision order.
+    if tool_event:
+        cand = _candidates(rs, tool, ti, payload)
+    else:
+        cand = rs.by_event.get(event, [])
+    jobs, owners, intents = [], [], []
+    regex_info = None
+    for n, i in enumerate(cand):
+        if n & 255 == 255 and time.perf_counter() >= deadline:
+            unchecked.update(j for j in cand[n:] if j not in matched and usable(j))
+            v.timed_out = True
+            break
+        if i in matched or not usable(i):
+            continue
+        r = rule(i)
+        if tool_event and r[R.TOOLS] and tool not in r[R.TOOLS]:
+            continue
+        ptype = r[R.PTYPE]
+        if ptype == "intent":
+            intents.append(i)
+            continue
+        if ptype != "regex":
+            continue
+        v.checked += 1
+        lit, req = r[R.COMPILED][0], r[R.COMPILED][1]
+        case = r[R.CASE]
+        for field, text in texts.texts(r[R.FIELDS]):
+            hay = text if case else texts.folded(text)
+            if lit is not None:
+                pos = hay.find(lit)
+                if pos >= 0:
+                    matched[i] = Match(r, field, _literal_snippet(text, hay, pos, len(lit)))
+                    break
+                continue
+            if req and not all(q in hay for q in req):
+                continue
+            if regex_info is None:
+                from .safe_regex import RegexInfo, SafeRegex
+                regex_info = (RegexInfo, SafeRegex)
+            jobs.append((regex_info[1](r[R.PATTERN], case_sensitive=case,
+                                       info=regex_info[0](*r[R.COMPILED])), text))
+            owners.append((i, field))
+    if jobs:
+        from .safe_regex import search_many
+
+        out = search_many(jobs, deadline=deadline)
+        v.forked = v.forked or out.forked
+        v.timed_out = v.timed_out or out.timed_out
+        for k, hit in sorted(out.matches.items()):
+            i, field = owners[k]
+            if i not in matched:
+                matched[i] = Match(rule(i), field, hit)
+        for k in out.unchecked:
+            unchecked.add(owners[k][0])
+
+    _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, v)
+
+    if intents and use_intent:
+        _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline,
+                      intent_threshold, intent_timeout_ms)
+
+    v.matches = sorted(matched.values(), key=lambda m: (
+        ACTION_RANK.get(m.action, 9), SEVERITY_RANK.get(m.rule[R.SEVERITY], 9), m.rule[R.ID]))
+    v.unchecked = sorted(rule(i)[R.ID] for i in unchecked if i not in matched)
+    if v.matches:
+        v.decision = v.matches[0].action
+    v.elapsed_ms = (time.perf_counter() - t0) * 1000.0
+    if time.perf_counter() > deadline:
+        v.timed_out = True
+    return v
+
+
+_WORD = None  # compiled on first use: most calls never need it
+_EXE_SUFFIXES = (".exe", ".com", ".bat", ".cmd")
+
+
+def might_run_any(command: str, keys) -> bool:
+    """False only when no program key can be the program of any simple command in the line.
+
+    A program name is a word of the line once quotes are dropped (``py''thonw``) and
+    backslashes read either as path separators (``C:\\Python\\pythonw.exe``) or as escapes
+    (``p\\ythonw``). ANSI-C strings and encoded PowerShell hide words: those lines are parsed.
+    Keeping the shell parser out of calls that cannot match saves its import and its work."""
+    global _WORD
+    low = command.lower()
+    if "$'" in low or ("enc" in low and ("powershell" in low or "pwsh" in low)):
+        return True
+    if _WORD is None:
+        _WORD = re.compile(r"[a-z0-9_.+\-@%~^]+")
+    unquoted = low.replace("'", "").replace('"', "")
+    variants = (unquoted, unquoted.replace("\\", "")) if "\\" in unquoted else (unquoted,)
+    for text in variants:
+        for w in _WORD.findall(text):
+            if w in keys or (w.endswith(_EXE_SUFFIXES) and w[:-4] in keys):
+                return True
+    return False
+
+
+def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked) -> None:
+    rule = rs.rule
+    cmds = None
+    written = False
+    if tool == "Bash":
+        command = ti.get("command")
+        if isinstance(command, str) and command.strip():
+            if rs.meta.get("cmd_words") and not might_run_any(command, rs.cmd):
+                return
+            from .shellparse import simple_commands
+
+            cmds = simple_commands(command)
+    elif tool in WRITE_TOOLS:
+        # Verification reads written files for the programs they run; before the call, only
+        # rules that name the tool explicitly look at what is about to be written.
+        keys = set(rs.meta.get("tool_keys", {}).get(tool, ()))
+        if event == "PostToolUse":
+            keys.update(rs.meta.get("written_keys", ()))
+        if keys:
+            content = field_value("content", tool, ti)
+            if content:
+                from .written import commands_in
+
+                cmds = commands_in(field_value("file_path", tool, ti), content, keys)
+                written = True
+                if cmds is None:  # too large to scan within the budget
+                    for k in keys:
+                        unchecked.update(i for i in rs.cmd[k] if usable(i))
+                    return
+    if not cmds:
+        return
+    from .command_pattern import CommandPattern, normalize_program
+
+    for sc in cmds:
+        for i in rs.cmd.get(normalize_program(sc.name), ()):
+            if i in matched or not usable(i):
+                continue
+            r = rule(i)
+            tools = r[R.TOOLS]
+            if tools and tool not in tools and not (written and "Bash" in tools):
+                continue
+            v.checked += 1
+            if CommandPattern.from_tuple(r[R.COMPILED]).matches(sc):
+                matched[i] = Match(r, "content" if written else "command", _snippet_of(sc))
+
+
+def _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, v) -> None:
+    """Drop matches whose extra conditions (all must hold) do not."""
+    pending = [i for i, m in matched.items() if m.rule[R.CONDS]]
+    if not pending:
+        return
+    jobs, owners = [], []
+    verdicts: dict[int, list] = {}
+    for i in pending:
+        results = []
+        for c_idx, (field, op, pattern, info) in enumerate(matched[i].rule[R.CONDS]):
+            value = field_value(field, tool, ti, payload)
+            if op in REGEX_OPERATORS:
+                if value is None:
+                    results.append(False)
+                    continue
+                from .safe_regex import RegexInfo, SafeRegex
+
+                sr = SafeRegex(pattern, info=RegexInfo(*info) if info else None)
+                results.append(None)  # decided below
+                jobs.append((sr, value))
+                owners.append((i, c_idx, op))
+            else:
+                results.append(check_string_operator(op, pattern, value))
+        verdicts[i] = results
+    if jobs:
+        from .safe_regex import search_many
+
+        out = search_many(jobs, deadline=deadline)
+        v.forked = v.forked or out.forked
+        undecided = set(out.unchecked)
+        for k, (i, c_idx, op) in enumerate(owners):
+            if k in undecided:
+                verdicts[i][c_idx] = "?"
+                continue
+            hit = k in out.matches
+            verdicts[i][c_idx] = hit if op == "regex_match" else not hit
+    for i, results in verdicts.items():
+        if "?" in results and all(r is not False for r in results):
+            unchecked.add(i)
+            del matched[i]
+        elif not all(r is True for r in results):
+            del matched[i]
+
+
+def action_text(tool: str, ti: dict, payload: dict | None = None) -> str:
+    """What the call is about to do, in words an embedding can compare with a rule."""
+    if tool == "Bash":
+        desc = ti.get("description")
+        cmd = str(ti.get("command") or "")
+        return f"run {cmd[:400]}" + (f" ({str(desc)[:200]})" if desc else "")
+    if tool in WRITE_TOOLS:
+        body = field_value("content", tool, ti) or ""
+        return f"{tool.lower()} {ti.get('file_path') or ''}: {body[:400]}"
+    if not tool and payload:
+        return str(payload.get("prompt") or payload.get("last_assistant_message") or "")[:600]
+    import json
+
+    return f"{tool} {json.dumps(ti, ensure_ascii=False)[:500]}"
+
+
+def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, threshold,
+                  timeout_ms) -> None:
+    rules = {i: rs.rule(i) for i in intents}
+    remaining_ms = (deadline - time.perf_counter()) * 1000.0
+    ids = [rules[i][R.ID] for i in intents]
+    if remaining_ms < 5:
+        v.intent_skipped, v.intent_reason = ids, "no time left in the budget"
+        return
+    missing = [i for i in intents if not rules[i][R.COMPILED]]
+    texts = [action_text(tool, ti, payload)] + [rules[i][R.PATTERN] for i in missing]
+    try:
+        from ..daemon import client
+
+        vectors = client.embed(texts, timeout_ms=min(remaining_ms - 2, timeout_ms))
+    except Exception as e:  # the daemon is optional; never let it break a decision
+        vectors = None
+        v.intent_reason = f"embedding failed: {type(e).__name__}"
+    if not vectors:
+        v.intent_skipped = ids
+        v.intent_reason = v.intent_reason or "embedding daemon not answering within the budget"
+        return
+    from ..embeddings.vectors import cosine
+
+    action_vec = vectors[0]
+    fresh = dict(zip(missing, vectors[1:]))
+    for i in intents:
+        vec = rules[i][R.COMPILED] or fresh.get(i)
+        if not vec:
+            continue
+        v.checked += 1
+        sim = cosine(action_vec, vec)
+        if sim >= threshold:
+            matched[i] = Match(rules[i], "intent", f"similarity {sim:.2f}")

@@ -1,0 +1,312 @@
+"""The compiled rule set a hook checks, rebuilt only when a rule changed.
+
+Every tool call starts a fresh hook process, so "compile once" has to survive the process. The
+set is built from the store into plain tuples and indexes (by tool, by program name, by
+3-gram, by hook event), written next to the database with :mod:`marshal`, and labelled with
+the store's rule-set generation, which triggers bump on every change that can alter a decision
+(see :mod:`schema`). A hook reads one ``rules_state`` row; when the label matches it loads the
+file (no SQL over the rules, no regex parsing, no shell parsing of patterns); otherwise it
+rebuilds and rewrites the file. Counting a violation does not bump the generation.
+
+Standard library only (marshal, array, os): this is on the PreToolUse path.
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+
+FORMAT = 5
+
+# Positions in a compiled rule tuple.
+(ID, ACTION, SEVERITY, PTYPE, PATTERN, TOOLS, FIELDS, CASE, SCOPE, CONFIRMED, ALT, MSG,
+ CONTENT, NAME, EVENTS, COMPILED, CONDS, PROVENANCE) = range(18)
+
+_ACTION_RANK = {"block": 0, "ask": 1, "warn": 2, "suggest": 3}
+_SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+# Fields whose text is not in tool_input or tool_response: such rules are always candidates.
+_NON_CALL_FIELDS = frozenset({"transcript", "prompt", "user_prompt", "last_assistant_message",
+                              "reason"})
+
+_MEMO: dict[str, "RuleSet"] = {}
+
+
+class RuleSet:
+    """Enabled rules of active entries, in decision order (block first, then severity).
+
+    Rules are stored marshalled back to back in one bytes object and unmarshalled only when a
+    call needs them, so a hook with 10,000 rules pays for the few that can matter:
+    - ``cmd``: program key -> rule indexes (command rules);
+    - ``gram``: 3-gram -> regex rules whose every match contains that 3-gram (case-folded),
+      ``always``: tool or "*" -> regex/intent rules without one; a call's candidates are the
+      rules of the 3-grams of its texts plus ``always`` (sound, see engine);
+    - ``by_tool``: tool or "*" -> every regex/intent rule (texts too large for 3-grams);
+    - ``by_event``: "Stop" / "UserPromptSubmit" -> rule indexes;
+    - ``meta["cmd_words"]``: every program key is a plain word (enables the engine's
+      no-parse shortcut); ``broken``: [(id, error)] rules whose stored pattern failed."""
+
+    __slots__ = ("key", "n", "_offsets", "_blob", "_cache", "cmd", "gram", "always", "by_tool",
+                 "by_event", "broken", "meta")
+
+    def __init__(self, key: tuple, n: int, offsets: bytes, blob: bytes, cmd: dict, gram: dict,
+                 always: dict, by_tool: dict, by_event: dict, broken: list, meta: dict):
+        from array import array
+
+        self.key = key
+        self.n = n
+        offs = array("Q")
+        offs.frombytes(offsets)
+        self._offsets = offs
+        self._blob = blob
+        self._cache: dict[int, tuple] = {}
+        self.cmd = cmd
+        self.gram = gram
+        self.always = always
+        self.by_tool = by_tool
+        self.by_event = by_event
+        self.broken = broken
+        self.meta = meta
+
+    def __len__(self) -> int:
+        return self.n
+
+    def rule(self, i: int) -> tuple:
+        r = self._cache.get(i)
+        if r is None:
+            r = marshal.loads(self._blob[self._offsets[i]:self._offsets[i + 1]])
+            self._cache[i] = r
+        return r
+
+    def all_rules(self) -> list[tuple]:
+        return [self.rule(i) for i in range(self.n)]
+
+    @property
+    def generation(self) -> int:
+        return self.key[1]
+
+    def dump(self) -> bytes:
+        return marshal.dumps((self.key, self.n, self._offsets.tobytes(), self._blob, self.cmd,
+                              self.gram, self.always, self.by_tool, self.by_event, self.broken,
+                              self.meta))
+
+
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.+-@%~^")
+
+
+def _plain_words(cmd: dict) -> bool:
+    return all(k and set(k) <= _WORD_CHARS for k in cmd)
+
+
+def _effective_rank(action: str, confirmed: bool) -> int:
+    if action == "block" and not confirmed:
+        action = "warn"
+    return _ACTION_RANK.get(action, 9)
+
+
+def _compile_row(row: dict) -> tuple:
+    """One stored rule as a plain tuple, using its stored analysis (recomputed if missing)."""
+    from . import spec
+
+    ptype = row["pattern_type"]
+    case = bool(row["case_sensitive"])
+    conditions = json.loads(row["conditions"] or "[]")
+    analysis = None
+    if row.get("analysis"):
+        try:
+            analysis = json.loads(row["analysis"])
+        except ValueError:
+            analysis = None
+    if not analysis or analysis.get("v") != 1 or (ptype == "regex" and "regex" not in analysis) \
+            or (ptype == "command" and "command" not in analysis):
+        analysis = spec.analyze(row["pattern"], ptype, case_sensitive=case, conditions=conditions)
+    if ptype == "regex":
+        info = analysis["regex"]
+        compiled = (info.get("literal"), tuple(info.get("required") or ()), info.get("risk", "exp"),
+                    bool(info.get("fold_ok")), tuple(info["anchor"]) if info.get("anchor") else None)
+    elif ptype == "command":
+        c = analysis["command"]
+        compiled = (c[0], c[1], c[2], tuple(c[3]), tuple(c[4]))
+    else:
+        vec = analysis.get("vector")
+        if vec:
+            import base64
+            compiled = base64.b64decode(vec)
+        else:
+            compiled = None
+    cond_infos = analysis.get("conditions") or []
+    conds = []
+    for i, c in enumerate(conditions):
+        info = cond_infos[i] if i < len(cond_infos) else None
+        if info is not None:
+            info = (info.get("literal"), tuple(info.get("required") or ()), info.get("risk", "exp"),
+                    bool(info.get("fold_ok")), tuple(info["anchor"]) if info.get("anchor") else None)
+        conds.append((c["field"], c["operator"], c["pattern"], info))
+    tools = tuple(json.loads(row["tools"] or "[]"))
+    return (row["id"], row["action"], row["severity"], ptype, row["pattern"], tools,
+            tuple(json.loads(row["fields"] or "[]")), case, row["scope"], bool(row["confirmed"]),
+            row["alternative"], row["message"], row["content"], row["name"],
+            tuple(json.loads(row["hook_events"] or "[]")), compiled, tuple(conds),
+            row["provenance"])
+
+
+_ROWS_SQL = ("SELECT r.id, r.pattern, r.pattern_type, r.action, r.severity, r.alternative,"
+             " r.message, r.tools, r.fields, r.case_sensitive, r.provenance, r.confirmed,"
+             " r.conditions, r.name, r.hook_events, r.analysis, e.content, e.scope"
+             " FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id"
+             " WHERE r.active = 1 AND e.status = 'active'")
+
+
+def _pick_gram(rule: tuple, buckets: dict) -> str | None:
+    """A 3-gram every match of this regex rule contains (case-folded), from its literal or
+    required substrings; the least used one, to keep buckets small. None: no such 3-gram."""
+    fields = rule[FIELDS]
+    if fields and any(f in _NON_CALL_FIELDS for f in fields):
+        return None
+    lit, required = rule[COMPILED][0], rule[COMPILED][1]
+    strings = [lit] if lit is not None else list(required)
+    best = None
+    for text in strings:
+        folded = text.casefold()
+        for k in range(len(folded) - 2):
+            g = folded[k:k + 3]
+            size = len(buckets.get(g, ()))
+            if best is None or size < best[0]:
+                best = (size, g)
+                if size == 0:
+                    return g
+    return None if best is None else best[1]
+
+
+def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
+    from array import array
+
+    rules.sort(key=lambda r: (_effective_rank(r[ACTION], r[CONFIRMED]),
+                              _SEVERITY_RANK.get(r[SEVERITY], 9), r[ID]))
+    offsets = array("Q", [0])
+    parts = []
+    cmd: dict[str, list[int]] = {}
+    gram: dict[str, list[int]] = {}
+    always: dict[str, list[int]] = {}
+    by_tool: dict[str, list[int]] = {}
+    by_event: dict[str, list[int]] = {}
+    written_keys: set[str] = set()  # command rules verified against written files
+    tool_keys: dict[str, set] = {}  # command rules that name another tool explicitly
+    total = 0
+    for i, r in enumerate(rules):
+        b = marshal.dumps(r)
+        parts.append(b)
+        total += len(b)
+        offsets.append(total)
+        for ev in r[EVENTS]:
+            if ev in ("Stop", "UserPromptSubmit"):
+                by_event.setdefault(ev, []).append(i)
+        if r[EVENTS] and not any(ev in ("PreToolUse", "PostToolUse") for ev in r[EVENTS]):
+            continue
+        if r[PTYPE] == "command":
+            k = r[COMPILED][1]
+            cmd.setdefault(k, []).append(i)
+            if not r[TOOLS] or "Bash" in r[TOOLS]:
+                written_keys.add(k)
+            for t in r[TOOLS]:
+                if t != "Bash":
+                    tool_keys.setdefault(t, set()).add(k)
+            continue
+        tools = r[TOOLS] or ("*",)
+        for t in tools:
+            by_tool.setdefault(t, []).append(i)
+        g = _pick_gram(r, gram) if r[PTYPE] == "regex" else None
+        if g is not None:
+            gram.setdefault(g, []).append(i)
+        else:
+            for t in tools:
+                always.setdefault(t, []).append(i)
+    meta = {"cmd_words": _plain_words(cmd), "written_keys": sorted(written_keys),
+            "tool_keys": {t: sorted(ks) for t, ks in tool_keys.items()}}
+    return RuleSet(key, len(rules), offsets.tobytes(), b"".join(parts), cmd, gram, always,
+                   by_tool, by_event, broken, meta)
+
+
+def build(store, key: tuple) -> RuleSet:
+    rules, broken = [], []
+    for row in store.rows(_ROWS_SQL):
+        try:
+            rules.append(_compile_row(row))
+        except Exception as e:  # a stored pattern this version cannot compile: skip, report
+            broken.append((row["id"], f"{type(e).__name__}: {e}"))
+    return _assemble(key, rules, broken)
+
+
+def cache_path(store) -> str | None:
+    path = getattr(store, "path", None)
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    return path + ".rules-cache"
+
+
+def _read_key(store) -> tuple:
+    try:
+        row = store.row("SELECT generation, salt FROM rules_state WHERE id = 1")
+    except Exception:  # a database that skipped migration 2 (numbering gaps at integration)
+        row = None
+    if row is None:
+        from . import schema
+
+        schema.ensure(store)
+        row = store.row("SELECT generation, salt FROM rules_state WHERE id = 1")
+    return (row["salt"], int(row["generation"]), FORMAT)
+
+
+def load(store, *, use_file: bool = True) -> RuleSet:
+    """The current compiled rule set: from memory, from the cache file, or rebuilt."""
+    key = _read_key(store)  # read the label before the rows: a race can only make it stale
+    memo = _MEMO.get(store.path)
+    if memo is not None and memo.key == key:
+        return memo
+    path = cache_path(store) if use_file else None
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                data = marshal.loads(f.read())  # marshal.load(f) reads piecemeal: 10x slower
+            if data[0] == key:
+                rs = RuleSet(*data)
+                _MEMO[store.path] = rs
+                return rs
+        except (OSError, EOFError, ValueError, TypeError, IndexError):
+            pass
+    rs = build(store, key)
+    if path is not None:
+        _write(path, rs)
+    _MEMO[store.path] = rs
+    return rs
+
+
+def _write(path: str, rs: RuleSet) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(rs.dump())
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def forget() -> None:
+    """Drop the in-process copy (tests; a long-lived process after external changes)."""
+    _MEMO.clear()
+
+
+def row_for(store, rule_id: str) -> dict | None:
+    """One stored rule in the shape :func:`build` reads (enabled or not)."""
+    return store.row(_ROWS_SQL.split(" WHERE ")[0] + " WHERE r.id = ?", (rule_id,))
+
+
+def single(row: dict) -> RuleSet:
+    """A rule set of just this rule, applying everywhere (``rules test``)."""
+    compiled = list(_compile_row(row))
+    compiled[SCOPE] = "global"
+    compiled[EVENTS] = ()
+    return _assemble((None, -1, FORMAT), [tuple(compiled)], [])

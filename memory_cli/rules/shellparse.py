@@ -1,0 +1,953 @@
+"""Which programs a shell command line actually runs.
+
+A `command` rule such as ``pythonw.exe`` must fire on ``cd app && pythonw.exe main.py`` and
+must stay silent on ``grep pythonw.exe notes.md``: a substring search cannot tell the two apart,
+and a false block stops a person's work. So we read the command the way a shell would, far
+enough to know which word of each simple command is the program:
+
+- lists and pipelines (``|  ||  &&  ;  &  |&`` and newlines) and subshells/groups
+  (``( )``, ``{ }``) separate simple commands;
+- leading ``NAME=value`` assignments and redirections are not the program;
+- reserved words (``if then do ! ...``) are skipped, ``for``/``case`` headers run nothing;
+- code hidden in strings is parsed too: ``$( )``, backticks, ``<( )``, ``bash -c '...'``,
+  ``eval``, ``watch``, ``su -c``, ``cmd /c``, ``powershell -Command``, a heredoc or here-string
+  fed to a shell, and ``echo '...' | sh``;
+- wrappers (``sudo env nohup time nice timeout exec xargs watch stdbuf find -exec uv run`` ...)
+  run another program: both the wrapper and the wrapped program count as run.
+
+It is a reader, not an interpreter: nothing is expanded. Malformed input (unbalanced quotes,
+stray parentheses) is read leniently instead of being refused, because a hook must decide on
+whatever Claude proposed, and ``simple_commands`` never raises. Standard library only: this
+runs inside every PreToolUse hook.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["SimpleCommand", "simple_commands", "program_name", "split_words"]
+
+# How deep strings-inside-strings are followed (bash -c "bash -c '...'"), and how many simple
+# commands one input may yield: both only bound the work on adversarial input.
+_MAX_DEPTH = 8
+_MAX_COMMANDS = 5000
+
+
+class SimpleCommand:
+    """One program invocation found in a command line.
+
+    ``program``: the program word as written (quotes removed, Windows backslashes kept);
+    ``name``: its basename ("pythonw.exe" for C:\\Python\\pythonw.exe, "python3" for
+    /usr/bin/python3); ``args``: the remaining words, quotes removed; ``via``: the wrappers that
+    ran it, outermost first ("sudo", "bash -c", "$( )", ...).
+    (A plain class, not a dataclass: importing dataclasses costs a hook several ms.)"""
+
+    __slots__ = ("program", "name", "args", "via")
+
+    def __init__(self, program: str, name: str, args: list[str] | None = None,
+                 via: tuple[str, ...] = ()):
+        self.program = program
+        self.name = name
+        self.args = list(args) if args else []
+        self.via = tuple(via)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, SimpleCommand) and self.program == other.program
+                and self.name == other.name and self.args == other.args and self.via == other.via)
+
+    def __repr__(self) -> str:
+        return (f"SimpleCommand(program={self.program!r}, name={self.name!r}, args={self.args!r}, "
+                f"via={self.via!r})")
+
+    @property
+    def words(self) -> list[str]:
+        return [self.program, *self.args]
+
+
+def program_name(program: str) -> str:
+    """Basename of a program path, for both POSIX and Windows separators."""
+    stripped = program.rstrip("/\\")
+    if not stripped:
+        return program
+    return re.split(r"[/\\]", stripped)[-1]
+
+
+# --------------------------------------------------------------------------------------------
+# Lexer
+# --------------------------------------------------------------------------------------------
+
+_SEPARATORS = {"|", "||", "&&", ";", "&", "|&", "\n", "(", ")", ";;", ";&", ";;&"}
+_REDIRECTS = ("&>>", "<<<", "<<-", "&>", ">>", "<<", "<>", ">|", ">&", "<&", "<", ">")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+
+
+class _Word:
+    """value: POSIX reading (quotes removed, escapes applied); win: the same but an unquoted
+    backslash before a letter/digit is kept (a Windows path); raw: the source text; subs:
+    bodies of $( ), backticks and <( ) inside the word."""
+
+    __slots__ = ("value", "win", "raw", "subs", "quoted")
+
+    def __init__(self, value: str, win: str, raw: str, subs: list[str], quoted: bool):
+        self.value, self.win, self.raw, self.subs, self.quoted = value, win, raw, subs, quoted
+
+
+class _Heredoc:
+    __slots__ = ("delimiter", "strip_tabs", "expands", "body")
+
+    def __init__(self, delimiter: str, strip_tabs: bool, expands: bool):
+        self.delimiter = delimiter
+        self.strip_tabs = strip_tabs
+        self.expands = expands  # unquoted delimiter: $( ) in the body runs
+        self.body = ""
+
+
+class _Tok:
+    __slots__ = ("kind", "text", "word", "heredoc")
+
+    def __init__(self, kind: str, text: str = "", word: _Word | None = None):
+        self.kind = kind  # "w" word, "op" separator, "r" redirection
+        self.text = text
+        self.word = word
+        self.heredoc: _Heredoc | None = None
+
+
+_BALANCED_STOPS: dict[tuple[str, str], re.Pattern[str]] = {}
+
+
+def _read_balanced(s: str, i: int, open_ch: str = "(", close_ch: str = ")") -> tuple[str, int]:
+    """Body of a construct opened just before ``i``; returns (body, index after the closer).
+
+    Quotes and nested substitutions are respected; an unclosed construct extends to the end of
+    the input (lenient reading)."""
+    stops = _BALANCED_STOPS.get((open_ch, close_ch))
+    if stops is None:
+        stops = re.compile("[\\\\'\"`" + re.escape(open_ch + close_ch) + "]")
+        _BALANCED_STOPS[(open_ch, close_ch)] = stops
+    depth = 1
+    start = i
+    n = len(s)
+    while True:
+        m = stops.search(s, i)
+        if m is None:
+            return s[start:], n
+        i = m.start()
+        c = s[i]
+        if c == "\\":
+            i += 2
+        elif c == "'":
+            j = s.find("'", i + 1)
+            i = n if j < 0 else j + 1
+        elif c == '"':
+            i = _skip_double(s, i + 1)
+        elif c == "`":
+            j = s.find("`", i + 1)
+            i = n if j < 0 else j + 1
+        elif c == open_ch:
+            depth += 1
+            i += 1
+        else:
+            depth -= 1
+            if depth == 0:
+                return s[start:i], i + 1
+            i += 1
+
+
+_DQ_STOPS = re.compile(r'["\\$`]')
+
+
+def _skip_double(s: str, i: int) -> int:
+    """Index after the closing double quote that matches an opening one before ``i``."""
+    n = len(s)
+    while True:
+        m = _DQ_STOPS.search(s, i)
+        if m is None:
+            return n
+        i = m.start()
+        c = s[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        elif c == "`":
+            j = s.find("`", i + 1)
+            i = n if j < 0 else j + 1
+        elif s.startswith("$(", i):
+            _, i = _read_balanced(s, i + 2)
+        else:
+            i += 1
+
+
+_ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
+                   "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+
+
+def _ansi_c(s: str, i: int) -> tuple[str, int]:
+    """Read a $'...' string starting after the opening quote."""
+    out = []
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "'":
+            return "".join(out), i + 1
+        if c == "\\" and i + 1 < n:
+            e = s[i + 1]
+            if e in _ANSI_C_ESCAPES:
+                out.append(_ANSI_C_ESCAPES[e])
+                i += 2
+                continue
+            m = re.match(r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})",
+                         s[i + 1:i + 10])
+            if m:
+                digits = m.group(1) or m.group(2) or m.group(3)
+                try:
+                    out.append(chr(int(digits, 16)) if digits else chr(int(m.group(4), 8)))
+                except (ValueError, OverflowError):
+                    pass
+                i += 1 + m.end()
+                continue
+            out.append(e)
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out), n
+
+
+class _Lexer:
+    def __init__(self, s: str):
+        self.s = s
+        self.n = len(s)
+        self.i = 0
+        self.toks: list[_Tok] = []
+        self.pending: list[_Heredoc] = []
+
+    def run(self) -> list[_Tok]:
+        s, n = self.s, self.n
+        while self.i < n:
+            c = s[self.i]
+            if c in " \t\r":
+                self.i += 1
+            elif c == "\n":
+                self._newline()
+            elif c == "\\" and s.startswith("\\\n", self.i):
+                self.i += 2
+            elif c == "#":
+                j = s.find("\n", self.i)
+                self.i = n if j < 0 else j
+            elif c in "|&;()":
+                self._operator()
+            elif c in "<>" and not s.startswith("(", self.i + 1):
+                self._redirect()
+            else:
+                self._word()
+        return self.toks
+
+    def _newline(self) -> None:
+        self.toks.append(_Tok("op", "\n"))
+        self.i += 1
+        for doc in self.pending:
+            self._read_heredoc(doc)
+        self.pending = []
+
+    def _read_heredoc(self, doc: _Heredoc) -> None:
+        s = self.s
+        lines = []
+        while self.i < self.n:
+            j = s.find("\n", self.i)
+            line = s[self.i:] if j < 0 else s[self.i:j]
+            self.i = self.n if j < 0 else j + 1
+            check = line.lstrip("\t") if doc.strip_tabs else line
+            if check == doc.delimiter:
+                break
+            lines.append(check)
+        doc.body = "\n".join(lines)
+
+    def _operator(self) -> None:
+        s, i = self.s, self.i
+        if s.startswith("&>", i):
+            self._redirect()
+            return
+        for op in (";;&", "||", "&&", "|&", ";;", ";&"):
+            if s.startswith(op, i):
+                self.toks.append(_Tok("op", op))
+                self.i += len(op)
+                return
+        self.toks.append(_Tok("op", s[i]))
+        self.i += 1
+
+    def _redirect(self) -> None:
+        s, i = self.s, self.i
+        for op in _REDIRECTS:
+            if s.startswith(op, i):
+                break
+        else:  # pragma: no cover - callers only come here on '<', '>' or '&>'
+            op = s[i]
+        self.i += len(op)
+        tok = _Tok("r", op)
+        self.toks.append(tok)
+        if op in ("<<", "<<-"):
+            # The delimiter word follows; quoting it (even partly) disables expansion.
+            while self.i < self.n and s[self.i] in " \t":
+                self.i += 1
+            word = self._read_word()
+            if word is not None:
+                doc = _Heredoc(word.value, op == "<<-", not word.quoted)
+                tok.heredoc = doc
+                self.pending.append(doc)
+
+    def _word(self) -> None:
+        word = self._read_word()
+        if word is None:
+            return
+        # "2>" "10>&": a word of digits glued to a redirection is a file descriptor, not a word.
+        if (word.raw.isdigit() and self.i < self.n and self.s[self.i] in "<>"):
+            self._redirect()
+            return
+        self.toks.append(_Tok("w", word.value, word))
+
+    def _read_word(self) -> _Word | None:
+        s, n = self.s, self.n
+        start = i = self.i
+        value: list[str] = []
+        win: list[str] = []
+        subs: list[str] = []
+        quoted = False
+        while i < n:
+            m = _WORD_STOPS.search(s, i)
+            j = n if m is None else m.start()
+            if j > i:  # a run of ordinary characters
+                value.append(s[i:j])
+                win.append(s[i:j])
+                i = j
+                if i >= n:
+                    break
+            c = s[i]
+            if c in " \t\r\n|&;()":
+                break
+            if c in "<>":
+                if not s.startswith("(", i + 1):
+                    break
+                body, j = _read_balanced(s, i + 2)  # process substitution <( ) >( )
+                subs.append(body)
+                value.append(s[i:j])
+                win.append(s[i:j])
+                i = j
+            elif c == "\\":
+                if i + 1 >= n:
+                    i += 1
+                    continue
+                e = s[i + 1]
+                if e != "\n":
+                    value.append(e)
+                    # An escaped letter means nothing to a POSIX shell, so a backslash before
+                    # one is almost certainly a Windows path separator: keep it for `win`.
+                    win.append("\\" + e if (e.isalnum() or e == "_") else e)
+                i += 2
+            elif c == "'":
+                quoted = True
+                j = s.find("'", i + 1)
+                j = n if j < 0 else j
+                value.append(s[i + 1:j])
+                win.append(s[i + 1:j])
+                i = j + 1
+            elif c == '"':
+                quoted = True
+                i = self._read_double(i + 1, value, win, subs)
+            elif c == "`":
+                j = s.find("`", i + 1)
+                j = n if j < 0 else j
+                subs.append(s[i + 1:j])
+                value.append(s[i:j + 1])
+                win.append(s[i:j + 1])
+                i = j + 1
+            else:  # "$"
+                nxt = s[i + 1] if i + 1 < n else ""
+                if nxt == "'":
+                    quoted = True
+                    chunk, i = _ansi_c(s, i + 2)
+                    value.append(chunk)
+                    win.append(chunk)
+                    continue
+                if nxt == '"':  # $"..." (locale translation) reads like "..."
+                    i += 1
+                    continue
+                j = self._dollar(i, subs)
+                value.append(s[i:j])
+                win.append(s[i:j])
+                i = j
+        self.i = i
+        if i == start:
+            self.i += 1  # never stall on a character no branch consumed
+            return None
+        return _Word("".join(value), "".join(win), s[start:i], subs, quoted)
+
+    def _dollar(self, i: int, subs: list[str]) -> int:
+        """Read a $-expansion at ``i``; returns the index after it. $( ) bodies go to subs."""
+        s, n = self.s, self.n
+        if s.startswith("$((", i):  # arithmetic: runs nothing
+            _, j = _read_balanced(s, i + 3)
+            return j + 1 if j < n and s[j] == ")" else j
+        if s.startswith("$(", i):
+            body, j = _read_balanced(s, i + 2)
+            subs.append(body)
+            return j
+        if s.startswith("${", i):
+            _, j = _read_balanced(s, i + 2, "{", "}")
+            return j
+        return i + 1
+
+    def _read_double(self, i: int, value: list[str], win: list[str], subs: list[str]) -> int:
+        s, n = self.s, self.n
+        while i < n:
+            m = _DQ_STOPS.search(s, i)
+            j = n if m is None else m.start()
+            if j > i:
+                value.append(s[i:j])
+                win.append(s[i:j])
+                i = j
+                if i >= n:
+                    break
+            c = s[i]
+            if c == '"':
+                return i + 1
+            if c == "\\":
+                e = s[i + 1] if i + 1 < n else ""
+                if e in ('"', "\\", "$", "`"):
+                    value.append(e)
+                    win.append(e)
+                elif e != "\n":
+                    value.append("\\" + e)
+                    win.append("\\" + e)
+                i += 2
+            elif c == "`":
+                j = s.find("`", i + 1)
+                j = n if j < 0 else j
+                subs.append(s[i + 1:j])
+                value.append(s[i:j + 1])
+                win.append(s[i:j + 1])
+                i = j + 1
+            else:  # "$"
+                j = self._dollar(i, subs)
+                value.append(s[i:j])
+                win.append(s[i:j])
+                i = j
+        return n
+
+
+_WORD_STOPS = re.compile(r"[ \t\r\n|&;()<>\\'\"`$]")
+
+
+def split_words(text: str) -> list[str]:
+    """Shell-style word splitting of one simple command (quotes removed); never raises.
+
+    Used to read rule patterns such as ``git commit -m "wip"`` token by token."""
+    try:
+        return [t.text for t in _Lexer(text).run() if t.kind == "w"]
+    except Exception:  # pragma: no cover - lexer is lenient; belt and braces
+        return text.split()
+
+
+# --------------------------------------------------------------------------------------------
+# From tokens to simple commands
+# --------------------------------------------------------------------------------------------
+
+_LEADING_KEYWORDS = {"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until",
+                     "coproc", "fi", "done", "esac"}
+_HEADER_KEYWORDS = {"for", "select", "case", "in"}
+_SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "tcsh", "csh",
+           "busybox-sh", "git-bash", "rbash"}
+_EXE_SUFFIX = re.compile(r"\.(exe|com|bat|cmd)$", re.IGNORECASE)
+
+
+def _bare(name: str) -> str:
+    return _EXE_SUFFIX.sub("", name).lower()
+
+
+class _Raw:
+    __slots__ = ("words", "redirect_words", "heredocs", "herestrings", "pipe_in")
+
+    def __init__(self, words, redirect_words, heredocs, herestrings, pipe_in: bool):
+        self.words: list[_Word] = words
+        self.redirect_words: list[_Word] = redirect_words
+        self.heredocs: list[_Heredoc] = heredocs
+        self.herestrings: list[str] = herestrings
+        self.pipe_in = pipe_in
+
+
+class _Builder:
+    def __init__(self, depth: int, out: list[SimpleCommand], via: tuple[str, ...]):
+        self.depth = depth
+        self.out = out
+        self.via = via
+
+    # -- entry ---------------------------------------------------------------------------
+    def parse(self, text: str) -> None:
+        if self.depth > _MAX_DEPTH or len(self.out) >= _MAX_COMMANDS or not text.strip():
+            return
+        toks = _Lexer(text).run()
+        raws = self._group(toks)
+        prev: _Raw | None = None
+        for raw in raws:
+            self._emit(raw, prev if raw.pipe_in else None)
+            prev = raw
+
+    def _group(self, toks: list[_Tok]) -> list[_Raw]:
+        raws: list[_Raw] = []
+        cur = _Raw([], [], [], [], False)
+        i = 0
+        n = len(toks)
+        while i < n:
+            t = toks[i]
+            if t.kind == "w":
+                assert t.word is not None
+                if not cur.words and t.word.value == "[[" and not t.word.quoted:
+                    # [[ ... ]] is one conditional expression: &&, ||, <, ( ) are inside it.
+                    cur.words.append(t.word)
+                    i += 1
+                    while i < n:
+                        u = toks[i]
+                        if u.kind == "w" and u.word is not None:
+                            cur.words.append(u.word)
+                            if u.word.value == "]]":
+                                break
+                        i += 1
+                    i += 1
+                    continue
+                cur.words.append(t.word)
+                i += 1
+                continue
+            if t.kind == "r":
+                target = toks[i + 1] if i + 1 < n and toks[i + 1].kind == "w" else None
+                if t.heredoc is not None:
+                    cur.heredocs.append(t.heredoc)
+                    # the delimiter word was consumed by the lexer
+                elif target is not None:
+                    assert target.word is not None
+                    cur.redirect_words.append(target.word)
+                    if t.text == "<<<":
+                        cur.herestrings.append(target.word.value)
+                    i += 1
+                i += 1
+                continue
+            # separator
+            op = t.text
+            if (op == "(" and len(cur.words) == 1 and i + 1 < n and toks[i + 1].kind == "op"
+                    and toks[i + 1].text == ")"):
+                # name() { ...; } defines a function: the name is not run here.
+                cur.words = []
+                i += 2
+                continue
+            if cur.words or cur.redirect_words or cur.heredocs:
+                raws.append(cur)
+            cur = _Raw([], [], [], [], op in ("|", "|&"))
+            i += 1
+        if cur.words or cur.redirect_words or cur.heredocs:
+            raws.append(cur)
+        return raws
+
+    # -- one simple command ----------------------------------------------------------------
+    def _emit(self, raw: _Raw, piped_from: _Raw | None) -> None:
+        for w in raw.words + raw.redirect_words:
+            for sub in w.subs:
+                self._nested(sub, "$( )")
+        for doc in raw.heredocs:
+            if doc.expands:
+                for sub in _substitutions(doc.body):
+                    self._nested(sub, "$( )")
+        words = list(raw.words)
+        # Reserved words and headers.
+        while words and not words[0].quoted and words[0].value in _LEADING_KEYWORDS:
+            words.pop(0)
+            if words and not words[0].quoted and words[0].value == "function":
+                # `function f { body; }`: the body runs when f is called; read it as run.
+                words = words[2:]
+                while words and words[0].value in ("()", "{"):
+                    words.pop(0)
+        if words and not words[0].quoted and words[0].value == "function":
+            words = words[2:]
+            while words and words[0].value in ("()", "{"):
+                words.pop(0)
+        while words and not words[0].quoted and words[0].value in _LEADING_KEYWORDS:
+            words.pop(0)
+        if words and not words[0].quoted and words[0].value in _HEADER_KEYWORDS:
+            return
+        if words and not words[0].quoted and words[0].value == "time":
+            words.pop(0)
+            while words and words[0].value == "-p":
+                words.pop(0)
+        # Leading assignments: FOO=1 BAR=2 cmd
+        while words and _ASSIGNMENT.match(words[0].raw):
+            words.pop(0)
+        if not words:
+            return
+        program = words[0].win if words[0].win != words[0].value else words[0].value
+        values = [w.value for w in words]
+        stdin_script = None
+        if raw.heredocs:
+            stdin_script = raw.heredocs[-1].body
+        elif raw.herestrings:
+            stdin_script = raw.herestrings[-1]
+        elif piped_from is not None:
+            stdin_script = _piped_text(piped_from)
+        self._command(program, values[1:], self.via, stdin_script)
+
+    def _command(self, program: str, args: list[str], via: tuple[str, ...],
+                 stdin_script: str | None) -> None:
+        if len(self.out) >= _MAX_COMMANDS:
+            return
+        name = program_name(program)
+        self.out.append(SimpleCommand(program, name, list(args), via))
+        self._unwrap(_bare(name), name, args, via, stdin_script)
+
+    def _nested(self, text: str, how: str, via: tuple[str, ...] | None = None) -> None:
+        base = self.via if via is None else via
+        _Builder(self.depth + 1, self.out, base + ((how,) if how else ())).parse(text)
+
+    # -- wrappers ---------------------------------------------------------------------------
+    def _run_rest(self, rest: list[str], via: tuple[str, ...], stdin_script: str | None = None,
+                  allow_assignments: bool = False) -> None:
+        if allow_assignments:
+            while rest and _ASSIGNMENT.match(rest[0]):
+                rest = rest[1:]
+        if rest:
+            self._command(rest[0], rest[1:], via, stdin_script)
+
+    def _unwrap(self, bare: str, name: str, args: list[str], via: tuple[str, ...],
+                stdin_script: str | None) -> None:
+        if self.depth > _MAX_DEPTH:
+            return
+        via2 = via + (name,)
+        spec = _WRAPPERS.get(bare)
+        if spec is not None:
+            takes_value, positionals, flags_meaning_no_run = spec
+            rest = _skip_options(args, takes_value)
+            if rest is None:
+                return
+            if any(a in flags_meaning_no_run for a in args[: len(args) - len(rest)]):
+                return
+            if bare == "env":
+                split = _env_split_string(args)
+                if split is not None:
+                    self._nested(split, "", via2)
+                    return
+            rest = rest[positionals:]
+            self._run_rest(rest, via2, stdin_script,
+                           allow_assignments=bare in ("env", "sudo", "doas"))
+            return
+        if bare in _SUBCOMMAND_RUNNERS and args:
+            sub = args[0]
+            if sub in _SUBCOMMAND_RUNNERS[bare]:
+                rest = _skip_options(args[1:], _SUBCOMMAND_RUNNERS[bare][sub])
+                if rest:
+                    self._run_rest(rest, via + (f"{name} {sub}",))
+            return
+        if bare in _SHELLS or (bare == "busybox" and args and _bare(args[0]) in _SHELLS):
+            if bare == "busybox":
+                args = args[1:]
+            self._shell(args, via, stdin_script, name)
+            return
+        if bare == "busybox" and args:
+            self._run_rest(args, via2)
+            return
+        if bare == "eval":
+            self._nested(" ".join(args), "eval", via)
+            return
+        if bare == "watch":
+            rest = _skip_options(args, {"-n", "--interval", "-q", "--equexit"})
+            if rest:
+                if any(a in ("-x", "--exec") for a in args[: len(args) - len(rest)]):
+                    self._run_rest(rest, via2)
+                else:
+                    self._nested(" ".join(rest), "watch", via)
+            return
+        if bare in ("su", "runuser"):
+            script = _option_value(args, ("-c", "--command"))
+            if script is not None:
+                self._nested(script, f"{name} -c", via)
+            return
+        if bare == "find":
+            self._find_exec(args, via2)
+            return
+        if bare in ("fd", "fdfind"):
+            for k, a in enumerate(args):
+                if a in ("-x", "--exec", "-X", "--exec-batch"):
+                    self._run_rest(args[k + 1:], via2)
+                    return
+            return
+        if bare == "parallel":
+            rest = _skip_options(args, {"-j", "--jobs", "-S", "--sshlogin", "--joblog",
+                                        "--delay", "--timeout", "-a", "--arg-file"})
+            if rest:
+                end = next((k for k, a in enumerate(rest) if a in (":::", "::::", ":::+")),
+                           len(rest))
+                if end:
+                    self._nested(" ".join(rest[:end]), "parallel", via)
+            return
+        if bare == "cmd":
+            for k, a in enumerate(args):
+                if a.lower() in ("/c", "/k", "/r"):
+                    self._nested(" ".join(args[k + 1:]), "cmd /c", via)
+                    return
+            return
+        if bare in ("powershell", "pwsh"):
+            self._powershell(args, via, name)
+            return
+        if bare == "start" and args:
+            # Windows `start ["title"] [/opts] program args`: a title is quoted, often empty.
+            rest = [a for a in args if not a.startswith("/")]
+            while rest and (not rest[0] or " " in rest[0]):
+                rest.pop(0)
+            if rest:
+                self._run_rest(rest, via2)
+            return
+
+    def _shell(self, args: list[str], via: tuple[str, ...], stdin_script: str | None,
+               name: str) -> None:
+        k = 0
+        command_mode = False
+        while k < len(args):
+            a = args[k]
+            if a == "--":
+                k += 1
+                break
+            if a in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+                k += 2
+                continue
+            if a.startswith("--"):
+                k += 1
+                continue
+            if len(a) > 1 and a[0] in "-+":
+                if "c" in a[1:] and a[0] == "-":
+                    command_mode = True
+                k += 1
+                continue
+            break
+        if command_mode:
+            if k < len(args):
+                self._nested(args[k], f"{name} -c", via)
+            return
+        if k < len(args) and args[k] != "-":
+            return  # a script file: not ours to read
+        if stdin_script:
+            self._nested(stdin_script, f"{name} <stdin", via)
+
+    def _find_exec(self, args: list[str], via: tuple[str, ...]) -> None:
+        k = 0
+        while k < len(args):
+            if args[k] in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = k + 1
+                while end < len(args) and args[end] not in (";", "+"):
+                    end += 1
+                self._run_rest(args[k + 1:end], via)
+                k = end + 1
+            else:
+                k += 1
+
+    def _powershell(self, args: list[str], via: tuple[str, ...], name: str) -> None:
+        for k, a in enumerate(args):
+            low = a.lower()
+            if low in ("-command", "-c", "/command", "/c", "-com", "-comm", "-comma",
+                       "-comman"):
+                self._nested(" ".join(args[k + 1:]), f"{name} -Command", via)
+                return
+            if low in ("-encodedcommand", "-enc", "-e", "-ec", "/encodedcommand") and \
+                    k + 1 < len(args):
+                try:
+                    import base64
+
+                    text = base64.b64decode(args[k + 1]).decode("utf-16-le")
+                except Exception:
+                    return
+                self._nested(text, f"{name} -EncodedCommand", via)
+                return
+            if not a.startswith(("-", "/")):
+                return  # a script file
+
+
+def _substitutions(text: str) -> list[str]:
+    """Bodies of $( ) and backticks in text that undergoes expansion (an unquoted heredoc)."""
+    subs: list[str] = []
+    i = 0
+    n = len(text)
+    while i < n:
+        if text.startswith("$((", i):
+            _, i = _read_balanced(text, i + 3)
+        elif text.startswith("$(", i):
+            body, i = _read_balanced(text, i + 2)
+            subs.append(body)
+        elif text[i] == "`":
+            j = text.find("`", i + 1)
+            j = n if j < 0 else j
+            subs.append(text[i + 1:j])
+            i = j + 1
+        elif text[i] == "\\":
+            i += 2
+        else:
+            i += 1
+    return subs
+
+
+def _piped_text(raw: _Raw) -> str | None:
+    """What ``echo ... |``, ``printf ... |`` or ``cat <<EOF |`` writes into a pipe, if known."""
+    if not raw.words:
+        return None
+    name = _bare(program_name(raw.words[0].value))
+    if name == "cat" and len(raw.words) == 1:
+        if raw.heredocs:
+            return raw.heredocs[-1].body
+        if raw.herestrings:
+            return raw.herestrings[-1]
+        return None
+    if name not in ("echo", "printf"):
+        return None
+    args = [w.value for w in raw.words[1:]]
+    while args and name == "echo" and re.fullmatch(r"-[neE]+", args[0]):
+        args = args[1:]
+    text = " ".join(args)
+    return text.replace("\\n", "\n")
+
+
+def _skip_options(args: list[str], takes_value: set[str] | frozenset[str]) -> list[str] | None:
+    """The words after a wrapper's own options (``--`` ends them)."""
+    k = 0
+    while k < len(args):
+        a = args[k]
+        if a == "--":
+            return args[k + 1:]
+        if len(a) > 1 and a.startswith("-"):
+            key = a.split("=", 1)[0]
+            if "=" not in a and key in takes_value:
+                k += 2
+            else:
+                k += 1
+            continue
+        break
+    return args[k:]
+
+
+def _option_value(args: list[str], names: tuple[str, ...]) -> str | None:
+    for k, a in enumerate(args):
+        if a in names and k + 1 < len(args):
+            return args[k + 1]
+        for nm in names:
+            if nm.startswith("--") and a.startswith(nm + "="):
+                return a[len(nm) + 1:]
+    return None
+
+
+def _env_split_string(args: list[str]) -> str | None:
+    """``env -S 'prog args'`` splits its argument into a command line."""
+    for k, a in enumerate(args):
+        if a in ("-S", "--split-string") and k + 1 < len(args):
+            return " ".join(args[k + 1:])
+        if a.startswith("--split-string="):
+            return " ".join([a.split("=", 1)[1], *args[k + 1:]])
+        if a.startswith("-S") and len(a) > 2:
+            return " ".join([a[2:], *args[k + 1:]])
+        if not a.startswith("-") and not _ASSIGNMENT.match(a):
+            return None
+    return None
+
+
+# wrapper -> (options that take a value, positional words before the program, options that
+# mean the program is not run)
+_WRAPPERS: dict[str, tuple[frozenset[str], int, frozenset[str]]] = {
+    "sudo": (frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user",
+                        "--group", "--host", "--prompt", "--close-from", "--chdir", "--role",
+                        "--type", "--other-user", "--command-timeout"}), 0,
+             frozenset({"-l", "--list", "-v", "--validate", "-k", "-K", "-e", "--edit"})),
+    "doas": (frozenset({"-u", "-C"}), 0, frozenset()),
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}), 0,
+            frozenset()),
+    "nohup": (frozenset(), 0, frozenset()),
+    "time": (frozenset({"-f", "--format", "-o", "--output"}), 0, frozenset()),
+    "nice": (frozenset({"-n", "--adjustment"}), 0, frozenset()),
+    "ionice": (frozenset({"-c", "--class", "-n", "--classdata", "-t"}), 0, frozenset()),
+    "timeout": (frozenset({"-s", "--signal", "-k", "--kill-after"}), 1, frozenset()),
+    "exec": (frozenset({"-a"}), 0, frozenset()),
+    "command": (frozenset(), 0, frozenset({"-v", "-V"})),
+    "builtin": (frozenset(), 0, frozenset()),
+    "xargs": (frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--arg-file",
+                         "--delimiter", "--max-args", "--max-procs", "--max-lines",
+                         "--replace", "--eof", "--max-chars", "--process-slot-var"}), 0,
+              frozenset()),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0,
+               frozenset()),
+    "setsid": (frozenset(), 0, frozenset()),
+    "unbuffer": (frozenset(), 0, frozenset()),
+    "caffeinate": (frozenset({"-t", "-w"}), 0, frozenset()),
+    "strace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P",
+                          "-S", "-X"}), 0, frozenset()),
+    "ltrace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-x", "-F"}), 0,
+               frozenset()),
+    "flock": (frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), 1, frozenset()),
+    "chroot": (frozenset({"--userspec", "--groups"}), 1, frozenset()),
+    "taskset": (frozenset(), 1, frozenset()),
+    "chrt": (frozenset(), 1, frozenset()),
+    "npx": (frozenset({"-p", "--package", "-c", "--call"}), 0, frozenset()),
+    "pnpx": (frozenset({"-p", "--package"}), 0, frozenset()),
+    "bunx": (frozenset({"-p", "--package"}), 0, frozenset()),
+    "uvx": (frozenset({"--from", "--with", "-p", "--python"}), 0, frozenset()),
+    "pipx-run": (frozenset(), 0, frozenset()),
+    "torsocks": (frozenset(), 0, frozenset()),
+    "proxychains": (frozenset({"-f"}), 0, frozenset()),
+    "proxychains4": (frozenset({"-f"}), 0, frozenset()),
+    "firejail": (frozenset(), 0, frozenset()),
+    "dbus-run-session": (frozenset(), 0, frozenset()),
+    "winpty": (frozenset(), 0, frozenset()),
+}
+
+# program -> {subcommand: options taking a value}: `uv run pytest` runs pytest.
+_SUBCOMMAND_RUNNERS: dict[str, dict[str, frozenset[str]]] = {
+    "uv": {"run": frozenset({"--with", "--python", "-p", "--project", "--directory",
+                             "--package", "--extra", "--group", "--env-file", "--from"})},
+    "poetry": {"run": frozenset({"-C", "--directory", "-P", "--project"})},
+    "pipenv": {"run": frozenset()},
+    "pdm": {"run": frozenset({"-p", "--project"})},
+    "hatch": {"run": frozenset()},
+    "rye": {"run": frozenset()},
+    "pixi": {"run": frozenset({"-e", "--environment", "--manifest-path"})},
+    "conda": {"run": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"})},
+    "mamba": {"run": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"})},
+    "micromamba": {"run": frozenset({"-n", "--name", "-p", "--prefix", "--cwd"})},
+    "bundle": {"exec": frozenset()},
+    "pnpm": {"exec": frozenset({"-C", "--dir", "--filter"}), "dlx": frozenset()},
+    "yarn": {"exec": frozenset(), "dlx": frozenset({"-p", "--package"})},
+    "npm": {"exec": frozenset({"-c", "--call", "-w", "--workspace", "--package"})},
+    "pipx": {"run": frozenset({"--spec", "--python"})},
+    "dotenv": {"run": frozenset({"-f", "--file"})},
+}
+
+
+def _lenient_fallback(text: str) -> list[SimpleCommand]:
+    out = []
+    for part in re.split(r"[;&|\n()`]+", text):
+        words = part.split()
+        while words and _ASSIGNMENT.match(words[0]):
+            words.pop(0)
+        if words:
+            prog = words[0].strip("'\"")
+            out.append(SimpleCommand(prog, program_name(prog), [w.strip("'\"") for w in words[1:]]))
+    return out
+
+
+@lru_cache(maxsize=256)
+def _parse_cached(command: str) -> tuple[SimpleCommand, ...]:
+    out: list[SimpleCommand] = []
+    try:
+        _Builder(0, out, ()).parse(command)
+    except Exception:
+        try:
+            return tuple(_lenient_fallback(command))
+        except Exception:  # pragma: no cover
+            return ()
+    return tuple(out)
+
+
+def simple_commands(command: str) -> list[SimpleCommand]:
+    """Every program the command line would run, in reading order; never raises."""
+    if not isinstance(command, str) or not command:
+        return []
+    return [SimpleCommand(c.program, c.name, list(c.args), c.via) for c in _parse_cached(command)]

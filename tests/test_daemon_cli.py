@@ -1,0 +1,111 @@
+"""`memory-cli daemon start|stop|status`, `memory-cli reindex` and SessionStart autostart,
+run as a person and as Claude Code run them: the console script and real hook processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+
+import pytest
+
+from conftest import _cmd, payload
+from memory_cli.daemon import control, protocol
+from test_daemon import _daemon_pids, _wait
+
+ON = {"MEMORY_CLI_DAEMON_AUTOSTART": "1"}
+
+
+@pytest.fixture
+def rundir(claude_dir):
+    rd = os.path.abspath(protocol.run_dir())
+    yield rd
+    control.stop(rd, timeout_s=10)
+    for pid in _daemon_pids(rd):
+        os.kill(pid, signal.SIGKILL)
+    assert _wait(lambda: not _daemon_pids(rd), 5), "a daemon survived the test"
+
+
+def test_status_when_nothing_runs(cli, rundir):
+    r = cli("daemon", "status")
+    assert r.returncode == 0 and "daemon: not running" in r.stdout
+    out = json.loads(cli("daemon", "status", "--json").stdout)
+    assert out["running"] is False and out["state"] == "stopped"
+    r = cli("daemon", "stop")
+    assert r.returncode == 0 and "not running" in r.stdout
+
+
+def test_session_start_in_a_test_run_or_switched_off_starts_nothing(hook, rundir):
+    # Under pytest autostart is off unless asked for, so suites never leak daemons.
+    assert hook("SessionStart", payload("SessionStart")).returncode == 0
+    assert hook("SessionStart", payload("SessionStart"),
+                env={"MEMORY_CLI_DAEMON_AUTOSTART": "0"}).returncode == 0
+    assert not os.path.exists(protocol.socket_path(rundir))
+    assert _daemon_pids(rundir) == []
+
+
+@pytest.mark.semantic
+def test_twenty_parallel_session_starts_leave_exactly_one_daemon(db_path, rundir):
+    body = json.dumps(payload("SessionStart")).encode()
+    env = dict(os.environ, **ON)
+    procs = [subprocess.Popen(_cmd() + ["--db", str(db_path), "hook", "SessionStart"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              env=env) for _ in range(20)]
+    for p in procs:
+        p.stdin.write(body)
+        p.stdin.close()
+    codes = [p.wait(timeout=60) for p in procs]
+    for p in procs:
+        p.stdout.close()
+        p.stderr.close()
+    assert codes == [0] * 20
+
+    assert _wait(lambda: control.status(rundir).get("pid"), 30)
+    assert len(_daemon_pids(rundir)) == 1
+    st = control.wait_ready(180, rundir)
+    assert st["state"] == "ready" and _daemon_pids(rundir) == [st["pid"]]
+    assert str(db_path) in st["databases"]
+    from memory_cli.db import Store
+
+    s = Store.open(db_path)
+    starts = s.rows("SELECT * FROM memory_audit_log WHERE context = 'daemon autostart'")
+    s.close()
+    assert len(starts) == 1 and starts[0]["result"] == f"started pid {st['pid']}"
+
+
+@pytest.mark.semantic
+def test_start_status_reindex_stop_as_a_person_would(cli, rundir):
+    for text in ("Run the tests with pytest -q", "Deploy with ansible", "Use ruff for linting"):
+        assert cli("add", text).returncode == 0
+    r = cli("daemon", "start", "--wait", "180")
+    assert r.returncode == 0, r.stderr
+    assert "started the embedding daemon" in r.stdout and "model ready" in r.stdout
+    again = cli("daemon", "start")
+    assert "already running" in again.stdout
+
+    st = json.loads(cli("daemon", "status", "--json").stdout)
+    assert st["running"] and st["state"] == "ready" and st["model"] == "all-MiniLM-L6-v2"
+    assert st["pid"] == _daemon_pids(rundir)[0] and st["rss_mb"] < 600 and st["uptime_s"] > 0
+    assert {"requests_served", "texts_embedded", "idle_timeout_s"} <= set(st)
+    human = cli("daemon", "status").stdout
+    assert "resident memory:" in human and "requests served:" in human
+
+    out = json.loads(cli("reindex", "--json").stdout)
+    assert out["via"] == "daemon" and out["vectors"] == 3 and out["remaining"] == 0
+    assert out["model"] == "all-MiniLM-L6-v2" and out["dim"] == 384
+
+    r = cli("daemon", "stop")
+    assert r.returncode == 0 and "stopped the embedding daemon" in r.stdout
+    assert _daemon_pids(rundir) == []
+    assert json.loads(cli("daemon", "status", "--json").stdout)["running"] is False
+
+
+@pytest.mark.semantic
+def test_reindex_without_a_daemon_loads_the_model_itself(cli, rundir):
+    cli("add", "Prefer httpx over requests", "--type", "preference")
+    out = json.loads(cli("reindex", "--json", timeout=300).stdout)
+    assert out["via"] == "in-process" and out["embedded"] == 1 and out["vectors"] == 1
+    assert _daemon_pids(rundir) == []  # reindex never leaves a daemon behind
+    pending = json.loads(cli("reindex", "--pending", "--json").stdout)
+    assert pending["embedded"] == 0 and pending["vectors"] == 1

@@ -1,0 +1,181 @@
+"""SessionEnd hands maintenance to one detached process: no pile-ups, no lingering, once a day."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from conftest import payload, run_hook
+from memory_cli import audit, entries
+from memory_cli.db import Store
+from memory_cli.maintenance import backup, detached
+from memory_cli.maintenance.locks import open_lock_file, try_lock_fd
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _processes_with_env(marker: str) -> list[int]:
+    """Live processes (other than this one) whose environment mentions ``marker``."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                if marker.encode() in fh.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def _wait_for_lock_free(run_dir: Path, db: Path, timeout: float = 60) -> None:
+    path = detached.lock_path(run_dir, detached.db_key(db))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        fd = open_lock_file(path)
+        try:
+            if try_lock_fd(fd):
+                return
+        finally:
+            os.close(fd)
+        time.sleep(0.05)
+    raise AssertionError("the maintenance run never finished")
+
+
+def _wait_for_no_processes(marker: str, timeout: float = 30) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while True:
+        alive = _processes_with_env(marker)
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def db(db_path: Path) -> Path:
+    with Store.open(db_path) as s:
+        entries.add(s, "Never use pythonw.exe; use python.exe", "rule")
+    return db_path
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc to look for processes")
+def test_ten_concurrent_session_ends_start_one_run_and_leave_nothing_running(db: Path, claude_dir: Path):
+    procs = []
+    cmd = [str(Path(sys.executable).parent / "memory-cli"), "--db", str(db), "hook", "SessionEnd"]
+    body = (__import__("json").dumps(payload("SessionEnd", reason="prompt_input_exit"))).encode()
+    for _ in range(10):
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        procs.append(p)
+    for p in procs:
+        out, err = p.communicate(body, timeout=60)
+        assert p.returncode == 0 and out == b"" and err == b""  # SessionEnd output is discarded anyway
+
+    run_dir = claude_dir / "memory" / "run"
+    _wait_for_lock_free(run_dir, db)
+    assert _wait_for_no_processes(str(claude_dir)) == []
+
+    log = (run_dir / detached.LOG_NAME).read_text()
+    assert log.count("maintenance run start") == 1, log
+    assert "maintenance run done" in log
+    with Store.open(db) as s:
+        started = audit.query(s, action="maintenance")
+        assert sorted(r["result"] for r in started) == ["done", "started"]
+        assert s.value("SELECT count(*) FROM memory_audit_log WHERE action='hook' AND hook_event='SessionEnd'") == 10
+    from memory_cli import settings as settings_mod
+    from memory_cli.maintenance.tasks import backups_dir
+
+    assert len(backup.list_backups(backups_dir(settings_mod.load(), db))) == 1
+
+    # Later the same day: nothing is started at all.
+    again = run_hook("SessionEnd", payload("SessionEnd"), db=db)
+    assert again.returncode == 0
+    assert detached.spawn_maintenance(db) == detached.RAN_TODAY
+    with Store.open(db) as s:
+        assert len(audit.query(s, action="maintenance")) == 2
+
+
+def test_spawn_while_a_run_holds_the_lock_starts_nothing(db: Path, claude_dir: Path):
+    run_dir = claude_dir / "memory" / "run"
+    run_dir.mkdir(parents=True)
+    fd = open_lock_file(detached.lock_path(run_dir, detached.db_key(db)))
+    try:
+        assert try_lock_fd(fd)
+        assert detached.spawn_maintenance(db) == detached.BUSY
+    finally:
+        os.close(fd)
+    assert not (run_dir / detached.LOG_NAME).exists()
+
+
+def test_stamp_means_once_per_utc_day(db: Path, tmp_path: Path):
+    key = detached.db_key(db)
+    now = datetime(2025, 6, 1, 23, 59, tzinfo=timezone.utc)
+    assert not detached.ran_today(tmp_path, key, now)
+    detached.write_stamp(tmp_path, key, now)
+    assert detached.ran_today(tmp_path, key, now)
+    assert not detached.ran_today(tmp_path, key, now + timedelta(minutes=2))
+    assert not detached.ran_today(tmp_path, detached.db_key(tmp_path / "other.db"), now)
+
+
+def test_a_failing_task_does_not_stop_the_others(db: Path, tmp_path: Path, capsys):
+    done = []
+
+    def broken():
+        raise RuntimeError("disk on fire")
+
+    status = detached.run_maintenance([("first", broken), ("second", lambda: done.append(1) or "fine")],
+                                      db, run_dir=tmp_path)
+    assert status == 0 and done == [1]
+    out = capsys.readouterr().out
+    assert "task first failed: RuntimeError: disk on fire" in out and "task second ok" in out
+    assert detached.ran_today(tmp_path, detached.db_key(db))
+    # The lock was released: a second run is possible (and finds the stamp).
+    assert detached.run_maintenance([("x", lambda: done.append(2))], db, run_dir=tmp_path) == 0
+    assert done == [1]
+
+
+SLOW_CHILD = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, sys.argv[3])
+    from memory_cli.maintenance import detached
+    status = detached.run_maintenance([("slow", lambda: time.sleep(600))], sys.argv[1],
+                                      run_dir=sys.argv[2], time_limit=1)
+    sys.exit(status)
+    """
+)
+
+
+def test_the_run_stops_itself_at_its_time_limit(db: Path, tmp_path: Path):
+    proc = subprocess.run([sys.executable, "-c", SLOW_CHILD, str(db), str(tmp_path), str(REPO)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 124
+    assert "maintenance run stopped: time limit of 1s reached" in proc.stdout
+    assert not detached.ran_today(tmp_path, detached.db_key(db))  # it will try again next time
+
+
+def test_session_start_also_starts_the_daily_run(db: Path, claude_dir: Path):
+    r = run_hook("SessionStart", payload("SessionStart"), db=db)
+    assert r.returncode == 0
+    _wait_for_lock_free(claude_dir / "memory" / "run", db)
+    with Store.open(db) as s:
+        rows = audit.query(s, action="maintenance")
+    assert {r["result"] for r in rows} == {"started", "done"}
+    assert [r["context"] for r in rows if r["result"] == "started"] == ["SessionStart"]
+
+
+def test_disabled_maintenance_starts_nothing(db: Path, claude_dir: Path):
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "config.json").write_text('{"maintenance": {"enabled": false}}')
+    r = run_hook("SessionEnd", payload("SessionEnd"), db=db)
+    assert r.returncode == 0
+    assert not (claude_dir / "memory" / "run" / detached.LOG_NAME).exists()
+    with Store.open(db) as s:
+        assert audit.query(s, action="maintenance") == []
