@@ -211,3 +211,14 @@ def test_long_pasted_log_does_not_crash_or_trigger():
 
 def test_non_string_input():
     assert detect(None) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("message,wrong,statement", [
+    ("never use pythonw.exe, my password is hunter2hunter2", "pythonw.exe", "do not use pythonw.exe"),
+    ("never use pythonw.exe; it breaks the console", "pythonw.exe", "do not use pythonw.exe"),
+    ("I didn't ask for a README", "a README", "do not add a README unless asked"),
+])
+def test_extraction_stops_at_a_new_clause_and_reads_as_a_rule(message, wrong, statement):
+    d = detect(message)
+    assert d.what_was_wrong == wrong
+    assert d.statement == statement

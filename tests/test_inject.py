@@ -293,3 +293,19 @@ def test_the_same_rule_from_several_imported_files_is_injected_once(store):
     assert a["id"] in r["ids"] and c["id"] in r["ids"]
     assert b["id"] not in r["ids"]
     assert HEADER.search(r["memory_text"]).groups()[:2] == ("2", "3")
+
+
+def test_stale_memory_is_left_out_before_the_daily_decay_pass_has_run(store):
+    """44 days idle at 0.4 decays to 0.2 (seed 000): below the floor even if decay has not run."""
+    fresh = add(store, "Deploys go through the release branch", "fact", confidence=0.4)
+    stale = add(store, "Deploys go through the staging branch", "fact", confidence=0.4)
+    import datetime as dt
+
+    now_minus_44 = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=44)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+    store.execute("UPDATE memory_entries SET created_at = ?, reinforced_at = ? WHERE id = ?",
+                  (now_minus_44, now_minus_44, stale["id"]))
+    ids = inj.inject(store, {}, cfg(), session_id="d1", source="startup")["ids"]
+    assert fresh["id"] in ids and stale["id"] not in ids
+    assert entries.get(store, stale["id"])["confidence"] == 0.4  # nothing written: decay's job
+    hits = inj.for_prompt(store, "which branch do deploys go through", cfg(), session_id="d2")["ids"]
+    assert stale["id"] not in hits

@@ -199,6 +199,9 @@ _SOURCES = {
                      r"whom|whose|has|have|may|might)\b",
     "strip_use_verb": r"^(?:use|using|used|utilize|utilise|utilizing|utilising|rely\s+on|relying\s+on)\s+(?P<obj>.+)$",
     "gerund": r"^(?P<w>[a-z]+ing)\b(?P<rest>.*)$",
+    # ", my password is ...", "; it breaks the console": a new clause is not part of the object.
+    "new_clause": r"\s*(?:[,;:]|\s[-–—]+)\s*(?=(?:my|our|your|i|i'm|we|we're|it|it's|this|that|there|also|btw|"
+                  r"by\s+the\s+way|please|thanks|thank\s+you|because|since)\b)",
     "split": r"(?<=[.!?;])\s+|\n+",
     "to_or_not": r"^(?:\s*(?:already|before|earlier|twice|before|many\s+times|so\s+many\s+times|a\s+million\s+times|"
                  r"a\s+hundred\s+times|\d+\s+times|\w+\s+times|this|that|it)\b)*\s*(?:(?P<neg>not\s+to|never\s+to)\s+"
@@ -294,6 +297,9 @@ def _clean(part: str, masked: _Masked) -> tuple[str, str | None]:
             s = s[: m.start()].strip()
         if s == before:
             break
+    m = _re("new_clause").search(s)
+    if m and m.start() > 0:
+        s = s[: m.start()]
     s = masked.restore(s).strip().strip("\"'`“”").strip()
     if len(s) > _MAX_PART:
         s = s[:_MAX_PART].rstrip() + "…"
@@ -619,6 +625,8 @@ def _statement(hit: _Hit) -> str:
             return f"should not have {hit.wrong}"
         if hit.signal.endswith("wrong-thing"):
             return f"not {hit.wrong}"
+        if hit.signal.endswith("didnt-ask"):
+            return f"do not add {hit.wrong} unless asked"
         return f"do not {verb + ' ' if verb else ''}{hit.wrong}"
     if hit.right:
         return f"{verb + ' ' if verb else ''}{hit.right}"

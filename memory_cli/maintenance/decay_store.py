@@ -12,11 +12,18 @@ from datetime import datetime, timezone
 
 from memory_cli import audit
 from memory_cli.maintenance import kvstate
-from memory_cli.maintenance.decay import DecayInput, DecayPolicy, last_activity, plan_decay
+from memory_cli.maintenance.decay import (DecayInput, DecayPolicy, effective_confidence, exemption,
+                                          last_activity, plan_decay)
 from memory_cli.util import iso, now_iso
 
 LAST_RUN_KEY = "decay.last_run"
 
+_SELECT_BY_ID = (
+    "SELECT e.id, e.content, e.type, e.confidence, e.created_at, e.reinforced_at, e.last_used,"
+    " e.decayed_at, e.pinned, r.confirmed"
+    " FROM memory_entries e LEFT JOIN enforcement_rules r ON r.id = e.id"
+    " WHERE e.id IN ({marks})"
+)
 _SELECT = (
     "SELECT e.id, e.content, e.type, e.confidence, e.created_at, e.reinforced_at, e.last_used,"
     " e.decayed_at, e.pinned, r.confirmed"
@@ -42,6 +49,29 @@ def _inputs(rows) -> list[DecayInput]:
         )
         for r in rows
     ]
+
+
+def dormant_ids(store, ids, settings=None, now: datetime | None = None) -> set[str]:
+    """Entries that decay would already have pushed below the injection floor.
+
+    The daily decay pass runs detached, so the first session of a day may start before it;
+    injection uses this to leave stale memories out anyway.
+    """
+    ids = list(dict.fromkeys(ids))
+    if not ids:
+        return set()
+    now = now or datetime.now(timezone.utc)
+    policy = policy_from(settings)
+    out: set[str] = set()
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        rows = store.rows(_SELECT_BY_ID.format(marks=",".join("?" * len(chunk))), chunk)
+        for entry in _inputs(rows):
+            if exemption(entry):
+                continue
+            if effective_confidence(entry, now, policy) < policy.injection_floor:
+                out.add(entry.entry_id)
+    return out
 
 
 def run_decay(store, *, settings=None, now: datetime | None = None, dry_run: bool = False) -> dict:

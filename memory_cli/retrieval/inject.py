@@ -203,6 +203,29 @@ def already_injected(store, session_id: str | None) -> set[str]:
         "SELECT entry_id FROM session_injections WHERE session_id = ?", (session_id,))}
 
 
+def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
+    """Leave out memories that decay has already pushed below the floor, even when today's
+    detached decay pass has not run yet. A cheap SQL check first: only entries idle past the
+    grace period can be affected, and the decay code is imported only for those."""
+    if not entries:
+        return entries
+    import time
+
+    grace_days = float(((settings.get("decay") if hasattr(settings, "get") else None) or {}).get("inactive_days", 30))
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - grace_days * 86400))
+    ids = [e["id"] for e in entries]
+    marks = ",".join("?" * len(ids))
+    stale = [r["id"] for r in store.rows(
+        f"SELECT id FROM memory_entries WHERE id IN ({marks}) AND pinned = 0 AND "
+        "max(created_at, coalesce(reinforced_at, ''), coalesce(last_used, '')) < ?", [*ids, cutoff])]
+    if not stale:
+        return entries
+    from ..maintenance.decay_store import dormant_ids
+
+    dormant = dormant_ids(store, stale, settings)
+    return [e for e in entries if e["id"] not in dormant]
+
+
 def already_offered_for_failures(store, session_id: str | None) -> set[str]:
     """Solutions already offered after a failure in this session.
 
@@ -353,6 +376,7 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
                                                  "pinned", "use_count", "last_used", "updated_at")}
                 entry["pinned"] = bool(entry.get("pinned"))
                 by_id[hit["id"]] = entry
+    by_id = {e["id"]: e for e in drop_dormant(store, list(by_id.values()), settings)}
 
     def rank(e: dict) -> tuple:
         score = (W_RELEVANCE * relevance.get(e["id"], 0.0) + W_CONFIDENCE * float(e.get("confidence") or 0)
@@ -482,6 +506,7 @@ def for_prompt(store, prompt: str, settings, *, project: str | None = None, proj
             continue
         ids.add(h["id"])
         chosen.append(h)
+    chosen = drop_dormant(store, chosen, settings)
     rendered = fmt.render_prompt(chosen, max_entries=max_entries, max_tokens=max_tokens)
     if record and rendered.included:
         _record(store, rendered.included, session_id=session_id, context="prompt", total=rendered.total,
@@ -579,6 +604,7 @@ def for_failure(store, error: str, settings, *, tool_name: str | None = None, co
               if h["id"] not in seen and h.get("status", "active") == "active"
               and float(h.get("confidence") or 0) >= min_conf
               and _applies(h.get("scope") or "global", projects, list(files), project_root)]
+    chosen = drop_dormant(store, chosen, settings)
     rendered = fmt.render_solutions(chosen, tool_name=tool_name, max_entries=max_entries, max_tokens=max_tokens)
     if record and rendered.included:
         _record(store, rendered.included, session_id=session_id, context=f"failure:{tool_name or 'tool'}",
