@@ -116,6 +116,12 @@ def pct(values: list[float], p: float) -> float:
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
 
 
+TARGET_R_AT_5 = 0.70
+# (R@5, R@10) from shared/data/locomo/README.md, categories 1-4 of the same five files.
+NAIVE_BASELINES = {"naive BM25 (FTS5)": (0.535, 0.617), "naive MiniLM cosine": (0.403, 0.498),
+                   "naive min-max fusion": (0.588, 0.679)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--locomo", nargs="+", required=True, metavar="FILE", help="LoCoMo conv-*.json files")
@@ -218,6 +224,12 @@ def main(argv=None) -> int:
     for name, r in rows:
         print(f"{name:<22}{r['r_at_1']:>7.3f}{r['r_at_5']:>7.3f}{r['r_at_10']:>7.3f}{r['mrr']:>7.3f}"
               f"{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}")
+    print()
+    print("naive baselines on the five shared files (shared/data/locomo/README.md, not re-run here):")
+    for name, (r5, r10) in NAIVE_BASELINES.items():
+        print(f"{name:<22}{'':>7}{r5:>7.3f}{r10:>7.3f}")
+    verdict = "ok" if result["r_at_5"] >= TARGET_R_AT_5 else "MISSED"
+    print(f"target: hybrid R@5 >= {TARGET_R_AT_5:.2f} with no LLM -> {result['r_at_5']:.3f} {verdict}")
     return 0
 
 

@@ -118,3 +118,19 @@ def test_response_rendering_follows_the_protocol():
     end = Response()
     end.notify("ignored")
     assert end.render("SessionEnd") is None
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse", "Stop"])
+def test_per_call_hooks_avoid_slow_stdlib_imports(tmp_path, event):
+    """Each of these costs milliseconds per tool call (see README, Performance)."""
+    import subprocess
+    import sys
+
+    body = json.dumps(payload(event, cwd=str(tmp_path)))
+    code = ("import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+            "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', sys.argv[3]]);"
+            "slow=[m for m in ('pathlib','contextlib','datetime','typing','dataclasses','subprocess','threading')"
+            " if m in sys.modules]; sys.stderr.write('SLOW:'+','.join(slow))")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "m.db"), body, event],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.stderr.split("SLOW:")[1].strip() == "", proc.stderr
