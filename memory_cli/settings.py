@@ -53,8 +53,9 @@ FIELDS: list[tuple] = [
      "Budget for the PreToolUse check; past it the call is allowed and the overrun audited."),
     ("enforcement", "default_action", "str", "warn", ("choices", ("block", "warn", "suggest", "ask")),
      "Action of a rule added without --action."),
-    ("enforcement", "intent_threshold", "float", 0.75, ("range", 0.0, 1.0),
-     "Similarity (0-1) between a call and an intent rule at which the rule matches."),
+    ("enforcement", "intent_threshold", "float", 0.6, ("range", 0.0, 1.0),
+     "Cosine similarity (all-MiniLM-L6-v2) between a call's description or command and an intent "
+     "rule at which the rule warns. Intent rules never block."),
     ("capture", "enabled", "bool", True, None, "Detect corrections in prompts."),
     ("capture", "auto_promote_threshold", "int", 3, ("range", 1, 100),
      "Occurrences after which a correction is proposed as a rule."),

@@ -132,13 +132,16 @@ def test_a_failing_task_does_not_stop_the_others(db: Path, tmp_path: Path, capsy
 
     status = detached.run_maintenance([("first", broken), ("second", lambda: done.append(1) or "fine")],
                                       db, run_dir=tmp_path)
-    assert status == 0 and done == [1]
+    assert status == 1 and done == [1]
     out = capsys.readouterr().out
     assert "task first failed: RuntimeError: disk on fire" in out and "task second ok" in out
-    assert detached.ran_today(tmp_path, detached.db_key(db))
-    # The lock was released: a second run is possible (and finds the stamp).
+    # A failed run leaves no "ran today" stamp, so the next session end tries again ...
+    assert not detached.ran_today(tmp_path, detached.db_key(db))
+    # ... and the lock was released: a second run is possible, succeeds and stamps the day.
     assert detached.run_maintenance([("x", lambda: done.append(2))], db, run_dir=tmp_path) == 0
-    assert done == [1]
+    assert done == [1, 2] and detached.ran_today(tmp_path, detached.db_key(db))
+    assert detached.run_maintenance([("x", lambda: done.append(3))], db, run_dir=tmp_path) == 0
+    assert done == [1, 2]  # the stamp now says it ran today
 
 
 SLOW_CHILD = textwrap.dedent(

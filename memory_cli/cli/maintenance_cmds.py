@@ -278,6 +278,11 @@ def maintenance_run(force: bool = typer.Option(False, "--force", help="Run even 
                                       time_limit=float(s["maintenance"]["time_limit_s"]))
     if status == 75:
         raise InvalidInput("another maintenance run is in progress")
+    if status == 1:
+        from ..errors import MemoryCliError
+
+        raise MemoryCliError("maintenance finished with failed tasks (see the lines above); it will be "
+                             "tried again at the next session end")
     return status
 
 

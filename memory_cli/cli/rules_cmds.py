@@ -324,7 +324,7 @@ def _check(tool: str, ti: dict, *, phase: str, cwd: Optional[str], only=None, rs
             payload={"tool_name": tool, "tool_input": ti, "cwd": cwd or os.getcwd()},
             applies=lambda sc: scopes.applies(sc, project, files, root),
             deadline=t0 + budget / 1000.0, only=only,
-            intent_threshold=float(s.section("enforcement").get("intent_threshold", 0.75)),
+            intent_threshold=float(s.section("enforcement").get("intent_threshold", 0.6)),
             intent_timeout_ms=float(s.section("daemon").get("request_timeout_ms", 150)))
         verdict.elapsed_ms = (time.perf_counter() - t0) * 1000.0
         if audit_it:

@@ -238,13 +238,19 @@ def run_maintenance(
         disarm = _arm_time_limit(time_limit)
         _log(f"maintenance run start for {os.fspath(db_path)}")
         try:
+            failed = []
             for name, task in tasks:
                 started = time.monotonic()
                 try:
                     result = task()
                     _log(f"task {name} ok in {time.monotonic() - started:.2f}s: {result}")
                 except Exception as err:  # one failing task must not stop the others
+                    failed.append(name)
                     _log(f"task {name} failed: {type(err).__name__}: {err}")
+            if failed:
+                # No "ran today" stamp: the next session end tries again (every task is idempotent).
+                _log(f"maintenance run done; failed: {', '.join(failed)}")
+                return 1
             write_stamp(rd, key, now)
             _log("maintenance run done")
             return 0

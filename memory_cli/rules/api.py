@@ -40,12 +40,15 @@ def public_rule(row: dict | None) -> dict | None:
     out["confirmed"] = bool(out.get("confirmed"))
     out["case_sensitive"] = bool(out.get("case_sensitive"))
     out.pop("analysis", None)
-    out["effective_action"] = effective_action(out["action"], out["confirmed"])
+    out["effective_action"] = effective_action(out["action"], out["confirmed"], out.get("pattern_type"))
     return out
 
 
-def effective_action(action: str, confirmed: bool) -> str:
-    """An unconfirmed rule never blocks: it warns until the person confirms it."""
+def effective_action(action: str, confirmed: bool, pattern_type: str | None = None) -> str:
+    """An unconfirmed rule never blocks: it warns until the person confirms it. An intent rule
+    never blocks or asks: similarity is a hint, not proof (see engine.effective_action)."""
+    if pattern_type == "intent" and action in ("block", "ask"):
+        return "warn"
     return "warn" if action == "block" and not confirmed else action
 
 

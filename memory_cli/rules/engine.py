@@ -29,8 +29,13 @@ EVENT_DEFAULT_FIELD = {"UserPromptSubmit": "prompt", "Stop": "last_assistant_mes
 
 
 def effective_action(rule: tuple) -> str:
-    """Unconfirmed rules never block: they warn until the person confirms them."""
+    """Unconfirmed rules never block: they warn until the person confirms them. Intent rules
+    never block or ask at all: embedding similarity measures topic, not intent ("back up the
+    production database" scores as close to "delete the production database" as dropping it
+    does), so a similarity can justify a warning that says why, never a refusal."""
     action = rule[R.ACTION]
+    if rule[R.PTYPE] == "intent" and action in ("block", "ask"):
+        return "warn"
     return "warn" if action == "block" and not rule[R.CONFIRMED] else action
 
 
@@ -190,7 +195,7 @@ def _literal_snippet(text: str, hay: str, pos: int, length: int) -> str:
 def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
              tool_input: dict | None = None, payload: dict | None = None, applies=None,
              deadline: float | None = None, only: set[str] | None = None,
-             intent_threshold: float = 0.75, intent_timeout_ms: float = 150.0,
+             intent_threshold: float = 0.6, intent_timeout_ms: float = 150.0,
              use_intent: bool = True) -> Verdict:
     """Which rules this call matches, and the decision they add up to.
 
@@ -426,6 +431,22 @@ def action_text(tool: str, ti: dict, payload: dict | None = None) -> str:
     return f"{tool} {json.dumps(ti, ensure_ascii=False)[:500]}"
 
 
+def action_texts(tool: str, ti: dict, payload: dict | None = None) -> list[str]:
+    """The call in words, each compared on its own: Claude's plain-language description of a
+    Bash call is the strongest signal of what it means to do, and mixing it with the command
+    line dilutes both."""
+    if tool == "Bash":
+        out = []
+        desc = ti.get("description")
+        if isinstance(desc, str) and desc.strip():
+            out.append(desc.strip()[:300])
+        cmd = str(ti.get("command") or "").strip()
+        if cmd:
+            out.append(cmd[:400])
+        return out or [action_text(tool, ti, payload)]
+    return [action_text(tool, ti, payload)]
+
+
 def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, threshold,
                   timeout_ms) -> None:
     rules = {i: rs.rule(i) for i in intents}
@@ -435,7 +456,8 @@ def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, t
         v.intent_skipped, v.intent_reason = ids, "no time left in the budget"
         return
     missing = [i for i in intents if not rules[i][R.COMPILED]]
-    texts = [action_text(tool, ti, payload)] + [rules[i][R.PATTERN] for i in missing]
+    actions = action_texts(tool, ti, payload)
+    texts = actions + [rules[i][R.PATTERN] for i in missing]
     try:
         from ..daemon import client
 
@@ -449,13 +471,13 @@ def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, t
         return
     from ..embeddings.vectors import cosine
 
-    action_vec = vectors[0]
-    fresh = dict(zip(missing, vectors[1:]))
+    action_vecs = vectors[:len(actions)]
+    fresh = dict(zip(missing, vectors[len(actions):]))
     for i in intents:
         vec = rules[i][R.COMPILED] or fresh.get(i)
         if not vec:
             continue
         v.checked += 1
-        sim = cosine(action_vec, vec)
+        sim, text = max((cosine(a, vec), t) for a, t in zip(action_vecs, actions))
         if sim >= threshold:
-            matched[i] = Match(rules[i], "intent", f"similarity {sim:.2f}")
+            matched[i] = Match(rules[i], "intent", f"similarity {sim:.2f} to {text[:80]!r}")

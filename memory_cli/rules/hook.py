@@ -37,7 +37,7 @@ def _evaluate(ctx, event: str, deadline: float):
     verdict = engine.evaluate(
         rs, event=event, tool_name=ctx.tool_name, tool_input=ctx.tool_input,
         payload=ctx.payload, applies=ctx.scope_applies, deadline=deadline,
-        intent_threshold=float(enf.get("intent_threshold", 0.75)),
+        intent_threshold=float(enf.get("intent_threshold", 0.6)),
         intent_timeout_ms=float(daemon.get("request_timeout_ms", 150)))
     return rs, verdict
 
@@ -54,6 +54,8 @@ def describe(m) -> str:
     """One line about a matched rule, phrased as facts (it reaches Claude)."""
     alt = m.rule[ALT]
     text = f"{m.message.rstrip('.')} [memory-cli rule {m.id[:8]}, {m.rule[SEVERITY]}]"
+    if m.field == "intent":
+        text += f" (an intent rule: this call looks related, {m.snippet})"
     if alt:
         text += f"; alternative: {alt.rstrip('.')}"
     return text + "."
