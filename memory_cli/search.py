@@ -101,7 +101,7 @@ def query(store: Store, text: str, *, scope: str | None = None, type: str | None
           timeout_ms: float | None = None, use_vectors: bool = True) -> list[dict]:
     """What ``memory-cli query`` and injection call: hybrid retrieval, best first.
 
-    Every result has ``score`` on the documented 0-1 relevance scale (docs/retrieval.md): keyword
+    Every result has ``score`` on the documented 0-1 relevance scale (README, "Retrieval"): keyword
     and vector evidence fused on absolute scales, times confidence and recency. Vectors are used
     when the embedding daemon answers within ``timeout_ms`` (config ``daemon.request_timeout_ms``
     by default); otherwise, or with ``use_vectors=False``, keywords alone on the same scale.

@@ -10,15 +10,20 @@ if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
 VPY=.venv/bin/python
-"$VPY" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+# Some machines point PIP_FIND_LINKS at folders that do not exist; pip warns once per package.
+# Drop exactly that warning (everything else pip says still shows).
+pip_install() {
+    "$VPY" -m pip install "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+}
+pip_install -q --upgrade pip >/dev/null 2>&1 || true
 if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
     if [ -n "${TORCH_INDEX_URL:-}" ]; then
-        "$VPY" -m pip install -q "torch==${TORCH_VERSION:-2.13.0}" --index-url "$TORCH_INDEX_URL"
+        pip_install -q "torch==${TORCH_VERSION:-2.13.0}" --index-url "$TORCH_INDEX_URL"
     else
-        "$VPY" -m pip install -q "torch==${TORCH_VERSION:-2.13.0}"
+        pip_install -q "torch==${TORCH_VERSION:-2.13.0}"
     fi
 fi
-"$VPY" -m pip install -q -e ".[semantic,test]"
+pip_install -q -e ".[semantic,test]"
 # Hooks start a fresh interpreter on every tool call: write bytecode once now so that
 # PYTHONDONTWRITEBYTECODE=1 environments do not recompile the package on every call.
 "$VPY" -m compileall -q memory_cli >/dev/null

@@ -27,7 +27,7 @@ from .. import scope as scopes
 from ..errors import InvalidInput
 from . import format as fmt
 
-# Session-start ranking weights (documented in docs/injection.md).
+# Session-start ranking weights (documented in the README, "Injection and migration").
 W_RELEVANCE, W_CONFIDENCE, W_SPECIFIC, W_TYPE = 0.45, 0.35, 0.10, 0.10
 TYPE_WEIGHT = {"rule": 1.0, "correction": 0.9, "decision": 0.6, "pattern": 0.6, "preference": 0.5, "fact": 0.4}
 PINNED_BONUS = 0.10
