@@ -247,17 +247,22 @@ def _rule_for(store, entry_id):
     return rules_api.get_rule(store, entry_id)
 
 
+CLI_EMBED_TIMEOUT_MS = 1000  # a person can wait a second for a busy daemon; a hook cannot
+
+
 def _index_now(store, *ids) -> None:
-    """Embed at once when the daemon is warm; otherwise the queue is backfilled later."""
+    """Embed at once when the daemon is warm; otherwise the queue is backfilled later.
+
+    A cold or absent daemon answers at once either way; the longer limit only helps when the
+    daemon is busy embedding something else."""
     try:
         from ..embeddings import vectors
     except ImportError:
         return
-    for eid in ids:
-        try:
-            vectors.index_entry(store, eid)
-        except Exception:  # the entry is stored and queued either way
-            pass
+    try:
+        vectors.index_entries(store, list(ids), timeout_ms=CLI_EMBED_TIMEOUT_MS)
+    except Exception:  # the entry is stored and queued either way
+        pass
 
 
 def _resync_pins(store, *entries_touched) -> None:

@@ -356,12 +356,7 @@ class _Lexer:
                 quoted = True
                 i = self._read_double(i + 1, value, win, subs)
             elif c == "`":
-                j = s.find("`", i + 1)
-                j = n if j < 0 else j
-                subs.append(s[i + 1:j])
-                value.append(s[i:j + 1])
-                win.append(s[i:j + 1])
-                i = j + 1
+                i = self._read_backtick(i, value, win, subs)
             else:  # "$"
                 nxt = s[i + 1] if i + 1 < n else ""
                 if nxt == "'":
@@ -398,6 +393,16 @@ class _Lexer:
             return j
         return i + 1
 
+    def _read_backtick(self, i: int, value: list, win: list, subs: list) -> int:
+        """A `...` command substitution at ``i`` (quoted or not): its text runs as a command."""
+        s, n = self.s, self.n
+        j = s.find("`", i + 1)
+        j = n if j < 0 else j
+        subs.append(s[i + 1:j])
+        value.append(s[i:j + 1])
+        win.append(s[i:j + 1])
+        return j + 1
+
     def _read_double(self, i: int, value: list[str], win: list[str], subs: list[str]) -> int:
         s, n = self.s, self.n
         while i < n:
@@ -422,12 +427,7 @@ class _Lexer:
                     win.append("\\" + e)
                 i += 2
             elif c == "`":
-                j = s.find("`", i + 1)
-                j = n if j < 0 else j
-                subs.append(s[i + 1:j])
-                value.append(s[i:j + 1])
-                win.append(s[i:j + 1])
-                i = j + 1
+                i = self._read_backtick(i, value, win, subs)
             else:  # "$"
                 j = self._dollar(i, subs)
                 value.append(s[i:j])
