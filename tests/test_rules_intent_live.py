@@ -13,7 +13,12 @@ from test_daemon_cli import rundir  # noqa: F401  (fixture: stops any daemon the
 
 
 @pytest.mark.semantic
-def test_intent_rule_warns_on_a_related_call_and_never_blocks(cli, hook, rundir):  # noqa: F811
+def test_intent_rule_warns_on_a_related_call_and_never_blocks(cli, hook, rundir, claude_dir):  # noqa: F811
+    # This test is about matching, not speed: under load a round trip can pass the 100 ms budget,
+    # and then the hook rightly allows without a verdict (tested elsewhere). Give it room.
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "config.json").write_text(json.dumps({
+        "enforcement": {"max_latency_ms": 5000}, "daemon": {"request_timeout_ms": 4000}}))
     r = cli("daemon", "start", "--wait", "180")
     assert r.returncode == 0 and "model ready" in r.stdout, r.stdout + r.stderr
     rule = json.loads(cli("rules", "add", "Never drop the production database",
