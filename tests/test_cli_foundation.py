@@ -167,11 +167,11 @@ def test_config_example_matches_fields_and_is_valid():
     assert subprocess.run([sys.executable, str(root / "scripts" / "gen_config_example.py"), "--check"]).returncode == 0
     data = json.loads((root / "config.example.json").read_text())
     validate_data(data)
-    readme = (root / "README.md").read_text()
+    docs = (root / "docs" / "configuration.md").read_text()
     from memory_cli.settings import FIELDS
 
-    missing = [f"{s}.{k}" if s else k for s, k, *_ in FIELDS if f"`{s + '.' if s else ''}{k}`" not in readme]
-    assert missing == [], f"README does not document: {missing}"
+    missing = [f"{s}.{k}" if s else k for s, k, *_ in FIELDS if f"`{s + '.' if s else ''}{k}`" not in docs]
+    assert missing == [], f"docs/configuration.md does not document: {missing}"
 
 
 def test_editing_a_pinned_entry_rewrites_claude_md_at_once(cli, claude_dir):
