@@ -185,3 +185,20 @@ def test_editing_a_pinned_entry_rewrites_claude_md_at_once(cli, claude_dir):
     assert "Launch with python.exe only" in claude_md.read_text()
     cli("delete", new, "--yes")
     assert not claude_md.exists() or "python.exe" not in claude_md.read_text()
+
+
+def test_version_and_short_help(cli):
+    from memory_cli import __version__
+
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"memory-cli {__version__}"
+    r = cli("add", "-h")
+    assert r.returncode == 0 and "Usage: memory-cli add" in r.stdout
+
+
+def test_piped_output_is_neither_wrapped_nor_cut(cli):
+    long = "Always run the integration suite with --maxfail=1 before pushing to the release branch " * 2
+    cli("add", long.strip(), "--type", "fact")
+    r = cli("list")  # stdout is a pipe here, as in a log or `| grep`
+    lines = [line for line in r.stdout.splitlines() if "integration suite" in line]
+    assert len(lines) == 1 and long.strip() in lines[0]

@@ -22,13 +22,24 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"memory-cli {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def _global(db: Optional[str] = typer.Option(None, "--db", metavar="PATH",
                                              help="Database file (beats MEMORY_CLI_DB and config)."),
-            json_: bool = typer.Option(False, "--json", help="Print only JSON on stdout.")):
+            json_: bool = typer.Option(False, "--json", help="Print only JSON on stdout."),
+            version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                         help="Print the version and exit.")):
     state.db = db
     state.json = json_
 

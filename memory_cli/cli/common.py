@@ -60,10 +60,18 @@ def flush_warnings(store) -> None:
         store.warnings.clear()
 
 
+def _interactive() -> bool:
+    return sys.stdout.isatty()
+
+
 def console():
+    """A terminal gets rich's layout at its width; a pipe, a log or a file gets whole lines
+    (rich would otherwise assume 80 columns and wrap every table row)."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    if _interactive():
+        return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=True, width=100_000)
 
 
 def short(eid: str | None) -> str:
@@ -71,8 +79,9 @@ def short(eid: str | None) -> str:
 
 
 def clip(text: str | None, width: int = 90) -> str:
+    """One line of ``text``, cut to ``width`` on a terminal only: piped output stays whole."""
     t = " ".join((text or "").split())
-    return t if len(t) <= width else t[: width - 1] + "…"
+    return t if len(t) <= width or not _interactive() else t[: width - 1] + "…"
 
 
 def parse_json_arg(text: str, what: str):
