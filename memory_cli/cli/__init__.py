@@ -44,21 +44,13 @@ def _global(db: Optional[str] = typer.Option(None, "--db", metavar="PATH",
     state.json = json_
 
 
-# Foundation commands first, then each area's. A missing area module is skipped so that the
-# CLI works while an area is being built; an area module that fails to import is an error.
+# Foundation commands first, then each area's; each module registers its own commands.
 _MODULES = [
     "entries_cmds", "admin_cmds", "install_cmds", "doctor_cmd", "demo_cmd", "hook_cmd",
     "rules_cmds", "capture_cmds", "daemon_cmds", "retrieval_cmds", "maintenance_cmds",
 ]
 for _name in _MODULES:
-    _full = f"{__name__}.{_name}"
-    try:
-        _mod = import_module(_full)
-    except ModuleNotFoundError as _e:
-        if _e.name == _full:
-            continue
-        raise
-    _mod.register(app)
+    import_module(f"{__name__}.{_name}").register(app)
 
 
 _json_requested = False
