@@ -202,3 +202,16 @@ def test_piped_output_is_neither_wrapped_nor_cut(cli):
     r = cli("list")  # stdout is a pipe here, as in a log or `| grep`
     lines = [line for line in r.stdout.splitlines() if "integration suite" in line]
     assert len(lines) == 1 and long.strip() in lines[0]
+
+
+def test_add_shows_the_scope_and_project_means_this_project(cli, project):
+    r = cli("add", "Ruff is the formatter here", "--type", "preference", cwd=project)
+    assert r.returncode == 0
+    assert "scope: global (every project; --scope project for this one only)" in r.stderr
+    r = cli("add", "The API listens on 8081", "--scope", "project", cwd=project)
+    assert r.returncode == 0 and "scope: project:whisperclick" in r.stderr
+    listed = json.loads(cli("list", "--scope", "project", "--json", cwd=project).stdout)
+    assert [e["content"] for e in listed] == ["The API listens on 8081"]
+    outside = project.parent  # no .git above it
+    r = cli("add", "x", "--scope", "project", cwd=outside)
+    assert r.returncode == 2 and "needs a project" in r.stderr

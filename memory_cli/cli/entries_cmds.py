@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Optional
 
 import typer
 
 from .. import entries
+from .. import scope as scope_mod
 from ..errors import InvalidInput
 from .common import JsonOpt, clip, console, emit_json, flush_warnings, open_store, short, want_json
 
@@ -27,7 +29,8 @@ def add(
     content_arg: Optional[str] = typer.Argument(None, metavar="[CONTENT]", help="The memory text."),
     content: Optional[str] = typer.Option(None, "--content", "-c", help="The memory text (instead of the argument)."),
     type: str = typer.Option("fact", "--type", "-t", help="rule|correction|preference|fact|pattern|decision"),
-    scope: str = typer.Option("global", "--scope", "-s", help="global | project:<name> | file:<path>"),
+    scope: str = typer.Option("global", "--scope", "-s",
+                              help="global | project (this directory's project) | project:<name> | file:<path>"),
     source: str = typer.Option("manual", "--source", help="Where it came from (manual, imported, ...)."),
     confidence: Optional[float] = typer.Option(None, "--confidence", help="0.0-1.0 (clamped with a warning)."),
     tags: Optional[str] = typer.Option(None, "--tags", help="Comma-separated tags."),
@@ -48,6 +51,7 @@ def add(
                  "severity": severity, "alternative": alternative}
     if any(v is not None for v in rule_opts.values()) and (type or "").strip().lower() != "rule":
         raise InvalidInput("--pattern, --pattern-type, --action, --severity and --alternative need --type rule")
+    scope = scope_mod.resolve_here(scope)
     with open_store() as store:
         rule = None
         with store.transaction():
@@ -64,6 +68,10 @@ def add(
         emit_json(out)
     else:
         print(entry["id"])
+        hint = ""
+        if entry["scope"] == "global" and scope_mod.find_project_root(os.getcwd()):
+            hint = " (every project; --scope project for this one only)"
+        sys.stderr.write(f"scope: {entry['scope']}{hint}\n")
         if rule is not None:
             sys.stderr.write(f"rule: {rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('action')}\n")
 
@@ -93,6 +101,7 @@ def query(
 
     if not text.strip():
         raise InvalidInput("query text is empty")
+    scope = scope_mod.resolve_here(scope) if scope else None
     with open_store() as store:
         results = search.query(store, text, scope=scope, type=type, limit=limit)
         flush_warnings(store)
@@ -116,6 +125,7 @@ def list_(
     json_: JsonOpt = False,
 ):
     """List memories (newest first)."""
+    scope = scope_mod.resolve_here(scope) if scope else None
     with open_store() as store:
         rows = entries.list_entries(store, type=type, scope=scope, status=status, source=source,
                                     limit=limit, order=order)
@@ -166,6 +176,7 @@ def update(
     json_: JsonOpt = False,
 ):
     """Change a memory in place (use `supersede` to keep the old text as history)."""
+    scope = scope_mod.resolve_here(scope) if scope else None
     changes = dict(content=content, type=type, scope=scope, confidence=confidence, tags=tags,
                    category=category, subject=subject, status=status)
     if all(v is None for v in changes.values()):
