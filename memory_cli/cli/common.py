@@ -89,3 +89,16 @@ def parse_json_arg(text: str, what: str):
         return json.loads(text)
     except ValueError as e:
         raise InvalidInput(f"{what} is not valid JSON ({e})") from None
+
+
+def confirmed(question: str, yes: bool, what: str) -> bool:
+    """Ask before something that cannot be taken back with one command. ``--yes`` skips the
+    question; without a terminal to ask on, refuse (exit 2) rather than guess."""
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise InvalidInput(f"refusing to {what} without confirmation: pass --yes")
+    import typer
+
+    return typer.confirm(question, default=False)
+

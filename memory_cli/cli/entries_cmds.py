@@ -11,7 +11,7 @@ import typer
 from .. import entries
 from .. import scope as scope_mod
 from ..errors import InvalidInput
-from .common import JsonOpt, clip, console, emit_json, flush_warnings, open_store, short, want_json
+from .common import JsonOpt, clip, confirmed, console, emit_json, flush_warnings, open_store, short, want_json
 
 
 def register(app: typer.Typer) -> None:
@@ -233,12 +233,9 @@ def delete(
     """Delete a memory for good (its last state stays in the audit log)."""
     with open_store() as store:
         entry = entries.get(store, entry_id)
-        if not yes:
-            if not sys.stdin.isatty():
-                raise InvalidInput("refusing to delete without confirmation: pass --yes")
-            if not typer.confirm(f"Delete {short(entry['id'])} ({clip(entry['content'], 60)})?", default=False):
-                print("kept")
-                return
+        if not confirmed(f"Delete {short(entry['id'])} ({clip(entry['content'], 60)})?", yes, "delete"):
+            print("kept")
+            return
         entries.delete(store, entry["id"])
         _resync_pins(store, entry)
     if want_json(json_):
