@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from typing import Annotated, Optional
 
 import typer
@@ -43,10 +44,26 @@ def db_path():
     return s.database_path(state.db, s.load())
 
 
+@contextmanager
 def open_store(*, readonly: bool = False):
+    """The store for one command. After a command that wrote, a running embedding daemon is
+    asked to embed whatever now waits in the vector queue (an import, a restore, a bulk
+    change), so new entries become searchable by meaning within seconds, not at its next poll."""
     from ..db import Store
 
-    return Store.open(db_path(), readonly=readonly)
+    with Store.open(db_path(), readonly=readonly) as store:
+        yield store
+        if not readonly:
+            _request_backfill(store)
+
+
+def _request_backfill(store) -> None:
+    from ..embeddings import vectors
+
+    try:
+        vectors.request_backfill(store, store.path, timeout_ms=200)
+    except Exception:  # noqa: BLE001 - the command itself succeeded; the daemon polls anyway
+        pass
 
 
 def emit_json(obj) -> None:
