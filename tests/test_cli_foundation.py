@@ -1,6 +1,7 @@
 """The CLI as a person uses it: real console script, real database file."""
 
 import json
+import os
 
 import pytest
 
@@ -215,3 +216,38 @@ def test_add_shows_the_scope_and_project_means_this_project(cli, project):
     outside = project.parent  # no .git above it
     r = cli("add", "x", "--scope", "project", cwd=outside)
     assert r.returncode == 2 and "needs a project" in r.stderr
+
+
+def test_reading_commands_refuse_a_db_in_a_missing_directory(tmp_path):
+    missing = tmp_path / "no-such-dir" / "memory.db"
+    for args in (["list"], ["show", "abcd"], ["stats"], ["export"], ["audit"], ["rules", "list"]):
+        r = run_cli(*args, db=missing)
+        assert r.returncode == 4, (args, r.stderr)
+        assert "does not exist" in r.stderr and r.stderr.count("\n") == 1
+    assert not missing.parent.exists()  # looking created nothing
+
+
+def test_a_read_only_store_can_still_be_read(tmp_path):
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("needs root to mount a read-only file system")
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)]).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        db = mnt / "memory.db"
+        eid = run_cli("add", "Readable even when frozen", db=db).stdout.strip()
+        assert subprocess.run(["mount", "-o", "remount,ro", str(mnt)]).returncode == 0
+        r = run_cli("list", db=db)
+        assert r.returncode == 0 and "Readable even when frozen" in r.stdout
+        assert "read-only database" in r.stderr
+        for args in (["show", eid], ["stats"], ["export"], ["audit"], ["rules", "list"]):
+            r = run_cli(*args, db=db)
+            assert r.returncode == 0, (args, r.stderr)
+        r = run_cli("add", "cannot be written", db=db)
+        assert r.returncode != 0 and r.stderr.count("\n") == 1
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)])

@@ -24,7 +24,7 @@ def stats(json_: JsonOpt = False):
     """Counts by type, scope, source, age and status; rules; pending corrections; recent activity."""
     from .. import stats as stats_mod
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         data = stats_mod.collect(store)
     if want_json(json_):
         emit_json(data)
@@ -63,7 +63,7 @@ def export(output: Optional[Path] = typer.Option(None, "--output", "-o", help="F
     """Every table as JSON Lines (ids and timestamps kept): `import` restores it exactly."""
     from .. import transfer
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         lines = list(transfer.export_lines(store))
     text = "\n".join(lines) + "\n"
     if output is None:
@@ -123,7 +123,7 @@ def audit_(action: Optional[str] = typer.Option(None, "--action", "-a", help="On
             since_iso = iso(parse_iso(since))
         except ValueError:
             raise InvalidInput(f"--since {since!r} is not an ISO date/time (e.g. 2026-11-01 or 2026-11-01T10:00)") from None
-    with open_store() as store:
+    with open_store(reading=True) as store:
         entry_id = None
         if entry:
             from ..entries import resolve_id

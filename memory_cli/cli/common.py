@@ -45,16 +45,48 @@ def db_path():
 
 
 @contextmanager
-def open_store(*, readonly: bool = False):
+def open_store(*, readonly: bool = False, reading: bool = False):
     """The store for one command. After a command that wrote, a running embedding daemon is
     asked to embed whatever now waits in the vector queue (an import, a restore, a bulk
-    change), so new entries become searchable by meaning within seconds, not at its next poll."""
-    from ..db import Store
+    change), so new entries become searchable by meaning within seconds, not at its next poll.
 
-    with Store.open(db_path(), readonly=readonly) as store:
+    ``reading``: the command only looks. A path in a directory that does not exist is then an
+    error (a mistyped ``--db`` must not look like an empty store), and a store that cannot be
+    written (a read-only file system, a file the person may only read) is opened read-only
+    with a warning instead of being refused.
+    """
+    with _open(db_path(), readonly=readonly, reading=reading) as store:
         yield store
-        if not readonly:
+        if not readonly and not reading:
             _request_backfill(store)
+
+
+def _open(path, *, readonly: bool, reading: bool):
+    import os
+
+    from ..db import Store
+    from ..errors import StoreRefused
+
+    if not reading or readonly:
+        return Store.open(path, readonly=readonly)
+    if not os.path.exists(path):
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise StoreRefused(f"no database at {path}: directory {parent} does not exist "
+                               "(check --db, MEMORY_CLI_DB or database_path)")
+    try:
+        store = Store.open(path)
+    except StoreRefused as writable_error:
+        if not os.path.exists(path):
+            raise
+        try:
+            store = Store.open(path, readonly=True)
+        except StoreRefused:
+            raise writable_error from None
+    if store.conn.readonly("main"):
+        sys.stderr.write(f"note: read-only database {path}: showing what it holds; commands that "
+                         "change it will be refused\n")
+    return store
 
 
 def _request_backfill(store) -> None:

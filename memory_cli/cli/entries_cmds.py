@@ -126,7 +126,7 @@ def list_(
 ):
     """List memories (newest first)."""
     scope = scope_mod.resolve_here(scope) if scope else None
-    with open_store() as store:
+    with open_store(reading=True) as store:
         rows = entries.list_entries(store, type=type, scope=scope, status=status, source=source,
                                     limit=limit, order=order)
     if want_json(json_):
@@ -142,7 +142,7 @@ def show(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = Fal
     """Everything about one memory: fields, its rule, and its history from the audit log."""
     from .. import audit
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         entry = entries.get(store, entry_id)
         rule = _rule_for(store, entry["id"])
         history = audit.query(store, entry_id=entry["id"], limit=20)

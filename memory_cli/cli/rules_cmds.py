@@ -114,7 +114,7 @@ def rules_list(
     """List rules, blocking ones first."""
     from ..rules import api
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         rows = api.list_rules(store, status="all" if all_ else "active",
                               enabled=False if disabled else (None if all_ else True),
                               confirmed=False if unconfirmed else None,
@@ -145,7 +145,7 @@ def rules_show(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt 
     from .. import audit
     from ..rules import api
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         rule = api.get_rule(store, rule_id)
         history = audit.query(store, entry_id=rule["id"], limit=20)
     if want_json(json_):
