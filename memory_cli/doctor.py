@@ -67,12 +67,14 @@ def _config_check():
     path = paths.config_path()
     if not path.exists():
         return _check("config", "ok", f"{path} not present: defaults in use")
-    from .settings_model import validate_file
+    from .settings import validate_file
 
     try:
-        validate_file(path)
+        _data, notes = validate_file(path)
     except MemoryCliError as e:
         return _check("config", "fail", f"{e} (hooks use defaults for the bad keys)")
+    if notes:
+        return _check("config", "warn", f"{path}: " + "; ".join(notes))
     return _check("config", "ok", f"{path} valid")
 
 

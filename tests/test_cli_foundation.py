@@ -162,12 +162,12 @@ def test_config_example_matches_fields_and_is_valid():
     import sys
     from pathlib import Path
 
-    from memory_cli.settings_model import validate_data
+    from memory_cli.settings import validate
 
     root = Path(__file__).resolve().parent.parent
     assert subprocess.run([sys.executable, str(root / "scripts" / "gen_config_example.py"), "--check"]).returncode == 0
     data = json.loads((root / "config.example.json").read_text())
-    validate_data(data)
+    validate(data)
     docs = (root / "docs" / "configuration.md").read_text()
     from memory_cli.settings import FIELDS
 
@@ -251,3 +251,14 @@ def test_a_read_only_store_can_still_be_read(tmp_path):
         assert r.returncode != 0 and r.stderr.count("\n") == 1
     finally:
         subprocess.run(["umount", "-l", str(mnt)])
+
+
+def test_retired_config_keys_are_accepted_with_a_note(cli, claude_dir):
+    cfg = claude_dir / "memory" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"embedding": {"provider": "local", "dimensions": 384},
+                               "backup": {"frequency": "daily", "max_backups": 3}}))
+    r = cli("config", "--validate", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "embedding.provider is no longer used" in r.stderr
+    assert json.loads(r.stdout)["settings"]["backup"]["max_backups"] == 3

@@ -157,13 +157,14 @@ def config(validate: bool = typer.Option(False, "--validate", help="Exit non-zer
     """Show where memory-cli keeps things and the settings in force (validated)."""
     from .. import paths
     from .. import settings as settings_mod
-    from ..settings_model import validate_file
     from .common import state
 
     cfg_path = paths.config_path()
     error = None
     try:
-        data = validate_file(cfg_path)
+        data, notes = settings_mod.validate_file(cfg_path)
+        for note in notes:
+            sys.stderr.write(f"note: {note}\n")
     except InvalidInput as e:
         if validate:
             raise
