@@ -58,9 +58,20 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
     if measure:
         checks.append(_latency_check(db_override))
     if store is not None:
+        checks.append(_rule_coverage_check(store))
         checks += _area_checks(store, settings)
         store.close()
     return checks
+
+
+def _rule_coverage_check(store):
+    """Rules naming a tool that the installed PreToolUse hook is never called for."""
+    tools = sorted({t for r in store.rows("SELECT tools FROM enforcement_rules WHERE active = 1")
+                    for t in json.loads(r["tools"] or "[]") if isinstance(t, str) and t})
+    problems = install.coverage_warnings(tools)
+    if problems:
+        return _check("rule coverage", "warn", "; ".join(problems))
+    return _check("rule coverage", "ok", "the installed hooks see every tool a rule names")
 
 
 def _config_check():

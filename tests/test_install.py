@@ -105,3 +105,21 @@ def test_doctor_shows_recent_hook_errors(db_path):
     data = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)
     errors = [c for c in data["checks"] if c["name"] == "hook errors"][0]
     assert errors["status"] == "warn" and "not valid JSON" in errors["detail"]
+
+
+def test_a_rule_for_a_tool_outside_the_hook_matcher_is_flagged_and_install_fixes_it(cli):
+    assert cli("install").returncode == 0
+    r = cli("rules", "add", "Never fetch the staging admin panel", "--pattern", "staging-admin",
+            "--pattern-type", "regex", "--tools", "WebFetch", "--action", "block")
+    assert r.returncode == 0
+    assert "rules for WebFetch will not fire" in r.stderr and "memory-cli install" in r.stderr
+    doctor = json.loads(cli("doctor", "--no-timing", "--json").stdout)
+    coverage = next(c for c in doctor["checks"] if c["name"] == "rule coverage")
+    assert coverage["status"] == "warn" and "WebFetch" in coverage["detail"]
+
+    assert cli("install").returncode == 0  # adds the tools rules name to the matcher
+    doctor = json.loads(cli("doctor", "--no-timing", "--json").stdout)
+    assert next(c for c in doctor["checks"] if c["name"] == "rule coverage")["status"] == "ok"
+    r = cli("rules", "add", "Never fetch the prod admin panel", "--pattern", "prod-admin",
+            "--pattern-type", "regex", "--tools", "WebFetch")
+    assert "will not fire" not in r.stderr

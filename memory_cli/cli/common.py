@@ -151,3 +151,13 @@ def confirmed(question: str, yes: bool, what: str) -> bool:
 
     return typer.confirm(question, default=False)
 
+
+def warn_if_never_fires(rule: dict | None) -> None:
+    """A rule naming a tool the installed hook is not called for would never fire: say so."""
+    if not rule or not rule.get("tools"):
+        return
+    from .. import install
+
+    for line in install.coverage_warnings(rule["tools"]):
+        sys.stderr.write(f"warning: {line}\n")
+

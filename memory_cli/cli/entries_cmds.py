@@ -11,7 +11,8 @@ import typer
 from .. import entries
 from .. import scope as scope_mod
 from ..errors import InvalidInput
-from .common import JsonOpt, clip, confirmed, console, emit_json, flush_warnings, open_store, short, want_json
+from .common import (JsonOpt, clip, confirmed, console, emit_json, flush_warnings, open_store, short,
+                     want_json, warn_if_never_fires)
 
 
 def register(app: typer.Typer) -> None:
@@ -74,18 +75,13 @@ def add(
         sys.stderr.write(f"scope: {entry['scope']}{hint}\n")
         if rule is not None:
             sys.stderr.write(f"rule: {rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('action')}\n")
+    warn_if_never_fires(rule)
 
 
 def _attach_rule(store, entry, opts):
     """Rules are entries plus enforcement data; the rules package derives and stores it."""
-    from importlib import import_module
+    from ..rules import api as rules_api
 
-    try:
-        rules_api = import_module("memory_cli.rules.api")
-    except ModuleNotFoundError as e:
-        if e.name in ("memory_cli.rules", "memory_cli.rules.api"):
-            return None
-        raise
     return rules_api.attach_rule(store, entry, **opts)
 
 

@@ -11,7 +11,7 @@ import typer
 
 from ..errors import InvalidInput
 from .common import (JsonOpt, clip, console, emit_json, flush_warnings, open_store,
-                     parse_json_arg, settings, short, want_json)
+                     parse_json_arg, settings, short, want_json, warn_if_never_fires)
 
 rules_app = typer.Typer(help="Enforcement rules: what hooks block, warn about or suggest.",
                         no_args_is_help=True)
@@ -100,6 +100,7 @@ def rules_add(
         sys.stderr.write(f"rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}"
                          + (f" (instead: {rule['alternative']})" if rule.get("alternative") else "")
                          + "\n")
+    warn_if_never_fires(rule)
 
 
 @rules_app.command("list")
@@ -201,6 +202,8 @@ def rules_edit(
                              case_sensitive=case_sensitive, name=name)
         flush_warnings(store)
     _done(rule, "updated", json_)
+    if tools is not None:
+        warn_if_never_fires(rule)
 
 
 def _done(rule: dict, verb: str, json_: bool) -> None:
