@@ -56,18 +56,13 @@ for _name in _MODULES:
 _json_requested = False
 
 
-def _click_exceptions():
-    """typer >= 0.26 vendors click as ``typer._click``; older typer uses click itself."""
-    try:
-        from typer._click import exceptions
-    except ImportError:  # pragma: no cover - older typer
-        from click import exceptions
-    return exceptions
+def _is_usage_error(e: BaseException) -> bool:
+    """click's usage errors (bad option, missing argument, ...) carry a message and an exit
+    code; typer vendors click privately, so they are recognised by that shape, not by class."""
+    return hasattr(e, "format_message") and isinstance(getattr(e, "exit_code", None), int)
 
 
 def run(argv: list[str]) -> int:
-    click = _click_exceptions()
-
     from ..errors import MemoryCliError
 
     global _json_requested
@@ -83,7 +78,9 @@ def run(argv: list[str]) -> int:
         return 1
     except typer.Exit as e:
         return e.exit_code
-    except click.ClickException as e:
+    except Exception as e:  # noqa: BLE001 - usage errors first, then bugs as one line
+        if not _is_usage_error(e):
+            return _internal_error(e)
         if type(e).__name__ == "NoArgsIsHelpError":
             ctx = getattr(e, "ctx", None)
             if ctx is not None:
@@ -97,14 +94,17 @@ def run(argv: list[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("memory-cli: interrupted\n")
         return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as e:  # a bug: still one line, with a way to get the traceback
-        import os
 
-        if os.environ.get("MEMORY_CLI_DEBUG"):
-            raise
-        return _fail(f"internal error: {type(e).__name__}: {e} (set MEMORY_CLI_DEBUG=1 for a traceback)", 1)
+
+def _internal_error(e: Exception) -> int:
+    """A bug: still one line, with a way to get the traceback."""
+    import os
+
+    if isinstance(e, BrokenPipeError):
+        return 0
+    if os.environ.get("MEMORY_CLI_DEBUG"):
+        raise e
+    return _fail(f"internal error: {type(e).__name__}: {e} (set MEMORY_CLI_DEBUG=1 for a traceback)", 1)
 
 
 def _fail(message: str, code: int) -> int:
