@@ -20,10 +20,18 @@ from . import install, paths
 from . import settings as settings_mod
 from .errors import MemoryCliError
 from .migrations import LATEST
-from .util import iso, optional_module
+from .util import iso
 
-AREA_CHECKS = [f"memory_cli.{a}.doctor:doctor_checks" for a in
-               ("rules", "capture", "embeddings", "retrieval", "maintenance")]
+
+def _area_check_functions():
+    """Each area's ``doctor_checks(store, settings) -> list[dict]``."""
+    from .capture import doctor as capture
+    from .embeddings import doctor as embeddings
+    from .maintenance import doctor as maintenance
+    from .rules import doctor as rules
+
+    return [rules.doctor_checks, capture.doctor_checks, embeddings.doctor_checks,
+            maintenance.doctor_checks]
 
 
 def _check(name, status, detail):
@@ -212,20 +220,12 @@ def _latency_check(db_override):
 
 def _area_checks(store, settings):
     out = []
-    for spec in AREA_CHECKS:
-        module_name, _, func = spec.partition(":")
-        try:
-            module = optional_module(module_name)
-        except ImportError as e:
-            out.append(_check(module_name, "fail", f"cannot import: {e}"))
-            continue
-        fn = getattr(module, func, None) if module is not None else None
-        if fn is None:
-            continue
+    for fn in _area_check_functions():
         try:
             out += fn(store, settings)
         except Exception as e:  # a broken check must not hide the others
-            out.append(_check(module_name.split(".")[1], "fail", f"check failed: {type(e).__name__}: {e}"))
+            area = fn.__module__.split(".")[1]
+            out.append(_check(area, "fail", f"check failed: {type(e).__name__}: {e}"))
     return out
 
 

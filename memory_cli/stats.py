@@ -1,16 +1,15 @@
 """Counts a person looks at to trust the store: what is in it, how old, what happened lately.
 
-Areas add their own sections (pins, decay, latency) through ``PROVIDERS`` so this module does
-not grow with every feature.
+Areas with much to say keep their own section in their own module (maintenance: pins, decay,
+hook latency), so this one does not grow with every feature.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from .db import Store
-from .util import iso, optional_module
+from .util import iso
 
-PROVIDERS = ["memory_cli.maintenance.stats:collect"]
 
 AGE_BUCKETS = [("< 1 day", 1), ("1-7 days", 7), ("7-30 days", 30), ("30-90 days", 90)]
 
@@ -59,9 +58,7 @@ def collect(store: Store, now: datetime | None = None) -> dict:
     out["audit_last_7_days"] = {r["action"]: r["n"] for r in store.rows(
         "SELECT action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? GROUP BY action ORDER BY n DESC",
         (week_ago,))}
-    for spec in PROVIDERS:
-        module_name, _, func = spec.partition(":")
-        module = optional_module(module_name)
-        if module is not None and hasattr(module, func):
-            out.update(getattr(module, func)(store))
+    from .maintenance import stats as maintenance_stats
+
+    out.update(maintenance_stats.collect(store))
     return out
