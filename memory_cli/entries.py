@@ -13,7 +13,7 @@ import json
 from . import audit
 from . import scope as scopes
 from .db import Store
-from .errors import InvalidInput, NotFound
+from .errors import Conflict, InvalidInput, NotFound
 from .util import now_iso
 
 TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
@@ -267,6 +267,9 @@ def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -
                 value = check_category(value)
             elif key == "status":
                 value = check_status(value)
+                if value == "active" and before["status"] == "superseded" and before["superseded_by"]:
+                    raise Conflict(f"memory {eid[:8]} was superseded by {before['superseded_by'][:8]}; "
+                                   "edit that one instead of reactivating this")
             elif key == "source":
                 value = check_source(value)
             if before[key] != value:
@@ -325,15 +328,33 @@ def delete(store: Store, ref: str) -> dict:
     return row
 
 
+REACTIVATE_CONFIDENCE = 0.5  # a person vouching again: comfortably above the 0.3 injection floor
+
+
+def reactivate(store: Store, ref: str, *, floor: float = 0.3) -> dict:
+    """Bring an inactive memory back: archived becomes active, and a confidence below the
+    injection ``floor`` is raised to :data:`REACTIVATE_CONFIDENCE` so it is injected again.
+    A superseded memory cannot be reactivated (edit its replacement)."""
+    entry = get(store, ref)
+    changes = {}
+    if entry["status"] != "active":
+        changes["status"] = "active"
+    if entry["confidence"] < floor:
+        changes["confidence"] = max(REACTIVATE_CONFIDENCE, floor)
+    if not changes:
+        return entry
+    return update(store, entry["id"], audit_action="reactivate", **changes)
+
+
 BULK_ACTIONS = ("delete", "archive", "activate")
 
 
-def bulk(store: Store, action: str, refs) -> int:
+def bulk(store: Store, action: str, refs, *, floor: float = 0.3) -> int:
     """Apply ``action`` to many entries in one transaction; returns how many changed.
 
     Everything is validated first (the action, every id): one unknown id and nothing is
-    applied. ``activate`` restores archived entries; an entry already in the target state is
-    not counted. Each change is audited as its single-entry counterpart is."""
+    applied. ``activate`` is :func:`reactivate` (archived, or below the injection ``floor``);
+    an entry already in the target state is not counted. Each change is audited as its single-entry counterpart is."""
     if action not in BULK_ACTIONS:
         raise InvalidInput(f"unknown bulk action {action!r}: use one of {', '.join(BULK_ACTIONS)}")
     if isinstance(refs, (str, bytes)) or not refs:
@@ -363,9 +384,10 @@ def bulk(store: Store, action: str, refs) -> int:
                     continue
                 archive(store, eid, reason="bulk")
             else:
-                if status == "active":
+                before = store.row("SELECT status, confidence FROM memory_entries WHERE id = ?", (eid,))
+                after = reactivate(store, eid, floor=floor)
+                if (after["status"], after["confidence"]) == (before["status"], before["confidence"]):
                     continue
-                update(store, eid, status="active")
             changed += 1
     return changed
 

@@ -106,3 +106,10 @@ def correction_funnel(store: Store) -> dict:
         "approved": store.value("SELECT count(*) FROM corrections WHERE status = 'approved'") or 0,
         "rejected": store.value("SELECT count(*) FROM corrections WHERE status = 'rejected'") or 0,
     }
+
+
+def rule_last_fired(store: Store) -> dict:
+    """``{rule id: timestamp}`` of the last time each rule matched a tool call."""
+    return {r["entry_id"]: r["t"] for r in store.rows(
+        "SELECT entry_id, max(timestamp) AS t FROM memory_audit_log WHERE entry_id IS NOT NULL"
+        " AND (action LIKE 'enforce\\_%' ESCAPE '\\' OR action = 'verify_fail') GROUP BY entry_id")}

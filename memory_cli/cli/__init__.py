@@ -37,7 +37,7 @@ def _global(db: Optional[str] = typer.Option(None, "--db", metavar="PATH",
 # CLI works while an area is being built; an area module that fails to import is an error.
 _MODULES = [
     "entries_cmds", "admin_cmds", "install_cmds", "doctor_cmd", "demo_cmd", "hook_cmd",
-    "rules_cmds", "capture_cmds", "daemon_cmds", "retrieval_cmds", "maintenance_cmds",
+    "rules_cmds", "capture_cmds", "daemon_cmds", "retrieval_cmds", "maintenance_cmds", "web_cmds",
 ]
 for _name in _MODULES:
     _full = f"{__name__}.{_name}"
