@@ -172,7 +172,7 @@ def _filters(store: Store, *, type=None, scope=None, status="active", source=Non
 # Sort keys a person can pick; each has a natural direction (newest, most confident first).
 ORDERS = {"updated": ("updated_at", "DESC"), "created": ("created_at", "DESC"),
           "confidence": ("confidence", "DESC"), "used": ("use_count", "DESC"),
-          "type": ("type", "ASC"), "scope": ("scope", "ASC"), "content": ("content", "ASC"),
+          "type": ("type", "ASC"), "scope": ("scope", "ASC"), "content": ("content COLLATE NOCASE", "ASC"),
           "status": ("status", "ASC"), "source": ("source", "ASC")}
 
 

@@ -153,6 +153,21 @@ async def memories_add(request: Request, store=Depends(deps.get_store)):
     return _table(request, store, f, flash=f"added {entry['id'][:8]}", highlight=entry["id"])
 
 
+@router.post("/ui/memories/bulk", response_class=HTMLResponse)
+async def memories_bulk(request: Request, store=Depends(deps.get_store)):
+    form = await _form(request)
+    ids = form.get("ids") or []
+    action = form.get("action") or ""
+    if action not in entries.BULK_ACTIONS:
+        raise deps.FieldError("action", f"unknown bulk action {action!r}")
+    if not ids:
+        raise deps.FieldError("ids", "select at least one memory")
+    n = api_memories.bulk_change(store, action, ids) if action != "activate" else \
+        entries.bulk(store, action, ids, floor=request.app.state.config.injection_floor)
+    verb = {"delete": "deleted", "archive": "archived", "activate": "reactivated"}[action]
+    return _table(request, store, MemoryFilters(form), flash=f"{verb} {n}")
+
+
 def _row(request: Request, store, entry_id: str, template: str = "_memory_row.html", **extra):
     entry = entries.get(store, entry_id)
     return render(request, template, m=entry, **extra, types=entries.TYPES, categories=entries.CATEGORIES)
@@ -197,21 +212,6 @@ def memory_activate(request: Request, entry_id: str, store=Depends(deps.get_stor
 def memory_delete(request: Request, entry_id: str, store=Depends(deps.get_store)):
     api_memories.delete_memory(store, entry_id)
     return HTMLResponse("")
-
-
-@router.post("/ui/memories/bulk", response_class=HTMLResponse)
-async def memories_bulk(request: Request, store=Depends(deps.get_store)):
-    form = await _form(request)
-    ids = form.get("ids") or []
-    action = form.get("action") or ""
-    if action not in entries.BULK_ACTIONS:
-        raise deps.FieldError("action", f"unknown bulk action {action!r}")
-    if not ids:
-        raise deps.FieldError("ids", "select at least one memory")
-    n = api_memories.bulk_change(store, action, ids) if action != "activate" else \
-        entries.bulk(store, action, ids, floor=request.app.state.config.injection_floor)
-    verb = {"delete": "deleted", "archive": "archived", "activate": "reactivated"}[action]
-    return _table(request, store, MemoryFilters(form), flash=f"{verb} {n}")
 
 
 @router.get("/memories/{entry_id}", response_class=HTMLResponse)
@@ -320,3 +320,9 @@ def audit_page(request: Request, action: Optional[str] = None, since: Optional[s
 @router.get("/favicon.ico")
 def favicon():
     return RedirectResponse("/static/favicon.svg")
+
+
+@router.get("/api/docs", response_class=HTMLResponse)
+def api_docs(request: Request):
+    """The OpenAPI page, with Swagger UI shipped in the package (no CDN)."""
+    return templates.TemplateResponse(request, "api_docs.html", {"csrf": request.app.state.csrf})

@@ -34,6 +34,23 @@
     }
   });
 
+  // Keep the person's scroll position across the refresh (the rows are replaced wholesale).
+  var savedScroll = null;
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    if (e.detail.target && e.detail.target.id === "rows") {
+      var wrap = document.querySelector(".tablewrap");
+      savedScroll = { wrap: wrap ? wrap.scrollTop : 0, x: window.scrollX, y: window.scrollY };
+    }
+  });
+  document.addEventListener("htmx:afterSwap", function (e) {
+    if (e.detail.target && e.detail.target.id === "rows" && savedScroll) {
+      var wrap = document.querySelector(".tablewrap");
+      if (wrap) wrap.scrollTop = savedScroll.wrap;
+      window.scrollTo(savedScroll.x, savedScroll.y);
+      savedScroll = null;
+    }
+  });
+
   function syncSelection() {
     var boxes = document.querySelectorAll('#rows input[name="ids"]');
     var onPage = 0, checkedOnPage = 0;
@@ -68,10 +85,14 @@
       e.detail.parameters.ids = Array.from(selected);
     }
   });
-  document.addEventListener("htmx:afterRequest", function (e) {
-    if (e.detail.elt && e.detail.elt.hasAttribute("data-bulk") && e.detail.successful) {
+  // (the bulk buttons are replaced by the swap, so their own later events never reach document)
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var elt = e.detail.requestConfig && e.detail.requestConfig.elt;
+    if (elt && elt.hasAttribute("data-bulk") && e.detail.xhr.status === 200) {
       selected.clear();
     }
+  });
+  document.addEventListener("htmx:afterRequest", function (e) {
     if (e.detail.elt && e.detail.elt.id === "add-form" && e.detail.successful) {
       e.detail.elt.reset();
       var d = e.detail.elt.closest("details");
