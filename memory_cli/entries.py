@@ -190,17 +190,21 @@ def list_entries(store: Store, *, type: str | None = None, scope: str | None = N
     column, direction = ORDERS[order]
     if descending is not None:
         direction = "DESC" if descending else "ASC"
-    sql = "SELECT * FROM memory_entries"
+    order_by = f" ORDER BY {column} {direction}, id {direction}"
+    # Sort only the keys and rowids, then read the page's rows: sorting whole rows (content,
+    # vectors) of a large store costs several times more.
+    inner = "SELECT rowid FROM memory_entries"
     if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += f" ORDER BY {column} {direction}, id {direction}"
+        inner += " WHERE " + " AND ".join(where)
+    inner += order_by
     if limit is not None or offset:
         if limit is not None and limit < 0:
             raise InvalidInput("limit must be zero or more")
         if offset < 0:
             raise InvalidInput("offset must be zero or more")
-        sql += " LIMIT ? OFFSET ?"
+        inner += " LIMIT ? OFFSET ?"
         params += [-1 if limit is None else int(limit), int(offset)]
+    sql = f"SELECT * FROM memory_entries WHERE rowid IN ({inner}){order_by}"
     return [decode(r) for r in store.rows(sql, params)]
 
 

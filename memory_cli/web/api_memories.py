@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Literal, Optional
 
 from fastapi import APIRouter, Depends, Query, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import entries
@@ -16,6 +17,7 @@ from . import deps
 router = APIRouter(prefix="/api", tags=["memories"])
 
 MAX_LIMIT = 1000
+MAX_RANKED = 2000  # ranked search looks at most this deep
 
 
 class MemoryIn(BaseModel):
@@ -74,7 +76,13 @@ def list_memories(store, *, type=None, scope=None, status="active", source=None,
     if order not in entries.ORDERS:
         raise deps.FieldError("order", f"unknown order {order!r}: use one of {', '.join(entries.ORDERS)}")
     if q is not None and q.strip():
-        hits = deps.ranked_query(store, q, type=filters["type"], limit=2000,
+        # Ranked search scores its candidates one by one, so ask only for what the page needs
+        # (more when filters below may drop some); ``total`` counts the matches found.
+        post_filters = any(filters[k] for k in ("scope", "source", "category", "subject")) \
+            or min_confidence is not None or filters["status"] not in ("active", "all")
+        want = offset + limit
+        hits = deps.ranked_query(store, q, type=filters["type"],
+                                 limit=max(1, min(MAX_RANKED, want * 4 if post_filters else want)),
                                  use_vectors=True, timeout_ms=300)
         keep = []
         for h in hits:
@@ -112,9 +120,10 @@ def api_list(type: Optional[str] = None, scope: Optional[str] = None,
              limit: int = Query(50, ge=0, le=MAX_LIMIT), offset: int = Query(0, ge=0),
              order: str = Query("updated", description="|".join(entries.ORDERS)),
              descending: Optional[bool] = None, store=Depends(deps.get_store)):
-    return list_memories(store, type=type, scope=scope, status=status, source=source,
-                         category=category, subject=subject, q=q, min_confidence=min_confidence,
-                         limit=limit, offset=offset, order=order, descending=descending)
+    # Plain JSON values already: skip FastAPI's generic encoder (a few ms per page of 50).
+    return JSONResponse(list_memories(store, type=type, scope=scope, status=status, source=source,
+                                      category=category, subject=subject, q=q, min_confidence=min_confidence,
+                                      limit=limit, offset=offset, order=order, descending=descending))
 
 
 def create_memory(store, body: MemoryIn) -> dict:

@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import ipaddress
 import json
+import time
 from urllib.parse import parse_qsl, urlencode
 
 COOKIE = "memory_cli_token"
@@ -131,10 +132,13 @@ class SecurityMiddleware:
                 if not _same(headers.get(CSRF_HEADER, ""), self.csrf):
                     return await _refuse(send, 403, "missing or wrong CSRF token (reload the page)", is_api)
 
+        started = time.perf_counter()
+
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
                 message.setdefault("headers", [])
-                message["headers"] = list(message["headers"]) + _HARDENING
+                took = f"app;dur={(time.perf_counter() - started) * 1000:.1f}".encode()
+                message["headers"] = list(message["headers"]) + _HARDENING + [(b"server-timing", took)]
             await send(message)
 
         return await self.app(scope, receive, send_with_headers)
