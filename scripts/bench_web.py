@@ -32,8 +32,10 @@ from memory_cli import entries  # noqa: E402
 from memory_cli.db import Store  # noqa: E402
 
 TOKEN = "bench-token-0123456789abcdef"
-WORDS = ("redis postgres deploy pytest docker uv ruff timeout retry cache logging auth token ci build "
-         "lint release migration schema index queue worker cron backup alert metric trace").split()
+WORDS = (
+    "redis postgres deploy pytest docker uv ruff timeout retry cache logging auth token ci build "
+    "lint release migration schema index queue worker cron backup alert metric trace"
+).split()
 
 
 def build(db: Path, n: int) -> None:
@@ -42,10 +44,15 @@ def build(db: Path, n: int) -> None:
     with Store.open(db) as store, store.transaction():
         for i in range(n):
             text = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(6, 16))) + f" #{i}"
-            entries.add(store, text, rnd.choice(types[1:]), scope=rnd.choice(["global", "project:web", "project:api"]),
-                        confidence=round(rnd.uniform(0.1, 1.0), 2),
-                        category=rnd.choice([None, "timing", "dependency", "behavior"]),
-                        subject=rnd.choice([None, "redis", "ci", "deploy"]))
+            entries.add(
+                store,
+                text,
+                rnd.choice(types[1:]),
+                scope=rnd.choice(["global", "project:web", "project:api"]),
+                confidence=round(rnd.uniform(0.1, 1.0), 2),
+                category=rnd.choice([None, "timing", "dependency", "behavior"]),
+                subject=rnd.choice([None, "redis", "ci", "deploy"]),
+            )
 
 
 def pct(values, q):
@@ -65,9 +72,16 @@ def main() -> int:
     print(f"built {args.memories:,} memories in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     exe = Path(sys.executable).parent / "memory-cli"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_cli"]
-    env = dict(os.environ, MEMORY_CLI_DAEMON_AUTOSTART="0", HOME=str(tmp), CLAUDE_CONFIG_DIR=str(tmp / ".claude"))
-    proc = subprocess.Popen(cmd + ["--db", str(db), "serve", "--port", "0", "--token", TOKEN],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    env = dict(
+        os.environ, MEMORY_CLI_DAEMON_AUTOSTART="0", HOME=str(tmp), CLAUDE_CONFIG_DIR=str(tmp / ".claude")
+    )
+    proc = subprocess.Popen(
+        cmd + ["--db", str(db), "serve", "--port", "0", "--token", TOKEN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         line = proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
@@ -94,8 +108,11 @@ def main() -> int:
             ("memories page, 100 rows, page 50", "/memories?limit=100&offset=4900", "page < 150 ms"),
             ("5 s refresh fragment, 50 rows", "/ui/memories/rows", None),
             ("API list, 50 items", "/api/memories", "p95 < 50 ms"),
-            ("API list, filtered + sorted", "/api/memories?type=fact&min_confidence=0.5&order=confidence",
-             "p95 < 50 ms"),
+            (
+                "API list, filtered + sorted",
+                "/api/memories?type=fact&min_confidence=0.5&order=confidence",
+                "p95 < 50 ms",
+            ),
             ("API list, offset 9,000", "/api/memories?offset=9000&limit=50", "p95 < 50 ms"),
             ("API ranked search q= (keywords)", "/api/memories?q=redis+timeout+retry", None),
             ("overview page", "/", None),
@@ -109,8 +126,12 @@ def main() -> int:
                 w, s = get(path)
                 results[path][0].append(w)
                 results[path][1].append(s)
-        print(f"\n{args.memories:,} memories, {args.runs} interleaved runs per row, keep-alive client on 127.0.0.1\n")
-        print(f"| {'request':<34} | {'server p50':>10} | {'server p95':>10} | {'wall p50':>8} | {'wall p95':>8} | target |")
+        print(
+            f"\n{args.memories:,} memories, {args.runs} interleaved runs per row, keep-alive client on 127.0.0.1\n"
+        )
+        print(
+            f"| {'request':<34} | {'server p50':>10} | {'server p95':>10} | {'wall p50':>8} | {'wall p95':>8} | target |"
+        )
         print(f"|{'-' * 36}|{'-' * 12}|{'-' * 12}|{'-' * 10}|{'-' * 10}|--------|")
         for label, path, target in rows:
             wall, server = results[path]
@@ -119,8 +140,10 @@ def main() -> int:
                 limit = 150 if target.startswith("page") else 50
                 value = pct(server, 50) if target.startswith("page") else pct(wall, 95)
                 verdict = f"{target}: {'met' if value < limit else 'MISSED'}"
-            print(f"| {label:<34} | {statistics.median(server):>8.1f} ms | {pct(server, 95):>7.1f} ms | "
-                  f"{statistics.median(wall):>5.1f} ms | {pct(wall, 95):>5.1f} ms | {verdict} |")
+            print(
+                f"| {label:<34} | {statistics.median(server):>8.1f} ms | {pct(server, 95):>7.1f} ms | "
+                f"{statistics.median(wall):>5.1f} ms | {pct(wall, 95):>5.1f} ms | {verdict} |"
+            )
         conn.close()
     finally:
         proc.terminate()

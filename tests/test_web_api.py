@@ -48,13 +48,28 @@ def add(store, text, **kw):
 # ------------------------------------------------------------------------------ security
 def test_every_route_needs_the_token(app):
     with TestClient(app) as c:
-        for path in ("/", "/memories", "/rules", "/review", "/audit", "/api/memories", "/api/rules",
-                     "/api/corrections", "/api/stats", "/api/audit", "/api/overview", "/api/openapi.json",
-                     "/api/docs", "/static/app.js"):
+        for path in (
+            "/",
+            "/memories",
+            "/rules",
+            "/review",
+            "/audit",
+            "/api/memories",
+            "/api/rules",
+            "/api/corrections",
+            "/api/stats",
+            "/api/audit",
+            "/api/overview",
+            "/api/openapi.json",
+            "/api/docs",
+            "/static/app.js",
+        ):
             r = c.get(path)
             assert r.status_code == 401, path
         assert c.post("/api/memories", json={"content": "x"}).status_code == 401
-        assert c.get("/api/memories", headers={"Authorization": "Bearer wrong-token-0000000"}).status_code == 401
+        assert (
+            c.get("/api/memories", headers={"Authorization": "Bearer wrong-token-0000000"}).status_code == 401
+        )
         assert c.get("/?token=wrong", follow_redirects=False).status_code == 401
         assert c.get("/api/memories", cookies={"memory_cli_token_8765": "nope"}).status_code == 401
 
@@ -75,16 +90,25 @@ def test_cookie_session_writes_need_origin_and_csrf(browser, store):
     # no Origin (a form posted from a page the browser does not label) -> refused
     assert browser.post("/api/memories", json=body, headers={"X-CSRF-Token": csrf}).status_code == 403
     # foreign Origin -> refused
-    r = browser.post("/api/memories", json=body, headers={"Origin": "http://evil.example", "X-CSRF-Token": csrf})
+    r = browser.post(
+        "/api/memories", json=body, headers={"Origin": "http://evil.example", "X-CSRF-Token": csrf}
+    )
     assert r.status_code == 403 and "origin" in r.json()["detail"]
     # cross-site fetch metadata -> refused
-    r = browser.post("/api/memories", json=body, headers={"Origin": ORIGIN, "X-CSRF-Token": csrf,
-                                                           "Sec-Fetch-Site": "cross-site"})
+    r = browser.post(
+        "/api/memories",
+        json=body,
+        headers={"Origin": ORIGIN, "X-CSRF-Token": csrf, "Sec-Fetch-Site": "cross-site"},
+    )
     assert r.status_code == 403
     # right Origin, missing or wrong CSRF token -> refused
     assert browser.post("/api/memories", json=body, headers={"Origin": ORIGIN}).status_code == 403
-    assert browser.post("/api/memories", json=body,
-                        headers={"Origin": ORIGIN, "X-CSRF-Token": "0" * 64}).status_code == 403
+    assert (
+        browser.post(
+            "/api/memories", json=body, headers={"Origin": ORIGIN, "X-CSRF-Token": "0" * 64}
+        ).status_code
+        == 403
+    )
     assert entries.count_entries(store) == 0
     # all present -> accepted; reads need neither
     r = browser.post("/api/memories", json=body, headers={"Origin": ORIGIN, "X-CSRF-Token": csrf})
@@ -136,7 +160,9 @@ def test_secrets_are_redacted_through_the_api(api):
 # ------------------------------------------------------------------------------ memories
 def test_list_filters_count_and_paginate(api, store):
     add(store, "redis timeout is 5s", category="timing", subject="redis", scope="project:web", confidence=0.9)
-    add(store, "redis needs auth", category="dependency", subject="Redis", scope="project:web", confidence=0.4)
+    add(
+        store, "redis needs auth", category="dependency", subject="Redis", scope="project:web", confidence=0.4
+    )
     add(store, "prefer uv over pip", type="preference", source="imported")
     old = add(store, "old fact")
     entries.archive(store, old["id"])
@@ -147,7 +173,10 @@ def test_list_filters_count_and_paginate(api, store):
     assert api.get("/api/memories", params={"type": "preference"}).json()["total"] == 1
     assert api.get("/api/memories", params={"scope": "project:web"}).json()["total"] == 2
     assert api.get("/api/memories", params={"source": "imported"}).json()["total"] == 1
-    assert api.get("/api/memories", params={"category": "timing"}).json()["items"][0]["content"] == "redis timeout is 5s"
+    assert (
+        api.get("/api/memories", params={"category": "timing"}).json()["items"][0]["content"]
+        == "redis timeout is 5s"
+    )
     assert api.get("/api/memories", params={"subject": "redis"}).json()["total"] == 2
     assert api.get("/api/memories", params={"min_confidence": 0.85}).json()["total"] == 1
     page = api.get("/api/memories", params={"limit": 2, "offset": 2, "order": "content"}).json()
@@ -156,12 +185,21 @@ def test_list_filters_count_and_paginate(api, store):
     assert ranked["items"][0]["content"] == "redis timeout is 5s" and "score" in ranked["items"][0]
 
 
-@pytest.mark.parametrize("params,field", [
-    ({"type": "nonsense"}, "type"), ({"scope": "team:x"}, "scope"), ({"status": "gone"}, "status"),
-    ({"source": "telepathy"}, "source"), ({"category": "vibes"}, "category"),
-    ({"min_confidence": 2}, "min_confidence"), ({"limit": -1}, "limit"), ({"limit": "ten"}, "limit"),
-    ({"offset": -5}, "offset"), ({"order": "random"}, "order"),
-])
+@pytest.mark.parametrize(
+    "params,field",
+    [
+        ({"type": "nonsense"}, "type"),
+        ({"scope": "team:x"}, "scope"),
+        ({"status": "gone"}, "status"),
+        ({"source": "telepathy"}, "source"),
+        ({"category": "vibes"}, "category"),
+        ({"min_confidence": 2}, "min_confidence"),
+        ({"limit": -1}, "limit"),
+        ({"limit": "ten"}, "limit"),
+        ({"offset": -5}, "offset"),
+        ({"order": "random"}, "order"),
+    ],
+)
 def test_bad_list_filters_are_422_naming_the_field(api, params, field):
     r = api.get("/api/memories", params=params)
     assert r.status_code == 422
@@ -169,8 +207,17 @@ def test_bad_list_filters_are_422_naming_the_field(api, params, field):
 
 
 def test_create_get_update_delete(api, store):
-    r = api.post("/api/memories", json={"content": "CI runs on ubuntu", "type": "fact", "scope": "project:web",
-                                       "tags": ["ci"], "category": "behavior", "subject": "ci"})
+    r = api.post(
+        "/api/memories",
+        json={
+            "content": "CI runs on ubuntu",
+            "type": "fact",
+            "scope": "project:web",
+            "tags": ["ci"],
+            "category": "behavior",
+            "subject": "ci",
+        },
+    )
     assert r.status_code == 201
     m = r.json()
     assert m["scope"] == "project:web" and m["tags"] == ["ci"] and m["confidence"] == 0.8
@@ -183,27 +230,51 @@ def test_create_get_update_delete(api, store):
     assert after["confidence"] == 0.5 and after["content"] == "CI runs on ubuntu" and after["tags"] == ["ci"]
     assert api.delete(f"/api/memories/{m['id']}").json() == {"deleted": m["id"]}
     assert api.get(f"/api/memories/{m['id']}").status_code == 404
-    deleted = [a for a in api.get("/api/audit", params={"action": "delete"}).json() if a["entry_id"] == m["id"]]
+    deleted = [
+        a for a in api.get("/api/audit", params={"action": "delete"}).json() if a["entry_id"] == m["id"]
+    ]
     assert deleted and deleted[0]["details"]["entry"]["content"] == "CI runs on ubuntu"
 
 
 def test_create_a_rule_with_its_pattern(api):
-    r = api.post("/api/memories", json={"content": "never run rm -rf /", "type": "rule",
-                                       "pattern": "rm -rf /", "pattern_type": "command", "action": "block"})
+    r = api.post(
+        "/api/memories",
+        json={
+            "content": "never run rm -rf /",
+            "type": "rule",
+            "pattern": "rm -rf /",
+            "pattern_type": "command",
+            "action": "block",
+        },
+    )
     assert r.status_code == 201
     assert r.json()["rule"]["pattern"] == "rm -rf /" and r.json()["rule"]["effective_action"] == "block"
-    assert api.post("/api/memories", json={"content": "x", "type": "fact", "pattern": "y"}).json()["field"] == "type"
-    bad = api.post("/api/memories", json={"content": "bad", "type": "rule", "pattern": "(", "pattern_type": "regex"})
+    assert (
+        api.post("/api/memories", json={"content": "x", "type": "fact", "pattern": "y"}).json()["field"]
+        == "type"
+    )
+    bad = api.post(
+        "/api/memories", json={"content": "bad", "type": "rule", "pattern": "(", "pattern_type": "regex"}
+    )
     assert bad.status_code == 422 and bad.json()["field"] == "pattern"
 
 
-@pytest.mark.parametrize("body,field", [
-    ({"content": ""}, "content"), ({"content": "   "}, "content"), ({}, "content"),
-    ({"content": "x", "type": "opinion"}, "type"), ({"content": "x", "scope": "nowhere"}, "scope"),
-    ({"content": "x", "confidence": 7}, "confidence"), ({"content": "x", "confidence": "high"}, "confidence"),
-    ({"content": "x", "category": "vibes"}, "category"), ({"content": "x", "source": "dream"}, "source"),
-    ({"content": "x", "colour": "red"}, "colour"), ({"content": "x", "tags": "notalist"}, "tags"),
-])
+@pytest.mark.parametrize(
+    "body,field",
+    [
+        ({"content": ""}, "content"),
+        ({"content": "   "}, "content"),
+        ({}, "content"),
+        ({"content": "x", "type": "opinion"}, "type"),
+        ({"content": "x", "scope": "nowhere"}, "scope"),
+        ({"content": "x", "confidence": 7}, "confidence"),
+        ({"content": "x", "confidence": "high"}, "confidence"),
+        ({"content": "x", "category": "vibes"}, "category"),
+        ({"content": "x", "source": "dream"}, "source"),
+        ({"content": "x", "colour": "red"}, "colour"),
+        ({"content": "x", "tags": "notalist"}, "tags"),
+    ],
+)
 def test_bad_create_is_422_naming_the_field_and_stores_nothing(api, store, body, field):
     r = api.post("/api/memories", json=body)
     assert r.status_code == 422, r.text
@@ -219,13 +290,24 @@ def test_update_changes_only_given_fields_and_refuses_bad_ones(api, store):
     assert r.status_code == 422
     assert api.put("/api/memories/ffffffff-0000", json={"content": "y"}).status_code == 404
     r = api.put(f"/api/memories/{m['id']}", json={"scope": "project:x"}).json()
-    assert (r["content"], r["tags"], r["category"], r["subject"], r["scope"]) == ("keep me", ["a"], "timing", "s", "project:x")
+    assert (r["content"], r["tags"], r["category"], r["subject"], r["scope"]) == (
+        "keep me",
+        ["a"],
+        "timing",
+        "s",
+        "project:x",
+    )
 
 
 def test_unknown_ids_are_404(api):
-    for method, path in (("get", "/api/memories/nope-nope"), ("delete", "/api/memories/nope-nope"),
-                         ("get", "/api/rules/nope-nope"), ("post", "/api/rules/nope-nope/enable"),
-                         ("post", "/api/corrections/nope-nope/approve"), ("post", "/api/corrections/nope-nope/reject")):
+    for method, path in (
+        ("get", "/api/memories/nope-nope"),
+        ("delete", "/api/memories/nope-nope"),
+        ("get", "/api/rules/nope-nope"),
+        ("post", "/api/rules/nope-nope/enable"),
+        ("post", "/api/corrections/nope-nope/approve"),
+        ("post", "/api/corrections/nope-nope/reject"),
+    ):
         r = getattr(api, method)(path)
         assert r.status_code == 404, (method, path)
         assert "nope-nope" in r.json()["detail"]
@@ -252,14 +334,18 @@ def test_bulk_is_all_or_nothing(api, store):
     assert r.status_code == 422 and r.json()["field"] == "ids"
     assert api.post("/api/memories/bulk", json={"action": "archive", "ids": ids[:2]}).json() == {"changed": 2}
     assert entries.count_entries(store) == 3
-    assert api.post("/api/memories/bulk", json={"action": "activate", "ids": ids[:2]}).json() == {"changed": 2}
+    assert api.post("/api/memories/bulk", json={"action": "activate", "ids": ids[:2]}).json() == {
+        "changed": 2
+    }
     assert api.post("/api/memories/bulk", json={"action": "delete", "ids": ids}).json() == {"changed": 5}
     assert entries.count_entries(store, status="all") == 0
 
 
 def test_activate_restores_memories_below_the_floor(api, store):
     faded = add(store, "faded", confidence=0.1)
-    assert api.post("/api/memories/bulk", json={"action": "activate", "ids": [faded["id"]]}).json() == {"changed": 1}
+    assert api.post("/api/memories/bulk", json={"action": "activate", "ids": [faded["id"]]}).json() == {
+        "changed": 1
+    }
     assert entries.get(store, faded["id"])["confidence"] == entries.REACTIVATE_CONFIDENCE
 
 
@@ -267,7 +353,9 @@ def test_purge_a_scope(api, store):
     add(store, "a", scope="project:old")
     add(store, "b", scope="project:old", source="imported")
     add(store, "c", scope="project:keep")
-    assert api.post("/api/purge", json={"scope": "project:old", "source": "imported"}).json() == {"deleted": 1}
+    assert api.post("/api/purge", json={"scope": "project:old", "source": "imported"}).json() == {
+        "deleted": 1
+    }
     assert api.post("/api/purge", json={"scope": "project:old"}).json() == {"deleted": 1}
     assert api.post("/api/purge", json={"scope": "project:old"}).json() == {"deleted": 0}
     assert entries.count_entries(store) == 1
@@ -301,7 +389,11 @@ def test_rules_routes(api, store):
     confirmed = api.post(f"/api/rules/{rule['id']}/confirm").json()
     assert confirmed["confirmed"] is True and confirmed["action"] == "block"
     edited = api.put(f"/api/rules/{rule['id']}", json={"severity": "high", "alternative": "uv add"}).json()
-    assert edited["severity"] == "high" and edited["alternative"] == "uv add" and edited["pattern"] == "pip install"
+    assert (
+        edited["severity"] == "high"
+        and edited["alternative"] == "uv add"
+        and edited["pattern"] == "pip install"
+    )
     r = api.put(f"/api/rules/{rule['id']}", json={"action": "smite"})
     assert r.status_code == 422 and r.json()["field"] == "action"
     r = api.put(f"/api/rules/{rule['id']}", json={"pattern": "(", "pattern_type": "regex"})
@@ -349,11 +441,18 @@ def test_stats_overview_and_audit(api, store):
     assert s["total"] == 2 and s["by_type"] == {"fact": 1, "rule": 1}
     o = api.get("/api/overview").json()
     assert len(o["enforcement"]["days"]) == 30
-    assert (o["enforcement"]["blocks"][-1], o["enforcement"]["warns"][-1], o["enforcement"]["violations"][-1]) == (1, 1, 1)
+    assert (
+        o["enforcement"]["blocks"][-1],
+        o["enforcement"]["warns"][-1],
+        o["enforcement"]["violations"][-1],
+    ) == (1, 1, 1)
     assert o["hook_latency_ms"]["PreToolUse"]["p50"] == 12.0
     assert api.get("/api/overview", params={"days": 0}).json()["field"] == "days"
     assert [a["action"] for a in api.get("/api/audit", params={"entry": m["id"][:8]}).json()] == ["add"]
-    assert all(a["action"].startswith("enforce_") for a in api.get("/api/audit", params={"action": "enforce_*"}).json())
+    assert all(
+        a["action"].startswith("enforce_")
+        for a in api.get("/api/audit", params={"action": "enforce_*"}).json()
+    )
     assert len(api.get("/api/audit", params={"limit": 2}).json()) == 2
     r = api.get("/api/audit", params={"since": "last tuesday"})
     assert r.status_code == 422 and r.json()["field"] == "since"
@@ -361,8 +460,17 @@ def test_stats_overview_and_audit(api, store):
 
 def test_openapi_lists_every_api_route(api):
     paths = api.get("/api/openapi.json").json()["paths"]
-    for p in ("/api/memories", "/api/memories/{entry_id}", "/api/memories/bulk", "/api/purge", "/api/rules",
-              "/api/rules/{rule_id}/confirm", "/api/corrections", "/api/corrections/{correction_id}/approve",
-              "/api/stats", "/api/audit"):
+    for p in (
+        "/api/memories",
+        "/api/memories/{entry_id}",
+        "/api/memories/bulk",
+        "/api/purge",
+        "/api/rules",
+        "/api/rules/{rule_id}/confirm",
+        "/api/corrections",
+        "/api/corrections/{correction_id}/approve",
+        "/api/stats",
+        "/api/audit",
+    ):
         assert p in paths
     assert not any(p.startswith("/ui") for p in paths)

@@ -22,15 +22,25 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parent / "artifacts" / "web"
 TOKEN = "browser-test-token-0123456789"
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright for Python is not installed ([test] extra)")
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright for Python is not installed ([test] extra)"
+)
 if not os.path.exists(CHROMIUM):
-    pytest.skip("Debian's chromium is not installed (scripts/setup_browser.sh installs it as root)",
-                allow_module_level=True)
+    pytest.skip(
+        "Debian's chromium is not installed (scripts/setup_browser.sh installs it as root)",
+        allow_module_level=True,
+    )
 
 pytestmark = pytest.mark.slow
 
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run"]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +63,13 @@ def seed(db):
             entries.add(store, f"filler memory number {i:02d} about logging", "fact")
         entries.add(store, "the deploy script lives in ops/deploy.sh", "fact", scope="project:web")
         entries.add(store, "prefer ruff over flake8", "preference", tags=["lint"])
-        rules_api.create_rule(store, "never force-push to main", pattern="git push --force",
-                              pattern_type="command", action="block")
+        rules_api.create_rule(
+            store,
+            "never force-push to main",
+            pattern="git push --force",
+            pattern_type="command",
+            action="block",
+        )
         for i in range(3):
             capture(store, "no, don't use pip install, use uv add instead", session_id=f"sess-{i}")
 
@@ -63,8 +78,13 @@ def seed(db):
 def server(tmp_path, db_path):
     seed(db_path)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(_cmd() + ["--db", str(db_path), "serve", "--port", "0", "--token", TOKEN],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        _cmd() + ["--db", str(db_path), "serve", "--port", "0", "--token", TOKEN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         line = proc.stdout.readline()
         m = re.search(r"(http://\S+)/\?token=(\S+)", line)

@@ -43,8 +43,12 @@ def test_serve_refuses_a_foreign_file(tmp_path):
 
 def test_serve_prints_a_working_url_and_stops_on_sigterm(db_path):
     run_cli("add", "served memory", db=db_path)
-    proc = subprocess.Popen(_cmd() + ["--db", str(db_path), "serve", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        _cmd() + ["--db", str(db_path), "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline()
         m = re.fullmatch(r"memory-cli dashboard: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n", line)
@@ -66,16 +70,23 @@ def test_serve_prints_a_working_url_and_stops_on_sigterm(db_path):
 
 
 def test_other_commands_never_load_the_web_stack(db_path):
-    code = ("import sys; from memory_cli.cli import run; run(['--db', sys.argv[1], 'list']);"
-            "run(['--db', sys.argv[1], 'stats']);"
-            "bad=[m for m in ('fastapi','starlette','uvicorn','jinja2','memory_cli.web') if m in sys.modules];"
-            "sys.stderr.write('WEB:'+','.join(bad))")
-    proc = subprocess.run([sys.executable, "-c", code, str(db_path)], capture_output=True, text=True, timeout=120)
+    code = (
+        "import sys; from memory_cli.cli import run; run(['--db', sys.argv[1], 'list']);"
+        "run(['--db', sys.argv[1], 'stats']);"
+        "bad=[m for m in ('fastapi','starlette','uvicorn','jinja2','memory_cli.web') if m in sys.modules];"
+        "sys.stderr.write('WEB:'+','.join(bad))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(db_path)], capture_output=True, text=True, timeout=120
+    )
     assert proc.stderr.split("WEB:")[1].strip() == "", proc.stderr
 
 
 def _ids(db):
-    return {m["id"] for m in json.loads(run_cli("--json", "list", "--status", "all", "--limit", "1000", db=db).stdout)}
+    return {
+        m["id"]
+        for m in json.loads(run_cli("--json", "list", "--status", "all", "--limit", "1000", db=db).stdout)
+    }
 
 
 def test_purge_a_scope(db_path):
@@ -98,8 +109,11 @@ def test_purge_a_scope(db_path):
 
 def test_purge_bad_input(db_path):
     run_cli("add", "a", "--scope", "project:old", db=db_path)
-    for args, word in ((["--scope", "team:x"], "scope"), (["--scope", "project:old", "--source", "dream"], "source"),
-                       ([], "--scope")):
+    for args, word in (
+        (["--scope", "team:x"], "scope"),
+        (["--scope", "project:old", "--source", "dream"], "source"),
+        ([], "--scope"),
+    ):
         r = run_cli("purge", *args, "--yes", db=db_path)
         assert r.returncode == 2 and word in r.stderr, (args, r.stderr)
     assert len(_ids(db_path)) == 1

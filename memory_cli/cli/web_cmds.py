@@ -14,9 +14,13 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (loopback unless --token is given)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to bind (loopback unless --token is given)."
+    ),
     port: int = typer.Option(8765, "--port", "-p", min=0, max=65535, help="Port (0: any free port)."),
-    token: Optional[str] = typer.Option(None, "--token", help="Access token (default: a new random one per run)."),
+    token: Optional[str] = typer.Option(
+        None, "--token", help="Access token (default: a new random one per run)."
+    ),
     open_: bool = typer.Option(False, "--open", help="Open the dashboard in the browser."),
 ):
     """Serve the web dashboard and the REST API; prints the URL with its token."""
@@ -33,8 +37,10 @@ def serve(
         try:
             s.bind((host, port))
         except OSError as e:
-            raise MemoryCliError(f"cannot serve on {host}:{port}: {e.strerror or e}"
-                                 + ("; pick another with --port" if port else "")) from None
+            raise MemoryCliError(
+                f"cannot serve on {host}:{port}: {e.strerror or e}"
+                + ("; pick another with --port" if port else "")
+            ) from None
         port = s.getsockname()[1]
     try:
         floor = _injection_floor()

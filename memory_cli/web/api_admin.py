@@ -35,7 +35,9 @@ def overview(store, days: int = 30) -> dict:
     }
 
 
-@router.get("/overview", summary="The overview page's numbers: counts, gate activity per day, hook latency, funnel")
+@router.get(
+    "/overview", summary="The overview page's numbers: counts, gate activity per day, hook latency, funnel"
+)
 def api_overview(days: int = Query(30, ge=1, le=365), store=Depends(deps.get_store)):
     return overview(store, days)
 
@@ -49,7 +51,9 @@ def audit_rows(store, *, action=None, since=None, entry=None, limit=50) -> list[
         try:
             since_iso = iso(parse_iso(since))
         except ValueError:
-            raise deps.FieldError("since", f"since {since!r} is not an ISO date/time (e.g. 2026-11-01)") from None
+            raise deps.FieldError(
+                "since", f"since {since!r} is not an ISO date/time (e.g. 2026-11-01)"
+            ) from None
     entry_id = None
     if entry:
         try:
@@ -60,8 +64,11 @@ def audit_rows(store, *, action=None, since=None, entry=None, limit=50) -> list[
 
 
 @router.get("/audit", summary="The audit log, newest first (filters as `memory-cli audit`)")
-def api_audit(action: Optional[str] = Query(None, description="an action, or a prefix ending in *"),
-              since: Optional[str] = Query(None, description="ISO date or time"),
-              entry: Optional[str] = Query(None, description="a memory id or prefix"),
-              limit: int = Query(50, ge=1, le=100_000), store=Depends(deps.get_store)):
+def api_audit(
+    action: Optional[str] = Query(None, description="an action, or a prefix ending in *"),
+    since: Optional[str] = Query(None, description="ISO date or time"),
+    entry: Optional[str] = Query(None, description="a memory id or prefix"),
+    limit: int = Query(50, ge=1, le=100_000),
+    store=Depends(deps.get_store),
+):
     return audit_rows(store, action=action, since=since, entry=entry, limit=limit)

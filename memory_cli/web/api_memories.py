@@ -62,28 +62,55 @@ class PurgeIn(BaseModel):
     source: Optional[str] = None
 
 
-def list_memories(store, *, type=None, scope=None, status="active", source=None, category=None,
-                  subject=None, q=None, min_confidence=None, limit=50, offset=0, order="updated",
-                  descending=None) -> dict:
+def list_memories(
+    store,
+    *,
+    type=None,
+    scope=None,
+    status="active",
+    source=None,
+    category=None,
+    subject=None,
+    q=None,
+    min_confidence=None,
+    limit=50,
+    offset=0,
+    order="updated",
+    descending=None,
+) -> dict:
     """The listing both the API and the memories page show: ``{"items", "total"}``.
 
     With ``q`` the order is relevance (ranked search), then the other filters apply to the
     ranked candidates."""
-    filters = dict(type=type or None, scope=scope or None, status=status or "active",
-                   source=source or None, category=category or None, subject=subject or None,
-                   min_confidence=min_confidence)
+    filters = dict(
+        type=type or None,
+        scope=scope or None,
+        status=status or "active",
+        source=source or None,
+        category=category or None,
+        subject=subject or None,
+        min_confidence=min_confidence,
+    )
     deps.check_entry_fields(store, {k: v for k, v in filters.items() if k != "status" or v != "all"})
     if order not in entries.ORDERS:
         raise deps.FieldError("order", f"unknown order {order!r}: use one of {', '.join(entries.ORDERS)}")
     if q is not None and q.strip():
         # Ranked search scores its candidates one by one, so ask only for what the page needs
         # (more when filters below may drop some); ``total`` counts the matches found.
-        post_filters = any(filters[k] for k in ("scope", "source", "category", "subject")) \
-            or min_confidence is not None or filters["status"] not in ("active", "all")
+        post_filters = (
+            any(filters[k] for k in ("scope", "source", "category", "subject"))
+            or min_confidence is not None
+            or filters["status"] not in ("active", "all")
+        )
         want = offset + limit
-        hits = deps.ranked_query(store, q, type=filters["type"],
-                                 limit=max(1, min(MAX_RANKED, want * 4 if post_filters else want)),
-                                 use_vectors=True, timeout_ms=300)
+        hits = deps.ranked_query(
+            store,
+            q,
+            type=filters["type"],
+            limit=max(1, min(MAX_RANKED, want * 4 if post_filters else want)),
+            use_vectors=True,
+            timeout_ms=300,
+        )
         keep = []
         for h in hits:
             if filters["scope"] and h["scope"] != _scope(filters["scope"]):
@@ -99,9 +126,10 @@ def list_memories(store, *, type=None, scope=None, status="active", source=None,
             if min_confidence is not None and h["confidence"] < float(min_confidence):
                 continue
             keep.append(h)
-        return {"items": keep[offset:offset + limit], "total": len(keep)}
-    items = entries.list_entries(store, **filters, limit=limit, offset=offset, order=order,
-                                 descending=descending)
+        return {"items": keep[offset : offset + limit], "total": len(keep)}
+    items = entries.list_entries(
+        store, **filters, limit=limit, offset=offset, order=order, descending=descending
+    )
     return {"items": items, "total": entries.count_entries(store, **filters)}
 
 
@@ -112,30 +140,62 @@ def _scope(value: str) -> str:
 
 
 @router.get("/memories", summary="List memories (filters, ranked search with q, pagination)")
-def api_list(type: Optional[str] = None, scope: Optional[str] = None,
-             status: str = Query("active", description="active|archived|superseded|all"),
-             source: Optional[str] = None, category: Optional[str] = None,
-             subject: Optional[str] = None, q: Optional[str] = Query(None, description="ranked search"),
-             min_confidence: Optional[float] = Query(None, ge=0.0, le=1.0),
-             limit: int = Query(50, ge=0, le=MAX_LIMIT), offset: int = Query(0, ge=0),
-             order: str = Query("updated", description="|".join(entries.ORDERS)),
-             descending: Optional[bool] = None, store=Depends(deps.get_store)):
+def api_list(
+    type: Optional[str] = None,
+    scope: Optional[str] = None,
+    status: str = Query("active", description="active|archived|superseded|all"),
+    source: Optional[str] = None,
+    category: Optional[str] = None,
+    subject: Optional[str] = None,
+    q: Optional[str] = Query(None, description="ranked search"),
+    min_confidence: Optional[float] = Query(None, ge=0.0, le=1.0),
+    limit: int = Query(50, ge=0, le=MAX_LIMIT),
+    offset: int = Query(0, ge=0),
+    order: str = Query("updated", description="|".join(entries.ORDERS)),
+    descending: Optional[bool] = None,
+    store=Depends(deps.get_store),
+):
     # Plain JSON values already: skip FastAPI's generic encoder (a few ms per page of 50).
-    return JSONResponse(list_memories(store, type=type, scope=scope, status=status, source=source,
-                                      category=category, subject=subject, q=q, min_confidence=min_confidence,
-                                      limit=limit, offset=offset, order=order, descending=descending))
+    return JSONResponse(
+        list_memories(
+            store,
+            type=type,
+            scope=scope,
+            status=status,
+            source=source,
+            category=category,
+            subject=subject,
+            q=q,
+            min_confidence=min_confidence,
+            limit=limit,
+            offset=offset,
+            order=order,
+            descending=descending,
+        )
+    )
 
 
 def create_memory(store, body: MemoryIn) -> dict:
-    deps.check_entry_fields(store, body.model_dump(include={"content", "type", "scope", "source",
-                                                            "confidence", "category"}))
+    deps.check_entry_fields(
+        store, body.model_dump(include={"content", "type", "scope", "source", "confidence", "category"})
+    )
     rule_opts = body.model_dump(include={"pattern", "pattern_type", "action", "severity", "alternative"})
     if any(v is not None for v in rule_opts.values()) and body.type.strip().lower() != "rule":
-        raise deps.FieldError("type", "pattern, pattern_type, action, severity and alternative need type \"rule\"")
+        raise deps.FieldError(
+            "type", 'pattern, pattern_type, action, severity and alternative need type "rule"'
+        )
     with store.transaction():
-        entry = entries.add(store, body.content, body.type, scope=body.scope, source=body.source,
-                            confidence=body.confidence, tags=body.tags, category=body.category,
-                            subject=body.subject)
+        entry = entries.add(
+            store,
+            body.content,
+            body.type,
+            scope=body.scope,
+            source=body.source,
+            confidence=body.confidence,
+            tags=body.tags,
+            category=body.category,
+            subject=body.subject,
+        )
         rule = None
         if entry["type"] == "rule":
             from ..rules import api as rules_api
@@ -206,7 +266,9 @@ def api_delete(entry_id: str, store=Depends(deps.get_store)):
 
 
 def bulk_change(store, action: str, ids: list[str]) -> int:
-    touched = [e for e in (store.row("SELECT id, pinned FROM memory_entries WHERE id = ?", (i,)) for i in ids) if e]
+    touched = [
+        e for e in (store.row("SELECT id, pinned FROM memory_entries WHERE id = ?", (i,)) for i in ids) if e
+    ]
     with deps.field("ids"):
         n = entries.bulk(store, action, ids)
     resync_pins(store, *touched)

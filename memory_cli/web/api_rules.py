@@ -51,16 +51,28 @@ class RejectIn(BaseModel):
 
 
 @router.get("/rules", summary="List enforcement rules")
-def api_rules(enabled: Optional[bool] = None, status: str = Query("active", description="active|archived|all"),
-              scope: Optional[str] = None, pattern_type: Optional[str] = None,
-              provenance: Optional[str] = None, confirmed: Optional[bool] = None,
-              store=Depends(deps.get_store)):
+def api_rules(
+    enabled: Optional[bool] = None,
+    status: str = Query("active", description="active|archived|all"),
+    scope: Optional[str] = None,
+    pattern_type: Optional[str] = None,
+    provenance: Optional[str] = None,
+    confirmed: Optional[bool] = None,
+    store=Depends(deps.get_store),
+):
     if status not in ("active", "archived", "superseded", "all"):
         raise deps.FieldError("status", f"unknown status {status!r}: use active, archived, superseded or all")
     deps.check_entry_fields(store, {"scope": scope})
     with deps.field("pattern_type" if pattern_type else "provenance"):
-        return rules_api.list_rules(store, enabled=enabled, status=status, scope=scope,
-                                    pattern_type=pattern_type, provenance=provenance, confirmed=confirmed)
+        return rules_api.list_rules(
+            store,
+            enabled=enabled,
+            status=status,
+            scope=scope,
+            pattern_type=pattern_type,
+            provenance=provenance,
+            confirmed=confirmed,
+        )
 
 
 @router.get("/rules/{rule_id}", summary="One rule")
@@ -74,8 +86,11 @@ def edit_rule(store, rule_id: str, changes: dict) -> dict:
     changes = {k: v for k, v in changes.items() if v is not None}
     if not changes:
         raise deps.FieldError("body", "nothing to change: give at least one field")
-    checks = {"action": spec.check_action, "severity": spec.check_severity,
-              "pattern_type": spec.check_pattern_type}
+    checks = {
+        "action": spec.check_action,
+        "severity": spec.check_severity,
+        "pattern_type": spec.check_pattern_type,
+    }
     for name, check in checks.items():
         if name in changes:
             with deps.field(name):
@@ -120,24 +135,36 @@ def api_delete_rule(rule_id: str, store=Depends(deps.get_store)):
 
 
 @router.get("/corrections", summary="The review queue, or corrections by status")
-def api_corrections(status: str = Query("review", description="review|pending|promoted|approved|rejected|dismissed|all"),
-                    limit: int = Query(100, ge=1, le=10_000), store=Depends(deps.get_store)):
+def api_corrections(
+    status: str = Query("review", description="review|pending|promoted|approved|rejected|dismissed|all"),
+    limit: int = Query(100, ge=1, le=10_000),
+    store=Depends(deps.get_store),
+):
     if status == "review":
         return corr.review_queue(store)
     with deps.field("status"):
         return corr.list_corrections(store, status=status, limit=limit)
 
 
-@router.post("/corrections/{correction_id}/approve", summary="Approve: the rule enforces (with the action given)")
+@router.post(
+    "/corrections/{correction_id}/approve", summary="Approve: the rule enforces (with the action given)"
+)
 def api_approve(correction_id: str, body: Optional[ApproveIn] = None, store=Depends(deps.get_store)):
     b = body or ApproveIn()
     with deps.field("action"):
         corr._check_action(b.action)
     deps.check_entry_fields(store, {"scope": b.scope})
     with deps.field("pattern"):
-        return corr.approve(store, correction_id, action=b.action, pattern=b.pattern,
-                            pattern_type=b.pattern_type, message=b.message, scope=b.scope,
-                            no_rule=b.no_rule)
+        return corr.approve(
+            store,
+            correction_id,
+            action=b.action,
+            pattern=b.pattern,
+            pattern_type=b.pattern_type,
+            message=b.message,
+            scope=b.scope,
+            no_rule=b.no_rule,
+        )
 
 
 @router.post("/corrections/{correction_id}/reject", summary="Reject: never proposed again")

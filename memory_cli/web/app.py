@@ -34,15 +34,22 @@ class ServerConfig:
 def create_app(config: ServerConfig) -> FastAPI:
     """Build the app for one store. ``extra_hosts`` adds accepted Host headers (tests use
     ``testserver``)."""
+
     @asynccontextmanager
     async def lifespan(app):
         yield
         app.state.pool.close()
 
-    app = FastAPI(title="memory-cli", lifespan=lifespan, version=_version(),
-                  description="The memory-cli store over HTTP: memories, rules, review, stats, audit. "
-                              "Every request needs the server's token (Authorization: Bearer TOKEN).",
-                  docs_url=None, redoc_url=None, openapi_url="/api/openapi.json")
+    app = FastAPI(
+        title="memory-cli",
+        lifespan=lifespan,
+        version=_version(),
+        description="The memory-cli store over HTTP: memories, rules, review, stats, audit. "
+        "Every request needs the server's token (Authorization: Bearer TOKEN).",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
     config.hosts = allowed_hosts(config.host, config.port, config.extra_hosts)
     app.state.config = config
     app.state.pool = deps.StorePool(config.db_path)

@@ -114,7 +114,8 @@ def _respond(request, status: int, payload: dict):
         f"<!doctype html><meta charset=utf-8><title>memory-cli: {status}</title>"
         f"<link rel=stylesheet href=/static/app.css><main class=page><h1>{status}</h1>"
         f"<p>{escape(payload['detail'])}</p><p><a href=/>Back to the overview</a></p></main>",
-        status_code=status)
+        status_code=status,
+    )
 
 
 def install_error_handlers(app) -> None:
@@ -152,7 +153,15 @@ def install_error_handlers(app) -> None:
         loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
         name = ".".join(loc) or None
         msg = first.get("msg", "invalid request")
-        return _respond(request, 422, body(
-            f"{name}: {msg}" if name else msg, name,
-            errors=[{"field": ".".join(str(p) for p in e.get("loc", ())[1:]) or None,
-                     "message": e.get("msg")} for e in errors]))
+        return _respond(
+            request,
+            422,
+            body(
+                f"{name}: {msg}" if name else msg,
+                name,
+                errors=[
+                    {"field": ".".join(str(p) for p in e.get("loc", ())[1:]) or None, "message": e.get("msg")}
+                    for e in errors
+                ],
+            ),
+        )

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Optional
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
@@ -21,17 +21,36 @@ router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 
 PAGE_SIZES = (25, 50, 100, 200)
-FILTER_KEYS = ("q", "type", "scope", "status", "source", "category", "subject", "min_confidence",
-               "order", "desc", "limit", "offset")
+FILTER_KEYS = (
+    "q",
+    "type",
+    "scope",
+    "status",
+    "source",
+    "category",
+    "subject",
+    "min_confidence",
+    "order",
+    "desc",
+    "limit",
+    "offset",
+)
 
 
 def render(request: Request, name: str, **ctx) -> HTMLResponse:
     from . import app as app_mod
 
     cfg = request.app.state.config
-    ctx.update(request=request, csrf=request.app.state.csrf, htmx=app_mod.HTMX, chartjs=app_mod.CHARTJS,
-               refresh_seconds=cfg.refresh_seconds, floor=cfg.injection_floor,
-               nav=ctx.get("nav"), pending=ctx.get("pending"))
+    ctx.update(
+        request=request,
+        csrf=request.app.state.csrf,
+        htmx=app_mod.HTMX,
+        chartjs=app_mod.CHARTJS,
+        refresh_seconds=cfg.refresh_seconds,
+        floor=cfg.injection_floor,
+        nav=ctx.get("nav"),
+        pending=ctx.get("pending"),
+    )
     return templates.TemplateResponse(request, name, ctx)
 
 
@@ -98,9 +117,20 @@ def _listing(store, f: MemoryFilters) -> dict:
     try:
         mc = float(f.min_confidence) if f.min_confidence else None
         result = api_memories.list_memories(
-            store, type=f.type, scope=f.scope, status=f.status, source=f.source, category=f.category,
-            subject=f.subject, q=f.q, min_confidence=mc, limit=f.limit, offset=f.offset, order=f.order,
-            descending=None if f.desc is None else f.desc == "1")
+            store,
+            type=f.type,
+            scope=f.scope,
+            status=f.status,
+            source=f.source,
+            category=f.category,
+            subject=f.subject,
+            q=f.q,
+            min_confidence=mc,
+            limit=f.limit,
+            offset=f.offset,
+            order=f.order,
+            descending=None if f.desc is None else f.desc == "1",
+        )
         error = None
     except (MemoryCliError, ValueError) as e:
         result, error = {"items": [], "total": 0}, str(e)
@@ -110,8 +140,16 @@ def _listing(store, f: MemoryFilters) -> dict:
 def _table(request: Request, store, f: MemoryFilters, template: str = "_memories_table.html", **extra):
     ctx = _listing(store, f)
     ctx.update(extra)
-    return render(request, template, **ctx, types=entries.TYPES, statuses=entries.STATUSES + ("all",),
-                  sources=entries.SOURCES, categories=entries.CATEGORIES, page_sizes=PAGE_SIZES)
+    return render(
+        request,
+        template,
+        **ctx,
+        types=entries.TYPES,
+        statuses=entries.STATUSES + ("all",),
+        sources=entries.SOURCES,
+        categories=entries.CATEGORIES,
+        page_sizes=PAGE_SIZES,
+    )
 
 
 @router.get("/memories", response_class=HTMLResponse)
@@ -145,9 +183,14 @@ async def memories_add(request: Request, store=Depends(deps.get_store)):
     form = await _form(request)
     tags = [t for t in (form.get("tags") or "").split(",") if t.strip()] or None
     body = api_memories.MemoryIn(
-        content=form.get("content") or "", type=form.get("new_type") or "fact",
-        scope=form.get("new_scope") or "global", confidence=form.get("new_confidence") or None,
-        tags=tags, category=form.get("new_category") or None, subject=form.get("new_subject") or None)
+        content=form.get("content") or "",
+        type=form.get("new_type") or "fact",
+        scope=form.get("new_scope") or "global",
+        confidence=form.get("new_confidence") or None,
+        tags=tags,
+        category=form.get("new_category") or None,
+        subject=form.get("new_subject") or None,
+    )
     entry = api_memories.create_memory(store, body)
     f = MemoryFilters(form)
     return _table(request, store, f, flash=f"added {entry['id'][:8]}", highlight=entry["id"])
@@ -162,8 +205,11 @@ async def memories_bulk(request: Request, store=Depends(deps.get_store)):
         raise deps.FieldError("action", f"unknown bulk action {action!r}")
     if not ids:
         raise deps.FieldError("ids", "select at least one memory")
-    n = api_memories.bulk_change(store, action, ids) if action != "activate" else \
-        entries.bulk(store, action, ids, floor=request.app.state.config.injection_floor)
+    n = (
+        api_memories.bulk_change(store, action, ids)
+        if action != "activate"
+        else entries.bulk(store, action, ids, floor=request.app.state.config.injection_floor)
+    )
     verb = {"delete": "deleted", "archive": "archived", "activate": "reactivated"}[action]
     return _table(request, store, MemoryFilters(form), flash=f"{verb} {n}")
 
@@ -232,8 +278,9 @@ def rules_page(request: Request, status: str = "active", store=Depends(deps.get_
     status = status if status in ("active", "archived", "all") else "active"
     rules = rules_api.list_rules(store, status=status)
     fired = stats.rule_last_fired(store)
-    return render(request, "rules.html", nav="rules", rules=rules, fired=fired, status=status,
-                  pending=_pending(store))
+    return render(
+        request, "rules.html", nav="rules", rules=rules, fired=fired, status=status, pending=_pending(store)
+    )
 
 
 def _rule_row(request, store, rule_id, template="_rule_row.html"):
@@ -278,8 +325,11 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 @router.get("/review", response_class=HTMLResponse)
 def review_page(request: Request, store=Depends(deps.get_store)):
     items = corr.review_queue(store)
-    recent = [c for c in corr.list_corrections(store, status="all", limit=30)
-              if c["status"] in ("approved", "rejected")][:10]
+    recent = [
+        c
+        for c in corr.list_corrections(store, status="all", limit=30)
+        if c["status"] in ("approved", "rejected")
+    ][:10]
     return render(request, "review.html", nav="review", items=items, recent=recent, pending=len(items))
 
 
@@ -300,8 +350,14 @@ async def review_verb(request: Request, correction_id: str, verb: str, store=Dep
 
 # ------------------------------------------------------------------------------- audit
 @router.get("/audit", response_class=HTMLResponse)
-def audit_page(request: Request, action: Optional[str] = None, since: Optional[str] = None,
-               entry: Optional[str] = None, limit: int = 100, store=Depends(deps.get_store)):
+def audit_page(
+    request: Request,
+    action: Optional[str] = None,
+    since: Optional[str] = None,
+    entry: Optional[str] = None,
+    limit: int = 100,
+    store=Depends(deps.get_store),
+):
     from ..errors import MemoryCliError
 
     limit = min(max(1, limit), 5000)
@@ -310,11 +366,19 @@ def audit_page(request: Request, action: Optional[str] = None, since: Optional[s
         rows = api_admin.audit_rows(store, action=action, since=since, entry=entry, limit=limit)
     except MemoryCliError as e:
         rows, error = [], str(e)
-    actions = [r["action"] for r in store.rows(
-        "SELECT DISTINCT action FROM memory_audit_log ORDER BY action")]
-    return render(request, "audit.html", nav="audit", rows=rows, error=error, actions=actions,
-                  f={"action": action or "", "since": since or "", "entry": entry or "", "limit": limit},
-                  pending=_pending(store))
+    actions = [
+        r["action"] for r in store.rows("SELECT DISTINCT action FROM memory_audit_log ORDER BY action")
+    ]
+    return render(
+        request,
+        "audit.html",
+        nav="audit",
+        rows=rows,
+        error=error,
+        actions=actions,
+        f={"action": action or "", "since": since or "", "entry": entry or "", "limit": limit},
+        pending=_pending(store),
+    )
 
 
 @router.get("/favicon.ico")

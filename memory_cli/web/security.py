@@ -87,8 +87,9 @@ class SecurityMiddleware:
         is_api = path.startswith("/api")
         host = headers.get("host", "").lower()
         if host not in self.hosts:
-            return await _refuse(send, 400, f"host {host or '(none)'!r} is not one this server was started for",
-                                 is_api)
+            return await _refuse(
+                send, 400, f"host {host or '(none)'!r} is not one this server was started for", is_api
+            )
         query = scope.get("query_string", b"").decode("latin-1")
         params = parse_qsl(query, keep_blank_values=True)
         url_token = next((v for k, v in params if k == "token"), None)
@@ -106,8 +107,13 @@ class SecurityMiddleware:
             rest = urlencode([(k, v) for k, v in params if k != "token"])
             location = path + ("?" + rest if rest else "")
             cookie = f"{self.cookie}={self.token}; Path=/; HttpOnly; SameSite=Strict"
-            return await _send(send, 303, b"", "text/plain",
-                               [(b"location", location.encode()), (b"set-cookie", cookie.encode())])
+            return await _send(
+                send,
+                303,
+                b"",
+                "text/plain",
+                [(b"location", location.encode()), (b"set-cookie", cookie.encode())],
+            )
 
         if bearer is not None:
             if not _same(bearer, self.token):
@@ -116,8 +122,13 @@ class SecurityMiddleware:
         elif cookie_token is not None and _same(cookie_token, self.token):
             via_cookie = True
         else:
-            return await _refuse(send, 401, "a token is required: open the URL `memory-cli serve` printed, "
-                                 "or send Authorization: Bearer TOKEN", is_api)
+            return await _refuse(
+                send,
+                401,
+                "a token is required: open the URL `memory-cli serve` printed, "
+                "or send Authorization: Bearer TOKEN",
+                is_api,
+            )
 
         if method in UNSAFE_METHODS:
             origin = headers.get("origin")
@@ -127,8 +138,9 @@ class SecurityMiddleware:
                 return await _refuse(send, 403, "cross-site requests may not change this store", is_api)
             if via_cookie:
                 if origin is None:
-                    return await _refuse(send, 403, "a state-changing request from a browser needs an Origin header",
-                                         is_api)
+                    return await _refuse(
+                        send, 403, "a state-changing request from a browser needs an Origin header", is_api
+                    )
                 if not _same(headers.get(CSRF_HEADER, ""), self.csrf):
                     return await _refuse(send, 403, "missing or wrong CSRF token (reload the page)", is_api)
 
@@ -149,9 +161,11 @@ _HARDENING = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"cache-control", b"no-store"),
-    (b"content-security-policy",
-     b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-     b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    ),
 ]
 
 
@@ -171,8 +185,10 @@ async def _refuse(send, status: int, message: str, is_api: bool):
     if is_api:
         body = json.dumps({"detail": message}).encode()
         return await _send(send, status, body, "application/json", _HARDENING)
-    html = (f"<!doctype html><meta charset=utf-8><title>memory-cli: {status}</title>"
-            f"<p style='font-family:sans-serif'>memory-cli: {_escape(message)}</p>").encode()
+    html = (
+        f"<!doctype html><meta charset=utf-8><title>memory-cli: {status}</title>"
+        f"<p style='font-family:sans-serif'>memory-cli: {_escape(message)}</p>"
+    ).encode()
     return await _send(send, status, html, "text/html; charset=utf-8", _HARDENING)
 
 
@@ -181,7 +197,15 @@ def _escape(text: str) -> str:
 
 
 async def _send(send, status: int, body: bytes, ctype: str, headers):
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", ctype.encode()), (b"content-length", str(len(body)).encode()),
-                            *headers]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", ctype.encode()),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})

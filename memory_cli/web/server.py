@@ -18,8 +18,10 @@ def resolve_token(host: str, token: str | None) -> str:
             raise InvalidInput("--token must be at least 16 characters")
         return token
     if not is_loopback(host):
-        raise InvalidInput(f"refusing to serve on {host} (not loopback) without an explicit --token; "
-                           "anyone who can reach that address could read and change your memory")
+        raise InvalidInput(
+            f"refusing to serve on {host} (not loopback) without an explicit --token; "
+            "anyone who can reach that address could read and change your memory"
+        )
     return secrets.token_urlsafe(24)
 
 
@@ -30,16 +32,31 @@ def url_for(host: str, port: int, token: str) -> str:
     return f"http://{shown}:{port}/?token={token}"
 
 
-def serve(db_path: str, *, host: str, port: int, token: str, open_browser: bool = False,
-          injection_floor: float = 0.3) -> None:
+def serve(
+    db_path: str,
+    *,
+    host: str,
+    port: int,
+    token: str,
+    open_browser: bool = False,
+    injection_floor: float = 0.3,
+) -> None:
     import uvicorn
 
     from .app import ServerConfig, create_app
 
-    app = create_app(ServerConfig(db_path=db_path, token=token, host=host, port=port,
-                                  injection_floor=injection_floor))
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            server_header=False, date_header=False)
+    app = create_app(
+        ServerConfig(db_path=db_path, token=token, host=host, port=port, injection_floor=injection_floor)
+    )
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        date_header=False,
+    )
     server = uvicorn.Server(config)
     url = url_for(host, port, token)
 
