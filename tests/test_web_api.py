@@ -71,7 +71,8 @@ def test_every_route_needs_the_token(app):
             c.get("/api/memories", headers={"Authorization": "Bearer wrong-token-0000000"}).status_code == 401
         )
         assert c.get("/?token=wrong", follow_redirects=False).status_code == 401
-        assert c.get("/api/memories", cookies={"memory_cli_token_8765": "nope"}).status_code == 401
+        c.cookies.set("memory_cli_token_8765", "nope")
+        assert c.get("/api/memories").status_code == 401
 
 
 def test_wrong_host_is_refused_even_with_the_token(app):
@@ -474,3 +475,92 @@ def test_openapi_lists_every_api_route(api):
     ):
         assert p in paths
     assert not any(p.startswith("/ui") for p in paths)
+
+
+# ------------------------------------------------------------------------------ dashboard fragments
+def _ui(browser):
+    return {"Origin": ORIGIN, "X-CSRF-Token": csrf_token(TOKEN), "HX-Request": "true"}
+
+
+def test_dashboard_fragments_change_the_store(browser, store):
+    h = _ui(browser)
+    r = browser.post(
+        "/ui/memories",
+        data={
+            "content": "added in the browser",
+            "new_type": "decision",
+            "new_scope": "project:web",
+            "tags": "a, b",
+        },
+        headers=h,
+    )
+    assert r.status_code == 200 and "added in the browser" in r.text
+    m = entries.list_entries(store, type="decision")[0]
+    assert m["scope"] == "project:web" and m["tags"] == ["a", "b"]
+    assert 'name="content"' in browser.get(f"/ui/memories/{m['id']}/edit").text
+    r = browser.post(
+        f"/ui/memories/{m['id']}",
+        data={"content": "edited in the browser", "confidence": "0.9", "tags": ""},
+        headers=h,
+    )
+    assert r.status_code == 200 and "edited in the browser" in r.text
+    assert entries.get(store, m["id"])["tags"] == [] and entries.get(store, m["id"])["confidence"] == 0.9
+    r = browser.post(f"/ui/memories/{m['id']}", data={"scope": "nowhere"}, headers=h)
+    assert r.status_code == 422 and r.json()["field"] == "scope"
+    assert browser.post(f"/ui/memories/{m['id']}/archive", headers=h).status_code == 200
+    assert entries.get(store, m["id"])["status"] == "archived"
+    assert "reactivate" in browser.get(f"/ui/memories/{m['id']}/row").text
+    browser.post(f"/ui/memories/{m['id']}/activate", headers=h)
+    assert entries.get(store, m["id"])["status"] == "active"
+    other = add(store, "bulk me")
+    r = browser.post("/ui/memories/bulk", data={"action": "delete", "ids": [m["id"], other["id"]]}, headers=h)
+    assert r.status_code == 200 and "deleted 2" in r.text
+    assert entries.count_entries(store, status="all") == 0
+    assert browser.post("/ui/memories/bulk", data={"action": "delete"}, headers=h).json()["field"] == "ids"
+    # without the CSRF header the same fragment is refused
+    r = browser.post("/ui/memories", data={"content": "x"}, headers={"Origin": ORIGIN})
+    assert r.status_code == 403 and entries.count_entries(store) == 0
+
+
+def test_dashboard_rule_and_review_fragments(browser, store):
+    h = _ui(browser)
+    rule = _rule(store, confirmed=False, provenance="promoted", source="promoted")
+    assert "enable" in browser.post(f"/ui/rules/{rule['id']}/disable", headers=h).text
+    assert browser.post(f"/ui/rules/{rule['id']}/confirm", headers=h).status_code == 200
+    r = browser.post(f"/ui/rules/{rule['id']}", data={"pattern": "pip3 install", "action": "warn"}, headers=h)
+    assert r.status_code == 200 and "pip3 install" in r.text
+    assert browser.post(f"/ui/rules/{rule['id']}/explode", headers=h).status_code == 404
+    result = _capture_three(store)
+    assert result["id"][:8] in browser.get("/review").text or "uv add" in browser.get("/review").text
+    r = browser.post(f"/ui/review/{result['id']}/approve", data={"action": "block"}, headers=h)
+    assert r.status_code == 200 and "approved" in r.text
+    r = browser.post(f"/ui/review/{result['id']}/approve", data={"action": "smite"}, headers=h)
+    assert r.status_code == 422 and r.json()["field"] == "action"
+
+
+def test_pages_render_and_unknown_ids_get_an_html_404(browser, store):
+    m = add(store, "page me")
+    for path in (
+        "/",
+        "/memories",
+        "/memories?status=all&order=content&desc=1&limit=25",
+        "/rules",
+        "/rules?status=all",
+        "/review",
+        "/audit",
+        "/audit?action=add&since=2020-01-01",
+        f"/memories/{m['id']}",
+        "/api/docs",
+    ):
+        r = browser.get(path)
+        assert r.status_code == 200, path
+        assert r.headers["content-type"].startswith("text/html")
+    assert "page me" in browser.get("/memories").text
+    bad = browser.get("/memories?type=opinion")
+    assert bad.status_code == 200 and "unknown type" in bad.text
+    assert "not an ISO date" in browser.get("/audit?since=someday").text
+    r = browser.get("/memories/does-not-exist")
+    assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")
+    entries.delete(store, m["id"])
+    r = browser.get(f"/memories/{m['id']}")  # deleted: its history is still there
+    assert r.status_code == 200 and "deleted" in r.text and "page me" in r.text

@@ -142,3 +142,44 @@ def test_purge_asks_on_a_terminal(db_path):
     os.waitpid(pid, 0)
     assert b"Delete 1 memory in project:old" in out and b"kept" in out
     assert len(_ids(db_path)) == 1
+
+
+def test_concurrent_requests_to_a_real_server(db_path):
+    """Reads and writes from many clients at once: every write lands once, none fails."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    token = "concurrency-token-0123456789"
+    proc = subprocess.Popen(
+        _cmd() + ["--db", str(db_path), "serve", "--port", "0", "--token", token],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base = re.search(r"(http://\S+)/\?token=", proc.stdout.readline()).group(1)
+
+        def call(i):
+            h = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+            data = json.dumps({"content": f"concurrent memory {i}"}).encode()
+            with urllib.request.urlopen(
+                urllib.request.Request(base + "/api/memories", data=data, headers=h), timeout=60
+            ) as r:
+                assert r.status == 201
+            with urllib.request.urlopen(
+                urllib.request.Request(base + "/api/memories?limit=5", headers=h), timeout=60
+            ) as r:
+                assert r.status == 200
+            return True
+
+        with ThreadPoolExecutor(8) as pool:
+            assert all(pool.map(call, range(40)))
+        with urllib.request.urlopen(
+            urllib.request.Request(
+                base + "/api/memories?limit=0", headers={"Authorization": f"Bearer {token}"}
+            ),
+            timeout=60,
+        ) as r:
+            assert json.loads(r.read())["total"] == 40
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -28,35 +28,49 @@ class FieldError(InvalidInput):
 
 
 class StorePool:
-    """One apsw connection per worker thread, opened on first use and reused: opening a store
-    checks its schema, which is too slow to do on every request. WAL lets these readers see
-    each commit (from the CLI or hooks too) at their next statement."""
+    """Open store connections reused across requests, each used by one request at a time.
+
+    Opening a store checks its schema, too slow to do per request. A request checks a
+    connection out for its whole duration (FastAPI may run a dependency and the route in
+    different worker threads, so connections are handed out, not bound to threads). WAL lets
+    each see every commit (from the CLI or hooks too) at its next statement."""
 
     def __init__(self, path: str):
         self.path = path
-        self._local = threading.local()
-        self._all: list[Store] = []
+        self._free: list[Store] = []
         self._lock = threading.Lock()
+        self._closed = False
 
-    def get(self) -> Store:
-        s = getattr(self._local, "store", None)
+    def acquire(self) -> Store:
+        with self._lock:
+            s = self._free.pop() if self._free else None
         if s is None:
             s = Store.open(self.path)
-            self._local.store = s
-            with self._lock:
-                self._all.append(s)
         s.warnings.clear()
         return s
 
+    def release(self, s: Store) -> None:
+        with self._lock:
+            if not self._closed and s._depth == 0:
+                self._free.append(s)
+                return
+        s.close()
+
     def close(self) -> None:
         with self._lock:
-            for s in self._all:
-                s.close()
-            self._all.clear()
+            self._closed = True
+            free, self._free = self._free, []
+        for s in free:
+            s.close()
 
 
-def get_store(request: Request) -> Store:
-    return request.app.state.pool.get()
+def get_store(request: Request):
+    pool = request.app.state.pool
+    store = pool.acquire()
+    try:
+        yield store
+    finally:
+        pool.release(store)
 
 
 @contextmanager

@@ -169,7 +169,8 @@ def memories_rows(request: Request, store=Depends(deps.get_store)):
     return _table(request, store, MemoryFilters(dict(request.query_params)), "_memories_rows.html", oob=True)
 
 
-async def _form(request: Request) -> dict:
+async def form_data(request: Request) -> dict:
+    """The posted form (``ids`` as a list), read on the event loop so the route can be sync."""
     form = await request.form()
     out = {}
     for k in form.keys():
@@ -179,8 +180,7 @@ async def _form(request: Request) -> dict:
 
 
 @router.post("/ui/memories", response_class=HTMLResponse)
-async def memories_add(request: Request, store=Depends(deps.get_store)):
-    form = await _form(request)
+def memories_add(request: Request, form: dict = Depends(form_data), store=Depends(deps.get_store)):
     tags = [t for t in (form.get("tags") or "").split(",") if t.strip()] or None
     body = api_memories.MemoryIn(
         content=form.get("content") or "",
@@ -197,8 +197,7 @@ async def memories_add(request: Request, store=Depends(deps.get_store)):
 
 
 @router.post("/ui/memories/bulk", response_class=HTMLResponse)
-async def memories_bulk(request: Request, store=Depends(deps.get_store)):
-    form = await _form(request)
+def memories_bulk(request: Request, form: dict = Depends(form_data), store=Depends(deps.get_store)):
     ids = form.get("ids") or []
     action = form.get("action") or ""
     if action not in entries.BULK_ACTIONS:
@@ -230,8 +229,9 @@ def memory_edit(request: Request, entry_id: str, store=Depends(deps.get_store)):
 
 
 @router.post("/ui/memories/{entry_id}", response_class=HTMLResponse)
-async def memory_save(request: Request, entry_id: str, store=Depends(deps.get_store)):
-    form = await _form(request)
+def memory_save(
+    request: Request, entry_id: str, form: dict = Depends(form_data), store=Depends(deps.get_store)
+):
     changes = {k: form.get(k) for k in ("content", "type", "scope", "confidence", "category", "subject")}
     changes = {k: v for k, v in changes.items() if v not in (None,)}
     if "tags" in form:
@@ -299,10 +299,9 @@ def rule_edit(request: Request, rule_id: str, store=Depends(deps.get_store)):
 
 
 @router.post("/ui/rules/{rule_id}", response_class=HTMLResponse)
-async def rule_save(request: Request, rule_id: str, store=Depends(deps.get_store)):
+def rule_save(request: Request, rule_id: str, form: dict = Depends(form_data), store=Depends(deps.get_store)):
     from . import api_rules
 
-    form = await _form(request)
     changes = {k: form.get(k) for k in ("pattern", "pattern_type", "action", "severity", "alternative")}
     api_rules.edit_rule(store, rule_id, {k: v for k, v in changes.items() if v is not None})
     return _rule_row(request, store, rule_id)
@@ -334,8 +333,13 @@ def review_page(request: Request, store=Depends(deps.get_store)):
 
 
 @router.post("/ui/review/{correction_id}/{verb}", response_class=HTMLResponse)
-async def review_verb(request: Request, correction_id: str, verb: str, store=Depends(deps.get_store)):
-    form = await _form(request)
+def review_verb(
+    request: Request,
+    correction_id: str,
+    verb: str,
+    form: dict = Depends(form_data),
+    store=Depends(deps.get_store),
+):
     if verb == "approve":
         action = form.get("action") or None
         with deps.field("action"):
