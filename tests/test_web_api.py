@@ -564,3 +564,15 @@ def test_pages_render_and_unknown_ids_get_an_html_404(browser, store):
     entries.delete(store, m["id"])
     r = browser.get(f"/memories/{m['id']}")  # deleted: its history is still there
     assert r.status_code == 200 and "deleted" in r.text and "page me" in r.text
+
+
+def test_hosts_accepted_for_each_bind():
+    from memory_cli.web.security import allowed_hosts
+
+    loop = allowed_hosts("127.0.0.1", 8765)
+    assert {"127.0.0.1:8765", "localhost:8765", "[::1]:8765"} <= loop and "evil.example:8765" not in loop
+    lan = allowed_hosts("192.168.1.20", 8765, ("dash.lan:8765",))
+    assert lan == {"192.168.1.20:8765", "dash.lan:8765"}
+    import socket
+
+    assert f"{socket.gethostname()}:9000".lower() in allowed_hosts("0.0.0.0", 9000)

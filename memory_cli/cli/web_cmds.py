@@ -22,6 +22,9 @@ def serve(
         None, "--token", help="Access token (default: a new random one per run)."
     ),
     open_: bool = typer.Option(False, "--open", help="Open the dashboard in the browser."),
+    allow_host: Optional[list[str]] = typer.Option(
+        None, "--allow-host", help="Another name the server is reached by (Host header), e.g. behind a proxy."
+    ),
 ):
     """Serve the web dashboard and the REST API; prints the URL with its token."""
     import socket
@@ -47,7 +50,15 @@ def serve(
     except Exception:
         floor = 0.3
     try:
-        run(str(db_path()), host=host, port=port, token=tok, open_browser=open_, injection_floor=floor)
+        run(
+            str(db_path()),
+            host=host,
+            port=port,
+            token=tok,
+            open_browser=open_,
+            injection_floor=floor,
+            allow_hosts=tuple(allow_host or ()),
+        )
     except KeyboardInterrupt:
         pass
 

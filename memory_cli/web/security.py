@@ -45,6 +45,23 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _own_names() -> set[str]:
+    import socket
+
+    names = set()
+    for name in {socket.gethostname(), socket.getfqdn()}:
+        if not name:
+            continue
+        names.add(name)
+        try:
+            for info in socket.getaddrinfo(name, None):
+                addr = info[4][0]
+                names.add(f"[{addr}]" if ":" in addr else addr)
+        except OSError:
+            pass
+    return names
+
+
 def csrf_token(token: str) -> str:
     """Derived from the server token, so it is stable across restarts with the same token and
     worthless without it."""
@@ -57,6 +74,8 @@ def allowed_hosts(host: str, port: int, extra=()) -> set[str]:
     names = {host}
     if is_loopback(host) or host in ("0.0.0.0", "::"):
         names |= {"127.0.0.1", "localhost", "[::1]"}
+    if host in ("0.0.0.0", "::"):  # every interface: the machine's own names and addresses
+        names |= _own_names()
     if ":" in host and not host.startswith("["):
         names.add(f"[{host}]")
     out = set()

@@ -40,13 +40,21 @@ def serve(
     token: str,
     open_browser: bool = False,
     injection_floor: float = 0.3,
+    allow_hosts=(),
 ) -> None:
     import uvicorn
 
     from .app import ServerConfig, create_app
 
     app = create_app(
-        ServerConfig(db_path=db_path, token=token, host=host, port=port, injection_floor=injection_floor)
+        ServerConfig(
+            db_path=db_path,
+            token=token,
+            host=host,
+            port=port,
+            injection_floor=injection_floor,
+            extra_hosts=tuple(f"{h}:{port}" for h in allow_hosts),
+        )
     )
     config = uvicorn.Config(
         app,
