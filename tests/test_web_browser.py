@@ -169,6 +169,9 @@ def test_filter_and_sort(page):
     page.select_option("select[name=type]", "preference")
     expect(page.locator("#total")).to_have_text(re.compile(r"^1 memory"))
     assert page.locator("#rows tr[data-id]").count() == 1
+    assert "type=preference" in page.url  # a reload keeps the filter
+    page.reload()
+    expect(page.locator("#total")).to_have_text(re.compile(r"^1 memory"))
     page.select_option("select[name=type]", "")
     page.fill("input[name=q]", "deploy script")
     expect(page.locator("#rows tr[data-id] td.content").first).to_contain_text("deploy script")

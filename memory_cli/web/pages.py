@@ -160,7 +160,12 @@ def memories_page(request: Request, store=Depends(deps.get_store)):
 
 @router.get("/ui/memories/table", response_class=HTMLResponse)
 def memories_table(request: Request, store=Depends(deps.get_store)):
-    return _table(request, store, MemoryFilters(dict(request.query_params)))
+    f = MemoryFilters(dict(request.query_params))
+    response = _table(request, store, f)
+    # The address bar follows the filters, so a reload or a shared link shows the same table.
+    query = f.query()
+    response.headers["HX-Replace-Url"] = "/memories" + ("?" + query if query else "")
+    return response
 
 
 @router.get("/ui/memories/rows", response_class=HTMLResponse)
