@@ -576,3 +576,14 @@ def test_hosts_accepted_for_each_bind():
     import socket
 
     assert f"{socket.gethostname()}:9000".lower() in allowed_hosts("0.0.0.0", 9000)
+
+
+def test_bulk_failing_midway_rolls_back_what_it_had_done(api, store):
+    archived = add(store, "archived first")
+    entries.archive(store, archived["id"])
+    old = add(store, "python 3.10")
+    entries.supersede(store, old["id"], "python 3.12")
+    r = api.post("/api/memories/bulk", json={"action": "activate", "ids": [archived["id"], old["id"]]})
+    assert r.status_code == 409
+    assert entries.get(store, archived["id"])["status"] == "archived"
+    assert [a["action"] for a in api.get("/api/audit", params={"entry": archived["id"]}).json()] == ["archive", "add"]
