@@ -24,6 +24,7 @@ def register(app: typer.Typer) -> None:
     app.command("archive")(archive)
     app.command("supersede")(supersede)
     app.command("delete")(delete)
+    app.command("purge")(purge)
 
 
 def add(
@@ -116,7 +117,10 @@ def list_(
     scope: Optional[str] = typer.Option(None, "--scope", "-s", help="Exactly this scope."),
     status: str = typer.Option("active", "--status", help="active|archived|superseded|all"),
     source: Optional[str] = typer.Option(None, "--source"),
-    order: str = typer.Option("updated", "--order", help="updated|created|confidence|used"),
+    category: Optional[str] = typer.Option(None, "--category", help="timing|dependency|behavior|remediation|maintenance"),
+    subject: Optional[str] = typer.Option(None, "--subject", help="Exactly this subject (any case)."),
+    min_confidence: Optional[float] = typer.Option(None, "--min-confidence", help="Only entries at or above this confidence."),
+    order: str = typer.Option("updated", "--order", help="updated|created|confidence|used|type|scope|content|status|source"),
     limit: int = typer.Option(50, "--limit", "-n", min=0),
     json_: JsonOpt = False,
 ):
@@ -124,6 +128,7 @@ def list_(
     scope = scope_mod.resolve_here(scope) if scope else None
     with open_store(reading=True) as store:
         rows = entries.list_entries(store, type=type, scope=scope, status=status, source=source,
+                                    category=category, subject=subject, min_confidence=min_confidence,
                                     limit=limit, order=order)
     if want_json(json_):
         emit_json(rows)
@@ -251,36 +256,54 @@ def _rule_for(store, entry_id):
     return rules_api.get_rule(store, entry_id)
 
 
-CLI_EMBED_TIMEOUT_MS = 1000  # a person can wait a second for a busy daemon; a hook cannot
-
-
 def _index_now(store, *ids) -> None:
-    """Embed at once when the daemon is warm; otherwise the queue is backfilled later.
+    from ..entry_effects import index_now
 
-    A cold or absent daemon answers at once either way; the longer limit only helps when the
-    daemon is busy embedding something else."""
-    try:
-        from ..embeddings import vectors
-    except ImportError:
-        return
-    try:
-        vectors.index_entries(store, list(ids), timeout_ms=CLI_EMBED_TIMEOUT_MS)
-    except Exception:  # the entry is stored and queued either way
-        pass
+    index_now(store, *ids)
 
 
 def _resync_pins(store, *entries_touched) -> None:
-    """A pinned entry changed: rewrite its CLAUDE.md block now, not at the next PreCompact."""
-    if not any(e and e.get("pinned") for e in entries_touched):
-        return
-    try:
-        from ..maintenance import pins
-    except ImportError:
-        return
-    for report in pins.sync(store) or []:
-        if isinstance(report, dict) and report.get("action") == "conflict":
-            sys.stderr.write(f"warning: {report.get('path')}: {report.get('reason')}; "
-                             "see `memory-cli pins --sync`\n")
+    from ..entry_effects import resync_pins
+
+    for line in resync_pins(store, *entries_touched):
+        sys.stderr.write(f"warning: {line}\n")
+
+
+def purge(
+    scope: str = typer.Option(..., "--scope", "-s", help="Exactly this scope: global | project:<name> | file:<path>."),
+    source: Optional[str] = typer.Option(None, "--source", help="Only entries from this source (manual, marker, ...)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+    json_: JsonOpt = False,
+):
+    """Delete every memory in one scope (optionally of one source), in one transaction.
+
+    Each deleted row stays in the audit log, as with `delete`."""
+    from .. import scope as scopes
+
+    sc = scopes.parse(scope)
+    src = entries.check_source(source) if source else None
+    with open_store() as store:
+        doomed = entries.list_entries(store, scope=sc, source=src, status="all")
+        if not doomed:
+            if want_json(json_):
+                emit_json({"deleted": 0, "scope": sc, "source": src})
+            else:
+                print(f"nothing to purge in {sc}" + (f" from source {src}" if src else ""))
+            return
+        if not yes:
+            if not sys.stdin.isatty():
+                raise InvalidInput("refusing to purge without confirmation: pass --yes")
+            what = f"{len(doomed)} memor{'y' if len(doomed) == 1 else 'ies'} in {sc}" + (
+                f" from source {src}" if src else "")
+            if not typer.confirm(f"Delete {what} for good (kept in the audit log)?", default=False):
+                print("kept")
+                return
+        n = entries.purge(store, sc, source=src)
+        _resync_pins(store, *doomed)
+    if want_json(json_):
+        emit_json({"deleted": n, "scope": sc, "source": src})
+    else:
+        print(f"purged {n} memor{'y' if n == 1 else 'ies'} from {sc}")
 
 
 def _table(rows, score: bool = False) -> None:
