@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -162,18 +163,39 @@ class Request:
                            if isinstance(b, dict) and b.get("type") == "text")
         return out
 
-    def hook_contexts(self, event: str) -> list[str]:
-        """The additional-context texts hooks of ``event`` gave the model, as Claude Code framed
-        them (``"<event> hook additional context: ..."``), oldest first."""
-        marker = f"{event} hook additional context:"
+    def hook_outputs(self) -> list[tuple[str, str, str]]:
+        """What hooks told the model, as Claude Code framed it, oldest first: ``(label, kind,
+        text)`` where label is ``"SessionStart"``, ``"PreToolUse:Bash"``, ... and kind is
+        ``"context"`` (``<label> hook additional context: ...``) or ``"feedback"`` (``<label>
+        hook blocking error from command: "...": ...``, e.g. PostToolUse ``decision: block``).
+
+        Claude Code joins several hooks' outputs and its own notes in one message, so each text
+        is cut where the next hook's begins, after memory-cli's ``</memory-cli-context>`` when
+        it holds one, and otherwise at its first blank line."""
         out = []
         for t in self.user_texts():
-            start = t.find(marker)
-            while start != -1:
-                end = t.find(marker, start + len(marker))
-                out.append(t[start + len(marker):end if end != -1 else None].strip())
-                start = end
+            found = list(_HOOK_FRAME.finditer(t))
+            for i, m in enumerate(found):
+                body = t[m.end():found[i + 1].start() if i + 1 < len(found) else len(t)]
+                close = body.rfind("</memory-cli-context>")
+                if close != -1:
+                    body = body[:close + len("</memory-cli-context>")]
+                elif "\n\n" in body:
+                    body = body[:body.index("\n\n")]
+                kind = "context" if m.group(2) == "additional context" else "feedback"
+                out.append((m.group(1), kind, body.strip()))
         return out
+
+    def hook_contexts(self, event: str) -> list[str]:
+        """Additional context from hooks of ``event`` (``"SessionStart"``, ``"PreToolUse"``,
+        or with the tool: ``"PreToolUse:Bash"``), oldest first."""
+        return [text for label, kind, text in self.hook_outputs()
+                if kind == "context" and event in (label, label.split(":")[0])]
+
+    def hook_feedback(self, event: str) -> list[str]:
+        """Blocking feedback from hooks of ``event`` (PostToolUse ``decision: block`` reasons)."""
+        return [text for label, kind, text in self.hook_outputs()
+                if kind == "feedback" and event in (label, label.split(":")[0])]
 
     def shown_text(self) -> str:
         """Everything the model could read in this request (system prompt, all messages, tool
@@ -184,6 +206,9 @@ class Request:
         for m in self.messages:
             parts.append(_text_of(m.get("content")))
         return "\n".join(p for p in parts if p)
+
+
+_HOOK_FRAME = re.compile(r'\b([A-Z][A-Za-z]+(?::[^\s:]+)?) hook (additional context|blocking error from command: "[^"\n]*"):\s')
 
 
 def _text_of(content) -> str:
