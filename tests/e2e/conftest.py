@@ -138,6 +138,7 @@ class SessionResult:
 
     @property
     def result(self) -> dict:
+        """The final ``result`` event (the last one when several prompts ran)."""
         for e in reversed(self.events):
             if e.get("type") == "result":
                 return e
@@ -151,22 +152,10 @@ class SessionResult:
         return out
 
     def system_messages(self) -> list[str]:
-        """What the person was shown by hooks (``systemMessage``), as the stream reports it."""
-        out = []
-        for e in self.events:
-            if e.get("type") == "system" and e.get("subtype") not in ("hook_started", "hook_response", "init"):
-                for key in ("content", "message", "text"):
-                    if isinstance(e.get(key), str):
-                        out.append(e[key])
-        for e in self.hook_responses():
-            raw = e.get("output") or e.get("stdout") or ""
-            try:
-                data = json.loads(raw) if isinstance(raw, str) and raw.startswith("{") else {}
-            except ValueError:
-                data = {}
-            if data.get("systemMessage"):
-                out.append(data["systemMessage"])
-        return out
+        """What hooks showed the person (``systemMessage``): the stream's ``informational``
+        lines, as Claude Code words them (``"UserPromptSubmit says: memory-cli: ..."``)."""
+        return [e.get("content", "") for e in self.events
+                if e.get("type") == "system" and e.get("subtype") == "informational"]
 
     def describe(self) -> str:
         """A compact account of the session for assertion messages."""
@@ -196,6 +185,12 @@ class E2EHome:
         self.claude_bin = claude_bin
         self.extra_env: dict[str, str] = {"MEMORY_CLI_DAEMON_AUTOSTART": "0"}
         self.sessions: list[SessionResult] = []
+
+    @property
+    def cli_bin_dir(self) -> Path:
+        """The folder holding the ``memory-cli`` the hooks run (put it on a session's PATH for
+        scripted Bash calls of ``memory-cli``)."""
+        return MEMORY_CLI.parent
 
     @property
     def db(self) -> Path:
@@ -265,19 +260,31 @@ class E2EHome:
             out.append((int(entry), cmd))
         return out
 
-    def run_session(self, prompt: str, script=(), *, extra_args=(), env: dict | None = None,
+    def run_session(self, prompt: str | list[str], script=(), *, extra_args=(), env: dict | None = None,
                     allowed_tools: str = DEFAULT_TOOLS, cwd: Path | None = None,
                     timeout: float = 180) -> SessionResult:
-        """Run ``claude -p PROMPT`` in the project with the model scripted by ``script``."""
+        """Run ``claude -p PROMPT`` in the project with the model scripted by ``script``.
+
+        A list of prompts runs them one after another in the same session (``--input-format
+        stream-json``), slash commands such as ``/compact`` included; the script's turns are
+        used in order across them."""
         standin = StandIn(script)
         with standin:
-            cmd = [str(self.claude_bin), "-p", prompt, "--output-format", "stream-json", "--verbose",
-                   "--allowedTools", allowed_tools, *extra_args]
+            cmd = [str(self.claude_bin), "-p"]
+            stdin_text = None
+            if isinstance(prompt, str):
+                cmd.append(prompt)
+            else:
+                cmd += ["--input-format", "stream-json"]
+                stdin_text = "".join(json.dumps({"type": "user", "message": {"role": "user", "content": p}}) + "\n"
+                                     for p in prompt)
+            cmd += ["--output-format", "stream-json", "--verbose", "--allowedTools", allowed_tools, *extra_args]
             run_env = self.env(env)
             run_env["ANTHROPIC_BASE_URL"] = standin.url
             started = time.monotonic()
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=run_env,
-                                  cwd=str(cwd or self.project), timeout=timeout, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=run_env, input=stdin_text,
+                                  stdin=subprocess.DEVNULL if stdin_text is None else None,
+                                  cwd=str(cwd or self.project), timeout=timeout)
             elapsed = time.monotonic() - started
         events = []
         for line in proc.stdout.splitlines():
@@ -287,7 +294,7 @@ class E2EHome:
                     events.append(json.loads(line))
                 except ValueError:
                     pass
-        result = SessionResult(prompt, proc.returncode, events, list(standin.requests), proc.stderr,
+        result = SessionResult(prompt if isinstance(prompt, str) else " | ".join(prompt), proc.returncode, events, list(standin.requests), proc.stderr,
                                elapsed, standin)
         self.sessions.append(result)
         return result

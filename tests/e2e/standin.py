@@ -15,8 +15,10 @@ What it answers:
   ``content_block_start`` / ``content_block_delta`` / ``content_block_stop`` per block,
   ``message_delta`` with the stop reason, ``message_stop``). Once the script is used up it
   answers a short text and ends the turn, so a session always finishes.
-* any other ``POST /v1/messages`` (title generation, summaries, compaction): a short harmless
-  text, streamed or not as asked.
+* a compaction request (``/compact``; it offers tools too, but asks for an ``<analysis>`` and a
+  ``<summary>`` block): a fixed summary, without using up a turn of the script.
+* any other ``POST /v1/messages`` (title generation, summaries): a short harmless text, streamed
+  or not as asked.
 * ``POST /v1/messages/count_tokens``: a token estimate.
 * anything else: 404 (recorded too).
 
@@ -125,9 +127,22 @@ class Request:
 
     @property
     def is_main(self) -> bool:
-        """A main-conversation turn: a messages request that offers tools."""
+        """A main-conversation turn: a messages request that offers tools (and is not a
+        compaction, which offers them too)."""
         return (self.path.split("?")[0] == "/v1/messages" and isinstance(self.body, dict)
-                and bool(self.body.get("tools")))
+                and bool(self.body.get("tools")) and not self.is_compaction)
+
+    @property
+    def is_compaction(self) -> bool:
+        """Claude Code asking for the conversation's summary (``/compact`` or auto-compaction):
+        its last message asks for text only, as an ``<analysis>`` and a ``<summary>`` block."""
+        if self.path.split("?")[0] != "/v1/messages" or not isinstance(self.body, dict):
+            return False
+        msgs = self.body.get("messages") or []
+        if not msgs or msgs[-1].get("role") != "user":
+            return False
+        last = _text_of(msgs[-1].get("content"))
+        return "Respond with TEXT ONLY" in last and "<summary>" in last
 
     @property
     def messages(self) -> list[dict]:
@@ -238,8 +253,11 @@ class StandIn:
     """
 
     def __init__(self, script: Iterable = (), *, side_text: str = "e2e session",
-                 final_text: str = "Done.", max_lifetime_s: float = 600.0):
+                 final_text: str = "Done.", max_lifetime_s: float = 600.0,
+                 summary_text: str = ("<analysis>Scripted conversation.</analysis>\n<summary>1. Primary "
+                                      "Request and Intent: a scripted end-to-end test session.</summary>")):
         self.script = [_blocks(t) for t in script]
+        self.summary_text = summary_text
         self.side_text = side_text
         self.final_text = final_text
         self.max_lifetime_s = max_lifetime_s
@@ -314,7 +332,12 @@ class StandIn:
                 if path != "/v1/messages":
                     self._send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}')
                     return
-                blocks = standin.next_turn() if req.is_main else [text(standin.side_text)]
+                if req.is_main:
+                    blocks = standin.next_turn()
+                elif req.is_compaction:
+                    blocks = [text(standin.summary_text)]
+                else:
+                    blocks = [text(standin.side_text)]
                 req.answered = blocks
                 model = body.get("model") or MODEL
                 if body.get("stream"):
