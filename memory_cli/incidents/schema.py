@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS incidents (
 );
 CREATE INDEX IF NOT EXISTS idx_incidents_status ON incidents(status, created_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS incidents_fts USING fts5(
-    title, symptoms, service, cause, resolution, content='incidents', content_rowid='rowid');
+    title, symptoms, service, cause, resolution, content='incidents', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2');
 CREATE TRIGGER IF NOT EXISTS incidents_fts_ai AFTER INSERT ON incidents BEGIN
     INSERT INTO incidents_fts(rowid, title, symptoms, service, cause, resolution)
     VALUES (new.rowid, new.title, new.symptoms, coalesce(new.service, ''), coalesce(new.cause, ''),

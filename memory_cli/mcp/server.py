@@ -157,7 +157,16 @@ def check_baseline(name: str, value: float) -> dict:
 
 
 def main(db: str | None = None) -> int:
+    """Check the store once (refused: the one-line error and exit code of any command, before
+    Claude Code's handshake), then serve on stdin/stdout until the client closes them."""
     global _db_override
+    from .. import settings
+    from ..db import Store
+    from ..errors import MemoryDisabled
+
     _db_override = db
+    if settings.memory_disabled(db):
+        raise MemoryDisabled("memory is disabled (MEMORY_CLI_DB is set but empty): the MCP server has no store")
+    Store.open(settings.database_path(db, settings.load())).close()
     app.run("stdio")
     return 0
