@@ -58,6 +58,13 @@ def collect(store: Store, now: datetime | None = None) -> dict:
     out["audit_last_7_days"] = {r["action"]: r["n"] for r in store.rows(
         "SELECT action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? GROUP BY action ORDER BY n DESC",
         (week_ago,))}
+    out["agent_stores"] = {
+        "incidents_open": store.value("SELECT count(*) FROM incidents WHERE status = 'open'"),
+        "incidents_resolved": store.value("SELECT count(*) FROM incidents WHERE status = 'resolved'"),
+        "reports": store.value("SELECT count(*) FROM session_reports"),
+        "metrics": store.value("SELECT count(DISTINCT name) FROM metric_samples"),
+        "metric_samples": store.value("SELECT count(*) FROM metric_samples"),
+    }
     from .maintenance import stats as maintenance_stats
 
     out.update(maintenance_stats.collect(store))

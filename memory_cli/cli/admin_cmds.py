@@ -43,19 +43,13 @@ def stats(json_: JsonOpt = False):
     c.print(f"corrections: {data['corrections']['pending']} pending review of {data['corrections']['total']}")
     audit = data.get("audit_last_7_days") or {}
     c.print("last 7 days: " + (", ".join(f"{k} {v}" for k, v in audit.items()) if audit else "no activity"))
-    shown = {"total", "active", "by_status", "by_type", "by_scope", "by_source", "by_age", "rules",
-             "corrections", "audit_last_7_days"}
-    try:
-        from ..maintenance.stats import render_lines
-    except ImportError:
-        render_lines = None
-    if render_lines is not None:
-        for line in render_lines(data):
-            c.print(line, markup=False)
-        return
-    for key, value in data.items():
-        if key not in shown:
-            c.print(f"{key.replace('_', ' ')}: {value}")
+    a = data["agent_stores"]
+    c.print(f"incidents: {a['incidents_open']} open, {a['incidents_resolved']} resolved; "
+            f"session reports: {a['reports']}; metrics: {a['metrics']} ({a['metric_samples']} samples)")
+    from ..maintenance.stats import render_lines
+
+    for line in render_lines(data):
+        c.print(line, markup=False)
 
 
 def export(output: Optional[Path] = typer.Option(None, "--output", "-o", help="File to write (default: stdout)."),

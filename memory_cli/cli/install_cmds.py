@@ -32,31 +32,55 @@ def _rule_tools() -> list[str]:
         return []
 
 
+NO_MCP_HELP = "Leave the MCP server (the agent tools) out: hooks only."
+
+
 def install(scope: str = typer.Option("user", "--scope", help=SCOPE_HELP),
             dry_run: bool = typer.Option(False, "--dry-run", help="Show the change without writing."),
+            no_mcp: bool = typer.Option(False, "--no-mcp", help=NO_MCP_HELP),
             json_: JsonOpt = False):
-    """Merge memory-cli's hooks into a Claude Code settings file (idempotent, backed up, shown as a diff)."""
+    """Merge memory-cli's hooks into a Claude Code settings file and register its MCP server
+    (idempotent, backed up, shown as a diff)."""
     from .. import install as lib
+    from ..mcp import registration
 
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
     after = lib.with_ours(before, lib.executable(), state.db, _rule_tools())
-    _report(lib, path, before, after, dry_run, json_, "installed")
+    changes = [(path, before, after)]
+    if not no_mcp:
+        changes.append(registration.plan(scope, lib.executable(), state.db))
+    _report_all(lib, changes, dry_run, json_, "installed")
 
 
 def uninstall(scope: str = typer.Option("user", "--scope", help=SCOPE_HELP),
               dry_run: bool = typer.Option(False, "--dry-run", help="Show the change without writing."),
               json_: JsonOpt = False):
-    """Remove memory-cli's hooks from a settings file; everything else stays as it was."""
+    """Remove memory-cli's hooks and MCP server; everything else stays as it was."""
     from .. import install as lib
+    from ..mcp import registration
 
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
-    after = lib.without_ours(before)
-    _report(lib, path, before, after, dry_run, json_, "uninstalled")
+    changes = [(path, before, lib.without_ours(before)),
+               registration.plan(scope, lib.executable(), remove=True)]
+    _report_all(lib, changes, dry_run, json_, "uninstalled")
 
 
-def _report(lib, path, before, after, dry_run, json_, verb):
+def _report_all(lib, changes, dry_run, json_, verb):
+    """Every file first planned (a bad one refuses the whole command), then written."""
+    results = [_report(lib, path, before, after, dry_run, verb) for path, before, after in changes]
+    if want_json(json_):
+        files = [{k: v for k, v in r.items() if k != "text"} for r in results]
+        emit_json({**files[0], "files": files})
+        return
+    for r in results:
+        print(r["text"], end="")
+
+
+def _report(lib, path, before, after, dry_run, verb) -> dict:
+    from ..mcp import registration
+
     changed = lib.render(before) != lib.render(after) if (before or path.exists()) else bool(after)
     diff = lib.diff(path, before, after) if changed else ""
     backup = None
@@ -64,16 +88,13 @@ def _report(lib, path, before, after, dry_run, json_, verb):
         if verb == "uninstalled" and not path.exists():
             changed = False
         else:
-            backup = lib.apply(path, before, after)
-    if want_json(json_):
-        emit_json({"settings_file": str(path), "changed": changed, "dry_run": dry_run,
-                   "backup": str(backup) if backup else None, "diff": diff})
-        return
+            backup = registration.write(path, before, after)
+    out = {"settings_file": str(path), "changed": changed, "dry_run": dry_run,
+           "backup": str(backup) if backup else None, "diff": diff}
     if not changed:
-        print(f"{path}: already {verb}; nothing changed")
-        return
-    print(diff, end="")
-    if dry_run:
-        print(f"(dry run: {path} not changed)")
+        out["text"] = f"{path}: already {verb}; nothing changed\n"
+    elif dry_run:
+        out["text"] = diff + f"(dry run: {path} not changed)\n"
     else:
-        print(f"{verb} in {path}" + (f" (previous file backed up to {backup})" if backup else ""))
+        out["text"] = diff + f"{verb} in {path}" + (f" (previous file backed up to {backup})" if backup else "") + "\n"
+    return out

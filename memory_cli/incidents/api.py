@@ -1,0 +1,162 @@
+"""Record, search and resolve incidents.
+
+Search ranks like memory retrieval, on the same 0-1 scale: the keyword signal is the share of
+the query's weight (BM25 IDF) an incident matches, and when the embedding daemon is warm it is
+fused with the cosine similarity of the incident's stored vector, exactly as memories are
+(memory_cli.retrieval.fusion). Vectors are taken when an incident is recorded or resolved and
+the daemon answers; an incident without one is still found by its words.
+"""
+
+from __future__ import annotations
+
+from .. import audit, fields
+from .. import scope as scopes
+from ..errors import NotFound
+from ..util import new_id, now_iso
+
+SEVERITIES = ("critical", "high", "medium", "low")
+STATUSES = ("open", "resolved")
+PUBLIC = ("id", "title", "symptoms", "service", "severity", "cause", "resolution", "status", "scope",
+          "session_id", "created_at", "updated_at", "resolved_at")
+EMBED_TIMEOUT_MS = 150
+VECTOR_CANDIDATES = 500  # most recent incidents compared by meaning; older ones by words only
+
+
+def _public(row: dict | None) -> dict | None:
+    return None if row is None else {k: row.get(k) for k in PUBLIC}
+
+
+def _text_of(row: dict) -> str:
+    parts = [row.get("title"), row.get("symptoms"), row.get("service"), row.get("cause"), row.get("resolution")]
+    return "\n".join(p for p in parts if p)
+
+
+def _embed(texts: list[str], timeout_ms: float) -> list[bytes] | None:
+    from ..daemon import client
+
+    try:
+        return client.embed(texts, timeout_ms)
+    except Exception:  # noqa: BLE001 - no vector is fine: words still find it
+        return None
+
+
+def _set_vector(store, incident_id: str, timeout_ms: float = EMBED_TIMEOUT_MS) -> None:
+    row = store.row("SELECT * FROM incidents WHERE id = ?", (incident_id,))
+    vecs = _embed([_text_of(row)], timeout_ms)
+    if vecs:
+        store.execute("UPDATE incidents SET embedding = ? WHERE id = ?", (vecs[0], incident_id))
+
+
+def record(store, title, symptoms, *, service=None, severity=None, cause=None, resolution=None,
+           scope=None, session_id=None, embed_timeout_ms: float = EMBED_TIMEOUT_MS) -> dict:
+    """Store a new incident (resolved at once when a resolution is given)."""
+    title = fields.text(store, title, "title", required=True, max_len=300)
+    symptoms = fields.text(store, symptoms, "symptoms", required=True)
+    service = fields.text(store, service, "service", max_len=200)
+    cause = fields.text(store, cause, "cause")
+    resolution = fields.text(store, resolution, "resolution")
+    sev = fields.choice(severity, "severity", SEVERITIES, default="medium")
+    sc = scopes.parse(scope)
+    now = now_iso()
+    iid = new_id()
+    status = "resolved" if resolution else "open"
+    with store.transaction():
+        store.execute(
+            "INSERT INTO incidents(id, title, symptoms, service, severity, cause, resolution, status, scope,"
+            " session_id, created_at, updated_at, resolved_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (iid, title, symptoms, service, sev, cause, resolution, status, sc,
+             fields.text(store, session_id, "session_id", max_len=200), now, now,
+             now if resolution else None))
+        audit.record(store, "incident_record", context=title, result=status,
+                     details={"incident": iid, "severity": sev, "service": service}, session_id=session_id)
+    if embed_timeout_ms > 0:
+        _set_vector(store, iid, embed_timeout_ms)
+    return get(store, iid)
+
+
+def get(store, ref: str) -> dict:
+    ref = (ref or "").strip()
+    if len(ref) < 4:
+        raise NotFound(f"no incident {ref!r} (give at least 4 characters of its id)")
+    rows = store.rows("SELECT * FROM incidents WHERE id = ? OR id LIKE ? LIMIT 2", (ref, ref + "%"))
+    exact = [r for r in rows if r["id"] == ref]
+    if exact:
+        return _public(exact[0])
+    if len(rows) != 1:
+        raise NotFound(f"no incident {ref!r}" if not rows else f"incident id {ref!r} is ambiguous")
+    return _public(rows[0])
+
+
+def resolve(store, ref: str, resolution, *, cause=None, session_id=None) -> dict:
+    """Mark an incident resolved with what fixed it (a second resolution replaces the first,
+    which stays in the audit log)."""
+    inc = get(store, ref)
+    text = fields.text(store, resolution, "resolution", required=True)
+    cause_text = fields.text(store, cause, "cause")
+    now = now_iso()
+    with store.transaction():
+        store.execute("UPDATE incidents SET resolution = ?, cause = coalesce(?, cause), status = 'resolved',"
+                      " resolved_at = ?, updated_at = ? WHERE id = ?", (text, cause_text, now, now, inc["id"]))
+        audit.record(store, "incident_resolve", context=inc["title"], result="resolved",
+                     details={"incident": inc["id"], "previous_resolution": inc["resolution"]},
+                     session_id=session_id)
+    _set_vector(store, inc["id"])
+    return get(store, inc["id"])
+
+
+def list_incidents(store, *, status=None, limit=50) -> list[dict]:
+    where, params = "", []
+    if status:
+        where = "WHERE status = ?"
+        params.append(fields.choice(status, "status", STATUSES))
+    rows = store.rows(f"SELECT * FROM incidents {where} ORDER BY created_at DESC LIMIT ?",
+                      [*params, fields.limit(limit, 50, 10_000)])
+    return [_public(r) for r in rows]
+
+
+def search(store, query, *, status=None, limit=5, scope=None, timeout_ms: float = EMBED_TIMEOUT_MS,
+           min_score: float = 0.15) -> list[dict]:
+    """Incidents like ``query`` ("has this happened before?"), best first, each with ``score``."""
+    from ..retrieval import fts, fusion
+    from ..embeddings.vectors import cosine
+
+    text = fields.text(None, query, "query", required=True, max_len=2000)
+    n = fields.limit(limit, 5, 100)
+    where, params = [], []
+    if status:
+        where.append("i.status = ?")
+        params.append(fields.choice(status, "status", STATUSES))
+    if scope:
+        where.append("(i.scope = 'global' OR i.scope = ?)")
+        params.append(scopes.parse(scope))
+    cond = (" AND " + " AND ".join(where)) if where else ""
+
+    terms = fts.query_terms(text)
+    keyword: dict[str, float] = {}
+    expr = fts.match_expression(terms)
+    if expr:
+        rows = store.rows("SELECT i.id AS id, -bm25(incidents_fts, 2.0, 1.0, 1.0, 0.5, 0.5) AS s FROM incidents_fts"
+                          " JOIN incidents i ON i.rowid = incidents_fts.rowid WHERE incidents_fts MATCH ?"
+                          + cond + " ORDER BY s DESC LIMIT 200", [expr, *params])
+        total = int(store.value("SELECT count(*) FROM incidents") or 0)
+        idf = sum(fusion.query_term_idf(total, int(store.value(
+            "SELECT count(*) FROM incidents_fts WHERE incidents_fts MATCH ?", (fts.match_expression([t]),)) or 0))
+            for t in terms)
+        # bm25 weights up to 2.0 on the title: halve so a full title match is ~1, like memories
+        keyword = fusion.keyword_scores({r["id"]: float(r["s"]) / 2.0 for r in rows}, idf)
+
+    vector = None
+    qv = _embed([text], timeout_ms) if timeout_ms > 0 else None
+    if qv:
+        vector = {}
+        rows = store.rows("SELECT i.id AS id, i.embedding AS embedding FROM incidents i WHERE i.embedding IS NOT NULL"
+                          + cond + " ORDER BY i.created_at DESC LIMIT ?", [*params, VECTOR_CANDIDATES])
+        vector = fusion.vector_scores({r["id"]: cosine(qv[0], r["embedding"]) for r in rows})
+    scores = fusion.fuse(keyword, vector)
+    best = sorted(((s, i) for i, s in scores.items() if s >= min_score), reverse=True)[:n]
+    out = []
+    for s, iid in best:
+        item = get(store, iid)
+        item["score"] = round(s, 3)
+        out.append(item)
+    return out

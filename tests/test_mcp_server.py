@@ -1,0 +1,169 @@
+"""The MCP server through the SDK's own client over stdio, as Claude Code talks to it: every
+tool, a clear tool error for bad arguments to every tool, and concurrent calls while hook
+processes write to the same store."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import threading
+
+import pytest
+
+from conftest import _cmd, payload, run_hook
+
+mcp = pytest.importorskip("mcp")
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+TOOLS = {"query_memory", "remember", "record_incident", "search_incidents", "resolve_incident",
+         "save_report", "get_previous_report", "record_metric", "check_baseline"}
+
+
+def session(db_path, project, calls):
+    """Start `memory-cli --db DB mcp` in ``project`` and run ``calls(session)``; returns its result."""
+    exe, *pre = _cmd()
+
+    async def run():
+        params = StdioServerParameters(command=exe, args=[*pre, "--db", str(db_path), "mcp"], cwd=str(project))
+        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                return await calls(s)
+
+    return asyncio.run(run())
+
+
+def data(result) -> dict:
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
+def error(result) -> str:
+    assert result.is_error, result.content[0].text
+    return result.content[0].text
+
+
+def test_every_tool_answers_json_and_lists_itself(db_path, project):
+    async def calls(s):
+        names = {t.name for t in (await s.list_tools()).tools}
+        out = {"names": names}
+        out["remember"] = data(await s.call_tool("remember", {
+            "content": "The billing API listens on 8081; password=hunter2hunter2", "type": "fact",
+            "subject": "billing-api", "category": "behavior"}))
+        out["query"] = data(await s.call_tool("query_memory", {"query": "which port does billing listen on"}))
+        inc = data(await s.call_tool("record_incident", {
+            "title": "Postgres refused connections", "symptoms": "psql: connection refused on port 5432",
+            "service": "billing-db", "severity": "high"}))["incident"]
+        out["search"] = data(await s.call_tool("search_incidents", {"query": "connection refused 5432"}))
+        out["resolve"] = data(await s.call_tool("resolve_incident", {
+            "id": inc["id"][:8], "resolution": "raise max_connections and restart pgbouncer"}))
+        out["resolved_search"] = data(await s.call_tool("search_incidents", {
+            "query": "postgres connection refused", "status": "resolved"}))
+        out["report"] = data(await s.call_tool("save_report", {"summary": "Fixed the flaky billing test"}))
+        out["previous"] = data(await s.call_tool("get_previous_report", {}))
+        for v in (10, 11, 12, 10, 11):
+            data(await s.call_tool("record_metric", {"name": "pytest -q", "value": v, "unit": "s"}))
+        out["slow"] = data(await s.call_tool("check_baseline", {"name": "pytest -q", "value": 62}))
+        out["usual"] = data(await s.call_tool("check_baseline", {"name": "pytest -q", "value": 11.5}))
+        out["young"] = data(await s.call_tool("check_baseline", {"name": "build", "value": 500}))
+        return out
+
+    out = session(db_path, project, calls)
+    assert out["names"] == TOOLS
+    stored = out["remember"]["stored"]
+    assert stored["scope"] == "project:whisperclick" and stored["source"] == "agent"
+    assert stored["confidence"] == 0.5 and "hunter2" not in stored["content"]
+    assert out["query"]["memories"][0]["id"] == stored["id"]
+    hit = out["search"]["incidents"][0]
+    assert hit["title"] == "Postgres refused connections" and hit["status"] == "open" and 0 < hit["score"] <= 1
+    assert out["resolve"]["incident"]["status"] == "resolved"
+    assert "pgbouncer" in out["resolved_search"]["incidents"][0]["resolution"]
+    assert out["previous"]["report"]["summary"] == "Fixed the flaky billing test"
+    assert out["slow"]["normal"] is False and "5.7x" in out["slow"]["why"]
+    assert set(out["slow"]["baseline"]) >= {"n", "avg", "p95", "min", "max"} and out["slow"]["baseline"]["n"] == 5
+    assert out["usual"]["normal"] is True
+    assert out["young"]["normal"] is True and "5 are needed" in out["young"]["why"]
+
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as s:  # the agent's memory is unconfirmed, unpinned, audited
+        row = s.row("SELECT pinned, source FROM memory_entries WHERE id = ?", (stored["id"],))
+        assert row == {"pinned": 0, "source": "agent"}
+        actions = {r["action"] for r in s.rows("SELECT action FROM memory_audit_log")}
+        assert {"add", "incident_record", "incident_resolve", "report_save", "metric_record"} <= actions
+
+
+BAD = [
+    ("query_memory", {"query": "  "}, "query is empty"),
+    ("query_memory", {"query": "x", "limit": 0}, "limit"),
+    ("query_memory", {"query": "x", "type": "opinion"}, "unknown type"),
+    ("remember", {"content": "", "type": "fact"}, "content is empty"),
+    ("remember", {"content": "x", "type": "nonsense"}, "unknown type"),
+    ("remember", {"content": "x", "type": "fact", "scope": "galaxy"}, "unknown scope"),
+    ("record_incident", {"title": "", "symptoms": "x"}, "title is empty"),
+    ("record_incident", {"title": "x", "symptoms": "y", "severity": "apocalyptic"}, "unknown severity"),
+    ("search_incidents", {"query": ""}, "query is empty"),
+    ("search_incidents", {"query": "x", "status": "closed"}, "unknown status"),
+    ("resolve_incident", {"id": "nope-nope", "resolution": "x"}, "no incident"),
+    ("resolve_incident", {"id": "abcd"}, "resolution"),
+    ("save_report", {"summary": " "}, "summary is empty"),
+    ("get_previous_report", {"scope": "galaxy"}, "unknown scope"),
+    ("record_metric", {"name": "x", "value": "fast"}, "value"),
+    ("record_metric", {"name": "", "value": 1}, "name is empty"),
+    ("check_baseline", {"name": "x"}, "value"),
+    ("check_baseline", {"name": "x", "value": "abc"}, "value"),
+]
+
+
+def test_bad_arguments_to_every_tool_are_clear_tool_errors(db_path, project):
+    async def calls(s):
+        return [(tool, error(await s.call_tool(tool, args)), want) for tool, args, want in BAD]
+
+    results = session(db_path, project, calls)
+    assert {tool for tool, *_ in results} == TOOLS
+    for tool, message, want in results:
+        assert want in message, (tool, message)
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as s:  # nothing half-stored
+        assert s.value("SELECT count(*) FROM memory_entries") == 0
+        assert s.value("SELECT count(*) FROM incidents") == 0
+
+
+def test_concurrent_tool_calls_while_hooks_write(db_path, project):
+    stop = threading.Event()
+    hook_codes = []
+
+    def hooks():
+        i = 0
+        while not stop.is_set() and i < 40:
+            r = run_hook("UserPromptSubmit", payload("UserPromptSubmit", cwd=str(project),
+                                                     prompt=f"no, never use npm here, use pnpm ({i})"), db=db_path)
+            hook_codes.append(r.returncode)
+            i += 1
+
+    writer = threading.Thread(target=hooks)
+    writer.start()
+
+    async def calls(s):
+        jobs = [s.call_tool("remember", {"content": f"fact number {i} about the deploy", "type": "fact"})
+                for i in range(30)]
+        jobs += [s.call_tool("record_metric", {"name": "deploy", "value": 30 + i}) for i in range(30)]
+        jobs += [s.call_tool("query_memory", {"query": "deploy"}) for _ in range(10)]
+        return await asyncio.gather(*jobs)
+
+    try:
+        results = session(db_path, project, calls)
+    finally:
+        stop.set()
+        writer.join(120)
+    assert [r for r in results if r.is_error] == []
+    assert hook_codes and set(hook_codes) == {0}
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as s:
+        assert s.value("SELECT count(*) FROM memory_entries WHERE source = 'agent'") == 30
+        assert s.value("SELECT count(*) FROM metric_samples WHERE name = 'deploy'") == 30
+        assert s.value("PRAGMA integrity_check") == "ok"
