@@ -587,3 +587,32 @@ def test_bulk_failing_midway_rolls_back_what_it_had_done(api, store):
     assert r.status_code == 409
     assert entries.get(store, archived["id"])["status"] == "archived"
     assert [a["action"] for a in api.get("/api/audit", params={"entry": archived["id"]}).json()] == ["archive", "add"]
+
+
+# ------------------------------------------------------------------------------ journal
+def test_journal_page_and_api_show_incidents_reports_and_baselines(api, browser, store):
+    from memory_cli.baselines import api as baselines
+    from memory_cli.incidents import api as incidents
+    from memory_cli.reports import api as reports
+
+    inc = incidents.record(store, "Postgres refused connections", "connection refused on 5432",
+                           service="billing-db", resolution="restart pgbouncer", embed_timeout_ms=0)
+    reports.save_report(store, "Moved the drag handling; tests green", scope="project:whisperclick")
+    for v in (10, 11, 12, 10, 11):
+        baselines.record(store, "cmd: pytest -q", v, unit="s")
+    page = browser.get("/journal")
+    assert page.status_code == 200
+    for text in ("Postgres refused connections", "restart pgbouncer", "Moved the drag handling",
+                 "cmd: pytest -q", "10.8 s"):
+        assert text in page.text
+    items = api.get("/api/incidents", params={"q": "connection refused"}).json()["items"]
+    assert items[0]["id"] == inc["id"] and items[0]["score"] > 0
+    assert api.get(f"/api/incidents/{inc['id'][:8]}").json()["title"] == "Postgres refused connections"
+    assert api.get("/api/incidents/zzzzzzzz").status_code == 404
+    assert api.get("/api/incidents", params={"status": "closed"}).status_code == 422
+    assert api.get("/api/reports").json()["items"][0]["scope"] == "project:whisperclick"
+    metric = api.get("/api/baselines").json()["items"][0]
+    assert metric["name"] == "cmd: pytest -q" and metric["baseline"]["n"] == 5
+    with TestClient(api.app) as anonymous:
+        assert anonymous.get("/journal").status_code in (401, 403)
+        assert anonymous.get("/api/incidents").status_code in (401, 403)

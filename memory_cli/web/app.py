@@ -9,7 +9,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from . import api_admin, api_memories, api_rules, deps, pages
+from . import api_admin, api_journal, api_memories, api_rules, deps, pages
 from .security import SecurityMiddleware, allowed_hosts, csrf_token
 
 HERE = Path(__file__).parent
@@ -58,6 +58,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(api_memories.router)
     app.include_router(api_rules.router)
     app.include_router(api_admin.router)
+    app.include_router(api_journal.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.add_middleware(SecurityMiddleware, token=config.token, hosts=config.hosts, port=config.port)

@@ -15,7 +15,7 @@ from .. import entries, stats
 from ..capture import corrections as corr
 from ..errors import NotFound
 from ..rules import api as rules_api
-from . import api_admin, api_memories, deps
+from . import api_admin, api_journal, api_memories, deps
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -388,6 +388,13 @@ def audit_page(
         f={"action": action or "", "since": since or "", "entry": entry or "", "limit": limit},
         pending=_pending(store),
     )
+
+
+# ----------------------------------------------------------------------------- journal
+@router.get("/journal", response_class=HTMLResponse)
+def journal_page(request: Request, store=Depends(deps.get_store)):
+    """Incidents, session reports and metric baselines: what the agent tools read and write."""
+    return render(request, "journal.html", nav="journal", pending=_pending(store), **api_journal.journal(store))
 
 
 @router.get("/favicon.ico")
