@@ -73,6 +73,25 @@ DEFAULT_TOOLS = "Bash,Write,Edit,Read"
 _SCRUB_PREFIXES = ("MEMORY_CLI_", "ANTHROPIC_", "CLAUDE_", "CLAUDECODE")
 
 
+# (test, prompt, seconds, conversation requests, exit code) of every session of this run.
+SESSION_TIMES: list[tuple[str, str, float, int, int]] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    """A table of the real-client sessions this run drove and how long each took."""
+    if not SESSION_TIMES:
+        return
+    tr = terminalreporter
+    tr.section("Claude Code sessions (tests/e2e)")
+    for test, prompt, secs, turns, rc in SESSION_TIMES:
+        name = test.split("::", 1)[-1][:60]
+        tr.write_line(f"{secs:6.1f} s  {turns:2d} req  rc={rc}  {name:60s}  {prompt[:40]!r}")
+    total = sum(t[2] for t in SESSION_TIMES)
+    secs = sorted(t[2] for t in SESSION_TIMES)
+    tr.write_line(f"{len(SESSION_TIMES)} sessions, {total:.0f} s in all, median {secs[len(secs) // 2]:.1f} s, "
+                  f"slowest {secs[-1]:.1f} s")
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         if "/tests/e2e/" in str(item.fspath).replace(os.sep, "/"):
@@ -324,6 +343,8 @@ class E2EHome:
                                list(standin.requests), stderr,
                                elapsed, standin)
         self.sessions.append(result)
+        test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+        SESSION_TIMES.append((test, result.prompt, elapsed, len(result.main_requests), returncode))
         return result
 
 
