@@ -19,8 +19,9 @@ Fixture interface (kept stable for other test modules)
 ``fresh_home`` (function)
     The same, but private to one test.
 ``run_session`` (function)
-    ``e2e_home.run_session``: ``run_session(prompt, script, extra_args=(), env=None,
-    allowed_tools=..., cwd=None, timeout=180) -> SessionResult``.
+    ``e2e_home.run_session``: ``run_session(prompt, script, subagents=None, extra_args=(),
+    env=None, allowed_tools=..., cwd=None, timeout=180) -> SessionResult``. ``prompt`` may be a
+    list: the prompts run one after another in one session (``/compact`` works there).
 
 At the end of each home's tests the fixture fails if any hook failed open (audit ``hook_error``
 rows or ``hook-errors.log`` lines); a test that breaks hooks on purpose sets
@@ -301,15 +302,17 @@ class E2EHome:
             out.append((int(entry), cmd))
         return out
 
-    def run_session(self, prompt: str | list[str], script=(), *, extra_args=(), env: dict | None = None,
+    def run_session(self, prompt: str | list[str], script=(), *, subagents: dict | None = None,
+                    extra_args=(), env: dict | None = None,
                     allowed_tools: str = DEFAULT_TOOLS, cwd: Path | None = None,
                     timeout: float = 180) -> SessionResult:
         """Run ``claude -p PROMPT`` in the project with the model scripted by ``script``.
 
         A list of prompts runs them one after another in the same session (``--input-format
         stream-json``), slash commands such as ``/compact`` included; the script's turns are
-        used in order across them."""
-        standin = StandIn(script)
+        used in order across them. ``subagents={task_prompt: turns}`` scripts subagents started
+        with the Task tool (see :class:`StandIn`)."""
+        standin = StandIn(script, subagents=subagents)
         with standin:
             cmd = [str(self.claude_bin), "-p"]
             prompts = None
