@@ -85,3 +85,16 @@ def test_post_tool_use_failure_offers_the_stored_fix(e2e_home):
     assert offered, s.describe()
     assert "Past solutions to similar errors" in offered[-1]
     assert "uv sync --extra audio" in offered[-1]
+
+
+def test_deny_holds_with_permission_checks_bypassed(e2e_home):
+    """``--dangerously-skip-permissions`` (permission mode ``bypassPermissions``, allowed for
+    root only in a sandbox) skips Claude Code's own prompts, not memory-cli's gate."""
+    s = e2e_home.run_session("launch it, no questions asked", [
+        bash("touch bypassed.txt && pythonw.exe src/main.py", "launch"), "Done."],
+        extra_args=["--dangerously-skip-permissions"], env={"IS_SANDBOX": "1"})
+    assert s.returncode == 0, s.describe()
+    assert [e.get("permissionMode") for e in s.events if e.get("subtype") == "init"][:1] == ["bypassPermissions"]
+    denied = s.tool_results()[-1]
+    assert denied["is_error"] and "Never use pythonw.exe" in denied["text"], s.describe()
+    assert not (e2e_home.project / "bypassed.txt").exists()
