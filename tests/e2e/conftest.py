@@ -43,7 +43,11 @@ Environment of every session: HOME is the throwaway one, ``CLAUDE_CONFIG_DIR`` a
 ``MEMORY_CLI_*`` of the calling shell are removed, ``ANTHROPIC_BASE_URL`` points at the
 stand-in, nonessential traffic, telemetry and the auto-updater are off, and
 ``MEMORY_CLI_DAEMON_AUTOSTART=0`` keeps the embedding daemon (a PyTorch process) from starting in
-every test; tests that want it pass ``env={"MEMORY_CLI_DAEMON_AUTOSTART": "1"}``.
+every test; tests that want it pass ``env={"MEMORY_CLI_DAEMON_AUTOSTART": "1"}``, or ``None``
+to let the config decide (a ``None`` value removes a variable).
+
+Turns: see :mod:`tests.e2e.standin` (``bash``, ``tool_use``, ``text``; subagents scripted by
+their task prompt). At the end of a run, a table of every session and its time is printed.
 """
 
 from __future__ import annotations
@@ -102,6 +106,9 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(scope="session")
 def claude_bin() -> Path:
     """The pinned Claude Code binary; installs it once if npm is there and it is missing."""
+    if not MEMORY_CLI.exists():
+        pytest.skip(f"no memory-cli console script beside {sys.executable}: run the tests with the "
+                    "project's venv (make test)")
     override = os.environ.get("MEMORY_CLI_E2E_CLAUDE")
     if override:
         return Path(override)

@@ -4,6 +4,7 @@ daemon started by SessionStart but not yet up while the session runs."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -98,6 +99,7 @@ def test_store_disabled_hooks_are_silent_and_the_session_works(e2e_home):
     assert not s.system_messages()
 
 
+@pytest.mark.semantic
 def test_hooks_answer_while_the_daemon_is_still_starting_and_it_leaves_by_itself(fresh_home):
     """With autostart on (the default), SessionStart forks the embedding daemon and returns at
     once; the session's hooks do not wait for the model: injection (by keywords), the deny and
@@ -113,7 +115,7 @@ def test_hooks_answer_while_the_daemon_is_still_starting_and_it_leaves_by_itself
         bash("pythonw.exe run.py", "try pythonw"),
         bash("whisperclick-daemon --start", "start"),
         "Done."], env={"MEMORY_CLI_DAEMON_AUTOSTART": None,
-                       "PATH": f"{home.cli_bin_dir}:{__import__('os').environ['PATH']}"})
+                       "PATH": f"{home.cli_bin_dir}:{os.environ['PATH']}"})
     assert s.returncode == 0, s.describe()
     started = [r for r in home.cli_json("audit", "--action", "maintenance")
                if r["context"] == "daemon autostart"]
