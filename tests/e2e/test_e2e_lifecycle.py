@@ -4,6 +4,7 @@ daemon started by SessionStart but not yet up while the session runs."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 
@@ -131,3 +132,15 @@ def test_hooks_answer_while_the_daemon_is_still_starting_and_it_leaves_by_itself
     assert not [m for m in s.system_messages() if "failed open" in m], s.system_messages()
     left = _wait_until_gone(home, 180)
     assert left == [], left
+
+
+def test_uninstall_takes_memory_cli_out_of_the_next_session(e2e_home):
+    """Runs last in this module: after ``memory-cli uninstall`` the next session gets no
+    memory-cli context and no gate, and the settings file keeps no memory-cli hook."""
+    e2e_home.cli("uninstall")
+    assert "memory-cli" not in json.dumps(e2e_home.settings())
+    s = e2e_home.run_session("launch it", [bash("touch after-uninstall.txt && pythonw.exe x.py || true"), "ok"])
+    assert s.returncode == 0, s.describe()
+    assert not any("memory-cli" in text for r in s.main_requests for _l, _k, text in r.hook_outputs())
+    assert not s.hook_responses("SessionStart")
+    assert (e2e_home.project / "after-uninstall.txt").exists()
