@@ -25,6 +25,9 @@ What it answers:
 The server binds 127.0.0.1 on a free port, serves from a daemon thread, and stops when the
 ``with`` block ends, or by itself after ``max_lifetime_s`` if a test forgot to stop it.
 
+A subagent started with the Task tool sends conversation requests of its own; ``subagents=
+{task_prompt: turns}`` scripts it separately (its requests begin with that prompt).
+
 A script is a list of turns; each turn is one assistant message: a string (a text reply), one
 block made by :func:`text`, :func:`tool_use` or :func:`bash`, or a list of such blocks. A turn
 with a ``tool_use`` block ends with ``stop_reason: tool_use``; Claude Code runs the tool (and
@@ -37,10 +40,10 @@ import itertools
 import json
 import re
 import threading
-import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterable
+from typing import Any
 
 MODEL = "claude-sonnet-4-5"
 _ids = itertools.count(1)
@@ -252,11 +255,16 @@ class StandIn:
         api.main_requests()[1].tool_results()
     """
 
-    def __init__(self, script: Iterable = (), *, side_text: str = "e2e session",
+    def __init__(self, script: Iterable = (), *, subagents: dict[str, Iterable] | None = None,
+                 side_text: str = "e2e session",
                  final_text: str = "Done.", max_lifetime_s: float = 600.0,
                  summary_text: str = ("<analysis>Scripted conversation.</analysis>\n<summary>1. Primary "
                                       "Request and Intent: a scripted end-to-end test session.</summary>")):
         self.script = [_blocks(t) for t in script]
+        # Subagents (the Task tool) send conversation requests of their own, with their task's
+        # prompt as the first user message: those get the turns scripted under that prompt.
+        self.subagents = {p: [_blocks(t) for t in turns] for p, turns in (subagents or {}).items()}
+        self._sub_turns = {p: 0 for p in self.subagents}
         self.summary_text = summary_text
         self.side_text = side_text
         self.final_text = final_text
@@ -282,8 +290,25 @@ class StandIn:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def next_turn(self) -> list[dict]:
+    def _subagent_of(self, req: Request) -> str | None:
+        msgs = req.messages
+        if not self.subagents or not msgs:
+            return None
+        first = msgs[0].get("content")
+        texts = [first] if isinstance(first, str) else [b.get("text", "") for b in first or []
+                                                         if isinstance(b, dict) and b.get("type") == "text"]
+        for prompt in self.subagents:
+            if any(t.strip() == prompt for t in texts):
+                return prompt
+        return None
+
+    def next_turn(self, req: Request | None = None) -> list[dict]:
+        agent = self._subagent_of(req) if req is not None else None
         with self._lock:
+            if agent is not None:
+                turns, n = self.subagents[agent], self._sub_turns[agent]
+                self._sub_turns[agent] = n + 1
+                return turns[n] if n < len(turns) else [text(self.final_text)]
             if self._turn < len(self.script):
                 blocks = self.script[self._turn]
             else:
@@ -291,7 +316,7 @@ class StandIn:
             self._turn += 1
             return blocks
 
-    def start(self) -> "StandIn":
+    def start(self) -> StandIn:
         standin = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -321,7 +346,7 @@ class StandIn:
                 self.wfile.write(data)
                 self.wfile.flush()
 
-            def do_POST(self):  # noqa: N802 - http.server's naming
+            def do_POST(self):
                 req = self._record()
                 path = self.path.split("?")[0]
                 body = req.body if isinstance(req.body, dict) else {}
@@ -333,7 +358,7 @@ class StandIn:
                     self._send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}')
                     return
                 if req.is_main:
-                    blocks = standin.next_turn()
+                    blocks = standin.next_turn(req)
                 elif req.is_compaction:
                     blocks = [text(standin.summary_text)]
                 else:
@@ -345,11 +370,11 @@ class StandIn:
                 else:
                     self._send(200, "application/json", json.dumps(render_message(blocks, model)).encode())
 
-            def do_GET(self):  # noqa: N802
+            def do_GET(self):
                 self._record()
                 self._send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}')
 
-            do_HEAD = do_GET  # noqa: N815
+            do_HEAD = do_GET
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -359,7 +384,6 @@ class StandIn:
         self._timer = threading.Timer(self.max_lifetime_s, self.stop)
         self._timer.daemon = True
         self._timer.start()
-        self._started = time.monotonic()
         return self
 
     def stop(self) -> None:
@@ -370,7 +394,7 @@ class StandIn:
             server.shutdown()
             server.server_close()
 
-    def __enter__(self) -> "StandIn":
+    def __enter__(self) -> StandIn:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -85,3 +85,31 @@ def test_post_tool_use_failure_offers_the_stored_fix(e2e_home):
     assert offered, s.describe()
     assert "Past solutions to similar errors" in offered[-1]
     assert "uv sync --extra audio" in offered[-1]
+
+
+def test_deny_holds_with_permission_checks_bypassed(e2e_home):
+    """``--dangerously-skip-permissions`` (permission mode ``bypassPermissions``, allowed for
+    root only in a sandbox) skips Claude Code's own prompts, not memory-cli's gate."""
+    s = e2e_home.run_session("launch it, no questions asked", [
+        bash("touch bypassed.txt && pythonw.exe src/main.py", "launch"), "Done."],
+        extra_args=["--dangerously-skip-permissions"], env={"IS_SANDBOX": "1"})
+    assert s.returncode == 0, s.describe()
+    assert [e.get("permissionMode") for e in s.events if e.get("subtype") == "init"][:1] == ["bypassPermissions"]
+    denied = s.tool_results()[-1]
+    assert denied["is_error"] and "Never use pythonw.exe" in denied["text"], s.describe()
+    assert not (e2e_home.project / "bypassed.txt").exists()
+
+
+def test_an_ask_rule_in_print_mode_is_a_refusal_the_model_understands(e2e_home):
+    """``ask`` hands the decision to the person; ``claude -p`` has nobody to ask, so Claude Code
+    refuses the call, lists it in ``permission_denials`` and the model reads the rule."""
+    e2e_home.cli("rules", "add", "Ask before pushing", "--pattern", "git push",
+                 "--pattern-type", "command", "--action", "ask")
+    s = e2e_home.run_session("publish the branch", [
+        bash("touch pushed.txt && git push origin main", "push"), "Waiting for you."])
+    assert s.returncode == 0, s.describe()
+    refused = s.tool_results()[-1]
+    assert refused["is_error"] and "Ask before pushing" in refused["text"], s.describe()
+    assert not (e2e_home.project / "pushed.txt").exists()
+    denials = s.result.get("permission_denials") or []
+    assert [d["tool_input"]["command"] for d in denials] == ["touch pushed.txt && git push origin main"]
