@@ -145,7 +145,9 @@ class Request:
         if not msgs or msgs[-1].get("role") != "user":
             return False
         last = _text_of(msgs[-1].get("content"))
-        return "Respond with TEXT ONLY" in last and "<summary>" in last
+        # The wording varies between Claude Code's compaction prompts ("Respond with TEXT ONLY",
+        # "Respond with plain text only"); both ask for text only and a <summary> block.
+        return "text only" in last.lower() and "<summary>" in last
 
     @property
     def messages(self) -> list[dict]:

@@ -38,7 +38,8 @@ def test_the_model_asks_memory_and_the_incident_journal_mid_session(e2e_home):
     assert s.returncode == 0, s.describe()
     init = next(e for e in s.events if e.get("type") == "system" and e.get("subtype") == "init")
     servers = {m["name"]: m["status"] for m in init.get("mcp_servers", [])}
-    assert servers.get("memory-cli") == "connected", init.get("mcp_servers")
+    # "pending" while the server is still starting (a loaded machine); the answers below prove it connected
+    assert servers.get("memory-cli") in ("connected", "pending"), init.get("mcp_servers")
 
     answers = [s.main_requests[i].tool_results()[-1] for i in range(1, 5)]
     assert not any(a["is_error"] for a in answers), s.describe()
