@@ -180,8 +180,24 @@ def backup_to(
         raise InvalidInput(f"{dest} already exists; not overwriting it")
     if dest.resolve() == src_db.resolve():
         raise InvalidInput("the backup target is the database itself")
+    if not src_db.is_file():
+        raise StoreRefused(f"{src_db} is not a regular file; nothing was backed up")
+    with open(src_db, "rb") as fh:
+        head = fh.read(len(SQLITE_MAGIC))
+    if head and head != SQLITE_MAGIC:
+        raise StoreRefused(f"{src_db} is not an SQLite database; nothing was backed up")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.parent / f".{dest.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+    try:
+        return _backup_into(src_db, dest, tmp, connect, pages_per_step, timeout)
+    except apsw.Error as err:
+        from memory_cli.db import store_error
+
+        refused = store_error(str(src_db), err)
+        raise (refused or StoreRefused(f"cannot back up {src_db}: {err}")) from None
+
+
+def _backup_into(src_db: Path, dest: Path, tmp: Path, connect, pages_per_step: int, timeout: float) -> Path:
     src = _open_source(src_db, connect)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -356,4 +372,7 @@ def restore(
     finally:
         dest.close()
         src.close()
+    from memory_cli.db import clear_corrupt_mark
+
+    clear_corrupt_mark(str(live_db))  # a healthy copy is in place: writes are allowed again
     return RestoreResult(path, live_db, safety, check)
