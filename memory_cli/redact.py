@@ -337,7 +337,8 @@ FIELD_LIMITS = {
 }
 #: Columns stored exactly as given (still bounded): a rule's pattern is code, and redacting it
 #: would silently change what the rule matches.
-VERBATIM = {"enforcement_rules.pattern", "enforcement_rules.conditions", "schema_migrations.name"}
+VERBATIM = {"enforcement_rules.pattern", "enforcement_rules.conditions", "enforcement_rules.analysis",
+            "schema_migrations.name"}
 #: JSON text columns: redacted string by string so the JSON stays valid.
 #: Any other value that starts with "{" or "[" and parses as JSON is treated the same way.
 CUT_MARKER = "…[cut {n} chars]"
