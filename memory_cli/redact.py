@@ -418,6 +418,8 @@ def _clean_json_text(text: str, limit: int) -> str | None:
         return None
     try:
         cleaned = _clean_obj(obj, min(limit, _JSON_STRING_LIMIT), 0)
+        if cleaned == obj and len(text) <= limit:
+            return text  # nothing to hide: keep the writer's exact text
         out = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
     except (RecursionError, ValueError, TypeError):
         return None

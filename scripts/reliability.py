@@ -40,9 +40,10 @@ EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Post
 
 
 class Ctx:
-    def __init__(self, base: Path, quick: bool):
+    def __init__(self, base: Path, quick: bool, fuzz: int = 0):
         self.base = base
         self.quick = quick
+        self.fuzz = fuzz
         self.claude = base / "claude"
         self.claude.mkdir(parents=True, exist_ok=True)
         self.env = dict(os.environ, CLAUDE_CONFIG_DIR=str(self.claude), HOME=str(base),
@@ -114,6 +115,7 @@ from memory_cli import entries
 p, n, db = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 mc = json.loads(os.environ["REL_MC"])
 locked = failed = 0
+errors = []
 for i in range(n):
     content = f"concurrent w{p}-{i} entry"
     try:
@@ -126,6 +128,7 @@ for i in range(n):
             if r.returncode:
                 failed += 1
                 locked += "locked" in r.stderr
+                errors.append(f"add exit {r.returncode}: {r.stderr.strip()[:200]}")
         if i % 5 == 0:
             body = json.dumps({"session_id": f"s{p}", "transcript_path": "/tmp/t", "cwd": "/tmp",
                                "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -139,7 +142,8 @@ for i in range(n):
     except Exception as e:
         failed += 1
         locked += "locked" in str(e)
-print(json.dumps({"locked": locked, "failed": failed}))
+        errors.append(f"{type(e).__name__}: {str(e)[:200]}")
+print(json.dumps({"locked": locked, "failed": failed, "errors": errors}))
 """
 
 
@@ -153,21 +157,25 @@ def row_concurrency(ctx: Ctx) -> dict:
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
                 for p in range(procs)]
     locked = failed = 0
+    errors: list[str] = []
     for c in children:
         out, err = c.communicate(timeout=1800)
         try:
             res = json.loads(out.strip().splitlines()[-1])
             locked += res["locked"]
             failed += res["failed"]
+            errors += res["errors"]
         except (ValueError, IndexError):
             failed += writes
+            errors.append(err.strip()[-200:])
     present = len(count_like(db, "concurrent w%"))
     expected = procs * writes
     ok_int = integrity(db)
     ok = present == expected and locked == 0 and failed == 0 and ok_int == "ok"
     return dict(row=f"concurrent writers: {procs} processes x {writes} writes (CLI + library) with hooks",
                 figures=f"{present}/{expected} entries present; {locked} \"database is locked\"; "
-                        f"{failed} failed writes; integrity {ok_int}; {time.perf_counter() - t:.0f} s",
+                        f"{failed} failed writes{' (' + '; '.join(errors[:2]) + ')' if errors else ''}; "
+                        f"integrity {ok_int}; {time.perf_counter() - t:.0f} s",
                 ok=ok)
 
 
@@ -266,7 +274,7 @@ def _fuzz_cases(event: str, n: int, cwd: str, fifo: str, rng: random.Random, hug
 
 
 def row_fuzz(ctx: Ctx) -> list[dict]:
-    per_event = 12 if ctx.quick else 1000
+    per_event = ctx.fuzz or (12 if ctx.quick else 1000)
     huge_every = 12 if ctx.quick else 100
     db = ctx.base / "fuzz.db"
     ctx.cli(db, "add", "--type", "rule", "--content", "Never run pythonw", "--scope", "global")
@@ -486,12 +494,14 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="", help="comma-separated rows: " + ",".join(ROWS))
     ap.add_argument("--report-only", default="", help="rows measured but kept out of the exit status")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
+    ap.add_argument("--fuzz", type=int, default=0, metavar="N", help="fuzzed payloads per event "
+                    "(default 1000; 12 with --quick)")
     args = ap.parse_args(argv)
     only = [r for r in args.only.split(",") if r] or list(ROWS)
     report_only = {r for r in args.report_only.split(",") if r}
     results = []
     with tempfile.TemporaryDirectory(prefix="memory-cli-reliability-") as tmp:
-        ctx = Ctx(Path(tmp), args.quick)
+        ctx = Ctx(Path(tmp), args.quick, args.fuzz)
         for name in only:
             t = time.perf_counter()
             try:

@@ -167,7 +167,14 @@ def _append_error_log(event, kind, message) -> None:
 
         log = paths.error_log_file()
         paths.ensure_private_dir(os.path.dirname(log))
-        line = " ".join(clean(f"{event}\t{kind}\t{_first_line(message)}", 1000).split("\n"))
+        try:
+            if os.path.getsize(log) > 1_000_000:  # bounded: keep one previous generation
+                os.replace(log, log + ".1")
+        except OSError:
+            pass
+        # Redact the whole message first, cut after.
+        line = f"{clean(str(event), 100)}\t{kind}\t{_first_line(clean(str(message), 4000))}"
+        line = " ".join(line.split("\n"))
         with paths.open_private(log, "a") as f:
             f.write(f"{now_iso()}\t{line}\n")
     except Exception:
