@@ -13,7 +13,6 @@ import os
 import stat
 import subprocess
 
-import pytest
 
 from conftest import payload, run_cli, run_hook
 

@@ -11,7 +11,6 @@ import json
 import os
 import resource
 import subprocess
-import threading
 
 import pytest
 
