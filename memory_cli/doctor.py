@@ -200,6 +200,13 @@ def _errors_check(store):
         recent = [ln for ln in tail if ln[:19] >= since[:19]] if tail else []
         count += len(recent)
         lines += [f"(hook-errors.log) {ln[:200]}" for ln in recent[-3:]]
+        # The watchdog (faulthandler) writes "Timeout (0:00:03)!" and a traceback, no timestamp:
+        # count those too while the log was written in the last 7 days.
+        kills = sum(1 for ln in tail if ln.startswith("Timeout ("))
+        if kills and iso(datetime.fromtimestamp(log.stat().st_mtime, timezone.utc)) >= since:
+            count += kills
+            lines.append(f"(hook-errors.log) {kills} hook call(s) ended by the watchdog "
+                         "(ran past the hard deadline; the call proceeded)")
     if count == 0:
         return _check("hook errors", "ok", "none in the last 7 days")
     return _check("hook errors", "warn", f"{count} in the last 7 days; latest: " + " | ".join(lines))

@@ -213,3 +213,22 @@ def test_backup_of_a_non_database_exits_4(tmp_path):
     r = run_cli("backup", db=junk)
     line = _one_line(r, 4)
     assert "not" in line and str(junk) in line
+
+
+def test_doctor_shows_hook_calls_the_watchdog_ended(claude_dir, db_path):
+    """faulthandler's dump has no timestamp; doctor still counts and names it."""
+    import sys
+
+    log = claude_dir / "memory" / "hook-errors.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    code = ("import faulthandler, time, sys\n"
+            f"f = open({str(log)!r}, 'a')\n"
+            "faulthandler.dump_traceback_later(0.2, exit=True, file=f)\n"
+            "time.sleep(5)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 1 and "Timeout (" in log.read_text()
+    r = run_cli("--json", "doctor", db=db_path, timeout=300)
+    checks = json.loads(r.stdout)
+    checks = checks if isinstance(checks, list) else checks.get("checks", [])
+    errors = [c for c in checks if c["name"] == "hook errors"][0]
+    assert errors["status"] == "warn" and "watchdog" in errors["detail"]
