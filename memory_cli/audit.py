@@ -13,6 +13,8 @@ def record(store: Store, action: str, *, entry_id: str | None = None, context: s
            result: str | None = None, details: dict | None = None, session_id: str | None = None,
            hook_event: str | None = None, elapsed_ms: float | None = None) -> str:
     aid = new_id()
+    # Payload fields arrive with any JSON type; the store's redaction gate bounds text only.
+    context, result, session_id, hook_event = (_text(v) for v in (context, result, session_id, hook_event))
     store.execute(
         "INSERT INTO memory_audit_log(id, timestamp, action, entry_id, context, result, details,"
         " session_id, hook_event, elapsed_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -20,6 +22,15 @@ def record(store: Store, action: str, *, entry_id: str | None = None, context: s
          dumps(details) if details is not None else None, session_id, hook_event,
          round(elapsed_ms, 3) if elapsed_ms is not None else None))
     return aid
+
+
+def _text(value):
+    if value is None or isinstance(value, str):
+        return value
+    try:
+        return dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)[:2000]
 
 
 def record_safely(store: Store | None, action: str, **kw) -> bool:

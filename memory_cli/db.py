@@ -52,17 +52,27 @@ class Store:
             if os.path.isdir(p):
                 raise StoreRefused(f"database path {p} is a directory")
             if os.path.exists(p):
+                _check_regular(p)
                 _check_header(p)
+                if not readonly:
+                    _refuse_if_marked_corrupt(p)
+                    _make_private(p)
+                    from .paths import ensure_private_dir
+
+                    ensure_private_dir(os.path.dirname(os.path.abspath(p)))
             elif readonly:
                 raise StoreRefused(f"no database at {p}")
             else:
                 parent = os.path.dirname(os.path.abspath(p))
                 try:
-                    os.makedirs(parent, exist_ok=True)
+                    from .paths import ensure_private_dir
+
+                    ensure_private_dir(parent)
                 except OSError as e:
                     raise StoreRefused(f"cannot create directory {parent}: {e.strerror}") from None
                 if not os.access(parent, os.W_OK):
                     raise StoreRefused(f"cannot create database in {parent}: directory is not writable")
+                _create_private(p)
         flags = apsw.SQLITE_OPEN_READONLY if readonly else (apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE)
         try:
             conn = apsw.Connection(p, flags=flags)
@@ -83,7 +93,8 @@ class Store:
             raise
         except apsw.Error as e:
             conn.close()
-            raise StoreRefused(f"cannot use database {p}: {_msg(e)}") from None
+            refused = store_error(p, e)
+            raise (refused or StoreRefused(f"cannot use database {p}: {_msg(e)}")) from None
         return store
 
     def _configure(self) -> None:
@@ -116,10 +127,13 @@ class Store:
         cur = self.conn.cursor()
         out = []
         cols = None
-        for row in cur.execute(sql, params):
-            if cols is None:
-                cols = [d[0] for d in cur.getdescription()]
-            out.append(dict(zip(cols, row)))
+        try:
+            for row in cur.execute(sql, params):
+                if cols is None:
+                    cols = [d[0] for d in cur.getdescription()]
+                out.append(dict(zip(cols, row)))
+        except apsw.Error as e:
+            self._raise(e)
         return out
 
     def row(self, sql: str, params=()) -> dict | None:
@@ -127,17 +141,41 @@ class Store:
         return r[0] if r else None
 
     def value(self, sql: str, params=()):
-        for row in self.conn.execute(sql, params):
-            return row[0]
+        try:
+            for row in self.conn.execute(sql, params):
+                return row[0]
+        except apsw.Error as e:
+            self._raise(e)
         return None
 
     def execute(self, sql: str, params=()) -> int:
-        """Run one statement; returns the number of rows it changed."""
-        self.conn.execute(sql, params)
+        """Run one statement; returns the number of rows it changed.
+
+        Every INSERT/UPDATE passes the redaction gate (:func:`memory_cli.redact.gate_params`):
+        text is redacted, made valid UTF-8 and bounded before it reaches the file.
+        """
+        if params and _is_write(sql):
+            params = _gate(sql, params)
+        try:
+            self.conn.execute(sql, params)
+        except apsw.Error as e:
+            self._raise(e)
         return self.conn.changes()
 
     def executemany(self, sql: str, seq) -> None:
-        self.conn.executemany(sql, seq)
+        if _is_write(sql):
+            seq = [_gate(sql, p) for p in seq]
+        try:
+            self.conn.executemany(sql, seq)
+        except apsw.Error as e:
+            self._raise(e)
+
+    def _raise(self, e: BaseException):
+        """Re-raise an apsw error; faults of the file itself become a one-line StoreRefused."""
+        refused = store_error(self.path, e)
+        if refused is not None:
+            raise refused from None
+        raise e
 
     def table_exists(self, name: str) -> bool:
         return self.value("SELECT 1 FROM sqlite_master WHERE name=?", (name,)) is not None
@@ -180,11 +218,14 @@ class _Transaction:
 
     def __enter__(self) -> Store:
         s = self.store
-        if s._depth == 0:
-            s.conn.execute("BEGIN IMMEDIATE")
-        else:
-            self.name = f"sp{s._depth}"
-            s.conn.execute(f"SAVEPOINT {self.name}")
+        try:
+            if s._depth == 0:
+                s.conn.execute("BEGIN IMMEDIATE")
+            else:
+                self.name = f"sp{s._depth}"
+                s.conn.execute(f"SAVEPOINT {self.name}")
+        except apsw.Error as e:
+            s._raise(e)
         s._depth += 1
         return s
 
@@ -195,8 +236,10 @@ class _Transaction:
             if exc_type is None:
                 try:
                     s.conn.execute("COMMIT")
-                except BaseException:
+                except BaseException as e:
                     _rollback(s)
+                    if isinstance(e, apsw.Error):
+                        s._raise(e)
                     raise
             else:
                 _rollback(s)
@@ -247,6 +290,116 @@ def _check_header(fp: str) -> None:
         return  # an empty file is a new database
     if not head.startswith(_SQLITE_MAGIC):
         raise StoreRefused(f"{fp} is not a SQLite database (left untouched)")
+
+
+def _is_write(sql: str) -> bool:
+    head = sql.lstrip()[:6].upper()
+    return head == "INSERT" or head == "UPDATE" or head == "REPLAC"
+
+
+def _gate(sql: str, params):
+    from .redact import gate_params
+
+    return gate_params(sql, params)
+
+
+# -- faults of the file itself ---------------------------------------------------------------
+CORRUPT_SUFFIX = ".corrupt"
+_RESTORE_HINT = "restore a backup with `memory-cli restore`"
+
+
+def corrupt_marker(path: str) -> str:
+    """Beside a store found corrupt: refuses further writes until a restore or a clean doctor."""
+    return path + CORRUPT_SUFFIX
+
+
+def store_error(path: str, e: BaseException) -> StoreRefused | None:
+    """The one-line StoreRefused (exit 4) for an apsw error that is a fault of the file.
+
+    Corruption also leaves a marker beside the store, so that later writes are refused before
+    they can make the damage worse.
+    """
+    if not isinstance(e, apsw.Error):
+        return None
+    if isinstance(e, (apsw.CorruptError, apsw.NotADBError)):
+        if path and path != ":memory:":
+            _mark_corrupt(path, _msg(e))
+        return StoreRefused(f"database {path} is corrupt ({_msg(e)}); {_RESTORE_HINT}")
+    if isinstance(e, apsw.FullError):
+        return StoreRefused(f"cannot write database {path}: disk or file size limit full; nothing was "
+                            "stored (free space, then retry)")
+    if isinstance(e, apsw.ReadOnlyError):
+        return StoreRefused(f"cannot write database {path}: it is read-only (check the file's and "
+                            "its directory's permissions)")
+    if isinstance(e, (apsw.IOError, apsw.CantOpenError, apsw.PermissionsError, apsw.AuthError)):
+        return StoreRefused(f"cannot use database {path}: {_msg(e)}")
+    return None
+
+
+def _mark_corrupt(path: str, reason: str) -> None:
+    from .util import now_iso
+
+    try:
+        fd = os.open(corrupt_marker(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(f"{now_iso()}\t{reason}\n")
+    except OSError:
+        pass
+
+
+def clear_corrupt_mark(path: str) -> None:
+    try:
+        os.unlink(corrupt_marker(path))
+    except OSError:
+        pass
+
+
+def _refuse_if_marked_corrupt(path: str) -> None:
+    marker = corrupt_marker(path)
+    if os.path.exists(marker):
+        try:
+            with open(marker, encoding="utf-8", errors="replace") as f:
+                when = f.read(200).split("\t", 1)[0].strip()
+        except OSError:
+            when = "?"
+        raise StoreRefused(f"database {path} was found corrupt ({when}); writes are refused: "
+                           f"{_RESTORE_HINT} (or `memory-cli doctor` once it is repaired)")
+
+
+def _check_regular(path: str) -> None:
+    """A FIFO or device at the store path would hang or be clobbered: refuse it at once."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise StoreRefused(f"cannot read database {path}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreRefused(f"database path {path} is not a regular file")
+
+
+# -- private file modes -------------------------------------------------------------------
+def _create_private(path: str) -> None:
+    """Create the store file 0600 whatever the umask; SQLite gives -wal/-shm the same mode."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        raise StoreRefused(f"cannot create database {path}: {e.strerror}") from None
+    _make_private(path)
+
+
+def _make_private(path: str) -> None:
+    """Tighten a store (and its -wal/-shm) that others can read: it holds what the person said."""
+    for p in (path, path + "-wal", path + "-shm"):
+        try:
+            st = os.stat(p)
+            if st.st_mode & 0o077 and st.st_uid == os.geteuid():
+                os.chmod(p, 0o600)
+        except (OSError, AttributeError):
+            pass
 
 
 def _msg(e: Exception) -> str:

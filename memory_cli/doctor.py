@@ -52,23 +52,37 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
     if not db_path.exists():
         checks.append(_check("database", "warn", f"{db_path} does not exist yet (created on first use)"))
     else:
-        from .db import Store
+        import os
 
+        from .db import Store, corrupt_marker
+
+        marked = os.path.exists(corrupt_marker(str(db_path)))
         try:
-            store = Store.open(db_path)
+            store = Store.open(db_path, readonly=marked)
         except MemoryCliError as e:
             checks.append(_check("database", "fail", str(e)))
         if store is not None:
-            checks += _db_checks(store, db_path)
+            try:
+                checks += _db_checks(store, db_path, marked)
+            except Exception as e:  # a corrupt page: a failed check, never a crash
+                checks.append(_check("database", "fail", _store_fault(db_path, e)))
+                store.close()
+                store = None
     checks.append(_vec_check())
     checks.append(_semantic_check())
     checks += _hook_checks()
-    checks.append(_errors_check(store))
+    try:
+        checks.append(_errors_check(store))
+    except Exception as e:
+        checks.append(_check("hook errors", "fail", _store_fault(db_path, e)))
     if measure:
         checks.append(_latency_check(db_override))
     if store is not None:
-        checks.append(_rule_coverage_check(store))
-        checks += _area_checks(store, settings)
+        try:
+            checks.append(_rule_coverage_check(store))
+            checks += _area_checks(store, settings)
+        except Exception as e:
+            checks.append(_check("database", "fail", _store_fault(db_path, e)))
         store.close()
     return checks
 
@@ -98,11 +112,26 @@ def _config_check():
     return _check("config", "ok", f"{path} valid")
 
 
-def _db_checks(store, db_path):
+def _store_fault(db_path, e) -> str:
+    if isinstance(e, MemoryCliError):
+        return str(e)
+    from .db import store_error
+
+    refused = store_error(str(db_path), e)
+    return str(refused) if refused else f"{db_path}: {type(e).__name__}: {e}"
+
+
+def _db_checks(store, db_path, marked: bool = False):
     out = []
     integrity = [r["integrity_check"] for r in store.rows("PRAGMA integrity_check")]
     if integrity == ["ok"]:
-        out.append(_check("database", "ok", f"{db_path}: integrity ok"))
+        note = ""
+        if marked:
+            from .db import clear_corrupt_mark
+
+            clear_corrupt_mark(str(db_path))
+            note = " (it had been found corrupt; writes are allowed again)"
+        out.append(_check("database", "ok", f"{db_path}: integrity ok{note}"))
     else:
         out.append(_check("database", "fail", f"{db_path}: integrity_check: {'; '.join(integrity[:3])}"))
     version = store.value("PRAGMA user_version")
@@ -193,6 +222,13 @@ def _errors_check(store):
         recent = [ln for ln in tail if ln[:19] >= since[:19]] if tail else []
         count += len(recent)
         lines += [f"(hook-errors.log) {ln[:200]}" for ln in recent[-3:]]
+        # The watchdog (faulthandler) writes "Timeout (0:00:03)!" and a traceback, no timestamp:
+        # count those too while the log was written in the last 7 days.
+        kills = sum(1 for ln in tail if ln.startswith("Timeout ("))
+        if kills and iso(datetime.fromtimestamp(log.stat().st_mtime, timezone.utc)) >= since:
+            count += kills
+            lines.append(f"(hook-errors.log) {kills} hook call(s) ended by the watchdog "
+                         "(ran past the hard deadline; the call proceeded)")
     if count == 0:
         return _check("hook errors", "ok", "none in the last 7 days")
     return _check("hook errors", "warn", f"{count} in the last 7 days; latest: " + " | ".join(lines))

@@ -59,6 +59,11 @@ def check_content(store: Store, value) -> str:
     clean, kinds = redact(text)
     if kinds:
         store.warn(f"redacted {len(kinds)} secret(s) before storing ({', '.join(sorted(set(kinds)))})")
+    from .redact import FIELD_LIMITS
+
+    limit = FIELD_LIMITS["memory_entries.content"]
+    if len(clean) > limit:
+        store.warn(f"content is {len(clean):,} characters; only the first {limit:,} are kept")
     return clean
 
 

@@ -85,3 +85,55 @@ def hook_error_log():
 
 def expand(path: str):
     return _path(expand_str(path))
+
+
+# -- private modes --------------------------------------------------------------------------
+# What memory-cli writes holds what the person told it: files 0600 and directories 0700 from
+# creation, whatever the umask.
+def ensure_private_dir(path: str) -> str:
+    """Create ``path`` (and missing parents) as 0700; tighten it if memory-cli's own and open."""
+    missing = []
+    d = os.path.abspath(path)
+    while not os.path.isdir(d):
+        missing.append(d)
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(d, 0o700)
+    if not missing:
+        _tighten(path, 0o700)
+    return path
+
+
+def _tighten(path: str, mode: int) -> None:
+    try:
+        st = os.stat(path)
+        if st.st_mode & 0o077 and st.st_uid == os.geteuid() and os.path.abspath(path) in _own_dirs(path):
+            os.chmod(path, mode)
+    except (OSError, AttributeError):
+        pass
+
+
+def _own_dirs(path: str) -> set:
+    """Directories memory-cli owns outright (others, such as a project folder, are left alone)."""
+    return {os.path.abspath(memory_dir_str()), os.path.abspath(os.path.join(memory_dir_str(), "run")),
+            os.path.abspath(os.path.join(memory_dir_str(), "backups"))}
+
+
+def open_private(path: str, mode: str = "a"):
+    """Open a text file for writing/appending, created 0600 whatever the umask."""
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode.startswith("a") else os.O_TRUNC)
+    fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        st = os.fstat(fd)
+        if st.st_mode & 0o077 and st.st_uid == os.geteuid():
+            os.fchmod(fd, 0o600)
+    except (OSError, AttributeError):
+        pass
+    return os.fdopen(fd, mode if "b" in mode else mode, **({} if "b" in mode else {"encoding": "utf-8"}))

@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs ~3 ms of imports on every hook process
     from typing import Callable
 
-__all__ = ["redact", "contains_secret", "REDACTED_PREFIX"]
+__all__ = ["redact", "contains_secret", "REDACTED_PREFIX", "clean", "cut", "redact_cut", "gate_params"]
 
 REDACTED_PREFIX = "[REDACTED"
 
@@ -279,9 +279,16 @@ def redact(text: str) -> tuple[str, list[str]]:
     for kind, pattern, build in _rules():
         hit_kinds: list[str] = []
 
-        def _sub(m: re.Match[str], _build=build, _kind=kind) -> str:
+        def _sub(m: re.Match[str], _build=build, _kind=kind, _pattern=pattern) -> str:
             replacement = _build(m)
             if replacement is None or replacement == m.group(0):
+                if _kind in ("assignment", "flag") and m.group("val"):
+                    # "note: password=x", "env: API_KEY=x", "url: https://h/?token=x": the
+                    # value of a harmless name can hold an assignment of its own.
+                    whole, at = m.group(0), m.start(0)
+                    vs, ve = m.start("val") - at, m.end("val") - at
+                    inner = _pattern.sub(_sub_again[0], whole[vs:ve])
+                    return whole[:vs] + inner + whole[ve:]
                 return m.group(0)
             if _kind in ("assignment", "flag", "prose"):
                 hit_kinds.append(replacement.rsplit("[REDACTED:", 1)[1].split("]", 1)[0])
@@ -289,6 +296,7 @@ def redact(text: str) -> tuple[str, list[str]]:
                 hit_kinds.append(_kind)
             return replacement
 
+        _sub_again = [_sub]
         out = pattern.sub(_sub, out)
         found.update(hit_kinds)
     return out, sorted(found)
@@ -297,3 +305,235 @@ def redact(text: str) -> tuple[str, list[str]]:
 def contains_secret(text: str) -> bool:
     """True when :func:`redact` would change ``text``."""
     return bool(redact(text)[1])
+
+
+# -- the store-write gate ----------------------------------------------------------------------
+# Every INSERT/UPDATE that memory_cli.db.Store runs passes its text parameters through
+# gate_params(): redacted first, then cut to the column's limit, with a marker saying how much
+# was cut. Being at the store level, it covers every surface (CLI, hooks, import, daemon, and any
+# later web/MCP/LLM writer) without each one remembering to call redact().
+
+#: Longest text kept in a column (characters) unless FIELD_LIMITS says otherwise.
+DEFAULT_LIMIT = 20_000
+#: Per-column limits, "table.column" -> characters. Documented in the README ("Privacy").
+FIELD_LIMITS = {
+    "memory_entries.content": 100_000,
+    "memory_entries.tags": 2_000,
+    "memory_entries.subject": 500,
+    "memory_entries.scope": 1_000,
+    "memory_audit_log.action": 100,
+    "memory_audit_log.context": 2_000,
+    "memory_audit_log.result": 200,
+    "memory_audit_log.details": 16_000,
+    "memory_audit_log.session_id": 200,
+    "memory_audit_log.hook_event": 100,
+    "corrections.user_message": 4_000,
+    "corrections.session_id": 200,
+    "enforcement_rules.pattern": 10_000,
+    "enforcement_rules.message": 4_000,
+    "kv.value": 64_000,
+    "session_injections.session_id": 200,
+    "capture_marker_seen.session_id": 200,
+}
+#: Columns stored exactly as given (still bounded): a rule's pattern is code, and redacting it
+#: would silently change what the rule matches.
+VERBATIM = {"enforcement_rules.pattern", "enforcement_rules.conditions", "enforcement_rules.analysis",
+            "schema_migrations.name"}
+#: JSON text columns: redacted string by string so the JSON stays valid.
+#: Any other value that starts with "{" or "[" and parses as JSON is treated the same way.
+CUT_MARKER = "…[cut {n} chars]"
+_JSON_STRING_LIMIT = 4_000
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` bounded to ``limit`` characters, ending with a marker naming what was cut."""
+    if len(text) <= limit:
+        return text
+    cut_n = len(text) - limit
+    marker = CUT_MARKER.format(n=cut_n)
+    keep = max(0, limit - len(marker))
+    return text[:keep] + CUT_MARKER.format(n=len(text) - keep)
+
+
+def redact_cut(text: str, limit: int) -> str:
+    """Redact, then cut: a secret is never left half-visible by the cut.
+
+    Only a prefix (``limit`` plus a margin longer than any secret format) is redacted, so a
+    20 MB value costs no more than a short one.
+    """
+    if not isinstance(text, str):
+        return text
+    head = text[: limit + 1024]
+    out = redact(head)[0]
+    if len(text) <= len(head):
+        return cut(out, limit)
+    keep = max(0, limit - len(CUT_MARKER.format(n=len(text))))
+    out = out[:keep]
+    return out + CUT_MARKER.format(n=len(text) - len(out))
+
+
+def _valid_text(text: str) -> str:
+    """Lone surrogates (from JSON like "\\udc80") cannot be stored as UTF-8: replace them."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+
+
+def _trivially_clean(text: str) -> bool:
+    """Short single words and UUIDs: no secret format fits, so skip the regexes (hook path)."""
+    n = len(text)
+    if n <= 16:
+        return text.replace("_", "").replace("-", "").replace(".", "").isalnum() or not text
+    if n == 36 and text[8:9] == text[13:14] == text[18:19] == text[23:24] == "-":
+        return all(c in "0123456789abcdefABCDEF-" for c in text)
+    return False
+
+
+def clean(value, limit: int = DEFAULT_LIMIT, *, verbatim: bool = False):
+    """One stored text field: valid UTF-8, secrets redacted, bounded. Other types pass."""
+    if not isinstance(value, str):
+        return value
+    value = _valid_text(value)
+    if verbatim:
+        return cut(value, limit)
+    if value[:1] in ("{", "[") and len(value) <= 64 * limit:
+        as_json = _clean_json_text(value, limit)
+        if as_json is not None:
+            return as_json
+    if _trivially_clean(value):
+        return value
+    return redact_cut(value, limit)
+
+
+def _clean_json_text(text: str, limit: int) -> str | None:
+    import json
+
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(obj, (dict, list)):
+        return None
+    try:
+        cleaned = _clean_obj(obj, min(limit, _JSON_STRING_LIMIT), 0)
+        if cleaned == obj and len(text) <= limit:
+            return text  # nothing to hide: keep the writer's exact text
+        out = json.dumps(cleaned, ensure_ascii=False, separators=(",", ":"))
+    except (RecursionError, ValueError, TypeError):
+        return None
+    if len(out) > limit:
+        # Still valid JSON, and says it was cut.
+        out = json.dumps({"cut": True, "chars": len(out), "preview": cut(out, max(0, limit - 200))},
+                         ensure_ascii=False, separators=(",", ":"))
+    return out
+
+
+def _clean_obj(obj, limit: int, depth: int):
+    if depth > 64:
+        return "[cut: nested too deep]"
+    if isinstance(obj, str):
+        return clean(obj, limit)
+    if isinstance(obj, dict):
+        return {clean(str(k), 200): _clean_obj(v, limit, depth + 1) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_clean_obj(v, limit, depth + 1) for v in obj]
+    return obj
+
+
+_COLUMNS_CACHE: dict = {}
+_WHERE = "<where>"
+_WRITE_HEADS = ("INSERT", "UPDATE", "REPLAC")
+
+
+def is_write(sql: str) -> bool:
+    return sql.lstrip()[:6].upper() in _WRITE_HEADS
+
+
+def _skip_column(col: str | None) -> bool:
+    """Columns written only by code: ids, timestamps (never person- or payload-derived)."""
+    if col is None:
+        return False
+    name = col.rsplit(".", 1)[-1]
+    if name in ("id", "timestamp", "embedding") or name.endswith("_at"):
+        return True
+    return name.endswith("_id") and name not in ("session_id",)
+
+
+def _param_columns(sql: str) -> list:
+    """For each positional ``?`` of a simple INSERT/UPDATE, its "table.column" (None: unknown)."""
+    cached = _COLUMNS_CACHE.get(sql)
+    if cached is not None:
+        return cached
+    cols: list = []
+    text = " ".join(sql.split())
+    head, tail = text, ""
+    conflict = re.search(r"(?i)\sON\s+CONFLICT\b", text)
+    if conflict:
+        head, tail = text[:conflict.start()], text[conflict.start():]
+    m = re.match(r'(?i)(?:INSERT|REPLACE)(?:\s+OR\s+\w+)?\s+INTO\s+"?(\w+)"?\s*\(([^)]*)\)\s*VALUES\s*\((.*)\)\s*$',
+                 head)
+    if m:
+        table = m.group(1)
+        names = [c.strip().strip('"') for c in m.group(2).split(",")]
+        values = _split_top(m.group(3))
+        if len(values) == len(names):
+            for name, v in zip(names, values):
+                cols.extend([f"{table}.{name}"] * v.count("?"))
+        cols.extend([None] * tail.count("?"))
+    else:
+        m = re.match(r'(?i)UPDATE\s+"?(\w+)"?\s+SET\s+(.*?)(?:\s+WHERE\s+(.*))?$', text)
+        if m:
+            table = m.group(1)
+            for item in _split_top(m.group(2)):
+                name = item.split("=", 1)[0].strip().strip('"')
+                cols.extend([f"{table}.{name}"] * item.count("?"))
+            cols.extend([_WHERE] * (m.group(3) or "").count("?"))  # keys to match: unchanged
+    if len(cols) != sql.count("?"):
+        cols = []
+    if len(_COLUMNS_CACHE) < 512:
+        _COLUMNS_CACHE[sql] = cols
+    return cols
+
+
+def _split_top(text: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return out
+
+
+def gate_params(sql: str, params):
+    """The parameters of one INSERT/UPDATE with every text value made safe to store."""
+    if not params:
+        return params
+    if isinstance(params, dict):
+        return {k: clean(v) for k, v in params.items()}
+    if not any(isinstance(v, str) for v in params):
+        return params
+    cols = _param_columns(sql)
+    out = []
+    for i, v in enumerate(params):
+        if not isinstance(v, str):
+            out.append(v)
+            continue
+        col = cols[i] if i < len(cols) else None
+        if col == _WHERE:
+            out.append(v)
+            continue
+        if _skip_column(col):
+            out.append(_valid_text(v))
+            continue
+        limit = FIELD_LIMITS.get(col, DEFAULT_LIMIT) if col else DEFAULT_LIMIT
+        out.append(clean(v, limit, verbatim=col in VERBATIM))
+    return out

@@ -20,8 +20,6 @@ from .util import now_iso
 FORMAT = "memory-cli-export"
 FORMAT_VERSION = 1
 FIRST = ["memory_entries", "enforcement_rules", "corrections"]
-REDACTED_COLUMNS = {"memory_entries": ("content",),
-                    "corrections": ("user_message", "what_was_wrong", "what_is_right", "context")}
 
 
 # Rebuilt from memory_entries by triggers on import: exporting them would only go stale.
@@ -72,7 +70,7 @@ def _columns(store: Store, table: str) -> tuple[list[str], list[str]]:
     return cols, pk
 
 
-def parse_lines(store: Store, lines) -> list[tuple[str, dict]]:
+def parse_lines(store: Store, lines) -> list[tuple[str, dict, int]]:
     """Check the whole file first; raise InvalidInput naming the first bad line."""
     tables = set(data_tables(store))
     columns = {t: set(_columns(store, t)[0]) for t in tables}
@@ -104,7 +102,7 @@ def parse_lines(store: Store, lines) -> list[tuple[str, dict]]:
         if unknown:
             raise InvalidInput(f"line {number}: table {table} has no column(s) {', '.join(sorted(unknown))}; "
                                "nothing was imported")
-        records.append((table, {k: _decode(v) for k, v in row.items()}))
+        records.append((table, {k: _decode(v) for k, v in row.items()}, number))
     if not header_seen and records:
         raise InvalidInput("no export header line: this file was not written by `memory-cli export`")
     return records
@@ -114,35 +112,49 @@ def import_lines(store: Store, lines, *, on_conflict: str = "skip") -> dict:
     if on_conflict not in ("skip", "replace"):
         raise InvalidInput("on-conflict must be skip or replace")
     records = parse_lines(store, lines)
-    from .redact import redact
+    import apsw
 
+    # Every value passes the store's redaction gate (memory_cli.redact.gate_params) on the
+    # way in: tags, subjects, session ids, audit rows and kv included, not only content.
     report = {"inserted": {}, "skipped": {}, "replaced": {}}
-    with store.transaction():
-        store.execute("PRAGMA defer_foreign_keys=ON")
-        for table, row in records:
-            for col in REDACTED_COLUMNS.get(table, ()):
-                if isinstance(row.get(col), str):
-                    row[col] = redact(row[col])[0]
-            cols, pk = _columns(store, table)
-            names = [c for c in row if c in cols]
-            placeholders = ",".join("?" for _ in names)
-            quoted = ",".join(f'"{c}"' for c in names)
-            exists = False
-            if pk and all(k in row for k in pk):
-                cond = " AND ".join(f'"{k}" = ?' for k in pk)
-                exists = store.value(f'SELECT 1 FROM "{table}" WHERE {cond}', [row[k] for k in pk]) is not None
-            if exists and on_conflict == "skip":
-                report["skipped"][table] = report["skipped"].get(table, 0) + 1
-                continue
-            if exists:
-                cond = " AND ".join(f'"{k}" = ?' for k in pk)
-                sets = ",".join(f'"{c}" = ?' for c in names if c not in pk)
-                if sets:
-                    store.execute(f'UPDATE "{table}" SET {sets} WHERE {cond}',
-                                  [row[c] for c in names if c not in pk] + [row[k] for k in pk])
-                report["replaced"][table] = report["replaced"].get(table, 0) + 1
-                continue
-            store.execute(f'INSERT INTO "{table}" ({quoted}) VALUES ({placeholders})', [row[c] for c in names])
-            report["inserted"][table] = report["inserted"].get(table, 0) + 1
-        audit.record(store, "import", result="ok", details=report)
+    number = 0
+    try:
+        with store.transaction():
+            store.execute("PRAGMA defer_foreign_keys=ON")
+            for table, row, number in records:
+                _import_row(store, table, row, on_conflict, report)
+            number = 0
+            audit.record(store, "import", result="ok", details=report)
+    except apsw.ConstraintError as e:
+        where = f"line {number}: " if number else ""
+        raise InvalidInput(f"{where}{_constraint_message(e)}; nothing was imported") from None
     return report
+
+
+def _constraint_message(e: Exception) -> str:
+    text = str(e)
+    return text.split(": ", 1)[-1] if ": " in text else text
+
+
+def _import_row(store: Store, table: str, row: dict, on_conflict: str, report: dict) -> None:
+    cols, pk = _columns(store, table)
+    names = [c for c in row if c in cols]
+    placeholders = ",".join("?" for _ in names)
+    quoted = ",".join(f'"{c}"' for c in names)
+    exists = False
+    if pk and all(k in row for k in pk):
+        cond = " AND ".join(f'"{k}" = ?' for k in pk)
+        exists = store.value(f'SELECT 1 FROM "{table}" WHERE {cond}', [row[k] for k in pk]) is not None
+    if exists and on_conflict == "skip":
+        report["skipped"][table] = report["skipped"].get(table, 0) + 1
+        return
+    if exists:
+        cond = " AND ".join(f'"{k}" = ?' for k in pk)
+        sets = ",".join(f'"{c}" = ?' for c in names if c not in pk)
+        if sets:
+            store.execute(f'UPDATE "{table}" SET {sets} WHERE {cond}',
+                          [row[c] for c in names if c not in pk] + [row[k] for k in pk])
+        report["replaced"][table] = report["replaced"].get(table, 0) + 1
+        return
+    store.execute(f'INSERT INTO "{table}" ({quoted}) VALUES ({placeholders})', [row[c] for c in names])
+    report["inserted"][table] = report["inserted"].get(table, 0) + 1

@@ -65,7 +65,10 @@ def export(output: Optional[Path] = typer.Option(None, "--output", "-o", help="F
         return
     tmp = output.with_name(output.name + ".tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
+        from ..paths import open_private
+
+        with open_private(str(tmp), "w") as f:  # 0600: an export holds every memory
+            f.write(text)
         tmp.replace(output)
     except OSError as e:
         raise InvalidInput(f"cannot write {output}: {e.strerror}") from None

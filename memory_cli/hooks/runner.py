@@ -104,10 +104,12 @@ def _run_handlers(event, payload, store, settings, started, debug):
     if failed:
         # A deliberate decision survives; a half-built context does not hide the failure.
         response.notify(f"memory-cli: part of the {event} hook failed open; run `memory-cli doctor`")
-    record_safely(store, "hook_error" if failed else "hook", context=tool or payload.get("source"),
-                  result="error" if failed else (response.decision or "ok"), details=details,
-                  session_id=payload.get("session_id"), hook_event=event,
-                  elapsed_ms=(time.perf_counter() - started) * 1000.0)
+    recorded = record_safely(store, "hook_error" if failed else "hook", context=tool or payload.get("source"),
+                             result="error" if failed else (response.decision or "ok"), details=details,
+                             session_id=payload.get("session_id"), hook_event=event,
+                             elapsed_ms=(time.perf_counter() - started) * 1000.0)
+    if failed and not recorded:
+        _append_error_log(event, "handler_error", "; ".join(failed))
     return response
 
 
@@ -140,11 +142,11 @@ def _record_error(store, event, kind, message, started, raw_payload: bytes | Non
     elapsed = (time.perf_counter() - started) * 1000.0
     details = {"error": message}
     if raw_payload is not None:
-        preview = raw_payload[:300].decode("utf-8", errors="replace")
         try:
-            from ..redact import redact
+            from ..redact import redact_cut
 
-            preview = redact(preview)[0]
+            # Redact first, cut after: a secret is never left half-visible by the cut.
+            preview = redact_cut(raw_payload[:4096].decode("utf-8", errors="replace"), 300)
         except Exception:
             preview = "(preview withheld)"
         details["stdin_preview"] = preview
@@ -153,14 +155,28 @@ def _record_error(store, event, kind, message, started, raw_payload: bytes | Non
     if record_safely(store, "hook_error", context=kind, result="allowed", details=details,
                      hook_event=event, elapsed_ms=elapsed):
         return
+    _append_error_log(event, kind, message)
+
+
+def _append_error_log(event, kind, message) -> None:
+    """hook-errors.log (0600): the record doctor shows when the audit log cannot take one."""
     try:
         from .. import paths
+        from ..redact import clean
         from ..util import now_iso
 
         log = paths.error_log_file()
-        os.makedirs(os.path.dirname(log), exist_ok=True)
-        with open(log, "a", encoding="utf-8") as f:
-            f.write(f"{now_iso()}\t{event}\t{kind}\t{_first_line(message)}\n")
+        paths.ensure_private_dir(os.path.dirname(log))
+        try:
+            if os.path.getsize(log) > 1_000_000:  # bounded: keep one previous generation
+                os.replace(log, log + ".1")
+        except OSError:
+            pass
+        # Redact the whole message first, cut after.
+        line = f"{clean(str(event), 100)}\t{kind}\t{_first_line(clean(str(message), 4000))}"
+        line = " ".join(line.split("\n"))
+        with paths.open_private(log, "a") as f:
+            f.write(f"{now_iso()}\t{line}\n")
     except Exception:
         pass
 

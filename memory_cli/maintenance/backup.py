@@ -180,8 +180,24 @@ def backup_to(
         raise InvalidInput(f"{dest} already exists; not overwriting it")
     if dest.resolve() == src_db.resolve():
         raise InvalidInput("the backup target is the database itself")
+    if not src_db.is_file():
+        raise StoreRefused(f"{src_db} is not a regular file; nothing was backed up")
+    with open(src_db, "rb") as fh:
+        head = fh.read(len(SQLITE_MAGIC))
+    if head and head != SQLITE_MAGIC:
+        raise StoreRefused(f"{src_db} is not an SQLite database; nothing was backed up")
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.parent / f".{dest.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+    try:
+        return _backup_into(src_db, dest, tmp, connect, pages_per_step, timeout)
+    except apsw.Error as err:
+        from memory_cli.db import store_error
+
+        refused = store_error(str(src_db), err)
+        raise (refused or StoreRefused(f"cannot back up {src_db}: {err}")) from None
+
+
+def _backup_into(src_db: Path, dest: Path, tmp: Path, connect, pages_per_step: int, timeout: float) -> Path:
     src = _open_source(src_db, connect)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -336,6 +352,39 @@ def restore(
     now = _utc(now)
     safety = _safety_copy(live_db, backups_dir, now, keep)
     live_db.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        _restore_in_place(path, live_db, check, timeout, safety)
+    except apsw.Error:
+        # The live file is too damaged for SQLite to write into (the usual reason to restore):
+        # its raw bytes are in the safety copy, so replace the file itself.
+        _replace_file(path, live_db)
+    from memory_cli.db import clear_corrupt_mark
+
+    clear_corrupt_mark(str(live_db))  # a healthy copy is in place: writes are allowed again
+    return RestoreResult(path, live_db, safety, check)
+
+
+def _replace_file(path: Path, live_db: Path) -> None:
+    tmp = live_db.parent / f".{live_db.name}.restore-{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.close(fd)
+    try:
+        src = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
+        out = apsw.Connection(str(tmp))
+        try:
+            _copy(out, src, -1, time.monotonic() + 60)
+            out.execute("PRAGMA journal_mode=WAL")
+        finally:
+            out.close()
+            src.close()
+        for suffix in ("-wal", "-shm"):
+            Path(str(live_db) + suffix).unlink(missing_ok=True)
+        os.replace(tmp, live_db)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _restore_in_place(path: Path, live_db: Path, check, timeout: float, safety) -> None:
     src = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     dest = apsw.Connection(str(live_db))
     try:
@@ -356,4 +405,3 @@ def restore(
     finally:
         dest.close()
         src.close()
-    return RestoreResult(path, live_db, safety, check)

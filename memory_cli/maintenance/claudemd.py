@@ -23,7 +23,8 @@ Layout of the block (``<nl>`` is the file's dominant line ending)::
   bytes to take back, so insert-then-remove is the identity on bytes.
 
 Writes are atomic: a temporary file in the same directory, then ``os.replace``; the file's mode
-is kept and a symlinked CLAUDE.md is written through to its target. Standard library only.
+is kept and a symlinked CLAUDE.md is written through to its target, but only when that target
+lies inside the project (or the Claude config dir) and is a regular file. Standard library only.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
+
+from memory_cli.errors import MemoryCliError
 
 BEGIN_TAG = "<!-- memory-cli:pins:begin"
 END_MARKER = "<!-- memory-cli:pins:end -->"
@@ -239,9 +242,54 @@ def _state_from_doc(path: Path, doc: _Doc) -> BlockState:
     return BlockState(path, True, True, body, recorded, body_hash(body), new_file)
 
 
+class UnsafeTarget(MemoryCliError):
+    """A CLAUDE.md memory-cli must not write: it leads outside its project, or is no file."""
+
+    exit_code = 4
+
+
+def allowed_roots(path: Path) -> list[str]:
+    """Where a CLAUDE.md (or the file its symlink names) may live: its project, the Claude dir."""
+    parent = Path(os.path.abspath(path)).parent
+    project = parent.parent if parent.name == ".claude" else parent
+    from memory_cli.paths import claude_dir_str
+
+    return [os.path.realpath(project), os.path.realpath(claude_dir_str())]
+
+
+def _within(child: str, root: str) -> bool:
+    return child == root or child.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def check_target(path: Path) -> Path:
+    """The file a write of ``path`` really changes, refused when that is unsafe.
+
+    A symlinked CLAUDE.md is written through to its target (the link stays a link), but only
+    when the target lies inside the project or the Claude config dir; a device, FIFO, socket
+    or directory is never opened (a FIFO would hang, a device would be replaced by a file).
+    """
+    path = Path(path)
+    real = os.path.realpath(path)
+    if real != os.path.abspath(path) and not any(_within(real, r) for r in allowed_roots(path)):
+        raise UnsafeTarget(f"{path} is a symlink to {real}, outside its project and the Claude "
+                           "config dir; not writing through it (replace the link with a file)")
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return Path(real)
+    except OSError as e:
+        raise UnsafeTarget(f"cannot inspect {path}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a socket"
+                if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        raise UnsafeTarget(f"{path} is {kind}, not a regular file; not writing it")
+    return Path(real)
+
+
 def _real(path: Path) -> Path:
     """Write through a symlinked CLAUDE.md instead of replacing the link with a file."""
-    return Path(os.path.realpath(path))
+    return check_target(path)
 
 
 def read_block(path: Path) -> BlockState:
@@ -251,6 +299,8 @@ def read_block(path: Path) -> BlockState:
         raw = _real(path).read_bytes()
     except FileNotFoundError:
         return BlockState(path, False, False)
+    except UnsafeTarget as err:
+        return BlockState(path, True, False, problem=str(err))
     try:
         doc = _parse(raw)
     except ClaudeMdError as err:

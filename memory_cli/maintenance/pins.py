@@ -145,6 +145,7 @@ def pin(store, ref: str, *, project_root: str | None = None, settings=None,
     if entry["status"] != "active":
         raise InvalidInput(f"{entry['id'][:8]} is {entry['status']}; only active memories can be pinned")
     target = target_for(store, entry, project_root, settings)
+    claudemd.check_target(target_path(target, settings))  # refused before anything is stored
     with store.transaction():
         already = bool(entry["pinned"])
         previous = kvstate.get(store, TARGET_KEY + entry["id"])
@@ -329,7 +330,15 @@ def _sync_one(store, target: str, settings, overwrite_edits: bool, dry_run: bool
 
     body = render_body(store, target)
     path = target_path(target, settings)
-    plan = claudemd.plan_sync(path, body, overwrite_edits=overwrite_edits)
+    try:
+        plan = claudemd.plan_sync(path, body, overwrite_edits=overwrite_edits)
+    except claudemd.UnsafeTarget as err:
+        if not dry_run:
+            with store.transaction():
+                audit.record(store, "pin", context="sync", result="refused",
+                             details={"path": str(path), "reason": str(err)})
+        return {"target": target, "path": str(path), "action": claudemd.CONFLICT, "reason": str(err),
+                "conflict": True, "changed": False, "pins": body.count("\n- ["), "edited_block": None}
     changed = False
     if not dry_run and plan.changes_file:
         try:
