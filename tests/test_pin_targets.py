@@ -10,6 +10,8 @@ import json
 import os
 import stat
 
+import pytest
+
 from conftest import run_cli
 
 
@@ -54,12 +56,19 @@ def test_project_claude_md_symlinked_outside_is_refused(tmp_path, db_path, proje
     assert outside.read_text() == "do not touch\n"
 
 
-def test_claude_md_linked_to_a_device_is_refused(db_path, claude_dir):
-    (claude_dir / "CLAUDE.md").symlink_to("/dev/null")
+def test_claude_md_linked_to_a_device_is_refused(db_path, claude_dir, tmp_path):
+    # A null device of the test's own, so that a regression replaces it and not the machine's
+    # /dev/null (which other processes write to).
+    device = tmp_path / "null-device"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, AttributeError, OSError):
+        pytest.skip("cannot create a character device here (needs root)")
+    (claude_dir / "CLAUDE.md").symlink_to(device)
     eid = _add(db_path)
     line = _refused(run_cli("pin", eid, db=db_path))
     assert "outside" in line or "device" in line
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert stat.S_ISCHR(os.stat(device).st_mode)
 
 
 def test_claude_md_that_is_a_fifo_is_refused_without_hanging(db_path, claude_dir):

@@ -85,7 +85,7 @@ def test_a_store_found_corrupt_refuses_later_writes_until_restored(tmp_path, cor
     # restoring a healthy backup lifts the refusal
     good = tmp_path / "good.db"
     _filled_store(good, n=3)
-    r = run_cli("restore", str(good), db=corrupt_db)
+    r = run_cli("restore", str(good), "--yes", db=corrupt_db)
     assert r.returncode == 0, r.stderr + r.stdout
     r = run_cli("add", "--type", "fact", "--content", "after restore", db=corrupt_db)
     assert r.returncode == 0, r.stderr
