@@ -89,6 +89,25 @@ FIELDS: list[tuple] = [
      "SessionStart/SessionEnd start the daily maintenance run (decay, backup, audit retention) in a detached process."),
     ("maintenance", "time_limit_s", "int", 120, ("range", 5, 3600),
      "The detached maintenance run stops after this many seconds."),
+    ("llm", "provider", "str", "none", ("choices", ("none", "anthropic", "claude-cli")),
+     "Who writes session memories and compacts: none (local extractive reader; nothing leaves the "
+     "machine), anthropic (the API, ANTHROPIC_API_KEY) or claude-cli (your own `claude -p`)."),
+    ("llm", "model", "str?", None, None,
+     "Model name for the provider; null = claude-haiku-4-5 (anthropic) or claude's own default (claude-cli)."),
+    ("llm", "timeout_s", "int", 30, ("range", 1, 600), "Seconds one LLM request may take."),
+    ("llm", "retries", "int", 1, ("range", 0, 5),
+     "Retries after a timeout, a 429 or a 5xx answer (with backoff)."),
+    ("llm", "max_calls_per_day", "int", 50, ("range", 0, 100000),
+     "Most LLM requests per UTC day (retries count); past it the local fallbacks run."),
+    ("llm", "max_input_tokens", "int", 20000, ("range", 500, 1000000),
+     "Largest request (characters/4); a longer transcript is cut in the middle."),
+    ("llm", "exclude_projects", "list[str]", [], None,
+     "Projects (names, paths or globs) whose transcripts are never sent to a provider."),
+    ("llm", "session_end", "bool", True, None,
+     "SessionEnd queues the transcript and the detached job writes its memories."),
+    ("llm", "claude_command", "str", "claude", None, "The Claude Code executable the claude-cli provider runs."),
+    ("limits", "per_scope", "int", 100, ("range", 1, 100000),
+     "Most automatic memories (sources session and marker) per scope; past it compaction runs."),
 ]
 
 _TYPES = {"str": str, "int": int, "float": (int, float), "bool": bool}
