@@ -168,6 +168,7 @@ def test_config_example_matches_fields_and_is_valid():
     data = json.loads((root / "config.example.json").read_text())
     validate_data(data)
     readme = (root / "README.md").read_text()
+    readme += "".join(p.read_text() for p in sorted((root / "docs").glob("*.md")))  # area pages document keys too
     from memory_cli.settings import FIELDS
 
     missing = [f"{s}.{k}" if s else k for s, k, *_ in FIELDS if f"`{s + '.' if s else ''}{k}`" not in readme]

@@ -172,3 +172,27 @@ def test_session_end_queues_nothing_when_turned_off(hook, cli, transcript, claud
 
     with Store.open(tmp_path / "memory.db") as store:
         assert not store.rows("SELECT key FROM kv WHERE key LIKE 'llm.pending:%'")
+
+
+def test_session_end_hook_queues_without_heavy_imports(db_path, transcript):
+    import subprocess
+    import sys
+
+    body = json.dumps(payload("SessionEnd", session_id="s-diet", transcript_path=str(transcript)))
+    code = ("import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+            "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', 'SessionEnd']);"
+            "bad=[m for m in ('anthropic','httpx','typer','rich','pydantic','memory_cli.llm.summarize',"
+            "'memory_cli.llm.providers','memory_cli.redact') if m in sys.modules];"
+            "sys.stderr.write('HEAVY:'+','.join(bad))")
+    env = dict(__import__("os").environ, MEMORY_CLI_CONFIG="/nonexistent/config.json")
+    proc = subprocess.run([sys.executable, "-c", code, str(db_path), body], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert proc.stderr.split("HEAVY:")[1].strip() == "", proc.stderr
+    from memory_cli.db import Store
+
+    def summarised():
+        with Store.open(db_path) as store:
+            return store.rows("SELECT result FROM memory_audit_log WHERE action = 'summarize' AND session_id = 's-diet'")
+
+    # Queued by the hook, then written by the detached job (extractive: the default provider).
+    assert _wait_for(summarised)

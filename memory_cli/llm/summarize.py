@@ -156,7 +156,8 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
         kvstate.put(store, key, ex.end)
         audit.record(store, "summarize", context=path, result=f"{len(kept)} stored",
                      details={"provider": result["provider"], "fallback": result["fallback"], "from": ex.start,
-                              "to": ex.end, "found": len(memories), "refused": len(result["refused"])},
+                              "to": ex.end, "found": len(memories), "refused": len(result["refused"]),
+                              "report": report if saved is None else None},
                      session_id=session_id)
     result["stored"] = len(kept)
     if touched:
