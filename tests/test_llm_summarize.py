@@ -250,3 +250,20 @@ def test_queued_transcripts_are_summarised_once(store, cfg, api, transcript, tmp
     assert kvstate.with_prefix(store, PENDING_KEY) == {}
     assert {e["session_id"] for e in session_entries(store)} == {"s-1"}
     assert summarize_pending(store, cfg) == []
+
+
+def test_doctor_says_when_the_provider_cannot_run(store, cfg, monkeypatch):
+    from memory_cli.llm.doctor import doctor_checks
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    checks = {c["name"]: c for c in doctor_checks(store, cfg)}
+    assert checks["session memories"]["status"] == "warn" and "ANTHROPIC_API_KEY" in checks["session memories"]["detail"]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    cfg["llm"]["max_calls_per_day"] = 1
+    providers.take_call_slot(store, 1)
+    checks = {c["name"]: c for c in doctor_checks(store, cfg)}
+    assert checks["session memories"]["status"] == "ok"
+    assert checks["LLM calls today"]["status"] == "warn" and "1 of 1" in checks["LLM calls today"]["detail"]
+    cfg["llm"]["provider"] = "claude-cli"
+    cfg["llm"]["claude_command"] = "/nonexistent/claude"
+    assert {c["name"]: c for c in doctor_checks(store, cfg)}["session memories"]["status"] == "warn"
