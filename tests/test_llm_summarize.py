@@ -267,3 +267,43 @@ def test_doctor_says_when_the_provider_cannot_run(store, cfg, monkeypatch):
     cfg["llm"]["provider"] = "claude-cli"
     cfg["llm"]["claude_command"] = "/nonexistent/claude"
     assert {c["name"]: c for c in doctor_checks(store, cfg)}["session memories"]["status"] == "warn"
+
+
+def test_the_daily_cap_holds_under_concurrent_jobs(db_path, store):
+    import threading
+
+    from memory_cli.db import Store
+
+    won, lost = [], []
+
+    def worker():
+        with Store.open(db_path) as s:
+            for _ in range(3):
+                try:
+                    providers.take_call_slot(s, 5)
+                    won.append(1)
+                except providers.LLMError as err:
+                    assert err.kind == "cap"
+                    lost.append(1)
+
+    threads = [threading.Thread(target=worker) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(won) == 5 and len(lost) == 13 and providers.calls_today(store) == 5
+
+
+def test_a_huge_transcript_is_read_from_its_end(store, tmp_path, monkeypatch):
+    from memory_cli.llm import transcript as tr
+
+    monkeypatch.setattr(tr, "MAX_READ_BYTES", 4096)
+    p = tmp_path / "big.jsonl"
+    with open(p, "w") as fh:
+        for i in range(200):
+            fh.write(json.dumps({"type": "user", "sessionId": "big", "cwd": "/home/u/work/whisperclick",
+                                 "message": {"role": "user", "content": f"request number {i}"}}) + "\n")
+    ex = tr.read(p)
+    texts = [t.text for t in ex.turns]
+    assert "request number 199" in texts and "request number 0" not in texts
+    assert ex.end == p.stat().st_size and ex.skipped_bytes > 0

@@ -84,7 +84,7 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
     provider = providers.provider_for(settings)
     result = {"memories": [], "report": "", "provider": "none", "stored": 0, "fallback": None,
               "refused": [], "session_id": session_id, "project": project, "dry_run": dry_run,
-              "transcript": {"path": path, "from": ex.start, "to": ex.end},
+              "transcript": {"path": path, "from": ex.start, "to": ex.end, "skipped_bytes": ex.skipped_bytes},
               "redacted": redacted}
     if ex.empty:
         result["report"] = ""

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 TOOL_INPUT_CHARS = 400
 TOOL_RESULT_CHARS = 800
 TEXT_CHARS = 4000
+# A long session's transcript can reach tens of megabytes; only its last part is read.
+MAX_READ_BYTES = 8 * 1024 * 1024
 
 _NOISE_PREFIXES = ("<system-reminder>", "<user-prompt-submit-hook>", "[Request interrupted",
                    "<local-command-stdout>", "<command-name>", "<command-message>",
@@ -42,6 +44,7 @@ class Excerpt:
     session_id: str | None = None
     cwd: str | None = None
     bad_lines: int = 0
+    skipped_bytes: int = 0
 
     @property
     def empty(self) -> bool:
@@ -91,12 +94,18 @@ def read(path: str | os.PathLike, offset: int = 0) -> Excerpt:
     size = os.path.getsize(path)
     if offset < 0 or offset > size:  # the file was replaced or truncated: start again
         offset = 0
+    skipped = 0
     with open(path, "rb") as fh:
-        fh.seek(offset)
+        if size - offset > MAX_READ_BYTES:
+            fh.seek(size - MAX_READ_BYTES)
+            fh.readline()  # realign on a line start
+            skipped = fh.tell() - offset
+        else:
+            fh.seek(offset)
         data = fh.read()
     cut = data.rfind(b"\n")
     data = data[: cut + 1] if cut >= 0 else b""
-    ex = Excerpt(path=path, start=offset, end=offset + len(data))
+    ex = Excerpt(path=path, start=offset, end=offset + skipped + len(data), skipped_bytes=skipped)
     for raw in data.split(b"\n"):
         raw = raw.strip()
         if not raw:
