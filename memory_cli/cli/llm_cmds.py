@@ -40,8 +40,8 @@ def summarize(
         emit_json(result)
         return
     verb = "would store" if dry_run else "stored"
-    print(f"{result['provider']}: {verb} {len(result['memories']) - sum(1 for m in result['memories'] if m.get('duplicate_of'))}"
-          f" of {len(result['memories'])} memories"
+    new = sum(1 for m in result["memories"] if not m.get("duplicate_of"))
+    print(f"{result['provider']}: {verb} {new} of {len(result['memories'])} memories"
           + (f" ({result['fallback']})" if result.get("fallback") else ""))
     for m in result["memories"]:
         mark = f"duplicate of {short(m['duplicate_of'])}" if m.get("duplicate_of") else short(m.get("id")) or "new"
@@ -77,7 +77,7 @@ def compact(
         print(f"{s['scope']}: {s['before']} -> {s['after']} (limit {s['limit']}, {s['method']})"
               + (f"; {s['fallback']}" if s.get("fallback") else "") + (" [dry run]" if dry_run else ""))
         for a in s["applied"]:
-            print(f"  {a['op']:>7} {', '.join(short(i) for i in a['ids'])}"
-                  + (f" -> {clip(a.get('content'), 80)}" if a["op"] != "archive" else f"  {clip(a.get('content'), 80)}"))
+            arrow = " -> " if a["op"] != "archive" else "  "
+            print(f"  {a['op']:>7} {', '.join(short(i) for i in a['ids'])}{arrow}{clip(a.get('content'), 80)}")
         for r in s["refused"]:
             print(f"  refused: {r['reason']}")

@@ -32,7 +32,8 @@ def excluded(settings, project: str | None, cwd: str | None) -> bool:
     patterns = llm_section(settings).get("exclude_projects") or []
     if not patterns:
         return False
-    names = [n for n in (project, project.split(":", 1)[1] if project and project.startswith("project:") else None) if n]
+    bare = project.split(":", 1)[1] if project and project.startswith("project:") else None
+    names = [n for n in (project, bare) if n]
     paths = []
     if cwd:
         real = os.path.abspath(os.path.expanduser(cwd))

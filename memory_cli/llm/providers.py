@@ -154,7 +154,8 @@ class ClaudeCliProvider:
                 proc = subprocess.run(args, input=prompt + json_only_instruction(tool), capture_output=True,
                                       text=True, timeout=self.timeout, env=env, cwd=cwd)
             except subprocess.TimeoutExpired:
-                raise LLMError("timeout", f"claude -p gave no answer within {self.timeout:g}s", retryable=True) from None
+                raise LLMError("timeout", f"claude -p gave no answer within {self.timeout:g}s",
+                               retryable=True) from None
             except OSError as err:
                 raise LLMError("config", f"cannot run {exe}: {err}") from None
         try:
@@ -246,7 +247,8 @@ def ask(store, settings, provider, *, purpose: str, system: str, prompt: str, to
                              details=details, session_id=session_id)
             if not err.retryable or attempt > retries:
                 raise
-            delay = min(MAX_BACKOFF_S, err.retry_after if err.retry_after is not None else BACKOFF_S * 2 ** (attempt - 1))
+            backoff = BACKOFF_S * 2 ** (attempt - 1)
+            delay = min(MAX_BACKOFF_S, err.retry_after if err.retry_after is not None else backoff)
             time.sleep(max(0.0, delay))
             continue
         details.update(model=answer.model, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
