@@ -1,0 +1,1 @@
+"""Session reports: what a session did, kept per scope so the next session starts from it."""
