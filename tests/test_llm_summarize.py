@@ -307,3 +307,28 @@ def test_a_huge_transcript_is_read_from_its_end(store, tmp_path, monkeypatch):
     texts = [t.text for t in ex.turns]
     assert "request number 199" in texts and "request number 0" not in texts
     assert ex.end == p.stat().st_size and ex.skipped_bytes > 0
+
+
+def test_the_session_report_is_stored_with_source_session(store, cfg, api, transcript):
+    from memory_cli.reports.api import latest_report
+
+    api([tool("save_memories", GOOD)])
+    r = summarize_transcript(store, cfg, transcript)
+    report = latest_report(store, PROJECT)
+    assert report["id"] == r["report_id"] and report["summary"] == GOOD["report"]
+    assert report["source"] == "session" and report["session_id"] == "7d1e4c2a-93b5-4f0e-a8d6-2c51b9e07f13"
+    # The extractive reader's report (offline) is stored the same way, and carries no secret.
+    s = settings_mod.load("/nonexistent/config.json")
+    r2 = summarize_transcript(store, s, transcript, from_start=True, session_id="offline")
+    offline = latest_report(store, PROJECT)
+    assert offline["id"] == r2["report_id"] and offline["session_id"] == "offline"
+    assert "1 failed" in offline["summary"] and not any(x in offline["summary"] for x in SECRETS)
+
+
+def test_an_overlong_report_is_clipped_to_the_report_store_limit(store, cfg, api, transcript):
+    api([tool("save_memories", dict(GOOD, report="x" * 30000))])
+    r = summarize_transcript(store, cfg, transcript)
+    assert r["stored"] == 2 and r.get("report_id")  # clipped to the report store's limit
+    from memory_cli.reports.api import latest_report
+
+    assert len(latest_report(store, PROJECT)["summary"]) <= 4000

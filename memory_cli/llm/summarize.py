@@ -43,15 +43,27 @@ def _existing(store, project: str | None) -> list[dict]:
         "ORDER BY confidence DESC, updated_at DESC LIMIT ?", (*wanted, EXISTING_IN_PROMPT))
 
 
-def _save_report(store, report: str, *, scope: str, session_id: str | None, details: dict) -> dict | None:
-    """Store the session report where agent tools keep reports, when this install has that store."""
+REPORT_MAX_CHARS = 4000
+
+
+def _save_report(store, report: str, *, scope: str, session_id: str | None, details: str) -> dict | None:
+    """Store the session report where agent tools keep reports (source ``session``), when this
+    install has that store. A report the store refuses is audited and skipped; the memories
+    beside it are kept."""
     if not report:
         return None
     try:
         from memory_cli.reports.api import save_report
     except ImportError:
         return None
-    return save_report(store, report, details=details, scope=scope, session_id=session_id, source="session")
+    from memory_cli.errors import InvalidInput as Refused
+
+    summary = report if len(report) <= REPORT_MAX_CHARS else report[: REPORT_MAX_CHARS - 1] + "…"
+    try:
+        return save_report(store, summary, details=details, scope=scope, session_id=session_id, source="session")
+    except Refused as err:
+        audit.record(store, "summarize", context="report", result=f"report not stored: {err}", session_id=session_id)
+        return None
 
 
 def summarize_transcript(store, settings, path, *, session_id: str | None = None, project: str | None = None,
@@ -150,7 +162,7 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
             out["id"] = entry["id"]
             touched.add(out["scope"])
         saved = _save_report(store, report, scope=project or "global", session_id=session_id,
-                             details={"provider": result["provider"], "stored": len(kept)})
+                             details=f"Written by {result['provider']} at session end; {len(kept)} memories stored.")
         if saved is not None:
             result["report_id"] = saved.get("id")
         kvstate.put(store, key, ex.end)

@@ -13,7 +13,7 @@ from ..journal import fields
 from ..util import new_id, now_iso
 
 MAX_SUMMARY = 4_000
-SOURCES = ("agent", "llm", "manual", "hook", "imported")
+SOURCES = ("agent", "llm", "manual", "hook", "imported", "session")
 
 
 def _scope(scope) -> str:
