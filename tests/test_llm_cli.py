@@ -196,3 +196,13 @@ def test_session_end_hook_queues_without_heavy_imports(db_path, transcript):
 
     # Queued by the hook, then written by the detached job (extractive: the default provider).
     assert _wait_for(summarised)
+
+
+def test_session_summaries_run_when_daily_maintenance_is_off(hook, cli, transcript, claude_dir, tmp_path):
+    write_config(claude_dir, maintenance={"enabled": False}, backup={"directory": str(tmp_path / "backups")})
+    r = hook("SessionEnd", payload("SessionEnd", session_id="s-nomaint", transcript_path=str(transcript)))
+    assert r.returncode == 0
+    assert _wait_for(lambda: [e for e in listed(cli) if e["session_id"] == "s-nomaint"])
+    started = json.loads(cli("audit", "--action", "maintenance", "--json").stdout)
+    assert [a["result"] for a in started] == ["started: session summaries"]
+    assert not (tmp_path / "backups").exists()  # the daily part (backup first) did not run
