@@ -332,3 +332,27 @@ def test_an_overlong_report_is_clipped_to_the_report_store_limit(store, cfg, api
     from memory_cli.reports.api import latest_report
 
     assert len(latest_report(store, PROJECT)["summary"]) <= 4000
+
+
+def test_two_runs_over_the_same_part_store_it_once(store, db_path, transcript, monkeypatch):
+    """A `summarize` by hand racing the session-end job: the later writer sees the moved
+    position and stores nothing."""
+    from memory_cli.db import Store
+    from memory_cli.llm import summarize as summ
+
+    s = settings_mod.load("/nonexistent/config.json")
+    real_find = summ.find_dup
+    raced = {}
+
+    def find_dup_then_race(st, memory, batch):
+        if not raced:
+            raced["done"] = True
+            with Store.open(db_path) as other:
+                raced["result"] = summarize_transcript(other, s, transcript)
+        return real_find(st, memory, batch)
+
+    monkeypatch.setattr(summ, "find_dup", find_dup_then_race)
+    r = summarize_transcript(store, s, transcript)
+    assert raced["result"]["stored"] >= 2
+    assert r["stored"] == 0 and "another run" in r["raced"]
+    assert len(session_entries(store)) == raced["result"]["stored"]

@@ -154,6 +154,12 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
         return result
     touched = set()
     with store.transaction():
+        now_at = int(kvstate.get(store, key, 0) or 0)
+        if not from_start and now_at != start:
+            # Another run (the session-end job, or a second `summarize`) stored this part meanwhile.
+            result["memories"] = []
+            result["raced"] = f"another run summarised this transcript meanwhile (now at byte {now_at})"
+            return result
         for out in kept:
             entry = entries.add(store, out["content"], out["type"], scope=out["scope"], source="session",
                                 confidence=SESSION_CONFIDENCE, category=out["category"], subject=out["subject"],
