@@ -182,7 +182,7 @@ def test_session_end_hook_queues_without_heavy_imports(db_path, transcript):
     code = ("import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
             "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', 'SessionEnd']);"
             "bad=[m for m in ('anthropic','httpx','typer','rich','pydantic','memory_cli.llm.summarize',"
-            "'memory_cli.llm.providers','memory_cli.redact') if m in sys.modules];"
+            "'memory_cli.llm.providers','memory_cli.llm.transcript') if m in sys.modules];"
             "sys.stderr.write('HEAVY:'+','.join(bad))")
     env = dict(__import__("os").environ, MEMORY_CLI_CONFIG="/nonexistent/config.json")
     proc = subprocess.run([sys.executable, "-c", code, str(db_path), body], capture_output=True, text=True,
