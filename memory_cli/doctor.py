@@ -23,7 +23,7 @@ from .migrations import LATEST
 from .util import iso, optional_module
 
 AREA_CHECKS = [f"memory_cli.{a}.doctor:doctor_checks" for a in
-               ("rules", "capture", "embeddings", "retrieval", "maintenance", "llm")]
+               ("rules", "capture", "embeddings", "retrieval", "maintenance", "mcp", "llm")]
 
 
 def _check(name, status, detail):

@@ -134,3 +134,25 @@ def test_per_call_hooks_avoid_slow_stdlib_imports(tmp_path, event):
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "m.db"), body, event],
                           capture_output=True, text=True, timeout=60)
     assert proc.stderr.split("SLOW:")[1].strip() == "", proc.stderr
+
+
+TASK_NOTIFICATION = """<task-notification>
+<task-id>ae6c1cb03226ba339</task-id>
+<tool-use-id>toolu_01ABC</tool-use-id>
+<status>completed</status>
+<summary>Agent "install deps" finished</summary>
+<result>Installed. No, never use yarn here, use pnpm instead: the yarn lockfile is stale.</result>
+</task-notification>"""
+
+
+def test_a_subagent_report_handed_over_as_a_prompt_is_not_the_persons_correction(hook, db_path):
+    """Claude Code delivers a background subagent's report through UserPromptSubmit; words in
+    it are the subagent's, so nothing is captured, acknowledged or injected for it."""
+    r = hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=TASK_NOTIFICATION))
+    assert r.returncode == 0 and r.stdout == "", r
+    typed = hook("UserPromptSubmit", payload("UserPromptSubmit", prompt="No, never use yarn here, use pnpm instead."))
+    assert "Recorded correction" in typed.context  # the same words typed by the person count
+    s = Store.open(db_path)
+    corrections = s.rows("SELECT * FROM corrections")
+    s.close()
+    assert len(corrections) == 1 and corrections[0]["occurrence_count"] == 1

@@ -58,4 +58,20 @@ def parse(event: str, raw: bytes | str) -> dict:
         problems.append(f"hook_event_name {name!r} does not match the command's event {event!r}")
     if problems:
         raise HookInputError("; ".join(problems))
+    if event == "UserPromptSubmit" and is_generated_prompt(payload["prompt"]):
+        # Not what the person typed: no correction, prompt rule or prompt injection may come
+        # from it. The text stays available to handlers that want it.
+        payload["generated_prompt"] = payload["prompt"]
+        payload["prompt"] = ""
     return payload
+
+
+# Claude Code hands some messages of its own to UserPromptSubmit as if they were typed: when a
+# background subagent (the Task tool) finishes, the main agent gets a ``<task-notification>``
+# block holding the subagent's last words (seen with Claude Code 2.1.328).
+GENERATED_PROMPT_PREFIXES = ("<task-notification>",)
+
+
+def is_generated_prompt(prompt: str) -> bool:
+    """True for a prompt Claude Code generated rather than the person typed."""
+    return prompt.lstrip().startswith(GENERATED_PROMPT_PREFIXES)

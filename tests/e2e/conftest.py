@@ -19,13 +19,19 @@ Fixture interface (kept stable for other test modules)
 ``fresh_home`` (function)
     The same, but private to one test.
 ``run_session`` (function)
-    ``e2e_home.run_session``: ``run_session(prompt, script, extra_args=(), env=None,
-    allowed_tools=..., cwd=None, timeout=180) -> SessionResult``.
+    ``e2e_home.run_session``: ``run_session(prompt, script, subagents=None, extra_args=(),
+    env=None, allowed_tools=..., cwd=None, timeout=180) -> SessionResult``. ``prompt`` may be a
+    list: the prompts run one after another in one session (``/compact`` works there).
+
+At the end of each home's tests the fixture fails if any hook failed open (audit ``hook_error``
+rows or ``hook-errors.log`` lines); a test that breaks hooks on purpose sets
+``home.allow_hook_failures = True``.
 
 ``E2EHome`` also gives ``cli(*args)`` (run the venv's ``memory-cli`` against this HOME and
 return the CompletedProcess; ``--json`` output via ``cli_json``), ``env()`` (the environment
 sessions and commands run with), ``db`` (the store's path), ``settings()`` (the installed
-``settings.json``) and ``processes()`` (live processes whose HOME is this one).
+``settings.json``), ``write_config(dict)``, ``processes()`` (live processes whose HOME is this
+one) and ``hook_failures()``.
 
 ``SessionResult`` holds ``events`` (the parsed stream-json lines), ``requests`` (every request
 the stand-in received), ``main_requests`` (the conversation turns, in order), ``elapsed_s``,
@@ -44,10 +50,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +72,25 @@ DEFAULT_TOOLS = "Bash,Write,Edit,Read"
 
 # Variables of the calling shell that would leak into the throwaway HOME's sessions.
 _SCRUB_PREFIXES = ("MEMORY_CLI_", "ANTHROPIC_", "CLAUDE_", "CLAUDECODE")
+
+
+# (test, prompt, seconds, conversation requests, exit code) of every session of this run.
+SESSION_TIMES: list[tuple[str, str, float, int, int]] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    """A table of the real-client sessions this run drove and how long each took."""
+    if not SESSION_TIMES:
+        return
+    tr = terminalreporter
+    tr.section("Claude Code sessions (tests/e2e)")
+    for test, prompt, secs, turns, rc in SESSION_TIMES:
+        name = test.split("::", 1)[-1][:60]
+        tr.write_line(f"{secs:6.1f} s  {turns:2d} req  rc={rc}  {name:60s}  {prompt[:40]!r}")
+    total = sum(t[2] for t in SESSION_TIMES)
+    secs = sorted(t[2] for t in SESSION_TIMES)
+    tr.write_line(f"{len(SESSION_TIMES)} sessions, {total:.0f} s in all, median {secs[len(secs) // 2]:.1f} s, "
+                  f"slowest {secs[-1]:.1f} s")
 
 
 def pytest_collection_modifyitems(items):
@@ -138,6 +164,7 @@ class SessionResult:
 
     @property
     def result(self) -> dict:
+        """The final ``result`` event (the last one when several prompts ran)."""
         for e in reversed(self.events):
             if e.get("type") == "result":
                 return e
@@ -151,22 +178,10 @@ class SessionResult:
         return out
 
     def system_messages(self) -> list[str]:
-        """What the person was shown by hooks (``systemMessage``), as the stream reports it."""
-        out = []
-        for e in self.events:
-            if e.get("type") == "system" and e.get("subtype") not in ("hook_started", "hook_response", "init"):
-                for key in ("content", "message", "text"):
-                    if isinstance(e.get(key), str):
-                        out.append(e[key])
-        for e in self.hook_responses():
-            raw = e.get("output") or e.get("stdout") or ""
-            try:
-                data = json.loads(raw) if isinstance(raw, str) and raw.startswith("{") else {}
-            except ValueError:
-                data = {}
-            if data.get("systemMessage"):
-                out.append(data["systemMessage"])
-        return out
+        """What hooks showed the person (``systemMessage``): the stream's ``informational``
+        lines, as Claude Code words them (``"UserPromptSubmit says: memory-cli: ..."``)."""
+        return [e.get("content", "") for e in self.events
+                if e.get("type") == "system" and e.get("subtype") == "informational"]
 
     def describe(self) -> str:
         """A compact account of the session for assertion messages."""
@@ -196,6 +211,15 @@ class E2EHome:
         self.claude_bin = claude_bin
         self.extra_env: dict[str, str] = {"MEMORY_CLI_DAEMON_AUTOSTART": "0"}
         self.sessions: list[SessionResult] = []
+        # Set by a test that makes hooks fail on purpose; otherwise the fixture checks at the end
+        # that no hook failed open (audit ``hook_error`` rows, ``hook-errors.log``).
+        self.allow_hook_failures = False
+
+    @property
+    def cli_bin_dir(self) -> Path:
+        """The folder holding the ``memory-cli`` the hooks run (put it on a session's PATH for
+        scripted Bash calls of ``memory-cli``)."""
+        return MEMORY_CLI.parent
 
     @property
     def db(self) -> Path:
@@ -223,7 +247,8 @@ class E2EHome:
             cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
         """Run the venv's ``memory-cli ARGS`` as the person owning this HOME would."""
         proc = subprocess.run([str(MEMORY_CLI), *map(str, args)], capture_output=True, text=True,
-                              env=self.env(env), cwd=str(cwd or self.project), input=input, timeout=timeout)
+                              env=self.env(env), cwd=str(cwd or self.project),
+                              input="" if input is None else input, timeout=timeout)
         if check and proc.returncode != 0:
             raise AssertionError(f"memory-cli {' '.join(map(str, args))} exited {proc.returncode}: "
                                  f"{proc.stderr.strip()}")
@@ -242,6 +267,18 @@ class E2EHome:
         path = self.claude_dir / "memory" / "config.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(config))
+
+    def hook_failures(self) -> list[str]:
+        """Every record of a hook that failed open: audit ``hook_error`` rows and the lines of
+        ``hook-errors.log`` (where failures go when the store cannot take them)."""
+        out = []
+        if self.db.exists():
+            rows = self.cli_json("audit", "--action", "hook_error", "--limit", "1000", env={"MEMORY_CLI_DB": None})
+            out += [f"{r['hook_event']}: {r['result']} {r.get('details')}" for r in rows]
+        log = self.claude_dir / "memory" / "hook-errors.log"
+        if log.exists():
+            out += [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        return out
 
     def processes(self) -> list[tuple[int, str]]:
         """Live processes (pid, command line) whose environment has this HOME."""
@@ -265,32 +302,103 @@ class E2EHome:
             out.append((int(entry), cmd))
         return out
 
-    def run_session(self, prompt: str, script=(), *, extra_args=(), env: dict | None = None,
+    def run_session(self, prompt: str | list[str], script=(), *, subagents: dict | None = None,
+                    extra_args=(), env: dict | None = None,
                     allowed_tools: str = DEFAULT_TOOLS, cwd: Path | None = None,
                     timeout: float = 180) -> SessionResult:
-        """Run ``claude -p PROMPT`` in the project with the model scripted by ``script``."""
-        standin = StandIn(script)
+        """Run ``claude -p PROMPT`` in the project with the model scripted by ``script``.
+
+        A list of prompts runs them one after another in the same session (``--input-format
+        stream-json``), slash commands such as ``/compact`` included; the script's turns are
+        used in order across them. ``subagents={task_prompt: turns}`` scripts subagents started
+        with the Task tool (see :class:`StandIn`)."""
+        standin = StandIn(script, subagents=subagents)
         with standin:
-            cmd = [str(self.claude_bin), "-p", prompt, "--output-format", "stream-json", "--verbose",
-                   "--allowedTools", allowed_tools, *extra_args]
+            cmd = [str(self.claude_bin), "-p"]
+            prompts = None
+            if isinstance(prompt, str):
+                cmd.append(prompt)
+            else:
+                cmd += ["--input-format", "stream-json"]
+                prompts = list(prompt)
+            cmd += ["--output-format", "stream-json", "--verbose", "--allowedTools", allowed_tools, *extra_args]
             run_env = self.env(env)
             run_env["ANTHROPIC_BASE_URL"] = standin.url
             started = time.monotonic()
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=run_env,
-                                  cwd=str(cwd or self.project), timeout=timeout, stdin=subprocess.DEVNULL)
+            if prompts is None:
+                # An empty pipe, not /dev/null: print mode appends whatever stdin holds to the
+                # prompt, and a shared machine's /dev/null is not always the device it should be.
+                proc = subprocess.run(cmd, capture_output=True, text=True, env=run_env, input="",
+                                      cwd=str(cwd or self.project), timeout=timeout)
+                returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+            else:
+                returncode, stdout, stderr = _converse(cmd, prompts, run_env, cwd or self.project, timeout)
             elapsed = time.monotonic() - started
         events = []
-        for line in proc.stdout.splitlines():
+        for line in stdout.splitlines():
             line = line.strip()
             if line.startswith("{"):
                 try:
                     events.append(json.loads(line))
                 except ValueError:
                     pass
-        result = SessionResult(prompt, proc.returncode, events, list(standin.requests), proc.stderr,
+        result = SessionResult(prompt if isinstance(prompt, str) else " | ".join(prompt), returncode, events,
+                               list(standin.requests), stderr,
                                elapsed, standin)
         self.sessions.append(result)
+        test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+        SESSION_TIMES.append((test, result.prompt, elapsed, len(result.main_requests), returncode))
         return result
+
+
+def _converse(cmd, prompts, env, cwd, timeout) -> tuple[int, str, str]:
+    """Feed prompts one at a time as stream-json input, each after the previous turn's
+    ``result`` (a prompt sent while a turn runs is folded into that turn as a side note)."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=str(cwd))
+    lines: queue.Queue = queue.Queue()
+    err: list[str] = []
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)], daemon=True).start()
+    threading.Thread(target=lambda: err.append(proc.stderr.read()), daemon=True).start()
+    deadline = time.monotonic() + timeout
+    out: list[str] = []
+    pending = list(prompts)
+
+    def send_next():
+        msg = {"type": "user", "message": {"role": "user", "content": pending.pop(0)}}
+        proc.stdin.write(json.dumps(msg) + "\n")
+        proc.stdin.flush()
+        if not pending:
+            proc.stdin.close()
+
+    try:
+        send_next()
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise subprocess.TimeoutExpired(cmd, timeout)
+            try:
+                line = lines.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            out.append(line)
+            if pending and _is_result(line):
+                send_next()
+        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, "".join(out), "".join(err)
+
+
+def _is_result(line: str) -> bool:
+    try:
+        return json.loads(line).get("type") == "result"
+    except (ValueError, AttributeError):
+        return False
 
 
 def _make_home(root: Path, claude_bin: Path) -> E2EHome:
@@ -299,14 +407,24 @@ def _make_home(root: Path, claude_bin: Path) -> E2EHome:
     return home
 
 
+def _check_no_hook_failures(home: E2EHome) -> None:
+    if not home.allow_hook_failures:
+        failures = home.hook_failures()
+        assert not failures, "hooks failed open during the sessions:\n" + "\n".join(failures[:20])
+
+
 @pytest.fixture(scope="module")
-def e2e_home(claude_bin, tmp_path_factory) -> E2EHome:
-    return _make_home(tmp_path_factory.mktemp("e2e"), claude_bin)
+def e2e_home(claude_bin, tmp_path_factory):
+    home = _make_home(tmp_path_factory.mktemp("e2e"), claude_bin)
+    yield home
+    _check_no_hook_failures(home)
 
 
 @pytest.fixture
-def fresh_home(claude_bin, tmp_path_factory) -> E2EHome:
-    return _make_home(tmp_path_factory.mktemp("e2e-fresh"), claude_bin)
+def fresh_home(claude_bin, tmp_path_factory):
+    home = _make_home(tmp_path_factory.mktemp("e2e-fresh"), claude_bin)
+    yield home
+    _check_no_hook_failures(home)
 
 
 @pytest.fixture

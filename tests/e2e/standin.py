@@ -15,13 +15,18 @@ What it answers:
   ``content_block_start`` / ``content_block_delta`` / ``content_block_stop`` per block,
   ``message_delta`` with the stop reason, ``message_stop``). Once the script is used up it
   answers a short text and ends the turn, so a session always finishes.
-* any other ``POST /v1/messages`` (title generation, summaries, compaction): a short harmless
-  text, streamed or not as asked.
+* a compaction request (``/compact``; it offers tools too, but asks for an ``<analysis>`` and a
+  ``<summary>`` block): a fixed summary, without using up a turn of the script.
+* any other ``POST /v1/messages`` (title generation, summaries): a short harmless text, streamed
+  or not as asked.
 * ``POST /v1/messages/count_tokens``: a token estimate.
 * anything else: 404 (recorded too).
 
 The server binds 127.0.0.1 on a free port, serves from a daemon thread, and stops when the
 ``with`` block ends, or by itself after ``max_lifetime_s`` if a test forgot to stop it.
+
+A subagent started with the Task tool sends conversation requests of its own; ``subagents=
+{task_prompt: turns}`` scripts it separately (its requests begin with that prompt).
 
 A script is a list of turns; each turn is one assistant message: a string (a text reply), one
 block made by :func:`text`, :func:`tool_use` or :func:`bash`, or a list of such blocks. A turn
@@ -33,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -124,9 +130,22 @@ class Request:
 
     @property
     def is_main(self) -> bool:
-        """A main-conversation turn: a messages request that offers tools."""
+        """A main-conversation turn: a messages request that offers tools (and is not a
+        compaction, which offers them too)."""
         return (self.path.split("?")[0] == "/v1/messages" and isinstance(self.body, dict)
-                and bool(self.body.get("tools")))
+                and bool(self.body.get("tools")) and not self.is_compaction)
+
+    @property
+    def is_compaction(self) -> bool:
+        """Claude Code asking for the conversation's summary (``/compact`` or auto-compaction):
+        its last message asks for text only, as an ``<analysis>`` and a ``<summary>`` block."""
+        if self.path.split("?")[0] != "/v1/messages" or not isinstance(self.body, dict):
+            return False
+        msgs = self.body.get("messages") or []
+        if not msgs or msgs[-1].get("role") != "user":
+            return False
+        last = _text_of(msgs[-1].get("content"))
+        return "Respond with TEXT ONLY" in last and "<summary>" in last
 
     @property
     def messages(self) -> list[dict]:
@@ -162,18 +181,39 @@ class Request:
                            if isinstance(b, dict) and b.get("type") == "text")
         return out
 
-    def hook_contexts(self, event: str) -> list[str]:
-        """The additional-context texts hooks of ``event`` gave the model, as Claude Code framed
-        them (``"<event> hook additional context: ..."``), oldest first."""
-        marker = f"{event} hook additional context:"
+    def hook_outputs(self) -> list[tuple[str, str, str]]:
+        """What hooks told the model, as Claude Code framed it, oldest first: ``(label, kind,
+        text)`` where label is ``"SessionStart"``, ``"PreToolUse:Bash"``, ... and kind is
+        ``"context"`` (``<label> hook additional context: ...``) or ``"feedback"`` (``<label>
+        hook blocking error from command: "...": ...``, e.g. PostToolUse ``decision: block``).
+
+        Claude Code joins several hooks' outputs and its own notes in one message, so each text
+        is cut where the next hook's begins, after memory-cli's ``</memory-cli-context>`` when
+        it holds one, and otherwise at its first blank line."""
         out = []
         for t in self.user_texts():
-            start = t.find(marker)
-            while start != -1:
-                end = t.find(marker, start + len(marker))
-                out.append(t[start + len(marker):end if end != -1 else None].strip())
-                start = end
+            found = list(_HOOK_FRAME.finditer(t))
+            for i, m in enumerate(found):
+                body = t[m.end():found[i + 1].start() if i + 1 < len(found) else len(t)]
+                close = body.rfind("</memory-cli-context>")
+                if close != -1:
+                    body = body[:close + len("</memory-cli-context>")]
+                elif "\n\n" in body:
+                    body = body[:body.index("\n\n")]
+                kind = "context" if m.group(2) == "additional context" else "feedback"
+                out.append((m.group(1), kind, body.strip()))
         return out
+
+    def hook_contexts(self, event: str) -> list[str]:
+        """Additional context from hooks of ``event`` (``"SessionStart"``, ``"PreToolUse"``,
+        or with the tool: ``"PreToolUse:Bash"``), oldest first."""
+        return [text for label, kind, text in self.hook_outputs()
+                if kind == "context" and event in (label, label.split(":")[0])]
+
+    def hook_feedback(self, event: str) -> list[str]:
+        """Blocking feedback from hooks of ``event`` (PostToolUse ``decision: block`` reasons)."""
+        return [text for label, kind, text in self.hook_outputs()
+                if kind == "feedback" and event in (label, label.split(":")[0])]
 
     def shown_text(self) -> str:
         """Everything the model could read in this request (system prompt, all messages, tool
@@ -184,6 +224,9 @@ class Request:
         for m in self.messages:
             parts.append(_text_of(m.get("content")))
         return "\n".join(p for p in parts if p)
+
+
+_HOOK_FRAME = re.compile(r'\b([A-Z][A-Za-z]+(?::[^\s:]+)?) hook (additional context|blocking error from command: "[^"\n]*"):\s')
 
 
 def _text_of(content) -> str:
@@ -212,9 +255,17 @@ class StandIn:
         api.main_requests()[1].tool_results()
     """
 
-    def __init__(self, script: Iterable = (), *, side_text: str = "e2e session",
-                 final_text: str = "Done.", max_lifetime_s: float = 600.0):
+    def __init__(self, script: Iterable = (), *, subagents: dict[str, Iterable] | None = None,
+                 side_text: str = "e2e session",
+                 final_text: str = "Done.", max_lifetime_s: float = 600.0,
+                 summary_text: str = ("<analysis>Scripted conversation.</analysis>\n<summary>1. Primary "
+                                      "Request and Intent: a scripted end-to-end test session.</summary>")):
         self.script = [_blocks(t) for t in script]
+        # Subagents (the Task tool) send conversation requests of their own, with their task's
+        # prompt as the first user message: those get the turns scripted under that prompt.
+        self.subagents = {p: [_blocks(t) for t in turns] for p, turns in (subagents or {}).items()}
+        self._sub_turns = {p: 0 for p in self.subagents}
+        self.summary_text = summary_text
         self.side_text = side_text
         self.final_text = final_text
         self.max_lifetime_s = max_lifetime_s
@@ -239,8 +290,25 @@ class StandIn:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def next_turn(self) -> list[dict]:
+    def _subagent_of(self, req: "Request") -> str | None:
+        msgs = req.messages
+        if not self.subagents or not msgs:
+            return None
+        first = msgs[0].get("content")
+        texts = [first] if isinstance(first, str) else [b.get("text", "") for b in first or []
+                                                         if isinstance(b, dict) and b.get("type") == "text"]
+        for prompt in self.subagents:
+            if any(t.strip() == prompt for t in texts):
+                return prompt
+        return None
+
+    def next_turn(self, req: "Request | None" = None) -> list[dict]:
+        agent = self._subagent_of(req) if req is not None else None
         with self._lock:
+            if agent is not None:
+                turns, n = self.subagents[agent], self._sub_turns[agent]
+                self._sub_turns[agent] = n + 1
+                return turns[n] if n < len(turns) else [text(self.final_text)]
             if self._turn < len(self.script):
                 blocks = self.script[self._turn]
             else:
@@ -289,7 +357,12 @@ class StandIn:
                 if path != "/v1/messages":
                     self._send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}')
                     return
-                blocks = standin.next_turn() if req.is_main else [text(standin.side_text)]
+                if req.is_main:
+                    blocks = standin.next_turn(req)
+                elif req.is_compaction:
+                    blocks = [text(standin.summary_text)]
+                else:
+                    blocks = [text(standin.side_text)]
                 req.answered = blocks
                 model = body.get("model") or MODEL
                 if body.get("stream"):

@@ -26,3 +26,70 @@ def test_session_start_injects_a_stored_memory(e2e_home, run_session):
     assert (e2e_home.project / "build.log").read_text() == "built\n"
     assert [t["is_error"] for t in s.tool_results()] == [False]
     assert s.result.get("subtype") == "success"
+
+
+def test_stop_marker_is_stored_and_injected_in_the_next_session(e2e_home, run_session):
+    """The assistant writes a ``[MEMORY:...]`` marker in its final text; the Stop hook stores it
+    in the project's scope, and the next session starts with it in its context."""
+    observation = "Accepts connections about 15s after the whisperclick container starts"
+    first = run_session("bring the database up", [
+        bash("echo started", "start the database"),
+        f"The database is up.\n[MEMORY:timing:postgres] {observation}\nReady when you are.",
+    ])
+    assert first.returncode == 0, first.describe()
+    stored = [e for e in e2e_home.cli_json("list") if e["content"] == observation]
+    assert len(stored) == 1, e2e_home.cli("list").stdout
+    assert stored[0]["category"] == "timing" and stored[0]["subject"] == "postgres"
+    assert stored[0]["scope"] == "project:whisperclick"
+    assert stored[0]["session_id"] == first.result["session_id"]
+    # Not shown back to the model in the session that wrote it: the marker came from the model.
+    assert all(observation not in c for c in first.last_request.hook_contexts("SessionStart"))
+
+    second = run_session("run the integration tests", ["Running them now."])
+    assert second.returncode == 0, second.describe()
+    start = second.first_request.hook_contexts("SessionStart")
+    assert start and f"[fact] {observation}" in start[0], second.describe()
+    assert "### project: whisperclick" in start[0]
+
+
+_UNRELATED_FACTS = [
+    "Staging deploys go out from the release branch every Tuesday",
+    "The CI runners cache wheels under /var/cache/pipwheels",
+    "Grafana dashboards live in the ops repository, folder dashboards",
+    "Invoices are rendered with WeasyPrint templates in billing/templates",
+    "The translation files are synced nightly from Crowdin",
+    "Feature flags are read from LaunchDarkly at process boot",
+    "Redis keys expire after 36 hours in the session store",
+    "Docker images are tagged with the short commit hash",
+    "Database migrations must be reviewed by the data team",
+    "The marketing site is a separate Astro project",
+    "Error emails go to the alerts mailing list",
+    "Windows installers are signed on the dedicated signing box",
+    "Benchmarks run on the quiet machine named perf-02",
+    "The changelog follows the keep-a-changelog format",
+    "Logs rotate daily and are kept for fourteen days",
+]
+
+
+def test_prompt_injection_finds_a_memory_by_keyword_with_the_daemon_off(fresh_home):
+    """With the embedding daemon switched off in the config (no vectors at all), the per-prompt
+    injection still finds, by keywords alone, a memory the session block had no room for.
+
+    Sixteen memories compete for fifteen places at session start; the relevant one, with the
+    lowest confidence, is left out there and comes beside the prompt that asks about it."""
+    home = fresh_home
+    home.write_config({"daemon": {"autostart": False}})
+    for fact in _UNRELATED_FACTS:
+        home.cli("add", fact, "--confidence", "0.9")
+    needle = "The hotkey listener needs the uinput kernel module loaded before startup"
+    home.cli("add", needle, "--confidence", "0.5")
+    s = home.run_session("why does the hotkey listener fail at startup", ["Let me check uinput."],
+                         env={"MEMORY_CLI_DAEMON_AUTOSTART": None})
+    assert s.returncode == 0, s.describe()
+    start = s.first_request.hook_contexts("SessionStart")
+    assert start and "(15 of 16 memories" in start[0], start
+    assert needle not in start[0]
+    beside = s.first_request.hook_contexts("UserPromptSubmit")
+    assert beside and needle in beside[-1], s.describe()
+    assert "Memory related to this prompt" in beside[-1]
+    assert not [p for p in home.processes() if "memory_cli.daemon" in p[1]]

@@ -1,0 +1,1 @@
+"""The MCP server: agent tools over the same domain functions the CLI and hooks use."""

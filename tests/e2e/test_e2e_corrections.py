@@ -1,0 +1,58 @@
+"""Corrections through the real Claude Code: a correction typed as a prompt is acknowledged to
+the model at once; said in three sessions it becomes a proposed rule, which warns on the next
+matching tool call."""
+
+from __future__ import annotations
+
+import pytest
+
+from .standin import bash
+
+pytestmark = pytest.mark.e2e
+
+PROMPTS = [
+    "No, use pnpm, not npm. Install the dependencies.",
+    "I already told you: use pnpm, not npm",
+    "For the third time, use pnpm, not npm!",
+]
+
+
+@pytest.fixture(scope="module")
+def three_sessions(e2e_home):
+    """The same correction in three sessions; the third session then runs npm."""
+    sessions = [e2e_home.run_session(PROMPTS[0], ["Understood, pnpm from now on."]),
+                e2e_home.run_session(PROMPTS[1], ["Sorry, pnpm it is."])]
+    e2e_home.rules_before_third = e2e_home.cli_json("rules", "list", "--all")
+    sessions.append(e2e_home.run_session(PROMPTS[2], [
+        bash("touch ran.txt && npm --version", "check the npm version"), "Noted."]))
+    return sessions
+
+
+def test_a_correction_is_acknowledged_to_the_model_in_the_same_turn(e2e_home, three_sessions):
+    first = three_sessions[0]
+    assert first.returncode == 0, first.describe()
+    said = first.first_request.hook_contexts("UserPromptSubmit")
+    assert said and "Recorded correction: use pnpm, not npm." in said[0], first.describe()
+    second = three_sessions[1].first_request.hook_contexts("UserPromptSubmit")
+    assert second and "use pnpm, not npm" in second[0] and "(said 2 times)" in second[0], three_sessions[1].describe()
+
+
+def test_three_corrections_in_three_sessions_become_a_rule_that_warns(e2e_home, three_sessions):
+    third = three_sessions[2]
+    assert third.returncode == 0, third.describe()
+    assert len({s.result["session_id"] for s in three_sessions}) == 3
+    queue = e2e_home.cli("review", "--list").stdout
+    assert "x3/3s" in queue and "use pnpm, not npm" in queue, queue
+    rules = e2e_home.cli_json("rules", "list", "--unconfirmed")
+    npm_rules = [r for r in rules if r.get("pattern") == "npm"]
+    assert npm_rules and npm_rules[0]["action"] == "warn", rules
+    # The person was told (systemMessage), the model was warned at the npm call, and npm ran.
+    assert any("now a proposed rule" in m for m in third.system_messages()), third.describe()
+    after = third.main_requests[1]
+    warning = after.hook_contexts("PreToolUse:Bash")
+    assert warning and "use pnpm" in warning[-1] and "allowed" in warning[-1], third.describe()
+    result = after.tool_results()[-1]
+    assert not result["is_error"] and result["text"].strip()[0].isdigit(), result
+    assert (e2e_home.project / "ran.txt").exists()
+    # Two sessions were not enough (capture.auto_promote_threshold is 3).
+    assert not [r for r in e2e_home.rules_before_third if r.get("pattern") == "npm"]

@@ -1,0 +1,100 @@
+"""The gate, through the real Claude Code: PreToolUse deny and warn, PostToolUse violation
+feedback, and PostToolUseFailure offering a stored fix.
+
+Each scenario asserts both sides: what the model was shown in the request that followed the
+tool call (the stand-in recorded it), and what actually ran on the machine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .standin import bash, tool_use
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def gate_session(e2e_home):
+    """One session: a command a block rule denies, then one a warn rule lets through."""
+    e2e_home.cli("rules", "add", "Never use pythonw.exe", "--alternative", "use python.exe")
+    e2e_home.cli("rules", "add", "Prefer uv over pip")
+    return e2e_home.run_session("launch the app, then check pip", [
+        bash("touch denied.txt && pythonw.exe src/main.py", "launch"),
+        bash("touch warned.txt && pip --version", "check pip"),
+        "Done.",
+    ])
+
+
+def test_pre_tool_use_deny_stops_the_command_and_tells_the_model_why(e2e_home, gate_session):
+    s = gate_session
+    assert s.returncode == 0, s.describe()
+    denied = s.main_requests[1].tool_results()[-1]
+    assert denied["is_error"], s.describe()
+    assert denied["text"].startswith("PreToolUse:Bash hook error:"), denied
+    assert "Never use pythonw.exe" in denied["text"] and "use python.exe" in denied["text"], denied
+    # The whole command line was refused: its harmless first half did not run either.
+    assert not (e2e_home.project / "denied.txt").exists()
+    blocks = e2e_home.cli_json("audit", "--action", "enforce_block")
+    assert any(r["hook_event"] == "PreToolUse" for r in blocks), blocks
+
+
+def test_pre_tool_use_warn_lets_the_command_run_and_tells_the_model_why(e2e_home, gate_session):
+    s = gate_session
+    after_warn = s.main_requests[2]
+    result = after_warn.tool_results()[-1]
+    assert not result["is_error"], s.describe()
+    assert result["text"].startswith("pip "), result  # pip really ran and printed its version
+    assert (e2e_home.project / "warned.txt").exists()
+    warnings = after_warn.hook_contexts("PreToolUse:Bash")
+    assert any("Prefer uv over pip" in w and "allowed" in w for w in warnings), s.describe()
+    assert not any("pip" in w for w in s.main_requests[1].hook_contexts("PreToolUse:Bash"))
+
+
+def test_post_tool_use_feeds_a_rule_violation_in_a_written_file_back(e2e_home):
+    """A Write is not a Bash call, so the pythonw.exe command rule does not stop it; after it
+    ran, verification reads the written launcher, finds the program the rule forbids, and puts
+    the violation beside the tool result."""
+    target = e2e_home.project / "src" / "launch.py"
+    s = e2e_home.run_session("write a launcher", [
+        tool_use("Write", {"file_path": str(target),
+                           "content": "import subprocess\n\nsubprocess.run(['pythonw.exe', 'main.py'])\n"}),
+        "Written.",
+    ])
+    assert s.returncode == 0, s.describe()
+    assert target.exists()  # the Write itself ran
+    assert s.tool_results()[-1]["is_error"] is False
+    feedback = s.last_request.hook_feedback("PostToolUse:Write")
+    assert feedback, s.describe()
+    assert "memory-cli verification" in feedback[-1] and "Never use pythonw.exe" in feedback[-1]
+    violations = e2e_home.cli_json("audit", "--action", "verify_fail")
+    assert any(r["hook_event"] == "PostToolUse" and r["context"] == "Write" for r in violations), violations
+
+
+def test_post_tool_use_failure_offers_the_stored_fix(e2e_home):
+    e2e_home.cli("add", "ModuleNotFoundError: No module named whisper_core means the audio extra is "
+                 "missing; uv sync --extra audio installs it", "--category", "remediation")
+    s = e2e_home.run_session("run the transcriber", [
+        bash("python3 -c 'import whisper_core'", "import check"),
+        "I will install the extra.",
+    ])
+    assert s.returncode == 0, s.describe()
+    failed = s.tool_results()[-1]
+    assert failed["is_error"] and "No module named 'whisper_core'" in failed["text"], failed
+    offered = s.last_request.hook_contexts("PostToolUseFailure:Bash")
+    assert offered, s.describe()
+    assert "Past solutions to similar errors" in offered[-1]
+    assert "uv sync --extra audio" in offered[-1]
+
+
+def test_deny_holds_with_permission_checks_bypassed(e2e_home):
+    """``--dangerously-skip-permissions`` (permission mode ``bypassPermissions``, allowed for
+    root only in a sandbox) skips Claude Code's own prompts, not memory-cli's gate."""
+    s = e2e_home.run_session("launch it, no questions asked", [
+        bash("touch bypassed.txt && pythonw.exe src/main.py", "launch"), "Done."],
+        extra_args=["--dangerously-skip-permissions"], env={"IS_SANDBOX": "1"})
+    assert s.returncode == 0, s.describe()
+    assert [e.get("permissionMode") for e in s.events if e.get("subtype") == "init"][:1] == ["bypassPermissions"]
+    denied = s.tool_results()[-1]
+    assert denied["is_error"] and "Never use pythonw.exe" in denied["text"], s.describe()
+    assert not (e2e_home.project / "bypassed.txt").exists()
