@@ -13,8 +13,8 @@
 
 Providers: ``anthropic`` uses the official SDK (imported here only, when a request is made;
 ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` are read by the SDK as usual); ``claude-cli``
-runs the person's own ``claude -p`` with no tools, outside any project directory and with
-``MEMORY_CLI_DB=""`` so memory-cli's own hooks in that session do nothing.
+runs the person's own ``claude -p`` with no tools and no MCP servers, outside any project
+directory and with ``MEMORY_CLI_DB=""`` so memory-cli's own hooks in that session do nothing.
 """
 
 from __future__ import annotations
@@ -143,7 +143,10 @@ class ClaudeCliProvider:
         exe = shutil.which(os.path.expanduser(self.command))
         if not exe:
             raise LLMError("config", f"claude-cli provider: {self.command!r} is not on PATH (llm.claude_command)")
-        args = [exe, "-p", "--output-format", "json", "--tools", "", "--system-prompt", system]
+        # No tools, no MCP servers (memory-cli's own would be one), no skills, no saved session:
+        # the inner session can only answer. Hooks still load; MEMORY_CLI_DB="" silences ours.
+        args = [exe, "-p", "--output-format", "json", "--tools", "", "--strict-mcp-config",
+                "--disable-slash-commands", "--no-session-persistence", "--system-prompt", system]
         if self.model:
             args += ["--model", self.model]
         env = dict(os.environ)

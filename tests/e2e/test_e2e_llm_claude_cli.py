@@ -53,7 +53,10 @@ def test_claude_cli_writes_session_memories(home):
     assert {e["scope"] for e in stored} == {"project:whisperclick"}
     [ours] = si.ours
     body = ours["body"]
-    assert not body.get("tools")  # --tools "": the inner session can do nothing but answer
+    # --tools "" and --strict-mcp-config: no tools at all, not even memory-cli's own MCP server
+    # (which `memory-cli install` registered in this HOME): the inner session can only answer.
+    assert not body.get("tools")
+    assert "mcp__memory-cli" not in ours["raw"]
     assert "PortAudio not initialized" in ours["raw"] and "save_memories" in ours["raw"]
     everything = si.all_text()
     assert not any(s in everything for s in SECRETS)
