@@ -8,6 +8,7 @@ demo: setup
 	.venv/bin/memory-cli demo
 
 test: setup
+	bash scripts/setup_browser.sh
 	bash scripts/setup_claude_code.sh
 	.venv/bin/python -m pytest -q -p no:cacheprovider
 

@@ -222,7 +222,13 @@ def run(db: str | None = None, keep: bool = False, color: bool | None = None) ->
     color = sys.stdout.isatty() if color is None else color
     demo = Demo(root, db_path, color=color)
     try:
-        return demo.run()
+        code = demo.run()
+        if keep or db:
+            demo.say(f"see this store in your browser: memory-cli --db {_q(str(db_path))} serve --open")
+        else:
+            demo.say("see your own store in your browser: memory-cli serve --open "
+                     "(dashboard and REST API; `memory-cli demo --keep` keeps this demo's store to browse)")
+        return code
     finally:
         if keep or db:
             demo.say(f"(demo files kept in {root})")

@@ -20,10 +20,20 @@ from . import install, paths
 from . import settings as settings_mod
 from .errors import MemoryCliError
 from .migrations import LATEST
-from .util import iso, optional_module
+from .util import iso
 
-AREA_CHECKS = [f"memory_cli.{a}.doctor:doctor_checks" for a in
-               ("rules", "capture", "embeddings", "retrieval", "maintenance", "mcp", "llm")]
+
+def _area_check_functions():
+    """Each area's ``doctor_checks(store, settings) -> list[dict]``."""
+    from .capture import doctor as capture
+    from .embeddings import doctor as embeddings
+    from .maintenance import doctor as maintenance
+    from .llm import doctor as llm
+    from .mcp import doctor as mcp
+    from .rules import doctor as rules
+
+    return [rules.doctor_checks, capture.doctor_checks, embeddings.doctor_checks,
+            maintenance.doctor_checks, mcp.doctor_checks, llm.doctor_checks]
 
 
 def _check(name, status, detail):
@@ -58,21 +68,34 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
     if measure:
         checks.append(_latency_check(db_override))
     if store is not None:
+        checks.append(_rule_coverage_check(store))
         checks += _area_checks(store, settings)
         store.close()
     return checks
+
+
+def _rule_coverage_check(store):
+    """Rules naming a tool that the installed PreToolUse hook is never called for."""
+    tools = sorted({t for r in store.rows("SELECT tools FROM enforcement_rules WHERE active = 1")
+                    for t in json.loads(r["tools"] or "[]") if isinstance(t, str) and t})
+    problems = install.coverage_warnings(tools)
+    if problems:
+        return _check("rule coverage", "warn", "; ".join(problems))
+    return _check("rule coverage", "ok", "the installed hooks see every tool a rule names")
 
 
 def _config_check():
     path = paths.config_path()
     if not path.exists():
         return _check("config", "ok", f"{path} not present: defaults in use")
-    from .settings_model import validate_file
+    from .settings import validate_file
 
     try:
-        validate_file(path)
+        _data, notes = validate_file(path)
     except MemoryCliError as e:
         return _check("config", "fail", f"{e} (hooks use defaults for the bad keys)")
+    if notes:
+        return _check("config", "warn", f"{path}: " + "; ".join(notes))
     return _check("config", "ok", f"{path} valid")
 
 
@@ -199,20 +222,12 @@ def _latency_check(db_override):
 
 def _area_checks(store, settings):
     out = []
-    for spec in AREA_CHECKS:
-        module_name, _, func = spec.partition(":")
-        try:
-            module = optional_module(module_name)
-        except ImportError as e:
-            out.append(_check(module_name, "fail", f"cannot import: {e}"))
-            continue
-        fn = getattr(module, func, None) if module is not None else None
-        if fn is None:
-            continue
+    for fn in _area_check_functions():
         try:
             out += fn(store, settings)
         except Exception as e:  # a broken check must not hide the others
-            out.append(_check(module_name.split(".")[1], "fail", f"check failed: {type(e).__name__}: {e}"))
+            area = fn.__module__.split(".")[1]
+            out.append(_check(area, "fail", f"check failed: {type(e).__name__}: {e}"))
     return out
 
 

@@ -13,18 +13,18 @@ import json
 from . import audit
 from . import scope as scopes
 from .db import Store
-from .errors import InvalidInput, NotFound
+from .errors import Conflict, InvalidInput, NotFound
 from .util import now_iso
 
 TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
-SOURCES = ("manual", "user_correction", "auto_detected", "promoted", "imported", "migrated", "marker",
+SOURCES = ("manual", "user_correction", "auto_detected", "promoted", "imported", "migrated", "marker", "agent",
            "session")
 STATUSES = ("active", "archived", "superseded")
 CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
 
 # A person typing a memory is trusted more than something inferred (seed 002: inferred 0.3).
 DEFAULT_CONFIDENCE = {"manual": 0.8, "imported": 0.8, "migrated": 0.7, "promoted": 0.8,
-                      "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3,
+                      "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3, "agent": 0.5,
                       "session": 0.5}
 
 _EDITABLE = ("content", "type", "scope", "confidence", "tags", "category", "subject", "status", "source")
@@ -137,9 +137,9 @@ def get(store: Store, ref: str) -> dict:
     return decode(store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,)))
 
 
-def list_entries(store: Store, *, type: str | None = None, scope: str | None = None,
-                 status: str | None = "active", source: str | None = None,
-                 limit: int | None = None, offset: int = 0, order: str = "updated") -> list[dict]:
+def _filters(store: Store, *, type=None, scope=None, status="active", source=None, category=None,
+             subject=None, min_confidence=None) -> tuple[list[str], list]:
+    """The WHERE clauses shared by :func:`list_entries` and :func:`count_entries`."""
     where, params = [], []
     if type:
         where.append("type = ?")
@@ -153,20 +153,68 @@ def list_entries(store: Store, *, type: str | None = None, scope: str | None = N
     if source:
         where.append("source = ?")
         params.append(check_source(source))
-    orders = {"updated": "updated_at DESC", "created": "created_at DESC",
-              "confidence": "confidence DESC, updated_at DESC", "used": "use_count DESC"}
-    if order not in orders:
-        raise InvalidInput(f"unknown order {order!r}: use one of {', '.join(orders)}")
-    sql = "SELECT * FROM memory_entries"
+    if category:
+        where.append("category = ?")
+        params.append(check_category(category))
+    if subject is not None and str(subject).strip():
+        where.append("lower(subject) = lower(?)")
+        params.append(str(subject).strip())
+    if min_confidence is not None:
+        try:
+            mc = float(min_confidence)
+        except (TypeError, ValueError):
+            raise InvalidInput(f"min_confidence must be a number between 0.0 and 1.0, got {min_confidence!r}") from None
+        if not 0.0 <= mc <= 1.0:
+            raise InvalidInput(f"min_confidence must be between 0.0 and 1.0, got {mc:g}")
+        where.append("confidence >= ?")
+        params.append(mc)
+    return where, params
+
+
+# Sort keys a person can pick; each has a natural direction (newest, most confident first).
+ORDERS = {"updated": ("updated_at", "DESC"), "created": ("created_at", "DESC"),
+          "confidence": ("confidence", "DESC"), "used": ("use_count", "DESC"),
+          "type": ("type", "ASC"), "scope": ("scope", "ASC"), "content": ("content COLLATE NOCASE", "ASC"),
+          "status": ("status", "ASC"), "source": ("source", "ASC")}
+
+
+def list_entries(store: Store, *, type: str | None = None, scope: str | None = None,
+                 status: str | None = "active", source: str | None = None,
+                 category: str | None = None, subject: str | None = None,
+                 min_confidence: float | None = None, limit: int | None = None, offset: int = 0,
+                 order: str = "updated", descending: bool | None = None) -> list[dict]:
+    """Entries matching every filter given. ``order`` is one of :data:`ORDERS`; ``descending``
+    flips its natural direction when given."""
+    where, params = _filters(store, type=type, scope=scope, status=status, source=source,
+                             category=category, subject=subject, min_confidence=min_confidence)
+    if order not in ORDERS:
+        raise InvalidInput(f"unknown order {order!r}: use one of {', '.join(ORDERS)}")
+    column, direction = ORDERS[order]
+    if descending is not None:
+        direction = "DESC" if descending else "ASC"
+    order_by = f" ORDER BY {column} {direction}, id {direction}"
+    # Sort only the keys and rowids, then read the page's rows: sorting whole rows (content,
+    # vectors) of a large store costs several times more.
+    inner = "SELECT rowid FROM memory_entries"
     if where:
-        sql += " WHERE " + " AND ".join(where)
-    sql += f" ORDER BY {orders[order]}"
-    if limit is not None:
-        if limit < 0:
+        inner += " WHERE " + " AND ".join(where)
+    inner += order_by
+    if limit is not None or offset:
+        if limit is not None and limit < 0:
             raise InvalidInput("limit must be zero or more")
-        sql += " LIMIT ? OFFSET ?"
-        params += [int(limit), int(offset)]
+        if offset < 0:
+            raise InvalidInput("offset must be zero or more")
+        inner += " LIMIT ? OFFSET ?"
+        params += [-1 if limit is None else int(limit), int(offset)]
+    sql = f"SELECT * FROM memory_entries WHERE rowid IN ({inner}){order_by}"
     return [decode(r) for r in store.rows(sql, params)]
+
+
+def count_entries(store: Store, **filters) -> int:
+    """How many entries :func:`list_entries` would return with these filters and no limit."""
+    where, params = _filters(store, **filters)
+    sql = "SELECT count(*) FROM memory_entries" + (" WHERE " + " AND ".join(where) if where else "")
+    return int(store.value(sql, params) or 0)
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -225,6 +273,9 @@ def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -
                 value = check_category(value)
             elif key == "status":
                 value = check_status(value)
+                if value == "active" and before["status"] == "superseded" and before["superseded_by"]:
+                    raise Conflict(f"memory {eid[:8]} was superseded by {before['superseded_by'][:8]}; "
+                                   "edit that one instead of reactivating this")
             elif key == "source":
                 value = check_source(value)
             if before[key] != value:
@@ -281,6 +332,91 @@ def delete(store: Store, ref: str) -> dict:
         store.execute("DELETE FROM memory_entries WHERE id = ?", (eid,))
         audit.record(store, "delete", entry_id=eid, details={"entry": row, "rule": rule})
     return row
+
+
+REACTIVATE_CONFIDENCE = 0.5  # a person vouching again: comfortably above the 0.3 injection floor
+
+
+def reactivate(store: Store, ref: str, *, floor: float = 0.3) -> dict:
+    """Bring an inactive memory back: archived becomes active, and a confidence below the
+    injection ``floor`` is raised to :data:`REACTIVATE_CONFIDENCE` so it is injected again.
+    A superseded memory cannot be reactivated (edit its replacement)."""
+    entry = get(store, ref)
+    changes = {}
+    if entry["status"] != "active":
+        changes["status"] = "active"
+    if entry["confidence"] < floor:
+        changes["confidence"] = max(REACTIVATE_CONFIDENCE, floor)
+    if not changes:
+        return entry
+    return update(store, entry["id"], audit_action="reactivate", **changes)
+
+
+BULK_ACTIONS = ("delete", "archive", "activate")
+
+
+def bulk(store: Store, action: str, refs, *, floor: float = 0.3) -> int:
+    """Apply ``action`` to many entries in one transaction; returns how many changed.
+
+    Everything is validated first (the action, every id): one unknown id and nothing is
+    applied. ``activate`` is :func:`reactivate` (archived, or below the injection ``floor``);
+    an entry already in the target state is not counted. Each change is audited as its single-entry counterpart is."""
+    if action not in BULK_ACTIONS:
+        raise InvalidInput(f"unknown bulk action {action!r}: use one of {', '.join(BULK_ACTIONS)}")
+    if isinstance(refs, (str, bytes)) or not refs:
+        raise InvalidInput("ids must be a non-empty list of memory ids")
+    ids: list[str] = []
+    missing: list[str] = []
+    for ref in refs:
+        try:
+            eid = resolve_id(store, str(ref))
+        except NotFound:
+            missing.append(str(ref))
+            continue
+        if eid not in ids:
+            ids.append(eid)
+    if missing:
+        raise NotFound(f"no memory with id {', '.join(repr(m) for m in missing[:5])}"
+                       + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                       + "; nothing was changed")
+    changed = 0
+    with store.transaction():
+        for eid in ids:
+            status = store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,))
+            if action == "delete":
+                delete(store, eid)
+            elif action == "archive":
+                if status == "archived":
+                    continue
+                archive(store, eid, reason="bulk")
+            else:
+                before = store.row("SELECT status, confidence FROM memory_entries WHERE id = ?", (eid,))
+                after = reactivate(store, eid, floor=floor)
+                if (after["status"], after["confidence"]) == (before["status"], before["confidence"]):
+                    continue
+            changed += 1
+    return changed
+
+
+def purge(store: Store, scope: str, *, source: str | None = None) -> int:
+    """Delete every entry in exactly ``scope`` (of one ``source`` if given), in one transaction.
+
+    Each deleted row (and its rule) is kept in the audit log, as :func:`delete` keeps it, so a
+    purge can be inspected and undone by hand; one ``purge`` record sums it up."""
+    sc = scopes.parse(scope)
+    src = check_source(source) if source else None
+    sql = "SELECT id FROM memory_entries WHERE scope = ?"
+    params: list = [sc]
+    if src:
+        sql += " AND source = ?"
+        params.append(src)
+    with store.transaction():
+        ids = [r["id"] for r in store.rows(sql, params)]
+        for eid in ids:
+            delete(store, eid)
+        audit.record(store, "purge", context=sc, result=str(len(ids)),
+                     details={"scope": sc, "source": src, "deleted": ids})
+    return len(ids)
 
 
 def mark_used(store: Store, ids: list[str], *, session_id: str | None = None) -> None:

@@ -20,6 +20,11 @@ class InvalidInput(MemoryCliError):
     exit_code = 2
 
 
+class Conflict(InvalidInput):
+    """The request is well formed but the entry's state forbids it (reactivating a memory that
+    another one superseded). Same exit code as invalid input; HTTP 409 on the web API."""
+
+
 class NotFound(MemoryCliError):
     exit_code = 3
 

@@ -195,3 +195,44 @@ def registered(path: Path) -> dict[str, list[str]]:
                 if is_ours(h):
                     out.setdefault(event, []).append(h["command"])
     return out
+
+
+def _matcher_covers(matcher, tool: str) -> bool:
+    """Claude Code's matcher rules: none, empty or ``*`` match every tool; otherwise the
+    matcher is a regular expression the whole tool name must match."""
+    import re
+
+    if matcher in (None, "", "*"):
+        return True
+    try:
+        return re.fullmatch(matcher, tool) is not None
+    except re.error:
+        return tool in str(matcher).split("|")
+
+
+def uncovered_tools(tools, cwd: str | None = None) -> list[tuple[Path, str, str]]:
+    """(settings file, tool, matcher) for each tool that memory-cli's PreToolUse hook, where it
+    is installed, never sees: a rule naming such a tool would never fire."""
+    out = []
+    for scope in ("user", "project", "local"):
+        try:
+            path = settings_file(scope, cwd)
+            data = load_settings(path)
+        except InvalidInput:
+            continue
+        groups = (data.get("hooks") or {}).get("PreToolUse") or []
+        ours = [g for g in groups if isinstance(g, dict)
+                and any(is_ours(h) for h in g.get("hooks", []) if isinstance(h, dict))]
+        if not ours:
+            continue
+        for tool in tools:
+            if not any(_matcher_covers(g.get("matcher"), tool) for g in ours):
+                out.append((path, tool, " | ".join(str(g.get("matcher")) for g in ours)))
+    return out
+
+
+def coverage_warnings(tools, cwd: str | None = None) -> list[str]:
+    """One line per tool a rule names that the installed hook would never be called for."""
+    return [f"rules for {tool} will not fire: memory-cli's PreToolUse hook in {path} runs only for "
+            f"{matcher}; run `memory-cli install` again to add {tool}"
+            for path, tool, matcher in uncovered_tools(tools, cwd)]

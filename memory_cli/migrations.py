@@ -156,7 +156,7 @@ MIGRATIONS: list[tuple] = [
     (3, "capture: correction statements and vectors, markers seen", _area("memory_cli.capture.schema")),
     (4, "vectors: embedding queue fed by triggers", _area("memory_cli.embeddings.vectors")),
     (5, "retrieval: session index for neighbour context", _area("memory_cli.retrieval.hybrid")),
-    (6, "journal: incidents (FTS5), session reports, metric samples", _area("memory_cli.journal.schema")),
+    (6, "agent stores: incidents, session reports, metric samples", _area("memory_cli.incidents.schema")),
 ]
 
 LATEST = MIGRATIONS[-1][0]

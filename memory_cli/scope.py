@@ -41,6 +41,18 @@ def parse(scope: str | None) -> str:
     return "file:" + value.replace("\\", "/")
 
 
+def resolve_here(scope: str | None, cwd: str | None = None) -> str:
+    """``parse``, plus the bare word ``project``: the project of ``cwd`` (the working directory
+    when not given), so a person inside a repository need not spell its name."""
+    if scope is not None and scope.strip().lower() == "project":
+        name = project_name(find_project_root(cwd or os.getcwd()))
+        if not name:
+            raise InvalidInput("--scope project needs a project: run it inside one (a directory "
+                               "with .git above it, or CLAUDE_PROJECT_DIR set), or give project:<name>")
+        return "project:" + name
+    return parse(scope)
+
+
 def find_project_root(cwd: str | None, env: dict | None = None) -> str | None:
     """``CLAUDE_PROJECT_DIR`` first; else the nearest directory above ``cwd`` holding ``.git``."""
     env = os.environ if env is None else env

@@ -1,11 +1,11 @@
 """Configuration: one table of every key, read cheaply on the hook path.
 
-``FIELDS`` is the single source of truth. ``config.example.json`` is generated from it
-(``scripts/gen_config_example.py``), the README's table is checked against it by a test, the
-CLI validates files strictly with pydantic (:mod:`memory_cli.settings_model`, built from this
-table), and hooks use :func:`load`, which never raises: a broken config must not block a tool
-call, so a bad key falls back to its default and the problem is reported for the audit log and
-``memory-cli doctor``.
+``FIELDS`` is the single source of truth and :func:`check_value` the one validator.
+``config.example.json`` and the table in docs/configuration.md are generated from it. The CLI
+validates a file strictly with :func:`validate` (an unknown key is an error, so a typo such as
+``max_token`` is caught instead of ignored), and hooks use :func:`load`, which never raises: a
+broken config must not block a tool call, so a bad key falls back to its default and the problem
+is reported for the audit log and ``memory-cli doctor``.
 """
 
 from __future__ import annotations
@@ -20,14 +20,8 @@ FIELDS: list[tuple] = [
     (None, "database_path", "path?", None, None,
      "SQLite file. null = <claude dir>/memory/memory.db. Overridden by --db and MEMORY_CLI_DB "
      "(set but empty disables memory)."),
-    ("embedding", "provider", "str", "local", ("choices", ("local",)),
-     "Where embeddings come from. Only the local sentence-transformers model is supported."),
     ("embedding", "model", "str", "all-MiniLM-L6-v2", None,
      "Model name (the packaged all-MiniLM-L6-v2) or a local model directory."),
-    ("embedding", "dimensions", "int", 384, ("range", 1, 8192), "Vector size of the model."),
-    ("embedding", "fallback_provider", "str?", None, None,
-     "Reserved for a remote embedding provider; null = keyword search when the model is cold."),
-    ("embedding", "fallback_model", "str?", None, None, "Model for the fallback provider."),
     ("injection", "max_entries", "int", 15, ("range", 0, 200),
      "Most memories injected at session start."),
     ("injection", "max_tokens", "int", 2000, ("range", 0, 20000),
@@ -61,8 +55,6 @@ FIELDS: list[tuple] = [
      "Occurrences after which a correction is proposed as a rule."),
     ("capture", "min_sessions", "int", 2, ("range", 1, 100),
      "Distinct sessions a correction must appear in before promotion."),
-    ("capture", "detection_mode", "str", "rule_based", ("choices", ("rule_based",)),
-     "How corrections are detected (no LLM, no network)."),
     ("pinning", "max_pinned", "int", 20, ("range", 1, 200),
      "Most pinned entries; pinning one more unpins the least recently used."),
     ("pinning", "sync_target", "str", "CLAUDE.md", None, "File name the pinned block is written into."),
@@ -77,7 +69,6 @@ FIELDS: list[tuple] = [
     ("decay", "archive_threshold", "float", 0.1, ("range", 0.0, 1.0),
      "Below this confidence a decayed entry is archived (never deleted)."),
     ("backup", "enabled", "bool", True, None, "Make automatic backups."),
-    ("backup", "frequency", "str", "daily", ("choices", ("daily",)), "How often automatic backups run."),
     ("backup", "max_backups", "int", 7, ("range", 1, 1000), "Backups kept; older ones are removed."),
     ("backup", "directory", "path?", None, None, "Backup folder. null = <claude dir>/memory/backups."),
     ("daemon", "autostart", "bool", True, None, "SessionStart starts the embedding daemon when it is not running."),
@@ -110,6 +101,11 @@ FIELDS: list[tuple] = [
      "Most automatic memories (sources session and marker) per scope; past it compaction runs."),
 ]
 
+# Keys earlier versions wrote into config files and nothing reads any more: accepted and ignored,
+# so a config copied from an old example keeps validating.
+RETIRED = {"embedding.provider", "embedding.dimensions", "embedding.fallback_provider",
+           "embedding.fallback_model", "capture.detection_mode", "backup.frequency"}
+
 _TYPES = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
 
@@ -122,7 +118,8 @@ def defaults() -> dict:
 
 
 def check_value(type_: str, constraint, value):
-    """Return an error message for ``value`` or None. Shared with the pydantic model's tests."""
+    """Return an error message for ``value`` or None: the one value check that hooks
+    (lenient) and the CLI (strict) both use."""
     optional = type_.endswith("?")
     base = type_.rstrip("?")
     if value is None:
@@ -191,6 +188,68 @@ def load(path=None) -> Settings:
         target = s if section is None else s[section]
         target[key] = src[key]
     return s
+
+
+def validate(data, where: str = "config") -> tuple[dict, list[str]]:
+    """Strict check of a parsed config: returns (settings, notes) or raises InvalidInput naming
+    every bad or unknown key. ``notes`` lists retired keys that are ignored."""
+    from .errors import InvalidInput
+
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{where}: the top level must be a JSON object")
+    known = {(sec, key): (t, c) for sec, key, t, _d, c, _h in FIELDS}
+    sections = {sec for sec, *_ in FIELDS if sec}
+    out, problems, notes = defaults(), [], []
+
+    def check(section, key, value):
+        name = key if section is None else f"{section}.{key}"
+        if key.startswith("_"):
+            return
+        if name in RETIRED:
+            notes.append(f"{name} is no longer used and is ignored")
+            return
+        if (section, key) not in known:
+            problems.append(f"{name}: unknown key")
+            return
+        err = check_value(*known[(section, key)], value)
+        if err:
+            problems.append(f"{name}: {err}")
+        elif section is None:
+            out[key] = value
+        else:
+            out[section][key] = value
+
+    for key, value in data.items():
+        if key in sections:
+            if not isinstance(value, dict):
+                problems.append(f"{key}: must be an object")
+                continue
+            for sub, sub_value in value.items():
+                check(key, sub, sub_value)
+        else:
+            check(None, key, value)
+    if problems:
+        raise InvalidInput(f"{where}: " + "; ".join(problems))
+    return out, notes
+
+
+def validate_file(path) -> tuple[dict, list[str]]:
+    """:func:`validate` on a file; a missing file is the defaults."""
+    from .errors import InvalidInput
+
+    p = os.fspath(path)
+    try:
+        with open(p, encoding="utf-8") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return defaults(), []
+    except OSError as e:
+        raise InvalidInput(f"cannot read config {p}: {e.strerror}") from None
+    try:
+        data = json.loads(raw)
+    except ValueError as e:
+        raise InvalidInput(f"config {p} is not valid JSON: {e}") from None
+    return validate(data, p)
 
 
 def token_budget(settings: dict) -> int:

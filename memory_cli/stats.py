@@ -1,16 +1,15 @@
 """Counts a person looks at to trust the store: what is in it, how old, what happened lately.
 
-Areas add their own sections (pins, decay, latency) through ``PROVIDERS`` so this module does
-not grow with every feature.
+Areas with much to say keep their own section in their own module (maintenance: pins, decay,
+hook latency), so this one does not grow with every feature.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from .db import Store
-from .util import iso, optional_module
+from .util import iso
 
-PROVIDERS = ["memory_cli.maintenance.stats:collect"]
 
 AGE_BUCKETS = [("< 1 day", 1), ("1-7 days", 7), ("7-30 days", 30), ("30-90 days", 90)]
 
@@ -59,9 +58,62 @@ def collect(store: Store, now: datetime | None = None) -> dict:
     out["audit_last_7_days"] = {r["action"]: r["n"] for r in store.rows(
         "SELECT action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? GROUP BY action ORDER BY n DESC",
         (week_ago,))}
-    for spec in PROVIDERS:
-        module_name, _, func = spec.partition(":")
-        module = optional_module(module_name)
-        if module is not None and hasattr(module, func):
-            out.update(getattr(module, func)(store))
+    out["agent_stores"] = {
+        "incidents_open": store.value("SELECT count(*) FROM incidents WHERE status = 'open'"),
+        "incidents_resolved": store.value("SELECT count(*) FROM incidents WHERE status = 'resolved'"),
+        "reports": store.value("SELECT count(*) FROM session_reports"),
+        "metrics": store.value("SELECT count(DISTINCT name) FROM metric_samples"),
+        "metric_samples": store.value("SELECT count(*) FROM metric_samples"),
+    }
+    from .maintenance import stats as maintenance_stats
+
+    out.update(maintenance_stats.collect(store))
     return out
+
+
+# What the gate did, per day: a block denied a call, a warn let it through with a note, a
+# violation is a call that went through and broke a rule (counted after the fact).
+ENFORCEMENT_SERIES = {"blocks": ("enforce_block",), "warns": ("enforce_warn", "enforce_ask"),
+                      "violations": ("verify_fail",)}
+
+
+def enforcement_per_day(store: Store, days: int = 30, now: datetime | None = None) -> dict:
+    """``{"days": [YYYY-MM-DD ...], "blocks": [...], "warns": [...], "violations": [...]}``,
+    oldest day first, ``days`` days ending today (UTC), zeros included."""
+    now = now or datetime.now(timezone.utc)
+    first = (now - timedelta(days=days - 1)).date()
+    labels = [(first + timedelta(days=i)).isoformat() for i in range(days)]
+    index = {d: i for i, d in enumerate(labels)}
+    out: dict = {"days": labels}
+    actions = [a for names in ENFORCEMENT_SERIES.values() for a in names]
+    marks = ",".join("?" * len(actions))
+    counts = {(r["d"], r["action"]): r["n"] for r in store.rows(
+        f"SELECT substr(timestamp, 1, 10) AS d, action, count(*) AS n FROM memory_audit_log"
+        f" WHERE action IN ({marks}) AND timestamp >= ? GROUP BY d, action",
+        [*actions, labels[0]])}
+    for series, names in ENFORCEMENT_SERIES.items():
+        values = [0] * days
+        for (d, action), n in counts.items():
+            if action in names and d in index:
+                values[index[d]] += n
+        out[series] = values
+    return out
+
+
+def correction_funnel(store: Store) -> dict:
+    """Captured corrections, how many became proposed rules, how many a person approved."""
+    return {
+        "captured": store.value("SELECT count(*) FROM corrections") or 0,
+        "proposed": store.value(
+            "SELECT count(*) FROM corrections WHERE status IN ('promoted', 'approved')"
+            " OR promoted_to IS NOT NULL") or 0,
+        "approved": store.value("SELECT count(*) FROM corrections WHERE status = 'approved'") or 0,
+        "rejected": store.value("SELECT count(*) FROM corrections WHERE status = 'rejected'") or 0,
+    }
+
+
+def rule_last_fired(store: Store) -> dict:
+    """``{rule id: timestamp}`` of the last time each rule matched a tool call."""
+    return {r["entry_id"]: r["t"] for r in store.rows(
+        "SELECT entry_id, max(timestamp) AS t FROM memory_audit_log WHERE entry_id IS NOT NULL"
+        " AND (action LIKE 'enforce\\_%' ESCAPE '\\' OR action = 'verify_fail') GROUP BY entry_id")}

@@ -24,19 +24,17 @@ REDACTED_COLUMNS = {"memory_entries": ("content",),
                     "corrections": ("user_message", "what_was_wrong", "what_is_right", "context")}
 
 
+# Rebuilt from memory_entries by triggers on import: exporting them would only go stale.
+DERIVED = {"memory_vec_queue"}
+
+
 def data_tables(store: Store) -> list[str]:
-    rows = store.rows("SELECT name, sql FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")
-    virtual = [r["name"] for r in rows if (r["sql"] or "").upper().startswith("CREATE VIRTUAL TABLE")]
-    names = []
-    for r in rows:
-        name = r["name"]
-        if name in virtual or name == "schema_migrations":
-            continue
-        if any(name.startswith(v + "_") for v in virtual):
-            continue  # shadow tables of FTS5 / vec0
-        names.append(name)
-    ordered = [t for t in FIRST if t in names] + sorted(t for t in names if t not in FIRST)
-    return ordered
+    """Ordinary tables only: SQLite itself marks virtual tables (FTS5, vec0) and their shadow
+    tables, so a table whose name merely starts like one (``memory_vec_queue``) is not skipped."""
+    rows = store.rows("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' "
+                      "AND name NOT LIKE 'sqlite_%'")
+    names = [r["name"] for r in rows if r["name"] != "schema_migrations" and r["name"] not in DERIVED]
+    return [t for t in FIRST if t in names] + sorted(t for t in names if t not in FIRST)
 
 
 def _encode(value):
@@ -98,6 +96,8 @@ def parse_lines(store: Store, lines) -> list[tuple[str, dict]]:
             header_seen = True
             continue
         table, row = obj.get("table"), obj.get("row")
+        if table in DERIVED:
+            continue  # older exports carried it; the triggers rebuild it
         if table not in tables or not isinstance(row, dict):
             raise InvalidInput(f"line {number}: unknown table {table!r} or missing row; nothing was imported")
         unknown = set(row) - columns[table]

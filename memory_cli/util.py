@@ -46,22 +46,3 @@ def iso(dt) -> str:
 
 def dumps(obj) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
-
-
-def monotonic_ms() -> float:
-    return time.perf_counter() * 1000.0
-
-
-def optional_module(name: str):
-    """Import an area module that may not be installed; None only when *it* is missing.
-
-    An ImportError raised from inside the module (a real bug) still propagates.
-    """
-    from importlib import import_module
-
-    try:
-        return import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name and (name == e.name or name.startswith(e.name + ".")):
-            return None
-        raise

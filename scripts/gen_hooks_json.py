@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Regenerate hooks/hooks.json (plugin form) and hooks.json.example from memory_cli.install.
+"""Regenerate the plugin form (hooks/hooks.json, .claude-plugin/plugin.json) and
+hooks.json.example from memory_cli.install and memory_cli.mcp.registration.
 
-Both come from the same table `memory-cli install` merges, so the three never disagree
-(a test runs this with --check).
+All come from the same tables `memory-cli install` merges, so they never disagree (a test runs
+this with --check).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from memory_cli import __version__  # noqa: E402
 from memory_cli.install import hooks_object  # noqa: E402
 
 PLUGIN_EXE = "${CLAUDE_PLUGIN_ROOT}/.venv/bin/memory-cli"
@@ -28,13 +30,27 @@ def plugin() -> str:
     return text.replace("PLACEHOLDER", f'\\"{PLUGIN_EXE}\\"')
 
 
+def plugin_manifest() -> str:
+    """The plugin's manifest, with the MCP server declared inline (a .mcp.json at the repository
+    root would also register the server for anyone working on this repository)."""
+    return json.dumps({
+        "name": "memory-cli",
+        "version": __version__,
+        "description": "A memory with teeth for Claude Code: rules enforced before tool calls, "
+                       "corrections captured, memories injected, agent tools over MCP. Run `make "
+                       "setup` in the plugin folder first.",
+        "mcpServers": {"memory-cli": {"command": PLUGIN_EXE, "args": ["mcp"]}},
+    }, indent=2) + "\n"
+
+
 def example() -> str:
     text = json.dumps({"hooks": hooks_object("PLACEHOLDER")}, indent=2) + "\n"
     return text.replace("PLACEHOLDER", EXAMPLE_EXE)
 
 
 if __name__ == "__main__":
-    targets = {ROOT / "hooks" / "hooks.json": plugin(), ROOT / "hooks.json.example": example()}
+    targets = {ROOT / "hooks" / "hooks.json": plugin(), ROOT / "hooks.json.example": example(),
+               ROOT / ".claude-plugin" / "plugin.json": plugin_manifest()}
     if "--check" in sys.argv:
         stale = [str(p) for p, text in targets.items() if not p.exists() or p.read_text() != text]
         if stale:

@@ -1,6 +1,7 @@
 """The CLI as a person uses it: real console script, real database file."""
 
 import json
+import os
 
 import pytest
 
@@ -161,18 +162,17 @@ def test_config_example_matches_fields_and_is_valid():
     import sys
     from pathlib import Path
 
-    from memory_cli.settings_model import validate_data
+    from memory_cli.settings import validate
 
     root = Path(__file__).resolve().parent.parent
     assert subprocess.run([sys.executable, str(root / "scripts" / "gen_config_example.py"), "--check"]).returncode == 0
     data = json.loads((root / "config.example.json").read_text())
-    validate_data(data)
-    readme = (root / "README.md").read_text()
-    readme += "".join(p.read_text() for p in sorted((root / "docs").glob("*.md")))  # area pages document keys too
+    validate(data)
+    docs = (root / "docs" / "configuration.md").read_text()
     from memory_cli.settings import FIELDS
 
-    missing = [f"{s}.{k}" if s else k for s, k, *_ in FIELDS if f"`{s + '.' if s else ''}{k}`" not in readme]
-    assert missing == [], f"README does not document: {missing}"
+    missing = [f"{s}.{k}" if s else k for s, k, *_ in FIELDS if f"`{s + '.' if s else ''}{k}`" not in docs]
+    assert missing == [], f"docs/configuration.md does not document: {missing}"
 
 
 def test_editing_a_pinned_entry_rewrites_claude_md_at_once(cli, claude_dir):
@@ -186,3 +186,79 @@ def test_editing_a_pinned_entry_rewrites_claude_md_at_once(cli, claude_dir):
     assert "Launch with python.exe only" in claude_md.read_text()
     cli("delete", new, "--yes")
     assert not claude_md.exists() or "python.exe" not in claude_md.read_text()
+
+
+def test_version_and_short_help(cli):
+    from memory_cli import __version__
+
+    r = cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"memory-cli {__version__}"
+    r = cli("add", "-h")
+    assert r.returncode == 0 and "Usage: memory-cli add" in r.stdout
+
+
+def test_piped_output_is_neither_wrapped_nor_cut(cli):
+    long = "Always run the integration suite with --maxfail=1 before pushing to the release branch " * 2
+    cli("add", long.strip(), "--type", "fact")
+    r = cli("list")  # stdout is a pipe here, as in a log or `| grep`
+    lines = [line for line in r.stdout.splitlines() if "integration suite" in line]
+    assert len(lines) == 1 and long.strip() in lines[0]
+
+
+def test_add_shows_the_scope_and_project_means_this_project(cli, project):
+    r = cli("add", "Ruff is the formatter here", "--type", "preference", cwd=project)
+    assert r.returncode == 0
+    assert "scope: global (every project; --scope project for this one only)" in r.stderr
+    r = cli("add", "The API listens on 8081", "--scope", "project", cwd=project)
+    assert r.returncode == 0 and "scope: project:whisperclick" in r.stderr
+    listed = json.loads(cli("list", "--scope", "project", "--json", cwd=project).stdout)
+    assert [e["content"] for e in listed] == ["The API listens on 8081"]
+    outside = project.parent  # no .git above it
+    r = cli("add", "x", "--scope", "project", cwd=outside)
+    assert r.returncode == 2 and "needs a project" in r.stderr
+
+
+def test_reading_commands_refuse_a_db_in_a_missing_directory(tmp_path):
+    missing = tmp_path / "no-such-dir" / "memory.db"
+    for args in (["list"], ["show", "abcd"], ["stats"], ["export"], ["audit"], ["rules", "list"]):
+        r = run_cli(*args, db=missing)
+        assert r.returncode == 4, (args, r.stderr)
+        assert "does not exist" in r.stderr and r.stderr.count("\n") == 1
+    assert not missing.parent.exists()  # looking created nothing
+
+
+def test_a_read_only_store_can_still_be_read(tmp_path):
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        pytest.skip("needs root to mount a read-only file system")
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mnt)]).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        db = mnt / "memory.db"
+        eid = run_cli("add", "Readable even when frozen", db=db).stdout.strip()
+        assert subprocess.run(["mount", "-o", "remount,ro", str(mnt)]).returncode == 0
+        r = run_cli("list", db=db)
+        assert r.returncode == 0 and "Readable even when frozen" in r.stdout
+        assert "read-only database" in r.stderr
+        for args in (["show", eid], ["stats"], ["export"], ["audit"], ["rules", "list"]):
+            r = run_cli(*args, db=db)
+            assert r.returncode == 0, (args, r.stderr)
+        r = run_cli("add", "cannot be written", db=db)
+        assert r.returncode != 0 and r.stderr.count("\n") == 1
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)])
+
+
+def test_retired_config_keys_are_accepted_with_a_note(cli, claude_dir):
+    cfg = claude_dir / "memory" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"embedding": {"provider": "local", "dimensions": 384},
+                               "backup": {"frequency": "daily", "max_backups": 3}}))
+    r = cli("config", "--validate", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "embedding.provider is no longer used" in r.stderr
+    assert json.loads(r.stdout)["settings"]["backup"]["max_backups"] == 3

@@ -109,3 +109,47 @@ def test_reindex_without_a_daemon_loads_the_model_itself(cli, rundir):
     assert _daemon_pids(rundir) == []  # reindex never leaves a daemon behind
     pending = json.loads(cli("reindex", "--pending", "--json").stdout)
     assert pending["embedded"] == 0 and pending["vectors"] == 1
+
+
+@pytest.mark.semantic
+def test_imported_and_restored_entries_become_searchable_without_waiting_for_the_poll(cli, rundir, db_path, tmp_path):
+    """The daemon polls known databases once a minute; a command that queued entries asks it
+    to drain them at once, so they are searchable by meaning within seconds."""
+    import time
+
+    from memory_cli.db import Store
+    from memory_cli.embeddings import vectors
+
+    other = tmp_path / "other.db"
+    for text in ("Deploy with ansible from the bastion host", "Rotate the staging TLS certificates monthly",
+                 "The billing service needs Redis 7"):
+        assert cli("add", text, db=other).returncode == 0
+    export = tmp_path / "export.jsonl"
+    assert cli("export", "--output", str(export), db=other).returncode == 0
+    assert cli("daemon", "start", "--wait", "180").returncode == 0
+    cli("add", "warm the daemon up with this database")  # the daemon now knows this database
+
+    def pending() -> int:
+        with Store.open(db_path) as s:
+            return vectors.pending_count(s)
+
+    def settles(limit_s: float = 30) -> bool:
+        end = time.monotonic() + limit_s  # well under the daemon's 60 s poll
+        while time.monotonic() < end:
+            if pending() == 0:
+                return True
+            time.sleep(0.25)
+        return False
+
+    assert settles()
+    r = cli("import", str(export), "--on-conflict", "replace")
+    assert r.returncode == 0, r.stderr
+    assert settles(), f"{pending()} entries still queued after import"
+    hits = json.loads(cli("query", "which host do deployments run from", "--json").stdout)
+    assert hits and "ansible" in hits[0]["content"]
+
+    backup_file = json.loads(cli("backup", "--json").stdout)["backup"]
+    with Store.open(db_path) as s:  # a restore puts back entries whose vectors are gone
+        s.execute("DELETE FROM memory_vec_queue")
+    assert cli("restore", backup_file, "--yes").returncode == 0
+    assert settles(), f"{pending()} entries still queued after restore"

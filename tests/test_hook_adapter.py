@@ -71,7 +71,7 @@ def test_hook_path_never_imports_the_rich_cli(tmp_path, db_path):
     code = ("import sys, io; sys.argv=['memory-cli','--db',sys.argv[1],'hook','PreToolUse'];"
             "sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
             "from memory_cli.__main__ import main; main();"
-            "bad=[m for m in ('typer','rich','pydantic','numpy','torch','sentence_transformers','click') if m in sys.modules];"
+            "bad=[m for m in ('typer','rich','pydantic','numpy','torch','sentence_transformers','click','fastapi','starlette','uvicorn','jinja2') if m in sys.modules];"
             "sys.stderr.write('HEAVY:'+','.join(bad))")
     for event_payload in (payload("PreToolUse"), payload("PostToolUse"), payload("UserPromptSubmit"),
                           payload("Stop"), payload("SessionEnd")):

@@ -105,3 +105,59 @@ def test_doctor_shows_recent_hook_errors(db_path):
     data = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)
     errors = [c for c in data["checks"] if c["name"] == "hook errors"][0]
     assert errors["status"] == "warn" and "not valid JSON" in errors["detail"]
+
+
+def test_a_rule_for_a_tool_outside_the_hook_matcher_is_flagged_and_install_fixes_it(cli):
+    assert cli("install").returncode == 0
+    r = cli("rules", "add", "Never fetch the staging admin panel", "--pattern", "staging-admin",
+            "--pattern-type", "regex", "--tools", "WebFetch", "--action", "block")
+    assert r.returncode == 0
+    assert "rules for WebFetch will not fire" in r.stderr and "memory-cli install" in r.stderr
+    doctor = json.loads(cli("doctor", "--no-timing", "--json").stdout)
+    coverage = next(c for c in doctor["checks"] if c["name"] == "rule coverage")
+    assert coverage["status"] == "warn" and "WebFetch" in coverage["detail"]
+
+    assert cli("install").returncode == 0  # adds the tools rules name to the matcher
+    doctor = json.loads(cli("doctor", "--no-timing", "--json").stdout)
+    assert next(c for c in doctor["checks"] if c["name"] == "rule coverage")["status"] == "ok"
+    r = cli("rules", "add", "Never fetch the prod admin panel", "--pattern", "prod-admin",
+            "--pattern-type", "regex", "--tools", "WebFetch")
+    assert "will not fire" not in r.stderr
+
+
+def test_install_registers_the_mcp_server_beside_everything_claude_code_keeps(cli, tmp_path):
+    import os
+
+    home_json = Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json"
+    home_json.write_text(json.dumps({"numStartups": 7, "projects": {"/x": {"allowedTools": []}},
+                                     "mcpServers": {"other": {"type": "stdio", "command": "other-server"}}}))
+    os.chmod(home_json, 0o600)
+    r = cli("install")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(home_json.read_text())
+    entry = data["mcpServers"]["memory-cli"]
+    assert entry["type"] == "stdio" and entry["args"][-1] == "mcp" and os.path.isabs(entry["command"])
+    assert data["numStartups"] == 7 and data["projects"] == {"/x": {"allowedTools": []}}
+    assert data["mcpServers"]["other"] == {"type": "stdio", "command": "other-server"}
+    assert oct(home_json.stat().st_mode & 0o777) == "0o600"
+    assert list(home_json.parent.glob(".claude.json.bak-*"))  # backed up before the change
+    assert "already installed" in cli("install").stdout  # idempotent
+
+    assert cli("uninstall").returncode == 0
+    data = json.loads(home_json.read_text())
+    assert "memory-cli" not in data["mcpServers"] and data["mcpServers"]["other"]
+    assert data["numStartups"] == 7
+
+    assert cli("install", "--no-mcp").returncode == 0
+    assert "memory-cli" not in json.loads(home_json.read_text())["mcpServers"]
+
+
+def test_a_new_claude_json_is_private_and_doctor_starts_the_server(cli):
+    import os
+
+    home_json = Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json"
+    assert cli("install").returncode == 0
+    assert oct(home_json.stat().st_mode & 0o777) == "0o600"
+    checks = json.loads(cli("doctor", "--no-timing", "--json").stdout)["checks"]
+    mcp = next(c for c in checks if c["name"] == "mcp server")
+    assert mcp["status"] == "ok" and "9 tools" in mcp["detail"], mcp

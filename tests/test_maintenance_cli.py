@@ -119,7 +119,10 @@ def test_backup_and_restore_from_the_command_line(cli, db_path: Path, claude_dir
 
     cli("delete", keep)
     cli("add", "Added after the backup", "--type", "fact")
-    r = cli("restore", str(made))
+    r = cli("restore", str(made))  # no terminal to ask on, no --yes: refused, nothing changed
+    assert r.returncode == 2 and "pass --yes" in r.stderr
+    assert "Added after the backup" in cli("list").stdout
+    r = cli("restore", str(made), "--yes")
     assert r.returncode == 0, r.stderr
     assert "restored 1 memories" in r.stdout and "previous database is saved at" in r.stdout
     listed = json.loads(cli("list", "--json").stdout)

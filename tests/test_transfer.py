@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from memory_cli import entries
 from memory_cli.db import Store
 
@@ -64,3 +66,24 @@ def test_import_redacts_planted_secrets(tmp_path, cli):
     assert cli("import", f).returncode == 0
     exported = cli("export").stdout
     assert "ghp_abcdefghijklmnopqrstuvwxyz0123456789" not in exported
+
+
+def test_export_from_a_store_without_vectors_imports_into_one_with_them(cli, db_path, tmp_path):
+    """Once the daemon has built the vector table, import must still accept exports from a store
+    that never had one (the vector queue is derived state, rebuilt by triggers)."""
+    from memory_cli.db import Store
+    from memory_cli.embeddings import vectors
+
+    other = tmp_path / "other.db"
+    cli("add", "Deploy with ansible", db=other)
+    export = tmp_path / "e.jsonl"
+    assert cli("export", "--output", str(export), db=other).returncode == 0
+    assert "memory_vec_queue" not in export.read_text()
+    with Store.open(db_path) as s:
+        if not s.load_vec():
+            pytest.skip("sqlite-vec cannot load here")
+        vectors.ensure_table(s, 384, "all-MiniLM-L6-v2")
+    r = cli("import", str(export))
+    assert r.returncode == 0, r.stderr
+    with Store.open(db_path) as s:
+        assert vectors.pending_count(s) == 1  # queued by the trigger, embedded when the model is warm

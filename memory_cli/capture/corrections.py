@@ -280,59 +280,22 @@ def derive_rule_spec(row: dict) -> dict | None:
 
 
 def _validate_pattern(pattern: str, pattern_type: str) -> None:
-    if pattern_type == "command":
-        from ..rules.command_pattern import InvalidCommandPattern, parse_command_pattern
+    """The rules area's own checks, so a person's pattern is refused before anything is stored."""
+    from ..rules import spec as rule_spec
 
-        try:
-            parse_command_pattern(pattern)
-        except InvalidCommandPattern as e:
-            raise InvalidInput(f"invalid command pattern {pattern!r}: {e}") from None
-    elif pattern_type == "regex":
-        from ..rules.safe_regex import InvalidRegex, compile_user_regex
-
-        try:
-            compile_user_regex(pattern)
-        except InvalidRegex as e:
-            raise InvalidInput(f"invalid regex {pattern!r}: {e}") from None
-    elif pattern_type != "intent":
-        raise InvalidInput(f"unknown pattern type {pattern_type!r}: use command, regex or intent")
+    rule_spec.check_pattern(pattern, rule_spec.check_pattern_type(pattern_type))
 
 
 def _create_rule(store, content: str, spec: dict, *, scope: str, action: str, confirmed: bool,
                  message: str) -> dict | None:
-    """Create the entry and its enforcement rule through the rules area when it is there."""
-    kwargs = dict(pattern=spec["pattern"], pattern_type=spec["pattern_type"], action=action, severity="medium",
-                  alternative=spec.get("alternative"), message=message, tools=spec.get("tools"),
-                  fields=spec.get("fields"), scope=scope, provenance="promoted", confirmed=confirmed,
-                  source="promoted")
-    try:
-        from ..rules import api as rules_api
+    """Create the entry and its enforcement rule, limited by the derived conditions if any."""
+    from ..rules.api import create_rule
 
-        create = getattr(rules_api, "create_rule", None)
-    except ImportError:
-        create = None
-    if create is not None:
-        if spec.get("conditions"):
-            try:
-                return create(store, content, conditions=spec["conditions"], **kwargs)
-            except TypeError:
-                return None  # cannot limit it as derived: a broader rule would misfire
-        return create(store, content, **kwargs)
-    if spec.get("conditions"):
-        return None
-    # The rules area's API is not available: write the same two rows it would.
-    from .. import entries
-
-    _validate_pattern(spec["pattern"], spec["pattern_type"])
-    entry = entries.add(store, content, "rule", scope=scope, source="promoted", tags=["correction"])
-    now = now_iso()
-    store.execute(
-        "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative, active, message,"
-        " tools, fields, case_sensitive, provenance, confirmed, created_at, updated_at)"
-        " VALUES (?,?,?,?,?,?,1,?,?,?,0,'promoted',?,?,?)",
-        (entry["id"], spec["pattern"], spec["pattern_type"], action, "medium", spec.get("alternative"), message,
-         dumps(spec.get("tools") or []), dumps(spec.get("fields") or []), 1 if confirmed else 0, now, now))
-    return dict(store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry["id"],)))
+    return create_rule(store, content, pattern=spec["pattern"], pattern_type=spec["pattern_type"],
+                       action=action, severity="medium", alternative=spec.get("alternative"),
+                       message=message, tools=spec.get("tools"), fields=spec.get("fields"),
+                       conditions=spec.get("conditions"), scope=scope, provenance="promoted",
+                       confirmed=confirmed, source="promoted")
 
 
 def _promote(store, row: dict, *, action: str, confirmed: bool, status: str, session_id: str | None,

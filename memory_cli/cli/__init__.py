@@ -22,50 +22,48 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"memory-cli {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def _global(db: Optional[str] = typer.Option(None, "--db", metavar="PATH",
                                              help="Database file (beats MEMORY_CLI_DB and config)."),
-            json_: bool = typer.Option(False, "--json", help="Print only JSON on stdout.")):
+            json_: bool = typer.Option(False, "--json", help="Print only JSON on stdout."),
+            version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                         help="Print the version and exit.")):
     state.db = db
     state.json = json_
 
 
-# Foundation commands first, then each area's. A missing area module is skipped so that the
-# CLI works while an area is being built; an area module that fails to import is an error.
+# Foundation commands first, then each area's; each module registers its own commands.
 _MODULES = [
     "entries_cmds", "admin_cmds", "install_cmds", "doctor_cmd", "demo_cmd", "hook_cmd",
-    "rules_cmds", "capture_cmds", "daemon_cmds", "retrieval_cmds", "maintenance_cmds",
-    "mcp_cmds", "journal_cmds", "llm_cmds",
+    "rules_cmds", "capture_cmds", "daemon_cmds", "retrieval_cmds", "maintenance_cmds", "web_cmds",
+    "agent_cmds", "llm_cmds",
 ]
 for _name in _MODULES:
-    _full = f"{__name__}.{_name}"
-    try:
-        _mod = import_module(_full)
-    except ModuleNotFoundError as _e:
-        if _e.name == _full:
-            continue
-        raise
-    _mod.register(app)
+    import_module(f"{__name__}.{_name}").register(app)
 
 
 _json_requested = False
 
 
-def _click_exceptions():
-    """typer >= 0.26 vendors click as ``typer._click``; older typer uses click itself."""
-    try:
-        from typer._click import exceptions
-    except ImportError:  # pragma: no cover - older typer
-        from click import exceptions
-    return exceptions
+def _is_usage_error(e: BaseException) -> bool:
+    """click's usage errors (bad option, missing argument, ...) carry a message and an exit
+    code; typer vendors click privately, so they are recognised by that shape, not by class."""
+    return hasattr(e, "format_message") and isinstance(getattr(e, "exit_code", None), int)
 
 
 def run(argv: list[str]) -> int:
-    click = _click_exceptions()
-
     from ..errors import MemoryCliError
 
     global _json_requested
@@ -81,7 +79,9 @@ def run(argv: list[str]) -> int:
         return 1
     except typer.Exit as e:
         return e.exit_code
-    except click.ClickException as e:
+    except Exception as e:  # noqa: BLE001 - usage errors first, then bugs as one line
+        if not _is_usage_error(e):
+            return _internal_error(e)
         if type(e).__name__ == "NoArgsIsHelpError":
             ctx = getattr(e, "ctx", None)
             if ctx is not None:
@@ -95,14 +95,17 @@ def run(argv: list[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("memory-cli: interrupted\n")
         return 130
-    except BrokenPipeError:
-        return 0
-    except Exception as e:  # a bug: still one line, with a way to get the traceback
-        import os
 
-        if os.environ.get("MEMORY_CLI_DEBUG"):
-            raise
-        return _fail(f"internal error: {type(e).__name__}: {e} (set MEMORY_CLI_DEBUG=1 for a traceback)", 1)
+
+def _internal_error(e: Exception) -> int:
+    """A bug: still one line, with a way to get the traceback."""
+    import os
+
+    if isinstance(e, BrokenPipeError):
+        return 0
+    if os.environ.get("MEMORY_CLI_DEBUG"):
+        raise e
+    return _fail(f"internal error: {type(e).__name__}: {e} (set MEMORY_CLI_DEBUG=1 for a traceback)", 1)
 
 
 def _fail(message: str, code: int) -> int:

@@ -24,7 +24,7 @@ def stats(json_: JsonOpt = False):
     """Counts by type, scope, source, age and status; rules; pending corrections; recent activity."""
     from .. import stats as stats_mod
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         data = stats_mod.collect(store)
     if want_json(json_):
         emit_json(data)
@@ -43,19 +43,13 @@ def stats(json_: JsonOpt = False):
     c.print(f"corrections: {data['corrections']['pending']} pending review of {data['corrections']['total']}")
     audit = data.get("audit_last_7_days") or {}
     c.print("last 7 days: " + (", ".join(f"{k} {v}" for k, v in audit.items()) if audit else "no activity"))
-    shown = {"total", "active", "by_status", "by_type", "by_scope", "by_source", "by_age", "rules",
-             "corrections", "audit_last_7_days"}
-    try:
-        from ..maintenance.stats import render_lines
-    except ImportError:
-        render_lines = None
-    if render_lines is not None:
-        for line in render_lines(data):
-            c.print(line, markup=False)
-        return
-    for key, value in data.items():
-        if key not in shown:
-            c.print(f"{key.replace('_', ' ')}: {value}")
+    a = data["agent_stores"]
+    c.print(f"incidents: {a['incidents_open']} open, {a['incidents_resolved']} resolved; "
+            f"session reports: {a['reports']}; metrics: {a['metrics']} ({a['metric_samples']} samples)")
+    from ..maintenance.stats import render_lines
+
+    for line in render_lines(data):
+        c.print(line, markup=False)
 
 
 def export(output: Optional[Path] = typer.Option(None, "--output", "-o", help="File to write (default: stdout)."),
@@ -63,7 +57,7 @@ def export(output: Optional[Path] = typer.Option(None, "--output", "-o", help="F
     """Every table as JSON Lines (ids and timestamps kept): `import` restores it exactly."""
     from .. import transfer
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         lines = list(transfer.export_lines(store))
     text = "\n".join(lines) + "\n"
     if output is None:
@@ -123,7 +117,7 @@ def audit_(action: Optional[str] = typer.Option(None, "--action", "-a", help="On
             since_iso = iso(parse_iso(since))
         except ValueError:
             raise InvalidInput(f"--since {since!r} is not an ISO date/time (e.g. 2026-11-01 or 2026-11-01T10:00)") from None
-    with open_store() as store:
+    with open_store(reading=True) as store:
         entry_id = None
         if entry:
             from ..entries import resolve_id
@@ -157,13 +151,14 @@ def config(validate: bool = typer.Option(False, "--validate", help="Exit non-zer
     """Show where memory-cli keeps things and the settings in force (validated)."""
     from .. import paths
     from .. import settings as settings_mod
-    from ..settings_model import validate_file
     from .common import state
 
     cfg_path = paths.config_path()
     error = None
     try:
-        data = validate_file(cfg_path)
+        data, notes = settings_mod.validate_file(cfg_path)
+        for note in notes:
+            sys.stderr.write(f"note: {note}\n")
     except InvalidInput as e:
         if validate:
             raise

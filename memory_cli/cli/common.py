@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from typing import Annotated, Optional
 
 import typer
@@ -43,10 +44,58 @@ def db_path():
     return s.database_path(state.db, s.load())
 
 
-def open_store(*, readonly: bool = False):
-    from ..db import Store
+@contextmanager
+def open_store(*, readonly: bool = False, reading: bool = False):
+    """The store for one command. After a command that wrote, a running embedding daemon is
+    asked to embed whatever now waits in the vector queue (an import, a restore, a bulk
+    change), so new entries become searchable by meaning within seconds, not at its next poll.
 
-    return Store.open(db_path(), readonly=readonly)
+    ``reading``: the command only looks. A path in a directory that does not exist is then an
+    error (a mistyped ``--db`` must not look like an empty store), and a store that cannot be
+    written (a read-only file system, a file the person may only read) is opened read-only
+    with a warning instead of being refused.
+    """
+    with _open(db_path(), readonly=readonly, reading=reading) as store:
+        yield store
+        if not readonly and not reading:
+            _request_backfill(store)
+
+
+def _open(path, *, readonly: bool, reading: bool):
+    import os
+
+    from ..db import Store
+    from ..errors import StoreRefused
+
+    if not reading or readonly:
+        return Store.open(path, readonly=readonly)
+    if not os.path.exists(path):
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise StoreRefused(f"no database at {path}: directory {parent} does not exist "
+                               "(check --db, MEMORY_CLI_DB or database_path)")
+    try:
+        store = Store.open(path)
+    except StoreRefused as writable_error:
+        if not os.path.exists(path):
+            raise
+        try:
+            store = Store.open(path, readonly=True)
+        except StoreRefused:
+            raise writable_error from None
+    if store.conn.readonly("main"):
+        sys.stderr.write(f"note: read-only database {path}: showing what it holds; commands that "
+                         "change it will be refused\n")
+    return store
+
+
+def _request_backfill(store) -> None:
+    from ..embeddings import vectors
+
+    try:
+        vectors.request_backfill(store, store.path, timeout_ms=200)
+    except Exception:  # noqa: BLE001 - the command itself succeeded; the daemon polls anyway
+        pass
 
 
 def emit_json(obj) -> None:
@@ -60,10 +109,18 @@ def flush_warnings(store) -> None:
         store.warnings.clear()
 
 
+def _interactive() -> bool:
+    return sys.stdout.isatty()
+
+
 def console():
+    """A terminal gets rich's layout at its width; a pipe, a log or a file gets whole lines
+    (rich would otherwise assume 80 columns and wrap every table row)."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    if _interactive():
+        return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=True, width=100_000)
 
 
 def short(eid: str | None) -> str:
@@ -71,8 +128,9 @@ def short(eid: str | None) -> str:
 
 
 def clip(text: str | None, width: int = 90) -> str:
+    """One line of ``text``, cut to ``width`` on a terminal only: piped output stays whole."""
     t = " ".join((text or "").split())
-    return t if len(t) <= width else t[: width - 1] + "…"
+    return t if len(t) <= width or not _interactive() else t[: width - 1] + "…"
 
 
 def parse_json_arg(text: str, what: str):
@@ -80,3 +138,26 @@ def parse_json_arg(text: str, what: str):
         return json.loads(text)
     except ValueError as e:
         raise InvalidInput(f"{what} is not valid JSON ({e})") from None
+
+
+def confirmed(question: str, yes: bool, what: str) -> bool:
+    """Ask before something that cannot be taken back with one command. ``--yes`` skips the
+    question; without a terminal to ask on, refuse (exit 2) rather than guess."""
+    if yes:
+        return True
+    if not sys.stdin.isatty():
+        raise InvalidInput(f"refusing to {what} without confirmation: pass --yes")
+    import typer
+
+    return typer.confirm(question, default=False)
+
+
+def warn_if_never_fires(rule: dict | None) -> None:
+    """A rule naming a tool the installed hook is not called for would never fire: say so."""
+    if not rule or not rule.get("tools"):
+        return
+    from .. import install
+
+    for line in install.coverage_warnings(rule["tools"]):
+        sys.stderr.write(f"warning: {line}\n")
+

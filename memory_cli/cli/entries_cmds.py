@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Optional
 
 import typer
 
 from .. import entries
+from .. import scope as scope_mod
 from ..errors import InvalidInput
-from .common import JsonOpt, clip, console, emit_json, flush_warnings, open_store, short, want_json
+from .common import (JsonOpt, clip, confirmed, console, emit_json, flush_warnings, open_store, short,
+                     want_json, warn_if_never_fires)
 
 
 def register(app: typer.Typer) -> None:
@@ -21,13 +24,15 @@ def register(app: typer.Typer) -> None:
     app.command("archive")(archive)
     app.command("supersede")(supersede)
     app.command("delete")(delete)
+    app.command("purge")(purge)
 
 
 def add(
     content_arg: Optional[str] = typer.Argument(None, metavar="[CONTENT]", help="The memory text."),
     content: Optional[str] = typer.Option(None, "--content", "-c", help="The memory text (instead of the argument)."),
     type: str = typer.Option("fact", "--type", "-t", help="rule|correction|preference|fact|pattern|decision"),
-    scope: str = typer.Option("global", "--scope", "-s", help="global | project:<name> | file:<path>"),
+    scope: str = typer.Option("global", "--scope", "-s",
+                              help="global | project (this directory's project) | project:<name> | file:<path>"),
     source: str = typer.Option("manual", "--source", help="Where it came from (manual, imported, ...)."),
     confidence: Optional[float] = typer.Option(None, "--confidence", help="0.0-1.0 (clamped with a warning)."),
     tags: Optional[str] = typer.Option(None, "--tags", help="Comma-separated tags."),
@@ -48,6 +53,7 @@ def add(
                  "severity": severity, "alternative": alternative}
     if any(v is not None for v in rule_opts.values()) and (type or "").strip().lower() != "rule":
         raise InvalidInput("--pattern, --pattern-type, --action, --severity and --alternative need --type rule")
+    scope = scope_mod.resolve_here(scope)
     with open_store() as store:
         rule = None
         with store.transaction():
@@ -64,20 +70,19 @@ def add(
         emit_json(out)
     else:
         print(entry["id"])
+        hint = ""
+        if entry["scope"] == "global" and scope_mod.find_project_root(os.getcwd()):
+            hint = " (every project; --scope project for this one only)"
+        sys.stderr.write(f"scope: {entry['scope']}{hint}\n")
         if rule is not None:
             sys.stderr.write(f"rule: {rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('action')}\n")
+    warn_if_never_fires(rule)
 
 
 def _attach_rule(store, entry, opts):
     """Rules are entries plus enforcement data; the rules package derives and stores it."""
-    from importlib import import_module
+    from ..rules import api as rules_api
 
-    try:
-        rules_api = import_module("memory_cli.rules.api")
-    except ModuleNotFoundError as e:
-        if e.name in ("memory_cli.rules", "memory_cli.rules.api"):
-            return None
-        raise
     return rules_api.attach_rule(store, entry, **opts)
 
 
@@ -93,6 +98,7 @@ def query(
 
     if not text.strip():
         raise InvalidInput("query text is empty")
+    scope = scope_mod.resolve_here(scope) if scope else None
     with open_store() as store:
         results = search.query(store, text, scope=scope, type=type, limit=limit)
         flush_warnings(store)
@@ -111,13 +117,18 @@ def list_(
     scope: Optional[str] = typer.Option(None, "--scope", "-s", help="Exactly this scope."),
     status: str = typer.Option("active", "--status", help="active|archived|superseded|all"),
     source: Optional[str] = typer.Option(None, "--source"),
-    order: str = typer.Option("updated", "--order", help="updated|created|confidence|used"),
+    category: Optional[str] = typer.Option(None, "--category", help="timing|dependency|behavior|remediation|maintenance"),
+    subject: Optional[str] = typer.Option(None, "--subject", help="Exactly this subject (any case)."),
+    min_confidence: Optional[float] = typer.Option(None, "--min-confidence", help="Only entries at or above this confidence."),
+    order: str = typer.Option("updated", "--order", help="updated|created|confidence|used|type|scope|content|status|source"),
     limit: int = typer.Option(50, "--limit", "-n", min=0),
     json_: JsonOpt = False,
 ):
     """List memories (newest first)."""
-    with open_store() as store:
+    scope = scope_mod.resolve_here(scope) if scope else None
+    with open_store(reading=True) as store:
         rows = entries.list_entries(store, type=type, scope=scope, status=status, source=source,
+                                    category=category, subject=subject, min_confidence=min_confidence,
                                     limit=limit, order=order)
     if want_json(json_):
         emit_json(rows)
@@ -132,7 +143,7 @@ def show(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = Fal
     """Everything about one memory: fields, its rule, and its history from the audit log."""
     from .. import audit
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         entry = entries.get(store, entry_id)
         rule = _rule_for(store, entry["id"])
         history = audit.query(store, entry_id=entry["id"], limit=20)
@@ -166,6 +177,7 @@ def update(
     json_: JsonOpt = False,
 ):
     """Change a memory in place (use `supersede` to keep the old text as history)."""
+    scope = scope_mod.resolve_here(scope) if scope else None
     changes = dict(content=content, type=type, scope=scope, confidence=confidence, tags=tags,
                    category=category, subject=subject, status=status)
     if all(v is None for v in changes.values()):
@@ -222,12 +234,9 @@ def delete(
     """Delete a memory for good (its last state stays in the audit log)."""
     with open_store() as store:
         entry = entries.get(store, entry_id)
-        if not yes:
-            if not sys.stdin.isatty():
-                raise InvalidInput("refusing to delete without confirmation: pass --yes")
-            if not typer.confirm(f"Delete {short(entry['id'])} ({clip(entry['content'], 60)})?", default=False):
-                print("kept")
-                return
+        if not confirmed(f"Delete {short(entry['id'])} ({clip(entry['content'], 60)})?", yes, "delete"):
+            print("kept")
+            return
         entries.delete(store, entry["id"])
         _resync_pins(store, entry)
     if want_json(json_):
@@ -247,36 +256,54 @@ def _rule_for(store, entry_id):
     return rules_api.get_rule(store, entry_id)
 
 
-CLI_EMBED_TIMEOUT_MS = 1000  # a person can wait a second for a busy daemon; a hook cannot
-
-
 def _index_now(store, *ids) -> None:
-    """Embed at once when the daemon is warm; otherwise the queue is backfilled later.
+    from ..entry_effects import index_now
 
-    A cold or absent daemon answers at once either way; the longer limit only helps when the
-    daemon is busy embedding something else."""
-    try:
-        from ..embeddings import vectors
-    except ImportError:
-        return
-    try:
-        vectors.index_entries(store, list(ids), timeout_ms=CLI_EMBED_TIMEOUT_MS)
-    except Exception:  # the entry is stored and queued either way
-        pass
+    index_now(store, *ids)
 
 
 def _resync_pins(store, *entries_touched) -> None:
-    """A pinned entry changed: rewrite its CLAUDE.md block now, not at the next PreCompact."""
-    if not any(e and e.get("pinned") for e in entries_touched):
-        return
-    try:
-        from ..maintenance import pins
-    except ImportError:
-        return
-    for report in pins.sync(store) or []:
-        if isinstance(report, dict) and report.get("action") == "conflict":
-            sys.stderr.write(f"warning: {report.get('path')}: {report.get('reason')}; "
-                             "see `memory-cli pins --sync`\n")
+    from ..entry_effects import resync_pins
+
+    for line in resync_pins(store, *entries_touched):
+        sys.stderr.write(f"warning: {line}\n")
+
+
+def purge(
+    scope: str = typer.Option(..., "--scope", "-s", help="Exactly this scope: global | project:<name> | file:<path>."),
+    source: Optional[str] = typer.Option(None, "--source", help="Only entries from this source (manual, marker, ...)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+    json_: JsonOpt = False,
+):
+    """Delete every memory in one scope (optionally of one source), in one transaction.
+
+    Each deleted row stays in the audit log, as with `delete`."""
+    from .. import scope as scopes
+
+    sc = scopes.parse(scope)
+    src = entries.check_source(source) if source else None
+    with open_store() as store:
+        doomed = entries.list_entries(store, scope=sc, source=src, status="all")
+        if not doomed:
+            if want_json(json_):
+                emit_json({"deleted": 0, "scope": sc, "source": src})
+            else:
+                print(f"nothing to purge in {sc}" + (f" from source {src}" if src else ""))
+            return
+        if not yes:
+            if not sys.stdin.isatty():
+                raise InvalidInput("refusing to purge without confirmation: pass --yes")
+            what = f"{len(doomed)} memor{'y' if len(doomed) == 1 else 'ies'} in {sc}" + (
+                f" from source {src}" if src else "")
+            if not typer.confirm(f"Delete {what} for good (kept in the audit log)?", default=False):
+                print("kept")
+                return
+        n = entries.purge(store, sc, source=src)
+        _resync_pins(store, *doomed)
+    if want_json(json_):
+        emit_json({"deleted": n, "scope": sc, "source": src})
+    else:
+        print(f"purged {n} memor{'y' if n == 1 else 'ies'} from {sc}")
 
 
 def _table(rows, score: bool = False) -> None:

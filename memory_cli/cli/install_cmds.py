@@ -32,58 +32,55 @@ def _rule_tools() -> list[str]:
         return []
 
 
+NO_MCP_HELP = "Leave the MCP server (the agent tools) out: hooks only."
+
+
 def install(scope: str = typer.Option("user", "--scope", help=SCOPE_HELP),
             dry_run: bool = typer.Option(False, "--dry-run", help="Show the change without writing."),
-            mcp: bool = typer.Option(True, "--mcp/--no-mcp",
-                                     help="Also register the MCP server in ~/.claude.json (user scope)."),
+            no_mcp: bool = typer.Option(False, "--no-mcp", help=NO_MCP_HELP),
             json_: JsonOpt = False):
-    """Merge memory-cli's hooks into a Claude Code settings file (idempotent, backed up, shown as a diff)."""
+    """Merge memory-cli's hooks into a Claude Code settings file and register its MCP server
+    (idempotent, backed up, shown as a diff)."""
     from .. import install as lib
+    from ..mcp import registration
 
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
     after = lib.with_ours(before, lib.executable(), state.db, _rule_tools())
-    mcp_change = _mcp_change(True, dry_run) if mcp else None
-    _report(lib, path, before, after, dry_run, json_, "installed", mcp_change)
+    changes = [(path, before, after)]
+    if not no_mcp:
+        changes.append(registration.plan(scope, lib.executable(), state.db))
+    _report_all(lib, changes, dry_run, json_, "installed")
 
 
 def uninstall(scope: str = typer.Option("user", "--scope", help=SCOPE_HELP),
               dry_run: bool = typer.Option(False, "--dry-run", help="Show the change without writing."),
-              mcp: bool = typer.Option(True, "--mcp/--no-mcp",
-                                       help="Also remove the MCP server from ~/.claude.json."),
               json_: JsonOpt = False):
-    """Remove memory-cli's hooks from a settings file; everything else stays as it was."""
+    """Remove memory-cli's hooks and MCP server; everything else stays as it was."""
     from .. import install as lib
+    from ..mcp import registration
 
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
-    after = lib.without_ours(before)
-    mcp_change = _mcp_change(False, dry_run) if mcp else None
-    _report(lib, path, before, after, dry_run, json_, "uninstalled", mcp_change)
+    changes = [(path, before, lib.without_ours(before)),
+               registration.plan(scope, lib.executable(), remove=True)]
+    _report_all(lib, changes, dry_run, json_, "uninstalled")
 
 
-def _mcp_change(install: bool, dry_run: bool) -> dict:
-    """Register or remove the MCP server at user scope (memory_cli.mcp.register)."""
-    from .. import install as lib
-    from ..mcp import register
-
-    return register.change(install, lib.executable(), state.db, dry_run=dry_run)
-
-
-def _print_mcp(mcp_change: dict | None, verb: str) -> None:
-    if mcp_change is None:
+def _report_all(lib, changes, dry_run, json_, verb):
+    """Every file first planned (a bad one refuses the whole command), then written."""
+    results = [_report(lib, path, before, after, dry_run, verb) for path, before, after in changes]
+    if want_json(json_):
+        files = [{k: v for k, v in r.items() if k != "text"} for r in results]
+        emit_json({**files[0], "files": files})
         return
-    where = mcp_change["file"]
-    if not mcp_change["changed"]:
-        print(f"{where}: MCP server memory-cli already {verb}; nothing changed")
-    elif mcp_change["dry_run"]:
-        print(f"(dry run: MCP server memory-cli would be {verb} in {where})")
-    else:
-        print(f"MCP server memory-cli {verb} in {where}"
-              + (f" (previous file backed up to {mcp_change['backup']})" if mcp_change["backup"] else ""))
+    for r in results:
+        print(r["text"], end="")
 
 
-def _report(lib, path, before, after, dry_run, json_, verb, mcp_change=None):
+def _report(lib, path, before, after, dry_run, verb) -> dict:
+    from ..mcp import registration
+
     changed = lib.render(before) != lib.render(after) if (before or path.exists()) else bool(after)
     diff = lib.diff(path, before, after) if changed else ""
     backup = None
@@ -91,17 +88,13 @@ def _report(lib, path, before, after, dry_run, json_, verb, mcp_change=None):
         if verb == "uninstalled" and not path.exists():
             changed = False
         else:
-            backup = lib.apply(path, before, after)
-    if want_json(json_):
-        emit_json({"settings_file": str(path), "changed": changed, "dry_run": dry_run,
-                   "backup": str(backup) if backup else None, "diff": diff, "mcp": mcp_change})
-        return
-    _print_mcp(mcp_change, verb)
+            backup = registration.write(path, before, after)
+    out = {"settings_file": str(path), "changed": changed, "dry_run": dry_run,
+           "backup": str(backup) if backup else None, "diff": diff}
     if not changed:
-        print(f"{path}: already {verb}; nothing changed")
-        return
-    print(diff, end="")
-    if dry_run:
-        print(f"(dry run: {path} not changed)")
+        out["text"] = f"{path}: already {verb}; nothing changed\n"
+    elif dry_run:
+        out["text"] = diff + f"(dry run: {path} not changed)\n"
     else:
-        print(f"{verb} in {path}" + (f" (previous file backed up to {backup})" if backup else ""))
+        out["text"] = diff + f"{verb} in {path}" + (f" (previous file backed up to {backup})" if backup else "") + "\n"
+    return out

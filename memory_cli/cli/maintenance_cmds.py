@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 
 from ..errors import InvalidInput
-from .common import JsonOpt, clip, db_path, emit_json, flush_warnings, open_store, settings, short, want_json
+from .common import JsonOpt, clip, confirmed, db_path, emit_json, flush_warnings, open_store, settings, short, want_json
 
 maintenance_app = typer.Typer(help="The daily maintenance run (decay, backup, audit retention).",
                               no_args_is_help=True)
@@ -239,6 +239,7 @@ def backup_(to: Optional[Path] = typer.Option(None, "--to", metavar="PATH",
 
 
 def restore(path: Path = typer.Argument(..., metavar="PATH", help="A backup written by memory-cli."),
+            yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
             json_: JsonOpt = False):
     """Replace the database with a backup: checked first; the current one is saved before."""
     from .. import audit, migrations
@@ -247,6 +248,14 @@ def restore(path: Path = typer.Argument(..., metavar="PATH", help="A backup writ
 
     s = settings()
     live = db_path()
+    if Path(live).exists():
+        check = backup.check_restorable(path.expanduser(), max_schema_version=migrations.LATEST,
+                                        application_id=APPLICATION_ID)
+        question = (f"Replace {live} with {path} ({check.entries} memories)? "
+                    "The current database is saved first.")
+        if not confirmed(question, yes, "restore over the current database"):
+            print("kept the current database")
+            return
     result = backup.restore(path.expanduser(), live, _backups_dir(s),
                             max_schema_version=migrations.LATEST, application_id=APPLICATION_ID,
                             keep=int(s["backup"]["max_backups"]))

@@ -11,7 +11,7 @@ import typer
 
 from ..errors import InvalidInput
 from .common import (JsonOpt, clip, console, emit_json, flush_warnings, open_store,
-                     parse_json_arg, settings, short, want_json)
+                     parse_json_arg, settings, short, want_json, warn_if_never_fires)
 
 rules_app = typer.Typer(help="Enforcement rules: what hooks block, warn about or suggest.",
                         no_args_is_help=True)
@@ -100,6 +100,7 @@ def rules_add(
         sys.stderr.write(f"rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}"
                          + (f" (instead: {rule['alternative']})" if rule.get("alternative") else "")
                          + "\n")
+    warn_if_never_fires(rule)
 
 
 @rules_app.command("list")
@@ -114,7 +115,7 @@ def rules_list(
     """List rules, blocking ones first."""
     from ..rules import api
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         rows = api.list_rules(store, status="all" if all_ else "active",
                               enabled=False if disabled else (None if all_ else True),
                               confirmed=False if unconfirmed else None,
@@ -145,7 +146,7 @@ def rules_show(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt 
     from .. import audit
     from ..rules import api
 
-    with open_store() as store:
+    with open_store(reading=True) as store:
         rule = api.get_rule(store, rule_id)
         history = audit.query(store, entry_id=rule["id"], limit=20)
     if want_json(json_):
@@ -201,6 +202,8 @@ def rules_edit(
                              case_sensitive=case_sensitive, name=name)
         flush_warnings(store)
     _done(rule, "updated", json_)
+    if tools is not None:
+        warn_if_never_fires(rule)
 
 
 def _done(rule: dict, verb: str, json_: bool) -> None:

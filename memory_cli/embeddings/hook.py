@@ -28,16 +28,6 @@ def session_start(ctx, resp) -> None:
                   details={"cleaned": out.get("cleaned") or []})
         return
     if db and ctx.store is not None:
-        _nudge_backfill(ctx.store, db, settings)
+        from ..embeddings import vectors
 
-
-def _nudge_backfill(store, db: str, settings) -> None:
-    """Ask a running daemon to drain this database's queue if anything waits (one cheap query)."""
-    from ..embeddings import vectors
-
-    if not vectors.has_queue(store) or vectors.pending_count(store) == 0:
-        return
-    from ..daemon import client, protocol
-
-    client.request(protocol.request("index", db=str(db)),
-                   min(50, settings["daemon"]["request_timeout_ms"]))
+        vectors.request_backfill(ctx.store, db, min(50, settings["daemon"]["request_timeout_ms"]))

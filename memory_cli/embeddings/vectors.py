@@ -264,6 +264,20 @@ def remove(store, entry_id: str) -> None:
             store.execute(f"DELETE FROM {QUEUE_TABLE} WHERE entry_id = ?", (entry_id,))
 
 
+def request_backfill(store, db: str, timeout_ms: float) -> bool:
+    """Ask a running daemon to drain ``db``'s queue now, if anything waits (one cheap query).
+
+    The daemon also polls the databases it knows, but only every minute; whoever just queued
+    entries (an import, a restore, a session start) calls this so they are searchable by meaning
+    within seconds. Returns True when a daemon took the request; a daemon that is down is fine.
+    """
+    if not has_queue(store) or pending_count(store) == 0:
+        return False
+    from ..daemon import client, protocol
+
+    return client.request(protocol.request("index", db=str(db)), timeout_ms) is not None
+
+
 def drain(store, embed, *, model: str | None = None, batch: int = 32,
           max_batches: int | None = None, progress=None) -> dict:
     """Embed queued entries with ``embed(texts) -> list[bytes] | None`` until the queue is empty.

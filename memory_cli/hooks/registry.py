@@ -9,8 +9,8 @@ HANDLERS: dict[str, list[str]] = {
     "SessionStart": [
         "memory_cli.maintenance.hook:session_start",
         "memory_cli.retrieval.hook:session_start",
+        "memory_cli.reports.hook:session_start",
         "memory_cli.embeddings.hook:session_start",
-        "memory_cli.journal.hook:session_start",
     ],
     "UserPromptSubmit": [
         "memory_cli.capture.hook:user_prompt_submit",
@@ -21,10 +21,12 @@ HANDLERS: dict[str, list[str]] = {
     "PostToolUse": [
         "memory_cli.rules.hook:post_tool_use",
         "memory_cli.retrieval.hook:post_tool_use",
-        "memory_cli.journal.hook:post_tool_use",
+        "memory_cli.baselines.hook:post_tool_use",
     ],
-    "PostToolUseFailure": ["memory_cli.retrieval.hook:post_tool_use_failure",
-                           "memory_cli.journal.hook:post_tool_use_failure"],
+    "PostToolUseFailure": [
+        "memory_cli.retrieval.hook:post_tool_use_failure",
+        "memory_cli.incidents.hook:post_tool_use_failure",
+    ],
     "PreCompact": ["memory_cli.maintenance.hook:pre_compact"],
     "Stop": ["memory_cli.capture.hook:stop", "memory_cli.rules.hook:stop"],
     "SessionEnd": ["memory_cli.maintenance.hook:session_end"],

@@ -1,211 +1,162 @@
-"""Incidents: record, resolve, list and search ("has this happened before?").
+"""Record, search and resolve incidents.
 
-Search ranks incidents with the same machinery as memories (memory_cli.retrieval): FTS5 BM25
-normalised by the query words' IDF, the query's vector from the warm embedding daemon compared
-with the incident's stored vector, fused and calibrated onto the same 0-1 scale by
-``retrieval.fusion``. When the daemon is cold, keywords alone on the same scale, as for memories.
-Every text field passes the redaction gate. Nothing here deletes: resolving keeps the incident.
+Search ranks like memory retrieval, on the same 0-1 scale: the keyword signal is the share of
+the query's weight (BM25 IDF) an incident matches, and when the embedding daemon is warm it is
+fused with the cosine similarity of the incident's stored vector, exactly as memories are
+(memory_cli.retrieval.fusion). Vectors are taken when an incident is recorded or resolved and
+the daemon answers; an incident without one is still found by its words.
 """
 
 from __future__ import annotations
 
-import array
-import time
-
-from .. import audit
+from .. import audit, fields
 from .. import scope as scopes
-from ..db import Store
-from ..errors import InvalidInput, NotFound
-from ..journal import fields
-from ..retrieval import fts, fusion
-from ..util import new_id, now_iso, parse_iso
+from ..errors import NotFound
+from ..util import new_id, now_iso
 
 SEVERITIES = ("critical", "high", "medium", "low")
 STATUSES = ("open", "resolved")
-SOURCES = ("manual", "agent", "hook", "imported")
 PUBLIC = ("id", "title", "symptoms", "service", "severity", "cause", "resolution", "status", "scope",
-          "source", "session_id", "created_at", "updated_at", "resolved_at")
-_COLUMNS = ", ".join(PUBLIC)
-VECTOR_CANDIDATES = 2000
+          "session_id", "created_at", "updated_at", "resolved_at")
+EMBED_TIMEOUT_MS = 150
+VECTOR_CANDIDATES = 500  # most recent incidents compared by meaning; older ones by words only
 
 
 def _public(row: dict | None) -> dict | None:
     return None if row is None else {k: row.get(k) for k in PUBLIC}
 
 
-def check_severity(value) -> str:
-    s = (value or "medium").strip().lower() if isinstance(value, str) or value is None else None
-    if s not in SEVERITIES:
-        raise InvalidInput(f"unknown severity {value!r}: use one of {', '.join(SEVERITIES)}")
-    return s
+def _text_of(row: dict) -> str:
+    parts = [row.get("title"), row.get("symptoms"), row.get("service"), row.get("cause"), row.get("resolution")]
+    return "\n".join(p for p in parts if p)
 
 
-def check_status(value) -> str | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
+def _embed(texts: list[str], timeout_ms: float) -> list[bytes] | None:
+    from ..daemon import client
+
+    try:
+        return client.embed(texts, timeout_ms)
+    except Exception:  # noqa: BLE001 - no vector is fine: words still find it
         return None
-    s = value.strip().lower() if isinstance(value, str) else None
-    if s not in STATUSES + ("all",):
-        raise InvalidInput(f"unknown incident status {value!r}: use open, resolved or all")
-    return None if s == "all" else s
 
 
-def _embed_text(inc: dict) -> str:
-    return " ".join(x for x in (inc.get("title"), inc.get("symptoms"), inc.get("cause"),
-                                inc.get("resolution")) if x)
+def _set_vector(store, incident_id: str, timeout_ms: float = EMBED_TIMEOUT_MS) -> None:
+    row = store.row("SELECT * FROM incidents WHERE id = ?", (incident_id,))
+    vecs = _embed([_text_of(row)], timeout_ms)
+    if vecs:
+        store.execute("UPDATE incidents SET embedding = ? WHERE id = ?", (vecs[0], incident_id))
 
 
-def _vector(text: str, timeout_ms: float) -> bytes | None:
-    from ..retrieval.hybrid import query_vector
-
-    return query_vector(text, timeout_ms) if timeout_ms > 0 else None
-
-
-def record_incident(store: Store, title, symptoms, *, service=None, severity=None, cause=None,
-                    resolution=None, scope="global", source: str = "manual",
-                    session_id: str | None = None, embed_timeout_ms: float = 0) -> dict:
-    """Store an incident (resolved at once when a resolution is given) and return it."""
-    t = fields.text(title, "title", required=True, max_len=300)
-    sy = fields.text(symptoms, "symptoms", required=True)
-    sv = fields.text(service, "service", max_len=200)
-    sev = check_severity(severity)
-    ca = fields.text(cause, "cause")
-    res = fields.text(resolution, "resolution")
+def record(store, title, symptoms, *, service=None, severity=None, cause=None, resolution=None,
+           scope=None, session_id=None, embed_timeout_ms: float = EMBED_TIMEOUT_MS) -> dict:
+    """Store a new incident (resolved at once when a resolution is given)."""
+    title = fields.text(store, title, "title", required=True, max_len=300)
+    symptoms = fields.text(store, symptoms, "symptoms", required=True)
+    service = fields.text(store, service, "service", max_len=200)
+    cause = fields.text(store, cause, "cause")
+    resolution = fields.text(store, resolution, "resolution")
+    sev = fields.choice(severity, "severity", SEVERITIES, default="medium")
     sc = scopes.parse(scope)
-    src = (source or "").strip().lower()
-    if src not in SOURCES:
-        raise InvalidInput(f"unknown incident source {source!r}: use one of {', '.join(SOURCES)}")
-    iid, now = new_id(), now_iso()
-    row = {"title": t, "symptoms": sy, "cause": ca, "resolution": res}
-    vec = _vector(_embed_text(row), embed_timeout_ms)
+    now = now_iso()
+    iid = new_id()
+    status = "resolved" if resolution else "open"
     with store.transaction():
         store.execute(
-            "INSERT INTO incidents(id, title, symptoms, service, severity, cause, resolution, status,"
-            " scope, source, session_id, created_at, updated_at, resolved_at, embedding)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (iid, t, sy, sv, sev, ca, res, "resolved" if res else "open", sc, src, session_id,
-             now, now, now if res else None, vec))
-        audit.record(store, "incident_record", entry_id=iid, result=sev,
-                     details={"service": sv, "status": "resolved" if res else "open"},
-                     session_id=session_id)
-    return get_incident(store, iid)
+            "INSERT INTO incidents(id, title, symptoms, service, severity, cause, resolution, status, scope,"
+            " session_id, created_at, updated_at, resolved_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (iid, title, symptoms, service, sev, cause, resolution, status, sc,
+             fields.text(store, session_id, "session_id", max_len=200), now, now,
+             now if resolution else None))
+        audit.record(store, "incident_record", context=title, result=status,
+                     details={"incident": iid, "severity": sev, "service": service}, session_id=session_id)
+    if embed_timeout_ms > 0:
+        _set_vector(store, iid, embed_timeout_ms)
+    return get(store, iid)
 
 
-def resolve_incident(store: Store, ref, resolution, *, cause=None, session_id: str | None = None,
-                     embed_timeout_ms: float = 0) -> dict:
-    """Mark an incident resolved with what fixed it (re-resolving replaces the resolution)."""
-    res = fields.text(resolution, "resolution", required=True)
-    ca = fields.text(cause, "cause")
-    inc = get_incident(store, ref)
-    merged = dict(inc, resolution=res, cause=ca or inc["cause"])
-    vec = _vector(_embed_text(merged), embed_timeout_ms)
+def get(store, ref: str) -> dict:
+    ref = (ref or "").strip()
+    if len(ref) < 4:
+        raise NotFound(f"no incident {ref!r} (give at least 4 characters of its id)")
+    rows = store.rows("SELECT * FROM incidents WHERE id = ? OR id LIKE ? LIMIT 2", (ref, ref + "%"))
+    exact = [r for r in rows if r["id"] == ref]
+    if exact:
+        return _public(exact[0])
+    if len(rows) != 1:
+        raise NotFound(f"no incident {ref!r}" if not rows else f"incident id {ref!r} is ambiguous")
+    return _public(rows[0])
+
+
+def resolve(store, ref: str, resolution, *, cause=None, session_id=None) -> dict:
+    """Mark an incident resolved with what fixed it (a second resolution replaces the first,
+    which stays in the audit log)."""
+    inc = get(store, ref)
+    text = fields.text(store, resolution, "resolution", required=True)
+    cause_text = fields.text(store, cause, "cause")
     now = now_iso()
     with store.transaction():
-        store.execute(
-            "UPDATE incidents SET resolution = ?, cause = ?, status = 'resolved', updated_at = ?,"
-            " resolved_at = ?, embedding = coalesce(?, embedding) WHERE id = ?",
-            (res, merged["cause"], now, now, vec, inc["id"]))
-        audit.record(store, "incident_resolve", entry_id=inc["id"], result="resolved",
-                     details={"was": inc["status"]}, session_id=session_id)
-    return get_incident(store, inc["id"])
+        store.execute("UPDATE incidents SET resolution = ?, cause = coalesce(?, cause), status = 'resolved',"
+                      " resolved_at = ?, updated_at = ? WHERE id = ?", (text, cause_text, now, now, inc["id"]))
+        audit.record(store, "incident_resolve", context=inc["title"], result="resolved",
+                     details={"incident": inc["id"], "previous_resolution": inc["resolution"]},
+                     session_id=session_id)
+    _set_vector(store, inc["id"])
+    return get(store, inc["id"])
 
 
-def get_incident(store: Store, ref) -> dict:
-    r = ref.strip() if isinstance(ref, str) else ""
-    if not r:
-        raise InvalidInput("incident id is empty")
-    rows = store.rows(f"SELECT {_COLUMNS} FROM incidents WHERE id = ? OR id LIKE ? LIMIT 2", (r, r + "%"))
-    exact = [x for x in rows if x["id"] == r]
-    if exact:
-        return exact[0]
-    if not rows:
-        raise NotFound(f"no incident {r!r}")
-    if len(rows) > 1:
-        raise InvalidInput(f"incident id prefix {r!r} is ambiguous")
-    return rows[0]
+def list_incidents(store, *, status=None, limit=50) -> list[dict]:
+    where, params = "", []
+    if status:
+        where = "WHERE status = ?"
+        params.append(fields.choice(status, "status", STATUSES))
+    rows = store.rows(f"SELECT * FROM incidents {where} ORDER BY created_at DESC LIMIT ?",
+                      [*params, fields.limit(limit, 50, 10_000)])
+    return [_public(r) for r in rows]
 
 
-def list_incidents(store: Store, *, status=None, limit=50) -> list[dict]:
-    st = check_status(status)
-    n = fields.limit(limit, default=50, maximum=10_000)
-    if st:
-        return store.rows(f"SELECT {_COLUMNS} FROM incidents WHERE status = ? ORDER BY created_at DESC"
-                          " LIMIT ?", (st, n))
-    return store.rows(f"SELECT {_COLUMNS} FROM incidents ORDER BY created_at DESC LIMIT ?", (n,))
+def search(store, query, *, status=None, limit=5, scope=None, timeout_ms: float = EMBED_TIMEOUT_MS,
+           min_score: float = 0.15) -> list[dict]:
+    """Incidents like ``query`` ("has this happened before?"), best first, each with ``score``."""
+    from ..retrieval import fts, fusion
+    from ..embeddings.vectors import cosine
 
+    text = fields.text(None, query, "query", required=True, max_len=2000)
+    n = fields.limit(limit, 5, 100)
+    where, params = [], []
+    if status:
+        where.append("i.status = ?")
+        params.append(fields.choice(status, "status", STATUSES))
+    if scope:
+        where.append("(i.scope = 'global' OR i.scope = ?)")
+        params.append(scopes.parse(scope))
+    cond = (" AND " + " AND ".join(where)) if where else ""
 
-def counts(store: Store) -> dict:
-    rows = store.rows("SELECT status, count(*) AS n FROM incidents GROUP BY status")
-    out = {"open": 0, "resolved": 0}
-    out.update({r["status"]: r["n"] for r in rows})
-    return out
-
-
-# ----------------------------------------------------------------------------- search
-
-def _keyword(store: Store, terms: list[str], where: str, params: list, depth: int) -> dict[str, float]:
+    terms = fts.query_terms(text)
+    keyword: dict[str, float] = {}
     expr = fts.match_expression(terms)
-    if not expr:
-        return {}
-    rows = store.rows(
-        "SELECT i.id AS id, -bm25(incident_fts, 1.0, 1.0, 0.7, 0.7, 0.5) AS s FROM incident_fts"
-        " JOIN incidents i ON i.rowid = incident_fts.rowid WHERE incident_fts MATCH ?"
-        + (f" AND {where}" if where else "") + " ORDER BY bm25(incident_fts, 1.0, 1.0, 0.7, 0.7, 0.5)"
-        " LIMIT ?", [expr, *params, depth])
-    raw = {r["id"]: float(r["s"]) for r in rows}
-    if not raw:
-        return {}
-    n = int(store.value("SELECT count(*) FROM incidents") or 0)
-    idf = 0.0
-    for t in terms:
-        df = int(store.value("SELECT count(*) FROM incident_fts WHERE incident_fts MATCH ?",
-                             (fts._phrase(t),)) or 0)
-        idf += fusion.query_term_idf(n, df)
-    return fusion.keyword_scores(raw, idf)
+    if expr:
+        rows = store.rows("SELECT i.id AS id, -bm25(incidents_fts, 2.0, 1.0, 1.0, 0.5, 0.5) AS s FROM incidents_fts"
+                          " JOIN incidents i ON i.rowid = incidents_fts.rowid WHERE incidents_fts MATCH ?"
+                          + cond + " ORDER BY s DESC LIMIT 200", [expr, *params])
+        total = int(store.value("SELECT count(*) FROM incidents") or 0)
+        idf = sum(fusion.query_term_idf(total, int(store.value(
+            "SELECT count(*) FROM incidents_fts WHERE incidents_fts MATCH ?", (fts.match_expression([t]),)) or 0))
+            for t in terms)
+        # bm25 weights up to 2.0 on the title: halve so a full title match is ~1, like memories
+        keyword = fusion.keyword_scores({r["id"]: float(r["s"]) / 2.0 for r in rows}, idf)
 
-
-def _cosines(store: Store, qv: bytes, where: str, params: list) -> dict[str, float]:
-    q = array.array("f")
-    q.frombytes(qv)
-    out = {}
-    for r in store.rows("SELECT i.id AS id, i.embedding AS v FROM incidents i WHERE i.embedding IS NOT NULL"
-                        + (f" AND {where}" if where else "") + " ORDER BY i.created_at DESC LIMIT ?",
-                        [*params, VECTOR_CANDIDATES]):
-        v = array.array("f")
-        v.frombytes(r["v"])
-        if len(v) == len(q):
-            out[r["id"]] = sum(a * b for a, b in zip(q, v))
-    return out
-
-
-def search_incidents(store: Store, query, *, status=None, limit=10, timeout_ms: float = 150,
-                     min_score: float = 0.0) -> list[dict]:
-    """Incidents relevant to ``query`` best first, each with ``score`` (0-1, as for memories)."""
-    text = query.strip() if isinstance(query, str) else None
-    if not text:
-        raise InvalidInput("query is empty: describe the symptom or error to look for")
-    st = check_status(status)
-    n = fields.limit(limit, default=10, maximum=100)
-    where, params = ("i.status = ?", [st]) if st else ("", [])
-    keyword = _keyword(store, fts.query_terms(text), where, params, max(50, n * 5))
-    qv = _vector(text, timeout_ms)
-    vector = fusion.vector_scores(_cosines(store, qv, where, params)) if qv else None
-    base = fusion.fuse(keyword, vector)
-    ranked = [(k, s) for k, s in base.items() if s > 0]
-    if not ranked:
-        return []
-    rows = {r["id"]: r for r in store.rows(
-        f"SELECT {_COLUMNS} FROM incidents WHERE id IN ({','.join('?' * len(ranked))})",
-        [k for k, _ in ranked])}
-    now = time.time()
+    vector = None
+    qv = _embed([text], timeout_ms) if timeout_ms > 0 else None
+    if qv:
+        vector = {}
+        rows = store.rows("SELECT i.id AS id, i.embedding AS embedding FROM incidents i WHERE i.embedding IS NOT NULL"
+                          + cond + " ORDER BY i.created_at DESC LIMIT ?", [*params, VECTOR_CANDIDATES])
+        vector = fusion.vector_scores({r["id"]: cosine(qv[0], r["embedding"]) for r in rows})
+    scores = fusion.fuse(keyword, vector)
+    best = sorted(((s, i) for i, s in scores.items() if s >= min_score), reverse=True)[:n]
     out = []
-    for k, s in ranked:
-        r = rows.get(k)
-        if r is None:
-            continue
-        created = parse_iso(r["created_at"])
-        age = (now - created.timestamp()) / 86400 if created else None
-        score = fusion.final_score(s, confidence=1.0, age_days=age)
-        if score >= min_score:
-            out.append(dict(r, score=round(score, 4)))
-    out.sort(key=lambda d: d["score"], reverse=True)
-    return out[:n]
+    for s, iid in best:
+        item = get(store, iid)
+        item["score"] = round(s, 3)
+        out.append(item)
+    return out

@@ -1,46 +1,53 @@
-"""`memory-cli doctor`: is the MCP server registered, does it start, which tools does it list."""
+"""doctor: is the MCP server registered, does it start, and does it list its tools?"""
 
 from __future__ import annotations
 
 import time
 
+from . import registration
 
-def probe(entry: dict, timeout_s: float = 15.0) -> tuple[list[str], float]:
-    """Start the registered server through the SDK's own stdio client; (tool names, start ms)."""
-    import anyio
+
+def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, float, str | None]:
+    """Start the registered command as Claude Code would and ask it for its tools."""
+    import asyncio
+
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=entry["command"], args=list(entry.get("args") or []),
-                                   env={k: str(v) for k, v in (entry.get("env") or {}).items()} or None)
-
     async def run():
-        with anyio.fail_after(timeout_s):
-            t0 = time.perf_counter()
-            async with stdio_client(params) as (r, w):
-                async with ClientSession(r, w) as s:
-                    await s.initialize()
-                    started = (time.perf_counter() - t0) * 1000
-                    tools = await s.list_tools()
-                    return [t.name for t in tools.tools], started
+        params = StdioServerParameters(command=entry["command"], args=list(entry.get("args") or []),
+                                       env=entry.get("env") or None)
+        import subprocess
 
-    return anyio.run(run)
+        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w):
+            async with ClientSession(r, w) as s:
+                await s.initialize()
+                return [t.name for t in (await s.list_tools()).tools]
+
+    t0 = time.monotonic()
+    try:
+        names = asyncio.run(asyncio.wait_for(run(), timeout_s))
+    except Exception as e:  # noqa: BLE001 - any failure is the finding
+        return None, time.monotonic() - t0, f"{type(e).__name__}: {e}"
+    return names, time.monotonic() - t0, None
 
 
 def doctor_checks(store, settings) -> list[dict]:
-    from . import register
-    from .server import TOOL_NAMES
+    from .server import TOOLS
 
-    entry = register.registered()
-    if entry is None:
+    found = [(scope, registration.registered(scope)) for scope in ("user", "project", "local")]
+    found = [(scope, entry) for scope, entry in found if entry]
+    if not found:
         return [{"name": "mcp server", "status": "warn",
-                 "detail": f"not registered in {register.claude_json()}: run `memory-cli install`"}]
-    try:
-        names, ms = probe(entry)
-    except Exception as e:  # doctor reports, never raises
+                 "detail": "not registered: run `memory-cli install` (agent tools such as query_memory)"}]
+    scope, entry = found[0]
+    names, took, err = _probe(entry)
+    if names is None:
         return [{"name": "mcp server", "status": "fail",
-                 "detail": f"registered ({entry.get('command')}) but did not start: {type(e).__name__}: {e}"}]
-    missing = [t for t in TOOL_NAMES if t not in names]
-    return [{"name": "mcp server", "status": "fail" if missing else "ok",
-             "detail": (f"started in {ms:.0f} ms, {len(names)} tools: {', '.join(names)}"
-                        + (f"; missing {', '.join(missing)}" if missing else ""))}]
+                 "detail": f"registered ({scope}) but did not start: {err}"}]
+    missing = [t for t in TOOLS if t not in names]
+    status = "warn" if missing else "ok"
+    detail = f"registered ({scope}); started in {took:.1f} s with {len(names)} tools"
+    if missing:
+        detail += f"; missing {', '.join(missing)} (run `memory-cli install` again)"
+    return [{"name": "mcp server", "status": status, "detail": detail}]

@@ -1,134 +1,172 @@
-"""``memory-cli mcp``: a stdio MCP server named ``memory-cli`` on the official SDK.
+"""The stdio MCP server ``memory-cli`` (Claude Code names its tools ``mcp__memory-cli__<tool>``).
 
-Only wiring lives here: each tool validates nothing itself and calls memory_cli.mcp.tools, whose
-errors (``MemoryCliError``: bad arguments, unknown ids, a store refused) become MCP tool errors
-with the same one-line message the CLI prints. The store is opened once per server process
-(WAL; hooks in other processes write concurrently) and used under one lock. No model is
-loaded here: ranking asks the embedding daemon for vectors, as the hooks do, and falls back to
-keywords when it is cold.
+Each call opens the store, calls one domain function and closes it, so the server holds no lock
+between calls and sees every write a hook or the CLI made meanwhile. Results are JSON objects.
+Bad arguments become tool errors with one clear line; nothing an agent writes is confirmed or
+pinned, and no tool deletes anything. Semantic ranking goes through the embedding daemon, as in
+the hooks: the server itself never imports the model, so it starts in well under a second.
 """
 
 from __future__ import annotations
 
-import threading
-from typing import Any
+import os
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from . import tools
+from .. import entries
+from .. import scope as scopes
+from ..baselines import api as baselines
+from ..errors import MemoryCliError
+from ..incidents import api as incidents
+from ..reports import api as reports
+from ..search import query as ranked_search
 
 NAME = "memory-cli"
-TOOL_NAMES = ("query_memory", "remember", "record_incident", "search_incidents", "resolve_incident",
-              "save_report", "get_previous_report", "record_metric", "check_baseline")
+TOOLS = ("query_memory", "remember", "record_incident", "search_incidents", "resolve_incident",
+         "save_report", "get_previous_report", "record_metric", "check_baseline")
+ENTRY_FIELDS = ("id", "content", "type", "scope", "category", "subject", "confidence", "source", "score")
+AGENT_CONFIDENCE = 0.5
 
-INSTRUCTIONS = (
-    "memory-cli is this person's local memory for coding sessions. Before repeating a fix or "
-    "guessing a convention, query_memory. When something breaks, search_incidents first (has this "
-    "happened before?), record_incident once you know the cause, resolve_incident when fixed. Use "
-    "check_baseline to tell whether a duration or count is unusual. At the end of a piece of work, "
-    "save_report in a few lines so the next session starts from it (get_previous_report).")
-
-
-class _StoreHolder:
-    """One store per server process, opened on first use, used under one lock."""
-
-    def __init__(self, db: str | None):
-        self.db = db
-        self.lock = threading.Lock()
-        self._store = None
-
-    def call(self, fn, *args, **kwargs) -> dict:
-        from ..errors import MemoryCliError
-
-        with self.lock:
-            try:
-                if self._store is None:
-                    self._store = open_store(self.db)
-                return fn(self._store, *args, **kwargs)
-            except MemoryCliError as e:
-                raise ToolError(str(e)) from None
+app = MCPServer(NAME, instructions=(
+    "Local memory for this project: rules, corrections, preferences, facts, decisions; an incident "
+    "journal; session reports; metric baselines. Ask before guessing: query_memory for how things are "
+    "done here, search_incidents when something fails, get_previous_report at the start of work, "
+    "check_baseline when a run seems slow."))
 
 
-def open_store(db: str | None):
-    """The store the CLI would use: ``--db``, else ``MEMORY_CLI_DB``, else the config's."""
-    from .. import settings as s
+_db_override: str | None = None  # the CLI's --db
+
+
+def _db() -> str:
+    from .. import settings
+
+    if settings.memory_disabled(_db_override):
+        raise ToolError("memory is disabled (MEMORY_CLI_DB is set but empty)")
+    return settings.database_path(_db_override, settings.load())
+
+
+def _call(fn):
+    """Run ``fn(store)`` in one short-lived connection; domain errors become tool errors."""
     from ..db import Store
-    from ..errors import MemoryDisabled
 
-    if s.memory_disabled(db):
-        raise MemoryDisabled("memory is disabled (MEMORY_CLI_DB is set but empty)")
-    return Store.open(s.database_path(db, s.load()))
+    try:
+        with Store.open(_db()) as store:
+            return fn(store)
+    except MemoryCliError as e:
+        raise ToolError(str(e)) from None
 
 
-def build(db: str | None = None) -> MCPServer:
-    holder = _StoreHolder(db)
-    app = MCPServer(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
-    call = holder.call
+def _project_scope() -> str:
+    name = scopes.project_name(scopes.find_project_root(os.getcwd()))
+    return f"project:{name}" if name else "global"
 
-    @app.tool()
-    def query_memory(query: str, scope: str | None = None, type: str | None = None,
-                     limit: int | None = None) -> dict[str, Any]:
-        """Search this person's memories (rules, corrections, preferences, facts, patterns,
-        decisions), ranked by relevance. Without scope: memories that apply in the current
-        project (global + project). type filters one kind; limit 1-50 (default 10)."""
-        return call(tools.query_memory, query, scope, type, limit)
 
-    @app.tool()
-    def remember(content: str, type: str, scope: str | None = None, category: str | None = None,
-                 subject: str | None = None) -> dict[str, Any]:
-        """Store a memory for later sessions. type: rule, correction, preference, fact, pattern
-        or decision. scope defaults to the current project (or "global", "project:<name>",
-        "file:<path>"). Stored unconfirmed at low confidence; secrets are redacted."""
-        return call(tools.remember, content, type, scope, category, subject)
+def _scope(value: str | None, default: str | None) -> str | None:
+    if value is None or value == "":
+        return default
+    if value.strip().lower() == "project":
+        return _project_scope()
+    try:
+        return scopes.parse(value)
+    except MemoryCliError as e:
+        raise ToolError(str(e)) from None
 
-    @app.tool()
-    def record_incident(title: str, symptoms: str, service: str | None = None,
-                        severity: str | None = None, cause: str | None = None,
-                        resolution: str | None = None) -> dict[str, Any]:
-        """Record something that broke: a one-line title, the symptoms (error text), and when
-        known the service, severity (critical/high/medium/low), cause and resolution."""
-        return call(tools.record_incident, title, symptoms, service, severity, cause, resolution)
 
-    @app.tool()
-    def search_incidents(query: str, status: str | None = None, limit: int | None = None) -> dict[str, Any]:
-        """Has this happened before? Past incidents relevant to a symptom or error, best first,
-        with cause and resolution. status: open, resolved or all (default all); limit 1-100."""
-        return call(tools.search_incidents, query, status, limit)
+def _entry(e: dict) -> dict:
+    return {k: e.get(k) for k in ENTRY_FIELDS if k in e}
 
-    @app.tool()
-    def resolve_incident(id: str, resolution: str) -> dict[str, Any]:
-        """Mark an incident resolved with what fixed it (id or a unique id prefix)."""
-        return call(tools.resolve_incident, id, resolution)
 
-    @app.tool()
-    def save_report(summary: str, details: str | None = None) -> dict[str, Any]:
-        """Save what this session did (a few lines; details optional) for the current project,
-        so the next session starts from it."""
-        return call(tools.save_report, summary, details)
+@app.tool()
+def query_memory(query: str, scope: str | None = None, type: str | None = None, limit: int = 5) -> dict:
+    """Memories relevant to `query`, best first, each with a 0-1 relevance `score`. `scope`:
+    global, project (this project, the default), project:<name> or file:<path>; `type`: rule,
+    correction, preference, fact, pattern or decision."""
+    if not query or not query.strip():
+        raise ToolError("query is empty")
+    if not isinstance(limit, int) or limit < 1 or limit > 50:
+        raise ToolError(f"limit must be between 1 and 50, got {limit!r}")
+    sc = _scope(scope, _project_scope())
+    found = _call(lambda s: ranked_search(s, query, scope=sc, type=type, limit=limit))
+    return {"memories": [_entry(e) for e in found], "scope": sc}
 
-    @app.tool()
-    def get_previous_report(scope: str | None = None) -> dict[str, Any]:
-        """The newest session report for the current project (or the given scope); report is
-        null when there is none."""
-        return call(tools.get_previous_report, scope)
 
-    @app.tool()
-    def record_metric(name: str, value: float, unit: str | None = None,
-                      scope: str | None = None) -> dict[str, Any]:
-        """Record one sample of a metric (a duration, a count, a size) for its baseline."""
-        return call(tools.record_metric, name, value, unit, scope)
+@app.tool()
+def remember(content: str, type: str, scope: str | None = None, category: str | None = None,
+             subject: str | None = None) -> dict:
+    """Store a memory (secrets are redacted). `type`: rule, correction, preference, fact, pattern
+    or decision; `scope` defaults to this project. It is stored unconfirmed, at confidence 0.5,
+    with source `agent`, for the person to review."""
+    sc = _scope(scope, _project_scope())
+    entry = _call(lambda s: entries.add(s, content, type, scope=sc, source="agent", confidence=AGENT_CONFIDENCE,
+                                        category=category, subject=subject, agent="mcp"))
+    return {"stored": _entry(entry)}
 
-    @app.tool()
-    def check_baseline(name: str, value: float) -> dict[str, Any]:
-        """Is this value normal for the metric? Returns normal, the baseline (n, avg, p95, min,
-        max) and why. Nothing is called abnormal before enough samples exist."""
-        return call(tools.check_baseline, name, value)
 
-    return app
+@app.tool()
+def record_incident(title: str, symptoms: str, service: str | None = None, severity: str | None = None,
+                    cause: str | None = None, resolution: str | None = None) -> dict:
+    """Record what went wrong and how it showed (and, if known, why and what fixed it), so the
+    next occurrence finds it. `severity`: critical, high, medium (default) or low."""
+    sc = _project_scope()
+    inc = _call(lambda s: incidents.record(s, title, symptoms, service=service, severity=severity, cause=cause,
+                                           resolution=resolution, scope=sc))
+    return {"incident": inc}
+
+
+@app.tool()
+def search_incidents(query: str, status: str | None = None, limit: int = 5) -> dict:
+    """Has this happened before? Incidents like `query` (symptoms, an error message), best first,
+    with their cause and resolution. `status`: open or resolved."""
+    found = _call(lambda s: incidents.search(s, query, status=status, limit=limit))
+    return {"incidents": found}
+
+
+@app.tool()
+def resolve_incident(id: str, resolution: str) -> dict:
+    """Mark incident `id` (or a unique prefix of at least 4 characters) resolved with what fixed it."""
+    return {"incident": _call(lambda s: incidents.resolve(s, id, resolution))}
+
+
+@app.tool()
+def save_report(summary: str, details: str | None = None) -> dict:
+    """Save a few lines on what this session did, so the next session here starts from it."""
+    sc = _project_scope()
+    return {"report": _call(lambda s: reports.save_report(s, summary, details=details, scope=sc))}
+
+
+@app.tool()
+def get_previous_report(scope: str | None = None) -> dict:
+    """The latest session report of this project (or of `scope`), or null when there is none."""
+    sc = _scope(scope, _project_scope())
+    return {"report": _call(lambda s: reports.latest_report(s, sc)), "scope": sc}
+
+
+@app.tool()
+def record_metric(name: str, value: float, unit: str | None = None, scope: str | None = None) -> dict:
+    """Add a sample of metric `name` (a test run's seconds, a build's size) to its baseline."""
+    sc = _scope(scope, "global")
+    return {"recorded": _call(lambda s: baselines.record(s, name, value, unit=unit, scope=sc))}
+
+
+@app.tool()
+def check_baseline(name: str, value: float) -> dict:
+    """Is `value` normal for metric `name`? Answers {"normal", "baseline": {"n", "avg", "p95",
+    "min", "max"}, "why"}; with fewer than 5 samples nothing is called abnormal."""
+    return _call(lambda s: baselines.check(s, name, value))
 
 
 def main(db: str | None = None) -> int:
-    build(db).run()
-    return 0
+    """Check the store once (refused: the one-line error and exit code of any command, before
+    Claude Code's handshake), then serve on stdin/stdout until the client closes them."""
+    global _db_override
+    from .. import settings
+    from ..db import Store
+    from ..errors import MemoryDisabled
 
+    _db_override = db
+    if settings.memory_disabled(db):
+        raise MemoryDisabled("memory is disabled (MEMORY_CLI_DB is set but empty): the MCP server has no store")
+    Store.open(settings.database_path(db, settings.load())).close()
+    app.run("stdio")
+    return 0

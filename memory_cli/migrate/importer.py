@@ -36,24 +36,17 @@ def _known_fingerprints(store) -> tuple[set[str], set[str]]:
 
 def _attach_rule(store, entry: dict):
     """Imported rules get enforcement data the same way `memory-cli add --type rule` does."""
-    try:
-        from ..rules import api as rules_api
-    except ImportError:
-        return None
+    from ..rules import api as rules_api
+
     return rules_api.attach_rule(store, entry)
 
 
 def _index(store, entry_ids: list[str]) -> None:
     """Embed now when the daemon is warm; otherwise the vectors area's queue backfills them."""
+    from ..embeddings import vectors
+
     try:
-        from ..embeddings import vectors
-    except ImportError:
-        return
-    index = getattr(vectors, "index_entries", None)
-    if index is None:
-        return
-    try:
-        index(store, entry_ids)
+        vectors.index_entries(store, entry_ids)
     except Exception as e:  # an index problem must not undo the import; reindex repairs it
         store.warn(f"imported memories are not yet searchable by meaning ({type(e).__name__}); "
                    "run `memory-cli reindex`")

@@ -1,1 +1,2 @@
-"""Session reports: what a session did, kept per scope so the next session starts from it."""
+"""Session reports: a few lines on what a session did, so the next session in the project
+starts from there instead of from nothing."""

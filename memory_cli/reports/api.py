@@ -1,73 +1,58 @@
-"""The report archive. Each report is one row: a short ``summary`` (what SessionStart injects)
-and optional ``details``; both pass the redaction gate. Reports are append-only: a newer report
-for the same scope supersedes an older one only in :func:`latest_report`, never by deletion.
-"""
+"""Save and read session reports: what a session did, for the next session of the project."""
 
 from __future__ import annotations
 
-from .. import audit
+from .. import audit, fields
 from .. import scope as scopes
-from ..db import Store
-from ..errors import InvalidInput, NotFound
-from ..journal import fields
+from ..errors import NotFound
 from ..util import new_id, now_iso
 
-MAX_SUMMARY = 4_000
-SOURCES = ("agent", "llm", "manual", "hook", "imported", "session")
+SOURCES = ("agent", "session", "manual")
+PUBLIC = ("id", "scope", "summary", "details", "session_id", "source", "created_at")
 
 
-def _scope(scope) -> str:
-    if scope is None or (isinstance(scope, str) and not scope.strip()):
-        raise InvalidInput("scope is required: global or project:<name>")
-    return scopes.parse(scope)
+def _public(row):
+    return None if row is None else {k: row.get(k) for k in PUBLIC}
 
 
-def save_report(store: Store, summary, *, details=None, scope, session_id: str | None = None,
-                source: str = "agent") -> dict:
-    """Store a report and return it as a dict (id, scope, summary, details, session_id, source,
-    created_at)."""
-    text = fields.text(summary, "summary", required=True, max_len=MAX_SUMMARY)
-    more = fields.text(details, "details")
-    sc = _scope(scope)
-    src = (source or "").strip().lower()
-    if src not in SOURCES:
-        raise InvalidInput(f"unknown report source {source!r}: use one of {', '.join(SOURCES)}")
+def save_report(store, summary, *, details=None, scope, session_id=None, source="agent") -> dict:
+    """Store a report for ``scope`` (a project's scope, or global)."""
+    text = fields.text(store, summary, "summary", required=True, max_len=4000)
+    more = fields.text(store, details, "details")
+    src = fields.choice(source, "source", SOURCES)
+    sc = scopes.parse(scope)
     rid = new_id()
     with store.transaction():
-        store.execute(
-            "INSERT INTO session_reports(id, scope, summary, details, session_id, source, created_at)"
-            " VALUES (?,?,?,?,?,?,?)", (rid, sc, text, more, session_id, src, now_iso()))
-        audit.record(store, "report_save", entry_id=rid, result=src, details={"scope": sc},
-                     session_id=session_id)
-    return get_report(store, rid)
+        store.execute("INSERT INTO session_reports(id, scope, summary, details, session_id, source, created_at)"
+                      " VALUES (?,?,?,?,?,?,?)",
+                      (rid, sc, text, more, fields.text(store, session_id, "session_id", max_len=200), src,
+                       now_iso()))
+        audit.record(store, "report_save", context=text[:200], result=sc,
+                     details={"report": rid, "source": src}, session_id=session_id)
+    return get(store, rid)
 
 
-def latest_report(store: Store, scope) -> dict | None:
-    """The newest report for exactly ``scope`` (no fallback to global), or None."""
-    sc = _scope(scope)
-    return store.row("SELECT * FROM session_reports WHERE scope = ? ORDER BY created_at DESC, rowid DESC"
-                     " LIMIT 1", (sc,))
+def latest_report(store, scope) -> dict | None:
+    """The newest report of exactly ``scope``, or None."""
+    sc = scopes.parse(scope)
+    return _public(store.row("SELECT * FROM session_reports WHERE scope = ? ORDER BY created_at DESC, rowid DESC"
+                             " LIMIT 1", (sc,)))
 
 
-def list_reports(store: Store, *, scope=None, limit: int = 20) -> list[dict]:
-    n = fields.limit(limit, default=20, maximum=1000)
+def list_reports(store, *, scope=None, limit=20) -> list[dict]:
+    where, params = "", []
     if scope:
-        return store.rows("SELECT * FROM session_reports WHERE scope = ? ORDER BY created_at DESC,"
-                          " rowid DESC LIMIT ?", (_scope(scope), n))
-    return store.rows("SELECT * FROM session_reports ORDER BY created_at DESC, rowid DESC LIMIT ?", (n,))
+        where, params = "WHERE scope = ?", [scopes.parse(scope)]
+    rows = store.rows(f"SELECT * FROM session_reports {where} ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                      [*params, fields.limit(limit, 20, 10_000)])
+    return [_public(r) for r in rows]
 
 
-def get_report(store: Store, ref: str) -> dict:
-    """A report by id or unique id prefix."""
-    r = (ref or "").strip()
-    if not r:
-        raise InvalidInput("report id is empty")
-    rows = store.rows("SELECT * FROM session_reports WHERE id = ? OR id LIKE ? LIMIT 2", (r, r + "%"))
-    exact = [x for x in rows if x["id"] == r]
-    if exact:
-        return exact[0]
-    if not rows:
-        raise NotFound(f"no report {r!r}")
-    if len(rows) > 1:
-        raise InvalidInput(f"report id prefix {r!r} is ambiguous")
-    return rows[0]
+def get(store, ref: str) -> dict:
+    ref = (ref or "").strip()
+    rows = store.rows("SELECT * FROM session_reports WHERE id = ? OR (length(?) >= 4 AND id LIKE ?) LIMIT 2",
+                      (ref, ref, ref + "%"))
+    exact = [r for r in rows if r["id"] == ref]
+    if exact or len(rows) == 1:
+        return _public((exact or rows)[0])
+    raise NotFound(f"no report {ref!r}" if not rows else f"report id {ref!r} is ambiguous")

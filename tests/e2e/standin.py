@@ -40,10 +40,10 @@ import itertools
 import json
 import re
 import threading
-import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterable
+from typing import Any
 
 MODEL = "claude-sonnet-4-5"
 _ids = itertools.count(1)
@@ -290,7 +290,7 @@ class StandIn:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def _subagent_of(self, req: "Request") -> str | None:
+    def _subagent_of(self, req: Request) -> str | None:
         msgs = req.messages
         if not self.subagents or not msgs:
             return None
@@ -302,7 +302,7 @@ class StandIn:
                 return prompt
         return None
 
-    def next_turn(self, req: "Request | None" = None) -> list[dict]:
+    def next_turn(self, req: Request | None = None) -> list[dict]:
         agent = self._subagent_of(req) if req is not None else None
         with self._lock:
             if agent is not None:
@@ -316,7 +316,7 @@ class StandIn:
             self._turn += 1
             return blocks
 
-    def start(self) -> "StandIn":
+    def start(self) -> StandIn:
         standin = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -346,7 +346,7 @@ class StandIn:
                 self.wfile.write(data)
                 self.wfile.flush()
 
-            def do_POST(self):  # noqa: N802 - http.server's naming
+            def do_POST(self):
                 req = self._record()
                 path = self.path.split("?")[0]
                 body = req.body if isinstance(req.body, dict) else {}
@@ -370,11 +370,11 @@ class StandIn:
                 else:
                     self._send(200, "application/json", json.dumps(render_message(blocks, model)).encode())
 
-            def do_GET(self):  # noqa: N802
+            def do_GET(self):
                 self._record()
                 self._send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}')
 
-            do_HEAD = do_GET  # noqa: N815
+            do_HEAD = do_GET
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -384,7 +384,6 @@ class StandIn:
         self._timer = threading.Timer(self.max_lifetime_s, self.stop)
         self._timer.daemon = True
         self._timer.start()
-        self._started = time.monotonic()
         return self
 
     def stop(self) -> None:
@@ -395,7 +394,7 @@ class StandIn:
             server.shutdown()
             server.server_close()
 
-    def __enter__(self) -> "StandIn":
+    def __enter__(self) -> StandIn:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -56,3 +56,18 @@ def test_three_corrections_in_three_sessions_become_a_rule_that_warns(e2e_home, 
     assert (e2e_home.project / "ran.txt").exists()
     # Two sessions were not enough (capture.auto_promote_threshold is 3).
     assert not [r for r in e2e_home.rules_before_third if r.get("pattern") == "npm"]
+
+
+def test_a_secret_in_a_correction_is_stored_and_echoed_redacted(e2e_home):
+    """The person pastes a key inside a correction: what is stored (correction, audit, every
+    byte of the database and its WAL) and what the model is told back hold no trace of it."""
+    key = "sk-ant-api03-" + "Zq7" * 12 + "AA"
+    s = e2e_home.run_session(f"No, never paste the key {key} into config files.", ["Understood."])
+    assert s.returncode == 0, s.describe()
+    said = s.first_request.hook_contexts("UserPromptSubmit")
+    assert said and "Recorded correction" in said[0] and "[REDACTED" in said[0], s.describe()
+    assert key not in said[0] and key[:20] not in said[0]
+    queue = e2e_home.cli("review", "--list").stdout
+    assert "[REDACTED:anthropic-key]" in queue and key[:20] not in queue, queue
+    stored = b"".join(p.read_bytes() for p in e2e_home.db.parent.glob("memory.db*") if p.is_file())
+    assert key[:20].encode() not in stored

@@ -98,3 +98,18 @@ def test_deny_holds_with_permission_checks_bypassed(e2e_home):
     denied = s.tool_results()[-1]
     assert denied["is_error"] and "Never use pythonw.exe" in denied["text"], s.describe()
     assert not (e2e_home.project / "bypassed.txt").exists()
+
+
+def test_an_ask_rule_in_print_mode_is_a_refusal_the_model_understands(e2e_home):
+    """``ask`` hands the decision to the person; ``claude -p`` has nobody to ask, so Claude Code
+    refuses the call, lists it in ``permission_denials`` and the model reads the rule."""
+    e2e_home.cli("rules", "add", "Ask before pushing", "--pattern", "git push",
+                 "--pattern-type", "command", "--action", "ask")
+    s = e2e_home.run_session("publish the branch", [
+        bash("touch pushed.txt && git push origin main", "push"), "Waiting for you."])
+    assert s.returncode == 0, s.describe()
+    refused = s.tool_results()[-1]
+    assert refused["is_error"] and "Ask before pushing" in refused["text"], s.describe()
+    assert not (e2e_home.project / "pushed.txt").exists()
+    denials = s.result.get("permission_denials") or []
+    assert [d["tool_input"]["command"] for d in denials] == ["touch pushed.txt && git push origin main"]

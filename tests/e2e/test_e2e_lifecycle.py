@@ -4,6 +4,8 @@ daemon started by SessionStart but not yet up while the session runs."""
 
 from __future__ import annotations
 
+import json
+import os
 import time
 
 import pytest
@@ -98,6 +100,7 @@ def test_store_disabled_hooks_are_silent_and_the_session_works(e2e_home):
     assert not s.system_messages()
 
 
+@pytest.mark.semantic
 def test_hooks_answer_while_the_daemon_is_still_starting_and_it_leaves_by_itself(fresh_home):
     """With autostart on (the default), SessionStart forks the embedding daemon and returns at
     once; the session's hooks do not wait for the model: injection (by keywords), the deny and
@@ -113,7 +116,7 @@ def test_hooks_answer_while_the_daemon_is_still_starting_and_it_leaves_by_itself
         bash("pythonw.exe run.py", "try pythonw"),
         bash("whisperclick-daemon --start", "start"),
         "Done."], env={"MEMORY_CLI_DAEMON_AUTOSTART": None,
-                       "PATH": f"{home.cli_bin_dir}:{__import__('os').environ['PATH']}"})
+                       "PATH": f"{home.cli_bin_dir}:{os.environ['PATH']}"})
     assert s.returncode == 0, s.describe()
     started = [r for r in home.cli_json("audit", "--action", "maintenance")
                if r["context"] == "daemon autostart"]
@@ -129,3 +132,15 @@ def test_hooks_answer_while_the_daemon_is_still_starting_and_it_leaves_by_itself
     assert not [m for m in s.system_messages() if "failed open" in m], s.system_messages()
     left = _wait_until_gone(home, 180)
     assert left == [], left
+
+
+def test_uninstall_takes_memory_cli_out_of_the_next_session(e2e_home):
+    """Runs last in this module: after ``memory-cli uninstall`` the next session gets no
+    memory-cli context and no gate, and the settings file keeps no memory-cli hook."""
+    e2e_home.cli("uninstall")
+    assert "memory-cli" not in json.dumps(e2e_home.settings())
+    s = e2e_home.run_session("launch it", [bash("touch after-uninstall.txt && pythonw.exe x.py || true"), "ok"])
+    assert s.returncode == 0, s.describe()
+    assert not any("memory-cli" in text for r in s.main_requests for _l, _k, text in r.hook_outputs())
+    assert not s.hook_responses("SessionStart")
+    assert (e2e_home.project / "after-uninstall.txt").exists()

@@ -1,0 +1,69 @@
+"""``memory-cli serve``: the web dashboard and REST API (FastAPI loads only here)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from .common import db_path, open_store, settings
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)
+
+
+def serve(
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to bind (loopback unless --token is given)."
+    ),
+    port: int = typer.Option(8765, "--port", "-p", min=0, max=65535, help="Port (0: any free port)."),
+    token: Optional[str] = typer.Option(
+        None, "--token", help="Access token (default: a new random one per run)."
+    ),
+    open_: bool = typer.Option(False, "--open", help="Open the dashboard in the browser."),
+    allow_host: Optional[list[str]] = typer.Option(
+        None, "--allow-host", help="Another name the server is reached by (Host header), e.g. behind a proxy."
+    ),
+):
+    """Serve the web dashboard and the REST API; prints the URL with its token."""
+    import socket
+
+    from ..errors import MemoryCliError
+    from ..web.server import resolve_token, serve as run
+
+    tok = resolve_token(host, token)
+    with open_store():  # refuse a corrupt or foreign store now, with its exit code
+        pass
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as s:  # fail with one line, not a server log, when the port is taken
+        try:
+            s.bind((host, port))
+        except OSError as e:
+            raise MemoryCliError(
+                f"cannot serve on {host}:{port}: {e.strerror or e}"
+                + ("; pick another with --port" if port else "")
+            ) from None
+        port = s.getsockname()[1]
+    try:
+        floor = _injection_floor()
+    except Exception:
+        floor = 0.3
+    try:
+        run(
+            str(db_path()),
+            host=host,
+            port=port,
+            token=tok,
+            open_browser=open_,
+            injection_floor=floor,
+            allow_hosts=tuple(allow_host or ()),
+        )
+    except KeyboardInterrupt:
+        pass
+
+
+def _injection_floor() -> float:
+    from ..maintenance.decay_store import policy_from
+
+    return float(policy_from(settings()).injection_floor)

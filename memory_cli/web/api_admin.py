@@ -1,0 +1,74 @@
+"""``/api/stats``, ``/api/overview`` and ``/api/audit``: what ``memory-cli stats`` and
+``memory-cli audit`` show, plus the series the overview page plots."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from fastapi import APIRouter, Depends, Query
+
+from .. import audit, entries, stats
+from . import deps
+
+router = APIRouter(prefix="/api", tags=["stats and audit"])
+
+
+@router.get("/stats", summary="Everything `memory-cli stats --json` prints")
+def api_stats(store=Depends(deps.get_store)):
+    return stats.collect(store)
+
+
+def overview(store, days: int = 30) -> dict:
+    from ..maintenance.stats import hook_latency
+
+    return {
+        "counts": {
+            "total": store.value("SELECT count(*) FROM memory_entries"),
+            "by_type": stats._counts(store, "type"),
+            "by_scope": stats._counts(store, "scope"),
+            "by_status": stats._counts(store, "status", "1=1"),
+        },
+        "enforcement": stats.enforcement_per_day(store, days),
+        "hook_latency_ms": hook_latency(store, days=days),
+        "funnel": stats.correction_funnel(store),
+        "days": days,
+    }
+
+
+@router.get(
+    "/overview", summary="The overview page's numbers: counts, gate activity per day, hook latency, funnel"
+)
+def api_overview(days: int = Query(30, ge=1, le=365), store=Depends(deps.get_store)):
+    return overview(store, days)
+
+
+def audit_rows(store, *, action=None, since=None, entry=None, limit=50) -> list[dict]:
+    """Same filters and parsing as ``memory-cli audit``."""
+    from ..util import iso, parse_iso
+
+    since_iso = None
+    if since:
+        try:
+            since_iso = iso(parse_iso(since))
+        except ValueError:
+            raise deps.FieldError(
+                "since", f"since {since!r} is not an ISO date/time (e.g. 2026-11-01)"
+            ) from None
+    entry_id = None
+    if entry:
+        try:
+            entry_id = entries.resolve_id(store, entry)
+        except Exception:
+            entry_id = entry  # a deleted memory still has its history
+    return audit.query(store, action=action or None, since=since_iso, entry_id=entry_id, limit=limit)
+
+
+@router.get("/audit", summary="The audit log, newest first (filters as `memory-cli audit`)")
+def api_audit(
+    action: Optional[str] = Query(None, description="an action, or a prefix ending in *"),
+    since: Optional[str] = Query(None, description="ISO date or time"),
+    entry: Optional[str] = Query(None, description="a memory id or prefix"),
+    limit: int = Query(50, ge=1, le=100_000),
+    store=Depends(deps.get_store),
+):
+    return audit_rows(store, action=action, since=since, entry=entry, limit=limit)

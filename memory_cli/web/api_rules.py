@@ -1,0 +1,172 @@
+"""``/api/rules`` and ``/api/corrections``: the same calls as ``memory-cli rules`` and
+``memory-cli review``."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from fastapi import APIRouter, Depends, Query
+from pydantic import BaseModel, ConfigDict
+
+from ..capture import corrections as corr
+from ..entry_effects import resync_pins
+from ..rules import api as rules_api
+from . import deps
+
+router = APIRouter(prefix="/api", tags=["rules and review"])
+
+
+class RulePatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    pattern: Optional[str] = None
+    pattern_type: Optional[str] = None
+    action: Optional[str] = None
+    severity: Optional[str] = None
+    alternative: Optional[str] = None
+    message: Optional[str] = None
+    content: Optional[str] = None
+    scope: Optional[str] = None
+    tools: Optional[list[str]] = None
+    enabled: Optional[bool] = None
+
+
+class ConfirmIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Optional[str] = None
+
+
+class ApproveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Optional[str] = None
+    pattern: Optional[str] = None
+    pattern_type: Optional[str] = None
+    message: Optional[str] = None
+    scope: Optional[str] = None
+    no_rule: bool = False
+
+
+class RejectIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: Optional[str] = None
+
+
+@router.get("/rules", summary="List enforcement rules")
+def api_rules(
+    enabled: Optional[bool] = None,
+    status: str = Query("active", description="active|archived|all"),
+    scope: Optional[str] = None,
+    pattern_type: Optional[str] = None,
+    provenance: Optional[str] = None,
+    confirmed: Optional[bool] = None,
+    store=Depends(deps.get_store),
+):
+    if status not in ("active", "archived", "superseded", "all"):
+        raise deps.FieldError("status", f"unknown status {status!r}: use active, archived, superseded or all")
+    deps.check_entry_fields(store, {"scope": scope})
+    with deps.field("pattern_type" if pattern_type else "provenance"):
+        return rules_api.list_rules(
+            store,
+            enabled=enabled,
+            status=status,
+            scope=scope,
+            pattern_type=pattern_type,
+            provenance=provenance,
+            confirmed=confirmed,
+        )
+
+
+@router.get("/rules/{rule_id}", summary="One rule")
+def api_rule(rule_id: str, store=Depends(deps.get_store)):
+    return rules_api.get_rule(store, rule_id)
+
+
+def edit_rule(store, rule_id: str, changes: dict) -> dict:
+    from ..rules import spec
+
+    changes = {k: v for k, v in changes.items() if v is not None}
+    if not changes:
+        raise deps.FieldError("body", "nothing to change: give at least one field")
+    checks = {
+        "action": spec.check_action,
+        "severity": spec.check_severity,
+        "pattern_type": spec.check_pattern_type,
+    }
+    for name, check in checks.items():
+        if name in changes:
+            with deps.field(name):
+                check(changes[name])
+    deps.check_entry_fields(store, {k: changes.get(k) for k in ("content", "scope")})
+    before = rules_api.get_rule(store, rule_id)
+    with deps.field("pattern"):
+        rule = rules_api.edit_rule(store, rule_id, **changes)
+    resync_pins(store, store.row("SELECT pinned FROM memory_entries WHERE id = ?", (before["id"],)))
+    return rule
+
+
+@router.put("/rules/{rule_id}", summary="Edit a rule (pattern re-validated)")
+def api_edit_rule(rule_id: str, body: RulePatch, store=Depends(deps.get_store)):
+    return edit_rule(store, rule_id, body.model_dump(exclude_unset=True))
+
+
+@router.post("/rules/{rule_id}/enable", summary="Switch a rule on")
+def api_enable(rule_id: str, store=Depends(deps.get_store)):
+    return rules_api.set_enabled(store, rule_id, True)
+
+
+@router.post("/rules/{rule_id}/disable", summary="Switch a rule off (kept, not enforced)")
+def api_disable(rule_id: str, store=Depends(deps.get_store)):
+    return rules_api.set_enabled(store, rule_id, False)
+
+
+@router.post("/rules/{rule_id}/confirm", summary="Vouch for a rule (a promoted warn becomes block)")
+def api_confirm(rule_id: str, body: Optional[ConfirmIn] = None, store=Depends(deps.get_store)):
+    action = body.action if body else None
+    with deps.field("action"):
+        return rules_api.confirm_rule(store, rule_id, action=action)
+
+
+@router.delete("/rules/{rule_id}", summary="Delete a rule and its memory (kept in the audit log)")
+def api_delete_rule(rule_id: str, store=Depends(deps.get_store)):
+    rule = rules_api.get_rule(store, rule_id)
+    pinned = store.row("SELECT pinned FROM memory_entries WHERE id = ?", (rule["id"],))
+    rules_api.delete_rule(store, rule["id"])
+    resync_pins(store, pinned)
+    return {"deleted": rule["id"]}
+
+
+@router.get("/corrections", summary="The review queue, or corrections by status")
+def api_corrections(
+    status: str = Query("review", description="review|pending|promoted|approved|rejected|dismissed|all"),
+    limit: int = Query(100, ge=1, le=10_000),
+    store=Depends(deps.get_store),
+):
+    if status == "review":
+        return corr.review_queue(store)
+    with deps.field("status"):
+        return corr.list_corrections(store, status=status, limit=limit)
+
+
+@router.post(
+    "/corrections/{correction_id}/approve", summary="Approve: the rule enforces (with the action given)"
+)
+def api_approve(correction_id: str, body: Optional[ApproveIn] = None, store=Depends(deps.get_store)):
+    b = body or ApproveIn()
+    with deps.field("action"):
+        corr._check_action(b.action)
+    deps.check_entry_fields(store, {"scope": b.scope})
+    with deps.field("pattern"):
+        return corr.approve(
+            store,
+            correction_id,
+            action=b.action,
+            pattern=b.pattern,
+            pattern_type=b.pattern_type,
+            message=b.message,
+            scope=b.scope,
+            no_rule=b.no_rule,
+        )
+
+
+@router.post("/corrections/{correction_id}/reject", summary="Reject: never proposed again")
+def api_reject(correction_id: str, body: Optional[RejectIn] = None, store=Depends(deps.get_store)):
+    return corr.reject(store, correction_id, reason=body.reason if body else None)

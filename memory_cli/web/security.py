@@ -1,0 +1,230 @@
+"""Who may talk to the server: a token, the right Host, and for writes the right Origin and a
+CSRF token.
+
+A port on 127.0.0.1 is reachable by every local user and, through the browser, by every web
+page the person visits. So:
+
+- every request carries the token: ``Authorization: Bearer T`` (scripts) or the cookie set
+  when the person opens the printed URL with ``?token=T`` (the browser; the token is then
+  removed from the address bar by a redirect);
+- the ``Host`` header must name the address the server was started for, so a hostile domain
+  that re-resolves to 127.0.0.1 (DNS rebinding) is refused;
+- state-changing requests (POST, PUT, PATCH, DELETE) must come from the dashboard's own
+  origin when they carry an ``Origin`` header, and when authenticated by the cookie they must
+  also carry an ``Origin`` and the CSRF token the pages embed (header ``X-CSRF-Token``). A
+  bearer header cannot be attached by another site's page, so API scripts need no CSRF token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import json
+import time
+from urllib.parse import parse_qsl, urlencode
+
+COOKIE = "memory_cli_token"
+CSRF_HEADER = "x-csrf-token"
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+LOOPBACK_NAMES = ("localhost",)
+
+
+def cookie_name(port: int) -> str:
+    """One cookie per port: cookies ignore ports, and two servers must not clobber each other."""
+    return f"{COOKIE}_{port}"
+
+
+def is_loopback(host: str) -> bool:
+    h = host.strip("[]")
+    if h in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
+
+
+def _own_names() -> set[str]:
+    import socket
+
+    names = set()
+    for name in {socket.gethostname(), socket.getfqdn()}:
+        if not name:
+            continue
+        names.add(name)
+        try:
+            for info in socket.getaddrinfo(name, None):
+                addr = info[4][0]
+                names.add(f"[{addr}]" if ":" in addr else addr)
+        except OSError:
+            pass
+    return names
+
+
+def csrf_token(token: str) -> str:
+    """Derived from the server token, so it is stable across restarts with the same token and
+    worthless without it."""
+    return hmac.new(token.encode(), b"memory-cli csrf", hashlib.sha256).hexdigest()
+
+
+def allowed_hosts(host: str, port: int, extra=()) -> set[str]:
+    """Host header values accepted: the bound address with its port, and the loopback names
+    when bound to loopback (a browser may show ``localhost`` for ``127.0.0.1``)."""
+    names = {host}
+    if is_loopback(host) or host in ("0.0.0.0", "::"):
+        names |= {"127.0.0.1", "localhost", "[::1]"}
+    if host in ("0.0.0.0", "::"):  # every interface: the machine's own names and addresses
+        names |= _own_names()
+    if ":" in host and not host.startswith("["):
+        names.add(f"[{host}]")
+    out = set()
+    for n in names:
+        out.add(f"{n}:{port}".lower())
+        if port == 80:
+            out.add(n.lower())
+    out |= {e.lower() for e in extra}
+    return out
+
+
+class SecurityMiddleware:
+    """Pure ASGI middleware (no per-request task overhead) applying the rules above."""
+
+    def __init__(self, app, *, token: str, hosts: set[str], port: int):
+        self.app = app
+        self.cookie = cookie_name(port)
+        self.token = token
+        self.hosts = hosts
+        self.origins = {f"http://{h}" for h in hosts} | {f"https://{h}" for h in hosts}
+        self.csrf = csrf_token(token)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        path = scope.get("path", "")
+        is_api = path.startswith("/api")
+        host = headers.get("host", "").lower()
+        if host not in self.hosts:
+            return await _refuse(
+                send, 400, f"host {host or '(none)'!r} is not one this server was started for", is_api
+            )
+        query = scope.get("query_string", b"").decode("latin-1")
+        params = parse_qsl(query, keep_blank_values=True)
+        url_token = next((v for k, v in params if k == "token"), None)
+        bearer = None
+        auth = headers.get("authorization", "")
+        if auth[:7].lower() == "bearer ":
+            bearer = auth[7:].strip()
+        cookie_token = _cookie(headers.get("cookie", ""), self.cookie)
+        method = scope["method"]
+
+        if url_token is not None and method == "GET":
+            if not _same(url_token, self.token):
+                return await _refuse(send, 401, "wrong token in the URL", is_api)
+            # Move the token from the address bar into a cookie, then show the clean URL.
+            rest = urlencode([(k, v) for k, v in params if k != "token"])
+            location = path + ("?" + rest if rest else "")
+            cookie = f"{self.cookie}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+            return await _send(
+                send,
+                303,
+                b"",
+                "text/plain",
+                [(b"location", location.encode()), (b"set-cookie", cookie.encode())],
+            )
+
+        if bearer is not None:
+            if not _same(bearer, self.token):
+                return await _refuse(send, 401, "wrong bearer token", is_api)
+            via_cookie = False
+        elif cookie_token is not None and _same(cookie_token, self.token):
+            via_cookie = True
+        else:
+            return await _refuse(
+                send,
+                401,
+                "a token is required: open the URL `memory-cli serve` printed, "
+                "or send Authorization: Bearer TOKEN",
+                is_api,
+            )
+
+        if method in UNSAFE_METHODS:
+            origin = headers.get("origin")
+            if origin is not None and origin.lower() not in self.origins:
+                return await _refuse(send, 403, f"origin {origin!r} may not change this store", is_api)
+            if headers.get("sec-fetch-site") not in (None, "same-origin", "none"):
+                return await _refuse(send, 403, "cross-site requests may not change this store", is_api)
+            if via_cookie:
+                if origin is None:
+                    return await _refuse(
+                        send, 403, "a state-changing request from a browser needs an Origin header", is_api
+                    )
+                if not _same(headers.get(CSRF_HEADER, ""), self.csrf):
+                    return await _refuse(send, 403, "missing or wrong CSRF token (reload the page)", is_api)
+
+        started = time.perf_counter()
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                took = f"app;dur={(time.perf_counter() - started) * 1000:.1f}".encode()
+                message["headers"] = list(message["headers"]) + _HARDENING + [(b"server-timing", took)]
+            await send(message)
+
+        return await self.app(scope, receive, send_with_headers)
+
+
+_HARDENING = [
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    ),
+]
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+def _cookie(header: str, name: str) -> str | None:
+    for part in header.split(";"):
+        k, _, v = part.strip().partition("=")
+        if k == name:
+            return v
+    return None
+
+
+async def _refuse(send, status: int, message: str, is_api: bool):
+    if is_api:
+        body = json.dumps({"detail": message}).encode()
+        return await _send(send, status, body, "application/json", _HARDENING)
+    html = (
+        f"<!doctype html><meta charset=utf-8><title>memory-cli: {status}</title>"
+        f"<p style='font-family:sans-serif'>memory-cli: {_escape(message)}</p>"
+    ).encode()
+    return await _send(send, status, html, "text/html; charset=utf-8", _HARDENING)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+async def _send(send, status: int, body: bytes, ctype: str, headers):
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", ctype.encode()),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,87 @@
+"""Running the dashboard: pick the token, refuse unsafe binds, print the URL, serve."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+
+from ..errors import InvalidInput
+from .security import is_loopback
+
+
+def resolve_token(host: str, token: str | None) -> str:
+    """A fresh random token unless one was given. Binding beyond loopback exposes the store to
+    the network, so it needs a token the person chose (and shares) on purpose."""
+    if token is not None:
+        token = token.strip()
+        if len(token) < 16:
+            raise InvalidInput("--token must be at least 16 characters")
+        return token
+    if not is_loopback(host):
+        raise InvalidInput(
+            f"refusing to serve on {host} (not loopback) without an explicit --token; "
+            "anyone who can reach that address could read and change your memory"
+        )
+    return secrets.token_urlsafe(24)
+
+
+def url_for(host: str, port: int, token: str) -> str:
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    if host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1"
+    return f"http://{shown}:{port}/?token={token}"
+
+
+def serve(
+    db_path: str,
+    *,
+    host: str,
+    port: int,
+    token: str,
+    open_browser: bool = False,
+    injection_floor: float = 0.3,
+    allow_hosts=(),
+) -> None:
+    import uvicorn
+
+    from .app import ServerConfig, create_app
+
+    app = create_app(
+        ServerConfig(
+            db_path=db_path,
+            token=token,
+            host=host,
+            port=port,
+            injection_floor=injection_floor,
+            extra_hosts=tuple(f"{h}:{port}" for h in allow_hosts),
+        )
+    )
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        date_header=False,
+    )
+    server = uvicorn.Server(config)
+    url = url_for(host, port, token)
+
+    async def announce():  # printed once the socket is bound, so the URL works when seen
+        sys.stdout.write(f"memory-cli dashboard: {url}\n")
+        sys.stdout.flush()
+        if open_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+
+    original_startup = server.startup
+
+    async def startup(sockets=None):
+        await original_startup(sockets=sockets)
+        if server.started:
+            await announce()
+
+    server.startup = startup
+    server.run()

@@ -1,0 +1,47 @@
+"""memory-cli in Claude Code's plugin form, loaded by the real binary with --plugin-dir: its
+hooks run, its slash commands are listed, its MCP server connects."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import pytest
+
+from .conftest import REPO
+from .standin import tool_use
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def plugin_dir(tmp_path):
+    """The repository's plugin files, with `.venv/bin/memory-cli` pointing at this environment's
+    console script (a real plugin folder gets it from `make setup`)."""
+    root = tmp_path / "memory-cli-plugin"
+    for part in (".claude-plugin", "hooks", "commands"):
+        shutil.copytree(REPO / part, root / part)
+    (root / ".venv" / "bin").mkdir(parents=True)
+    os.symlink(os.path.join(os.path.dirname(sys.executable), "memory-cli"), root / ".venv" / "bin" / "memory-cli")
+    return root
+
+
+def test_the_plugin_loads_its_hooks_commands_and_mcp_server(fresh_home, plugin_dir):
+    fresh_home.cli("uninstall")  # only the plugin registers memory-cli in this HOME
+    fresh_home.cli("add", "Deploys go through `make deploy`, never kubectl apply", "--type", "rule")
+    s = fresh_home.run_session("what do you remember?", [
+        tool_use("mcp__plugin_memory-cli_memory-cli__query_memory", {"query": "how do deploys work"}),
+        "Deploys go through make deploy.",
+    ], extra_args=["--plugin-dir", str(plugin_dir)],
+        allowed_tools="mcp__plugin_memory-cli_memory-cli__query_memory")
+    assert s.returncode == 0, s.describe()
+    init = next(e for e in s.events if e.get("type") == "system" and e.get("subtype") == "init")
+    assert any(p.get("name") == "memory-cli" for p in init.get("plugins", [])), init.get("plugins")
+    commands = set(init.get("slash_commands", []))
+    assert {"memory-cli:remember", "memory-cli:forget", "memory-cli:memories", "memory-cli:review"} <= commands, commands
+    servers = {m["name"]: m["status"] for m in init.get("mcp_servers", [])}
+    assert servers.get("plugin:memory-cli:memory-cli") in ("connected", "pending"), servers  # still starting
+    assert any("make deploy" in c for c in s.first_request.hook_contexts("SessionStart")), s.describe()
+    answer = s.main_requests[1].tool_results()[-1]
+    assert not answer["is_error"] and "make deploy" in answer["text"], s.describe()
