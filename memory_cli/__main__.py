@@ -29,10 +29,6 @@ def main(argv: list[str] | None = None) -> int:
         from .hooks.runner import main as hook_main
 
         return hook_main(rest[1], db)
-    if rest == ["mcp"]:  # the MCP server starts without the CLI framework (start time)
-        from .mcp.server import main as mcp_main
-
-        return mcp_main(db)
     from .cli import run
 
     return run(argv)
