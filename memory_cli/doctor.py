@@ -28,11 +28,12 @@ def _area_check_functions():
     from .capture import doctor as capture
     from .embeddings import doctor as embeddings
     from .maintenance import doctor as maintenance
+    from .llm import doctor as llm
     from .mcp import doctor as mcp
     from .rules import doctor as rules
 
     return [rules.doctor_checks, capture.doctor_checks, embeddings.doctor_checks,
-            maintenance.doctor_checks, mcp.doctor_checks]
+            maintenance.doctor_checks, mcp.doctor_checks, llm.doctor_checks]
 
 
 def _check(name, status, detail):

@@ -17,13 +17,15 @@ from .errors import Conflict, InvalidInput, NotFound
 from .util import now_iso
 
 TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
-SOURCES = ("manual", "user_correction", "auto_detected", "promoted", "imported", "migrated", "marker", "agent")
+SOURCES = ("manual", "user_correction", "auto_detected", "promoted", "imported", "migrated", "marker", "agent",
+           "session")
 STATUSES = ("active", "archived", "superseded")
 CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
 
 # A person typing a memory is trusted more than something inferred (seed 002: inferred 0.3).
 DEFAULT_CONFIDENCE = {"manual": 0.8, "imported": 0.8, "migrated": 0.7, "promoted": 0.8,
-                      "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3, "agent": 0.5}
+                      "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3, "agent": 0.5,
+                      "session": 0.5}
 
 _EDITABLE = ("content", "type", "scope", "confidence", "tags", "category", "subject", "status", "source")
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv and installs memory-cli with its test and semantic extras.
+# Creates .venv and installs memory-cli with its test, semantic and llm extras.
 # PyTorch is installed first, pinned, so that the semantic extra never pulls a GPU build:
 # on Linux set TORCH_INDEX_URL to PyTorch's CPU wheel index if your pip would otherwise
 # fetch the CUDA build; on this project's machines `torch==2.13.0` resolves to a local CPU wheel.
@@ -23,7 +23,7 @@ if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
         pip_install -q "torch==${TORCH_VERSION:-2.13.0}"
     fi
 fi
-pip_install -q -e ".[semantic,test]"
+pip_install -q -e ".[semantic,test,llm]"
 # Hooks start a fresh interpreter on every tool call: write bytecode once now so that
 # PYTHONDONTWRITEBYTECODE=1 environments do not recompile the package on every call.
 "$VPY" -m compileall -q memory_cli >/dev/null

@@ -37,6 +37,7 @@ HARD_KILL_GRACE_S = 10
 CHILD_MODULE = "memory_cli.maintenance.detached"
 
 SPAWNED = "spawned"
+SPAWNED_SUMMARIES = "spawned-summaries"  # only the session-summary step: the daily part ran today
 RAN_TODAY = "ran-today"
 BUSY = "busy"
 
@@ -136,23 +137,31 @@ def spawn_maintenance(
     force: bool = False,
     time_limit: float = DEFAULT_TIME_LIMIT_S,
     python: str | None = None,
+    session_summaries: bool = False,
+    daily: bool = True,
 ) -> str:
     """Start the daily maintenance run of ``db_path`` in the background, unless it ran today
-    or is running.
+    or is running. With ``session_summaries`` a run that already happened today still starts a
+    child for the session-summary step alone (SPAWNED_SUMMARIES).
 
-    Returns SPAWNED, RAN_TODAY or BUSY at once; never waits for the run. Raises only OSError
-    (the hook adapter fails open on it).
+    Returns SPAWNED, SPAWNED_SUMMARIES, RAN_TODAY or BUSY at once; never waits for the run.
+    Raises only OSError (the hook adapter fails open on it).
     """
     rd = _run_dir(run_dir)
     key = db_key(db_path)
-    if not force and ran_today(rd, key, now):
+
+    def due() -> bool:
+        return daily and (force or not ran_today(rd, key, now))
+
+    if not due() and not session_summaries:
         return RAN_TODAY
     _ensure_run_dir(rd)
     fd = open_lock_file(lock_path(rd, key))
     try:
         if not try_lock_fd(fd):
             return BUSY
-        if not force and ran_today(rd, key, now):  # a run finished between our check and the lock
+        full = due()  # a run may have finished between our check and the lock
+        if not full and not session_summaries:
             return RAN_TODAY
         import subprocess
 
@@ -162,6 +171,8 @@ def spawn_maintenance(
                     "--lock-fd", str(fd), "--run-dir", str(rd), "--time-limit", f"{time_limit:g}"]
             if force:
                 args.append("--force")
+            if not full:
+                args += ["--only", "summaries"]
             subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL,
@@ -174,7 +185,7 @@ def spawn_maintenance(
             )
         finally:
             os.close(log_fd)
-        return SPAWNED
+        return SPAWNED if full else SPAWNED_SUMMARIES
     finally:
         os.close(fd)  # the child's inherited copy keeps the lock
 
@@ -218,6 +229,7 @@ def run_maintenance(
     time_limit: float = DEFAULT_TIME_LIMIT_S,
     force: bool = False,
     now: datetime | None = None,
+    stamp: bool = True,
 ) -> int:
     """Run ``tasks`` once under the maintenance lock; each task's failure is logged, not fatal.
 
@@ -251,7 +263,8 @@ def run_maintenance(
                 # No "ran today" stamp: the next session end tries again (every task is idempotent).
                 _log(f"maintenance run done; failed: {', '.join(failed)}")
                 return 1
-            write_stamp(rd, key, now)
+            if stamp:
+                write_stamp(rd, key, now)
             _log("maintenance run done")
             return 0
         except MaintenanceTimeout as err:
@@ -272,9 +285,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--run-dir", type=Path, default=None)
     parser.add_argument("--time-limit", type=float, default=DEFAULT_TIME_LIMIT_S)
     parser.add_argument("--force", action="store_true")
+    parser.add_argument("--only", choices=["summaries"], default=None)
     args = parser.parse_args(argv)
-    from memory_cli.maintenance.tasks import default_tasks
+    from memory_cli.maintenance.tasks import default_tasks, summary_tasks
 
+    if args.only == "summaries":  # not the daily run: no "ran today" stamp
+        return run_maintenance(summary_tasks(args.db), args.db, run_dir=args.run_dir, lock_fd=args.lock_fd,
+                               time_limit=args.time_limit, force=True, stamp=False)
     return run_maintenance(
         default_tasks(args.db), args.db, run_dir=args.run_dir, lock_fd=args.lock_fd,
         time_limit=args.time_limit, force=args.force,

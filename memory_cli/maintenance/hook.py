@@ -1,8 +1,9 @@
 """Maintenance's part of the hooks: hand daily upkeep off, and re-sync pins before compaction.
 
 SessionStart and SessionEnd only *start* maintenance (decay, backup, audit retention) in a
-detached process, at most once a day, and return at once: SessionEnd has 1.5 s in all and
-SessionStart stands between the person and their first prompt. When maintenance already ran
+detached process, at most once a day, and return at once. SessionEnd also queues its transcript
+(memory_cli.llm.queue) and starts the job's session-summary step even when the daily part
+already ran today. SessionEnd has 1.5 s in all and SessionStart stands between the person and their first prompt. When maintenance already ran
 today this costs one small file read.
 
 PreCompact rewrites the pinned block of the global and the project CLAUDE.md, since Claude Code
@@ -13,21 +14,23 @@ hand-edited block is reported to the person (``systemMessage``) and left as it i
 from __future__ import annotations
 
 
-def _start_maintenance(ctx) -> None:
+def _start_maintenance(ctx, *, session_summaries: bool = False) -> None:
     section = ctx.settings.get("maintenance") or {}
-    if not section.get("enabled", True):
+    if not section.get("enabled", True) and not session_summaries:
         return
     from memory_cli.maintenance import detached
 
     try:
         outcome = detached.spawn_maintenance(
-            ctx.store.path, time_limit=float(section.get("time_limit_s", detached.DEFAULT_TIME_LIMIT_S)))
+            ctx.store.path, time_limit=float(section.get("time_limit_s", detached.DEFAULT_TIME_LIMIT_S)),
+            session_summaries=session_summaries, daily=bool(section.get("enabled", True)))
     except OSError as err:
         ctx.audit("maintenance", result="not started", context=ctx.event,
                   details={"error": f"{type(err).__name__}: {err}"})
         return
-    if outcome == detached.SPAWNED:
-        ctx.audit("maintenance", result="started", context=ctx.event)
+    if outcome in (detached.SPAWNED, detached.SPAWNED_SUMMARIES):
+        ctx.audit("maintenance", result="started" if outcome == detached.SPAWNED else "started: session summaries",
+                  context=ctx.event)
 
 
 def session_start(ctx, resp) -> None:
@@ -35,7 +38,10 @@ def session_start(ctx, resp) -> None:
 
 
 def session_end(ctx, resp) -> None:
-    _start_maintenance(ctx)
+    # The transcript is only queued here; the detached job writes its memories.
+    from memory_cli.llm.queue import enqueue_from_hook
+
+    _start_maintenance(ctx, session_summaries=enqueue_from_hook(ctx))
 
 
 def pre_compact(ctx, resp) -> None:

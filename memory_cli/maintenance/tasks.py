@@ -1,6 +1,8 @@
-"""What the daily maintenance run does, in order: back up, decay, prune the audit log.
+"""What the daily maintenance run does, in order: back up, write the queued session summaries,
+compact scopes over their limit, decay, prune the audit log.
 
-The backup comes first so that the state before decay is always recoverable. Each task opens
+The backup comes first so that the state before summaries, compaction and decay is always
+recoverable. A SessionEnd after today's run starts :func:`summary_tasks` alone. Each task opens
 the store itself and closes it at once, so a failing task leaves the next one a clean start and
 the database is never held open longer than a task needs it.
 """
@@ -61,6 +63,28 @@ def retention_task(db_path: Path, settings) -> str:
     return f"removed {n} audit rows older than {days} days"
 
 
+def summaries_task(db_path: Path, settings) -> str:
+    from memory_cli.db import Store
+    from memory_cli.llm.summarize import summarize_pending
+
+    with Store.open(db_path) as store:
+        done = summarize_pending(store, settings)
+    failed = [d for d in done if d.get("error")]
+    if failed:
+        raise RuntimeError(f"{len(failed)} of {len(done)} transcript(s) failed: {failed[0]['error']}")
+    return f"{sum(d['stored'] for d in done)} memories from {len(done)} transcript(s)"
+
+
+def compaction_task(db_path: Path, settings) -> str:
+    from memory_cli.db import Store
+    from memory_cli.llm.compact import compact_all
+
+    with Store.open(db_path) as store:
+        r = compact_all(store, settings)
+    return "; ".join(f"{s['scope']}: {s['before']} -> {s['after']} ({s['method']})" for s in r["scopes"]) \
+        or "no scope over its limit"
+
+
 def record_task(db_path: Path, results: dict) -> str:
     from memory_cli import audit
     from memory_cli.db import Store
@@ -94,7 +118,21 @@ def default_tasks(db_path: Path, settings=None) -> list:
         return []
     return [
         run("backup", backup_task),
+        run("session-summaries", summaries_task),
+        run("compaction", compaction_task),
         run("decay", decay_task),
         run("audit-retention", retention_task),
         ("record", lambda: record_task(db_path, results)),
     ]
+
+
+def summary_tasks(db_path: Path, settings=None) -> list:
+    """The session-summary step alone (a session ended after today's daily run)."""
+    if settings is None:
+        from memory_cli import settings as settings_mod
+
+        settings = settings_mod.load()
+    db_path = Path(db_path)
+    if not db_path.exists():
+        return []
+    return [("session-summaries", lambda: summaries_task(db_path, settings))]

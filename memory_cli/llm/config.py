@@ -1,0 +1,53 @@
+"""The ``llm`` and ``limits`` configuration sections, read with their defaults."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+PROVIDERS = ("none", "anthropic", "claude-cli")
+# Sources whose entries are written without a person: they count against ``limits.per_scope``
+# and are the only ones compaction may touch.
+AUTOMATIC_SOURCES = ("session", "marker")
+
+
+def llm_section(settings) -> dict:
+    from memory_cli.settings import defaults
+
+    out = dict(defaults()["llm"])
+    out.update((settings or {}).get("llm") or {})
+    return out
+
+
+def per_scope_limit(settings) -> int:
+    from memory_cli.settings import defaults
+
+    section = dict(defaults()["limits"])
+    section.update((settings or {}).get("limits") or {})
+    return int(section["per_scope"])
+
+
+def excluded(settings, project: str | None, cwd: str | None) -> bool:
+    """True when ``llm.exclude_projects`` names this project (by name, path or glob)."""
+    patterns = llm_section(settings).get("exclude_projects") or []
+    if not patterns:
+        return False
+    bare = project.split(":", 1)[1] if project and project.startswith("project:") else None
+    names = [n for n in (project, bare) if n]
+    paths = []
+    if cwd:
+        real = os.path.abspath(os.path.expanduser(cwd))
+        paths = [real, real + os.sep]
+    for pat in patterns:
+        pat = pat.strip()
+        if not pat:
+            continue
+        expanded = os.path.expanduser(pat)
+        for name in names:
+            if fnmatch.fnmatchcase(name.lower(), pat.lower()):
+                return True
+        for p in paths:
+            if fnmatch.fnmatchcase(p, expanded) or fnmatch.fnmatchcase(p, expanded.rstrip(os.sep) + os.sep + "*") \
+                    or p.rstrip(os.sep) == expanded.rstrip(os.sep):
+                return True
+    return False

@@ -1,0 +1,54 @@
+"""Checks for ``memory-cli doctor``: can the configured provider run, is the daily cap being hit,
+are transcripts waiting, is any scope over its limit."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+
+def doctor_checks(store, settings) -> list[dict]:
+    from memory_cli.llm import config as llm_config
+    from memory_cli.llm import providers
+    from memory_cli.llm.compact import scopes_over_limit
+    from memory_cli.llm.queue import PENDING_KEY
+    from memory_cli.maintenance import kvstate
+
+    section = llm_config.llm_section(settings)
+    name = section.get("provider") or "none"
+    checks = []
+    if name == "none":
+        checks.append({"name": "session memories", "status": "ok",
+                       "detail": "provider none: the local extractive reader writes them; nothing is sent"})
+    elif name == "anthropic":
+        problems = []
+        try:
+            import anthropic  # noqa: F401
+        except ImportError:
+            problems.append("the anthropic SDK is not installed (pip install 'memory-cli[llm]')")
+        if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+            problems.append("ANTHROPIC_API_KEY is not set in this environment")
+        checks.append({"name": "session memories", "status": "warn" if problems else "ok",
+                       "detail": "; ".join(problems) + "; the extractive reader is used instead" if problems
+                       else f"provider anthropic ({section.get('model') or providers.DEFAULT_ANTHROPIC_MODEL})"})
+    else:
+        exe = shutil.which(os.path.expanduser(section.get("claude_command") or "claude"))
+        checks.append({"name": "session memories", "status": "ok" if exe else "warn",
+                       "detail": f"provider claude-cli ({exe})" if exe else
+                       f"{section.get('claude_command')!r} is not on PATH (llm.claude_command); "
+                       "the extractive reader is used instead"})
+    if name != "none":
+        used, cap = providers.calls_today(store), int(section["max_calls_per_day"])
+        checks.append({"name": "LLM calls today", "status": "warn" if used >= cap else "ok",
+                       "detail": f"{used} of {cap}" + (" (cap reached: local fallbacks until tomorrow, UTC)"
+                                                       if used >= cap else "")})
+    pending = kvstate.with_prefix(store, PENDING_KEY)
+    if len(pending) > 5:
+        checks.append({"name": "queued transcripts", "status": "warn",
+                       "detail": f"{len(pending)} transcripts wait for the session-end job "
+                                 "(see `memory-cli maintenance status`)"})
+    over = scopes_over_limit(store, settings)
+    if over:
+        checks.append({"name": "per-scope limit", "status": "warn",
+                       "detail": f"{', '.join(over[:5])} over limits.per_scope; `memory-cli compact` fixes it"})
+    return checks

@@ -1,0 +1,261 @@
+"""The LLM providers and the one door every request goes through (:func:`ask`).
+
+:func:`ask` is where the promises are kept, whatever the provider:
+
+* the request text is redacted (``memory_cli.redact.redact``) right before it is sent, even
+  though its parts were redacted when they were built;
+* each attempt first takes a slot of ``llm.max_calls_per_day`` in the store (one transaction,
+  so concurrent jobs cannot overshoot the cap); retries count;
+* timeouts, 429 and 5xx answers are retried ``llm.retries`` times with exponential backoff;
+  anything else fails at once;
+* every attempt is audited (``llm_call``) with its provider, model, purpose, outcome, token
+  counts and duration.
+
+Providers: ``anthropic`` uses the official SDK (imported here only, when a request is made;
+``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` are read by the SDK as usual); ``claude-cli``
+runs the person's own ``claude -p`` with no tools and no MCP servers, outside any project
+directory and with ``MEMORY_CLI_DB=""`` so memory-cli's own hooks in that session do nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from memory_cli import audit
+from memory_cli.llm import config as llm_config
+
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+MAX_OUTPUT_TOKENS = 4096
+BACKOFF_S = 0.5
+MAX_BACKOFF_S = 8.0
+CALLS_KEY = "llm.calls:"
+
+
+class LLMError(Exception):
+    """A request that gave no usable answer. ``kind``: timeout, rate_limit, server, client,
+    connection, malformed, cap, config."""
+
+    def __init__(self, kind: str, message: str, *, retryable: bool = False, retry_after: float | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+@dataclass
+class Answer:
+    input: dict
+    provider: str
+    model: str | None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+# ------------------------------------------------------------------------------ daily cap
+def _today() -> str:
+    return datetime.now(timezone.utc).date().isoformat()
+
+
+def calls_today(store) -> int:
+    from memory_cli.maintenance import kvstate
+
+    return int(kvstate.get(store, CALLS_KEY + _today(), 0) or 0)
+
+
+def take_call_slot(store, cap: int) -> int:
+    """Count one request against today's cap; raises LLMError('cap') when it is used up."""
+    from memory_cli.maintenance import kvstate
+
+    key = CALLS_KEY + _today()
+    with store.transaction():
+        used = int(kvstate.get(store, key, 0) or 0)
+        if used >= cap:
+            raise LLMError("cap", f"the daily cap of {cap} LLM calls is reached")
+        kvstate.put(store, key, used + 1)
+        store.execute("DELETE FROM kv WHERE key >= ? AND key < ? AND key != ?",
+                      (CALLS_KEY, CALLS_KEY + "\uffff", key))
+    return used + 1
+
+
+# ------------------------------------------------------------------------------ providers
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, section: dict):
+        self.model = section.get("model") or DEFAULT_ANTHROPIC_MODEL
+        self.timeout = float(section["timeout_s"])
+
+    def send(self, system: str, prompt: str, tool: dict) -> Answer:
+        try:
+            import anthropic
+        except ImportError:
+            raise LLMError("config", "the anthropic provider needs the SDK: pip install 'memory-cli[llm]'") from None
+        if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
+            raise LLMError("config", "the anthropic provider needs ANTHROPIC_API_KEY in the environment")
+        client = anthropic.Anthropic(timeout=self.timeout, max_retries=0)
+        try:
+            msg = client.messages.create(
+                model=self.model, max_tokens=MAX_OUTPUT_TOKENS, system=system,
+                messages=[{"role": "user", "content": prompt}],
+                tools=[tool], tool_choice={"type": "tool", "name": tool["name"]})
+        except anthropic.APITimeoutError as err:
+            raise LLMError("timeout", f"no answer within {self.timeout:g}s", retryable=True) from err
+        except anthropic.APIConnectionError as err:
+            raise LLMError("connection", f"cannot reach the API: {err}", retryable=True) from err
+        except anthropic.APIStatusError as err:
+            status = err.status_code
+            retry_after = _retry_after(getattr(err, "response", None))
+            if status == 429:
+                raise LLMError("rate_limit", "429 rate limited", retryable=True, retry_after=retry_after) from err
+            if status >= 500:
+                raise LLMError("server", f"{status} server error", retryable=True, retry_after=retry_after) from err
+            raise LLMError("client", f"{status} {_short(str(err))}") from err
+        usage = getattr(msg, "usage", None)
+        for block in msg.content or []:
+            if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool["name"]:
+                if not isinstance(block.input, dict):
+                    raise LLMError("malformed", "the tool input is not an object")
+                return Answer(block.input, self.name, getattr(msg, "model", None) or self.model,
+                              getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None))
+        raise LLMError("malformed", f"the answer has no {tool['name']} tool call")
+
+
+class ClaudeCliProvider:
+    name = "claude-cli"
+
+    def __init__(self, section: dict):
+        self.model = section.get("model")
+        self.timeout = float(section["timeout_s"])
+        self.command = section.get("claude_command") or "claude"
+
+    def send(self, system: str, prompt: str, tool: dict) -> Answer:
+        import shutil
+        import subprocess
+        import tempfile
+
+        from memory_cli.llm.prompts import json_only_instruction
+
+        exe = shutil.which(os.path.expanduser(self.command))
+        if not exe:
+            raise LLMError("config", f"claude-cli provider: {self.command!r} is not on PATH (llm.claude_command)")
+        # No tools, no MCP servers (memory-cli's own would be one), no skills, no saved session:
+        # the inner session can only answer. Hooks still load; MEMORY_CLI_DB="" silences ours.
+        args = [exe, "-p", "--output-format", "json", "--tools", "", "--strict-mcp-config",
+                "--disable-slash-commands", "--no-session-persistence", "--system-prompt", system]
+        if self.model:
+            args += ["--model", self.model]
+        env = dict(os.environ)
+        env["MEMORY_CLI_DB"] = ""  # memory-cli's hooks in that session become silent no-ops
+        env.pop("CLAUDE_PROJECT_DIR", None)
+        with tempfile.TemporaryDirectory(prefix="memory-cli-llm-") as cwd:
+            try:
+                proc = subprocess.run(args, input=prompt + json_only_instruction(tool), capture_output=True,
+                                      text=True, timeout=self.timeout, env=env, cwd=cwd)
+            except subprocess.TimeoutExpired:
+                raise LLMError("timeout", f"claude -p gave no answer within {self.timeout:g}s",
+                               retryable=True) from None
+            except OSError as err:
+                raise LLMError("config", f"cannot run {exe}: {err}") from None
+        try:
+            out = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.stdout.strip() else None
+        except (ValueError, IndexError):
+            out = None
+        if not isinstance(out, dict):
+            raise LLMError("server" if proc.returncode else "malformed",
+                           f"claude -p exited {proc.returncode}: {_short(proc.stderr or proc.stdout)}",
+                           retryable=bool(proc.returncode))
+        if out.get("is_error") or proc.returncode:
+            status = out.get("api_error_status")
+            text = _short(str(out.get("result") or proc.stderr))
+            if status == 429 or "429" in text or "rate limit" in text.lower():
+                raise LLMError("rate_limit", f"claude -p: {text}", retryable=True)
+            if (isinstance(status, int) and status >= 500) or re.search(r"\b5\d\d\b", text):
+                raise LLMError("server", f"claude -p: {text}", retryable=True)
+            raise LLMError("client", f"claude -p failed: {text}")
+        usage = out.get("usage") if isinstance(out.get("usage"), dict) else {}
+        data = _json_object(str(out.get("result") or ""))
+        if data is None:
+            raise LLMError("malformed", "claude -p answered without a JSON object")
+        return Answer(data, self.name, self.model, usage.get("input_tokens"), usage.get("output_tokens"))
+
+
+def _json_object(text: str) -> dict | None:
+    """The JSON object in a model's text answer (bare, or inside a ``` fence)."""
+    text = text.strip()
+    fence = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.S)
+    if fence:
+        text = fence.group(1)
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        data = json.loads(text[start: end + 1])
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _retry_after(response) -> float | None:
+    try:
+        value = response.headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def provider_for(settings):
+    """The configured provider object, or None for ``none``."""
+    section = llm_config.llm_section(settings)
+    name = section.get("provider") or "none"
+    if name == "anthropic":
+        return AnthropicProvider(section)
+    if name == "claude-cli":
+        return ClaudeCliProvider(section)
+    return None
+
+
+def ask(store, settings, provider, *, purpose: str, system: str, prompt: str, tool: dict,
+        session_id: str | None = None, scope: str | None = None) -> Answer:
+    """Send one request (with retries) and return the tool input. Raises LLMError."""
+    from memory_cli.redact import redact
+
+    section = llm_config.llm_section(settings)
+    system, _ = redact(system)
+    prompt, kinds = redact(prompt)
+    retries = int(section["retries"])
+    cap = int(section["max_calls_per_day"])
+    attempt = 0
+    while True:
+        attempt += 1
+        take_call_slot(store, cap)
+        started = time.monotonic()
+        details = {"provider": provider.name, "model": provider.model, "purpose": purpose, "attempt": attempt,
+                   "request_chars": len(system) + len(prompt), "redacted": len(kinds), "scope": scope}
+        try:
+            answer = provider.send(system, prompt, tool)
+        except LLMError as err:
+            details.update(error=str(err), kind=err.kind, elapsed_ms=round((time.monotonic() - started) * 1000))
+            with store.transaction():
+                audit.record(store, "llm_call", context=purpose, result=f"failed: {err.kind}",
+                             details=details, session_id=session_id)
+            if not err.retryable or attempt > retries:
+                raise
+            backoff = BACKOFF_S * 2 ** (attempt - 1)
+            delay = min(MAX_BACKOFF_S, err.retry_after if err.retry_after is not None else backoff)
+            time.sleep(max(0.0, delay))
+            continue
+        details.update(model=answer.model, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
+                       elapsed_ms=round((time.monotonic() - started) * 1000))
+        with store.transaction():
+            audit.record(store, "llm_call", context=purpose, result="ok", details=details, session_id=session_id)
+        return answer

@@ -1,0 +1,31 @@
+"""SessionEnd's part: note the transcript for the detached job (standard library only).
+
+The hook has no time for a model, so it only records ``llm.pending:<transcript>`` in the
+store's ``kv`` table (one small write) and lets the detached maintenance job summarise it. A
+queue in the store rather than a command-line argument means a transcript is not forgotten
+when the job cannot start now (another run holds the lock): the next run picks it up.
+"""
+
+from __future__ import annotations
+
+PENDING_KEY = "llm.pending:"
+
+
+def enqueue_from_hook(ctx) -> bool:
+    """Queue this session's transcript; True when there is something for the job to do."""
+    section = ctx.settings.get("llm") or {}
+    if not section.get("session_end", True):
+        return False
+    path = (ctx.payload or {}).get("transcript_path")
+    if not isinstance(path, str) or not path:
+        return False
+    import os
+
+    if not os.path.isfile(path):
+        return False
+    from memory_cli.maintenance import kvstate
+
+    kvstate.put(ctx.store, PENDING_KEY + os.path.realpath(path),
+                {"session_id": ctx.session_id, "project": f"project:{ctx.project}" if ctx.project else None,
+                 "cwd": ctx.cwd})
+    return True

@@ -1,0 +1,174 @@
+"""A scripted stand-in for the Anthropic Messages API on 127.0.0.1, for the real SDK and the
+real ``claude -p``.
+
+It answers ``POST /v1/messages`` from a script (one step per request that carries memory-cli's
+prompt), records every request it receives (headers and JSON body), and stops by itself: on
+``stop()``/leaving the ``with`` block, or after ``max_life_s`` whatever happens.
+
+Steps: ``tool(name, input)`` (a forced tool call), ``text(s)`` (a text answer, what ``claude -p``
+gets), ``error(status)`` (an API error with the standard error body), ``slow(seconds, step)``
+(answers ``step`` after a delay, to provoke client timeouts). Non-streaming requests (the SDK)
+get one JSON message; streaming ones (``claude -p``) get the standard server-sent events.
+Requests that do not carry memory-cli's prompt (``claude -p``'s own side requests) get a short
+text answer and do not consume a step.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MARKERS = ("<transcript>", "Memories (one JSON object per line)")
+
+
+def tool(name: str, input: dict) -> dict:
+    return {"kind": "tool", "name": name, "input": input}
+
+
+def text(s: str) -> dict:
+    return {"kind": "text", "text": s}
+
+
+def error(status: int, message: str = "scripted error") -> dict:
+    return {"kind": "error", "status": status, "message": message}
+
+
+def slow(seconds: float, step: dict) -> dict:
+    return {"kind": "slow", "seconds": seconds, "step": step}
+
+
+class StandIn:
+    def __init__(self, script: list[dict] | None = None, *, default: dict | None = None, max_life_s: float = 300):
+        self.script = list(script or [])
+        self.default = default or error(500, "script exhausted")
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        self._stop = threading.Event()
+        standin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {"_raw": raw.decode("utf-8", "replace")}
+                record = {"path": self.path, "headers": dict(self.headers), "body": body,
+                          "raw": raw.decode("utf-8", "replace")}
+                with standin.lock:
+                    standin.requests.append(record)
+                if "count_tokens" in self.path:
+                    return self._json(200, {"input_tokens": 100})
+                if not self.path.startswith("/v1/messages"):
+                    return self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "no"}})
+                ours = any(m in record["raw"] for m in MARKERS)
+                step = standin._next() if ours else text("ok")
+                record["ours"] = ours
+                self._answer(step, body)
+
+            def _answer(self, step, body):
+                if step["kind"] == "slow":
+                    if standin._stop.wait(step["seconds"]):
+                        return
+                    return self._answer(step["step"], body)
+                if step["kind"] == "error":
+                    kind = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}.get(
+                        step["status"], "invalid_request_error")
+                    return self._json(step["status"], {"type": "error", "error": {"type": kind, "message": step["message"]}},
+                                      extra={"retry-after": "0"} if step["status"] == 429 else None)
+                model = body.get("model") or "claude-haiku-4-5"
+                if step["kind"] == "tool":
+                    block = {"type": "tool_use", "id": "toolu_standin01", "name": step["name"], "input": step["input"]}
+                    stop = "tool_use"
+                else:
+                    block = {"type": "text", "text": step["text"]}
+                    stop = "end_turn"
+                usage = {"input_tokens": max(1, len(json.dumps(body)) // 4), "output_tokens": 42}
+                if body.get("stream"):
+                    return self._stream(model, block, stop, usage)
+                self._json(200, {"id": "msg_standin01", "type": "message", "role": "assistant", "model": model,
+                                 "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage})
+
+            def _json(self, status, obj, extra=None):
+                data = json.dumps(obj).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.send_header("request-id", "req_standin")
+                for k, v in (extra or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, model, block, stop, usage):
+                events = [("message_start", {"type": "message_start", "message": {
+                    "id": "msg_standin01", "type": "message", "role": "assistant", "model": model, "content": [],
+                    "stop_reason": None, "stop_sequence": None,
+                    "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}})]
+                if block["type"] == "text":
+                    events += [("content_block_start", {"type": "content_block_start", "index": 0,
+                                                        "content_block": {"type": "text", "text": ""}}),
+                               ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                        "delta": {"type": "text_delta", "text": block["text"]}})]
+                else:
+                    events += [("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
+                                    "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}),
+                               ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                                    "type": "input_json_delta", "partial_json": json.dumps(block["input"])}})]
+                events += [("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                           ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                              "usage": {"output_tokens": usage["output_tokens"]}}),
+                           ("message_stop", {"type": "message_stop"})]
+                data = "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+        self._timer = threading.Timer(max_life_s, self.stop)
+        self._timer.daemon = True
+
+    def _next(self) -> dict:
+        with self.lock:
+            return self.script.pop(0) if self.script else self.default
+
+    def start(self) -> "StandIn":
+        self._thread.start()
+        self._timer.start()
+        return self
+
+    def stop(self) -> None:
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._timer.cancel()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "StandIn":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    @property
+    def ours(self) -> list[dict]:
+        """The requests that carried memory-cli's prompt."""
+        return [r for r in self.requests if r.get("ours")]
+
+    def all_text(self) -> str:
+        """Everything the stand-in received, headers and bodies, as one string."""
+        return "\n".join(json.dumps(r["headers"]) + "\n" + r["raw"] for r in self.requests)
