@@ -157,6 +157,8 @@ MIGRATIONS: list[tuple] = [
     (4, "vectors: embedding queue fed by triggers", _area("memory_cli.embeddings.vectors")),
     (5, "retrieval: session index for neighbour context", _area("memory_cli.retrieval.hybrid")),
     (6, "agent stores: incidents, session reports, metric samples", _area("memory_cli.incidents.schema")),
+    (7, "entries: listing newest first by status without a scan",
+     "CREATE INDEX IF NOT EXISTS idx_entries_status_updated ON memory_entries(status, updated_at);"),
 ]
 
 LATEST = MIGRATIONS[-1][0]
