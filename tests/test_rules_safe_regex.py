@@ -136,7 +136,7 @@ def test_the_ceiling_stops_even_cheap_work_and_says_so():
     import time
 
     out = search_many([(SafeRegex("x"), "x")], deadline=time.perf_counter() + 1,
-                      ceiling=time.perf_counter() - 1)
+                      ceiling=time.process_time() - 1)
     assert out.unchecked == [0] and out.reasons == {0: "ceiling"}
 
 

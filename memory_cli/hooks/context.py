@@ -23,8 +23,6 @@ class HookContext:
         self.errors: list[str] = []
         # Audit rows waiting for the answer to be sent (see runner); None: write at once.
         self.pending_audit: list | None = None
-        # When the runner's watchdog ends the process (perf_counter), if one is armed.
-        self.hard_deadline: float | None = None
 
     @property
     def tool_name(self) -> str | None:

@@ -25,8 +25,12 @@ import time
 
 from . import protocol
 
-# Seconds after which the watchdog ends the process; below the timeouts `install` registers.
-HARD_DEADLINE_S = {"PreToolUse": 3.0, "PostToolUse": 3.0, "PostToolUseFailure": 3.0,
+# Seconds after which the watchdog ends the process; below the timeouts `install` registers
+# (5 s for the tool events). It bounds stalls (a filesystem that hangs), not slowness: a busy
+# machine stretches a hook's wall time, and a deny that arrives before Claude Code's own
+# timeout must not be thrown away by an earlier one of ours. Runaway regexes cannot happen in
+# process (risky ones run in a child killed at the budget; see rules.safe_regex).
+HARD_DEADLINE_S = {"PreToolUse": 4.5, "PostToolUse": 4.5, "PostToolUseFailure": 4.5,
                    "UserPromptSubmit": 6.0, "SessionStart": 8.0, "Stop": 8.0,
                    "PreCompact": 8.0, "SessionEnd": 1.2}
 # Longest wait for the write lock when auditing after the answer.
@@ -99,7 +103,6 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None)
 
     ctx = HookContext(event, payload, store, settings, started=started)
     ctx.pending_audit = pending
-    ctx.hard_deadline = started + HARD_DEADLINE_S.get(event, 5.0)
     response = Response()
     failed = []
     for spec in HANDLERS.get(event, []):

@@ -11,8 +11,10 @@ Two clocks (absolute ``time.perf_counter()`` values):
   (run in a forked child killed at the deadline), texts past the in-process size of their
   pattern's risk class, substring scans once the call's texts add up past
   ``CHEAP_SCAN_CHARS`` per rule set, and intent similarity through the daemon.
-- ``ceiling`` stops even cheap work, far past any budget: a guarantee of an answer before the
-  hook's watchdog, which only thousands of candidate rules on large inputs could reach.
+- ``ceiling`` is a ``time.process_time()`` value: the CPU time this process may spend on the
+  check before even cheap work stops, far past what any realistic rule set needs. It counts
+  CPU, not wall time, so a busy machine (which stretches wall time, not the work) never
+  reaches it; only thousands of candidate rules on large inputs could.
 Command rules, literal and required-substring checks, regexes classified linear or
 polynomial on texts within their in-process size, string conditions and scope checks are
 decided whatever the budget says.
@@ -126,7 +128,7 @@ GRAM_TEXT_CHARS = 32 * 1024
 # characters (about 10-20 ms of ``str.find`` on this machine); past it, large inputs (a 10 MB
 # write against hundreds of rules) are scanned within the budget only.
 CHEAP_SCAN_CHARS = 32 * 1024 * 1024
-# Default safety ceiling of cheap work, after the start of the check.
+# Default safety ceiling of cheap work: CPU seconds after the start of the check.
 CHEAP_CEILING_S = 1.0
 
 
@@ -240,7 +242,7 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
     if deadline is None:
         deadline = t0 + 1.0
     if ceiling is None:
-        ceiling = max(deadline, t0 + CHEAP_CEILING_S)
+        ceiling = time.process_time() + CHEAP_CEILING_S
     v = Verdict()
     rule = rs.rule
     tool = tool_name or ""
@@ -277,9 +279,8 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
     scanned = 0
     for n, i in enumerate(cand):
         if n & 63 == 63:
-            now = time.perf_counter()
-            over = ("large_scan" if scanned > CHEAP_SCAN_CHARS and now >= deadline
-                    else "ceiling" if now >= ceiling else None)
+            over = ("large_scan" if scanned > CHEAP_SCAN_CHARS and time.perf_counter() >= deadline
+                    else "ceiling" if time.process_time() >= ceiling else None)
             if over:
                 for j in cand[n:]:
                     if j not in matched and usable(j) and rule(j)[R.PTYPE] == "regex":

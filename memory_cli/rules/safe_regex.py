@@ -594,8 +594,9 @@ def search_many(jobs: Sequence[tuple[SafeRegex, str]], *, budget_ms: float | Non
     ``deadline`` is an absolute ``time.perf_counter()`` value; ``budget_ms`` is relative to
     now. It bounds only expensive jobs (see :func:`is_cheap`): risky patterns, which run in a
     forked child killed at the deadline, and texts past the in-process size. Cheap jobs are
-    decided whatever the clock says, up to ``ceiling`` (absolute; default: no limit), a safety
-    stop far past the budget that only thousands of jobs could reach. Undecided jobs are listed
+    decided whatever the clock says, up to ``ceiling`` (a ``time.process_time()`` value: CPU
+    time, which a busy machine does not stretch; default: no limit), a safety stop far past
+    any budget that only thousands of jobs on large texts could reach. Undecided jobs are listed
     in ``unchecked`` with the reason in ``reasons``: the caller allows and audits. Never raises
     for a slow pattern or a huge text."""
     t0 = time.perf_counter()
@@ -614,7 +615,7 @@ def search_many(jobs: Sequence[tuple[SafeRegex, str]], *, budget_ms: float | Non
             out.unchecked.append(k)
             out.reasons[k] = REASON_BUDGET
             continue
-        if cheap and ceiling is not None and now >= ceiling:
+        if cheap and ceiling is not None and time.process_time() >= ceiling:
             out.timed_out = True
             out.unchecked.append(k)
             out.reasons[k] = REASON_CEILING
