@@ -263,7 +263,7 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
         return scope == "global" or (applies is not None and applies(scope))
 
     if tool_event and rs.cmd:
-        _command_rules(rs, v, event, tool, ti, usable, matched, unchecked)
+        _command_rules(rs, v, event, tool, ti, usable, matched, unchecked, deadline)
 
     # Regex and intent rules, in decision order.
     if tool_event:
@@ -389,13 +389,44 @@ def might_run_any(command: str, keys) -> bool:
     return False
 
 
-def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked) -> None:
+# Bash commands up to this size are always parsed for command rules (the shell parser is pure
+# Python: ~1 s for a few MB). Larger ones are first searched for the rules' program names
+# (C-speed substring search) within the budget; only a command that names one is parsed, and
+# one that cannot be decided so is left unchecked and audited.
+CMD_PARSE_CHARS = 256 * 1024
+
+
+def _large_command_keys(command: str, keys, deadline: float) -> set | None:
+    """The program keys that occur anywhere in the command (quotes and backslashes dropped):
+    only their rules can match. None: not decided within the budget, or a form that hides
+    program names (ANSI-C strings, encoded PowerShell)."""
+    low = command.lower()
+    if "$'" in low or ("enc" in low and ("powershell" in low or "pwsh" in low)):
+        return None
+    flat = low.replace("'", "").replace('"', "").replace("\\", "")
+    found = set()
+    for n, key in enumerate(keys):
+        if n & 15 == 15 and time.perf_counter() >= deadline:
+            return None
+        if key in flat:
+            found.add(key)
+    return found
+
+
+def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked,
+                   deadline: float | None = None) -> None:
     rule = rs.rule
     cmds = None
     written = False
     if tool == "Bash":
         command = ti.get("command")
         if isinstance(command, str) and command.strip():
+            if len(command) > CMD_PARSE_CHARS:
+                found = _large_command_keys(command, rs.cmd, deadline or 0.0) \
+                    if rs.meta.get("cmd_words") else None
+                for k in (rs.cmd if found is None else found):
+                    unchecked.update((i, "large_scan") for i in rs.cmd[k] if usable(i))
+                return
             if rs.meta.get("cmd_words") and not might_run_any(command, rs.cmd):
                 return
             from .shellparse import simple_commands
