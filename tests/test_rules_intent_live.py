@@ -65,4 +65,10 @@ def test_calls_without_intent_rules_never_ask_the_daemon(cli, hook, rundir, db_p
     assert hook("PreToolUse", payload("PreToolUse", tool_input={"command": "npm i"})).decision == "deny"
     for command in ("ls", "rm -rf ./build", "git status"):
         assert hook("PreToolUse", payload("PreToolUse", tool_input={"command": command})).decision is None
-    assert _served(rundir) == before + 1  # only the status request of this test
+    assert _served(rundir) == before  # (status requests are not counted)
+    # The counter does see a hook that asks: with an intent rule, the same call does.
+    cli("rules", "add", "Never drop the production database", "--pattern",
+        "delete the production database", "--pattern-type", "intent", "--action", "warn")
+    after_add = _served(rundir)
+    hook("PreToolUse", payload("PreToolUse", tool_input={"command": "git status"}))
+    assert _served(rundir) == after_add + 1
