@@ -144,6 +144,15 @@ def test_a_deny_is_answered_while_another_process_holds_the_write_lock(hook, db_
         if still_locked:  # the rows wait in the pending file, private to the user
             assert pending.exists() and "enforce_block" in pending.read_text()
             assert (pending.stat().st_mode & 0o077) == 0
+            from memory_cli.rules.doctor import doctor_checks
+            from memory_cli.settings import load
+
+            s = Store.open(db_path)
+            try:
+                names = [c["name"] for c in doctor_checks(s, load())]
+            finally:
+                s.close()
+            assert "audit: pending" in names
     finally:
         locker.wait(timeout=60)
     hook("PreToolUse", bash("ls"))  # the next hook moves them into the audit log

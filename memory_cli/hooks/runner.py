@@ -144,7 +144,7 @@ def _flush_audit(store, rows: list) -> None:
     rows.clear()
     spool = _pending_path(store)
     claimed = None
-    if spool is not None and os.path.exists(spool):
+    if spool is not None and os.path.isfile(spool):
         claimed = f"{spool}.{os.getpid()}"
         try:
             os.replace(spool, claimed)
@@ -163,9 +163,16 @@ def _flush_audit(store, rows: list) -> None:
                     record(store, action, **kw)
         finally:
             conn.setbusytimeout(BUSY_TIMEOUT_MS)
-    except Exception:
-        if spool is not None:
+    except Exception as e:
+        if spool is not None and type(e).__name__ in ("BusyError", "LockedError"):
             _append_pending(spool, todo)
+        else:  # not a wait: write what can be written, one row at a time, and say what failed
+            from ..audit import record_safely
+
+            lost = [a for a, kw in todo if not record_safely(store, a, **kw)]
+            if lost:
+                _log_error(f"audit\t{len(lost)} audit row(s) could not be written "
+                           f"({type(e).__name__}: {e})")
     if claimed is not None:
         try:
             os.unlink(claimed)
@@ -250,6 +257,20 @@ def _record_error(store, event, kind, message, started, raw_payload: bytes | Non
         os.makedirs(os.path.dirname(log), exist_ok=True)
         with open(log, "a", encoding="utf-8") as f:
             f.write(f"{now_iso()}\t{event}\t{kind}\t{_first_line(message)}\n")
+    except Exception:
+        pass
+
+
+def _log_error(line: str) -> None:
+    """Append one line to hook-errors.log (for doctor) when the audit log cannot take it."""
+    try:
+        from .. import paths
+        from ..util import now_iso
+
+        log = paths.error_log_file()
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"{now_iso()}\t{_first_line(line)}\n")
     except Exception:
         pass
 

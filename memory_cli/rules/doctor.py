@@ -16,6 +16,8 @@ _REAL_SKIPS_SQL = (
 
 
 def doctor_checks(store, settings) -> list[dict]:
+    import os
+
     from . import ruleset, schema
     from .safe_regex import fork_available
 
@@ -57,6 +59,18 @@ def doctor_checks(store, settings) -> list[dict]:
     if not enforcement.get("enabled", True):
         checks.append({"name": "rules: enforcement", "status": "warn",
                        "detail": "enforcement.enabled is false: PreToolUse blocks nothing"})
+    pending = (getattr(store, "path", "") or "") + ".audit-pending"
+    waiting = 0
+    if os.path.isfile(pending):
+        try:
+            with open(pending, "rb") as f:
+                waiting = sum(1 for _ in f)
+        except OSError:
+            pass
+    if waiting:
+        checks.append({"name": "audit: pending", "status": "warn",
+                       "detail": f"{waiting} audit row(s) wait in {pending}: hooks could not get "
+                                 "the write lock; the next hook that can write moves them"})
     overruns = store.value(_REAL_SKIPS_SQL) or 0
     if overruns:
         checks.append({"name": "rules: budget", "status": "warn",
