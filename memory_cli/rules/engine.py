@@ -547,6 +547,10 @@ def action_texts(tool: str, ti: dict, payload: dict | None = None) -> list[str]:
 
 def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, threshold,
                   timeout_ms) -> None:
+    try:
+        from ..daemon import client
+    except Exception as e:  # the daemon is optional; never let it break a decision
+        client, v.intent_reason = None, f"embedding failed: {type(e).__name__}"
     rules = {i: rs.rule(i) for i in intents}
     remaining_ms = (deadline - time.perf_counter()) * 1000.0
     ids = [rules[i][R.ID] for i in intents]
@@ -557,9 +561,8 @@ def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, t
     actions = action_texts(tool, ti, payload)
     texts = actions + [rules[i][R.PATTERN] for i in missing]
     try:
-        from ..daemon import client
-
-        vectors = client.embed(texts, timeout_ms=min(remaining_ms - 2, timeout_ms))
+        vectors = client.embed(texts, timeout_ms=min(remaining_ms - 2, timeout_ms)) \
+            if client is not None else None
     except Exception as e:  # the daemon is optional; never let it break a decision
         vectors = None
         v.intent_reason = f"embedding failed: {type(e).__name__}"
