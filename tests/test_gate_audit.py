@@ -246,3 +246,26 @@ def test_a_19mb_command_and_a_20mb_prompt_are_answered(hook, db_path, claude_dir
     finally:
         s.close()
     assert stored <= 4000
+
+
+def test_a_huge_write_is_scanned_within_the_budget_and_the_rest_named(store):
+    """Substring checks are always made up to a scan size; past it, against a spent budget,
+    the remaining rules are named as unchecked with the reason (nothing guessed)."""
+    import time as _time
+
+    from memory_cli.rules import engine, ruleset
+
+    for k in range(60):
+        api.create_rule(store, f"no token {k}", pattern=f"token_{k}_x", pattern_type="regex",
+                        action="block", tools=["Write"])
+    content = "y = 1\n" * 2_000_000 + "token_59_x\n"  # 12 MB; the last rule would match
+    rs = ruleset.load(store)
+    v = engine.evaluate(rs, event="PreToolUse", tool_name="Write",
+                        tool_input={"file_path": "/p/a.py", "content": content},
+                        deadline=_time.perf_counter() - 1)
+    assert v.decision == "allow" and 0 < len(v.unchecked) < 60
+    assert {s["reason"] for s in v.skipped} == {"input too large to scan within the budget"}
+    v = engine.evaluate(rs, event="PreToolUse", tool_name="Write",
+                        tool_input={"file_path": "/p/a.py", "content": content},
+                        deadline=_time.perf_counter() + 30)
+    assert v.decision == "block" and not v.unchecked

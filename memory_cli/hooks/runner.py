@@ -11,7 +11,8 @@ Guarantees, in order of importance:
    non-blocking error: the call proceeds and the person sees a hook-error notice. It is armed
    whatever exists on disk.
 4. The answer first: handlers' audit rows wait until the answer is written and flushed, then
-   go to the store in one transaction that waits at most ``AUDIT_BUSY_MS`` for the write lock
+   go to the store in one transaction that waits at most ``AUDIT_BUSY_MS`` (and never past the
+   watchdog) for the write lock
    (another process may hold it for seconds, e.g. a long ``import``). If the lock does not come,
    the rows go to ``<database>.audit-pending`` (private) and the next hook that can write
    moves them into the audit log: nothing is lost, and no decision waits on the log.
@@ -33,8 +34,10 @@ from . import protocol
 HARD_DEADLINE_S = {"PreToolUse": 4.5, "PostToolUse": 4.5, "PostToolUseFailure": 4.5,
                    "UserPromptSubmit": 6.0, "SessionStart": 8.0, "Stop": 8.0,
                    "PreCompact": 8.0, "SessionEnd": 1.2}
-# Longest wait for the write lock when auditing after the answer.
-AUDIT_BUSY_MS = 250
+# Longest wait for the write lock when auditing after the answer (concurrent hooks queue for
+# a few ms; a long writer such as an import makes the rows wait in the pending file instead).
+AUDIT_BUSY_MS = 1000
+_WATCHDOG_MARGIN_S = 0.3
 PENDING_SUFFIX = ".audit-pending"
 
 
@@ -45,6 +48,7 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
     debug = bool(os.environ.get("MEMORY_CLI_HOOK_DEBUG"))
     store = None
     errlog = None
+    armed = started
     pending: list = []
     try:
         from .. import settings as settings_mod
@@ -52,6 +56,7 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         if settings_mod.memory_disabled(db_override):
             return 0  # MEMORY_CLI_DB="": a silent no-op that allows everything
         errlog = _arm_watchdog(event)
+        armed = time.perf_counter()
         if _is_tty(stdin):
             sys.stderr.write("memory-cli hook: Claude Code sends the event JSON on stdin; nothing to do\n")
             return 0
@@ -74,7 +79,7 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
 
             stdout.write(json.dumps(rendered, ensure_ascii=False))
             stdout.flush()
-        _flush_audit(store, pending)
+        _flush_audit(store, pending, _audit_wait_ms(event, armed))
         return 0
     except BrokenPipeError:
         return 0
@@ -88,7 +93,7 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         return 0
     finally:
         if pending:  # a handler failed after queueing rows: they are still written
-            _flush_audit(store, pending)
+            _flush_audit(store, pending, _audit_wait_ms(event, armed))
         _disarm_watchdog(errlog)
         if store is not None:
             store.close()
@@ -135,9 +140,14 @@ def _pending_path(store) -> str | None:
     return path + PENDING_SUFFIX
 
 
-def _flush_audit(store, rows: list) -> None:
+def _audit_wait_ms(event: str, armed: float) -> int:
+    left = HARD_DEADLINE_S.get(event, 5.0) - (time.perf_counter() - armed) - _WATCHDOG_MARGIN_S
+    return int(max(20.0, min(AUDIT_BUSY_MS, left * 1000.0)))
+
+
+def _flush_audit(store, rows: list, wait_ms: int = AUDIT_BUSY_MS) -> None:
     """Write queued audit rows (and rows an earlier hook could not write) in one transaction,
-    waiting at most AUDIT_BUSY_MS for the lock; otherwise keep them in the pending file."""
+    waiting at most ``wait_ms`` for the lock; otherwise keep them in the pending file."""
     if not rows or store is None:
         return
     todo = list(rows)
@@ -156,7 +166,7 @@ def _flush_audit(store, rows: list) -> None:
         from ..audit import record
         from ..db import BUSY_TIMEOUT_MS
 
-        conn.setbusytimeout(AUDIT_BUSY_MS)
+        conn.setbusytimeout(wait_ms)
         try:
             with store.transaction():
                 for action, kw in todo:

@@ -284,9 +284,13 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
                     else "ceiling" if time.process_time() >= ceiling else None)
             if over:
                 for j in cand[n:]:
-                    if j not in matched and usable(j) and rule(j)[R.PTYPE] == "regex":
+                    rj = rule(j)
+                    if j in matched or not usable(j) or (
+                            tool_event and rj[R.TOOLS] and tool not in rj[R.TOOLS]):
+                        continue
+                    if rj[R.PTYPE] == "regex":
                         unchecked[j] = over
-                    elif j not in matched and usable(j) and rule(j)[R.PTYPE] == "intent":
+                    elif rj[R.PTYPE] == "intent":
                         intents.append(j)
                 v.timed_out = True
                 break
