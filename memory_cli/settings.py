@@ -44,7 +44,9 @@ FIELDS: list[tuple] = [
      "How much age lowers relevance (0 = ignored; half-life 90 days since last reinforcement)."),
     ("enforcement", "enabled", "bool", True, None, "Check tool calls against rules before they run."),
     ("enforcement", "max_latency_ms", "int", 100, ("range", 1, 60000),
-     "Budget for the PreToolUse check; past it the call is allowed and the overrun audited."),
+     "Budget (from the start of the PreToolUse check) for work whose cost can be large: risky "
+     "regexes, inputs past a size, intent rules. Cheap rules are always decided; what the budget "
+     "skips is allowed and audited."),
     ("enforcement", "default_action", "str", "warn", ("choices", ("block", "warn", "suggest", "ask")),
      "Action of a rule added without --action."),
     ("enforcement", "intent_threshold", "float", 0.6, ("range", 0.0, 1.0),
@@ -60,7 +62,8 @@ FIELDS: list[tuple] = [
     ("pinning", "sync_target", "str", "CLAUDE.md", None, "File name the pinned block is written into."),
     ("verification", "enabled", "bool", True, None, "Check tool results against rules after they run."),
     ("verification", "max_latency_ms", "int", 200, ("range", 1, 60000),
-     "Budget for the PostToolUse check; past it the hook returns and audits the overrun."),
+     "Budget (from the start of the PostToolUse check) for work whose cost can be large; cheap "
+     "rules are always decided; what the budget skips is audited."),
     ("verification", "escalate_after", "int", 3, ("range", 1, 1000),
      "A rule's severity rises one level after more than this many violations (and every N+1 after)."),
     ("decay", "inactive_days", "int", 30, ("range", 1, 3650),

@@ -108,6 +108,9 @@ def _empty() -> dict:
             "promoted_now": False, "redacted": []}
 
 
+_STORED_MESSAGE = 4000  # characters of the prompt kept with a correction (detection reads as many)
+
+
 def _redact(text: str | None) -> tuple[str, list[str]]:
     if not text:
         return "", []
@@ -133,7 +136,10 @@ def capture(store, user_message: str, *, session_id: str | None = None, context:
     d = detection if detection is not None else detect(user_message)
     if d is None:
         return result
-    clean_message, kinds = _redact(user_message)
+    # Detection reads the first _STORED_MESSAGE characters and only they are stored: redacting
+    # more (a 20 MB paste) is work nobody uses. The margin lets a secret that straddles the cut
+    # be recognised whole before it is cut.
+    clean_message, kinds = _redact(user_message[:_STORED_MESSAGE + 512])
     if kinds:
         d = detect(clean_message) or d
     wrong, k1 = _redact(d.what_was_wrong)
@@ -199,7 +205,7 @@ def capture(store, user_message: str, *, session_id: str | None = None, context:
                 " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
                 " sessions, status, last_seen_at, statement, embedding)"
                 " VALUES (?,?,?,?,?,?,?,?,1,?,?,?,?,?,'pending',?,?,?)",
-                (cid, session_id, clean_message[:4000], wrong, right, context_text, now, d.kind, key,
+                (cid, session_id, clean_message[:_STORED_MESSAGE], wrong, right, context_text, now, d.kind, key,
                  d.confidence, scope, agent, dumps(sessions), now, statement, vector))
         row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
         if (row["status"] == "pending" and row["occurrence_count"] >= threshold

@@ -203,6 +203,7 @@ class Daemon:
             emb = Embedder(self.model_name)
             self.model_path = emb.path
             emb.load()
+            _single_threaded_model()
             emb.embed(["warm up"])  # the first call pays one-off costs; not a user's request
             self.embedder, self.dim = emb, emb.dim
             self.state = "ready"
@@ -411,6 +412,22 @@ def _default_db() -> str | None:
         return str(settings.database_path(None, settings.load()))
     except Exception:  # noqa: BLE001
         return None
+
+
+def _single_threaded_model() -> None:
+    """One PyTorch thread. The daemon embeds a few short texts per hook call; with a thread per
+    core, every call is a parallel region whose threads wait for each other, and on a busy
+    machine one of them is always descheduled: measured here under load (load average 25 on 2
+    cores), 2 texts took a median 916 ms with 2 threads and 101 ms with one. Idle, one thread is
+    as fast for such batches. ``MEMORY_CLI_DAEMON_THREADS`` overrides (bulk reindexing on an
+    idle many-core machine)."""
+    try:
+        import torch
+
+        n = int(os.environ.get("MEMORY_CLI_DAEMON_THREADS") or 1)
+        torch.set_num_threads(max(1, n))
+    except Exception:  # only speed
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,13 +29,18 @@ def session_start(ctx, resp):
     _add(resp, result["text"])
 
 
+PROMPT_CHARS = 8000
+
+
 def user_prompt_submit(ctx, resp):
     from .inject import for_prompt
 
     prompt = ctx.payload.get("prompt")
     if not isinstance(prompt, str):
         return
-    result = for_prompt(ctx.store, prompt, ctx.settings, project=ctx.project, project_root=ctx.project_root,
+    # Retrieval reads the start of a prompt (a long paste adds no better query): bound the
+    # work to it, whatever the prompt's size.
+    result = for_prompt(ctx.store, prompt[:PROMPT_CHARS], ctx.settings, project=ctx.project, project_root=ctx.project_root,
                         session_id=ctx.session_id or None, hook_event=ctx.event)
     _add(resp, result["text"])
 
