@@ -293,12 +293,3 @@ def mark_used(store: Store, ids: list[str], *, session_id: str | None = None) ->
             store.executemany(
                 "INSERT OR IGNORE INTO session_injections(session_id, entry_id, injected_at) VALUES (?,?,?)",
                 [(session_id, i, now) for i in ids])
-
-
-def rebuild_fts(store: Store) -> int:
-    """Rebuild the keyword index from the entries (after a VACUUM, or if doctor finds drift)."""
-    with store.transaction():
-        store.execute("DELETE FROM memory_fts")
-        store.execute("INSERT INTO memory_fts(rowid, content, tags, subject, entry_id) "
-                      "SELECT rowid, content, tags, coalesce(subject, ''), id FROM memory_entries")
-        return store.value("SELECT count(*) FROM memory_fts")

@@ -139,6 +139,16 @@ CREATE TRIGGER memory_entries_fts_update AFTER UPDATE OF content, tags, subject 
 END;
 """
 
+# memory_rank_fts (migration 5) indexes everything memory_fts did plus session context, and every
+# search reads it; keeping both doubled the write cost of every entry for an index nothing read.
+M008_ONE_FTS_INDEX = """
+DROP TRIGGER IF EXISTS memory_entries_fts_insert;
+DROP TRIGGER IF EXISTS memory_entries_fts_delete;
+DROP TRIGGER IF EXISTS memory_entries_fts_update;
+DROP TABLE IF EXISTS memory_fts;
+"""
+
+
 def _area(module: str):
     """An area's migration lives beside its code and is imported only when it runs."""
     def step(store: Store) -> None:
@@ -156,6 +166,7 @@ MIGRATIONS: list[tuple] = [
     (3, "capture: correction statements and vectors, markers seen", _area("memory_cli.capture.schema")),
     (4, "vectors: embedding queue fed by triggers", _area("memory_cli.embeddings.vectors")),
     (5, "retrieval: session index for neighbour context", _area("memory_cli.retrieval.hybrid")),
+    (8, "retrieval: one FTS index (memory_rank_fts); drop the foundation's memory_fts", M008_ONE_FTS_INDEX),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -2,7 +2,8 @@
 
 import pytest
 
-from memory_cli import audit, entries, search
+from memory_cli import audit, entries
+from memory_cli.retrieval import search
 from memory_cli.errors import InvalidInput, NotFound
 
 
@@ -101,5 +102,5 @@ def test_secrets_are_redacted_before_storage(store):
     e = entries.add(store, "deploy key is AKIAIOSFODNN7EXAMPLE and password=hunter2hunter2", "fact")
     assert "AKIAIOSFODNN7EXAMPLE" not in e["content"]
     assert "hunter2hunter2" not in e["content"]
-    raw = store.value("SELECT group_concat(content) FROM memory_fts")
+    raw = store.value("SELECT group_concat(content) FROM memory_rank_fts")
     assert "AKIAIOSFODNN7EXAMPLE" not in raw

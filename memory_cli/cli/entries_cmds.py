@@ -89,7 +89,7 @@ def query(
     json_: JsonOpt = False,
 ):
     """Find memories relevant to TEXT, best first."""
-    from .. import search
+    from ..retrieval import search
 
     if not text.strip():
         raise InvalidInput("query text is empty")

@@ -40,7 +40,7 @@ class Weights:
     """
 
     __slots__ = ("keyword", "cos_floor", "cos_full", "keyword_context", "neighbours", "subject",
-                 "date", "rejected", "confidence", "recency", "half_life_days")
+                 "date", "rejected", "temporal", "feedback", "confidence", "recency", "half_life_days")
 
     def __init__(self, *,
                  keyword: float = 0.6,           # share of the keyword signal in the base score
@@ -51,6 +51,8 @@ class Weights:
                  subject: float = 0.5,           # gap closed when the query names the memory's subject
                  date: float = 0.5,              # gap closed when a date in the query matches the memory's day
                  rejected: float = 0.5,          # gap closed for a rejected alternative asked about
+                 temporal: float = 0.0,          # gap closed when a "when" question meets a time expression
+                 feedback: float = 0.0,          # gap closed by sharing the top hits' other words (feedback)
                  confidence: float = 0.3,        # 0 = ignore confidence; 1 = score x confidence
                  recency: float = 0.1,           # 0 = ignore age; 1 = score x 0.5 ** (age / half life)
                  half_life_days: float = 90.0):
@@ -289,6 +291,65 @@ def records_rejection(content: str | None, tags: Iterable[str] = ()) -> bool:
     if any(str(t).lower().startswith("rejected") for t in tags or ()):
         return True
     return bool(content) and _cue("records").search(content) is not None
+
+
+# ----------------------------------------------------------------------------- temporal cue
+
+_TIME_RES: list = []
+
+
+def _time_res():
+    if not _TIME_RES:
+        _TIME_RES.append(re.compile(
+            r"\bwhen\b|\bwhat (year|month|day|date|time|week)\b|\bhow long (ago|before|after|since)\b"
+            r"|\bwhich (year|month|day|week)\b", re.I))
+        days = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+        _TIME_RES.append(re.compile(
+            r"\b(yesterday|today|tonight|tomorrow|recently|ago|lately|earlier|weekend)\b"
+            r"|\b(last|next|this|past|coming|few|couple of)\s+(\w+\s+)?(week|weeks|month|months|year|years|night"
+            r"|weekend|summer|winter|spring|fall|autumn|" + days[1:-1] + r")\b"
+            r"|\b" + days + r"\b|\b(19|20)\d\d\b|\b(january|february|march|april|june|july|august|september"
+            r"|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b", re.I))
+    return _TIME_RES
+
+
+def asks_when(query: str) -> bool:
+    """Does the question ask for a time ("when did ...", "what year ...", "how long ago ...")?"""
+    return bool(query) and _time_res()[0].search(query) is not None
+
+
+def mentions_time(content: str | None) -> bool:
+    """Does the memory carry a time expression ("yesterday", "last week", "in 2022", "on Friday")?"""
+    return bool(content) and _time_res()[1].search(content) is not None
+
+
+# ----------------------------------------------------------------------------- feedback
+
+def feedback_bonus(rel: Mapping[str, float], terms_of: Mapping[str, Iterable[str]], query_terms: Iterable[str],
+                   share: float, top: int = 5) -> dict[str, float]:
+    """Pseudo-relevance feedback inside the candidate set: the words the best ``top`` hits share
+    (other than the query's own) describe what the query is about; candidates holding many of
+    them gain ``share x`` their weighted share. Pure: ``terms_of`` gives each candidate's words."""
+    if share <= 0 or not rel:
+        return dict(rel)
+    best = sorted(rel, key=rel.get, reverse=True)[:top]
+    skip = set(query_terms)
+    weight: dict[str, float] = {}
+    for k in best:
+        for t in set(terms_of.get(k, ())):
+            if t not in skip:
+                weight[t] = weight.get(t, 0.0) + rel[k]
+    weight = {t: v for t, v in weight.items() if v > 0}
+    if not weight:
+        return dict(rel)
+    # words in only one top hit say little about the topic: count those that recur
+    top_w = sorted(weight.values(), reverse=True)[:20]
+    norm = sum(top_w) or 1.0
+    out = {}
+    for k, r in rel.items():
+        got = sum(weight.get(t, 0.0) for t in set(terms_of.get(k, ())))
+        out[k] = close_gap(r, share * min(1.0, got / norm)) if got else r
+    return out
 
 
 # ----------------------------------------------------------------------------- weights

@@ -124,47 +124,20 @@ def _row(r: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# Retrieval through the ranking helper's search.query (documented 0-1 scores)
+# Retrieval: the ranked search (documented 0-1 scores)
 
 
 def search(store, text: str, *, project: str | None = None, files=(), limit: int = 10,
            min_score: float | None = None, type: str | None = None, timeout_ms: int | None = None) -> list[dict]:
-    """Call ``memory_cli.search.query`` with whichever of the documented arguments it accepts.
+    """:func:`memory_cli.retrieval.search.query` restricted to what applies in ``project``/``files``;
+    a query with nothing to search for (only stop words) finds nothing."""
+    from .search import query
 
-    Scores are expected on 0-1. If a keyword-only search (no ``min_score`` argument) answers
-    with raw BM25, scores are scaled by the best one so a threshold keeps some meaning.
-    """
-    from .. import search as search_mod
-
-    q = search_mod.query
-    code = getattr(getattr(q, "__wrapped__", q), "__code__", None)
-    names = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]) if code else set()
-    kw: dict = {"limit": limit}
-    if type:
-        kw["type"] = type
-    if "project" in names:
-        kw["project"] = project
-        if "files" in names:
-            kw["files"] = tuple(files)
-    elif project:
-        kw["scope"] = "project:" + project
-    if "timeout_ms" in names and timeout_ms is not None:
-        kw["timeout_ms"] = timeout_ms
-    passes_threshold = "min_score" in names and min_score is not None
-    if passes_threshold:
-        kw["min_score"] = min_score
     try:
-        results = q(store, text, **kw)
+        return query(store, text, limit=limit, type=type, project=project, files=tuple(files),
+                     timeout_ms=timeout_ms, min_score=min_score)
     except InvalidInput:
         return []
-    best = max((float(r.get("score") or 0.0) for r in results), default=0.0)
-    if best > 1.0 or (best > 0.0 and "min_score" not in names):
-        # Raw BM25 from a keyword-only search: only relative to the best hit is it comparable.
-        for r in results:
-            r["score"] = float(r.get("score") or 0.0) / best
-    if min_score is not None and not passes_threshold:
-        results = [r for r in results if float(r.get("score") or 0.0) >= min_score]
-    return results
 
 
 # ---------------------------------------------------------------------------------------------
@@ -447,7 +420,7 @@ def rejected_decisions(store, text: str, *, project: str | None, files=(), limit
     The topic words are the question minus its negation wording; matching is on word stems
     (caching ~ cache) against the decision's content and its ``rejected:<alternative>`` tags.
     """
-    from ..search import terms
+    from .fts import query_terms as terms
 
     topic = [t for t in terms(text) if t not in _NEG_WORDS and len(t) > 2]
     if not topic:
@@ -474,7 +447,7 @@ def for_prompt(store, prompt: str, settings, *, project: str | None = None, proj
                files=(), session_id: str | None = None, record: bool = True,
                hook_event: str | None = None) -> dict:
     """The few memories most relevant to what the person just asked, not yet seen this session."""
-    from ..search import terms
+    from .fts import query_terms as terms
 
     empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0}
     if not prompt or _TRIVIAL_PROMPT.match(prompt) or len(terms(prompt)) < 2:
@@ -586,7 +559,7 @@ def for_failure(store, error: str, settings, *, tool_name: str | None = None, co
     """Past solutions to errors like this one, above the relevance threshold."""
     empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0, "query": ""}
     query = failure_query(error, command)
-    from ..search import terms
+    from .fts import query_terms as terms
 
     if len(terms(query)) < 2:
         return empty
