@@ -25,6 +25,10 @@ CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
 DEFAULT_CONFIDENCE = {"manual": 0.8, "imported": 0.8, "migrated": 0.7, "promoted": 0.8,
                       "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3}
 
+#: Raising an archived memory's confidence to at least this (the default injection floor)
+#: reactivates it; superseded memories stay superseded (their replacement is the live one).
+REACTIVATE_AT = 0.3
+
 _EDITABLE = ("content", "type", "scope", "confidence", "tags", "category", "subject", "status", "source")
 
 
@@ -198,7 +202,11 @@ def add(store: Store, content: str, type: str, *, scope: str | None = "global",
 
 
 def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -> dict:
-    """Change fields in place. Content changes that deserve history should use :func:`supersede`."""
+    """Change fields in place. Content changes that deserve history should use :func:`supersede`.
+
+    Raising an archived entry's confidence to :data:`REACTIVATE_AT` or more also sets it active
+    again (unless ``status`` is given explicitly); the audit row records both changes.
+    """
     unknown = set(changes) - set(_EDITABLE)
     if unknown:
         raise InvalidInput(f"cannot update {', '.join(sorted(unknown))}")
@@ -229,6 +237,13 @@ def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -
                 sets.append(f"{key} = ?")
                 params.append(value)
                 diff[key] = {"before": before[key], "after": value}
+        if ("confidence" in diff and "status" not in diff and changes.get("status") is None
+                and before["status"] == "archived" and diff["confidence"]["after"] > diff["confidence"]["before"]
+                and diff["confidence"]["after"] >= REACTIVATE_AT):
+            # Raising an archived memory's confidence means "this is true after all": it comes back.
+            sets.append("status = ?")
+            params.append("active")
+            diff["status"] = {"before": "archived", "after": "active"}
         if not sets:
             return decode(before)
         now = now_iso()

@@ -104,3 +104,24 @@ def test_secrets_are_redacted_before_storage(store):
     assert "hunter2hunter2" not in e["content"]
     raw = store.value("SELECT group_concat(content) FROM memory_rank_fts")
     assert "AKIAIOSFODNN7EXAMPLE" not in raw
+
+
+def test_raising_an_archived_memorys_confidence_reactivates_it(store):
+    e = entries.add(store, "jellyfin takes 60s to start after a restart", "fact", confidence=0.5)
+    entries.update(store, e["id"], status="archived", confidence=0.05)
+    assert search.keyword_search(store, "jellyfin restart") == []
+    back = entries.update(store, e["id"], confidence=0.8)
+    assert back["status"] == "active" and back["confidence"] == 0.8
+    assert [r["id"] for r in search.keyword_search(store, "jellyfin restart")] == [e["id"]]
+    last = audit.query(store, entry_id=e["id"], action="update")[0]["details"]
+    assert last["status"] == {"before": "archived", "after": "active"}
+
+
+def test_confidence_changes_that_do_not_reactivate(store):
+    e = entries.add(store, "an old guess", "fact", confidence=0.5)
+    entries.update(store, e["id"], status="archived", confidence=0.05)
+    assert entries.update(store, e["id"], confidence=0.2)["status"] == "archived"  # still below the floor
+    assert entries.update(store, e["id"], confidence=0.9, status="archived")["status"] == "archived"  # explicit
+    s = entries.add(store, "replaced", "fact")
+    entries.supersede(store, s["id"], "the replacement")
+    assert entries.update(store, s["id"], confidence=0.9)["status"] == "superseded"

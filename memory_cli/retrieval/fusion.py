@@ -40,7 +40,7 @@ class Weights:
     """
 
     __slots__ = ("keyword", "cos_floor", "cos_full", "keyword_context", "neighbours", "subject",
-                 "date", "rejected", "temporal", "feedback", "confidence", "recency", "half_life_days")
+                 "date", "rejected", "concept", "temporal", "feedback", "confidence", "recency", "half_life_days")
 
     def __init__(self, *,
                  keyword: float = 0.6,           # share of the keyword signal in the base score
@@ -51,6 +51,7 @@ class Weights:
                  subject: float = 0.5,           # gap closed when the query names the memory's subject
                  date: float = 0.5,              # gap closed when a date in the query matches the memory's day
                  rejected: float = 0.5,          # gap closed for a rejected alternative asked about
+                 concept: float = 0.5,           # gap closed when the memory names an instance of a concept asked about
                  temporal: float = 0.0,          # gap closed when a "when" question meets a time expression
                  feedback: float = 0.0,          # gap closed by sharing the top hits' other words (feedback)
                  confidence: float = 0.3,        # 0 = ignore confidence; 1 = score x confidence

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 
-from . import fts, fusion
+from . import concepts, fts, fusion
 
 CANDIDATES = 300
 MODES = ("hybrid", "keyword", "vector")
@@ -236,7 +236,7 @@ class Candidates:
     """
 
     __slots__ = ("text", "mode", "keyword", "cosines", "around", "previous", "rows", "dates", "asks_rejected",
-                 "asks_when", "now", "_terms", "_cues")
+                 "asks_when", "instances", "now", "_terms", "_cues")
 
     def __init__(self, **kw):
         for k in self.__slots__:
@@ -249,8 +249,12 @@ def gather(store, text: str, *, scope=None, type=None, project=None, files=(), m
     neighbours and the scoring columns (None when nothing can be found, e.g. vector mode cold)."""
     where, params = _filters(scope=scope, type=type, project=project, include_inactive=include_inactive)
     keyword: dict[str, float] = {}
+    instances = concepts.instances(text)
     if mode != "vector":
         keyword = fts.keyword_scores(store, text, limit=depth, where=where, params=params)
+        if instances:  # memories naming a tool of the concept asked about are candidates too
+            for k in fts.search(store, instances, limit=depth, where=where, params=params):
+                keyword.setdefault(k, 0.0)
     cosines = None
     if mode != "keyword":
         cosines = vector_cosines(store, text, timeout_ms=_timeout(settings, timeout_ms), k=depth)
@@ -271,6 +275,7 @@ def gather(store, text: str, *, scope=None, type=None, project=None, files=(), m
     return Candidates(text=text, mode=mode, keyword=keyword, cosines=cosines, around=around, previous=previous,
                       rows=[dict(r) for r in rows], dates=fusion.query_dates(text),
                       asks_rejected=fusion.asks_for_rejected(text), asks_when=fusion.asks_when(text),
+                      instances=instances,
                       now=time.time())
 
 
@@ -281,7 +286,8 @@ def _cues_of(c: Candidates) -> dict:
                              bool(c.dates) and fusion.date_matches(e["created_at"], c.dates),
                              c.asks_rejected and e["type"] == "decision"
                              and fusion.records_rejection(e["content"], _tags(e["tags"])),
-                             c.asks_when and fusion.mentions_time(e["content"]))
+                             c.asks_when and fusion.mentions_time(e["content"]),
+                             bool(c.instances) and concepts.names_instance(e["content"], c.instances))
                    for e in c.rows}
     return c._cues
 
@@ -302,17 +308,18 @@ def rank(c: Candidates, w: fusion.Weights, *, min_score: float | None = None) ->
         base = fusion.fuse({}, vec01, 0.0)
     else:
         base = fusion.fuse(keyword, vec01, w.keyword)
-    base = {k: s for k, s in base.items() if s > 0.0}
+    cues = _cues_of(c)
+    # a memory naming a tool of the concept asked about counts even without a shared word
+    base = {k: s for k, s in base.items() if s > 0.0 or (c.instances and w.concept > 0 and k in cues and cues[k][4])}
     if not base:
         return []
     rel = fusion.neighbour_bonus(base, c.around, w.neighbours)
     cued = {}
-    cues = _cues_of(c)
     for e in c.rows:
         r = rel.get(e["id"])
         if r is None:
             continue
-        subject, date, rejected, timed = cues[e["id"]]
+        subject, date, rejected, timed, concept = cues[e["id"]]
         if subject:
             r = fusion.close_gap(r, w.subject)
         if date:
@@ -321,6 +328,8 @@ def rank(c: Candidates, w: fusion.Weights, *, min_score: float | None = None) ->
             r = fusion.close_gap(r, w.rejected)
         if timed:
             r = fusion.close_gap(r, w.temporal)
+        if concept:
+            r = fusion.close_gap(r, w.concept)
         cued[e["id"]] = r
     if w.feedback > 0:
         cued = fusion.feedback_bonus(cued, _terms_of(c), fts.query_terms(c.text), w.feedback)
