@@ -7,10 +7,12 @@ store is read once per question (:func:`memory_cli.retrieval.hybrid.gather`); ev
 the ranking is then scored on the same candidates (:func:`hybrid.rank`, pure Python), so a grid
 of a few hundred configurations costs seconds.
 
-For each of the C(5,3) = 10 splits, every tunable constant of an idea's grid is chosen on the
-three training files only (best pooled R@5 + R@10), then scored on the two held-out files
-(questions pooled). The table gives the held-out mean over the ten splits and the worst split.
-"shipped defaults" is the product's ranking as configured, not tuned at all.
+For each of the C(5,3) = 10 splits, every tunable constant is chosen on the three training files
+only (best pooled R@5 + R@10), then scored on the two held-out files (questions pooled). Tuning
+has two stages, both on the training files: the ranking's existing knobs jointly (``BASE_GRID``),
+then each idea's own knobs with those fixed (``IDEAS``; 0 switches an idea off, so an idea that
+does not help on the training files is not used). The table gives the held-out mean over the ten
+splits and the worst split. "shipped defaults" is the product's ranking as configured, untuned.
 
 Latency: a separate store of at least ``--latency-entries`` memories (the five conversations
 copied under new session ids until the count is reached; copies reuse their original's vector,
@@ -48,25 +50,21 @@ def recalls(got: list[str], ev: list[str]) -> tuple[float, float, float, float]:
             len(want & set(got[:10])) / len(want), rr)
 
 
-def ideas():
-    """Each idea: a grid of ``Weights`` changes, tuned per split. Knobs absent from a grid keep
-    the shipped default; an idea switched off is the 0 of its knob."""
-    from memory_cli.retrieval import fusion
-
-    d = fusion.DEFAULT
-    base_grid = {"keyword": [0.5, 0.6, 0.7], "keyword_context": [0.3, 0.5],
-                 "neighbours": [0.1, 0.15, 0.25], "subject": [0.3, 0.5, 0.7], "date": [0.3, 0.5, 0.7]}
-    off = {"temporal": 0.0, "feedback": 0.0}
-    return [
-        ("shipped defaults (no tuning)", {k: [getattr(d, k)] for k in base_grid}),
-        ("previous ranking, knobs tuned by CV", {**base_grid, **{k: [v] for k, v in off.items()}}),
-        ("+ temporal cue (when-question x time expression)", {**base_grid, "temporal": [0.0, 0.2, 0.35, 0.5], "feedback": [0.0]}),
-        ("+ pseudo-relevance feedback from the top hits", {**base_grid, "temporal": [0.0], "feedback": [0.0, 0.1, 0.2, 0.3]}),
-        ("+ both (temporal + feedback)", {**base_grid, "temporal": [0.0, 0.2, 0.35, 0.5], "feedback": [0.0, 0.1, 0.2, 0.3]}),
-        ("+ both, vector mapping tuned too", {**base_grid, "temporal": [0.0, 0.2, 0.35, 0.5],
-                                             "feedback": [0.0, 0.1, 0.2, 0.3], "cos_floor": [0.15, 0.2, 0.25],
-                                             "cos_full": [0.65, 0.75]}),
-    ]
+# Stage 1: the ranking's existing knobs, tuned jointly on the training files.
+BASE_GRID = {"keyword": [0.5, 0.6, 0.7], "keyword_context": [0.3, 0.5], "neighbours": [0.1, 0.2],
+             "subject": [0.3, 0.5], "date": [0.3, 0.5]}
+# Stage 2: each idea's own knobs, tuned on the same training files with stage 1's choice fixed
+# (0 = the idea switched off, so an idea that does not help on the training files is not used).
+IDEAS = [
+    ("previous ranking, its knobs tuned by CV", {}),
+    ("+ temporal cue (when-question x time expression)", {"temporal": [0.0, 0.25, 0.5]}),
+    ("+ pseudo-relevance feedback from the top hits", {"feedback": [0.0, 0.15, 0.3]}),
+    ("+ both", {"temporal": [0.0, 0.25, 0.5], "feedback": [0.0, 0.15, 0.3]}),
+    ("+ both, vector mapping tuned too", {"temporal": [0.0, 0.25, 0.5], "feedback": [0.0, 0.15, 0.3],
+                                         "cos_floor": [0.15, 0.2, 0.25], "cos_full": [0.65, 0.75]}),
+]
+# New cues switched off in stage 1, so that stage 1 is the ranking as it was.
+STAGE1_OFF = {"temporal": 0.0, "feedback": 0.0}
 
 
 def configs(grid: dict):
@@ -81,6 +79,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--latency-entries", type=int, default=10_000)
     ap.add_argument("--latency-queries", type=int, default=300)
+    ap.add_argument("--cache", metavar="FILE", help="keep the gathered candidates in FILE (pickle) and reuse them")
     args = ap.parse_args(argv)
     files = [f for p in args.locomo for f in (sorted(glob.glob(p)) or [p])]
     if len(files) < 3:
@@ -100,10 +99,18 @@ def main(argv=None) -> int:
     from memory_cli.daemon import client, control
     from memory_cli.db import Store
     from memory_cli.embeddings import vectors
-    from memory_cli.retrieval import fusion, hybrid, search
+    from memory_cli.retrieval import hybrid, search
 
     cfg = settings_mod.load()
     shipped = hybrid.weights_from(cfg)
+    if args.cache and os.path.exists(args.cache):
+        import pickle
+
+        with open(args.cache, "rb") as fh:
+            per_file, latency = pickle.load(fh)
+        log(f"candidates from {args.cache}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        return report(args, per_file, latency, shipped, hybrid, log)
     log("starting the embedding daemon...")
     st = control.start(wait_s=180).get("status") or control.wait_ready(180)
     if st.get("state") != "ready":
@@ -136,39 +143,66 @@ def main(argv=None) -> int:
                 store.close()
         latency = measure_latency(files, tmp, args.latency_entries, args.latency_queries, embed, cfg, log,
                                   Store, vectors, search)
+        log(f"latency at {latency[0]} entries: p50 {pct(latency[1], 50):.1f} ms, p95 {pct(latency[1], 95):.1f} ms")
     finally:
         control.stop()
         shutil.rmtree(tmp, ignore_errors=True)
+    if args.cache:
+        import pickle
 
-    # per file, per configuration: per-question (r1, r5, r10, rr)
-    results = []
+        with open(args.cache, "wb") as fh:
+            pickle.dump((per_file, latency), fh)
+    return report(args, per_file, latency, shipped, hybrid, log)
+
+
+def report(args, per_file, latency, shipped, hybrid, log) -> int:
     names = [n for n, _ in per_file]
     splits = list(itertools.combinations(range(len(per_file)), 3))
-    for idea, grid in ideas():
-        table = []  # [(config, [per-file list of question tuples])]
-        for change in configs(grid):
+    memo: dict = {}
+
+    def evaluate(change: dict) -> list:
+        """Per file, per question (r1, r5, r10, rr) for the shipped weights with ``change``."""
+        key = tuple(sorted(change.items()))
+        if key not in memo:
             w = shipped.replace(**change)
-            table.append((change, [[recalls([i for i, _s in hybrid.rank(c, w)[:10]], ev) for c, ev in cands]
-                                   for _n, cands in per_file]))
+            memo[key] = [[recalls([i for i, _s in hybrid.rank(c, w)[:10]], ev) for c, ev in cands]
+                         for _n, cands in per_file]
+            if len(memo) % 10 == 0:
+                log(f"  {len(memo)} configurations scored")
+        return memo[key]
+
+    def pooled(per, idx):
+        rows = [r for i in idx for r in per[i]]
+        return [sum(x[j] for x in rows) / len(rows) for j in range(4)]
+
+    def best(candidates: list[dict], train) -> dict:
+        return max(candidates, key=lambda ch: (lambda m: m[1] + m[2])(pooled(evaluate(ch), train)))
+
+    results = []
+
+    def summarise(idea, chosen_per_split):
         held = []
-        for train in splits:
+        for train, change in zip(splits, chosen_per_split):
             test = [i for i in range(len(per_file)) if i not in train]
-
-            def pooled(per, idx):
-                rows = [r for i in idx for r in per[i]]
-                return [sum(x[j] for x in rows) / len(rows) for j in range(4)]
-
-            best = max(table, key=lambda t: (lambda m: m[1] + m[2])(pooled(t[1], train)))
-            m = pooled(best[1], test)
-            held.append({"train": [names[i] for i in train], "test": [names[i] for i in test],
-                         "chosen": best[0], "r_at_1": m[0], "r_at_5": m[1], "r_at_10": m[2], "mrr": m[3]})
-        row = {"idea": idea, "configs": len(table)}
+            m = pooled(evaluate(change), test)
+            held.append({"train": [names[i] for i in train], "test": [names[i] for i in test], "chosen": change,
+                         "r_at_1": m[0], "r_at_5": m[1], "r_at_10": m[2], "mrr": m[3]})
+        row = {"idea": idea}
         for k in ("r_at_1", "r_at_5", "r_at_10", "mrr"):
             row[k] = sum(h[k] for h in held) / len(held)
             row["worst_" + k] = min(h[k] for h in held)
         row["splits"] = held
         results.append(row)
         log(f"{idea}: R@5 {row['r_at_5']:.3f} R@10 {row['r_at_10']:.3f}")
+
+    shipped_change = {k: getattr(shipped, k) for k in [*BASE_GRID, *STAGE1_OFF]}
+    summarise("shipped defaults (no tuning)", [shipped_change] * len(splits))
+    stage1 = [best([{**c, **STAGE1_OFF} for c in configs(BASE_GRID)], train) for train in splits]
+    for idea, grid in IDEAS:
+        if not grid:
+            summarise(idea, stage1)
+            continue
+        summarise(idea, [best([{**base, **c} for c in configs(grid)], train) for base, train in zip(stage1, splits)])
 
     out = {"files": names, "questions": sum(len(c) for _n, c in per_file), "ideas": results,
            "latency": {"entries": latency[0] if latency else 0,
@@ -180,9 +214,9 @@ def main(argv=None) -> int:
         return 0
     print(f"LoCoMo evidence recall by cross-validation: {len(splits)} splits (tune on 3 files, score on 2), "
           f"{out['questions']} questions, categories 1-4")
-    print(f"{'idea':<52}{'cfgs':>5}{'R@1':>7}{'R@5':>7}{'R@10':>7}{'MRR':>7}   worst R@5 / R@10")
+    print(f"{'idea':<52}{'R@1':>7}{'R@5':>7}{'R@10':>7}{'MRR':>7}   worst R@5 / R@10")
     for r in results:
-        print(f"{r['idea']:<52}{r['configs']:>5}{r['r_at_1']:>7.3f}{r['r_at_5']:>7.3f}{r['r_at_10']:>7.3f}"
+        print(f"{r['idea']:<52}{r['r_at_1']:>7.3f}{r['r_at_5']:>7.3f}{r['r_at_10']:>7.3f}"
               f"{r['mrr']:>7.3f}   {r['worst_r_at_5']:.3f} / {r['worst_r_at_10']:.3f}")
     last = results[-1]
     print("\nconstants chosen per split (last idea):")
