@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Correction detection on the labelled prompt set (tests/fixtures/correction_corpus.py).
+"""Correction detection on the labelled prompt set (tests/fixtures/correction_corpus.py), and
+promoted rules on the probe table (tests/test_rules_probes.py).
 
 Prints the confusion matrix, precision and recall, overall and per half of the set: the
 detector's hand-written rules were refined on misses of the "dev" half only, so the "held"
@@ -53,7 +54,26 @@ def main() -> int:
         print("\nfalse alarms:")
         for k, m, d in alarms:
             print(f"  [{k}/{fold(m)}] {m!r} -> {d.signal}: wrong={d.what_was_wrong!r} right={d.what_is_right!r}")
+    probes()
     return 0
+
+
+def probes() -> None:
+    """Each correction of the probe table promoted to a rule in a throwaway store; per class,
+    how many calls the rule decided right (fired on the mistake, silent on the look-alike)."""
+    import tempfile
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_rules_probes import score
+
+    from memory_cli.db import Store
+
+    with tempfile.TemporaryDirectory() as d:
+        n = iter(range(10_000))
+        right, total, failures = score(lambda: Store.open(Path(d) / f"p{next(n)}.db"))
+    print(f"\npromoted rules: {right}/{total} calls decided right ({right / total:.1%}; target 95%)")
+    for cls, message, call, want, rule in failures:
+        print(f"  [{cls}] {message!r}: {call[0]} {call[1]} should {'fire' if want else 'pass'}; rule {rule}")
 
 
 if __name__ == "__main__":

@@ -306,7 +306,7 @@ class _Masked:
 _E_VERBS = {"us": "use", "writ": "write", "mak": "make", "creat": "create", "delet": "delete",
             "chang": "change", "remov": "remove", "mov": "move", "cod": "code", "typ": "type",
             "sav": "save", "clos": "close", "compil": "compile", "renam": "rename", "configur": "configure",
-            "invok": "invoke", "includ": "include", "pars": "parse", "merg": "merge", "forc": "force",
+            "invok": "invoke", "includ": "include", "pars": "parse", "merg": "merge", "forc": "force", "pip": "pipe",
             "leav": "leave", "giv": "give", "hav": "have", "tak": "take", "hardcod": "hardcode",
             "generat": "generate", "updat": "update", "ignor": "ignore", "replac": "replace",
             "overwrit": "overwrite", "rebas": "rebase", "releas": "release", "skipp": "skip",
