@@ -16,7 +16,7 @@ The design follows from that:
 * Praise, thanks and reassurance ("no problem", "no, that's great", "don't worry", "never
   mind") and temporary instructions ("don't push yet", "for now") are left alone.
 
-Kinds and confidence (seed 002: explicit high, implicit medium, inferred low):
+Kinds and confidence (explicit high, implicit medium, inferred low):
 
 * ``explicit`` 0.9: the person states the rule ("never use X", "use X, not Y", "that's
   wrong, ...", "No, do it this way"). An explicit statement stays explicit when it is

@@ -3,7 +3,7 @@
 What the agent sees decides whether memory helps or just fills the context, so every rendering
 here is budgeted: entries arrive best first, and each one is taken only if the whole block
 (header and group headings included) still fits. Tokens are estimated as characters / 4, the
-estimate seed 000 uses, so "within N tokens" is simply "within 4*N characters".
+usual rough estimate for English, so "within N tokens" is simply "within 4*N characters".
 
 Claude Code replaces any hook output string over 10,000 characters with a file path and a short
 preview, which would hide every memory behind a path. So a configured budget is honoured up to
@@ -289,7 +289,7 @@ def render_session(
     title: str = SESSION_TITLE,
     unlimited: bool = False,
 ) -> Rendered:
-    """The SessionStart block (seed 000's format): grouped by scope, general memories last.
+    """The SessionStart block: grouped by scope (global memories by subject), general memories last.
 
     ``## Operational Memory (12 of 18 memories, ~1,847 tokens)`` then ``### project: x`` groups
     of ``- [type] content (confidence: c)`` bullets.

@@ -19,7 +19,7 @@ evidence (a neighbouring memory of the same session that matches, the query nami
 subject, a date in the query matching the day the memory was recorded) closes part of the gap
 to 1: ``r + (1 - r) * b``. That keeps scores inside 0-1 without clipping, so their order is kept.
 The reported score is ``1 - (1 - r)^2`` (see :func:`calibrate`: partial matches of long queries
-are real hits) times confidence and recency factors (seed 002: relevance x recency x confidence).
+are real hits) times confidence and recency factors (relevance x recency x confidence).
 
 On the LoCoMo turn benchmark these choices ranked as well as the best relative normalisation
 (see scripts/locomo_experiments/RESULTS.md). Everything here is pure and standard library only:

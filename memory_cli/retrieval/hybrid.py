@@ -11,7 +11,7 @@ Why each step (measured on LoCoMo, scripts/locomo_experiments/RESULTS.md):
 - A query that names a memory's ``subject``, or a date on which the memory was recorded, is
   strong evidence that BM25 cannot see (names in many memories have almost no IDF).
 - "What did we decide not to do" questions raise decisions that record a rejected alternative.
-- Confidence and recency scale the result (seed 002: relevance x recency x confidence).
+- Confidence and recency scale the result (relevance x recency x confidence).
 
 When the daemon is cold or slow (``timeout_ms``) or vectors are missing, the keyword signal
 alone is used on the same scale, so thresholds keep their meaning. Hooks call this: standard
