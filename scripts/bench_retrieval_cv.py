@@ -78,6 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--latency-entries", type=int, default=10_000)
     ap.add_argument("--latency-queries", type=int, default=300)
     ap.add_argument("--cache", metavar="FILE", help="keep the gathered candidates in FILE (pickle) and reuse them")
+    ap.add_argument("--latency-only", action="store_true", help="measure query() latency only (no cross-validation)")
     args = ap.parse_args(argv)
     files = [f for p in args.locomo for f in (sorted(glob.glob(p)) or [p])]
     if len(files) < 3:
@@ -126,6 +127,12 @@ def main(argv=None) -> int:
     per_file = []  # [(name, [(Candidates, evidence)])]
     latency: list[float] = []
     try:
+        if args.latency_only:
+            n, times = measure_latency(files, tmp, args.latency_entries, args.latency_queries, embed, cfg, log,
+                                       Store, vectors, search)
+            print(f"query() at {n} entries, daemon warm, {len(times)} calls: p50 {pct(times, 50):.1f} ms, "
+                  f"p95 {pct(times, 95):.1f} ms (target p95 < {TARGETS['p95_ms']:.0f} ms on an idle machine)")
+            return 0
         for path in files:
             store = Store.open(os.path.join(tmp, Path(path).stem + ".db"))
             try:

@@ -242,18 +242,10 @@ def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
 
 
 def _instructions() -> str:
-    """The [MEMORY:...] marker instructions from the capture area, when that area provides them."""
-    try:
-        from importlib import import_module
+    """The [MEMORY:...] marker instructions (capture area)."""
+    from ..capture.instructions import text
 
-        mod = import_module("memory_cli.capture.instructions")
-    except ImportError:
-        return ""
-    try:
-        text = mod.text()
-    except Exception:  # capture's problem must not cost the session its memories
-        return ""
-    return text.strip() if isinstance(text, str) else ""
+    return text().strip()
 
 
 def _eligible(store, projects: list[str], files: list[str], root: str | None, min_conf: float,
