@@ -34,7 +34,8 @@ from collections.abc import Iterable, Mapping  # cheap (re already loads collect
 
 
 class Weights:
-    """Every knob of the ranking, with the values measured on LoCoMo (RESULTS.md, exp25-28).
+    """Every knob of the ranking. Defaults: what cross-validation on LoCoMo chose in most of its ten
+    splits (scripts/bench_retrieval_cv.py; tuned on three conversations, scored on the other two).
 
     A plain class rather than a dataclass: ``dataclasses`` costs ~10 ms to import on the hook path.
     """
@@ -47,13 +48,13 @@ class Weights:
                  cos_floor: float = 0.2,         # cosine mapped to 0 ...
                  cos_full: float = 0.75,         # ... and to 1
                  keyword_context: float = 0.3,   # share of the previous same-session memory's keyword score
-                 neighbours: float = 0.15,       # gap closed per unit of the neighbours' summed base score
+                 neighbours: float = 0.2,        # gap closed per unit of the neighbours' summed base score
                  subject: float = 0.5,           # gap closed when the query names the memory's subject
                  date: float = 0.5,              # gap closed when a date in the query matches the memory's day
                  rejected: float = 0.5,          # gap closed for a rejected alternative asked about
                  concept: float = 0.5,           # gap closed when the memory names an instance of a concept asked about
-                 temporal: float = 0.0,          # gap closed when a "when" question meets a time expression
-                 feedback: float = 0.0,          # gap closed by sharing the top hits' other words (feedback)
+                 temporal: float = 0.25,         # gap closed when a "when" question meets a time expression
+                 feedback: float = 0.15,         # gap closed by sharing the top hits' other words (feedback)
                  confidence: float = 0.3,        # 0 = ignore confidence; 1 = score x confidence
                  recency: float = 0.1,           # 0 = ignore age; 1 = score x 0.5 ** (age / half life)
                  half_life_days: float = 90.0):
@@ -326,30 +327,30 @@ def mentions_time(content: str | None) -> bool:
 
 # ----------------------------------------------------------------------------- feedback
 
-def feedback_bonus(rel: Mapping[str, float], terms_of: Mapping[str, Iterable[str]], query_terms: Iterable[str],
-                   share: float, top: int = 5) -> dict[str, float]:
+def feedback_bonus(rel: Mapping[str, float], terms_of, query_terms: Iterable[str], share: float,
+                   top: int = 5, pool: int = 50) -> dict[str, float]:
     """Pseudo-relevance feedback inside the candidate set: the words the best ``top`` hits share
-    (other than the query's own) describe what the query is about; candidates holding many of
-    them gain ``share x`` their weighted share. Pure: ``terms_of`` gives each candidate's words."""
+    (other than the query's own) describe what the query is about; the best ``pool`` candidates
+    gain ``share x`` the weighted share of those words they hold (lower ones could not reach the
+    first results anyway). ``terms_of(id)`` gives a candidate's words."""
     if share <= 0 or not rel:
         return dict(rel)
-    best = sorted(rel, key=rel.get, reverse=True)[:top]
+    ranked = sorted(rel, key=rel.get, reverse=True)
     skip = set(query_terms)
     weight: dict[str, float] = {}
-    for k in best:
-        for t in set(terms_of.get(k, ())):
+    for k in ranked[:top]:
+        for t in set(terms_of(k)):
             if t not in skip:
                 weight[t] = weight.get(t, 0.0) + rel[k]
     weight = {t: v for t, v in weight.items() if v > 0}
     if not weight:
         return dict(rel)
-    # words in only one top hit say little about the topic: count those that recur
-    top_w = sorted(weight.values(), reverse=True)[:20]
-    norm = sum(top_w) or 1.0
-    out = {}
-    for k, r in rel.items():
-        got = sum(weight.get(t, 0.0) for t in set(terms_of.get(k, ())))
-        out[k] = close_gap(r, share * min(1.0, got / norm)) if got else r
+    norm = sum(sorted(weight.values(), reverse=True)[:20]) or 1.0
+    out = dict(rel)
+    for k in ranked[:pool]:
+        got = sum(weight.get(t, 0.0) for t in set(terms_of(k)))
+        if got:
+            out[k] = close_gap(rel[k], share * min(1.0, got / norm))
     return out
 
 

@@ -292,10 +292,21 @@ def _cues_of(c: Candidates) -> dict:
     return c._cues
 
 
-def _terms_of(c: Candidates) -> dict:
+def _terms_of(c: Candidates):
+    """A candidate's words (the query tokenizer's), computed on first use and kept."""
     if c._terms is None:
-        c._terms = {e["id"]: fts.query_terms(e["content"]) for e in c.rows}
-    return c._terms
+        c._terms = {}
+    contents = None
+
+    def terms(k: str) -> list[str]:
+        nonlocal contents
+        got = c._terms.get(k)
+        if got is None:
+            if contents is None:
+                contents = {e["id"]: e["content"] for e in c.rows}
+            got = c._terms[k] = fts.query_terms(contents.get(k) or "")
+        return got
+    return terms
 
 
 def rank(c: Candidates, w: fusion.Weights, *, min_score: float | None = None) -> list[tuple[str, float]]:
