@@ -125,3 +125,15 @@ def test_confidence_changes_that_do_not_reactivate(store):
     s = entries.add(store, "replaced", "fact")
     entries.supersede(store, s["id"], "the replacement")
     assert entries.update(store, s["id"], confidence=0.9)["status"] == "superseded"
+
+
+def test_cli_says_when_an_update_brings_a_memory_back(cli, db_path):
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as s:
+        e = entries.add(s, "jellyfin takes 60s to start after a restart", "fact", confidence=0.5)
+        entries.update(s, e["id"], status="archived", confidence=0.1)
+    r = cli("update", e["id"][:8], "--confidence", "0.9")
+    assert r.returncode == 0 and r.stdout.strip() == f"updated {e['id']} (active again)"
+    r = cli("update", e["id"][:8], "--confidence", "0.95")
+    assert r.stdout.strip() == f"updated {e['id']}"

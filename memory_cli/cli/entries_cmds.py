@@ -181,7 +181,8 @@ def update(
     if want_json(json_):
         emit_json(entry)
     else:
-        print(f"updated {entry['id']}")
+        back = " (active again)" if before["status"] != "active" and entry["status"] == "active" else ""
+        print(f"updated {entry['id']}{back}")
 
 
 def archive(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
