@@ -239,7 +239,7 @@ def report(args, per_file, latency, shipped, hybrid, log) -> int:
     if lat["p95_ms"] is not None:
         print(f"\nlatency of query() at {lat['entries']} entries, daemon warm: p50 {lat['p50_ms']:.1f} ms, "
               f"p95 {lat['p95_ms']:.1f} ms (target p95 < {TARGETS['p95_ms']:.0f} ms on an idle machine)")
-    best = max(results, key=lambda r: r["r_at_5"] + r["r_at_10"])
+    best = results[-1]  # every constant tuned inside the training files: the honest held-out figure
     ok = best["r_at_5"] >= TARGETS["r_at_5"] and best["r_at_10"] >= TARGETS["r_at_10"]
     print(f"target: held-out R@5 >= {TARGETS['r_at_5']} and R@10 >= {TARGETS['r_at_10']} -> "
           f"{best['r_at_5']:.3f} / {best['r_at_10']:.3f} {'ok' if ok else 'MISSED'}")
