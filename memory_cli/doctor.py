@@ -139,7 +139,7 @@ def _db_checks(store, db_path, marked: bool = False):
     out.append(_check("schema", "ok" if version == LATEST else "fail", f"version {version} (this memory-cli: {LATEST})"))
     mode = store.value("PRAGMA journal_mode")
     out.append(_check("journal", "ok" if str(mode).lower() == "wal" else "warn", f"journal_mode={mode}"))
-    fts = store.value("SELECT count(*) FROM memory_fts")
+    fts = store.value("SELECT count(*) FROM memory_rank_fts")
     n = store.value("SELECT count(*) FROM memory_entries")
     out.append(_check("keyword index", "ok" if fts == n else "warn",
                       f"{fts} indexed of {n} entries" + ("" if fts == n else " (run `memory-cli reindex`)")))

@@ -27,6 +27,10 @@ DEFAULT_CONFIDENCE = {"manual": 0.8, "imported": 0.8, "migrated": 0.7, "promoted
                       "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3, "agent": 0.5,
                       "session": 0.5}
 
+#: Raising an archived memory's confidence to at least this (the default injection floor)
+#: reactivates it; superseded memories stay superseded (their replacement is the live one).
+REACTIVATE_AT = 0.3
+
 _EDITABLE = ("content", "type", "scope", "confidence", "tags", "category", "subject", "status", "source")
 
 
@@ -253,7 +257,11 @@ def add(store: Store, content: str, type: str, *, scope: str | None = "global",
 
 
 def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -> dict:
-    """Change fields in place. Content changes that deserve history should use :func:`supersede`."""
+    """Change fields in place. Content changes that deserve history should use :func:`supersede`.
+
+    Raising an archived entry's confidence to :data:`REACTIVATE_AT` or more also sets it active
+    again (unless ``status`` is given explicitly); the audit row records both changes.
+    """
     unknown = set(changes) - set(_EDITABLE)
     if unknown:
         raise InvalidInput(f"cannot update {', '.join(sorted(unknown))}")
@@ -287,6 +295,13 @@ def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -
                 sets.append(f"{key} = ?")
                 params.append(value)
                 diff[key] = {"before": before[key], "after": value}
+        if ("confidence" in diff and "status" not in diff and changes.get("status") is None
+                and before["status"] == "archived" and diff["confidence"]["after"] > diff["confidence"]["before"]
+                and diff["confidence"]["after"] >= REACTIVATE_AT):
+            # Raising an archived memory's confidence means "this is true after all": it comes back.
+            sets.append("status = ?")
+            params.append("active")
+            diff["status"] = {"before": "archived", "after": "active"}
         if not sets:
             return decode(before)
         now = now_iso()
@@ -436,12 +451,3 @@ def mark_used(store: Store, ids: list[str], *, session_id: str | None = None) ->
             store.executemany(
                 "INSERT OR IGNORE INTO session_injections(session_id, entry_id, injected_at) VALUES (?,?,?)",
                 [(session_id, i, now) for i in ids])
-
-
-def rebuild_fts(store: Store) -> int:
-    """Rebuild the keyword index from the entries (after a VACUUM, or if doctor finds drift)."""
-    with store.transaction():
-        store.execute("DELETE FROM memory_fts")
-        store.execute("INSERT INTO memory_fts(rowid, content, tags, subject, entry_id) "
-                      "SELECT rowid, content, tags, coalesce(subject, ''), id FROM memory_entries")
-        return store.value("SELECT count(*) FROM memory_fts")

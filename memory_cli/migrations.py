@@ -139,6 +139,16 @@ CREATE TRIGGER memory_entries_fts_update AFTER UPDATE OF content, tags, subject 
 END;
 """
 
+# memory_rank_fts (migration 5) indexes everything memory_fts did plus session context, and every
+# search reads it; keeping both doubled the write cost of every entry for an index nothing read.
+M008_ONE_FTS_INDEX = """
+DROP TRIGGER IF EXISTS memory_entries_fts_insert;
+DROP TRIGGER IF EXISTS memory_entries_fts_delete;
+DROP TRIGGER IF EXISTS memory_entries_fts_update;
+DROP TABLE IF EXISTS memory_fts;
+"""
+
+
 def _area(module: str):
     """An area's migration lives beside its code and is imported only when it runs."""
     def step(store: Store) -> None:
@@ -159,6 +169,7 @@ MIGRATIONS: list[tuple] = [
     (6, "agent stores: incidents, session reports, metric samples", _area("memory_cli.incidents.schema")),
     (7, "entries: listing newest first by status without a scan",
      "CREATE INDEX IF NOT EXISTS idx_entries_status_updated ON memory_entries(status, updated_at);"),
+    (8, "retrieval: one FTS index (memory_rank_fts); drop the foundation's memory_fts", M008_ONE_FTS_INDEX),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -29,7 +29,7 @@ FIELDS: list[tuple] = [
     ("injection", "similarity_threshold", "float", 0.6, ("range", 0.0, 1.0),
      "Relevance (0-1 hybrid score) a memory needs to be injected beside a prompt or query."),
     ("injection", "always_include_scopes", "list[str]", ["global"], None,
-     "Scopes injected in every session regardless of relevance."),
+     "Scopes whose memories apply in every session: their rules, corrections and preferences are always injected, other memories when relevant to the session."),
     ("injection", "min_confidence", "float", 0.3, ("range", 0.0, 1.0),
      "Memories below this confidence are kept but never injected."),
     ("injection", "per_prompt_max_entries", "int", 3, ("range", 0, 50),

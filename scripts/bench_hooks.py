@@ -215,7 +215,7 @@ def run(root: Path) -> int:
 def warm_query(root: Path, env: dict, n: int):
     """`query` p95 in-process at n memories with the embedding daemon warm (target < 50 ms)."""
     try:
-        from memory_cli import search
+        from memory_cli.retrieval import search
         from memory_cli.daemon import client
     except ImportError:
         return None

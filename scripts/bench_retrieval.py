@@ -141,7 +141,8 @@ def main(argv=None) -> int:
     }))
     log = (lambda *a: None) if args.json else (lambda *a: print(*a, file=sys.stderr, flush=True))
 
-    from memory_cli import search, settings as settings_mod
+    from memory_cli import settings as settings_mod
+    from memory_cli.retrieval import search
     from memory_cli.db import Store
     from memory_cli.retrieval import hybrid
 

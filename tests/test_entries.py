@@ -2,7 +2,8 @@
 
 import pytest
 
-from memory_cli import audit, entries, search
+from memory_cli import audit, entries
+from memory_cli.retrieval import search
 from memory_cli.errors import InvalidInput, NotFound
 
 
@@ -101,5 +102,38 @@ def test_secrets_are_redacted_before_storage(store):
     e = entries.add(store, "deploy key is AKIAIOSFODNN7EXAMPLE and password=hunter2hunter2", "fact")
     assert "AKIAIOSFODNN7EXAMPLE" not in e["content"]
     assert "hunter2hunter2" not in e["content"]
-    raw = store.value("SELECT group_concat(content) FROM memory_fts")
+    raw = store.value("SELECT group_concat(content) FROM memory_rank_fts")
     assert "AKIAIOSFODNN7EXAMPLE" not in raw
+
+
+def test_raising_an_archived_memorys_confidence_reactivates_it(store):
+    e = entries.add(store, "jellyfin takes 60s to start after a restart", "fact", confidence=0.5)
+    entries.update(store, e["id"], status="archived", confidence=0.05)
+    assert search.keyword_search(store, "jellyfin restart") == []
+    back = entries.update(store, e["id"], confidence=0.8)
+    assert back["status"] == "active" and back["confidence"] == 0.8
+    assert [r["id"] for r in search.keyword_search(store, "jellyfin restart")] == [e["id"]]
+    last = audit.query(store, entry_id=e["id"], action="update")[0]["details"]
+    assert last["status"] == {"before": "archived", "after": "active"}
+
+
+def test_confidence_changes_that_do_not_reactivate(store):
+    e = entries.add(store, "an old guess", "fact", confidence=0.5)
+    entries.update(store, e["id"], status="archived", confidence=0.05)
+    assert entries.update(store, e["id"], confidence=0.2)["status"] == "archived"  # still below the floor
+    assert entries.update(store, e["id"], confidence=0.9, status="archived")["status"] == "archived"  # explicit
+    s = entries.add(store, "replaced", "fact")
+    entries.supersede(store, s["id"], "the replacement")
+    assert entries.update(store, s["id"], confidence=0.9)["status"] == "superseded"
+
+
+def test_cli_says_when_an_update_brings_a_memory_back(cli, db_path):
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as s:
+        e = entries.add(s, "jellyfin takes 60s to start after a restart", "fact", confidence=0.5)
+        entries.update(s, e["id"], status="archived", confidence=0.1)
+    r = cli("update", e["id"][:8], "--confidence", "0.9")
+    assert r.returncode == 0 and r.stdout.strip() == f"updated {e['id']} (active again)"
+    r = cli("update", e["id"][:8], "--confidence", "0.95")
+    assert r.stdout.strip() == f"updated {e['id']}"

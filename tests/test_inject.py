@@ -66,7 +66,7 @@ def test_low_confidence_and_archived_memories_are_not_injected(store, seeded):
 
 def test_header_counts_eligible_and_budget_comes_from_config_and_env(store, monkeypatch):
     for i in range(40):
-        add(store, f"Host srv{i} runs job{i} in slot{i} with queue{i} and cache{i}; " + f"note{i} " * 10)
+        add(store, f"Host srv{i} runs job{i} in slot{i} with queue{i} and cache{i}; " + f"note{i} " * 10, "rule")
     r = inj.inject(store, {"project": "x"}, cfg(), record=False)
     included, total, tokens = HEADER.search(r["memory_text"]).groups()
     assert (int(included), int(total)) == (15, 40)
@@ -217,7 +217,7 @@ def test_failure_offers_past_solutions_once(store):
 def test_failure_offers_a_solution_even_if_session_start_injected_it(store):
     fix = add(store, "ModuleNotFoundError: No module named 'webview' means the venv is not active: "
                      "run .venv/bin/python", "pattern")
-    inj.inject(store, {}, cfg(), session_id="s2", source="startup")
+    inj.inject(store, {"task": "webview import fails: venv not active?"}, cfg(), session_id="s2", source="startup")
     assert fix["id"] in inj.already_injected(store, "s2")
     err = "Traceback (most recent call last):\n  File \"app.py\", line 3\nModuleNotFoundError: No module named 'webview'"
     assert "Traceback" not in inj.failure_query(err)
@@ -304,7 +304,8 @@ def test_stale_memory_is_left_out_before_the_daily_decay_pass_has_run(store):
     now_minus_44 = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=44)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
     store.execute("UPDATE memory_entries SET created_at = ?, reinforced_at = ? WHERE id = ?",
                   (now_minus_44, now_minus_44, stale["id"]))
-    ids = inj.inject(store, {}, cfg(), session_id="d1", source="startup")["ids"]
+    ids = inj.inject(store, {"task": "which branch do deploys go through"}, cfg(), session_id="d1",
+                     source="startup")["ids"]
     assert fresh["id"] in ids and stale["id"] not in ids
     assert entries.get(store, stale["id"])["confidence"] == 0.4  # nothing written: decay's job
     hits = inj.for_prompt(store, "which branch do deploys go through", cfg(), session_id="d2")["ids"]

@@ -133,7 +133,7 @@ def test_backups_taken_while_another_process_writes_are_consistent(live: Path, b
         # Each add writes its entry, its audit row and its keyword-index row in one
         # transaction: a torn copy would show them out of step.
         n_audit = conn.execute("SELECT count(*) FROM memory_audit_log WHERE action='add'").fetchall()[0][0]
-        n_fts = conn.execute("SELECT count(*) FROM memory_fts").fetchall()[0][0]
+        n_fts = conn.execute("SELECT count(*) FROM memory_rank_fts").fetchall()[0][0]
         conn.close()
         assert n_entries == n_audit == n_fts
         counts.append(n_entries)

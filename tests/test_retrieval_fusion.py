@@ -178,3 +178,32 @@ def test_decisions_that_record_what_they_turned_down():
     assert F.records_rejection("Decided against Celery; rather than a queue we use cron")
     assert F.records_rejection("Use the queue", ["rejected:celery"])
     assert not F.records_rejection("Use SQLite for the cache", ["storage"])
+
+
+def test_when_questions_and_time_expressions():
+    assert F.asks_when("When did Caroline go to the support group?")
+    assert F.asks_when("what year did we move the API to v2")
+    assert not F.asks_when("why does the build fail")
+    assert F.mentions_time("I went to a support group yesterday")
+    assert F.mentions_time("we migrated last week") and F.mentions_time("released in 2022")
+    assert not F.mentions_time("the tray icon vanishes after explorer restarts")
+
+
+def test_feedback_raises_candidates_that_share_the_top_hits_words():
+    words = {"a": ["pottery", "class", "clay"], "b": ["pottery", "clay", "bowl"], "c": ["clay", "bowl", "glaze"],
+             "d": ["invoice", "cents"]}
+    rel = {"a": 0.6, "b": 0.5, "c": 0.2, "d": 0.2}
+    out = F.feedback_bonus(rel, words.get, ["pottery"], 0.3, top=2)
+    assert out["c"] > rel["c"] and out["d"] == rel["d"]
+    assert out["a"] >= rel["a"] and all(0 <= v <= 1 for v in out.values())
+    assert F.feedback_bonus(rel, words.get, ["pottery"], 0.0) == rel
+
+
+def test_concepts_link_a_question_to_the_tools_that_answer_it():
+    from memory_cli.retrieval import concepts
+
+    assert "pnpm" in concepts.instances("which package manager should I use?")
+    assert "ruff" in concepts.instances("what linter do we use")
+    assert concepts.instances("how long does jellyfin take to start") == []
+    assert concepts.names_instance("Use pnpm, never npm", ["npm"])
+    assert not concepts.names_instance("pnpm only", ["npm"])  # whole words

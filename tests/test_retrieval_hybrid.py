@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from memory_cli import entries, search
+from memory_cli import entries
+from memory_cli.retrieval import search
 from memory_cli.retrieval import hybrid
 
 
@@ -129,7 +130,7 @@ def test_vector_mode_without_a_daemon_returns_nothing_and_hybrid_falls_back(stor
 
 
 def test_hook_path_imports_stay_light():
-    code = ("import sys, memory_cli.search, memory_cli.retrieval.hybrid; "
+    code = ("import sys, memory_cli.retrieval.search, memory_cli.retrieval.hybrid; "
             "print([m for m in ('numpy', 'torch', 'typer', 'rich', 'pydantic', 'sentence_transformers', "
             ") if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

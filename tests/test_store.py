@@ -19,8 +19,9 @@ def test_new_database_is_wal_with_current_schema(db_path):
     assert s.value("PRAGMA user_version") == migrations.LATEST
     assert s.value("PRAGMA application_id") == APPLICATION_ID
     assert [m["version"] for m in migrations.applied(s)] == [m[0] for m in migrations.MIGRATIONS]
-    for table in ("memory_entries", "enforcement_rules", "corrections", "memory_audit_log", "memory_fts"):
+    for table in ("memory_entries", "enforcement_rules", "corrections", "memory_audit_log", "memory_rank_fts"):
         assert s.table_exists(table)
+    assert not s.table_exists("memory_fts")  # one FTS index (migration 8)
     s.close()
 
 
@@ -90,17 +91,19 @@ def test_failed_transaction_leaves_nothing(store):
             entries.add(store, "half-written", "fact")
             raise RuntimeError("boom")
     assert entries.list_entries(store) == []
-    assert store.value("SELECT count(*) FROM memory_fts") == 0
+    assert store.value("SELECT count(*) FROM memory_rank_fts") == 0
 
 
 def test_fts_index_follows_content_in_the_same_transaction(store):
     e = entries.add(store, "pywebview drag freezes", "fact")
-    assert store.value("SELECT entry_id FROM memory_fts WHERE memory_fts MATCH 'pywebview'") == e["id"]
+    assert store.value("SELECT e.id FROM memory_rank_fts JOIN memory_entries e ON e.rowid = memory_rank_fts.rowid "
+                       "WHERE memory_rank_fts MATCH 'pywebview'") == e["id"]
     entries.update(store, e["id"], content="tkinter resize flickers")
-    assert store.value("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'pywebview'") == 0
-    assert store.value("SELECT entry_id FROM memory_fts WHERE memory_fts MATCH 'tkinter'") == e["id"]
+    assert store.value("SELECT count(*) FROM memory_rank_fts WHERE memory_rank_fts MATCH 'content:pywebview'") == 0
+    assert store.value("SELECT e.id FROM memory_rank_fts JOIN memory_entries e ON e.rowid = memory_rank_fts.rowid "
+                       "WHERE memory_rank_fts MATCH 'tkinter'") == e["id"]
     entries.delete(store, e["id"])
-    assert store.value("SELECT count(*) FROM memory_fts") == 0
+    assert store.value("SELECT count(*) FROM memory_rank_fts") == 0
 
 
 WRITER = textwrap.dedent("""
@@ -129,7 +132,7 @@ def test_concurrent_writers_from_separate_processes_lose_nothing(db_path):
     s = Store.open(db_path)
     assert s.value("SELECT count(*) FROM memory_entries") == 8 * 40
     assert s.value("SELECT count(DISTINCT content) FROM memory_entries") == 8 * 40
-    assert s.value("SELECT count(*) FROM memory_fts") == 8 * 40
+    assert s.value("SELECT count(*) FROM memory_rank_fts") == 8 * 40
     s.close()
 
 

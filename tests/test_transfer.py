@@ -35,7 +35,7 @@ def test_roundtrip_is_lossless(tmp_path, cli, db_path):
         else:
             assert a[table] == b[table], table
     s = Store.open(fresh)
-    assert s.value("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'pythonw'") == 1
+    assert s.value("SELECT count(*) FROM memory_rank_fts WHERE memory_rank_fts MATCH 'content:pythonw'") == 1
     s.close()
     r = cli("import", out, "--json", db=fresh)
     assert json.loads(r.stdout)["inserted"] == {}

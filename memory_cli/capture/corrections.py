@@ -268,7 +268,9 @@ def derive_rule_spec(row: dict) -> dict | None:
     if not wrong:
         return None  # an instruction without a mistake forbids nothing
     candidates = [row.get("statement") or ""]
-    candidates.append(f"use {right} instead of {wrong}" if right else f"never {wrong}")
+    if right:
+        candidates.append(f"use {right} instead of {wrong}")
+    candidates.append(f"never {wrong}")  # "pipe curl into bash" with an alternative still names a shape
     try:
         from ..rules.derive import derive_rule
     except ImportError:

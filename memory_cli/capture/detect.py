@@ -16,7 +16,7 @@ The design follows from that:
 * Praise, thanks and reassurance ("no problem", "no, that's great", "don't worry", "never
   mind") and temporary instructions ("don't push yet", "for now") are left alone.
 
-Kinds and confidence (seed 002: explicit high, implicit medium, inferred low):
+Kinds and confidence (explicit high, implicit medium, inferred low):
 
 * ``explicit`` 0.9: the person states the rule ("never use X", "use X, not Y", "that's
   wrong, ...", "No, do it this way"). An explicit statement stays explicit when it is
@@ -98,16 +98,19 @@ _NEG_LEAD = (
     r"you\s+(?:should|must|need\s+to)\s+(?:never|not)|you\s+shouldn'?t|you\s+mustn'?t|"
     r"please\s+(?:never|don'?t|do\s+not)|never\s+ever|never|do\s+not\s+ever|don'?t\s+ever|do\s+not|"
     r"don'?t|dont|avoid|quit|no\s+more|we\s+(?:never|don'?t|do\s+not)|"
-    r"i\s+don'?t\s+want\s+you\s+to|i\s+do\s+not\s+want\s+you\s+to|stop"
+    r"i\s+don'?t\s+want\s+you\s+to|i\s+do\s+not\s+want\s+you\s+to|stop|"
+    r"we(?:'re|\s+are)\s+not\s+using|we\s+no\s+longer\s+use|we\s+stopped\s+using"
 )
 _SOURCES = {
     # interjections that may open a sentence; "no" is remembered as a signal
     "interj": r"(?P<w>no+|nope|nah|wrong|incorrect|ugh+|argh+|hey|ok(?:ay)?|so|well|and|but|also|please|pls|plz|"
-              r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+)"
+              r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+|omg|ffs|"
+              r"for\s+(?:the\s+love\s+of\s+\w+|(?:god|heaven|pete|christ)'?s\s+sake|crying\s+out\s+loud))"
               r"(?:\s*[,.!:;—–-]+\s*|\s+(?=(?:don'?t|do not|never|not|stop|i|that'?s|it'?s|wrong|just|"
               r"please|use|always|instead|you|so|ok|okay|well|and|but|also|no|nope|hey|look|listen|seriously|"
               r"avoid|we)\b)|\s*$)",
     "use_not": rf"^(?P<verb>{_VERB_ALT}|it'?s|it\s+is|it\s+should\s+be|should\s+be|(?:that|this)\s+should\s+be|"
+               r"(?:that|this|it)\s+(?:should|must)\s+go\s+(?:to|in|into|under|on)|"
                r"i\s+meant|i\s+said|i\s+asked\s+for|i\s+wanted|we\s+use|you\s+should\s+(?:have\s+)?(?:use|used)|"
                r"just\s+use|always\s+use)\s+(?P<right>.+?)\s*(?P<sep>,|;|—|–|-)?\s*(?:and\s+|but\s+)?"
                r"(?P<neg>not|instead\s+of|rather\s+than)\s+(?P<wrong>.+)$",
@@ -123,11 +126,13 @@ _SOURCES = {
     "wrong": r"^(?:that'?s|that\s+is|this\s+is|it'?s|it\s+is|you'?re|you\s+are|you\s+got\s+(?:it|that))\s+"
              r"(?:(?:all|completely|totally|still|just|clearly|simply)\s+)?"
              r"(?P<what>wrong|incorrect|not\s+(?:right|correct|it|what\s+i\s+(?:asked|wanted|meant|said)(?:\s+for)?)|"
-             r"the\s+wrong\s+\w+)\b(?P<rest>.*)$",
+             r"the\s+wrong\s+\w+|the\s+(?:prod|production|live)\s+\w+)\b(?P<rest>.*)$",
     "you_wrong_thing": r"^you\s+(?:used|edited|ran|changed|deleted|picked|opened|modified|touched|called|installed)\s+"
                        r"the\s+wrong\s+(?P<thing>.+)$",
     "wrong_thing": r"^wrong\s+(?P<thing>file|branch|directory|folder|command|function|method|class|package|"
-                   r"repo|repository|project|version|path|tool|module|test|one|place|approach)\b(?P<rest>.*)$",
+                   r"repo|repository|project|version|path|tool|module|test|one|place|approach|port|host|url|"
+                   r"region|database|db|env|environment|key|name|value|table|column|endpoint|library|image|tag|"
+                   r"format|order|variable|account|bucket|server|service|config|package\s+manager)\b(?P<rest>.*)$",
     "should_have": r"^you\s+(?:should\s+have|should'?ve|were\s+supposed\s+to|was\s+supposed\s+to)\s+(?P<right>.+)$",
     "shouldnt_have": r"^you\s+(?:shouldn'?t\s+have|should\s+not\s+have|should\s+never\s+have)\s+(?P<wrong>.+)$",
     "i_meant": r"^i\s+(?:meant|wanted|asked\s+for|asked\s+you\s+to)\s+(?P<right>.+)$",
@@ -137,6 +142,10 @@ _SOURCES = {
     "told": r"^(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|literally\s+|specifically\s+|clearly\s+)?(?:told|asked)\s+you|"
             r"didn'?t\s+i\s+(?:just\s+)?(?:tell|ask)\s+you|did\s+i\s+not\s+(?:tell|ask)\s+you|"
             r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:tell|ask|remind)\s+you|"
+            r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:say|repeat)(?:\s+(?:it|this|that))?|"
+            r"we(?:'ve|\s+have)\s+(?:been\s+over|discussed|talked\s+about|gone\s+over)\s+(?:this|that|it)|"
+            r"(?:this\s+is\s+|that'?s\s+)?the\s+(?:second|third|fourth|fifth|tenth|nth|umpteenth|hundredth|\d+(?:st|nd|rd|th))\s+"
+            r"time\s+(?:i'?m\s+|i\s+am\s+|i'?ve\s+|i\s+have\s+)?(?:telling|saying|asking|told|said|asked)(?:\s+you)?|"
             r"i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|mentioned|explained)\s+(?:this|that|it)|"
             r"i\s+keep\s+(?:telling|asking|reminding)\s+you)\b(?P<tail>.*)$",
     "again": r"^(?:once\s+again|again|one\s+more\s+time|yet\s+again)\b\s*[,:!.—–-]+\s*(?P<rest>.+)$",
@@ -156,20 +165,57 @@ _SOURCES = {
     "did_it_again": r"^(?:you(?:'ve|\s+have)?\s+(?:did|done)\s+(?:it|that|this)\s+again|you(?:'re|\s+are)\s+doing\s+"
                     r"(?:it|that|this)\s+again|there\s+you\s+go\s+again|not\s+again|same\s+mistake(?:\s+again)?)\b(?P<rest>.*)$",
     "forgot": r"^you\s+(?:forgot\s+to|forgot|failed\s+to|missed|neglected\s+to|skipped)\s+(?P<right>.+)$",
+    # "no sudo", "no pip, use uv", "No wildcard imports": a thing banned by naming it after "no"
+    "no_thing": r"^no\s+(?!(?:problem|problems|worries|worry|thanks|thank|need|biggie|doubt|way|kidding|issues?|rush|"
+                r"pressure|probs?|sweat|idea|change|changes|luck|clue|complaints?|notes?|comments?|difference|one|"
+                r"longer|matter|big\s+deal|offense|harm|hurry|reason|chance|news|response|errors?|output|"
+                r"tests?\s+(?:are|were|fail)|it|that|this|i|we|you|sir|ma'?am)\b)"
+                r"(?P<wrong>(?:more\s+)?[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.`'/@+\-\ue000\ue001]+){0,4}?)"
+                r"(?:\s+(?:please|pls|plz|again|anymore|here|ever))*"
+                r"(?:\s*(?:,|;|—|–|\s-)\s*(?:just\s+|instead\s*,?\s*|but\s+)?(?:(?P<verb>use|make\s+it|run|write|call|put|keep)\s+)?"
+                r"(?P<right>.+?))?\W*$",
+    # a finite verb makes "no X ..." a statement ("no tests are failing")
+    "finite": r"\b(?:is|are|was|were|has|have|had|fails?|failed|failing|works?|worked|returns?|returned|runs?|ran|"
+              r"does|did|do|can|will|seems?|looks?|shows?|showed|happens?|happened|got|get|gets|left|found)\b",
+    # a short answer after "no": "nope, pnpm", "no. 8080"
+    "short_answer": r"^(?!(?:same|still|just|it|that|this|these|those|nothing|none|all|yet|now|later|maybe|thanks|"
+                    r"thank|sorry|idea|go|not|never|i|we|you|he|she|they|my|our|problem|worries|way|rush|"
+                    r"luck|change|clue|one|good|great|fine|ok|okay|sure|yes|yeah|yep|right|correct|exactly|perfect|"
+                    r"because|but|and|or|so|then|also|too|again|wait|hmm+|haha|lol)\b)"
+                    r"[\w.`'/@+:\-\ue000\ue001]+(?:\s+[\w.`'/@+:\-\ue000\ue001]+){0,2}\W*$",
+    # "pythonw again.", "AGAIN with the npm??"
+    "thing_again": r"^(?:(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.`'/@+\-\ue000\ue001]+){0,2})\s+again|"
+                   r"again\s+with\s+(?:the\s+)?(?P<wrong2>.+?))\W*$",
+    # "too many comments", "less chatty please", "shorter answers please"
+    "style_amount": r"^(?P<what>(?:way\s+)?(?:too|less|fewer|shorter|simpler|smaller|more\s+concise|much\s+shorter)"
+                    r"(?:\s+[\w'-]+){0,4}?)(?:\s+(?:please|pls|plz|again|now))*\W*$",
+    # "X does Y, don't use it": the object comes back as a pronoun after a comma
+    "pronoun_ban": r"^(?P<subj>[\w.`'/@+\-\ue000\ue001]+)\b.*?,\s*(?:so\s+)?(?:don'?t|never|do\s+not|stop)\s+"
+                   r"(?:use|using|run|running|call|calling|touch|touching)\s+(?:it|that|this|them)\W*$",
+    # "you broke the build"
+    "you_broke": r"^you(?:'ve|\s+have)?\s+(?:broke|broken|messed\s+up|screwed\s+up|ruined|overwrote|clobbered)\s+"
+                 r"(?P<wrong>.+?)\W*$",
+    # "undo that", "revert that change", "put it back"
+    "revert": r"^(?:undo|revert|roll\s+back)\s+(?:that|this|it|those|these|your)\b(?P<rest>.*)$|"
+              r"^(?:put|change|set)\s+(?:it|that|them|this)\s+back\b(?P<rest2>.*)$",
+    # "you weren't supposed to touch the frontend"
+    "not_supposed": r"^you\s+(?:weren'?t|were\s+not|wasn'?t|was\s+not)\s+supposed\s+to\s+(?P<wrong>.+)$",
     # one cheap scan before anything else: a correction holds at least one of these words
     "prefilter": r"\b(?:no+|nope|nah|never|don'?t|dont|do\s+not|stop|quit|avoid|always|instead|rather|"
                  r"wrong|incorrect|told|tell|again|said|time|why|ask|asked|keep|still|forgot|failed|missed|"
                  r"meant|should|should'?ve|shouldn'?t|supposed|prefer|not|from\s+now\s+on|going\s+forward|"
-                 r"future|mentioned|explained|skipped|neglected|constantly|use|using|it'?s|that'?s)\b",
+                 r"future|mentioned|explained|skipped|neglected|constantly|use|using|it'?s|that'?s|"
+                 r"too|less|fewer|shorter|simpler|broke|undo|revert|back|supposed|stop|alone|once|been\s+over)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
-                r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release)\b",
+                r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
+                r"need\s+(?!to\b)|want\s+(?!to\b))\b",
     "pronoun_start": r"(?:i|i'm|i've|i'd|we|he|she|they|it|you|my|our)\b",
     "not_a_verb": r"(?:here|there|up|down|good|great|happy|glad|nice|fun|welcome|ready|a|an|the|so|such|my|your|"
                   r"our|his|her|their|in|on|at|with|for|been|was|were|had|love|loved|liked|wanted|enjoy|enjoyed|"
                   r"i|i'll|i'm|we|we'll|you|you're|it|it's|there's|that|this|nice|cool|awesome|\w+ing|\w+ed)\b",
     # filters
     "praise_after_no": r"^(?:problem|worries|worry|thanks|thank\s+you|need|biggie|doubt|way|kidding|issue|issues|"
-                       r"rush|pressure|prob|probs|sweat)\b|^(?:that'?s|it'?s|this\s+is|that\s+is|it\s+is|all|looks|"
+                       r"rush|pressure|prob|probs|sweat|go\s+ahead|go\s+on|carry\s+on|proceed|continue|keep\s+going)\b|^(?:that'?s|it'?s|this\s+is|that\s+is|it\s+is|all|looks|"
                        r"everything'?s?)\s+(?:\w+\s+)?(?:fine|great|perfect|good|ok|okay|awesome|right|correct|"
                        r"excellent|amazing|nice|well|exactly|alright|cool)\b|^(?:not\s+(?:yet|now|really|quite|"
                        r"sure|today|exactly|at\s+all|necessarily|bad))\b|^i\s+(?:don'?t|do\s+not)\s+think\b",
@@ -182,7 +228,7 @@ _SOURCES = {
                    r"get\s+(?:discouraged|down|upset|mad|me\s+wrong)|"
                    r"let\s+(?:anything|anyone|nobody|nothing|it|that|this|them|people|him|her|me|yourself)|"
                    r"let\s+.{0,60}?\b(?:bring|get|keep|hold|stop)\s+you)\b",
-    "temporary": r"\b(?:yet|for\s+now|right\s+now|until|at\s+the\s+moment|for\s+the\s+moment|today|this\s+time|"
+    "temporary": r"\b(?:yet|for\s+now|right\s+now|until|myself|i'?ll\s+(?:do|handle|take\s+care\s+of)\s+it|at\s+the\s+moment|for\s+the\s+moment|today|this\s+time|"
                  r"for\s+this\s+one)\b",
     "scope": r"\s+(?:(?:in|for|on|within)\s+(?:this|the|our|my)\s+(?:project|repo|repository|codebase|code\s*base|"
              r"folder|directory|app|package|workspace|monorepo)|here|around\s+here)$",
@@ -260,7 +306,7 @@ class _Masked:
 _E_VERBS = {"us": "use", "writ": "write", "mak": "make", "creat": "create", "delet": "delete",
             "chang": "change", "remov": "remove", "mov": "move", "cod": "code", "typ": "type",
             "sav": "save", "clos": "close", "compil": "compile", "renam": "rename", "configur": "configure",
-            "invok": "invoke", "includ": "include", "pars": "parse", "merg": "merge", "forc": "force",
+            "invok": "invoke", "includ": "include", "pars": "parse", "merg": "merge", "forc": "force", "pip": "pipe",
             "leav": "leave", "giv": "give", "hav": "have", "tak": "take", "hardcod": "hardcode",
             "generat": "generate", "updat": "update", "ignor": "ignore", "replac": "replace",
             "overwrit": "overwrite", "rebas": "rebase", "releas": "release", "skipp": "skip",
@@ -365,7 +411,8 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
 
     m = _re("use_not").match(body)
     if m and _wordcount(m.group("right")) <= 8 and _wordcount(m.group("wrong")) <= 10 \
-            and not _AUX_END.search(m.group("right")) and not m.group("wrong").lower().startswith(("only", "just", "yet", "now")) \
+            and not _AUX_END.search(m.group("right")) and not (m.group("wrong").lower().startswith(("only", "just", "yet", "now"))
+                     and not (m.group("sep") and re.match(r"(?:only|just)\s+(?:the|a|one)\b", m.group("wrong"), re.I))) \
             and (m.group("sep") or m.group("neg").lower() != "not" or "use" in m.group("verb").lower()
                  or m.group("verb").lower() in ("run", "call", "install", "import", "launch", "prefer")) \
             and m.group("right").lower() not in _FILLER_WORDS:
@@ -397,13 +444,17 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         lead, rest = m.group("lead").lower(), m.group("rest")
         if _re("neg_exclude").match(rest) or _re("temporary").search(rest):
             return None
-        first = rest.split()[0].lower() if rest.split() else ""
-        if lead.startswith("we") and not _re("we_verbs").match(rest):
+        if lead.startswith("no") and re.search(r"\b(?:thanks|thank\s+you|nice|great|finally|yay|awesome)\b", rest, re.I):
+            return None  # "no more warnings, thanks!": relief, not a ban
+        first = rest.split()[0].lower().strip(",.;:!?") if rest.split() else ""
+        if lead.startswith("we") and "us" not in lead and not _re("we_verbs").match(rest):
             return None  # "we don't go often": a habit, not a convention
         if first in _PAST_TENSE:
             return None  # "never saw this coming"
         if lead == "stop" or lead == "quit":
-            if not (first.endswith("ing") or first in ("it", "that", "this", "doing")):
+            if first == "with":  # "stop with the print() calls"
+                rest = re.sub(r"^with\s+(?:the\s+|all\s+the\s+|these\s+|those\s+)?", "", rest, flags=re.I)
+            elif not (first.endswith("ing") or first in ("it", "that", "this", "doing")):
                 return None  # "stop the server" is an instruction, not a correction
         elif first.endswith("ed") and first not in ("need", "feed", "seed", "embed", "shed", "speed", "proceed", "exceed"):
             return None  # "never used it before": a statement
@@ -419,7 +470,8 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
 
     m = _re("always").match(body)
     if m and not _re("temporary").search(m.group("right")) and not _re("not_a_verb").match(m.group("right")) \
-            and not (body.lower().startswith("we ") and not _re("we_verbs").match(m.group("right"))):
+            and not (body.lower().startswith("we ") and (not _re("we_verbs").match(m.group("right")) or re.search(
+                r"\bon\s+\w+days?\b|\bevery\s+\w+|\bat\s+(?:night|midnight|noon|\d)", m.group("right"), re.I))):
         right, verb = _strip_use(m.group("right"))
         return hit("always", right=right, verb=verb)
 
@@ -450,6 +502,75 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
             right = re.sub(r"^used\s+", "", right, flags=re.I)
             verb = "use" if right != m.group("right") else ""
         return hit("should-have", right=right, verb=verb)
+
+    m = re.match(r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:wrong|gone|deprecated|dead|"
+                 r"outdated|obsolete|banned|not\s+allowed|the\s+old\s+\w+|legacy)\b[^,;.]*(?:,|;|—|–|\.)\s*"
+                 r"(?:so\s+|just\s+)?(?P<verb>use|run)\s+(?P<right>.+?)\W*$", body, re.I)
+    if m:
+        return hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"), verb=m.group("verb").lower())
+
+    m = re.match(r"^leave\s+(?P<wrong>.{1,60}?)\s+alone\b", body, re.I)
+    if m:
+        return hit("dont", wrong="touch " + m.group("wrong"))
+
+    m = re.match(r"^you(?:'re|\s+are)\s+(?:on|in|using|editing|looking\s+at|in\s+the)\s+the\s+wrong\s+(?P<thing>[\w-]+)", body, re.I)
+    if m:
+        return hit("wrong-thing", wrong="the wrong " + m.group("thing"))
+
+    m = re.match(r"^not\s+(?!(?:sure|yet|now|really|bad|quite|exactly|at\s+all|necessarily|today|much|a\s+problem|"
+                 r"an?\s+issue|that\s+i\s+know|so|too|great|good|ideal|again|anymore|my|your|his|her|our|their|me|us|"
+                 r"him|them|even|only|just|always|ever|every|all|everything|i|we|you|it|a\s+big|likely|possible|"
+                 r"working|fixed|since|until|unless|if|when|because)\b)"
+                 r"(?P<wrong>[^,;]{1,40}?)(?:\s*[,;]\s*(?P<right>[^,;]{1,40}?))?\W*$", body, re.I)
+    if m and _wordcount(m.group("wrong")) <= 4 and not _re("finite").search(m.group("wrong")) \
+            and (m.group("right") is None or _wordcount(m.group("right")) <= 6):
+        return hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
+
+    m = _re("no_thing").match(body)
+    if m and not _re("finite").search(m.group("wrong")) and _wordcount(m.group("wrong")) <= 5:
+        verb = (m.group("verb") or "").lower()
+        wrong, v2 = _strip_use(m.group("wrong"))
+        right = m.group("right") or ""
+        if right and (_re("finite").search(right) or _re("pronoun_start").match(right)):
+            right = ""  # "no git reset --hard, you'll lose my work": a reason, not the alternative
+        return hit("no-thing", wrong=re.sub(r"^more\s+", "", wrong, flags=re.I), right=right,
+                   verb="use" if verb == "use" else (v2 or verb))
+
+    m = _re("pronoun_ban").match(body)
+    if m:
+        return hit("dont", wrong=m.group("subj"), verb="use")
+
+    m = _re("not_supposed").match(body)
+    if m:
+        return hit("shouldnt-have", wrong=m.group("wrong"))
+
+    m = _re("revert").match(body)
+    if m:
+        return hit("revert")
+
+    m = _re("style_amount").match(body)
+    if m and _wordcount(m.group("what")) <= 5:
+        what = m.group("what")
+        if what.lower().startswith(("too", "way too")):
+            return hit("style", wrong=what)
+        return hit("style", right=what)
+
+    if re.match(r"^not\s+like\s+(?:that|this)\b", body, re.I):
+        return hit("not-like-that")
+
+    if after_no:
+        m = re.match(r"^(?P<right>(?:a|an|the|plain|just\s+a|just\s+an)\s+.{1,40}?)\s+(?:is|are)\s+"
+                     r"(?:fine|enough|ok|okay|good\s+enough|sufficient)\b", body, re.I)
+        if m:
+            return hit("no-then", right=m.group("right"))
+        m = re.match(r"^(?:the|its|it'?s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|should\s+be|must\s+be)\s+(?P<value>.{1,60})$",
+                     body, re.I)
+        if m and not _re("praise_after_no").match(m.group("value")) and not re.match(
+                r"(?:fine|good|great|ok|okay|done|green|passing|working|back|up|down|gone|there)\b", m.group("value"), re.I):
+            return hit("no-then", right=body)
+        m = _re("short_answer").match(body)
+        if m and not _re("question_word").match(body):
+            return hit("no-then", right=body.rstrip(".!"))
 
     if after_no:
         m = _re("i_meant").match(body)
@@ -528,6 +649,11 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         conf = IMPLICIT_CONFIDENCE if m.group("keep") else INFERRED_CONFIDENCE
         return hit("you-keep" if m.group("keep") else "why", wrong=wrong, conf=conf, verb=verb)
 
+    m = _re("thing_again").match(body)
+    if m and not _re("imperative").match(body) and not _re("finite").search(body) and not _re("question_word").match(body):
+        wrong, verb = _strip_use(m.group("wrong") or m.group("wrong2") or "")
+        return hit("again", wrong=wrong, verb=verb)
+
     if question:
         return None
 
@@ -535,6 +661,33 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         m = _re(signal).match(body)
         if m:
             return with_inner(signal.replace("_", "-"), m.group("rest"))
+
+    m = re.match(r"^still\s+(?:wrong|incorrect|not\s+(?:right|correct|it|what\s+i\s+(?:asked|wanted|meant)))\b\W*(?P<rest>.*)$",
+                 body, re.I)
+    if m:
+        return with_inner("still-wrong", m.group("rest"))
+
+    m = re.match(r"^for\s+once\b\s*[,:]?\s*(?P<rest>.+)$", body, re.I)
+    if m and _re("imperative").match(m.group("rest")):  # "for once, run the tests" (not "for once it worked")
+        return with_inner("for-once", m.group("rest"))
+
+    m = _re("you_broke").match(body)
+    if m:
+        return hit("you-broke", wrong="breaking " + m.group("wrong"))
+
+    m = re.match(r"^i\s+(?:said|told\s+you)\s*[:,]?\s+(?P<rest>.+)$", body, re.I)
+    if m:
+        inner = _explicit(m.group("rest"), masked, after_no=True, question=False)
+        if inner is not None:
+            inner.repeated = True
+            inner.signal = "i-said+" + inner.signal
+            return inner
+        if _wordcount(m.group("rest")) <= 3 and not _re("pronoun_start").match(m.group("rest")):
+            right, verb = _strip_use(m.group("rest"))
+            return hit("i-said", right=right, verb=verb)
+
+    if re.match(r"^stop\W*$", body, re.I):
+        return hit("stop")
 
     m = _re("didnt_ask").match(body)
     if m:
@@ -571,6 +724,9 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
     return None
 
 
+_EXASPERATED = {"seriously", "come on", "geez", "jeez", "sigh", "omg", "ffs", "dude", "man"}
+
+
 def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hit | None, bool]:
     """Returns (hit, this sentence was a bare rejection such as 'No.' or 'Wrong!')."""
     s = sentence.strip()
@@ -579,14 +735,17 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     question = s.rstrip().endswith("?") or bool(re.search(r"\?\s*[!.]*$", s))
     body = s
     saw_no = False
+    exasperated = False
     interjections = 0
     while True:
         m = _re("interj").match(body)
         if not m or m.end() == 0:
             break
         word = m.group("w").lower()
-        if word.startswith("no") or word in ("wrong", "incorrect"):
+        if word.startswith("no") or word in ("nah", "wrong", "incorrect"):
             saw_no = True
+        elif word in _EXASPERATED or word.startswith(("ugh", "argh", "for ")):
+            exasperated = True
         elif word == "but" and saw_no:
             return None, False  # "Nope, but it's my first time": an answer with a contrast
         body = body[m.end():].lstrip()
@@ -596,6 +755,10 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     body = body.strip()
     if not body:
         return None, saw_no  # "No." on its own: remember it for the next sentence
+    if exasperated and re.match(r"^(?:again|(?:you\s+did\s+it\s+)?again)\W*$", body, re.I):
+        hit = _Hit("implicit", IMPLICIT_CONFIDENCE, "again", "", "", "", repeated=True)
+        hit.sentence = masked.restore(s)
+        return hit, False
     if saw_no and _re("praise_after_no").match(body):
         return None, False
     if re.match(r"^never\s*mind\b", body, re.I):
@@ -609,6 +772,13 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     hit = _explicit(body, masked, after_no=after_no, question=question)
     if hit is None:
         hit = _implicit(body, masked, question=question)
+    if hit is None and not question:
+        # "we use pytest, don't write unittest classes": a ban in the second clause, unless the first
+        # sets a condition ("if the build fails, don't retry")
+        m = re.match(r"^(?P<first>[^,;]{3,80}?)\s*[,;]\s*(?P<second>(?:so\s+)?(?:don'?t|do\s+not|never|stop|avoid)\b.+)$", body, re.I)
+        if m and not re.match(r"(?:if|when|whenever|once|unless|until|after|before|while|as\s+soon\s+as|in\s+case)\b",
+                              m.group("first"), re.I):
+            hit = _explicit(re.sub(r"^so\s+", "", m.group("second"), flags=re.I), masked, after_no=False, question=False)
     if hit is not None:
         hit.sentence = masked.restore(s)
     return hit, False

@@ -1,9 +1,9 @@
-"""The short text that teaches the agent to write memory markers (seed 000's "Memory
-Recording" section). Injection includes it at session start and `memory-cli instructions`
+"""The short text that teaches the agent to write memory markers (the "Memory Recording"
+section). Injection includes it at session start and `memory-cli instructions`
 prints it, so an agent without the hooks can be taught by hand.
 
-Kept short on purpose: it is paid for in context tokens every session. The examples are the
-made up; :mod:`.markers` ignores markers identical to them, so an agent that echoes these
+Kept to five lines on purpose: it is paid for in context tokens every session, and must not
+outweigh the memories themselves. The examples are made up; :mod:`.markers` ignores markers identical to them, so an agent that echoes these
 instructions never stores an example as a memory.
 """
 
@@ -36,20 +36,15 @@ def _marker(category: str, subject: str | None, observation: str) -> str:
 
 
 def text() -> str:
-    """The marker instructions, as Markdown."""
-    categories = "\n".join(f"- {name}: {help_}" for name, help_ in CATEGORY_HELP)
-    examples = "\n".join(_marker(*e) for e in EXAMPLES)
+    """The marker instructions, as Markdown: five lines, paid for in context every session."""
+    category, subject, observation = EXAMPLES[0]
     return (
         "## Memory Recording\n"
-        "When you learn something about this environment that a later session would need, "
-        "write it as a memory marker on its own line in your reply (plain text, not in a code "
-        "block, quote or tool call, where markers are ignored):\n\n"
-        "[MEMORY:<category>] <observation>\n"
-        "[MEMORY:<category>:<subject>] <observation>\n\n"
-        f"Categories (others are rejected):\n{categories}\n\n"
-        "<subject> is the service, tool or component it is about: one word of letters, digits, "
-        "'-' or '_'. Leave it out for general observations.\n\n"
-        f"Examples:\n{examples}\n\n"
-        "Record only what you observed, one fact per marker, no secrets. Restating a known "
-        "memory reinforces it; stating the opposite lowers the old memory's confidence."
+        "To record what a later session needs, write a marker on its own line of your reply "
+        "(never in code blocks, quotes or tool calls): `[MEMORY:<category>:<subject>] <observation>` "
+        "or `[MEMORY:<category>] <observation>`.\n"
+        f"Categories: {', '.join(name for name, _help in CATEGORY_HELP)}. "
+        "<subject> is the service or tool it is about (one word).\n"
+        f"Example: {_marker(category, subject, observation)}\n"
+        "One observed fact per marker, no secrets; restating a memory reinforces it, contradicting it weakens it."
     )

@@ -94,7 +94,7 @@ def query(
     json_: JsonOpt = False,
 ):
     """Find memories relevant to TEXT, best first."""
-    from .. import search
+    from ..retrieval import search
 
     if not text.strip():
         raise InvalidInput("query text is empty")
@@ -193,7 +193,8 @@ def update(
     if want_json(json_):
         emit_json(entry)
     else:
-        print(f"updated {entry['id']}")
+        back = " (active again)" if before["status"] != "active" and entry["status"] == "active" else ""
+        print(f"updated {entry['id']}{back}")
 
 
 def archive(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):

@@ -15,11 +15,8 @@ SEARCH_DEPTH = 8
 
 
 def _ranked_search():
-    """The ranked search, wherever this version of memory-cli keeps it."""
-    try:
-        from memory_cli.retrieval.search import query
-    except ImportError:
-        from memory_cli.search import query
+    from memory_cli.retrieval.search import query
+
     return query
 
 

@@ -20,7 +20,7 @@ from ..baselines import api as baselines
 from ..errors import MemoryCliError
 from ..incidents import api as incidents
 from ..reports import api as reports
-from ..search import query as ranked_search
+from ..retrieval.search import query as ranked_search
 
 NAME = "memory-cli"
 TOOLS = ("query_memory", "remember", "record_incident", "search_incidents", "resolve_incident",

@@ -3,11 +3,12 @@
 What the agent sees decides whether memory helps or just fills the context, so every rendering
 here is budgeted: entries arrive best first, and each one is taken only if the whole block
 (header and group headings included) still fits. Tokens are estimated as characters / 4, the
-estimate seed 000 uses, so "within N tokens" is simply "within 4*N characters".
+usual rough estimate for English, so "within N tokens" is simply "within 4*N characters".
 
 Claude Code replaces any hook output string over 10,000 characters with a file path and a short
-preview, which would hide every memory behind a path. So whatever budget a user configures, a
-rendering never exceeds :data:`HARD_CHAR_LIMIT`.
+preview, which would hide every memory behind a path. So a configured budget is honoured up to
+:data:`HARD_CHAR_LIMIT` (about 2,350 tokens) and no further; the session-start caller says so in
+the text and to the person when that ceiling, not the budget, left memories out.
 
 The wording states facts ("Recorded by memory-cli ...") rather than issuing "SYSTEM:" commands:
 Claude Code wraps ``additionalContext`` in a system reminder, and imperative pseudo-system text
@@ -25,8 +26,9 @@ if TYPE_CHECKING:  # typing and dataclasses cost ~15 ms of imports on every hook
 CHARS_PER_TOKEN = 4
 #: Claude Code swaps hook output strings longer than this for a file path.
 CLAUDE_OUTPUT_LIMIT = 10_000
-#: Ceiling for any rendering, leaving room for the JSON envelope and a short companion text.
-HARD_CHAR_LIMIT = 9_000
+#: Ceiling for any rendering: the hook answer's own cap (hooks.response, 9,500) less the
+#: ``<memory-cli-context>`` wrapping and a margin.
+HARD_CHAR_LIMIT = 9_400
 #: One memory is one line; a pasted essay must not eat the budget of fifteen others.
 DEFAULT_ENTRY_CHARS = 600
 
@@ -130,25 +132,40 @@ def rejected_alternatives(entry: Any) -> list[str]:
     return out
 
 
-def bullet(entry: Any, *, entry_chars: int = DEFAULT_ENTRY_CHARS) -> str:
+def bullet(entry: Any, *, entry_chars: int = DEFAULT_ENTRY_CHARS, show_subject: bool = True) -> str:
     """``- [rule] Never use pythonw.exe (confidence: 1.0)``.
 
-    A decision whose rejected alternative is only in its tags gets it spelled out, so "what
-    did we decide not to do" is answerable from the injected text itself.
+    The tag is the memory's category when it has one (a marker's ``timing``, ``dependency`` ...),
+    else its type. A memory about a subject (the service or tool a marker named) reads
+    ``- [timing] jellyfin: Takes 60s to start (confidence: 0.9)`` unless it is listed under that
+    subject's own heading (``show_subject=False``): the observation alone does not say what it is
+    about. A decision whose rejected alternative is only in its tags gets it spelled out, so
+    "what did we decide not to do" is answerable from the injected text itself.
     """
-    kind = one_line(field_of(entry, "type") or field_of(entry, "category") or "memory", 40)
+    kind = one_line(field_of(entry, "category") or field_of(entry, "type") or "memory", 40)
     content = one_line(field_of(entry, "content") or field_of(entry, "observation") or "", entry_chars)
+    subject = one_line(field_of(entry, "subject") or "", 60)
+    if show_subject and subject and not content.lower().startswith(subject.lower()):
+        content = f"{subject}: {content}"
     lowered = content.lower()
     missing = [alt for alt in rejected_alternatives(entry) if alt.lower() not in lowered]
     extra = f"; rejected: {', '.join(missing)}" if missing else ""
+    merged = field_of(entry, "merged") or []
+    if merged:
+        counts: dict = {}
+        for m in merged:
+            counts[one_line(m, 60)] = counts.get(one_line(m, 60), 0) + 1
+        extra += "; also recorded as " + "; ".join(f"{m} x{n}" if n > 1 else m for m, n in list(counts.items())[:3])
     return f"- [{kind}] {content} (confidence: {format_confidence(field_of(entry, 'confidence', 0.0))}{extra})"
 
 
 def scope_group(entry: Any) -> str:
-    """The heading an entry is listed under: its scope, with global memories as ``general``."""
+    """The heading an entry is listed under: its scope (``project: x``), or for a global memory
+    about a subject, that subject (``jellyfin``); other global memories are ``general``."""
     scope = str(field_of(entry, "scope") or "global").strip()
     if scope == "global" or not scope:
-        return GENERAL_GROUP
+        subject = one_line(field_of(entry, "subject") or "", 60)
+        return subject if subject and subject.lower() != GENERAL_GROUP else GENERAL_GROUP
     kind, sep, name = scope.partition(":")
     if sep and name:
         return f"{kind}: {name}"
@@ -201,6 +218,7 @@ def render_budgeted(
     group_by: Callable[[Any], str | None] | None = scope_group,
     last_group: str | None = GENERAL_GROUP,
     entry_chars: int = DEFAULT_ENTRY_CHARS,
+    unlimited: bool = False,
 ) -> Rendered:
     """Take ranked entries while the whole block fits; skip one that does not and try the next.
 
@@ -211,7 +229,9 @@ def render_budgeted(
     """
     ranked = list(entries)
     eligible = len(ranked) if total is None else max(int(total), 0)
-    limit = min(max(int(max_tokens), 0) * CHARS_PER_TOKEN, max(int(max_chars), 0), HARD_CHAR_LIMIT)
+    limit = min(max(int(max_tokens), 0) * CHARS_PER_TOKEN, max(int(max_chars), 0))
+    if not unlimited:  # ``unlimited``: what the budget alone would take (to report what the ceiling cut)
+        limit = min(limit, HARD_CHAR_LIMIT)
     cap = max(int(max_entries), 0)
 
     order: list[str | None] = []
@@ -228,10 +248,11 @@ def render_budgeted(
     for entry in ranked:
         if len(chosen) >= cap:
             break
-        line = bullet(entry, entry_chars=entry_chars)
+        key = group_by(entry) if group_by else None
+        line = bullet(entry, entry_chars=entry_chars,
+                      show_subject=not key or key != one_line(field_of(entry, "subject") or "", 60))
         if len(line) + len(text) > limit and chosen:
             continue  # cannot fit whatever the layout; skip without re-rendering
-        key = group_by(entry) if group_by else None
         new_group = key not in grouped
         if new_group:
             order.append(key)
@@ -266,14 +287,16 @@ def render_session(
     max_tokens: int = 2000,
     max_chars: int = HARD_CHAR_LIMIT,
     title: str = SESSION_TITLE,
+    unlimited: bool = False,
 ) -> Rendered:
-    """The SessionStart block (seed 000's format): grouped by scope, general memories last.
+    """The SessionStart block: grouped by scope (global memories by subject), general memories last.
 
     ``## Operational Memory (12 of 18 memories, ~1,847 tokens)`` then ``### project: x`` groups
     of ``- [type] content (confidence: c)`` bullets.
     """
     return render_budgeted(entries, title=title, intro=SESSION_INTRO, total=total,
-                           max_entries=max_entries, max_tokens=max_tokens, max_chars=max_chars)
+                           max_entries=max_entries, max_tokens=max_tokens, max_chars=max_chars,
+                           unlimited=unlimited)
 
 
 def render_prompt(

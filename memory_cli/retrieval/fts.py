@@ -1,5 +1,5 @@
 """Keyword side of hybrid retrieval: BM25 over retrieval's ranking index ``memory_rank_fts``
-(the foundation's ``memory_fts`` columns plus session context; see :mod:`.hybrid`), put on the
+(content, tags, subject plus session context; see :mod:`.hybrid`), the store's one FTS index, put on the
 0-1 scale of :mod:`.fusion` (BM25 / sum of the query words' IDF).
 
 A person's query is free text, not FTS5 syntax: it is split into words, stop words and
@@ -14,14 +14,14 @@ import re
 
 from . import fusion
 
-# memory_rank_fts (retrieval's ranking index, migration 6): content, tags, subject, context.
+# memory_rank_fts (retrieval's ranking index, migration 5): content, tags, subject, context.
 # Tags and subject are short and curated: a hit there is worth half a hit in the text, or one-word
 # subjects would outrank whole sentences. Context (the previous memory of the same session) is
 # evidence about the memory, not the memory: half weight too (LoCoMo: 0.3-0.5 equally good).
 RANK_TABLE = "memory_rank_fts"
 COLUMN_WEIGHTS = (1.0, 0.5, 0.5, 0.5)
-_RANK_BM25 = "bm25(memory_rank_fts, {})".format(", ".join(str(w) for w in COLUMN_WEIGHTS))
-# Fallback when the ranking index is missing (a store opened read-only before migration 6).
+RANK_BM25 = "bm25(memory_rank_fts, {})".format(", ".join(str(w) for w in COLUMN_WEIGHTS))
+# Fallback for a store opened read-only before migration 5 (it still has the foundation's index).
 _BASE_BM25 = "bm25(memory_fts, 1.0, 0.5, 0.5)"
 
 STOP_WORDS = frozenset("""
@@ -74,7 +74,7 @@ def match_expression(terms: list[str]) -> str | None:
 
 def _table(store) -> tuple[str, str]:
     if store.table_exists(RANK_TABLE):
-        return RANK_TABLE, _RANK_BM25
+        return RANK_TABLE, RANK_BM25
     return "memory_fts", _BASE_BM25
 
 

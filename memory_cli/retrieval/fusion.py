@@ -19,7 +19,7 @@ evidence (a neighbouring memory of the same session that matches, the query nami
 subject, a date in the query matching the day the memory was recorded) closes part of the gap
 to 1: ``r + (1 - r) * b``. That keeps scores inside 0-1 without clipping, so their order is kept.
 The reported score is ``1 - (1 - r)^2`` (see :func:`calibrate`: partial matches of long queries
-are real hits) times confidence and recency factors (seed 002: relevance x recency x confidence).
+are real hits) times confidence and recency factors (relevance x recency x confidence).
 
 On the LoCoMo turn benchmark these choices ranked as well as the best relative normalisation
 (see scripts/locomo_experiments/RESULTS.md). Everything here is pure and standard library only:
@@ -34,23 +34,27 @@ from collections.abc import Iterable, Mapping  # cheap (re already loads collect
 
 
 class Weights:
-    """Every knob of the ranking, with the values measured on LoCoMo (RESULTS.md, exp25-28).
+    """Every knob of the ranking. Defaults: what cross-validation on LoCoMo chose in most of its ten
+    splits (scripts/bench_retrieval_cv.py; tuned on three conversations, scored on the other two).
 
     A plain class rather than a dataclass: ``dataclasses`` costs ~10 ms to import on the hook path.
     """
 
     __slots__ = ("keyword", "cos_floor", "cos_full", "keyword_context", "neighbours", "subject",
-                 "date", "rejected", "confidence", "recency", "half_life_days")
+                 "date", "rejected", "concept", "temporal", "feedback", "confidence", "recency", "half_life_days")
 
     def __init__(self, *,
                  keyword: float = 0.6,           # share of the keyword signal in the base score
                  cos_floor: float = 0.2,         # cosine mapped to 0 ...
                  cos_full: float = 0.75,         # ... and to 1
                  keyword_context: float = 0.3,   # share of the previous same-session memory's keyword score
-                 neighbours: float = 0.15,       # gap closed per unit of the neighbours' summed base score
+                 neighbours: float = 0.2,        # gap closed per unit of the neighbours' summed base score
                  subject: float = 0.5,           # gap closed when the query names the memory's subject
                  date: float = 0.5,              # gap closed when a date in the query matches the memory's day
                  rejected: float = 0.5,          # gap closed for a rejected alternative asked about
+                 concept: float = 0.5,           # gap closed when the memory names an instance of a concept asked about
+                 temporal: float = 0.25,         # gap closed when a "when" question meets a time expression
+                 feedback: float = 0.15,         # gap closed by sharing the top hits' other words (feedback)
                  confidence: float = 0.3,        # 0 = ignore confidence; 1 = score x confidence
                  recency: float = 0.1,           # 0 = ignore age; 1 = score x 0.5 ** (age / half life)
                  half_life_days: float = 90.0):
@@ -289,6 +293,65 @@ def records_rejection(content: str | None, tags: Iterable[str] = ()) -> bool:
     if any(str(t).lower().startswith("rejected") for t in tags or ()):
         return True
     return bool(content) and _cue("records").search(content) is not None
+
+
+# ----------------------------------------------------------------------------- temporal cue
+
+_TIME_RES: list = []
+
+
+def _time_res():
+    if not _TIME_RES:
+        _TIME_RES.append(re.compile(
+            r"\bwhen\b|\bwhat (year|month|day|date|time|week)\b|\bhow long (ago|before|after|since)\b"
+            r"|\bwhich (year|month|day|week)\b", re.I))
+        days = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+        _TIME_RES.append(re.compile(
+            r"\b(yesterday|today|tonight|tomorrow|recently|ago|lately|earlier|weekend)\b"
+            r"|\b(last|next|this|past|coming|few|couple of)\s+(\w+\s+)?(week|weeks|month|months|year|years|night"
+            r"|weekend|summer|winter|spring|fall|autumn|" + days[1:-1] + r")\b"
+            r"|\b" + days + r"\b|\b(19|20)\d\d\b|\b(january|february|march|april|june|july|august|september"
+            r"|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b", re.I))
+    return _TIME_RES
+
+
+def asks_when(query: str) -> bool:
+    """Does the question ask for a time ("when did ...", "what year ...", "how long ago ...")?"""
+    return bool(query) and _time_res()[0].search(query) is not None
+
+
+def mentions_time(content: str | None) -> bool:
+    """Does the memory carry a time expression ("yesterday", "last week", "in 2022", "on Friday")?"""
+    return bool(content) and _time_res()[1].search(content) is not None
+
+
+# ----------------------------------------------------------------------------- feedback
+
+def feedback_bonus(rel: Mapping[str, float], terms_of, query_terms: Iterable[str], share: float,
+                   top: int = 5, pool: int = 50) -> dict[str, float]:
+    """Pseudo-relevance feedback inside the candidate set: the words the best ``top`` hits share
+    (other than the query's own) describe what the query is about; the best ``pool`` candidates
+    gain ``share x`` the weighted share of those words they hold (lower ones could not reach the
+    first results anyway). ``terms_of(id)`` gives a candidate's words."""
+    if share <= 0 or not rel:
+        return dict(rel)
+    ranked = sorted(rel, key=rel.get, reverse=True)
+    skip = set(query_terms)
+    weight: dict[str, float] = {}
+    for k in ranked[:top]:
+        for t in set(terms_of(k)):
+            if t not in skip:
+                weight[t] = weight.get(t, 0.0) + rel[k]
+    weight = {t: v for t, v in weight.items() if v > 0}
+    if not weight:
+        return dict(rel)
+    norm = sum(sorted(weight.values(), reverse=True)[:20]) or 1.0
+    out = dict(rel)
+    for k in ranked[:pool]:
+        got = sum(weight.get(t, 0.0) for t in set(terms_of(k)))
+        if got:
+            out[k] = close_gap(rel[k], share * min(1.0, got / norm))
+    return out
 
 
 # ----------------------------------------------------------------------------- weights

@@ -1,4 +1,4 @@
-"""Hook handlers that put memories in front of the agent (issue 5).
+"""Hook handlers that put memories in front of the agent.
 
 SessionStart: the session block (plus the marker instructions) as ``additionalContext``.
 UserPromptSubmit: the few memories most relevant to the prompt, beside it.
@@ -27,6 +27,8 @@ def session_start(ctx, resp):
     result = inject(ctx.store, sc, ctx.settings, session_id=ctx.session_id or None, source=source,
                     hook_event=ctx.event)
     _add(resp, result["text"])
+    if result.get("notice"):
+        resp.notify(result["notice"])
 
 
 PROMPT_CHARS = 8000

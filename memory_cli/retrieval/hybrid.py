@@ -11,7 +11,7 @@ Why each step (measured on LoCoMo, scripts/locomo_experiments/RESULTS.md):
 - A query that names a memory's ``subject``, or a date on which the memory was recorded, is
   strong evidence that BM25 cannot see (names in many memories have almost no IDF).
 - "What did we decide not to do" questions raise decisions that record a rejected alternative.
-- Confidence and recency scale the result (seed 002: relevance x recency x confidence).
+- Confidence and recency scale the result (relevance x recency x confidence).
 
 When the daemon is cold or slow (``timeout_ms``) or vectors are missing, the keyword signal
 alone is used on the same scale, so thresholds keep their meaning. Hooks call this: standard
@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import time
 
-from . import fts, fusion
+from . import concepts, fts, fusion
 
 CANDIDATES = 300
 MODES = ("hybrid", "keyword", "vector")
 
-# Migration 6: the ranking index. memory_rank_fts mirrors the foundation's memory_fts (content,
-# tags, subject; rowid = memory_entries.rowid) plus ``context``: for an entry recorded in a
+# Migration 5: the ranking index, the store's one FTS index (migration 8 dropped the foundation's
+# memory_fts it replaced): content, tags, subject (rowid = memory_entries.rowid) plus ``context``: for an entry recorded in a
 # session, the content of the entry recorded just before it in that session (the question an
 # answer answers, the problem a fix fixes). One table rather than a second one beside memory_fts:
 # BM25 over both columns together scored clearly better on LoCoMo (R@5 .706-.713 vs .69-.70),
@@ -119,7 +119,7 @@ def _timeout(settings, timeout_ms):
 # ----------------------------------------------------------------------------- filters
 
 def _filters(*, scope, type, project, include_inactive) -> tuple[str, list]:
-    from ..search import entry_filters
+    from .filters import entry_filters
 
     return entry_filters(scope=scope, type=type, project=project, include_inactive=include_inactive)
 
@@ -212,66 +212,150 @@ def search(store, text: str, *, scope: str | None = None, type: str | None = Non
         settings = settings_mod.load()
     w = weights or weights_from(settings)
     depth = max(int(candidates or CANDIDATES), limit * 3)
-    where, params = _filters(scope=scope, type=type, project=project, include_inactive=include_inactive)
+    cands = gather(store, text, scope=scope, type=type, project=project, files=files, mode=mode,
+                   settings=settings, timeout_ms=timeout_ms, include_inactive=include_inactive,
+                   depth=depth)
+    if cands is None:
+        return []
+    scored = rank(cands, w, min_score=min_score)
+    top = scored[:limit]
+    full = {e["id"]: e for e in _rows(store, [i for i, _s in top], "", [])}
+    out = []
+    for i, score in top:
+        e = full[i]
+        e["score"] = round(score, 4)
+        out.append(e)
+    return out
 
+
+class Candidates:
+    """Everything the ranking needs about one query, read from the store once.
+
+    Split from :func:`rank` so that a benchmark can score many weightings of the same evidence
+    without re-reading the store (the ranking itself is pure Python over these fields).
+    """
+
+    __slots__ = ("text", "mode", "keyword", "cosines", "around", "previous", "rows", "dates", "asks_rejected",
+                 "asks_when", "instances", "now", "_terms", "_cues")
+
+    def __init__(self, **kw):
+        for k in self.__slots__:
+            setattr(self, k, kw.get(k))
+
+
+def gather(store, text: str, *, scope=None, type=None, project=None, files=(), mode="hybrid",
+           settings=None, timeout_ms=None, include_inactive=False, depth=CANDIDATES) -> Candidates | None:
+    """Read the candidates of ``text`` from the store: keyword and vector evidence, session
+    neighbours and the scoring columns (None when nothing can be found, e.g. vector mode cold)."""
+    where, params = _filters(scope=scope, type=type, project=project, include_inactive=include_inactive)
     keyword: dict[str, float] = {}
+    instances = concepts.instances(text)
     if mode != "vector":
         keyword = fts.keyword_scores(store, text, limit=depth, where=where, params=params)
-    vector = None
+        if instances:  # memories naming a tool of the concept asked about are candidates too
+            for k in fts.search(store, instances, limit=depth, where=where, params=params):
+                keyword.setdefault(k, 0.0)
+    cosines = None
     if mode != "keyword":
-        vector = vector_cosines(store, text, timeout_ms=_timeout(settings, timeout_ms), k=depth)
-        if vector is None and mode == "vector":
-            return []
-    vec01 = fusion.vector_scores(vector, w) if vector is not None else None
-
-    around = neighbours(store, list(dict.fromkeys([*keyword, *(vec01 or {})])))
-    if keyword:
-        previous = {k: p for k, (p, _n) in around.items()}
-        for k, (_p, n) in around.items():  # an entry whose predecessor matched, found through it
-            if n and k in keyword and n not in previous:
-                previous[n] = k
-        keyword = fusion.with_context(keyword, previous, w.keyword_context)
-    if mode == "vector":
-        base = fusion.fuse({}, vec01, 0.0)
-    else:
-        base = fusion.fuse(keyword, vec01, w.keyword)
-    base = {k: s for k, s in base.items() if s > 0.0}
-    if not base:
-        return []
-    rel = fusion.neighbour_bonus(base, around, w.neighbours)
-
-    rows = _rows(store, list(rel), where, params, columns=_SCORING_COLUMNS)
+        cosines = vector_cosines(store, text, timeout_ms=_timeout(settings, timeout_ms), k=depth)
+        if cosines is None and mode == "vector":
+            return None
+    around = neighbours(store, list(dict.fromkeys([*keyword, *(cosines or {})])))
+    previous = {k: p for k, (p, _n) in around.items()}
+    for k, (_p, n) in around.items():  # an entry found only through its matching predecessor
+        if n and k in keyword and n not in previous:
+            previous[n] = k
+    ids = list(dict.fromkeys([*keyword, *(cosines or {}), *previous]))
+    rows = _rows(store, ids, where, params, columns=_SCORING_COLUMNS)
     if files or project is not None:
         from .. import scope as scopes
 
         proj = scopes.normalize_project(project) if project else None
         rows = [r for r in rows if not r["scope"].startswith("file:") or scopes.applies(r["scope"], proj, list(files))]
-    dates = fusion.query_dates(text)
-    asks_rejected = fusion.asks_for_rejected(text)
-    now = time.time()
-    scored = []
-    for e in rows:
-        r = rel[e["id"]]
-        if e["subject"] and fusion.names_subject(text, e["subject"]):
+    return Candidates(text=text, mode=mode, keyword=keyword, cosines=cosines, around=around, previous=previous,
+                      rows=[dict(r) for r in rows], dates=fusion.query_dates(text),
+                      asks_rejected=fusion.asks_for_rejected(text), asks_when=fusion.asks_when(text),
+                      instances=instances,
+                      now=time.time())
+
+
+def _cues_of(c: Candidates) -> dict:
+    """Per candidate, the query-dependent cues that no weight changes (computed once)."""
+    if c._cues is None:
+        c._cues = {e["id"]: (bool(e["subject"]) and fusion.names_subject(c.text, e["subject"]),
+                             bool(c.dates) and fusion.date_matches(e["created_at"], c.dates),
+                             c.asks_rejected and e["type"] == "decision"
+                             and fusion.records_rejection(e["content"], _tags(e["tags"])),
+                             c.asks_when and fusion.mentions_time(e["content"]),
+                             bool(c.instances) and concepts.names_instance(e["content"], c.instances))
+                   for e in c.rows}
+    return c._cues
+
+
+def _terms_of(c: Candidates):
+    """A candidate's words (the query tokenizer's), computed on first use and kept."""
+    if c._terms is None:
+        c._terms = {}
+    contents = None
+
+    def terms(k: str) -> list[str]:
+        nonlocal contents
+        got = c._terms.get(k)
+        if got is None:
+            if contents is None:
+                contents = {e["id"]: e["content"] for e in c.rows}
+            got = c._terms[k] = fts.query_terms(contents.get(k) or "")
+        return got
+    return terms
+
+
+def rank(c: Candidates, w: fusion.Weights, *, min_score: float | None = None) -> list[tuple[str, float]]:
+    """``[(entry id, score)]`` best first: the fused 0-1 relevance of every candidate."""
+    vec01 = fusion.vector_scores(c.cosines, w) if c.cosines is not None else None
+    keyword = c.keyword
+    if keyword:
+        keyword = fusion.with_context(keyword, c.previous, w.keyword_context)
+    if c.mode == "vector":
+        base = fusion.fuse({}, vec01, 0.0)
+    else:
+        base = fusion.fuse(keyword, vec01, w.keyword)
+    cues = _cues_of(c)
+    # a memory naming a tool of the concept asked about counts even without a shared word
+    base = {k: s for k, s in base.items() if s > 0.0 or (c.instances and w.concept > 0 and k in cues and cues[k][4])}
+    if not base:
+        return []
+    rel = fusion.neighbour_bonus(base, c.around, w.neighbours)
+    cued = {}
+    for e in c.rows:
+        r = rel.get(e["id"])
+        if r is None:
+            continue
+        subject, date, rejected, timed, concept = cues[e["id"]]
+        if subject:
             r = fusion.close_gap(r, w.subject)
-        if dates and fusion.date_matches(e["created_at"], dates):
+        if date:
             r = fusion.close_gap(r, w.date)
-        if asks_rejected and e["type"] == "decision" and fusion.records_rejection(e["content"], _tags(e["tags"])):
+        if rejected:
             r = fusion.close_gap(r, w.rejected)
-        age = _age_days(e, now) if w.recency > 0 else None
+        if timed:
+            r = fusion.close_gap(r, w.temporal)
+        if concept:
+            r = fusion.close_gap(r, w.concept)
+        cued[e["id"]] = r
+    if w.feedback > 0:
+        cued = fusion.feedback_bonus(cued, _terms_of(c), fts.query_terms(c.text), w.feedback)
+    scored = []
+    for e in c.rows:
+        r = cued.get(e["id"])
+        if r is None:
+            continue
+        age = _age_days(e, c.now) if w.recency > 0 else None
         score = fusion.final_score(r, confidence=e["confidence"], age_days=age, weights=w)
         if min_score is not None and score < min_score:
             continue
         scored.append((-score, -(e["confidence"] or 0.0), e["id"]))
     scored.sort()
-    top = scored[:limit]
-    full = {e["id"]: e for e in _rows(store, [i for _s, _c, i in top], "", [])}
-    out = []
-    for neg_score, _c, i in top:
-        e = full[i]
-        e["score"] = round(-neg_score, 4)
-        out.append(e)
-    return out
+    return [(i, -s) for s, _c, i in scored]
 
 
 _SCORING_COLUMNS = "e.id, e.scope, e.type, e.subject, e.created_at, e.reinforced_at, e.confidence, e.content, e.tags"

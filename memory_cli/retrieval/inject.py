@@ -31,10 +31,17 @@ from . import format as fmt
 W_RELEVANCE, W_CONFIDENCE, W_SPECIFIC, W_TYPE = 0.45, 0.35, 0.10, 0.10
 TYPE_WEIGHT = {"rule": 1.0, "correction": 0.9, "decision": 0.6, "pattern": 0.6, "preference": 0.5, "fact": 0.4}
 PINNED_BONUS = 0.10
-#: Room left for other handlers' context in the same hook answer.
-SESSION_CHAR_LIMIT = 8500
+#: The most a session-start answer can carry: Claude Code's hook output limit less the wrapping.
+SESSION_CHAR_LIMIT = fmt.HARD_CHAR_LIMIT
+#: Relevance (0-1 hybrid score against the session's project, files and task) a memory needs at
+#: session start unless its scope or type makes it apply anyway (see :func:`needs_relevance`).
+SESSION_RELEVANCE_FLOOR = 0.35
+#: Global memories of these types bind the agent everywhere: injected whatever the session is about.
+BINDING_TYPES = ("rule", "correction", "preference")
 
-_COLUMNS = "id, content, type, scope, confidence, tags, pinned, use_count, last_used, updated_at"
+_FIELDS = ("id", "content", "type", "scope", "confidence", "tags", "pinned", "use_count", "last_used",
+           "updated_at", "subject", "category", "source")
+_COLUMNS = ", ".join(_FIELDS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,47 +131,20 @@ def _row(r: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# Retrieval through the ranking helper's search.query (documented 0-1 scores)
+# Retrieval: the ranked search (documented 0-1 scores)
 
 
 def search(store, text: str, *, project: str | None = None, files=(), limit: int = 10,
            min_score: float | None = None, type: str | None = None, timeout_ms: int | None = None) -> list[dict]:
-    """Call ``memory_cli.search.query`` with whichever of the documented arguments it accepts.
+    """:func:`memory_cli.retrieval.search.query` restricted to what applies in ``project``/``files``;
+    a query with nothing to search for (only stop words) finds nothing."""
+    from .search import query
 
-    Scores are expected on 0-1. If a keyword-only search (no ``min_score`` argument) answers
-    with raw BM25, scores are scaled by the best one so a threshold keeps some meaning.
-    """
-    from .. import search as search_mod
-
-    q = search_mod.query
-    code = getattr(getattr(q, "__wrapped__", q), "__code__", None)
-    names = set(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]) if code else set()
-    kw: dict = {"limit": limit}
-    if type:
-        kw["type"] = type
-    if "project" in names:
-        kw["project"] = project
-        if "files" in names:
-            kw["files"] = tuple(files)
-    elif project:
-        kw["scope"] = "project:" + project
-    if "timeout_ms" in names and timeout_ms is not None:
-        kw["timeout_ms"] = timeout_ms
-    passes_threshold = "min_score" in names and min_score is not None
-    if passes_threshold:
-        kw["min_score"] = min_score
     try:
-        results = q(store, text, **kw)
+        return query(store, text, limit=limit, type=type, project=project, files=tuple(files),
+                     timeout_ms=timeout_ms, min_score=min_score)
     except InvalidInput:
         return []
-    best = max((float(r.get("score") or 0.0) for r in results), default=0.0)
-    if best > 1.0 or (best > 0.0 and "min_score" not in names):
-        # Raw BM25 from a keyword-only search: only relative to the best hit is it comparable.
-        for r in results:
-            r["score"] = float(r.get("score") or 0.0) / best
-    if min_score is not None and not passes_threshold:
-        results = [r for r in results if float(r.get("score") or 0.0) >= min_score]
-    return results
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,18 +242,10 @@ def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
 
 
 def _instructions() -> str:
-    """The [MEMORY:...] marker instructions from the capture area, when that area provides them."""
-    try:
-        from importlib import import_module
+    """The [MEMORY:...] marker instructions (capture area)."""
+    from ..capture.instructions import text
 
-        mod = import_module("memory_cli.capture.instructions")
-    except ImportError:
-        return ""
-    try:
-        text = mod.text()
-    except Exception:  # capture's problem must not cost the session its memories
-        return ""
-    return text.strip() if isinstance(text, str) else ""
+    return text().strip()
 
 
 def _eligible(store, projects: list[str], files: list[str], root: str | None, min_conf: float,
@@ -305,24 +277,59 @@ def _specificity(scope: str) -> float:
     return 0.0
 
 
-def drop_near_duplicates(ranked: list[dict], *, window: int = 60) -> list[dict]:
-    """Keep the best-ranked of memories that say the same thing (imports often hold one rule
-    in three files). Only the top ``window`` are compared; the rest pass through untouched.
+def provenance(e: dict) -> str:
+    """How a memory came to be, in a few words: ``preference, added by hand``."""
+    how = {"manual": "added by hand", "promoted": "promoted from corrections", "marker": "agent marker",
+           "imported": "imported", "correction": "captured correction"}.get(str(e.get("source") or ""),
+                                                                          str(e.get("source") or "").strip())
+    return f"{e.get('type') or 'memory'}, {how}" if how else str(e.get("type") or "memory")
 
-    Uses the capture area's model-free similarity when it is installed; otherwise no-op.
-    """
-    try:
-        from ..capture.similar import SAME_THRESHOLD, similarity, tokens
-    except ImportError:
-        return ranked
+
+def drop_near_duplicates(ranked: list[dict], *, window: int = 60) -> list[dict]:
+    """Merge memories that say the same thing (a preference and the rule promoted from the same
+    corrections; imports holding one rule in three files): the best-ranked one is kept, and
+    lists the others' provenance (``merged``) so the agent sees that it was said more than
+    once. Only the top ``window`` are compared; the rest pass through untouched. Two pinned
+    memories are both kept (each is pinned on purpose)."""
+    from ..capture.similar import tokens
+
+    def same(a: set, b: set) -> bool:
+        # One says all the other says (plus a qualifier), or they share nearly every word. A
+        # looser test would merge "the billing service must ..." with "the mailer service must ...".
+        if not a or not b:
+            return False
+        return a <= b or b <= a or len(a & b) / len(a | b) >= 0.9
+
     kept: list[dict] = []
     kept_tokens: list[set] = []
     for e in ranked[:window]:
         toks = set(tokens(e.get("content") or ""))
-        if e.get("pinned") or not any(similarity(toks, k) >= SAME_THRESHOLD for k in kept_tokens):
+        twin = next((k for k, kt in zip(kept, kept_tokens)
+                     if same(toks, kt) and not (e.get("pinned") and k.get("pinned"))), None)
+        if twin is None or (e.get("pinned") and not twin.get("pinned")):
             kept.append(e)
             kept_tokens.append(toks)
+            continue
+        twin.setdefault("merged", []).append(provenance(e))
+        twin.setdefault("merged_ids", []).append(e["id"])
     return kept + ranked[window:]
+
+
+def needs_relevance(e: dict, projects: list[str], files: list[str], root: str | None,
+                    always: tuple[str, ...] = ()) -> bool:
+    """Must this memory clear :data:`SESSION_RELEVANCE_FLOOR` to be injected at session start?
+
+    Exempt: pinned memories, rules/corrections/preferences of global scope or of a scope in
+    ``always_include_scopes`` (they bind everywhere), and memories scoped to this project or its
+    files (their scope is their relevance). What remains, knowledge that applies everywhere
+    such as a fact about some service, is injected only when the session is about it.
+    """
+    scope = e.get("scope") or "global"
+    if e.get("pinned"):
+        return False
+    if scope == scopes.GLOBAL or scope in always:
+        return (e.get("type") or "fact") not in BINDING_TYPES
+    return not _applies(scope, projects, files, root)
 
 
 def session_query_text(ctx: dict) -> str:
@@ -372,11 +379,15 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
                 continue
             relevance[hit["id"]] = max(0.0, min(1.0, float(hit.get("score") or 0.0)))
             if hit["id"] not in by_id:
-                entry = {k: hit.get(k) for k in ("id", "content", "type", "scope", "confidence", "tags",
-                                                 "pinned", "use_count", "last_used", "updated_at")}
+                entry = {k: hit.get(k) for k in _FIELDS}
                 entry["pinned"] = bool(entry.get("pinned"))
                 by_id[hit["id"]] = entry
     by_id = {e["id"]: e for e in drop_dormant(store, list(by_id.values()), settings)}
+    below_floor = [i for i, e in by_id.items() if relevance.get(i, 0.0) < SESSION_RELEVANCE_FLOOR
+                   and needs_relevance(e, projects, files, root, always)]
+    for i in below_floor:
+        del by_id[i]
+    total = max(0, total - len(below_floor))
 
     def rank(e: dict) -> tuple:
         score = (W_RELEVANCE * relevance.get(e["id"], 0.0) + W_CONFIDENCE * float(e.get("confidence") or 0)
@@ -400,6 +411,20 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
         max_tokens = max(max_tokens, needed.tokens)
     rendered = fmt.render_session(ranked, total=max(total, len(by_id)), max_entries=max_entries,
                                   max_tokens=max_tokens, max_chars=limit)
+    notice = ""
+    if max_tokens * fmt.CHARS_PER_TOKEN > limit and rendered.count < min(max_entries, len(ranked)):
+        # The budget allowed more than one hook answer can carry: say so instead of cutting silently.
+        unlimited = fmt.render_session(ranked, total=max(total, len(by_id)), max_entries=max_entries,
+                                       max_tokens=max_tokens, max_chars=10**9, unlimited=True)
+        cut = unlimited.count - rendered.count
+        if cut > 0:
+            notice = (f"memory-cli: {cut} more {'memory' if cut == 1 else 'memories'} fit the "
+                      f"{max_tokens:,}-token budget but not Claude Code's {fmt.CLAUDE_OUTPUT_LIMIT:,}-character "
+                      f"limit on one hook answer (budgets are honoured up to about "
+                      f"{fmt.HARD_CHAR_LIMIT // fmt.CHARS_PER_TOKEN:,} tokens)")
+            rendered = fmt.render_session(ranked, total=max(total, len(by_id)), max_entries=max_entries,
+                                          max_tokens=max_tokens, max_chars=limit - len(notice) - 2)
+            rendered.text = rendered.text + "\n\n" + notice if rendered.text else ""
     full = fmt.join_blocks(rendered.text, instructions, limit=SESSION_CHAR_LIMIT)
     result = {
         "text": full,
@@ -410,11 +435,14 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
         "tokens": rendered.tokens,
         "scopes": ["global"] + [f"project:{p}" for p in projects] + [f"file:{f}" for f in files],
         "source": source,
+        "notice": notice,
+        "below_floor": len(below_floor),
     }
     if record and (rendered.included or compact):
         _record(store, rendered.included, session_id=session_id, context=f"session:{source}",
                 total=rendered.total, tokens=rendered.tokens, hook_event=hook_event,
-                extra={"project": sc.get("project"), "files": files[:5]},
+                extra={"project": sc.get("project"), "files": files[:5], "below_floor": len(below_floor),
+                       **({"limit_cut": notice} if notice else {})},
                 reset_session=source in ("compact", "clear"))
     return result
 
@@ -447,7 +475,7 @@ def rejected_decisions(store, text: str, *, project: str | None, files=(), limit
     The topic words are the question minus its negation wording; matching is on word stems
     (caching ~ cache) against the decision's content and its ``rejected:<alternative>`` tags.
     """
-    from ..search import terms
+    from .fts import query_terms as terms
 
     topic = [t for t in terms(text) if t not in _NEG_WORDS and len(t) > 2]
     if not topic:
@@ -474,7 +502,7 @@ def for_prompt(store, prompt: str, settings, *, project: str | None = None, proj
                files=(), session_id: str | None = None, record: bool = True,
                hook_event: str | None = None) -> dict:
     """The few memories most relevant to what the person just asked, not yet seen this session."""
-    from ..search import terms
+    from .fts import query_terms as terms
 
     empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0}
     if not prompt or _TRIVIAL_PROMPT.match(prompt) or len(terms(prompt)) < 2:
@@ -586,7 +614,7 @@ def for_failure(store, error: str, settings, *, tool_name: str | None = None, co
     """Past solutions to errors like this one, above the relevance threshold."""
     empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0, "query": ""}
     query = failure_query(error, command)
-    from ..search import terms
+    from .fts import query_terms as terms
 
     if len(terms(query)) < 2:
         return empty

@@ -77,6 +77,19 @@ _FLAG_ALIASES: dict[str, dict[str, str]] = {
 }
 
 
+# program -> {subcommand as typed: the subcommand it stands for}: ``npm i`` is ``npm install``.
+_SUBCOMMAND_ALIASES: dict[str, dict[str, str]] = {
+    "npm": {"i": "install", "add": "install", "in": "install", "isntall": "install", "rm": "uninstall",
+            "un": "uninstall", "remove": "uninstall", "r": "uninstall", "t": "test", "tst": "test",
+            "run-script": "run", "c": "config", "ci": "clean-install"},
+    "pnpm": {"i": "install", "rm": "remove", "un": "remove", "uninstall": "remove", "t": "test",
+             "run-script": "run"},
+    "yarn": {"rm": "remove"},
+    "docker": {"rmi": "image", "ps": "ps"},
+    "kubectl": {},
+}
+
+
 class InvalidCommandPattern(ValueError):
     """A command pattern that cannot describe a program invocation."""
 
@@ -159,7 +172,32 @@ def _analyze(program: str, args: list[str]) -> _Args:
     if program == "git" and positionals[:1] == ["push"] and any(
             p.startswith("+") and len(p) > 1 for p in positionals[1:]):
         atoms.add("--force")  # git push origin +main is a force push of main
+    _canonical_positionals(program, positionals, atoms)
     return _Args(atoms, words, positionals, after_flag)
+
+
+def _canonical_positionals(program: str, positionals: list[str], atoms: set[str]) -> None:
+    """Spellings that mean the same invocation, made equal in place: a subcommand alias
+    (``npm i``), the branch a git refspec pushes to (``HEAD:main``, ``+main`` and
+    ``refs/heads/main`` push ``main``), and the three ways of staging everything
+    (``git add .``, ``-A``, ``--all``)."""
+    aliases = _SUBCOMMAND_ALIASES.get(program)
+    if aliases and positionals and positionals[0] in aliases:
+        positionals[0] = aliases[positionals[0]]
+    if program != "git" or not positionals:
+        return
+    if positionals[0] == "push":
+        for i in range(2, len(positionals)):
+            p = positionals[i].split(":")[-1].lstrip("+")
+            positionals[i] = re.sub(r"^refs/heads/", "", p) or positionals[i]
+    elif positionals[0] == "add":
+        paths = positionals[1:]
+        everything = paths in ([], ["."], ["*"], [":/"], ["-A"]) and (
+            bool(paths) or "--all" in atoms or "-A" in atoms)
+        if everything:
+            atoms.update(("--all", "-A"))
+            if "." not in paths:
+                positionals.append(".")
 
 
 class CommandPattern:
@@ -250,6 +288,9 @@ class CommandPattern:
         want = [_norm_positional(p) for p in self.positionals]
         if not want:
             return True
+        aliases = _SUBCOMMAND_ALIASES.get(self.program)
+        if aliases and want[0] in aliases:
+            want[0] = aliases[want[0]]
         have = info.positionals
         start = 0
         if self.program in _SUBCOMMAND_PROGRAMS:

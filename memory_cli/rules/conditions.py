@@ -15,6 +15,8 @@ Standard library only; used by the hooks.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["Condition", "OPERATORS", "REGEX_OPERATORS", "field_value", "check_string_operator",
            "WRITE_TOOLS", "tool_texts"]
 
@@ -66,6 +68,37 @@ def _edits(tool_input: dict, key: str) -> str | None:
     return None
 
 
+_INTERPRETER = re.compile(r"^(?:python[\d.]*w?|py|pypy[\d.]*|node|nodejs|deno|bun|ruby|perl|php|lua|rscript)"
+                          r"(?:\.exe)?$", re.I)
+_CODE_FLAG = re.compile(r"^-(?:[A-Za-z]*[ce]|-eval|-exec|-command|r|p|pe|ne)$")
+
+
+def inline_code(command) -> str | None:
+    """The code a shell command hands to an interpreter inline (``python -c "..."``,
+    ``node -e '...'``, ``deno eval '...'``), joined; None when it runs none. A rule about a
+    code construct looks here too, so it catches ``python -c "import os; os.system(...)"``
+    but not ``grep -rn os.system src/``, which only mentions it."""
+    if not isinstance(command, str) or not command:
+        return None
+    from .shellparse import simple_commands
+
+    out = []
+    for sc in simple_commands(command):
+        if not _INTERPRETER.match(sc.name or ""):
+            continue
+        args = list(sc.args)
+        if sc.name.lower().startswith("deno") and args[:1] == ["eval"] and len(args) > 1:
+            out.append(args[1])
+            continue
+        for i, a in enumerate(args[:-1]):
+            if _CODE_FLAG.match(a):
+                out.append(args[i + 1])
+                break
+            if not a.startswith("-"):
+                break  # a script file: its code is not on the command line
+    return "\n".join(out) if out else None
+
+
 def field_value(field: str, tool_name: str, tool_input: dict | None,
                 payload: dict | None = None) -> str | None:
     """The text a condition on ``field`` looks at, or None when the call has no such field."""
@@ -74,6 +107,8 @@ def field_value(field: str, tool_name: str, tool_input: dict | None,
     f = field.strip()
     if f == "command":
         return _s(ti["command"]) if "command" in ti else None
+    if f == "inline_code":
+        return inline_code(ti.get("command")) if "command" in ti else None
     if f in ("new_text", "new_string", "content"):
         if f == "content" and "content" in ti:
             return _s(ti["content"])

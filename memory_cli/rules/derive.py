@@ -24,6 +24,11 @@ __all__ = ["derive_rule"]
 
 WRITE_TOOLS = ["Write", "Edit", "MultiEdit"]
 CONTENT_FIELDS = ["content", "new_string"]
+# A rule about a code construct: in written files, and in code handed to an interpreter on the
+# command line (``python -c "..."``; see conditions.inline_code), never in a command that only
+# mentions it (``grep os.system``).
+CODE_TOOLS = WRITE_TOOLS + ["Bash"]
+CODE_FIELDS = CONTENT_FIELDS + ["inline_code"]
 
 # Bare words taken as program names without backticks. Words that are also common English
 # (less, more, time, make, find, sort, watch, kill, top, head, touch, open, start...) are left
@@ -69,6 +74,7 @@ _STOP_WORDS = frozenset("""
 in on for when while because unless since to with from inside at as or and but instead rather
 anymore again please ever it here there without if so then than unless until before after
 by via through outside into onto the a an any this that these those my your our their its
+anything everything stuff things ever
 """.split())
 _DETERMINERS = ("the ", "a ", "an ", "any ", "this ", "that ", "these ", "those ", "my ",
                 "your ", "our ")
@@ -151,12 +157,12 @@ def _object_phrase(rest: str) -> tuple[str | None, bool, str]:
     taken: list[str] = []
     consumed = 0
     for raw in tokens:
-        tok = _strip_token(raw)
+        tok = raw if raw in (".", "./", "*", ":/") and taken else _strip_token(raw)
         if not tok or tok.lower() in _STOP_WORDS:
             break
         taken.append(tok)
         consumed += 1
-        if raw != raw.rstrip(",.;:!?") and not re.search(r"\.[A-Za-z0-9]+$", raw):
+        if raw != raw.rstrip(",.;:!?") and not re.search(r"\.[A-Za-z0-9]+$", raw) and tok != raw:
             break  # punctuation ends the phrase ("npm, use pnpm"), file names keep their dot
         if raw.endswith((",", ";", "!", "?", ":")):
             break
@@ -276,7 +282,7 @@ _PREFER = [
     # use A instead of B / use A rather than B / use A over B / use A, not B
     re.compile(r"(?:always\s+)?(?:use|prefer|run|call|choose)\s+(?P<good>.+?)\s*,?\s*"
                r"(?:instead\s+of|rather\s+than|over|and\s+not|but\s+not|not)\s+"
-               r"(?P<bad>.+?)\s*[.!]?$", re.I),
+               r"(?P<bad>.+?)(?:(?<=\S)[.!])?$", re.I),
     # don't use B, use A (instead) / never use B; prefer A
     re.compile(_NEG + r"\s+(?:use|run|call)\s+(?P<bad>.+?)\s*(?:[,;:.!]|\s-+|\s—)\s*"
                r"(?:always\s+|instead\s+|just\s+)?(?:use|prefer|run|call)\s+(?P<good>.+?)"
@@ -327,7 +333,7 @@ def _derive_preference(text: str, message: str) -> dict | None:
         if cmd:
             return _command_rule(cmd, f"use {good_cmd}", message)
         if _looks_like_code(bad) or bad_q:
-            return _result(_code_regex(bad), "regex", list(WRITE_TOOLS), list(CONTENT_FIELDS),
+            return _result(_code_regex(bad), "regex", list(CODE_TOOLS), list(CODE_FIELDS),
                            f"use {good}", message)
     return None
 
@@ -343,10 +349,57 @@ def _derive_phrase(text: str, message: str) -> dict | None:
     return None
 
 
+_PIPE_INTO = re.compile(_NEG + r"\s+(?:ever\s+)?pip(?:e|es|ing)\s+(?:the\s+)?(?:output\s+of\s+)?`?(?P<src>[\w.+-]+)`?"
+                        r"(?:\s+output)?\s+(?:in)?to\s+(?:a\s+|the\s+)?`?(?P<dst>[\w.+-]+(?:\s+(?!(?:and|or|but|use|instead)\b)[\w.+-]+)?)`?",
+                        re.I)
+_SHELLS = {"bash", "sh", "zsh", "shell", "dash", "fish", "ksh"}
+# Places named in words that a command argument can be.
+_TARGETS = [
+    (re.compile(r"^(?:the\s+|your\s+|my\s+|a\s+user'?s\s+)?home(?:\s+(?:directory|dir|folder))?\b", re.I),
+     r"(?:~|\$HOME|\$\{HOME\}|/home/[\w.-]+|/Users/[\w.-]+)/?"),
+    (re.compile(r"^(?:the\s+)?(?:root(?:\s+(?:directory|dir|folder|of\s+the\s+disk))?|whole\s+(?:disk|drive|filesystem))\b", re.I),
+     r"/\*?"),
+]
+
+
+def _pipeline_rule(text: str, alternative: str | None, message: str) -> dict | None:
+    """"never pipe curl into bash": a regex over the command for that pipeline shape."""
+    m = _PIPE_INTO.search(text)
+    if not m:
+        return None
+    src = m.group("src")
+    dst = m.group("dst").split()
+    if dst[0].lower() in _SHELLS:
+        tail = r"(?:bash|sh|zsh|dash|fish|ksh)\b"
+    else:
+        tail = r"\s+".join(re.escape(w) for w in dst) + r"\b"
+    rx = (r"(?:^|[;&|(]\s*|\s)" + re.escape(src) + r"\b[^;&|\n]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?"
+          r"(?:\S*/)?" + tail)
+    return _result(rx, "regex", ["Bash"], ["command"], alternative, message)
+
+
+def _targeted_command(cmd: str, remainder: str, alternative: str | None, message: str) -> dict | None:
+    """"never rm -rf the home directory": the command with a place named in words as its
+    argument, as a regex; None when the words name no place we know."""
+    for rx, arg in _TARGETS:
+        if rx.match(remainder.strip()):
+            words = cmd.split()
+            prog = re.escape(words[0])
+            flags = [w for w in words[1:] if w.startswith("-")]
+            need = "".join(r"(?=(?:[^;&|\n]*\s)?" + re.escape(f) + r"\b)" for f in flags)
+            return _result(r"(?:^|[;&|(]\s*|\s)" + prog + r"\s" + need + r"(?:[^;&|\n]*\s)?" + arg
+                           + r"(?=$|[\s;&|)])", "regex", ["Bash"], ["command"], alternative, message)
+    return None
+
+
 def _derive_prohibition(text: str, message: str) -> dict | None:
     alt_m = _TRAILING_ALT.search(text)
     alternative = f"use {alt_m.group('alt').strip()}" if alt_m else None
     body = text[:alt_m.start()] if alt_m else text
+
+    piped = _pipeline_rule(body, alternative, message)
+    if piped:
+        return piped
 
     # never commit .env files / don't add secrets.json / never push node_modules/
     m = re.search(_NEG + r"\s+(?:ever\s+)?(?:" + _COMMIT_VERBS + r")\s+(?P<rest>.+)$", body, re.I)
@@ -405,19 +458,40 @@ def _derive_prohibition(text: str, message: str) -> dict | None:
             is_code = quoted or _looks_like_code(code) or (cmd is not None) or (
                 cond is not None and re.fullmatch(r"[A-Za-z_$][\w$]*", code) is not None)
             if is_code:
-                return _result(_code_regex(code), "regex", list(WRITE_TOOLS),
-                               list(CONTENT_FIELDS), alternative, message,
+                # a place limits it to written files; without one, inline interpreter code too
+                return _result(_code_regex(code), "regex", list(WRITE_TOOLS if cond else CODE_TOOLS),
+                               list(CONTENT_FIELDS if cond else CODE_FIELDS), alternative, message,
                                [cond] if cond else None)
 
     # never use pythonw.exe / don't run git push --force / avoid sudo
     m = re.search(_NEG + r"\s+(?:ever\s+)?(?:(?:" + _RUN_VERBS + r")\s+)?(?P<rest>.+)$", body,
                   re.I)
     if m:
-        obj, quoted, _ = _object_phrase(m.group("rest"))
+        obj, quoted, remainder = _object_phrase(m.group("rest"))
         if obj:
             cmd = _command_from_phrase(obj, quoted)
             if cmd:
+                if remainder and not quoted:
+                    targeted = _targeted_command(cmd, remainder, alternative, message)
+                    if targeted:
+                        return targeted
                 return _command_rule(cmd, alternative, message)
+            first = obj.split()[0]
+            if _is_flag(first):  # "never use --no-verify when committing"
+                sub = re.search(r"\b(commit|push|merge|rebase|pull|clone|checkout|add|reset)(?:t?ing|s|ed)?\b",
+                                body[m.end("rest") - len(m.group("rest")):], re.I)
+                if sub:
+                    return _command_rule(f"git {sub.group(1).lower()} {first}", alternative, message)
+            if _looks_like_code(first) or (quoted and re.fullmatch(r"[\w.]+\(?\)?", first)):
+                return _result(_code_regex(first if not first.endswith("()") else first[:-1]), "regex",
+                               list(CODE_TOOLS), list(CODE_FIELDS), alternative, message)
+    # "don't install packages globally with npm install -g": the command named after with/using
+    m = re.search(r"\b(?:with|using|via|by\s+running|through)\s+(?P<rest>.+)$", body, re.I)
+    if m and re.search(_NEG, body[:m.start()], re.I):
+        obj, quoted, _ = _object_phrase(m.group("rest"))
+        cmd = _command_from_phrase(obj or "", quoted)
+        if cmd and len(cmd.split()) > 1:
+            return _command_rule(cmd, alternative, message)
     # "pythonw.exe is forbidden|banned|not allowed"
     m = re.match(r"^(?P<obj>`[^`]+`|.+?)\s+(?:is|are)\s+(?:forbidden|banned|prohibited|"
                  r"not\s+allowed|off[\s-]limits)", body, re.I)

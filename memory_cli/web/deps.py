@@ -16,7 +16,7 @@ from ..db import Store
 from ..errors import Conflict, InvalidInput, MemoryCliError, NotFound, StoreRefused
 
 # The ranked search the ``q`` filter uses: imported here and nowhere else in the web package.
-from ..search import query as ranked_query  # noqa: F401
+from ..retrieval.search import query as ranked_query  # noqa: F401
 
 
 class FieldError(InvalidInput):

@@ -1,0 +1,59 @@
+"""Search entry points, the one retrieval vocabulary every surface uses.
+
+:func:`query` is the ranked hybrid retrieval (:mod:`.hybrid`): what ``memory-cli query``,
+injection, the dashboard and agent tools call. :func:`keyword_search` is plain BM25 over the same
+FTS5 index (``memory_rank_fts``), the retrieval that always works. Words are split by one
+tokenizer and one stop-word list (:func:`.fts.query_terms`), quoted and OR-ed, so a person's free
+text can never become FTS5 syntax. Scores are positive: higher is better everywhere.
+"""
+
+from __future__ import annotations
+
+from ..db import Store
+from ..entries import check_type, decode
+from . import fts, hybrid
+from .filters import entry_filters
+
+terms = fts.query_terms
+STOP_WORDS = fts.STOP_WORDS
+
+__all__ = ["query", "keyword_search", "terms", "entry_filters", "STOP_WORDS"]
+
+
+def keyword_search(store: Store, text: str, *, scope: str | None = None, type: str | None = None,
+                   limit: int = 10, include_inactive: bool = False, candidates: int | None = None) -> list[dict]:
+    """Entries matching ``text`` best first, each with ``score`` (positive BM25).
+
+    ``scope`` restricts to what applies in that scope: the scope itself plus global memories
+    (for a file scope, also memories of that exact file).
+    """
+    expr = fts.match_expression(fts.query_terms(text))
+    if expr is None:
+        return []
+    filters, params = entry_filters(scope=scope, type=type, include_inactive=include_inactive)
+    table, rank = fts.RANK_TABLE, fts.RANK_BM25
+    sql = (f"SELECT e.*, -{rank} AS score FROM {table} JOIN memory_entries e ON e.rowid = {table}.rowid "
+           f"WHERE {table} MATCH ?" + (" AND " + filters if filters else "") + f" ORDER BY {rank} LIMIT ?")
+    out = []
+    for r in store.rows(sql, [expr, *params, int(candidates or limit)]):
+        d = decode(r)
+        d["score"] = round(float(r["score"]), 6)
+        out.append(d)
+    return out[:limit]
+
+
+def query(store: Store, text: str, *, scope: str | None = None, type: str | None = None,
+          limit: int = 10, project: str | None = None, files=(), min_score: float | None = None,
+          timeout_ms: float | None = None, use_vectors: bool = True) -> list[dict]:
+    """Hybrid retrieval, best first.
+
+    Every result has ``score`` on the documented 0-1 relevance scale: keyword and vector evidence
+    fused on absolute scales, times confidence and recency. Vectors are used when the embedding
+    daemon answers within ``timeout_ms`` (config ``daemon.request_timeout_ms`` by default);
+    otherwise, or with ``use_vectors=False``, keywords alone on the same scale.
+    """
+    if type:
+        check_type(type)
+    return hybrid.search(store, text, scope=scope, type=type, limit=limit, project=project,
+                         files=files, min_score=min_score, timeout_ms=timeout_ms,
+                         mode="hybrid" if use_vectors else "keyword")
