@@ -158,7 +158,7 @@ def save_report(summary: str, details: str | None = None) -> dict:
 def get_previous_report(scope: str | None = None) -> dict:
     """The latest session report of this project (or of `scope`), or null when there is none."""
     sc = _scope(scope, _project_scope())
-    return {"report": _call(lambda s: reports.latest_report(s, sc)), "scope": sc}
+    return {"report": _call(lambda s: reports.previous_report(s, sc)), "scope": sc}
 
 
 @app.tool()
