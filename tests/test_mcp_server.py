@@ -110,9 +110,9 @@ BAD = [
     ("resolve_incident", {"id": "abcd"}, "resolution"),
     ("save_report", {"summary": " "}, "summary is empty"),
     ("get_previous_report", {"scope": "galaxy"}, "unknown scope"),
-    ("record_metric", {"name": "x", "value": "fast"}, "value"),
+    ("record_metric", {"name": "x", "value": "fast"}, "invalid arguments: value: Input should be a valid number"),
     ("record_metric", {"name": "", "value": 1}, "name is empty"),
-    ("check_baseline", {"name": "x"}, "value"),
+    ("check_baseline", {"name": "x"}, "invalid arguments: value: Field required"),
     ("check_baseline", {"name": "x", "value": "abc"}, "value"),
 ]
 
@@ -125,6 +125,7 @@ def test_bad_arguments_to_every_tool_are_clear_tool_errors(db_path, project):
     assert {tool for tool, *_ in results} == TOOLS
     for tool, message, want in results:
         assert want in message, (tool, message)
+        assert "\n" not in message.strip() and "errors.pydantic.dev" not in message, (tool, message)
     from memory_cli.db import Store
 
     with Store.open(db_path) as s:  # nothing half-stored

@@ -28,7 +28,26 @@ TOOLS = ("query_memory", "remember", "record_incident", "search_incidents", "res
 ENTRY_FIELDS = ("id", "content", "type", "scope", "category", "subject", "confidence", "source", "score")
 AGENT_CONFIDENCE = 0.5
 
-app = MCPServer(NAME, instructions=(
+class _Server(MCPServer):
+    """MCPServer whose argument-validation errors are one line naming each bad field
+    ("value: Input should be a valid number"), like every other tool error here, instead of
+    pydantic's multi-line report with documentation links."""
+
+    async def call_tool(self, name, arguments, context=None):
+        from pydantic import ValidationError
+
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if not isinstance(e.__cause__, ValidationError):
+                raise
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+                for err in e.__cause__.errors())
+            raise ToolError(f"Error executing tool {name}: invalid arguments: {problems}") from None
+
+
+app = _Server(NAME, instructions=(
     "Local memory for this project: rules, corrections, preferences, facts, decisions; an incident "
     "journal; session reports; metric baselines. Ask before guessing: query_memory for how things are "
     "done here, search_incidents when something fails, get_previous_report at the start of work, "
@@ -139,7 +158,7 @@ def save_report(summary: str, details: str | None = None) -> dict:
 def get_previous_report(scope: str | None = None) -> dict:
     """The latest session report of this project (or of `scope`), or null when there is none."""
     sc = _scope(scope, _project_scope())
-    return {"report": _call(lambda s: reports.latest_report(s, sc)), "scope": sc}
+    return {"report": _call(lambda s: reports.previous_report(s, sc)), "scope": sc}
 
 
 @app.tool()

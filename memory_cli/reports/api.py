@@ -39,6 +39,28 @@ def latest_report(store, scope) -> dict | None:
                              " LIMIT 1", (sc,)))
 
 
+AUTOMATIC = ("session",)  # written by the session-end summariser, not on purpose
+
+
+def previous_report(store, scope) -> dict | None:
+    """The report a new session should start from: the newest of ``scope``, except that a report
+    written on purpose (by the agent's ``save_report`` or a person) during the session that the
+    newest automatic end-of-session summary describes wins over that summary. The session's start
+    is its first audited event; reports saved through MCP carry no session id."""
+    latest = latest_report(store, scope)
+    if latest is None or latest.get("source") not in AUTOMATIC or not latest.get("session_id"):
+        return latest
+    started = store.value("SELECT min(timestamp) FROM memory_audit_log WHERE session_id = ?",
+                          (latest["session_id"],))
+    if not started:
+        return latest
+    chosen = store.row(
+        "SELECT * FROM session_reports WHERE scope = ? AND source NOT IN (%s) AND created_at >= ?"
+        " ORDER BY created_at DESC, rowid DESC LIMIT 1" % ",".join("?" * len(AUTOMATIC)),
+        (scopes.parse(scope), *AUTOMATIC, started))
+    return _public(chosen) if chosen else latest
+
+
 def list_reports(store, *, scope=None, limit=20) -> list[dict]:
     where, params = "", []
     if scope:

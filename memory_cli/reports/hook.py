@@ -11,7 +11,7 @@ def session_start(ctx, resp) -> None:
         return
     from . import api
 
-    rep = api.latest_report(ctx.store, f"project:{ctx.project}")
+    rep = api.previous_report(ctx.store, f"project:{ctx.project}")
     if rep is None:
         return
     summary = " ".join(rep["summary"].split())

@@ -45,3 +45,18 @@ def test_the_plugin_loads_its_hooks_commands_and_mcp_server(fresh_home, plugin_d
     assert any("make deploy" in c for c in s.first_request.hook_contexts("SessionStart")), s.describe()
     answer = s.main_requests[1].tool_results()[-1]
     assert not answer["is_error"] and "make deploy" in answer["text"], s.describe()
+
+
+def test_plugin_remember_is_allowed_to_call_the_plugins_own_tool(fresh_home, plugin_dir):
+    """In plugin form the server's tools are mcp__plugin_memory-cli_memory-cli__*: /remember's own
+    allowed-tools must cover that name, or a plugin-only user is refused (print mode) or asked."""
+    fresh_home.cli("uninstall")
+    tool = "mcp__plugin_memory-cli_memory-cli__remember"
+    s = fresh_home.run_session("/memory-cli:remember the API listens on 8081", [
+        tool_use(tool, {"content": "The API listens on port 8081", "type": "fact"}), "Stored."],
+        extra_args=["--plugin-dir", str(plugin_dir)], allowed_tools="Read")
+    assert s.returncode == 0, s.describe()
+    assert "the API listens on 8081" in s.first_request.shown_text()  # $ARGUMENTS expanded
+    [result] = s.last_request.tool_results()
+    assert not result["is_error"], result
+    assert [e["content"] for e in fresh_home.cli_json("list")] == ["The API listens on port 8081"]
