@@ -10,8 +10,8 @@ call, so a bad key falls back to its default and the problem is reported for the
 
 from __future__ import annotations
 
-import json
 import os
+
 from . import paths
 
 # (section, key, type, default, constraint, help)
@@ -153,7 +153,9 @@ def load(path=None) -> Settings:
         s.problems.append(f"config {p}: cannot read ({e.strerror})")
         return s
     try:
-        data = json.loads(raw)
+        from .fastjson import loads
+
+        data = loads(raw)
     except ValueError as e:
         s.problems.append(f"config {p}: not valid JSON ({e})")
         return s
