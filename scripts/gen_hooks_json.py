@@ -2,7 +2,9 @@
 """Regenerate hooks/hooks.json (plugin form) and hooks.json.example from memory_cli.install.
 
 Both come from the same table `memory-cli install` merges, so the three never disagree
-(a test runs this with --check).
+(a test runs this with --check). Both start the lean launcher (``python -I -S
+memory_cli/fasthook.py``), as `memory-cli install` does; the plugin form finds apsw in the
+plugin's own .venv (created by `make setup`).
 """
 
 from __future__ import annotations
@@ -16,21 +18,19 @@ sys.path.insert(0, str(ROOT))
 
 from memory_cli.install import hooks_object  # noqa: E402
 
-PLUGIN_EXE = "${CLAUDE_PLUGIN_ROOT}/.venv/bin/memory-cli"
-EXAMPLE_EXE = "/ABSOLUTE/PATH/TO/.venv/bin/memory-cli"
+PLUGIN_LAUNCHER = ('"${CLAUDE_PLUGIN_ROOT}/.venv/bin/python" -I -S '
+                   '"${CLAUDE_PLUGIN_ROOT}/memory_cli/fasthook.py"')
+EXAMPLE_LAUNCHER = "/ABSOLUTE/PATH/TO/.venv/bin/python -I -S /ABSOLUTE/PATH/TO/memory_cli/fasthook.py"
 
 
 def plugin() -> str:
-    hooks = hooks_object("PLACEHOLDER")
-    text = json.dumps({"description": "memory-cli: a memory with teeth for Claude Code "
+    return json.dumps({"description": "memory-cli: a memory with teeth for Claude Code "
                                       "(run `make setup` in the plugin folder first)",
-                       "hooks": hooks}, indent=2) + "\n"
-    return text.replace("PLACEHOLDER", f'\\"{PLUGIN_EXE}\\"')
+                       "hooks": hooks_object(PLUGIN_LAUNCHER)}, indent=2) + "\n"
 
 
 def example() -> str:
-    text = json.dumps({"hooks": hooks_object("PLACEHOLDER")}, indent=2) + "\n"
-    return text.replace("PLACEHOLDER", EXAMPLE_EXE)
+    return json.dumps({"hooks": hooks_object(EXAMPLE_LAUNCHER)}, indent=2) + "\n"
 
 
 if __name__ == "__main__":

@@ -60,12 +60,18 @@ def _apsw_importable() -> bool:
 
 def main(argv: list, here: str) -> None:
     """Run ``[--path DIR]... [--db PATH] hook EVENT`` (or any other command) from ``here``,
-    the package folder of the launcher script."""
+    the package folder of the launcher script. ``--probe`` (after the paths) prints how the
+    start went, for ``memory-cli doctor``."""
     argv = _prepare(argv, here)
+    fell_back = False
     if not _apsw_importable():
         import site  # the slow way: every site-packages folder and .pth file
 
         site.main()
+        fell_back = True
+    if argv[:1] == ["--probe"]:
+        _probe(here, fell_back)
+        return
     from memory_cli.__main__ import hook_call
     from memory_cli.__main__ import main as dispatch
 
@@ -83,4 +89,18 @@ def main(argv: list, here: str) -> None:
     import os
 
     os._exit(code or 0)
+
+
+def _probe(here: str, fell_back: bool) -> None:
+    from memory_cli.fastjson import dumps
+
+    try:
+        import apsw
+
+        apsw_file = apsw.__file__
+    except ImportError:
+        apsw_file = None
+    sys.stdout.write(dumps({"package": here, "apsw": apsw_file, "site_fallback": fell_back,
+                            "python": sys.executable, "isolated": bool(sys.flags.isolated),
+                            "no_site": bool(sys.flags.no_site)}) + "\n")
 
