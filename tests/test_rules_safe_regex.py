@@ -117,9 +117,53 @@ def test_one_stuck_pattern_does_not_starve_the_others():
     assert out.unchecked == [0]
 
 
-def test_nothing_is_guessed_when_the_budget_is_already_spent():
-    out = search_many([(SafeRegex("x"), "x")], budget_ms=0)
-    assert out.unchecked == [0] and out.matches == {}
+def test_cheap_jobs_are_decided_even_when_the_budget_is_already_spent():
+    # A slow start (a busy machine) must not turn a microsecond check into an allow.
+    jobs = [(SafeRegex("x"), "x"), (SafeRegex(r"rm\s+-rf\s+/"), "sudo rm  -rf / now"),
+            (SafeRegex(r"(^|/)\.env$"), "/p/.env"), (SafeRegex(r"\d{3}-\d{4}"), "call 555-1234")]
+    out = search_many(jobs, budget_ms=0)
+    assert out.unchecked == [] and sorted(out.matches) == [0, 1, 2, 3]
+
+
+def test_risky_or_large_jobs_are_not_guessed_when_the_budget_is_already_spent():
+    jobs = [(SafeRegex(r"(a+)+$"), "a" * 40 + "!"), (SafeRegex(r"x\d+y"), BIG + "x1y")]
+    out = search_many(jobs, budget_ms=0)
+    assert out.unchecked == [0, 1] and out.matches == {}
+    assert out.reasons == {0: "budget", 1: "budget"}
+
+
+def test_the_ceiling_stops_even_cheap_work_and_says_so():
+    import time
+
+    out = search_many([(SafeRegex("x"), "x")], deadline=time.perf_counter() + 1,
+                      ceiling=time.process_time() - 1)
+    assert out.unchecked == [0] and out.reasons == {0: "ceiling"}
+
+
+@pytest.mark.parametrize("pattern", [
+    r"(a{1,999}){1,999}$", r"((a{1,10}){1,10}){1,10}$", r"(a|a){1,1000}y", r"(a|aa){1,200}$",
+    r"(\w{1,30}\s?){1,30}$", r"(?:x{2,50}){2,50}z",
+])
+def test_nested_or_alternated_bounded_repeats_are_risky(pattern):
+    assert analyze_regex(pattern).risk == "exp"
+
+
+@pytest.mark.parametrize("pattern,risk", [
+    (r"(\.\d{1,3}){3}", "linear"), (r"(foo|bar){1,3}", "linear"), (r"password.{0,20}=", "linear"),
+    (r"AKIA[0-9A-Z]{16}", "linear"), (r"a{1,999}$", "poly"),
+])
+def test_small_bounded_repeats_stay_cheap(pattern, risk):
+    assert analyze_regex(pattern).risk == risk
+
+
+@needs_fork
+@pytest.mark.parametrize("pattern,text", [
+    (r"(a{1,999}){1,999}$", "a" * 30 + "!"), (r"((a{1,10}){1,10}){1,10}$", "a" * 30 + "!"),
+    (r"(a|a){1,1000}y", "a" * 30 + "!y"),
+])
+def test_nested_bounded_repeats_run_under_the_deadline_not_in_process(pattern, text):
+    out = search_many([(SafeRegex(pattern), text)], budget_ms=300)
+    assert out.forked and out.matches == {}
 
 
 def test_search_raises_timeout_instead_of_guessing():

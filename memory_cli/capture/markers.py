@@ -172,8 +172,19 @@ def _reverse_records(path: str | os.PathLike, max_bytes: int, chunk: int = 65536
     usual case (the current turn is near the end) reads a few kilobytes, never more than
     ``max_bytes``. Broken lines and non-objects are skipped."""
     try:
-        fh = open(path, "rb")
+        # Without blocking: a FIFO or a device as the transcript must not hold the hook.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, TypeError, ValueError):
+        return
+    try:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return
+        fh = os.fdopen(fd, "rb")
+    except OSError:
+        os.close(fd)
         return
     with fh:
         try:

@@ -343,9 +343,11 @@ def _audit_cli(store, verdict, tool, ti, event) -> None:
                             details={"matched": redact((m.snippet or "")[:300])[0],
                                      "subject": redact(str(subject or "")[:300])[0],
                                      "phase": event}, elapsed_ms=verdict.elapsed_ms)
-    if verdict.unchecked or verdict.intent_skipped:
-        audit.record_safely(store, "enforce_overrun", context=f"cli {tool}", result="allowed",
-                            details={"unchecked_rules": verdict.unchecked[:50],
+    if verdict.skipped:
+        result = {"block": "denied", "ask": "asked"}.get(verdict.decision, "allowed")
+        audit.record_safely(store, "enforce_overrun", context=f"cli {tool}", result=result,
+                            details={"skipped": verdict.skipped[:50],
+                                     "unchecked_rules": verdict.unchecked[:50],
                                      "intent_skipped": verdict.intent_skipped[:50],
                                      "reason": verdict.intent_reason},
                             elapsed_ms=verdict.elapsed_ms)

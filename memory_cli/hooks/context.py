@@ -21,6 +21,8 @@ class HookContext:
         self.project_root = scopes.find_project_root(self.cwd)
         self.project = scopes.project_name(self.project_root)
         self.errors: list[str] = []
+        # Audit rows waiting for the answer to be sent (see runner); None: write at once.
+        self.pending_audit: list | None = None
 
     @property
     def tool_name(self) -> str | None:
@@ -46,11 +48,17 @@ class HookContext:
         return (time.perf_counter() - self.started) * 1000.0
 
     def audit(self, action: str, **kw) -> None:
-        """Audit from a handler; never raises (the hook must not fail because of its log)."""
-        from ..audit import record_safely
+        """Audit from a handler; never raises (the hook must not fail because of its log).
 
+        Inside the hook runner the row is written after Claude Code has its answer, so a
+        decision never waits on the store's write lock."""
         kw.setdefault("session_id", self.session_id or None)
         kw.setdefault("hook_event", self.event)
+        if self.pending_audit is not None:
+            self.pending_audit.append((action, kw))
+            return
+        from ..audit import record_safely
+
         record_safely(self.store, action, **kw)
 
     def scope_applies(self, scope: str) -> bool:

@@ -8,7 +8,13 @@ Guarantees, in order of importance:
    ``systemMessage``. Never a traceback on stderr.
 3. A hard deadline: if the process is still running when it passes (a runaway regex, a
    filesystem stall), a C-level watchdog ends it with exit 1, which Claude Code treats as a
-   non-blocking error: the call proceeds and the person sees a hook-error notice.
+   non-blocking error: the call proceeds and the person sees a hook-error notice. It is armed
+   whatever exists on disk.
+4. The answer first: handlers' audit rows wait until the answer is written and flushed, then
+   go to the store in one transaction that waits at most ``AUDIT_BUSY_MS`` for the write lock
+   (another process may hold it for seconds, e.g. a long ``import``). If the lock does not come,
+   the rows go to ``<database>.audit-pending`` (private) and the next hook that can write
+   moves them into the audit log: nothing is lost, and no decision waits on the log.
 """
 
 from __future__ import annotations
@@ -19,10 +25,17 @@ import time
 
 from . import protocol
 
-# Seconds after which the watchdog ends the process; below the timeouts `install` registers.
-HARD_DEADLINE_S = {"PreToolUse": 3.0, "PostToolUse": 3.0, "PostToolUseFailure": 3.0,
+# Seconds after which the watchdog ends the process; below the timeouts `install` registers
+# (5 s for the tool events). It bounds stalls (a filesystem that hangs), not slowness: a busy
+# machine stretches a hook's wall time, and a deny that arrives before Claude Code's own
+# timeout must not be thrown away by an earlier one of ours. Runaway regexes cannot happen in
+# process (risky ones run in a child killed at the budget; see rules.safe_regex).
+HARD_DEADLINE_S = {"PreToolUse": 4.5, "PostToolUse": 4.5, "PostToolUseFailure": 4.5,
                    "UserPromptSubmit": 6.0, "SessionStart": 8.0, "Stop": 8.0,
                    "PreCompact": 8.0, "SessionEnd": 1.2}
+# Longest wait for the write lock when auditing after the answer.
+AUDIT_BUSY_MS = 250
+PENDING_SUFFIX = ".audit-pending"
 
 
 def main(event: str, db_override: str | None = None, stdin=None, stdout=None) -> int:
@@ -32,6 +45,7 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
     debug = bool(os.environ.get("MEMORY_CLI_HOOK_DEBUG"))
     store = None
     errlog = None
+    pending: list = []
     try:
         from .. import settings as settings_mod
 
@@ -53,13 +67,14 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         from ..db import Store
 
         store = Store.open(db_path)
-        response = _run_handlers(event, payload, store, settings, started, debug)
+        response = _run_handlers(event, payload, store, settings, started, debug, pending)
         rendered = response.render(event)
         if rendered:
             import json
 
             stdout.write(json.dumps(rendered, ensure_ascii=False))
             stdout.flush()
+        _flush_audit(store, pending)
         return 0
     except BrokenPipeError:
         return 0
@@ -72,20 +87,22 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
                                "run `memory-cli doctor`")
         return 0
     finally:
+        if pending:  # a handler failed after queueing rows: they are still written
+            _flush_audit(store, pending)
         _disarm_watchdog(errlog)
         if store is not None:
             store.close()
 
 
-def _run_handlers(event, payload, store, settings, started, debug):
+def _run_handlers(event, payload, store, settings, started, debug, pending=None):
     from importlib import import_module
 
-    from ..audit import record_safely
     from .context import HookContext
     from .registry import HANDLERS
     from .response import Response
 
     ctx = HookContext(event, payload, store, settings, started=started)
+    ctx.pending_audit = pending
     response = Response()
     failed = []
     for spec in HANDLERS.get(event, []):
@@ -104,11 +121,83 @@ def _run_handlers(event, payload, store, settings, started, debug):
     if failed:
         # A deliberate decision survives; a half-built context does not hide the failure.
         response.notify(f"memory-cli: part of the {event} hook failed open; run `memory-cli doctor`")
-    record_safely(store, "hook_error" if failed else "hook", context=tool or payload.get("source"),
-                  result="error" if failed else (response.decision or "ok"), details=details,
-                  session_id=payload.get("session_id"), hook_event=event,
-                  elapsed_ms=(time.perf_counter() - started) * 1000.0)
+    ctx.audit("hook_error" if failed else "hook", context=tool or payload.get("source"),
+              result="error" if failed else (response.decision or "ok"), details=details,
+              session_id=payload.get("session_id"), hook_event=event,
+              elapsed_ms=(time.perf_counter() - started) * 1000.0)
     return response
+
+
+def _pending_path(store) -> str | None:
+    path = getattr(store, "path", None)
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return None
+    return path + PENDING_SUFFIX
+
+
+def _flush_audit(store, rows: list) -> None:
+    """Write queued audit rows (and rows an earlier hook could not write) in one transaction,
+    waiting at most AUDIT_BUSY_MS for the lock; otherwise keep them in the pending file."""
+    if not rows or store is None:
+        return
+    todo = list(rows)
+    rows.clear()
+    spool = _pending_path(store)
+    claimed = None
+    if spool is not None and os.path.exists(spool):
+        claimed = f"{spool}.{os.getpid()}"
+        try:
+            os.replace(spool, claimed)
+            todo = _read_pending(claimed) + todo
+        except OSError:
+            claimed = None
+    conn = store.conn
+    try:
+        from ..audit import record
+        from ..db import BUSY_TIMEOUT_MS
+
+        conn.setbusytimeout(AUDIT_BUSY_MS)
+        try:
+            with store.transaction():
+                for action, kw in todo:
+                    record(store, action, **kw)
+        finally:
+            conn.setbusytimeout(BUSY_TIMEOUT_MS)
+    except Exception:
+        if spool is not None:
+            _append_pending(spool, todo)
+    if claimed is not None:
+        try:
+            os.unlink(claimed)
+        except OSError:
+            pass
+
+
+def _read_pending(path: str) -> list:
+    import json
+
+    out = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            try:
+                action, kw = json.loads(line)
+                if isinstance(action, str) and isinstance(kw, dict):
+                    out.append((action, kw))
+            except ValueError:
+                continue
+    return out
+
+
+def _append_pending(path: str, rows: list) -> None:
+    import json
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as f:
+            for action, kw in rows:
+                f.write(json.dumps([action, kw], ensure_ascii=False, default=str) + "\n")
+    except Exception:
+        pass
 
 
 def _read(stdin) -> bytes:
@@ -183,20 +272,27 @@ def _first_line(text: str) -> str:
 
 def _arm_watchdog(event: str):
     """faulthandler's watchdog is a C thread: it fires even while a regex holds the GIL."""
-    try:
-        import faulthandler
+    import faulthandler
 
+    f = None
+    try:
         from .. import paths
 
         log = paths.error_log_file()
-        if not os.path.isdir(os.path.dirname(log)):
-            return None
+        os.makedirs(os.path.dirname(log), mode=0o700, exist_ok=True)
         f = open(log, "a", encoding="utf-8")
-        f.write("")
-        faulthandler.dump_traceback_later(HARD_DEADLINE_S.get(event, 5.0), exit=True, file=f)
-        return f
     except Exception:
-        return None
+        f = None
+    if f is None:  # the deadline does not depend on a place to write the traceback
+        try:
+            f = open(os.devnull, "w")
+        except Exception:
+            f = sys.__stderr__
+    try:
+        faulthandler.dump_traceback_later(HARD_DEADLINE_S.get(event, 5.0), exit=True, file=f)
+    except Exception:
+        pass
+    return f
 
 
 def _disarm_watchdog(f) -> None:
@@ -206,6 +302,7 @@ def _disarm_watchdog(f) -> None:
         import faulthandler
 
         faulthandler.cancel_dump_traceback_later()
-        f.close()
+        if f is not sys.__stderr__:
+            f.close()
     except Exception:
         pass

@@ -108,19 +108,42 @@ def field_value(field: str, tool_name: str, tool_input: dict | None,
             return "\n".join(parts) if parts else _s(resp)
         return _s(resp)
     if f == "transcript":
-        path = pl.get("transcript_path")
-        if not path:
-            return None
-        try:
-            with open(path, "rb") as fh:
-                return fh.read(_TRANSCRIPT_MAX_BYTES).decode("utf-8", "replace")
-        except OSError:
-            return ""
+        return read_transcript(pl.get("transcript_path"))
     if f in ti:
         return _s(ti[f])
     if f in pl:
         return _s(pl[f])
     return None
+
+
+def read_transcript(path) -> str | None:
+    """The transcript's text (its first ``_TRANSCRIPT_MAX_BYTES``), or None when the path is
+    not a readable regular file: not a string, a NUL inside, a FIFO or device (opened without
+    blocking and refused), missing. Only the rules that look at the transcript lose it."""
+    if not isinstance(path, str) or not path or "\x00" in path:
+        return None
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], _TRANSCRIPT_MAX_BYTES
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def tool_texts(fields: list[str] | None, tool_name: str, tool_input: dict | None,

@@ -3,14 +3,26 @@
 Order of work is chosen so that the common case costs almost nothing: a Bash command is
 parsed once and command rules are looked up by program name; regex rules are mostly decided
 by substring checks on the case-folded text (literal patterns, required substrings); only the
-rest run as regexes, through :func:`safe_regex.search_many`, which honours the deadline even
-against catastrophic patterns and 10 MB writes. Intent rules are last and only run when the
-embedding daemon answers within what is left of the budget.
+rest run as regexes, through :func:`safe_regex.search_many`. Intent rules are last and only
+run when the embedding daemon answers within what is left of the budget.
 
-What could not be decided in time is listed in ``Verdict.unchecked``: it is allowed, and the
-caller audits the overrun. A rule that was decided keeps its decision even if the budget was
-exceeded meanwhile: a deliberate block found is not dropped, an undecided one is never
-guessed. Standard library only; heavy parts are imported when a call needs them.
+Two clocks (absolute ``time.perf_counter()`` values):
+- ``deadline`` (the budget) bounds only work whose cost can be large: regexes classified risky
+  (run in a forked child killed at the deadline), texts past the in-process size of their
+  pattern's risk class, substring scans once the call's texts add up past
+  ``CHEAP_SCAN_CHARS`` per rule set, and intent similarity through the daemon.
+- ``ceiling`` is a ``time.process_time()`` value: the CPU time this process may spend on the
+  check before even cheap work stops, far past what any realistic rule set needs. It counts
+  CPU, not wall time, so a busy machine (which stretches wall time, not the work) never
+  reaches it; only thousands of candidate rules on large inputs could.
+Command rules, literal and required-substring checks, regexes classified linear or
+polynomial on texts within their in-process size, string conditions and scope checks are
+decided whatever the budget says.
+
+What could not be decided is listed in ``Verdict.unchecked`` with the reason in
+``Verdict.skipped``: it is allowed, and the caller audits it. A rule that was decided keeps its
+decision: a deliberate block found is not dropped, an undecided one is never guessed.
+Standard library only; heavy parts are imported when a call needs them.
 """
 
 from __future__ import annotations
@@ -64,14 +76,27 @@ class Match:
                 "confirmed": r[R.CONFIRMED], "field": self.field, "matched": self.snippet}
 
 
+# Why a rule was left undecided (``Verdict.skipped``), in words for the audit log.
+SKIP_REASONS = {
+    "budget": "risky regex or large input not decided within the budget",
+    "ceiling": "the check passed its safety ceiling",
+    "no_fork": "risky regex and no os.fork to run it under a deadline",
+    "error": "the pattern could not be run",
+    "large_scan": "input too large to scan within the budget",
+    "intent": "intent rule: embedding daemon not answering within the budget",
+}
+
+
 class Verdict:
-    __slots__ = ("decision", "matches", "unchecked", "intent_skipped", "intent_reason",
-                 "elapsed_ms", "checked", "forked", "timed_out")
+    __slots__ = ("decision", "matches", "unchecked", "skipped", "intent_skipped",
+                 "intent_reason", "elapsed_ms", "checked", "forked", "timed_out")
 
     def __init__(self) -> None:
         self.decision = "allow"
         self.matches: list[Match] = []
-        self.unchecked: list[str] = []  # rule ids not decided within the budget
+        self.unchecked: list[str] = []  # rule ids not decided (regex/command/condition rules)
+        # every rule left undecided, intent rules included: {"id", "name", "reason"}
+        self.skipped: list[dict] = []
         self.intent_skipped: list[str] = []
         self.intent_reason: str | None = None
         self.elapsed_ms = 0.0
@@ -87,6 +112,8 @@ class Verdict:
                "elapsed_ms": round(self.elapsed_ms, 3), "checked": self.checked}
         if self.unchecked:
             out["unchecked"] = list(self.unchecked)
+        if self.skipped:
+            out["skipped"] = list(self.skipped)
         if self.intent_skipped:
             out["intent_skipped"] = list(self.intent_skipped)
             out["intent_reason"] = self.intent_reason
@@ -96,6 +123,12 @@ class Verdict:
 # Texts up to this size are cut into 3-grams to find candidate regex rules; larger ones (big
 # writes) go through every rule of the tool, where the per-text work dominates anyway.
 GRAM_TEXT_CHARS = 32 * 1024
+# Substring checks of regex rules are always made until the texts scanned add up to this many
+# characters (about 10-20 ms of ``str.find`` on this machine); past it, large inputs (a 10 MB
+# write against hundreds of rules) are scanned within the budget only.
+CHEAP_SCAN_CHARS = 32 * 1024 * 1024
+# Default safety ceiling of cheap work: CPU seconds after the start of the check.
+CHEAP_CEILING_S = 1.0
 
 
 def _call_texts(ti: dict, payload: dict | None) -> list[str]:
@@ -195,15 +228,20 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
              tool_input: dict | None = None, payload: dict | None = None, applies=None,
              deadline: float | None = None, only: set[str] | None = None,
              intent_threshold: float = 0.6, intent_timeout_ms: float = 150.0,
-             use_intent: bool = True) -> Verdict:
+             use_intent: bool = True, ceiling: float | None = None,
+             intent_deadline: float | None = None) -> Verdict:
     """Which rules this call matches, and the decision they add up to.
 
     ``applies(scope) -> bool`` says whether a project/file scope applies to the call (global
-    always does); ``deadline`` is an absolute ``time.perf_counter()``; ``only`` restricts the
-    check to some rule ids (``rules test``)."""
+    always does); ``deadline`` (the budget of expensive work), ``ceiling`` (the safety stop of
+    cheap work) and ``intent_deadline`` (the daemon's answer; default ``deadline``) are
+    absolute ``time.perf_counter()`` values; ``only`` restricts the check to some rule ids
+    (``rules test``)."""
     t0 = time.perf_counter()
     if deadline is None:
         deadline = t0 + 1.0
+    if ceiling is None:
+        ceiling = time.process_time() + CHEAP_CEILING_S
     v = Verdict()
     rule = rs.rule
     tool = tool_name or ""
@@ -211,7 +249,7 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
     tool_event = event in TOOL_EVENTS
     texts = _Texts(event, tool, ti, payload)
     matched: dict[int, Match] = {}
-    unchecked: set[int] = set()
+    unchecked: dict[int, str] = {}  # rule index -> reason (a key of SKIP_REASONS)
 
     def usable(i: int) -> bool:
         r = rule(i)
@@ -233,11 +271,24 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
         cand = rs.by_event.get(event, [])
     jobs, owners, intents = [], [], []
     regex_info = None
+    if tool_event:
+        per_rule = sum(len(t) for t in _call_texts(ti, payload)) if cand else 0
+    else:
+        per_rule = sum(len(t) for t in (payload or {}).values() if isinstance(t, str))
+    scanned = 0
     for n, i in enumerate(cand):
-        if n & 255 == 255 and time.perf_counter() >= deadline:
-            unchecked.update(j for j in cand[n:] if j not in matched and usable(j))
-            v.timed_out = True
-            break
+        if n & 63 == 63:
+            over = ("large_scan" if scanned > CHEAP_SCAN_CHARS and time.perf_counter() >= deadline
+                    else "ceiling" if time.process_time() >= ceiling else None)
+            if over:
+                for j in cand[n:]:
+                    if j not in matched and usable(j) and rule(j)[R.PTYPE] == "regex":
+                        unchecked[j] = over
+                    elif j not in matched and usable(j) and rule(j)[R.PTYPE] == "intent":
+                        intents.append(j)
+                v.timed_out = True
+                break
+        scanned += per_rule
         if i in matched or not usable(i):
             continue
         r = rule(i)
@@ -271,7 +322,7 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
     if jobs:
         from .safe_regex import search_many
 
-        out = search_many(jobs, deadline=deadline)
+        out = search_many(jobs, deadline=deadline, ceiling=ceiling)
         v.forked = v.forked or out.forked
         v.timed_out = v.timed_out or out.timed_out
         for k, hit in sorted(out.matches.items()):
@@ -279,23 +330,36 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
             if i not in matched:
                 matched[i] = Match(rule(i), field, hit)
         for k in out.unchecked:
-            unchecked.add(owners[k][0])
+            unchecked.setdefault(owners[k][0], out.reasons.get(k, "budget"))
 
-    _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, v)
+    _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceiling, v)
 
     if intents and use_intent:
-        _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline,
+        _intent_rules(rs, intents, matched, v, tool, ti, payload, event,
+                      intent_deadline if intent_deadline is not None else deadline,
                       intent_threshold, intent_timeout_ms)
 
     v.matches = sorted(matched.values(), key=lambda m: (
         ACTION_RANK.get(m.action, 9), SEVERITY_RANK.get(m.rule[R.SEVERITY], 9), m.rule[R.ID]))
-    v.unchecked = sorted(rule(i)[R.ID] for i in unchecked if i not in matched)
+    left = sorted((rule(i)[R.ID], i) for i in unchecked if i not in matched)
+    v.unchecked = [rid for rid, _i in left]
+    v.skipped = [_skip_entry(rule(i), unchecked[i]) for _rid, i in left]
+    if v.intent_skipped:
+        by_id = {rule(i)[R.ID]: rule(i) for i in intents}
+        v.skipped += [_skip_entry(by_id[rid], "intent", v.intent_reason)
+                      for rid in v.intent_skipped if rid in by_id]
     if v.matches:
         v.decision = v.matches[0].action
     v.elapsed_ms = (time.perf_counter() - t0) * 1000.0
     if time.perf_counter() > deadline:
         v.timed_out = True
     return v
+
+
+def _skip_entry(r: tuple, reason: str, detail: str | None = None) -> dict:
+    name = r[R.NAME] or (r[R.CONTENT] or r[R.PATTERN] or "")[:80]
+    return {"id": r[R.ID], "name": name, "kind": r[R.PTYPE], "action": effective_action(r),
+            "reason": detail or SKIP_REASONS.get(reason, reason)}
 
 
 # Each byte that cannot be part of a program key (ruleset._WORD_CHARS) -> a space.
@@ -356,7 +420,7 @@ def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked) -> None:
                 written = True
                 if cmds is None:  # too large to scan within the budget
                     for k in keys:
-                        unchecked.update(i for i in rs.cmd[k] if usable(i))
+                        unchecked.update((i, "large_scan") for i in rs.cmd[k] if usable(i))
                     return
     if not cmds:
         return
@@ -375,13 +439,14 @@ def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked) -> None:
                 matched[i] = Match(r, "content" if written else "command", _snippet_of(sc))
 
 
-def _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, v) -> None:
+def _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceiling, v) -> None:
     """Drop matches whose extra conditions (all must hold) do not."""
     pending = [i for i, m in matched.items() if m.rule[R.CONDS]]
     if not pending:
         return
     jobs, owners = [], []
     verdicts: dict[int, list] = {}
+    reasons: dict[int, str] = {}
     for i in pending:
         results = []
         for c_idx, (field, op, pattern, info) in enumerate(matched[i].rule[R.CONDS]):
@@ -402,18 +467,19 @@ def _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, v) ->
     if jobs:
         from .safe_regex import search_many
 
-        out = search_many(jobs, deadline=deadline)
+        out = search_many(jobs, deadline=deadline, ceiling=ceiling)
         v.forked = v.forked or out.forked
         undecided = set(out.unchecked)
         for k, (i, c_idx, op) in enumerate(owners):
             if k in undecided:
                 verdicts[i][c_idx] = "?"
+                reasons[i] = out.reasons.get(k, "budget")
                 continue
             hit = k in out.matches
             verdicts[i][c_idx] = hit if op == "regex_match" else not hit
     for i, results in verdicts.items():
         if "?" in results and all(r is not False for r in results):
-            unchecked.add(i)
+            unchecked[i] = reasons.get(i, "budget")
             del matched[i]
         elif not all(r is True for r in results):
             del matched[i]

@@ -9,24 +9,44 @@ violates gets its violation counted (severity rises after repeated violations), 
 and is fed back beside the tool result and shown to the person.
 
 Budgets (``enforcement.max_latency_ms``, ``verification.max_latency_ms``) run from the start
-of the hook; what is not decided in time is allowed and audited as ``enforce_overrun``.
+of this handler, not of the process (a slow interpreter start on a busy machine must not
+spend them), and bound only work whose cost can be large (see :mod:`engine`): risky regexes,
+inputs past a size, intent similarity. What they skip is allowed and audited, rule by rule, as
+one ``enforce_overrun`` row naming the rules and why; cheap checks are always made.
 Also: ``stop`` and ``user_prompt_submit`` evaluate rules imported from hookify files with
 ``event: stop`` / ``event: prompt``.
 """
 
 from __future__ import annotations
 
+import time
+
 from .ruleset import ALT, PATTERN, PTYPE, SEVERITY
 
-_MARGIN_S = 0.004  # left for rendering the answer and writing the audit row
+_MARGIN_S = 0.002  # left for rendering the answer
+# CPU seconds of cheap work after which even cheap checks stop (a safety stop that only
+# thousands of candidate rules on large inputs can reach; wall time does not count).
+_CEILING_CPU_S = 1.0
 
 
-def _deadline(ctx, section: str, default_ms: int) -> tuple[float, int]:
-    budget = int((ctx.settings.section(section) or {}).get("max_latency_ms") or default_ms)
-    return ctx.started + budget / 1000.0 - _MARGIN_S, budget
+class _Clock:
+    """The budget's clock starts when this handler starts, not the process: a slow start on a
+    busy machine spends wall time the check itself never used."""
+
+    __slots__ = ("started", "budget_ms", "deadline", "ceiling")
+
+    def __init__(self, ctx, section: str, default_ms: int):
+        self.started = time.perf_counter()
+        self.budget_ms = int((ctx.settings.section(section) or {}).get("max_latency_ms")
+                             or default_ms)
+        self.deadline = self.started + self.budget_ms / 1000.0 - _MARGIN_S
+        self.ceiling = time.process_time() + _CEILING_CPU_S
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000.0
 
 
-def _evaluate(ctx, event: str, deadline: float):
+def _evaluate(ctx, event: str, clock: _Clock):
     from . import engine, ruleset
 
     rs = ruleset.load(ctx.store)
@@ -36,15 +56,16 @@ def _evaluate(ctx, event: str, deadline: float):
     daemon = ctx.settings.section("daemon") or {}
     verdict = engine.evaluate(
         rs, event=event, tool_name=ctx.tool_name, tool_input=ctx.tool_input,
-        payload=ctx.payload, applies=ctx.scope_applies, deadline=deadline,
+        payload=ctx.payload, applies=ctx.scope_applies, deadline=clock.deadline,
+        ceiling=clock.ceiling,
         intent_threshold=float(enf.get("intent_threshold", 0.6)),
         intent_timeout_ms=float(daemon.get("request_timeout_ms", 150)))
     return rs, verdict
 
 
-def _redacted(text: str | None, limit: int = 300) -> str | None:
-    if not text:
-        return text
+def _redacted(text, limit: int = 300) -> str | None:
+    if not isinstance(text, str) or not text:
+        return None
     from ..redact import redact
 
     return redact(text[:limit])[0]
@@ -61,17 +82,25 @@ def describe(m) -> str:
     return text + "."
 
 
-def _audit_overrun(ctx, verdict, budget: int, what: str) -> None:
-    elapsed = ctx.elapsed_ms()
-    if verdict.unchecked or verdict.timed_out or elapsed > budget:
-        ctx.audit("enforce_overrun", context=ctx.tool_name or ctx.event, result="allowed",
-                  details={"budget_ms": budget, "elapsed_ms": round(elapsed, 1), "phase": what,
-                           "unchecked_rules": verdict.unchecked[:50],
-                           "forked": verdict.forked}, elapsed_ms=elapsed)
-    if verdict.intent_skipped:
-        ctx.audit("enforce_overrun", context=ctx.tool_name or ctx.event, result="intent_skipped",
-                  details={"rules": verdict.intent_skipped[:50], "reason": verdict.intent_reason,
-                           "phase": what})
+_RESULT = {"block": "denied", "ask": "asked", "warn": "allowed", "suggest": "allowed",
+           "allow": "allowed"}
+
+
+def _audit_overrun(ctx, verdict, clock: _Clock, what: str, result: str | None = None) -> None:
+    """One row per call that left rules undecided, naming each (id, name, kind, why); none
+    when every rule was decided, however long the call took. ``result`` is what actually
+    happened to the call (a call denied by another rule is "denied", never "allowed")."""
+    if not verdict.skipped:
+        return
+    elapsed = clock.elapsed_ms()
+    ctx.audit("enforce_overrun", context=ctx.tool_name or ctx.event,
+              result=result or _RESULT.get(verdict.decision, "allowed"),
+              details={"phase": what, "budget_ms": clock.budget_ms,
+                       "elapsed_ms": round(elapsed, 1), "skipped": verdict.skipped[:50],
+                       "skipped_count": len(verdict.skipped),
+                       "unchecked_rules": verdict.unchecked[:50],
+                       "intent_skipped": verdict.intent_skipped[:50], "forked": verdict.forked},
+              elapsed_ms=elapsed)
 
 
 def _audit_matches(ctx, verdict, subject: str | None) -> None:
@@ -88,17 +117,20 @@ def _audit_matches(ctx, verdict, subject: str | None) -> None:
 
 def _subject(ctx) -> str | None:
     ti = ctx.tool_input
-    return ti.get("command") or ti.get("file_path") or ctx.payload.get("prompt")
+    for v in (ti.get("command"), ti.get("file_path"), ctx.payload.get("prompt")):
+        if isinstance(v, str) and v:
+            return v[:1000]
+    return None
 
 
 def pre_tool_use(ctx, resp) -> None:
     if not (ctx.settings.section("enforcement") or {}).get("enabled", True):
         return
-    deadline, budget = _deadline(ctx, "enforcement", 100)
-    _rs, verdict = _evaluate(ctx, "PreToolUse", deadline)
+    clock = _Clock(ctx, "enforcement", 100)
+    _rs, verdict = _evaluate(ctx, "PreToolUse", clock)
     if verdict is None:
         return
-    _audit_overrun(ctx, verdict, budget, "enforce")
+    _audit_overrun(ctx, verdict, clock, "enforce")
     if not verdict.matches:
         return
     _audit_matches(ctx, verdict, _subject(ctx))
@@ -124,44 +156,68 @@ def pre_tool_use(ctx, resp) -> None:
 def post_tool_use(ctx, resp) -> None:
     if not (ctx.settings.section("verification") or {}).get("enabled", True):
         return
-    deadline, budget = _deadline(ctx, "verification", 200)
-    _rs, verdict = _evaluate(ctx, "PostToolUse", deadline)
+    clock = _Clock(ctx, "verification", 200)
+    _rs, verdict = _evaluate(ctx, "PostToolUse", clock)
     if verdict is None:
         return
-    _audit_overrun(ctx, verdict, budget, "verify")
     violations = [m for m in verdict.matches if m.action in ("block", "warn")]
+    _audit_overrun(ctx, verdict, clock, "verify", "violation" if violations else "allowed")
     if not violations:
         return
-    from .api import record_violation
-
     escalate_after = int((ctx.settings.section("verification") or {}).get("escalate_after", 3))
     lines, notes = [], []
     for m in violations:
-        counted = record_violation(ctx.store, m.id, escalate_after=escalate_after)
+        counted = _count_violation(ctx, m.id, escalate_after)
         ctx.audit("verify_fail", entry_id=m.id, context=ctx.tool_name, result="violation",
                   details={"pattern": m.rule[PATTERN], "field": m.field,
                            "matched": _redacted(m.snippet),
                            "subject": _redacted(_subject(ctx)),
-                           "violation_count": counted["violation_count"],
-                           "severity": counted["severity"], "escalated": counted["escalated"]},
+                           "violation_count": counted.get("violation_count"),
+                           "severity": counted.get("severity"),
+                           "escalated": counted.get("escalated"),
+                           "count_error": counted.get("error")},
                   elapsed_ms=ctx.elapsed_ms())
         lines.append(describe(m))
-        note = f"{m.message} (violation {counted['violation_count']})"
-        if counted["escalated"]:
+        note = m.message
+        if counted.get("violation_count") is not None:
+            note += f" (violation {counted['violation_count']})"
+        if counted.get("escalated"):
             note += f"; severity raised to {counted['severity']}"
         notes.append(note)
     resp.block("memory-cli verification: this call went against a rule. " + " ".join(lines))
     resp.notify("memory-cli: rule violated: " + "; ".join(notes))
 
 
+# Counting a violation writes to the store; behind a long write by another process (an
+# import) it waits this long at most, so the feedback is never lost to the watchdog.
+_VIOLATION_BUSY_MS = 500
+
+
+def _count_violation(ctx, rule_id: str, escalate_after: int) -> dict:
+    from ..db import BUSY_TIMEOUT_MS
+    from .api import record_violation
+
+    conn = ctx.store.conn
+    try:
+        conn.setbusytimeout(_VIOLATION_BUSY_MS)
+        return record_violation(ctx.store, rule_id, escalate_after=escalate_after)
+    except Exception as e:  # the store is busy or failing: the feedback still goes out
+        return {"error": f"{type(e).__name__}: {e}"[:200]}
+    finally:
+        try:
+            conn.setbusytimeout(BUSY_TIMEOUT_MS)
+        except Exception:
+            pass
+
+
 def _non_tool_event(ctx, resp, event: str) -> None:
     if not (ctx.settings.section("enforcement") or {}).get("enabled", True):
         return
-    deadline, budget = _deadline(ctx, "enforcement", 100)
-    _rs, verdict = _evaluate(ctx, event, deadline)
+    clock = _Clock(ctx, "enforcement", 100)
+    _rs, verdict = _evaluate(ctx, event, clock)
     if verdict is None:
         return
-    _audit_overrun(ctx, verdict, budget, event)
+    _audit_overrun(ctx, verdict, clock, event)
     if not verdict.matches:
         return
     _audit_matches(ctx, verdict, _subject(ctx))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import marshal
 import os
 
-FORMAT = 5
+FORMAT = 6
 
 # Positions in a compiled rule tuple.
 (ID, ACTION, SEVERITY, PTYPE, PATTERN, TOOLS, FIELDS, CASE, SCOPE, CONFIRMED, ALT, MSG,
@@ -122,9 +122,13 @@ def _compile_row(row: dict) -> tuple:
             analysis = json.loads(row["analysis"])
         except ValueError:
             analysis = None
-    if not analysis or analysis.get("v") != 1 or (ptype == "regex" and "regex" not in analysis) \
+    if not analysis or analysis.get("v") != spec.ANALYSIS_VERSION \
+            or (ptype == "regex" and "regex" not in analysis) \
             or (ptype == "command" and "command" not in analysis):
-        analysis = spec.analyze(row["pattern"], ptype, case_sensitive=case, conditions=conditions)
+        vec = (analysis or {}).get("vector")
+        import base64
+        analysis = spec.analyze(row["pattern"], ptype, case_sensitive=case, conditions=conditions,
+                                vector=base64.b64decode(vec) if vec else None)
     if ptype == "regex":
         info = analysis["regex"]
         compiled = (info.get("literal"), tuple(info.get("required") or ()), info.get("risk", "exp"),

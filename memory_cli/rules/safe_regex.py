@@ -179,6 +179,51 @@ def _risk(items, inside_unbounded: bool = False) -> tuple[str, bool]:
     return risk, has_unbounded
 
 
+# Backtracking paths per start position (see _paths) up to which a pattern counts as linear,
+# and past which it counts as exponential: a repeat of something that can itself match in
+# several ways (``(a{1,999}){1,999}``, ``(a|a){1,1000}``) multiplies the ways at every level.
+_LINEAR_PATHS = 64
+_EXP_PATHS = 4096
+_PATHS_CAP = float(1 << 62)
+
+
+def _paths(items) -> float:
+    """An upper bound on the ways this sequence can match from one start position that the
+    engine may try before failing (bounded repeats and alternations; unbounded repeats are
+    classified by :func:`_risk`). ``\\d{1,3}`` is 3, ``(\\.\\d{1,3}){3}`` 27,
+    ``(a{1,10}){1,10}`` about 10**10."""
+    total = 1.0
+    for op, av in items:
+        if op in _REPEATS:
+            lo, hi, sub = av
+            p = _paths(sub)
+            if hi == _UNBOUNDED or hi > 1000:
+                node = _PATHS_CAP if p > 1 else 1.0
+            elif p <= 1:
+                node = float(hi - lo + 1)
+            else:
+                node, term = 0.0, p ** lo if lo else 1.0
+                for _ in range(lo, hi + 1):
+                    node += term
+                    term *= p
+                    if node >= _PATHS_CAP:
+                        break
+        elif op is _c.SUBPATTERN:
+            node = _paths(av[-1])
+        elif op is _c.BRANCH:
+            node = sum(_paths(alt) for alt in av[1])
+        elif op in (_c.ASSERT, _c.ASSERT_NOT):
+            node = _paths(av[1])
+        elif op is getattr(_c, "ATOMIC_GROUP", object()):
+            node = 1.0  # no backtracking into an atomic group
+        elif op is _c.GROUPREF_EXISTS:
+            node = sum(_paths(s) for s in av[1:] if s is not None)
+        else:
+            node = 1.0
+        total = min(_PATHS_CAP, total * max(node, 1.0))
+    return total
+
+
 def _children(op, av):
     if op in _REPEATS:
         return [av[2]]
@@ -332,8 +377,13 @@ def analyze_regex(pattern: str, *, case_sensitive: bool = False) -> RegexInfo:
         literal = literal.casefold()
     try:
         risk, _ = _risk(items)
+        paths = _paths(items)
     except RecursionError:  # pragma: no cover
-        risk = "exp"
+        risk, paths = "exp", _PATHS_CAP
+    if paths > _EXP_PATHS:
+        risk = "exp"  # nested or alternated bounded repeats: (a{1,999}){1,999}, (a|a){1,1000}
+    elif paths > _LINEAR_PATHS and risk == "linear":
+        risk = "poly"  # a{1,999}$ may try 999 lengths at every position
     required = tuple(dict.fromkeys(_required(items, fold)))
     if not case_sensitive and (global_flags & re.IGNORECASE) == 0:  # pragma: no cover
         fold = False
@@ -393,13 +443,15 @@ class SafeRegex:
 
 
 class SearchOutcome:
-    """matches: job index -> matched text; unchecked: jobs not decided (budget, or no fork)."""
+    """matches: job index -> matched text; unchecked: jobs not decided (budget, or no fork);
+    reasons: job index -> why it was not decided (``REASON_*``)."""
 
-    __slots__ = ("matches", "unchecked", "elapsed_ms", "forked", "timed_out")
+    __slots__ = ("matches", "unchecked", "reasons", "elapsed_ms", "forked", "timed_out")
 
     def __init__(self) -> None:
         self.matches: dict[int, str] = {}
         self.unchecked: list[int] = []
+        self.reasons: dict[int, str] = {}
         self.elapsed_ms = 0.0
         self.forked = False
         self.timed_out = False
@@ -515,14 +567,38 @@ def fork_available() -> bool:
     return hasattr(os, "fork")
 
 
+def is_cheap(sr: SafeRegex, text: str) -> bool:
+    """Whether deciding this job is bounded by a small constant whatever the pattern's input:
+    the text is within the in-process size of the pattern's risk class. Cheap jobs are always
+    decided; only the others are bounded by a time budget."""
+    n = len(text)
+    risk = sr.info.risk
+    if sr.info.literal is not None or risk == "linear":
+        return n <= LINEAR_INPROCESS_CHARS
+    if risk == "poly":
+        return n <= POLY_INPROCESS_CHARS
+    return False
+
+
+# Why a job was left undecided (``SearchOutcome.reasons``).
+REASON_BUDGET = "budget"           # expensive job (risky pattern or large input), budget spent
+REASON_CEILING = "ceiling"         # cheap job, but the safety ceiling of the whole check passed
+REASON_NO_FORK = "no_fork"         # risky job and no os.fork to run it under a deadline
+REASON_ERROR = "error"
+
+
 def search_many(jobs: Sequence[tuple[SafeRegex, str]], *, budget_ms: float | None = None,
-                deadline: float | None = None) -> SearchOutcome:
-    """Search each (regex, text) job; stop deciding when the time budget is spent.
+                deadline: float | None = None, ceiling: float | None = None) -> SearchOutcome:
+    """Search each (regex, text) job; cheap jobs always, expensive ones within the budget.
 
     ``deadline`` is an absolute ``time.perf_counter()`` value; ``budget_ms`` is relative to
-    now. Jobs are decided in order, so put the ones that matter most (block rules) first.
-    Undecided jobs are listed in ``unchecked``: the caller allows and audits. Never raises for
-    a slow pattern or a huge text."""
+    now. It bounds only expensive jobs (see :func:`is_cheap`): risky patterns, which run in a
+    forked child killed at the deadline, and texts past the in-process size. Cheap jobs are
+    decided whatever the clock says, up to ``ceiling`` (a ``time.process_time()`` value: CPU
+    time, which a busy machine does not stretch; default: no limit), a safety stop far past
+    any budget that only thousands of jobs on large texts could reach. Undecided jobs are listed
+    in ``unchecked`` with the reason in ``reasons``: the caller allows and audits. Never raises
+    for a slow pattern or a huge text."""
     t0 = time.perf_counter()
     if deadline is None:
         deadline = t0 + (budget_ms if budget_ms is not None else 1000.0) / 1000.0
@@ -530,11 +606,19 @@ def search_many(jobs: Sequence[tuple[SafeRegex, str]], *, budget_ms: float | Non
     folds = _Folds()
     deferred: list[int] = []
     for k, (sr, text) in enumerate(jobs):
-        if time.perf_counter() >= deadline:
-            out.timed_out = True
-            out.unchecked.extend(j for j in range(k, len(jobs)))
-            break
         if not text:
+            continue
+        cheap = is_cheap(sr, text)
+        now = time.perf_counter()
+        if not cheap and now >= deadline:
+            out.timed_out = True
+            out.unchecked.append(k)
+            out.reasons[k] = REASON_BUDGET
+            continue
+        if cheap and ceiling is not None and time.process_time() >= ceiling:
+            out.timed_out = True
+            out.unchecked.append(k)
+            out.reasons[k] = REASON_CEILING
             continue
         try:
             decided, hit = _prefilter(sr, text, folds)
@@ -547,8 +631,9 @@ def search_many(jobs: Sequence[tuple[SafeRegex, str]], *, budget_ms: float | Non
                 if hit is not None:
                     out.matches[k] = hit
                 continue
-        except InvalidRegex:
+        except (InvalidRegex, re.error, RecursionError):
             out.unchecked.append(k)
+            out.reasons[k] = REASON_ERROR
             continue
         deferred.append(k)
     if deferred:
@@ -557,6 +642,7 @@ def search_many(jobs: Sequence[tuple[SafeRegex, str]], *, budget_ms: float | Non
         deferred.sort(key=lambda j: (rank.get(jobs[j][0].info.risk, 2), j))
         if not fork_available():
             out.unchecked.extend(deferred)
+            out.reasons.update((k, REASON_NO_FORK) for k in deferred)
         else:
             _search_in_child(jobs, deferred, folds, deadline, out)
     out.unchecked.sort()
@@ -570,6 +656,7 @@ def _search_in_child(jobs: Sequence[tuple[SafeRegex, str]], todo: list[int], fol
     if remaining <= 0:
         out.timed_out = True
         out.unchecked.extend(todo)
+        out.reasons.update((k, REASON_BUDGET) for k in todo)
         return
     for k in todo:  # compile in the parent: the child then starts matching at once, and a
         try:        # compile error is reported here rather than lost in the child
@@ -582,6 +669,7 @@ def _search_in_child(jobs: Sequence[tuple[SafeRegex, str]], todo: list[int], fol
         r, w = os.pipe()
     except OSError:
         out.unchecked.extend(todo)
+        out.reasons.update((k, REASON_ERROR) for k in todo)
         return
     try:
         pid = os.fork()
@@ -589,6 +677,7 @@ def _search_in_child(jobs: Sequence[tuple[SafeRegex, str]], todo: list[int], fol
         os.close(r)
         os.close(w)
         out.unchecked.extend(todo)
+        out.reasons.update((k, REASON_ERROR) for k in todo)
         return
     if pid == 0:  # child: decide, stream verdicts, exit without running any cleanup
         try:
@@ -649,4 +738,6 @@ def _search_in_child(jobs: Sequence[tuple[SafeRegex, str]], todo: list[int], fol
             os.waitpid(pid, 0)
         except ChildProcessError:  # pragma: no cover
             pass
-    out.unchecked.extend(k for k in todo if k not in decided)
+    left = [k for k in todo if k not in decided]
+    out.unchecked.extend(left)
+    out.reasons.update((k, REASON_BUDGET) for k in left)

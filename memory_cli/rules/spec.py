@@ -157,12 +157,17 @@ def check_pattern(pattern, pattern_type: str, *, case_sensitive: bool = False) -
     return pattern.strip()
 
 
+# Version of the stored analysis; an older one is recomputed when the rule set is built
+# (2: nested and alternated bounded repeats are classified risky).
+ANALYSIS_VERSION = 2
+
+
 def analyze(pattern: str, pattern_type: str, *, case_sensitive: bool = False,
             conditions: list[dict] | None = None, vector: bytes | None = None) -> dict:
     """The plain-data analysis stored in ``enforcement_rules.analysis``."""
     from .safe_regex import analyze_regex
 
-    out: dict = {"v": 1}
+    out: dict = {"v": ANALYSIS_VERSION}
     if pattern_type == "regex":
         out["regex"] = analyze_regex(pattern, case_sensitive=case_sensitive).to_dict()
     elif pattern_type == "command":
