@@ -96,10 +96,19 @@ def _encoder(ensure_ascii: bool, compact: bool, sort_keys: bool, default):
             basestring = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
             item_sep, key_sep = (",", ":") if compact else (", ", ": ")
             make = _json.make_encoder
-            args = (default or _no_default, basestring, None, _float_str, key_sep, item_sep,
-                    sort_keys, False, True)
-            make({}, *args)  # this interpreter's accelerator takes these arguments
-            enc = (basestring, make, args)
+            enc = False
+            # The accelerator's arguments as json.encoder passes them (without, then with the
+            # float formatter some versions take); whichever this interpreter accepts.
+            for args in ((default or _no_default, basestring, None, key_sep, item_sep,
+                          sort_keys, False, True),
+                         (default or _no_default, basestring, None, _float_str, key_sep,
+                          item_sep, sort_keys, False, True)):
+                try:
+                    if make({}, *args)({"k": [1.5, "v"]}, 0) is not None:
+                        enc = (basestring, make, args)
+                        break
+                except TypeError:
+                    continue
         except Exception:
             enc = False
         _encoders[key] = enc
