@@ -18,6 +18,12 @@ Targets come from the issues; a missed target is printed as MISSED, never assert
     .venv/bin/python scripts/bench_hooks.py --quick      # smaller stores, fewer runs
     .venv/bin/python scripts/bench_hooks.py --also console=.venv/bin/memory-cli
     .venv/bin/python scripts/bench_hooks.py --json
+    .venv/bin/python scripts/bench_hooks.py --instructions   # CPU instructions (valgrind), not ms
+
+``--instructions`` counts the instructions each process executes under valgrind's callgrind
+(one run each): a figure that other load on the machine does not change, for comparing
+variants when wall times are too noisy. It leaves out what instructions do not show (waiting
+for the disk, page faults of large files).
 """
 
 from __future__ import annotations
@@ -54,12 +60,22 @@ def payload(event: str, project: Path, **fields) -> str:
     return json.dumps(base)
 
 
+INSTRUCTIONS = False  # --instructions: callgrind instruction counts (millions) instead of ms
+
+
 def timed(cmd: list[str], stdin: str | None, env: dict, cwd: Path | None = None) -> tuple[float, str]:
+    if INSTRUCTIONS:
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
     ms = (time.perf_counter() - t0) * 1000
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr[:300]}")
+    if INSTRUCTIONS:
+        refs = [ln for ln in proc.stderr.splitlines() if "I   refs:" in ln or "I refs:" in ln]
+        if not refs:
+            raise SystemExit(f"no instruction count from valgrind: {proc.stderr[-300:]}")
+        return int(refs[-1].rsplit(":", 1)[1].strip().replace(",", "")) / 1e6, proc.stdout
     return ms, proc.stdout
 
 
@@ -182,8 +198,14 @@ def run(root: Path) -> int:
     ap.add_argument("--also", action="append", default=[], metavar="NAME=COMMAND",
                     help="another way to start memory-cli's hook, timed beside the registered one "
                          "(e.g. console=.venv/bin/memory-cli); repeatable")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions under valgrind (one run each) instead of timing")
     args = ap.parse_args()
-    runs = args.runs or (9 if args.quick else 21)
+    global INSTRUCTIONS
+    INSTRUCTIONS = args.instructions
+    if INSTRUCTIONS and not shutil.which("valgrind"):
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    runs = args.runs or (1 if args.instructions else 9 if args.quick else 21)
     rule_sizes = [10, 1000] if args.quick else [10, 1000, 10000]
     memory_sizes = [1000] if args.quick else [1000, 10000]
 
@@ -314,23 +336,28 @@ def run(root: Path) -> int:
         row("SessionStart", db, start, note=f"{n:,} memories, daemon down", rules=None,
             target_ms=300 if n == 10000 else None)
 
-    query_row = None if args.no_daemon else warm_query(root, env, memory_sizes[-1])
+    query_row = None if (args.no_daemon or INSTRUCTIONS) else warm_query(root, env, memory_sizes[-1])
 
     if args.json:
-        print(json.dumps({"runs": runs, "python": PY, "entries": {e.name: " ".join(e.argv) for e in entries},
+        print(json.dumps({"runs": runs, "unit": "millions of instructions" if INSTRUCTIONS else "ms",
+                          "python": PY, "entries": {e.name: " ".join(e.argv) for e in entries},
                           "hookify": str(hookify) if hookify else None, "results": results,
                           "query": query_row}, indent=2))
         return 0
-    print(f"memory-cli hook benchmark: whole-process wall time, median of {runs} interleaved runs")
+    unit = "Mi" if INSTRUCTIONS else "ms"
+    if INSTRUCTIONS:
+        print(f"memory-cli hook benchmark: instructions per whole process (millions, callgrind), {runs} run(s)")
+    else:
+        print(f"memory-cli hook benchmark: whole-process wall time, median of {runs} interleaved runs")
     print(f"floor    = `{Path(PY).name} -c \"import sqlite3, json\"` (same interpreter, same run)")
     for e in entries:
         print(f"{e.name:8s} = {' '.join(e.argv)} ... hook EVENT")
     print("hookify  = " + (f"{Path(PY).name} {hookify}/hooks/<event>.py, same rules as .local.md files"
                            if hookify else "not available (no claude-code snapshot)") + "\n")
-    headers = ["scenario", "floor ms"]
+    headers = ["scenario", f"floor {unit}"]
     for e in entries:
-        headers += [f"{e.name} ms", "x floor"]
-    headers += ["hookify ms", "hookify / memory-cli", "target", "verdict"]
+        headers += [f"{e.name} {unit}", "x floor"]
+    headers += [f"hookify {unit}", "hookify / memory-cli", "target", "verdict"]
     table = []
     for r in results:
         line = [r["scenario"], _f(r["floor_ms"])]
