@@ -25,7 +25,7 @@ from .migrations import LATEST
 from .util import iso, optional_module
 
 AREA_CHECKS = [f"memory_cli.{a}.doctor:doctor_checks" for a in
-               ("rules", "capture", "embeddings", "retrieval", "maintenance")]
+               ("hooks", "rules", "capture", "embeddings", "retrieval", "maintenance")]
 
 
 def _check(name, status, detail):
@@ -56,7 +56,6 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
     checks.append(_vec_check())
     checks.append(_semantic_check())
     checks += _hook_checks()
-    checks += _speed_checks(store)
     checks.append(_errors_check(store))
     if measure:
         checks.append(_latency_check(db_override))
@@ -150,7 +149,7 @@ def _hook_checks():
         out.append(_check(f"hooks ({scope})", status, detail))
     if not found_any:
         out.append(_check("hooks", "warn", "not registered in any settings file: run `memory-cli install`"))
-    return out
+    return out + _speed_checks()
 
 
 def _registered_commands() -> dict[str, list[str]]:
@@ -166,15 +165,12 @@ def _registered_commands() -> dict[str, list[str]]:
     return out
 
 
-def _speed_checks(store):
-    """How hooks start (lean launcher, paths), bytecode, the rule cache (see hooks.doctor)."""
+def _speed_checks():
+    """How hooks start (lean launcher, its paths) and the package's bytecode (hooks.doctor;
+    the rule cache is checked with the areas, before the rules check rebuilds it)."""
     from .hooks import doctor as speed
 
-    out = speed.entry_checks(_registered_commands())
-    out.append(speed.bytecode_check())
-    if store is not None:
-        out.append(speed.rule_cache_check(store))
-    return out
+    return speed.entry_checks(_registered_commands()) + [speed.bytecode_check()]
 
 
 def _errors_check(store):

@@ -191,6 +191,11 @@ def rule_cache_check(store) -> dict:
                                       f"{read_ms:.1f} ms{note}")
 
 
+def doctor_checks(store, settings) -> list[dict]:
+    """Area checks with a store (run before the rules area, which rebuilds the cache)."""
+    return [rule_cache_check(store)]
+
+
 def _cache_state(path: str, key: tuple) -> str:
     from ..rules.ruleset import RuleSet
 
