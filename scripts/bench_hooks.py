@@ -229,6 +229,9 @@ def run(root: Path) -> int:
     (claude / "memory").mkdir(parents=True)
     env = dict(os.environ, CLAUDE_CONFIG_DIR=str(claude), CLAUDE_PROJECT_DIR=str(project),
                MEMORY_CLI_CONFIG=str(claude / "memory" / "config.json"))
+    # Each entry keeps its files (error log, daemon run dir) in a Claude folder of its own;
+    # the configuration is shared.
+    entry_env = {e.name: dict(env, CLAUDE_CONFIG_DIR=str(root / f"claude-{k}")) for k, e in enumerate(entries)}
     for var in ("MEMORY_CLI_DB", "MEMORY_CLI_HOOK_DEBUG"):
         env.pop(var, None)
     # Automatic daemon start and maintenance would add background load that is not the hook's.
@@ -268,15 +271,15 @@ def run(root: Path) -> int:
         hk_cmd = [PY, str(hookify / "hooks" / script)] if script else None
         answers = {}
         for name, cmd in cmds.items():  # warm the page cache; build each copy's rule cache
-            timed(cmd, stdin, env, native=True)
-            answers[name] = timed(cmd, stdin, env, native=True)[1]
+            timed(cmd, stdin, entry_env[name], native=True)
+            answers[name] = timed(cmd, stdin, entry_env[name], native=True)[1]
         if hk_cmd:
             timed(hk_cmd, stdin, hookify_env, cwd=project, native=True)
             answers["hookify"] = timed(hk_cmd, stdin, hookify_env, cwd=project, native=True)[1]
         times: dict[str, list[float]] = {name: [] for name in [*cmds, "floor", "hookify"]}
         for _ in range(runs):
             for name, cmd in cmds.items():
-                times[name].append(timed(cmd, stdin, env)[0])
+                times[name].append(timed(cmd, stdin, entry_env[name])[0])
             times["floor"].append(timed(FLOOR_CMD, None, env)[0])
             if hk_cmd:
                 times["hookify"].append(timed(hk_cmd, stdin, hookify_env, cwd=project)[0])
