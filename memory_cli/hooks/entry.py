@@ -11,8 +11,9 @@ environment variables that could redirect or slow it (``-I``: no ``PYTHONPATH``,
 site-packages, no script directory on ``sys.path``, and bytecode is written even under
 ``PYTHONDONTWRITEBYTECODE``). ``sys.path`` gets exactly what a hook needs: the folder holding
 this package, each ``--path`` folder (where ``apsw`` is installed, when elsewhere) and the
-environment's own site-packages. Then the same hook runner as ``memory-cli hook`` runs, and the process ends without interpreter teardown (``os._exit`` after flushing its
-output; the store is already closed and every write committed), which saves a few more ms.
+environment's own site-packages. Then the same hook runner as ``memory-cli hook`` runs, and
+the process ends without interpreter teardown (``os._exit`` after flushing its output; the
+store is already closed and every write committed), which saves a few more ms.
 
 Fail-safe: when ``apsw`` is still not importable (a moved virtualenv, a changed Python, a
 package reached only through a ``.pth`` file), ``site`` runs after all and the import is
