@@ -33,7 +33,7 @@ def hook_cmd() -> list[str]:
 
         from memory_cli.install import hook_launcher
 
-        _LAUNCHER.extend(shlex.split(hook_launcher()))
+        _LAUNCHER[:] = shlex.split(hook_launcher())  # threads may race here: same words
     return list(_LAUNCHER)
 
 
