@@ -22,13 +22,21 @@ def _split_global_db(argv: list[str]) -> tuple[str | None, list[str]]:
     return db, rest
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+def hook_call(argv: list[str]) -> tuple[str, str | None] | None:
+    """``(event, db)`` when ``argv`` is ``[--db PATH] hook EVENT``; None for any other command."""
     db, rest = _split_global_db(argv)
     if len(rest) >= 2 and rest[0] == "hook" and not rest[1].startswith("-"):
+        return rest[1], db
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    hook = hook_call(argv)
+    if hook is not None:
         from .hooks.runner import main as hook_main
 
-        return hook_main(rest[1], db)
+        return hook_main(*hook)
     from .cli import run
 
     return run(argv)

@@ -31,6 +31,7 @@ class Demo:
         self.transcript = root / "transcript-s1.jsonl"
         self.failures: list[str] = []
         self.exe = executable()
+        self.hook_argv: list[str] | None = None  # the command `install` registers, built once
         self.env = dict(os.environ, CLAUDE_CONFIG_DIR=str(self.claude), CLAUDE_PROJECT_DIR=str(self.project),
                         MEMORY_CLI_CONFIG=str(self.claude / "memory" / "config.json"))
         self.env.pop("MEMORY_CLI_DB", None)
@@ -61,8 +62,15 @@ class Demo:
         payload = {"session_id": session, "transcript_path": str(self.transcript), "cwd": str(self.project / "src"),
                    "permission_mode": "default", "hook_event_name": event}
         payload.update(fields)
+        if self.hook_argv is None:
+            import shlex
+
+            from .install import hook_launcher
+
+            self.hook_argv = shlex.split(hook_launcher())
         t0 = time.perf_counter()
-        proc = subprocess.run(self._base() + ["hook", event], input=json.dumps(payload), capture_output=True,
+        proc = subprocess.run(self.hook_argv + ["--db", str(self.db), "hook", event], input=json.dumps(payload),
+                              capture_output=True,
                               text=True, env=self.env, cwd=str(self.project), timeout=60)
         ms = (time.perf_counter() - t0) * 1000
         answer = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}

@@ -11,6 +11,7 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 import time
 from datetime import datetime, timedelta, timezone
 from importlib import util as importlib_util
@@ -19,20 +20,23 @@ from pathlib import Path
 from . import install, paths
 from . import settings as settings_mod
 from .errors import MemoryCliError
+from .hooks.doctor import command_prefix
 from .migrations import LATEST
 from .util import iso
 
 
 def _area_check_functions():
-    """Each area's ``doctor_checks(store, settings) -> list[dict]``."""
+    """Each area's ``doctor_checks(store, settings) -> list[dict]``; how hooks start comes first,
+    before the rules check rebuilds the rule cache."""
     from .capture import doctor as capture
     from .embeddings import doctor as embeddings
-    from .maintenance import doctor as maintenance
+    from .hooks import doctor as hooks
     from .llm import doctor as llm
+    from .maintenance import doctor as maintenance
     from .mcp import doctor as mcp
     from .rules import doctor as rules
 
-    return [rules.doctor_checks, capture.doctor_checks, embeddings.doctor_checks,
+    return [hooks.doctor_checks, rules.doctor_checks, capture.doctor_checks, embeddings.doctor_checks,
             maintenance.doctor_checks, mcp.doctor_checks, llm.doctor_checks]
 
 
@@ -187,8 +191,8 @@ def _hook_checks():
         bad = []
         for cmds in reg.values():
             for cmd in cmds:
-                exe = cmd.split(" hook ")[0].split(" --db ")[0].strip().strip("'\"")
-                if " -m " not in exe and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+                exe = (command_prefix(cmd) or [cmd])[0]
+                if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
                     bad.append(exe)
         status = "fail" if bad else ("warn" if missing else "ok")
         detail = f"{path}: {len(reg)} events registered"
@@ -199,7 +203,28 @@ def _hook_checks():
         out.append(_check(f"hooks ({scope})", status, detail))
     if not found_any:
         out.append(_check("hooks", "warn", "not registered in any settings file: run `memory-cli install`"))
+    return out + _speed_checks()
+
+
+def _registered_commands() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for scope in ("user", "project", "local"):
+        try:
+            path = install.settings_file(scope)
+        except MemoryCliError:
+            continue
+        cmds = [c for cs in install.registered(path).values() for c in cs]
+        if cmds:
+            out[str(path)] = cmds
     return out
+
+
+def _speed_checks():
+    """How hooks start (lean launcher, its paths) and the package's bytecode (hooks.doctor;
+    the rule cache is checked with the areas, before the rules check rebuilds it)."""
+    from .hooks import doctor as speed
+
+    return speed.entry_checks(_registered_commands()) + [speed.bytecode_check()]
 
 
 def _errors_check(store):
@@ -236,24 +261,40 @@ def _errors_check(store):
 
 
 def _latency_check(db_override):
-    exe = install.executable()
-    cmd = exe.split() if " -m " in exe else [exe]
+    """The registered PreToolUse command (else the lean launcher), timed whole-process and
+    interleaved with the floor every hook is judged against."""
+    import shlex
+
+    registered = [c for cs in _registered_commands().values() for c in cs if c.endswith(" hook PreToolUse")]
+    if registered:
+        cmd = shlex.split(registered[0])
+        what = "registered command"
+    else:
+        cmd = shlex.split(install.hook_launcher()) + ["hook", "PreToolUse"]
+        what = "lean launcher, not registered"
     if db_override:
-        cmd += ["--db", db_override]
-    cmd += ["hook", "PreToolUse"]
+        cmd = (command_prefix(" ".join(shlex.quote(w) for w in cmd)) or cmd[:-2]) + ["--db", db_override,
+                                                                                      "hook", "PreToolUse"]
     body = json.dumps({"session_id": "memory-cli-doctor", "cwd": os.getcwd(), "hook_event_name": "PreToolUse",
                        "tool_name": "Bash", "tool_input": {"command": "echo memory-cli doctor"},
                        "tool_use_id": "doctor"})
-    times = []
+    floor_cmd = [cmd[0] if os.path.basename(cmd[0]).startswith("python") else sys.executable,
+                 "-c", "import sqlite3, json"]
+    times, floors = [], []
     for _ in range(5):
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, input=body, capture_output=True, text=True, timeout=30)
         times.append((time.perf_counter() - t0) * 1000)
         if proc.returncode != 0:
             return _check("hook latency", "fail", f"synthetic PreToolUse exited {proc.returncode}: {proc.stderr.strip()[:200]}")
-    median = statistics.median(times)
+        t0 = time.perf_counter()
+        subprocess.run(floor_cmd, capture_output=True, timeout=30)
+        floors.append((time.perf_counter() - t0) * 1000)
+    median, floor = statistics.median(times), statistics.median(floors)
     status = "ok" if median < 150 else "warn"
-    return _check("hook latency", status, f"PreToolUse whole process median {median:.0f} ms over 5 runs ({exe})")
+    return _check("hook latency", status,
+                  f"PreToolUse whole process median {median:.0f} ms over 5 runs, {median / floor:.2f}x "
+                  f"the `python -c \"import sqlite3, json\"` floor ({floor:.0f} ms; {what})")
 
 
 def _area_checks(store, settings):

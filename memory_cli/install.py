@@ -2,10 +2,15 @@
 
 The merge touches only handlers whose command runs ``memory-cli ... hook``: every other
 setting and every other hook stays as it was, a second install changes nothing, the previous
-file is backed up before any write, and the person sees the change as a diff. Commands use the
-absolute path of the installed executable (a PATH lookup through a version-manager shim costs
-~140 ms per tool call), matchers spawn the hook only for the tools an event needs, and timeouts
-are in seconds, as Claude Code expects.
+file is backed up before any write, and the person sees the change as a diff. Commands use
+absolute paths (a PATH lookup through a version-manager shim costs ~140 ms per tool call),
+matchers spawn the hook only for the tools an event needs, and timeouts are in seconds, as
+Claude Code expects.
+
+The command is the lean launcher (:func:`hook_launcher`): this environment's interpreter started
+isolated (``-I -S``) on ``memory_cli/fasthook.py``, with the folders the hook imports from given
+explicitly, which starts several times faster than the ``memory-cli`` console script (see
+:mod:`memory_cli.hooks.entry`). ``--entry console`` registers the console script instead.
 """
 
 from __future__ import annotations
@@ -48,15 +53,86 @@ def executable() -> str:
     return f"{sys.executable} -m memory_cli"
 
 
-def command_for(event: str, exe: str, db: str | None = None) -> str:
-    parts = exe if " -m " in exe else shlex.quote(exe)
+LAUNCHER_NAME = "fasthook.py"
+
+
+def launcher_script() -> str:
+    """The absolute path of the launcher script inside the installed package."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), LAUNCHER_NAME)
+
+
+def _isolated_sys_path(python: str, with_site: bool) -> list[str] | None:
+    import subprocess
+
+    flags = ["-I"] if with_site else ["-I", "-S"]
+    try:
+        out = subprocess.run([python, *flags, "-c", "import sys; print(repr(sys.path))"],
+                             capture_output=True, text=True, timeout=30)
+        import ast
+
+        value = ast.literal_eval(out.stdout.strip())
+    except Exception:
+        return None
+    return [p for p in value if isinstance(p, str)] if isinstance(value, list) else None
+
+
+def launcher_paths(python: str | None = None) -> list[str]:
+    """Folders the launcher must put on ``sys.path`` beyond the ones it finds by itself (the
+    package's own parent and the environment's site-packages): what ``site`` adds for this
+    interpreter (site-packages and ``.pth`` entries, as they are now) plus where ``apsw``
+    lives, in ``site``'s order. The launcher then never needs ``site`` itself."""
+    from .hooks.entry import _site_packages
+
+    python = python or sys.executable
+    own = {os.path.dirname(os.path.dirname(launcher_script())), _site_packages(sys.prefix)}
+    bare = _isolated_sys_path(python, with_site=False)
+    full = _isolated_sys_path(python, with_site=True)
+    wanted = [p for p in (full or []) if bare is None or p not in bare]
+    try:
+        import apsw
+
+        wanted.append(os.path.dirname(os.path.dirname(os.path.abspath(apsw.__file__))))
+    except ImportError:
+        pass
+    out: list[str] = []
+    for p in wanted:
+        if p and p not in own and p not in out and os.path.isdir(p):
+            out.append(p)
+    return out
+
+
+def hook_launcher(python: str | None = None) -> str:
+    """The shell-ready start of every hook command: the interpreter isolated on the launcher
+    script, plus ``--path`` for each folder of :func:`launcher_paths`."""
+    python = python or sys.executable
+    parts = [python, "-I", "-S", launcher_script()]
+    for p in launcher_paths(python):
+        parts += ["--path", p]
+    return " ".join(shlex.quote(x) for x in parts)
+
+
+def console_launcher() -> str:
+    """The shell-ready console-script command (slower start; ``install --entry console``)."""
+    exe = executable()
+    return exe if " -m " in exe else shlex.quote(exe)
+
+
+def is_launcher_script(word: str) -> bool:
+    parts = word.replace("\\", "/").split("/")
+    return len(parts) >= 2 and parts[-1] == LAUNCHER_NAME and parts[-2] == "memory_cli"
+
+
+def command_for(event: str, launcher: str, db: str | None = None) -> str:
+    """One hook command: ``launcher`` is shell-ready (see :func:`hook_launcher`)."""
+    parts = launcher
     if db:
         parts += f" --db {shlex.quote(str(Path(db).expanduser().resolve()))}"
     return f"{parts} hook {event}"
 
 
-def hooks_object(exe: str, db: str | None = None, extra_tools: list[str] | None = None) -> dict:
-    """The ``hooks`` object memory-cli registers (also used for hooks/hooks.json)."""
+def hooks_object(launcher: str, db: str | None = None, extra_tools: list[str] | None = None) -> dict:
+    """The ``hooks`` object memory-cli registers (also used for hooks/hooks.json); ``launcher``
+    is the shell-ready start of each command."""
     out: dict = {}
     for event, (matcher, timeout, _why) in EVENTS.items():
         if matcher == TOOL_MATCHER and extra_tools:
@@ -65,7 +141,8 @@ def hooks_object(exe: str, db: str | None = None, extra_tools: list[str] | None 
         group: dict = {}
         if matcher:
             group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": command_for(event, exe, db), "timeout": timeout}]
+        group["hooks"] = [{"type": "command", "command": command_for(event, launcher, db),
+                           "timeout": timeout}]
         out[event] = [group]
     return out
 
@@ -80,7 +157,8 @@ def is_ours(handler: dict) -> bool:
         words = cmd.split()
     if "hook" not in words:
         return False
-    return any(os.path.basename(w).startswith("memory-cli") or w == "memory_cli" for w in words[: words.index("hook")])
+    return any(os.path.basename(w).startswith("memory-cli") or w == "memory_cli" or is_launcher_script(w)
+               for w in words[: words.index("hook")])
 
 
 def settings_file(scope: str, cwd: str | None = None) -> Path:
@@ -143,10 +221,10 @@ def without_ours(settings: dict) -> dict:
     return data
 
 
-def with_ours(settings: dict, exe: str, db: str | None = None, extra_tools=None) -> dict:
+def with_ours(settings: dict, launcher: str, db: str | None = None, extra_tools=None) -> dict:
     data = without_ours(settings)
     hooks = data.setdefault("hooks", {})
-    for event, groups in hooks_object(exe, db, extra_tools).items():
+    for event, groups in hooks_object(launcher, db, extra_tools).items():
         hooks.setdefault(event, [])
         hooks[event].extend(groups)
     return data

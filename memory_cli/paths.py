@@ -49,6 +49,11 @@ def error_log_file() -> str:
     return os.path.join(memory_dir_str(), "hook-errors.log")
 
 
+def run_dir_str() -> str:
+    """See :func:`run_dir` (a string: the daemon client runs inside hooks)."""
+    return os.path.join(memory_dir_str(), "run")
+
+
 def expand_str(path: str) -> str:
     return os.path.expanduser(os.path.expandvars(path))
 
@@ -72,7 +77,7 @@ def config_path():
 
 def run_dir():
     """Private directory (mode 0700) for the daemon's socket, lock and pid files."""
-    return _path(os.path.join(memory_dir_str(), "run"))
+    return _path(run_dir_str())
 
 
 def backups_dir():

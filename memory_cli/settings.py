@@ -10,8 +10,8 @@ is reported for the audit log and ``memory-cli doctor``.
 
 from __future__ import annotations
 
-import json
 import os
+
 from . import paths
 
 # (section, key, type, default, constraint, help)
@@ -172,7 +172,9 @@ def load(path=None) -> Settings:
         s.problems.append(f"config {p}: cannot read ({e.strerror})")
         return s
     try:
-        data = json.loads(raw)
+        from .fastjson import loads
+
+        data = loads(raw)
     except ValueError as e:
         s.problems.append(f"config {p}: not valid JSON ({e})")
         return s

@@ -5,7 +5,6 @@ Kept dependency-free and cheap to import because hooks load it on every tool cal
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -45,4 +44,7 @@ def iso(dt) -> str:
 
 
 def dumps(obj) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    """Compact JSON (``json.dumps(..., ensure_ascii=False, separators=(",", ":"))``)."""
+    from .fastjson import dumps as fast_dumps
+
+    return fast_dumps(obj, ensure_ascii=False, compact=True)

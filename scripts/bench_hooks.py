@@ -1,14 +1,30 @@
 #!/usr/bin/env python3
-"""Whole-process hook timings, beside the floor they are judged against.
+"""Whole-process hook timings, beside the floor and beside hookify, the peer.
 
-Every figure is the wall time of a fresh ``memory-cli hook <Event>`` process fed a real-shaped
-payload on stdin, exactly as Claude Code runs it, measured in the same run and interleaved with
-the floor ``python -c "import sqlite3, json"`` (same interpreter), so machine noise hits both.
+Every figure is the wall time of a fresh hook process fed a real-shaped payload on stdin,
+exactly as Claude Code runs it, measured in the same run and interleaved run by run with:
+- the floor ``python -c "import sqlite3, json"`` (same interpreter);
+- memory-cli through the command ``memory-cli install`` registers (the lean launcher
+  ``python -I -S memory_cli/fasthook.py``), and through any ``--also NAME=COMMAND`` entries
+  (e.g. the console script, or another checkout) on their own copy of each store;
+- hookify (Anthropic's hookify plugin), extracted at run time from a snapshot of the
+  anthropics/claude-code repository, fed the same rules as ``.claude/hookify.*.local.md``
+  files and the same payload, started by the same interpreter (hookify registers
+  ``python3 ...``: a PATH lookup that can cost far more than this). Without the snapshot
+  the column says "not available".
 Targets come from the issues; a missed target is printed as MISSED, never asserted in tests.
 
-    .venv/bin/python scripts/bench_hooks.py            # full run (10,000-rule and -memory stores)
-    .venv/bin/python scripts/bench_hooks.py --quick    # smaller stores, fewer runs
+    .venv/bin/python scripts/bench_hooks.py              # full run (10,000-rule and -memory stores)
+    .venv/bin/python scripts/bench_hooks.py --quick      # smaller stores, fewer runs
+    .venv/bin/python scripts/bench_hooks.py --also console=.venv/bin/memory-cli
     .venv/bin/python scripts/bench_hooks.py --json
+    .venv/bin/python scripts/bench_hooks.py --instructions   # CPU instructions (valgrind), not ms
+
+``--instructions`` counts the instructions each process executes under valgrind's callgrind
+(one run each): a figure that other load on the machine does not change, for comparing
+variants when wall times are too noisy. It leaves out what instructions do not show (waiting
+for the disk, page faults of large files). Valgrind slows a process 20-50x: on a busy machine
+a hook can outlive its own watchdog (4.5 s) and is then run again, up to three times.
 """
 
 from __future__ import annotations
@@ -16,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -28,10 +45,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from memory_cli.db import Store  # noqa: E402
-from memory_cli.install import executable  # noqa: E402
+from memory_cli.install import executable, hook_launcher  # noqa: E402
 
 PY = sys.executable
 FLOOR_CMD = [PY, "-c", "import sqlite3, json"]
+HOOKIFY_REPO = os.environ.get("HOOKIFY_REPO", "/work/.mirror/anthropics+claude-code/repo")
+HOOKIFY_SCRIPTS = {"PreToolUse": "pretooluse.py", "PostToolUse": "posttooluse.py",
+                   "UserPromptSubmit": "userpromptsubmit.py", "Stop": "stop.py"}
 
 
 def payload(event: str, project: Path, **fields) -> str:
@@ -41,23 +61,30 @@ def payload(event: str, project: Path, **fields) -> str:
     return json.dumps(base)
 
 
-def timed(cmd: list[str], stdin: str | None, env: dict) -> float:
+INSTRUCTIONS = False  # --instructions: callgrind instruction counts (millions) instead of ms
+
+
+def timed(cmd: list[str], stdin: str | None, env: dict, cwd: Path | None = None,
+          native: bool = False) -> tuple[float, str]:
+    """(ms, or millions of instructions with --instructions unless ``native``; stdout)."""
+    if INSTRUCTIONS and not native:
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
     ms = (time.perf_counter() - t0) * 1000
+    tries = 3 if INSTRUCTIONS and not native else 0
+    while proc.returncode == 1 and tries:
+        # Under valgrind on a busy machine a hook can outlive its watchdog (exit 1): retry.
+        tries -= 1
+        proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, cwd=cwd)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr[:300]}")
-    return ms
-
-
-def measure(cmd, stdin, env, runs: int) -> tuple[list[float], list[float]]:
-    """Interleave the hook and the floor so drift and noise hit both equally."""
-    hook_ms, floor_ms = [], []
-    timed(cmd, stdin, env)  # warm the page cache
-    for _ in range(runs):
-        hook_ms.append(timed(cmd, stdin, env))
-        floor_ms.append(timed(FLOOR_CMD, None, env))
-    return hook_ms, floor_ms
+    if INSTRUCTIONS and not native:
+        refs = [ln for ln in proc.stderr.splitlines() if "I   refs:" in ln or "I refs:" in ln]
+        if not refs:
+            raise SystemExit(f"no instruction count from valgrind: {proc.stderr[-300:]}")
+        return int(refs[-1].rsplit(":", 1)[1].strip().replace(",", "")) / 1e6, proc.stdout
+    return ms, proc.stdout
 
 
 def p95(values: list[float]) -> float:
@@ -65,7 +92,10 @@ def p95(values: list[float]) -> float:
     return s[min(len(s) - 1, int(round(0.95 * (len(s) - 1))))]
 
 
+# -- stores and rules ------------------------------------------------------------------------
 def seed_rules(db: Path, n: int) -> bool:
+    """n rules: half command rules (block ``legacytoolN``), half regex rules (warn on
+    ``forbidden_token_N``), written to the store and, identically, as hookify files."""
     try:
         from memory_cli.rules import api as rules_api
     except ImportError:
@@ -81,6 +111,23 @@ def seed_rules(db: Path, n: int) -> bool:
                                       pattern_type="regex", action="warn")
     s.close()
     return True
+
+
+def hookify_rules(project: Path, n: int) -> None:
+    """The same n rules as hookify rule files: command rules as ``event: bash`` blocks, regex
+    rules as ``event: all`` warnings (hookify reads every file on every call)."""
+    claude = project / ".claude"
+    for old in claude.glob("hookify.*.local.md"):
+        old.unlink()
+    claude.mkdir(exist_ok=True)
+    for i in range(n):
+        if i % 2:
+            text = (f"---\nname: no-legacytool{i}\nenabled: true\nevent: bash\npattern: \\blegacytool{i}\\b\n"
+                    f"action: block\n---\n\nNever run legacytool{i}; use newtool{i}.\n")
+        else:
+            text = (f"---\nname: no-token-{i}\nenabled: true\nevent: all\npattern: forbidden_token_{i}\\b\n"
+                    f"action: warn\n---\n\nNever write forbidden_token_{i}.\n")
+        (claude / f"hookify.rule{i}.local.md").write_text(text)
 
 
 def seed_memories(db: Path, n: int) -> None:
@@ -99,6 +146,48 @@ def seed_memories(db: Path, n: int) -> None:
     s.close()
 
 
+def checkpoint(db: Path) -> None:
+    """Fold the WAL into the database: every hook process opening a store replays the whole
+    WAL (its index lives in shared memory that the last process to close drops), so each
+    scenario starts from the same, small WAL rather than from the seeding's megabytes."""
+    s = Store.open(db)
+    s.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    s.close()
+
+
+def copy_store(db: Path, suffix: str) -> Path:
+    checkpoint(db)
+    dst = db.with_name(f"{db.stem}.{suffix}{db.suffix}")
+    for side in ("-wal", "-shm"):  # a previous copy's WAL must never meet the new file
+        Path(f"{dst}{side}").unlink(missing_ok=True)
+    shutil.copyfile(db, dst)
+    return dst
+
+
+# -- hookify ---------------------------------------------------------------------------------
+def extract_hookify(dest: Path) -> Path | None:
+    """hookify's plugin folder from the claude-code snapshot, or None when it is absent."""
+    if not Path(HOOKIFY_REPO).exists():
+        return None
+    try:
+        archive = subprocess.run(["git", "-C", HOOKIFY_REPO, "archive", "HEAD", "plugins/hookify"],
+                                 capture_output=True, check=True, timeout=120).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    root = dest / "plugins" / "hookify"
+    return root if (root / "hooks" / "pretooluse.py").exists() else None
+
+
+# -- measuring -------------------------------------------------------------------------------
+class Entry:
+    """One way of starting memory-cli's hook: a shell-ready command prefix."""
+
+    def __init__(self, name: str, prefix: str):
+        self.name = name
+        self.argv = shlex.split(prefix)
+
+
 def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="memory-cli-bench-"))
     try:
@@ -113,10 +202,31 @@ def run(root: Path) -> int:
     ap.add_argument("--quick", action="store_true", help="1,000-rule/memory stores at most, fewer runs")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     ap.add_argument("--no-daemon", action="store_true", help="skip the warm-daemon query measurement")
+    ap.add_argument("--no-hookify", action="store_true", help="skip the hookify column")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=COMMAND",
+                    help="another way to start memory-cli's hook, timed beside the registered one "
+                         "(e.g. console=.venv/bin/memory-cli); repeatable")
+    ap.add_argument("--instructions", action="store_true",
+                    help="count instructions under valgrind (one run each) instead of timing")
     args = ap.parse_args()
-    runs = args.runs or (9 if args.quick else 21)
-    rule_sizes = [0, 100, 1000] if args.quick else [0, 100, 1000, 10000]
+    global INSTRUCTIONS
+    INSTRUCTIONS = args.instructions
+    if INSTRUCTIONS and not shutil.which("valgrind"):
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    runs = args.runs or (1 if args.instructions else 9 if args.quick else 21)
+    rule_sizes = [10, 1000] if args.quick else [10, 1000, 10000]
     memory_sizes = [1000] if args.quick else [1000, 10000]
+
+    # Hooks start fresh interpreters: their modules must load from bytecode (setup.sh does this;
+    # PYTHONDONTWRITEBYTECODE=1 would otherwise leave the console script compiling every start).
+    subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "memory_cli")], capture_output=True)
+
+    entries = [Entry("memory-cli", hook_launcher())]
+    for spec in args.also:
+        name, _, cmd = spec.partition("=")
+        if not name or not cmd:
+            raise SystemExit(f"--also wants NAME=COMMAND, got {spec!r}")
+        entries.append(Entry(name, cmd))
 
     project = root / "benchproj"
     (project / ".git").mkdir(parents=True)
@@ -125,21 +235,28 @@ def run(root: Path) -> int:
     (claude / "memory").mkdir(parents=True)
     env = dict(os.environ, CLAUDE_CONFIG_DIR=str(claude), CLAUDE_PROJECT_DIR=str(project),
                MEMORY_CLI_CONFIG=str(claude / "memory" / "config.json"))
+    # Each entry keeps its files (error log, daemon run dir) in a Claude folder of its own;
+    # the configuration is shared.
+    entry_env = {e.name: dict(env, CLAUDE_CONFIG_DIR=str(root / f"claude-{k}")) for k, e in enumerate(entries)}
     for var in ("MEMORY_CLI_DB", "MEMORY_CLI_HOOK_DEBUG"):
         env.pop(var, None)
     # Automatic daemon start and maintenance would add background load that is not the hook's.
     (claude / "memory" / "config.json").write_text(json.dumps({"daemon": {"autostart": False}}))
-    exe = executable()
-    base = exe.split() if " -m " in exe else [exe]
+    hookify = None if args.no_hookify else extract_hookify(root)
+    hookify_env = dict(env, CLAUDE_PLUGIN_ROOT=str(hookify)) if hookify else None
 
     bash = {"command": "cd /work/benchproj && git status && ls -la src | head -50",
             "description": "status", "timeout": 120000, "run_in_background": False}
     written = "def main():\n    print('hello')\n" * 60
+    write_input = {"file_path": str(project / "src" / "app.py"), "content": written}
     pre = payload("PreToolUse", project, tool_name="Bash", tool_input=bash, tool_use_id="toolu_bench")
-    post = payload("PostToolUse", project, tool_name="Write",
-                   tool_input={"file_path": str(project / "src" / "app.py"), "content": written},
-                   tool_response={"filePath": str(project / "src" / "app.py"), "success": True},
-                   tool_use_id="toolu_bench")
+    blocked = payload("PreToolUse", project, tool_name="Bash", tool_use_id="toolu_bench",
+                      tool_input=dict(bash, command="cd src && legacytool7 --all"))
+    post = payload("PostToolUse", project, tool_name="Write", tool_input=write_input,
+                   tool_response={"filePath": write_input["file_path"], "success": True}, tool_use_id="toolu_bench")
+    failure = payload("PostToolUseFailure", project, tool_name="Bash", tool_input={"command": "npm run build"},
+                      error="Command failed with exit code 1: npm ERR! missing script: build",
+                      tool_use_id="toolu_bench")
     prompt = payload("UserPromptSubmit", project,
                      prompt="Can you make the release script also tag the docker image with the git sha?")
     stop = payload("Stop", project, stop_hook_active=False,
@@ -149,67 +266,136 @@ def run(root: Path) -> int:
 
     results = []
 
-    def row(name, db, stdin, target_ratio=None, target_ms=None, note=""):
-        hook_ms, floor_ms = measure(base + ["--db", str(db), "hook", name.split()[0]], stdin, env, runs)
-        med, fl = statistics.median(hook_ms), statistics.median(floor_ms)
-        ratio = med / fl
-        ok = True
-        target = ""
+    def row(event, db, stdin, *, note, rules=None, target_ratio=None, target_ms=None, vs_hookify=None,
+            expect=None):
+        """Time every entry, the floor and hookify on one payload, interleaved run by run."""
+        stores = {e.name: copy_store(db, f"e{k}") for k, e in enumerate(entries)}
+        cmds = {e.name: e.argv + ["--db", str(stores[e.name]), "hook", event] for e in entries}
+        script = HOOKIFY_SCRIPTS.get(event) if hookify else None
+        if script and rules is not None:
+            hookify_rules(project, rules)
+        hk_cmd = [PY, str(hookify / "hooks" / script)] if script else None
+        answers = {}
+        for name, cmd in cmds.items():  # warm the page cache; build each copy's rule cache
+            timed(cmd, stdin, entry_env[name], native=True)
+            answers[name] = timed(cmd, stdin, entry_env[name], native=True)[1]
+        if hk_cmd:
+            timed(hk_cmd, stdin, hookify_env, cwd=project, native=True)
+            answers["hookify"] = timed(hk_cmd, stdin, hookify_env, cwd=project, native=True)[1]
+        times: dict[str, list[float]] = {name: [] for name in [*cmds, "floor", "hookify"]}
+        for _ in range(runs):
+            for name, cmd in cmds.items():
+                times[name].append(timed(cmd, stdin, entry_env[name])[0])
+            times["floor"].append(timed(FLOOR_CMD, None, env)[0])
+            if hk_cmd:
+                times["hookify"].append(timed(hk_cmd, stdin, hookify_env, cwd=project)[0])
+        fl = statistics.median(times["floor"])
+        med = {name: statistics.median(v) for name, v in times.items() if v}
+        main_ms = med["memory-cli"]
+        ok, target = True, []
         if target_ratio is not None:
-            ok = ratio <= target_ratio
-            target = f"<= {target_ratio:g}x floor"
+            ok = ok and main_ms / fl <= target_ratio
+            target.append(f"<= {target_ratio:g}x floor")
         if target_ms is not None:
-            ok = ok and med < target_ms
-            target = (target + " and " if target else "") + f"< {target_ms} ms"
-        results.append({"scenario": name + (f" ({note})" if note else ""), "median_ms": round(med, 1),
-                        "p95_ms": round(p95(hook_ms), 1), "floor_ms": round(fl, 1), "ratio": round(ratio, 2),
-                        "target": target or "-", "verdict": ("ok" if ok else "MISSED") if target else "-"})
+            ok = ok and main_ms < target_ms
+            target.append(f"< {target_ms} ms")
+        hk = med.get("hookify")
+        if vs_hookify is not None and hk is not None:
+            ok = ok and hk / main_ms >= vs_hookify
+            target.append(f">= {vs_hookify:g}x faster than hookify")
+        decisions = {name: _decision(out) for name, out in answers.items()}
+        if expect is not None:
+            wrong = {n: d for n, d in decisions.items() if d != expect and not (n == "hookify" and d is None)}
+            if wrong:
+                target.append(f"expected {expect}, got {wrong}")
+                ok = False
+        results.append({
+            "scenario": f"{event} ({note})", "floor_ms": round(fl, 1),
+            "entries": {name: {"median_ms": round(med[name], 1), "p95_ms": round(p95(times[name]), 1),
+                               "ratio": round(med[name] / fl, 2)} for name in cmds},
+            "hookify_ms": round(hk, 1) if hk is not None else None,
+            "hookify_speedup": round(hk / main_ms, 2) if hk is not None else None,
+            "hookify_note": None if hk is not None else ("not available" if not hookify else "no such hook"),
+            "decisions": decisions, "target": "; ".join(target) or "-",
+            "verdict": ("ok" if ok else "MISSED") if target else "-"})
 
     empty = root / "empty.db"
     Store.open(empty).close()
-    row("PreToolUse", empty, pre, target_ratio=1.5, note="empty store")
-
     have_rules = True
     for n in rule_sizes:
-        if n == 0:
-            continue
         db = root / f"rules-{n}.db"
         if not seed_rules(db, n):
             have_rules = False
             break
-        target = 1.5 if n <= 1000 else 3.0
-        row("PreToolUse", db, pre, target_ratio=target if n >= 1000 else None, note=f"{n:,} rules")
-        row("PostToolUse", db, post, target_ms=200 if n == 1000 else None, note=f"{n:,} rules, 1.9 KB Write")
+        target = {1000: 1.0, 10000: 1.3}.get(n)
+        row("PreToolUse", db, pre, note=f"{n:,} rules, allowed", rules=n, target_ratio=target,
+            vs_hookify=3.0 if n == 1000 else None, expect=None)
+        if n == 1000:
+            row("PreToolUse", db, blocked, note=f"{n:,} rules, denied", rules=n, expect="deny")
+            row("PostToolUse", db, post, note=f"{n:,} rules, 1.9 KB Write", rules=n, target_ratio=1.0)
+            row("PostToolUseFailure", db, failure, note=f"{n:,} rules, daemon down", rules=n)
+            row("UserPromptSubmit", db, prompt, note=f"{n:,} rules, daemon down", rules=n)
+            row("Stop", db, stop, note=f"{n:,} rules, daemon down, one marker", rules=n)
     if not have_rules:
-        results.append({"scenario": "PreToolUse/PostToolUse with rules", "median_ms": None, "p95_ms": None,
-                        "floor_ms": None, "ratio": None, "target": "-", "verdict": "n/a (rules not built)"})
-
-    row("UserPromptSubmit", empty, prompt, target_ratio=2.0, note="daemon down")
-    row("Stop", empty, stop, target_ratio=2.0, note="daemon down, one marker")
+        results.append({"scenario": "rules", "floor_ms": None, "entries": {}, "hookify_ms": None,
+                        "hookify_speedup": None, "hookify_note": "n/a", "decisions": {},
+                        "target": "-", "verdict": "n/a (rules not built)"})
 
     for n in memory_sizes:
         db = root / f"memories-{n}.db"
         seed_memories(db, n)
-        row("SessionStart", db, start, target_ms=300 if n == 10000 else None, note=f"{n:,} memories, daemon down")
+        row("SessionStart", db, start, note=f"{n:,} memories, daemon down", rules=None,
+            target_ms=300 if n == 10000 else None)
 
-    query_row = None if args.no_daemon else warm_query(root, env, memory_sizes[-1])
-    if query_row:
-        results.append(query_row)
+    query_row = None if (args.no_daemon or INSTRUCTIONS) else warm_query(root, env, memory_sizes[-1])
 
     if args.json:
-        print(json.dumps({"runs": runs, "python": PY, "results": results}, indent=2))
+        print(json.dumps({"runs": runs, "unit": "millions of instructions" if INSTRUCTIONS else "ms",
+                          "python": PY, "entries": {e.name: " ".join(e.argv) for e in entries},
+                          "hookify": str(hookify) if hookify else None, "results": results,
+                          "query": query_row}, indent=2))
         return 0
-    print(f"memory-cli hook benchmark: whole-process wall time, {runs} runs each, interleaved with the floor")
-    print(f"floor = `{Path(PY).name} -c \"import sqlite3, json\"` (same interpreter, same run)\n")
-    headers = ("scenario", "median ms", "p95 ms", "floor ms", "ratio", "target", "verdict")
-    table = [[r["scenario"], _f(r["median_ms"]), _f(r["p95_ms"]), _f(r["floor_ms"]),
-              (f"{r['ratio']:.2f}x" if r["ratio"] is not None else "-"), r["target"], r["verdict"]] for r in results]
+    unit = "Mi" if INSTRUCTIONS else "ms"
+    if INSTRUCTIONS:
+        print(f"memory-cli hook benchmark: instructions per whole process (millions, callgrind), {runs} run(s)")
+    else:
+        print(f"memory-cli hook benchmark: whole-process wall time, median of {runs} interleaved runs")
+    print(f"floor    = `{Path(PY).name} -c \"import sqlite3, json\"` (same interpreter, same run)")
+    for e in entries:
+        print(f"{e.name:8s} = {' '.join(e.argv)} ... hook EVENT")
+    print("hookify  = " + (f"{Path(PY).name} {hookify}/hooks/<event>.py, same rules as .local.md files"
+                           if hookify else "not available (no claude-code snapshot)") + "\n")
+    headers = ["scenario", f"floor {unit}"]
+    for e in entries:
+        headers += [f"{e.name} {unit}", "x floor"]
+    headers += [f"hookify {unit}", "hookify / memory-cli", "target", "verdict"]
+    table = []
+    for r in results:
+        line = [r["scenario"], _f(r["floor_ms"])]
+        for e in entries:
+            x = r["entries"].get(e.name)
+            line += [_f(x["median_ms"]), f"{x['ratio']:.2f}x"] if x else ["-", "-"]
+        line += [_f(r["hookify_ms"]) if r["hookify_ms"] is not None else r["hookify_note"],
+                 f"{r['hookify_speedup']:.2f}x" if r["hookify_speedup"] is not None else "-",
+                 r["target"], r["verdict"]]
+        table.append(line)
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *table)]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
     print("  ".join("-" * w for w in widths))
     for line in table:
         print("  ".join(str(x).ljust(w) for x, w in zip(line, widths)))
+    if query_row:
+        print(f"\n{query_row['scenario']}: median {_f(query_row['median_ms'])} ms, p95 {_f(query_row['p95_ms'])} ms "
+              f"(target {query_row['target']}: {query_row['verdict']})")
     return 0
+
+
+def _decision(stdout: str) -> str | None:
+    try:
+        out = json.loads(stdout) if stdout.strip() else {}
+    except ValueError:
+        return "unparsable"
+    return ((out or {}).get("hookSpecificOutput") or {}).get("permissionDecision")
 
 
 def warm_query(root: Path, env: dict, n: int):
@@ -230,8 +416,8 @@ def warm_query(root: Path, env: dict, n: int):
         while time.time() < deadline and client.embed(["warm up"], timeout_ms=2000) is None:
             time.sleep(0.5)
         if client.embed(["warm up"], timeout_ms=2000) is None:
-            return {"scenario": f"query in-process ({n:,} memories, daemon warm)", "median_ms": None, "p95_ms": None,
-                    "floor_ms": None, "ratio": None, "target": "< 50 ms p95", "verdict": "n/a (daemon did not warm)"}
+            return {"scenario": f"query in-process ({n:,} memories, daemon warm)", "median_ms": None,
+                    "p95_ms": None, "target": "< 50 ms p95", "verdict": "n/a (daemon did not warm)"}
         subprocess.run(base + ["reindex"], env=env, capture_output=True, timeout=1200)
         s = Store.open(db)
         # Measure the steady state: no backfill in flight, caches warm.
@@ -252,9 +438,9 @@ def warm_query(root: Path, env: dict, n: int):
             times.append((time.perf_counter() - t0) * 1000)
         s.close()
         ok = p95(times) < 50
-        return {"scenario": f"query in-process ({n:,} memories, daemon warm)", "median_ms": round(statistics.median(times), 1),
-                "p95_ms": round(p95(times), 1), "floor_ms": None, "ratio": None, "target": "< 50 ms p95",
-                "verdict": "ok" if ok else "MISSED"}
+        return {"scenario": f"query in-process ({n:,} memories, daemon warm)",
+                "median_ms": round(statistics.median(times), 1), "p95_ms": round(p95(times), 1),
+                "target": "< 50 ms p95", "verdict": "ok" if ok else "MISSED"}
     finally:
         subprocess.run(base + ["daemon", "stop"], env=env, capture_output=True, timeout=60)
         for k, v in saved.items():

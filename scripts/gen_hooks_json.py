@@ -3,7 +3,9 @@
 hooks.json.example from memory_cli.install and memory_cli.mcp.registration.
 
 All come from the same tables `memory-cli install` merges, so they never disagree (a test runs
-this with --check).
+this with --check). The hooks start the lean launcher (``python -I -S memory_cli/fasthook.py``),
+as `memory-cli install` does; the plugin form finds apsw in the plugin's own .venv (created by
+`make setup`).
 """
 
 from __future__ import annotations
@@ -18,16 +20,16 @@ sys.path.insert(0, str(ROOT))
 from memory_cli import __version__  # noqa: E402
 from memory_cli.install import hooks_object  # noqa: E402
 
-PLUGIN_EXE = "${CLAUDE_PLUGIN_ROOT}/.venv/bin/memory-cli"
-EXAMPLE_EXE = "/ABSOLUTE/PATH/TO/.venv/bin/memory-cli"
+PLUGIN_LAUNCHER = ('"${CLAUDE_PLUGIN_ROOT}/.venv/bin/python" -I -S '
+                   '"${CLAUDE_PLUGIN_ROOT}/memory_cli/fasthook.py"')
+PLUGIN_EXE = "${CLAUDE_PLUGIN_ROOT}/.venv/bin/memory-cli"  # the MCP server starts once a session
+EXAMPLE_LAUNCHER = "/ABSOLUTE/PATH/TO/.venv/bin/python -I -S /ABSOLUTE/PATH/TO/memory_cli/fasthook.py"
 
 
 def plugin() -> str:
-    hooks = hooks_object("PLACEHOLDER")
-    text = json.dumps({"description": "memory-cli: a memory with teeth for Claude Code "
+    return json.dumps({"description": "memory-cli: a memory with teeth for Claude Code "
                                       "(run `make setup` in the plugin folder first)",
-                       "hooks": hooks}, indent=2) + "\n"
-    return text.replace("PLACEHOLDER", f'\\"{PLUGIN_EXE}\\"')
+                       "hooks": hooks_object(PLUGIN_LAUNCHER)}, indent=2) + "\n"
 
 
 def plugin_manifest() -> str:
@@ -44,8 +46,7 @@ def plugin_manifest() -> str:
 
 
 def example() -> str:
-    text = json.dumps({"hooks": hooks_object("PLACEHOLDER")}, indent=2) + "\n"
-    return text.replace("PLACEHOLDER", EXAMPLE_EXE)
+    return json.dumps({"hooks": hooks_object(EXAMPLE_LAUNCHER)}, indent=2) + "\n"
 
 
 if __name__ == "__main__":

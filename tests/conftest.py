@@ -20,6 +20,23 @@ def _cmd() -> list[str]:
     return [MEMORY_CLI] if MEMORY_CLI else [sys.executable, "-m", "memory_cli"]
 
 
+_LAUNCHER: list[str] = []
+
+
+def hook_cmd() -> list[str]:
+    """The command ``memory-cli install`` registers for hooks (the lean launcher), so hook tests
+    run what Claude Code runs; ``MEMORY_CLI_TEST_HOOK_ENTRY=console``: the console script."""
+    if os.environ.get("MEMORY_CLI_TEST_HOOK_ENTRY") == "console":
+        return _cmd()
+    if not _LAUNCHER:
+        import shlex
+
+        from memory_cli.install import hook_launcher
+
+        _LAUNCHER[:] = shlex.split(hook_launcher())  # threads may race here: same words
+    return list(_LAUNCHER)
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path, monkeypatch):
     """No test may touch the real ~/.claude: config dir, HOME and project are all temporary."""
@@ -151,8 +168,8 @@ class HookResult:
 
 def run_hook(event: str, payload, *, db: Path | None = None, env: dict | None = None,
              timeout: float = 60) -> HookResult:
-    """Run ``memory-cli hook EVENT`` with the payload on stdin, as Claude Code does."""
-    cmd = _cmd()
+    """Run the registered hook command for EVENT with the payload on stdin, as Claude Code does."""
+    cmd = hook_cmd()
     if db is not None:
         cmd += ["--db", str(db)]
     cmd += ["hook", event]

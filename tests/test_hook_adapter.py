@@ -156,3 +156,79 @@ def test_a_subagent_report_handed_over_as_a_prompt_is_not_the_persons_correction
     corrections = s.rows("SELECT * FROM corrections")
     s.close()
     assert len(corrections) == 1 and corrections[0]["occurrence_count"] == 1
+
+
+# -- the lean launcher `memory-cli install` registers ------------------------------------------
+HEAVY = {"typer", "rich", "pydantic", "click", "numpy", "torch", "sentence_transformers", "sqlite_vec"}
+# Each of these costs milliseconds per tool call; an allowed tool call needs none of them.
+SLOW_STDLIB = {"site", "re", "json", "enum", "pathlib", "typing", "dataclasses", "datetime",
+               "subprocess", "threading", "contextlib", "importlib.util", "uuid", "socket", "warnings",
+               "importlib"}
+
+
+def _launcher_imports(db_path, event, body):
+    import shlex
+    import subprocess
+
+    from memory_cli.install import hook_launcher
+
+    words = shlex.split(hook_launcher())
+    cmd = [words[0], "-X", "importtime", *words[1:], "--db", str(db_path), "hook", event]
+    proc = subprocess.run(cmd, input=json.dumps(body), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    modules = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
+               if line.startswith("import time:") and "|" in line}
+    return modules, proc.stdout
+
+
+def _seed_rules(db_path, n=60):
+    from memory_cli.rules import api as rules_api
+
+    s = Store.open(db_path)
+    with s.transaction():
+        for i in range(n):
+            if i % 2:
+                rules_api.create_rule(s, f"Never run legacytool{i}", pattern=f"legacytool{i}",
+                                      pattern_type="command", action="block")
+            else:
+                rules_api.create_rule(s, f"Never write token_{i}", pattern=rf"forbidden_token_{i}\b",
+                                      pattern_type="regex", action="warn")
+    s.close()
+
+
+WRITE = {"file_path": "/home/u/proj/src/app.py", "content": "def main():\n    print('hello')\n" * 40}
+
+
+@pytest.mark.parametrize("event,fields", [
+    ("PreToolUse", {}),
+    ("PreToolUse", {"tool_name": "Write", "tool_input": WRITE}),
+    ("PostToolUse", {"tool_name": "Write", "tool_input": WRITE, "tool_response": {"success": True}}),
+    ("PostToolUse", {}),
+])
+def test_lean_launcher_checks_every_rule_without_slow_imports(db_path, event, fields):
+    """Through the registered command, an allowed tool call is checked against command and
+    regex rules (the engine runs) without site, re, json or any heavy package (once the rule
+    cache is built: the first call after a rule change compiles the set)."""
+    _seed_rules(db_path)
+    _launcher_imports(db_path, event, payload(event, **fields))  # builds the rule cache once
+    modules, out = _launcher_imports(db_path, event, payload(event, **fields))
+    assert "memory_cli.rules.engine" in modules and "apsw" in modules
+    assert not modules & HEAVY, modules & HEAVY
+    assert not modules & SLOW_STDLIB, modules & SLOW_STDLIB
+    assert out == ""  # allowed: no decision, nothing to say
+
+
+def test_lean_launcher_denies_with_the_same_answer_and_audit(db_path):
+    _seed_rules(db_path)
+    body = payload("PreToolUse", tool_input={"command": "cd src && legacytool7 --all"})
+    modules, out = _launcher_imports(db_path, "PreToolUse", body)
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny" and "legacytool7" in answer["permissionDecisionReason"]
+    assert not modules & HEAVY
+    console = run_hook("PreToolUse", body, db=db_path, env={"MEMORY_CLI_TEST_HOOK_ENTRY": "console"})
+    assert console.json["hookSpecificOutput"] == answer
+    s = Store.open(db_path)
+    rows = s.rows("SELECT action, result FROM memory_audit_log WHERE hook_event='PreToolUse' "
+                  "ORDER BY timestamp")
+    s.close()
+    assert [(r["action"], r["result"]) for r in rows] == [("enforce_block", "denied"), ("hook", "deny")] * 2

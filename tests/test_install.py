@@ -1,11 +1,12 @@
 """install/uninstall: idempotent merges that keep every other setting and hook."""
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import payload, run_cli
 
 OTHER = {
     "model": "opus",
@@ -30,8 +31,15 @@ def test_install_merges_idempotently_and_uninstall_restores(claude_dir):
     pre = data["hooks"]["PreToolUse"]
     assert pre[0] == OTHER["hooks"]["PreToolUse"][0]
     ours = pre[1]["hooks"][0]
-    exe = ours["command"].split(" hook ")[0]
-    assert Path(exe).is_absolute() and Path(exe).exists()
+    words = shlex.split(ours["command"])
+    # The lean launcher: this environment's Python, isolated, on the package's launcher script,
+    # every path absolute and present.
+    assert words[1:3] == ["-I", "-S"] and words[-2:] == ["hook", "PreToolUse"]
+    assert Path(words[0]).is_absolute() and Path(words[0]).exists()
+    assert words[3].endswith("memory_cli/fasthook.py") and Path(words[3]).is_file()
+    for i, w in enumerate(words):
+        if w == "--path":
+            assert Path(words[i + 1]).is_absolute() and Path(words[i + 1]).is_dir()
     assert ours["timeout"] <= 60 and "Bash" in pre[1]["matcher"]
     assert set(data["hooks"]) >= {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
                                   "PostToolUseFailure", "PreCompact", "Stop", "SessionEnd"}
@@ -161,3 +169,86 @@ def test_a_new_claude_json_is_private_and_doctor_starts_the_server(cli):
     checks = json.loads(cli("doctor", "--no-timing", "--json").stdout)["checks"]
     mcp = next(c for c in checks if c["name"] == "mcp server")
     assert mcp["status"] == "ok" and "9 tools" in mcp["detail"], mcp
+
+
+def _registered(claude_dir, event="PreToolUse"):
+    data = json.loads((claude_dir / "settings.json").read_text())
+    return [h["command"] for g in data["hooks"][event] for h in g["hooks"]]
+
+
+def test_both_entries_decide_alike_and_reinstall_switches_entry(claude_dir, db_path):
+    """The lean launcher and the console script give the same answers; installing one after
+    the other leaves exactly one memory-cli handler per event."""
+    r = run_cli("rules", "add", "Never force-push", "--pattern", "git push --force", "--pattern-type",
+                "command", "--action", "block", db=db_path)
+    assert r.returncode == 0, r.stderr
+    body = json.dumps(payload("PreToolUse", tool_input={"command": "git push --force origin main"}))
+    answers = {}
+    for entry in ("console", "fast"):
+        assert run_cli("install", "--entry", entry, db=db_path).returncode == 0
+        cmds = _registered(claude_dir)
+        assert len(cmds) == 1
+        assert ("fasthook.py" in cmds[0]) == (entry == "fast")
+        proc = subprocess.run(cmds[0], shell=True, input=body, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        answers[entry] = json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"]
+    assert answers == {"console": "deny", "fast": "deny"}
+    assert run_cli("install", "--entry", "turbo").returncode == 2
+
+
+def test_doctor_warns_when_hooks_lose_the_lean_start(claude_dir, db_path):
+    run_cli("add", "x", db=db_path)
+    run_cli("install", "--entry", "console", db=db_path)
+    checks = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)["checks"]
+    start = [c for c in checks if c["name"] == "hook start"]
+    assert start and start[0]["status"] == "warn" and "memory-cli install" in start[0]["detail"]
+    run_cli("install", db=db_path)
+    checks = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)["checks"]
+    start = [c for c in checks if c["name"] == "hook start"]
+    assert [c["status"] for c in start] == ["ok"], start
+    # A launcher folder that disappeared (a deleted virtualenv) is a failure with the fix.
+    settings = claude_dir / "settings.json"
+    text = settings.read_text()
+    python = shlex.split(_registered(claude_dir)[0])[0]
+    settings.write_text(text.replace(json.dumps(python)[1:-1], "/nonexistent/bin/python"))
+    checks = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)["checks"]
+    names = {c["name"]: c for c in checks}
+    assert names["hook start"]["status"] == "fail" and "memory-cli install" in names["hook start"]["detail"]
+
+
+def test_doctor_bytecode_state_follows_the_source(tmp_path):
+    import os
+    import py_compile
+
+    from memory_cli.hooks.doctor import _bytecode_state
+
+    src = tmp_path / "mod.py"
+    src.write_text("X = 1\n")
+    assert _bytecode_state(str(src)) == "missing"
+    py_compile.compile(str(src), doraise=True)
+    assert _bytecode_state(str(src)) == "ok"
+    src.write_text("X = 22\n")
+    os.utime(src, (src.stat().st_atime, src.stat().st_mtime + 10))
+    assert _bytecode_state(str(src)) == "stale"
+
+
+def test_doctor_rebuilds_a_missing_rule_cache_and_reports_an_unwritable_one(db_path):
+    from memory_cli.db import Store
+    from memory_cli.hooks.doctor import rule_cache_check
+    from memory_cli.rules import api, ruleset
+
+    s = Store.open(db_path)
+    api.create_rule(s, "no npm", pattern="npm", pattern_type="command", action="warn")
+    path = Path(ruleset.cache_path(s))
+    ruleset.forget()
+    assert not path.exists()
+    check = rule_cache_check(s)
+    assert check["status"] == "ok" and "1 rules" in check["detail"] and "rebuilt now" in check["detail"]
+    assert path.exists()
+    assert "rebuilt" not in rule_cache_check(s)["detail"]
+    path.unlink()
+    path.mkdir()  # the cache file cannot be written: every hook would rebuild the set
+    ruleset.forget()
+    check = rule_cache_check(s)
+    assert check["status"] == "warn" and "every hook rebuilds" in check["detail"]
+    s.close()

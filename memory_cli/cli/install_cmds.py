@@ -33,20 +33,27 @@ def _rule_tools() -> list[str]:
 
 
 NO_MCP_HELP = "Leave the MCP server (the agent tools) out: hooks only."
+ENTRY_HELP = ("fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
+              "quicker per tool call); console: the memory-cli console script")
 
 
 def install(scope: str = typer.Option("user", "--scope", help=SCOPE_HELP),
             dry_run: bool = typer.Option(False, "--dry-run", help="Show the change without writing."),
             no_mcp: bool = typer.Option(False, "--no-mcp", help=NO_MCP_HELP),
+            entry: str = typer.Option("fast", "--entry", help=ENTRY_HELP),
             json_: JsonOpt = False):
     """Merge memory-cli's hooks into a Claude Code settings file and register its MCP server
     (idempotent, backed up, shown as a diff)."""
     from .. import install as lib
+    from ..errors import InvalidInput
     from ..mcp import registration
 
+    if entry not in ("fast", "console"):
+        raise InvalidInput(f"unknown --entry {entry!r}: use fast or console")
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
-    after = lib.with_ours(before, lib.executable(), state.db, _rule_tools())
+    launcher = lib.hook_launcher() if entry == "fast" else lib.console_launcher()
+    after = lib.with_ours(before, launcher, state.db, _rule_tools())
     changes = [(path, before, after)]
     if not no_mcp:
         changes.append(registration.plan(scope, lib.executable(), state.db))

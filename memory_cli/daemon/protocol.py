@@ -50,7 +50,7 @@ _MAX_SOCKET_PATH = 100
 def run_dir() -> str:
     from .. import paths
 
-    return str(paths.run_dir())
+    return paths.run_dir_str()  # no pathlib: hooks ask the daemon
 
 
 def socket_path(rundir: str | None = None) -> str:

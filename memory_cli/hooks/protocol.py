@@ -30,7 +30,7 @@ class HookInputError(Exception):
 
 
 def parse(event: str, raw: bytes | str) -> dict:
-    import json
+    from ..fastjson import loads
 
     if event not in EVENTS:
         raise HookInputError(f"unknown hook event {event!r}")
@@ -39,7 +39,7 @@ def parse(event: str, raw: bytes | str) -> dict:
     if not raw.strip():
         raise HookInputError("empty stdin: the event JSON is missing")
     try:
-        payload = json.loads(raw)
+        payload = loads(raw)
     except ValueError as e:
         raise HookInputError(f"stdin is not valid JSON ({e})") from None
     if not isinstance(payload, dict):

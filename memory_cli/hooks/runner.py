@@ -75,9 +75,9 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         response = _run_handlers(event, payload, store, settings, started, debug, pending)
         rendered = response.render(event)
         if rendered:
-            import json
+            from ..fastjson import dumps  # json.dumps without importing json (and re)
 
-            stdout.write(json.dumps(rendered, ensure_ascii=False))
+            stdout.write(dumps(rendered, ensure_ascii=False))
             stdout.flush()
         _flush_audit(store, pending, _audit_wait_ms(event, armed))
         return 0
@@ -100,8 +100,6 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
 
 
 def _run_handlers(event, payload, store, settings, started, debug, pending=None):
-    from importlib import import_module
-
     from .context import HookContext
     from .registry import HANDLERS
     from .response import Response
@@ -113,7 +111,8 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None)
     for spec in HANDLERS.get(event, []):
         module_name, _, func_name = spec.partition(":")
         try:
-            handler = getattr(import_module(module_name), func_name)
+            # __import__ rather than importlib.import_module: importing importlib costs more.
+            handler = getattr(__import__(module_name, fromlist=[func_name]), func_name)
             handler(ctx, response)
         except Exception as e:  # one broken handler must not stop the others, nor block
             if debug:

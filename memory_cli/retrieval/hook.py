@@ -66,8 +66,20 @@ def _offer_solutions(ctx, resp, error: str) -> None:
     _add(resp, result["text"])
 
 
+def _may_have_failed(tool_response) -> bool:
+    """False when :func:`inject.bash_failed` is sure to say "succeeded" (no error code, nothing
+    on stderr): most Bash calls, settled without importing the retrieval code."""
+    if not isinstance(tool_response, dict) or tool_response.get("interrupted"):
+        return False
+    stderr = tool_response.get("stderr")
+    if isinstance(stderr, str) and stderr.strip():
+        return True
+    return any(isinstance(tool_response.get(k), int) and tool_response.get(k) != 0
+               for k in ("exit_code", "exitCode", "returncode", "returnCode", "return_code"))
+
+
 def post_tool_use(ctx, resp):
-    if ctx.tool_name != "Bash":
+    if ctx.tool_name != "Bash" or not _may_have_failed(ctx.payload.get("tool_response")):
         return
     from .inject import bash_failed
 

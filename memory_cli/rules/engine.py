@@ -27,7 +27,6 @@ Standard library only; heavy parts are imported when a call needs them.
 
 from __future__ import annotations
 
-import re
 import time
 
 from . import ruleset as R
@@ -368,8 +367,16 @@ def _skip_entry(r: tuple, reason: str, detail: str | None = None) -> dict:
             "reason": detail or SKIP_REASONS.get(reason, reason)}
 
 
-_WORD = None  # compiled on first use: most calls never need it
+# Each byte that cannot be part of a program key (ruleset._WORD_CHARS) -> a space.
+_NOT_WORD = bytes(c if chr(c) in R._WORD_CHARS else 32 for c in range(256))
 _EXE_SUFFIXES = (".exe", ".com", ".bat", ".cmd")
+
+
+def words_of(text: str) -> list[str]:
+    """The runs of key characters in ``text``, as ``re.findall(r"[a-z0-9_.+\\-@%~^]+", text)``
+    gives them, without importing ``re`` on the hook path (non-ASCII characters never belong to
+    a run, so they are replaced before the byte-wise translation)."""
+    return text.encode("ascii", "replace").translate(_NOT_WORD).decode("ascii").split()
 
 
 def might_run_any(command: str, keys) -> bool:
@@ -379,16 +386,13 @@ def might_run_any(command: str, keys) -> bool:
     backslashes read either as path separators (``C:\\Python\\pythonw.exe``) or as escapes
     (``p\\ythonw``). ANSI-C strings and encoded PowerShell hide words: those lines are parsed.
     Keeping the shell parser out of calls that cannot match saves its import and its work."""
-    global _WORD
     low = command.lower()
     if "$'" in low or ("enc" in low and ("powershell" in low or "pwsh" in low)):
         return True
-    if _WORD is None:
-        _WORD = re.compile(r"[a-z0-9_.+\-@%~^]+")
     unquoted = low.replace("'", "").replace('"', "")
     variants = (unquoted, unquoted.replace("\\", "")) if "\\" in unquoted else (unquoted,)
     for text in variants:
-        for w in _WORD.findall(text):
+        for w in words_of(text):
             if w in keys or (w.endswith(_EXE_SUFFIXES) and w[:-4] in keys):
                 return True
     return False

@@ -4,16 +4,16 @@ Every tool call starts a fresh hook process, so "compile once" has to survive th
 set is built from the store into plain tuples and indexes (by tool, by program name, by
 3-gram, by hook event), written next to the database with :mod:`marshal`, and labelled with
 the store's rule-set generation, which triggers bump on every change that can alter a decision
-(see :mod:`schema`). A hook reads one ``rules_state`` row; when the label matches it loads the
-file (no SQL over the rules, no regex parsing, no shell parsing of patterns); otherwise it
-rebuilds and rewrites the file. Counting a violation does not bump the generation.
+(see :mod:`schema`). A hook reads one ``rules_state`` row; when the label matches it reads the
+file and decodes only its header (no SQL over the rules, no regex parsing, no shell parsing of
+patterns; rules and index buckets are decoded when a call reaches them, see :mod:`packed`);
+otherwise it rebuilds and rewrites the file. Counting a violation does not bump the generation.
 
-Standard library only (marshal, array, os): this is on the PreToolUse path.
+Standard library only (marshal, os): this is on the PreToolUse path.
 """
 
 from __future__ import annotations
 
-import json
 import marshal
 import os
 
@@ -35,8 +35,8 @@ _MEMO: dict[str, "RuleSet"] = {}
 class RuleSet:
     """Enabled rules of active entries, in decision order (block first, then severity).
 
-    Rules are stored marshalled back to back in one bytes object and unmarshalled only when a
-    call needs them, so a hook with 10,000 rules pays for the few that can matter:
+    Backed by one packed buffer (:mod:`packed`, also the cache file's content) that is decoded
+    only where a call looks, so a hook with 10,000 rules pays for the few that can matter:
     - ``cmd``: program key -> rule indexes (command rules);
     - ``gram``: 3-gram -> regex rules whose every match contains that 3-gram (case-folded),
       ``always``: tool or "*" -> regex/intent rules without one; a call's candidates are the
@@ -44,29 +44,28 @@ class RuleSet:
     - ``by_tool``: tool or "*" -> every regex/intent rule (texts too large for 3-grams);
     - ``by_event``: "Stop" / "UserPromptSubmit" -> rule indexes;
     - ``meta["cmd_words"]``: every program key is a plain word (enables the engine's
-      no-parse shortcut); ``broken``: [(id, error)] rules whose stored pattern failed."""
+      no-parse shortcut); ``broken``: [(id, error)] rules whose stored pattern failed.
+    The indexes are read-only mappings (``get``, ``[]``, ``in``, truth, ``len``)."""
 
-    __slots__ = ("key", "n", "_offsets", "_blob", "_cache", "cmd", "gram", "always", "by_tool",
-                 "by_event", "broken", "meta")
+    __slots__ = ("key", "n", "_packed", "_cache", "_broken", "cmd", "gram", "always", "by_tool",
+                 "by_event", "meta")
 
-    def __init__(self, key: tuple, n: int, offsets: bytes, blob: bytes, cmd: dict, gram: dict,
-                 always: dict, by_tool: dict, by_event: dict, broken: list, meta: dict):
-        from array import array
+    def __init__(self, data: bytes):
+        from .packed import Packed
 
-        self.key = key
-        self.n = n
-        offs = array("Q")
-        offs.frombytes(offsets)
-        self._offsets = offs
-        self._blob = blob
+        p = Packed(data)
+        self._packed = p
+        self.key = p.key
+        self.n = p.n
         self._cache: dict[int, tuple] = {}
-        self.cmd = cmd
-        self.gram = gram
-        self.always = always
-        self.by_tool = by_tool
-        self.by_event = by_event
-        self.broken = broken
-        self.meta = meta
+        self._broken = None
+        ix = p.indexes
+        self.cmd = ix["cmd"]
+        self.gram = ix["gram"]
+        self.always = ix["always"]
+        self.by_tool = ix["by_tool"]
+        self.by_event = ix["by_event"]
+        self.meta = p.meta
 
     def __len__(self) -> int:
         return self.n
@@ -74,7 +73,7 @@ class RuleSet:
     def rule(self, i: int) -> tuple:
         r = self._cache.get(i)
         if r is None:
-            r = marshal.loads(self._blob[self._offsets[i]:self._offsets[i + 1]])
+            r = marshal.loads(self._packed.rule_bytes(i))
             self._cache[i] = r
         return r
 
@@ -82,13 +81,17 @@ class RuleSet:
         return [self.rule(i) for i in range(self.n)]
 
     @property
+    def broken(self) -> list:
+        if self._broken is None:
+            self._broken = self._packed.broken()
+        return self._broken
+
+    @property
     def generation(self) -> int:
         return self.key[1]
 
     def dump(self) -> bytes:
-        return marshal.dumps((self.key, self.n, self._offsets.tobytes(), self._blob, self.cmd,
-                              self.gram, self.always, self.by_tool, self.by_event, self.broken,
-                              self.meta))
+        return self._packed.data
 
 
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.+-@%~^")
@@ -107,6 +110,8 @@ def _effective_rank(action: str, confirmed: bool) -> int:
 def _compile_row(row: dict) -> tuple:
     """One stored rule as a plain tuple, using its stored analysis (recomputed if missing)."""
     from . import spec
+
+    import json
 
     ptype = row["pattern_type"]
     case = bool(row["case_sensitive"])
@@ -183,11 +188,10 @@ def _pick_gram(rule: tuple, buckets: dict) -> str | None:
 
 
 def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
-    from array import array
+    from .packed import pack
 
     rules.sort(key=lambda r: (_effective_rank(r[ACTION], r[CONFIRMED]),
                               _SEVERITY_RANK.get(r[SEVERITY], 9), r[ID]))
-    offsets = array("Q", [0])
     parts = []
     cmd: dict[str, list[int]] = {}
     gram: dict[str, list[int]] = {}
@@ -196,12 +200,8 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
     by_event: dict[str, list[int]] = {}
     written_keys: set[str] = set()  # command rules verified against written files
     tool_keys: dict[str, set] = {}  # command rules that name another tool explicitly
-    total = 0
     for i, r in enumerate(rules):
-        b = marshal.dumps(r)
-        parts.append(b)
-        total += len(b)
-        offsets.append(total)
+        parts.append(marshal.dumps(r))
         for ev in r[EVENTS]:
             if ev in ("Stop", "UserPromptSubmit"):
                 by_event.setdefault(ev, []).append(i)
@@ -227,8 +227,9 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
                 always.setdefault(t, []).append(i)
     meta = {"cmd_words": _plain_words(cmd), "written_keys": sorted(written_keys),
             "tool_keys": {t: sorted(ks) for t, ks in tool_keys.items()}}
-    return RuleSet(key, len(rules), offsets.tobytes(), b"".join(parts), cmd, gram, always,
-                   by_tool, by_event, broken, meta)
+    indexes = {"cmd": cmd, "gram": gram, "always": always, "by_tool": by_tool,
+               "by_event": by_event}
+    return RuleSet(pack(key, parts, indexes, meta, broken))
 
 
 def build(store, key: tuple) -> RuleSet:
@@ -271,12 +272,11 @@ def load(store, *, use_file: bool = True) -> RuleSet:
     if path is not None:
         try:
             with open(path, "rb") as f:
-                data = marshal.loads(f.read())  # marshal.load(f) reads piecemeal: 10x slower
-            if data[0] == key:
-                rs = RuleSet(*data)
+                rs = RuleSet(f.read())  # decoded lazily: nothing is parsed here but a header
+            if rs.key == key:
                 _MEMO[store.path] = rs
                 return rs
-        except (OSError, EOFError, ValueError, TypeError, IndexError):
+        except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
             pass
     rs = build(store, key)
     if path is not None:

@@ -12,15 +12,14 @@ file runs it, not wherever the word appears:
 - prose (``.md .txt .rst``) is not a program and is skipped.
 
 Only lines that contain a candidate program name are looked at, so this stays cheap on large
-files. Standard library only.
+files; a file that does not contain any program name even as a substring is settled without
+importing ``re`` or the shell parser (PostToolUse of every Write pays for this module).
+Standard library only.
 """
 
 from __future__ import annotations
 
 import os
-import re
-
-from .shellparse import SimpleCommand, simple_commands
 
 _SHELL_EXT = {".sh", ".bash", ".zsh", ".ksh", ".fish", ".bat", ".cmd", ".ps1", ".psm1",
               ".command", ".mk"}
@@ -28,13 +27,25 @@ _SHELL_NAMES = {"makefile", "gnumakefile", "dockerfile", "containerfile", "justf
                 "procfile", ".bashrc", ".zshrc", ".profile", ".bash_profile", "vagrantfile"}
 _PROSE_EXT = {".md", ".markdown", ".txt", ".rst", ".adoc", ".org", ".rtf", ".tex", ".html",
               ".htm", ".csv", ".log"}
-_WORDS = re.compile(r"[\w.+-]+")
-_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.){1,2000})"|\'((?:[^\'\\\n]|\\.){1,2000})\'|'
-                      r'`([^`\n]{1,2000})`')
-_EXE = re.compile(r"\.(exe|com|bat|cmd)$", re.IGNORECASE)
-_DOCKER_PREFIX = re.compile(r"^\s*(?:RUN|CMD|ENTRYPOINT)\s+(?:\[)?", re.IGNORECASE)
 # Past this size a word scan (needed with many command rules) would eat the budget.
 MAX_SCAN_CHARS = 2 * 1024 * 1024
+# Up to this many characters searched (keys x text), substring checks rule files out first.
+_SUBSTRING_SCAN_CHARS = 4 * 1024 * 1024
+_patterns = None
+
+
+def _re():
+    """(words, literal, exe suffix, Dockerfile prefix) patterns, compiled on first use."""
+    global _patterns
+    if _patterns is None:
+        import re
+
+        _patterns = (re.compile(r"[\w.+-]+"),
+                     re.compile(r'"((?:[^"\\\n]|\\.){1,2000})"|\'((?:[^\'\\\n]|\\.){1,2000})\'|'
+                                r'`([^`\n]{1,2000})`'),
+                     re.compile(r"\.(exe|com|bat|cmd)$", re.IGNORECASE),
+                     re.compile(r"^\s*(?:RUN|CMD|ENTRYPOINT)\s+(?:\[)?", re.IGNORECASE))
+    return _patterns
 
 
 def kind_of(file_path: str | None, content: str) -> str:
@@ -53,11 +64,14 @@ def programs_mentioned(low: str, keys) -> set[str]:
     (fast even on megabytes); many keys: one word scan, looked up in the key set."""
     if len(keys) <= 16:
         return {k for k in keys if k in low}
-    words = {_EXE.sub("", w) for w in _WORDS.findall(low)}
+    if len(keys) * len(low) <= _SUBSTRING_SCAN_CHARS and not any(k in low for k in keys):
+        return set()  # a word equal to a key contains it: no key inside, no program named
+    words_re, _lit, exe, _docker = _re()
+    words = {exe.sub("", w) for w in words_re.findall(low)}
     return {w for w in words if w in keys}
 
 
-def commands_in(file_path: str | None, content: str, keys) -> list[SimpleCommand] | None:
+def commands_in(file_path: str | None, content: str, keys) -> list | None:
     """Simple commands the file would run that involve one of ``keys``; None when the file is
     too large to scan within a hook's budget."""
     if not content:
@@ -70,17 +84,20 @@ def commands_in(file_path: str | None, content: str, keys) -> list[SimpleCommand
     present = programs_mentioned(content.lower(), keys)
     if not present:
         return []
-    out: list[SimpleCommand] = []
+    from .shellparse import simple_commands
+
+    _words, literal_re, _exe, docker_re = _re()
+    out: list = []
     low_present = tuple(present)
     for line in content.splitlines():
         low = line.lower()
         if not any(k in low for k in low_present):
             continue
         if kind == "shell":
-            text = _DOCKER_PREFIX.sub("", line).lstrip("\t@-+ ")
+            text = docker_re.sub("", line).lstrip("\t@-+ ")
             out.extend(simple_commands(text))
             continue
-        literals = [next(g for g in m.groups() if g is not None) for m in _LITERAL.finditer(line)]
+        literals = [next(g for g in m.groups() if g is not None) for m in literal_re.finditer(line)]
         for lit in literals:
             if any(k in lit.lower() for k in low_present):
                 out.extend(simple_commands(lit))
