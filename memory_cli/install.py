@@ -81,10 +81,10 @@ def launcher_paths(python: str | None = None) -> list[str]:
     package's own parent and the environment's site-packages): what ``site`` adds for this
     interpreter (site-packages and ``.pth`` entries, as they are now) plus where ``apsw``
     lives, in ``site``'s order. The launcher then never needs ``site`` itself."""
-    from .hooks.entry import _site_packages
+    from .hooks.entry import _env_prefix, _site_packages
 
     python = python or sys.executable
-    own = {os.path.dirname(os.path.dirname(launcher_script())), _site_packages(sys.prefix)}
+    own = {os.path.dirname(os.path.dirname(launcher_script())), _site_packages(_env_prefix())}
     bare = _isolated_sys_path(python, with_site=False)
     full = _isolated_sys_path(python, with_site=True)
     wanted = [p for p in (full or []) if bare is None or p not in bare]

@@ -18,7 +18,21 @@ in URLs become ``[REDACTED]``), and no rule matches its own or another rule's re
 from __future__ import annotations
 
 import math
-import re
+
+
+class _LazyRe:
+    """``re`` imported on first use: it costs a hook process several ms, and most hook calls
+    store only short, trivially clean values that never reach a regular expression. The first
+    attribute looked up replaces this stand-in with the module itself."""
+
+    def __getattr__(self, name):
+        import re as module
+
+        globals()["re"] = module
+        return getattr(module, name)
+
+
+re = _LazyRe()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs ~3 ms of imports on every hook process
@@ -98,15 +112,15 @@ def _entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-_HEX_DIGEST_RE = re.compile(r"[0-9a-fA-F]{7,64}")
-_UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX_DIGEST_RE = r"[0-9a-fA-F]{7,64}"
+_UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
 
 def _looks_random(value: str) -> bool:
     """A long token mixing letters and digits with high character entropy."""
     if len(value) < 16 or " " in value:
         return False
-    if _UUID_RE.fullmatch(value) or (_HEX_DIGEST_RE.fullmatch(value) and len(value) in (7, 40, 64)):
+    if re.fullmatch(_UUID_RE, value) or (re.fullmatch(_HEX_DIGEST_RE, value) and len(value) in (7, 40, 64)):
         return False  # identifiers (UUIDs, git/sha256 digests), not credentials
     if not (re.search(r"[A-Za-z]", value) and re.search(r"\d", value)):
         return False
@@ -466,7 +480,12 @@ def _param_columns(sql: str) -> list:
     cached = _COLUMNS_CACHE.get(sql)
     if cached is not None:
         return cached
-    cols: list = []
+    cols = _plain_insert_columns(sql)
+    if cols is not None:
+        if len(_COLUMNS_CACHE) < 512:
+            _COLUMNS_CACHE[sql] = cols
+        return cols
+    cols = []
     text = " ".join(sql.split())
     head, tail = text, ""
     conflict = re.search(r"(?i)\sON\s+CONFLICT\b", text)
@@ -495,6 +514,24 @@ def _param_columns(sql: str) -> list:
     if len(_COLUMNS_CACHE) < 512:
         _COLUMNS_CACHE[sql] = cols
     return cols
+
+
+def _plain_insert_columns(sql: str) -> list | None:
+    """The common ``INSERT INTO t(a, b) VALUES (?, ?)`` read with string methods, so a hook's
+    audit row does not pay for importing ``re``; None for anything else."""
+    text = " ".join(sql.split())
+    if not text.upper().startswith("INSERT INTO ") or text.count("(") != 2 or text.count(")") != 2:
+        return None
+    head, sep, values = text[len("INSERT INTO "):].partition(") VALUES (")
+    table, paren, names = head.partition("(")
+    table = table.strip().strip('"')
+    if not sep or not paren or not values.endswith(")") or not table.replace("_", "").isalnum():
+        return None
+    slots = [v.strip() for v in values[:-1].split(",")]
+    names_list = [n.strip().strip('"') for n in names.split(",")]
+    if len(slots) != len(names_list) or any(v != "?" for v in slots):
+        return None
+    return [f"{table}.{n}" for n in names_list]
 
 
 def _split_top(text: str) -> list[str]:

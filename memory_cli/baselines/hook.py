@@ -9,16 +9,16 @@ its whitespace collapsed, so `cd api && pytest -q` and `pytest  -q` share one ba
 
 from __future__ import annotations
 
-import re
-
 MIN_MS = 1000
 MAX_NAME = 120
-_LEAD = re.compile(r"^\s*(?:cd\s+\S+\s*(?:&&|;)\s*)+")
-_ENV = re.compile(r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+")
+_LEAD = r"^\s*(?:cd\s+\S+\s*(?:&&|;)\s*)+"
+_ENV = r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)+"
 
 
 def metric_name(command: str) -> str | None:
-    text = _ENV.sub("", _LEAD.sub("", command or "")).strip()
+    import re  # only for a command that ran a second or more: most calls never get here
+
+    text = re.sub(_ENV, "", re.sub(_LEAD, "", command or "")).strip()
     text = " ".join(text.split())
     if not text:
         return None

@@ -34,6 +34,19 @@ def _site_packages(prefix: str) -> str:
     return os.path.join(prefix, "lib", f"python{v[0]}.{v[1]}", "site-packages")
 
 
+def _env_prefix() -> str:
+    """The environment this interpreter belongs to. Without ``site`` (``-S``), ``sys.prefix`` is
+    the base installation's even inside a virtualenv (``site`` is what switches it), so look for
+    the virtualenv's ``pyvenv.cfg`` beside the interpreter's folder, as ``site`` does."""
+    import os
+
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable))
+    for candidate in (os.path.dirname(exe_dir), exe_dir):  # bin/.. (POSIX), Scripts/.. or the folder (Windows)
+        if os.path.isfile(os.path.join(candidate, "pyvenv.cfg")):
+            return candidate
+    return sys.prefix
+
+
 def _prepare(argv: list, here: str) -> list:
     """Set ``sys.path`` from our own location and the ``--path`` options; return the rest."""
     import os
@@ -44,7 +57,7 @@ def _prepare(argv: list, here: str) -> list:
     while len(argv) >= 2 and argv[0] == "--path":
         wanted.append(argv[1])
         argv = argv[2:]
-    wanted.append(_site_packages(sys.prefix))
+    wanted.append(_site_packages(_env_prefix()))
     for p in wanted:
         if p not in sys.path:
             sys.path.append(p)

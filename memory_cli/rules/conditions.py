@@ -15,7 +15,6 @@ Standard library only; used by the hooks.
 
 from __future__ import annotations
 
-import re
 
 __all__ = ["Condition", "OPERATORS", "REGEX_OPERATORS", "field_value", "check_string_operator",
            "WRITE_TOOLS", "tool_texts"]
@@ -68,9 +67,9 @@ def _edits(tool_input: dict, key: str) -> str | None:
     return None
 
 
-_INTERPRETER = re.compile(r"^(?:python[\d.]*w?|py|pypy[\d.]*|node|nodejs|deno|bun|ruby|perl|php|lua|rscript)"
-                          r"(?:\.exe)?$", re.I)
-_CODE_FLAG = re.compile(r"^-(?:[A-Za-z]*[ce]|-eval|-exec|-command|r|p|pe|ne)$")
+_INTERPRETER_RE = (r"^(?:python[\d.]*w?|py|pypy[\d.]*|node|nodejs|deno|bun|ruby|perl|php|lua|rscript)"
+                   r"(?:\.exe)?$")
+_CODE_FLAG_RE = r"^-(?:[A-Za-z]*[ce]|-eval|-exec|-command|r|p|pe|ne)$"
 
 
 def inline_code(command) -> str | None:
@@ -80,18 +79,22 @@ def inline_code(command) -> str | None:
     but not ``grep -rn os.system src/``, which only mentions it."""
     if not isinstance(command, str) or not command:
         return None
+    import re  # here, not at module level: an allowed tool call imports this module without re
+
     from .shellparse import simple_commands
+
+    interpreter, code_flag = re.compile(_INTERPRETER_RE, re.I), re.compile(_CODE_FLAG_RE)
 
     out = []
     for sc in simple_commands(command):
-        if not _INTERPRETER.match(sc.name or ""):
+        if not interpreter.match(sc.name or ""):
             continue
         args = list(sc.args)
         if sc.name.lower().startswith("deno") and args[:1] == ["eval"] and len(args) > 1:
             out.append(args[1])
             continue
         for i, a in enumerate(args[:-1]):
-            if _CODE_FLAG.match(a):
+            if code_flag.match(a):
                 out.append(args[i + 1])
                 break
             if not a.startswith("-"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,13 +18,13 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def plugin_dir(tmp_path):
-    """The repository's plugin files, with `.venv/bin/memory-cli` pointing at this environment's
-    console script (a real plugin folder gets it from `make setup`)."""
+    """The repository's plugin files, with the package and `.venv` linked to this checkout's (a
+    real plugin folder is a checkout in which `make setup` made the .venv)."""
     root = tmp_path / "memory-cli-plugin"
     for part in (".claude-plugin", "hooks", "commands"):
         shutil.copytree(REPO / part, root / part)
-    (root / ".venv" / "bin").mkdir(parents=True)
-    os.symlink(os.path.join(os.path.dirname(sys.executable), "memory-cli"), root / ".venv" / "bin" / "memory-cli")
+    os.symlink(REPO / "memory_cli", root / "memory_cli")
+    os.symlink(Path(sys.executable).parent.parent, root / ".venv")
     return root
 
 
