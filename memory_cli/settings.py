@@ -240,6 +240,8 @@ def validate(data, where: str = "config") -> tuple[dict, list[str]]:
 
 def validate_file(path) -> tuple[dict, list[str]]:
     """:func:`validate` on a file; a missing file is the defaults."""
+    import json  # the CLI's path: hooks read the config through load()
+
     from .errors import InvalidInput
 
     p = os.fspath(path)

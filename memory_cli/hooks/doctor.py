@@ -62,7 +62,6 @@ def probe(prefix: list[str]) -> dict | None:
 
 def entry_checks(commands: dict[str, list[str]]) -> list[dict]:
     """``commands``: settings file -> registered memory-cli hook commands."""
-    from .. import install
 
     out = []
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
