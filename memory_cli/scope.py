@@ -54,14 +54,21 @@ def resolve_here(scope: str | None, cwd: str | None = None) -> str:
 
 
 def find_project_root(cwd: str | None, env: dict | None = None) -> str | None:
-    """``CLAUDE_PROJECT_DIR`` first; else the nearest directory above ``cwd`` holding ``.git``."""
+    """The repository a session works in: the nearest directory holding ``.git`` at or above
+    ``CLAUDE_PROJECT_DIR`` (where Claude Code was started, possibly a subfolder such as
+    ``src/``), else at or above ``cwd``. ``CLAUDE_PROJECT_DIR`` outside any repository is the
+    project itself."""
     env = os.environ if env is None else env
     project_dir = env.get("CLAUDE_PROJECT_DIR")
     if project_dir:
-        return os.path.abspath(os.path.expanduser(project_dir))
+        start = os.path.abspath(os.path.expanduser(project_dir))
+        return _git_root(start) or start
     if not cwd:
         return None
-    path = os.path.abspath(os.path.expanduser(cwd))
+    return _git_root(os.path.abspath(os.path.expanduser(cwd)))
+
+
+def _git_root(path: str) -> str | None:
     while True:
         if os.path.exists(os.path.join(path, ".git")):
             return path

@@ -100,11 +100,6 @@ def test_prompt_injection_finds_a_memory_by_keyword_with_the_daemon_off(fresh_ho
     assert not [p for p in home.processes() if "memory_cli.daemon" in p[1]]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "memory_cli.scope.find_project_root takes CLAUDE_PROJECT_DIR (the directory Claude Code was "
-    "started in) as the project root even inside a git repository, so a session started in "
-    "whisperclick/src is project 'src': whisperclick's project memories are not injected and its "
-    "markers are stored as project:src (shared by every repository's src folder)"))
 def test_a_session_started_in_a_subfolder_belongs_to_the_repository(e2e_home, run_session):
     e2e_home.cli("add", "The whisperclick hotkey daemon reads ~/.config/whisperclick/keys.toml",
                  "--scope", "project:whisperclick")
