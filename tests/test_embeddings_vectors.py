@@ -148,7 +148,7 @@ def test_index_entry_without_a_daemon_leaves_the_entry_queued(store):
 
 def test_cosine_matches_the_stored_similarity(store):
     a, b = hashing_embed(["use pytest for the tests", "run the tests with pytest"])
-    e = entries.add(store, "run the tests with pytest", "fact")
+    entries.add(store, "run the tests with pytest", "fact")
     _drain(store)
     (_, score), = vectors.search(store, a, 1)
     assert abs(vectors.cosine(a, b) - score) < 1e-5

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from memory_cli.rules import api, engine, ruleset
-from memory_cli.rules.packed import Index, bucket_count, bucket_of, pack
+from memory_cli.rules.packed import bucket_count, bucket_of, pack
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from memory_cli import entries
 from memory_cli.db import Store
 
 

@@ -15,6 +15,10 @@ Standard library only; used by the hooks.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for annotations only: the hook path never imports typing
+    from typing import Any, Callable
+
 
 __all__ = ["Condition", "OPERATORS", "REGEX_OPERATORS", "field_value", "check_string_operator",
            "WRITE_TOOLS", "tool_texts"]

@@ -32,6 +32,10 @@ Standard library only (``re._parser`` is the stdlib's own regex parser).
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # names for annotations only: the hook path never imports typing
+    from collections.abc import Sequence
+
 import os
 import re
 import select

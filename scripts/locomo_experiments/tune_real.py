@@ -1,7 +1,7 @@
 """Tune on the real store code: build the five stores once (through bench_retrieval's loader),
 cache query vectors, then evaluate hybrid.search under different Weights. Scratch."""
 from __future__ import annotations
-import json, os, pickle, sys, time
+import json, os, pickle, sys
 from pathlib import Path
 sys.path.insert(0, "/work/main"); sys.path.insert(0, "/work/main/scripts")
 BASE = Path("/tmp/locomo_real")
