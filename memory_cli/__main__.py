@@ -1,6 +1,6 @@
 """Entry point. Hook calls are dispatched here, before the rich CLI (typer, rich, pydantic) is
 imported: Claude Code starts this process on every tool call, and those imports alone cost
-several times the whole hook's budget (see shared/reference/performance-facts.md).
+several times the whole hook's budget (see docs/performance.md).
 """
 
 from __future__ import annotations

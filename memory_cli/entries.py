@@ -22,7 +22,7 @@ SOURCES = ("manual", "user_correction", "auto_detected", "promoted", "imported",
 STATUSES = ("active", "archived", "superseded")
 CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
 
-# A person typing a memory is trusted more than something inferred (seed 002: inferred 0.3).
+# A person typing a memory is trusted more than something inferred (which starts at 0.3).
 DEFAULT_CONFIDENCE = {"manual": 0.8, "imported": 0.8, "migrated": 0.7, "promoted": 0.8,
                       "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3, "agent": 0.5,
                       "session": 0.5}

@@ -260,7 +260,7 @@ def validate_file(path) -> tuple[dict, list[str]]:
 
 
 def token_budget(settings: dict) -> int:
-    """Session-start budget: ``MEMORY_CLI_BUDGET`` beats the config (seed 000's override)."""
+    """Session-start budget: ``MEMORY_CLI_BUDGET`` beats the config (a per-shell override)."""
     env = os.environ.get("MEMORY_CLI_BUDGET")
     if env:
         try:

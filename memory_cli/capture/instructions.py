@@ -19,8 +19,9 @@ CATEGORY_HELP = (
     ("maintenance", "recurring upkeep something needs"),
 )
 
-# (category, subject or None, observation). Deliberately not the seed's scenario texts: those
-# are real observations an agent may make, and markers equal to an example are ignored.
+# (category, subject or None, observation). Deliberately different from the observations of the
+# WhisperClick example session: those are real observations an agent may make, and markers
+# equal to an example are ignored.
 EXAMPLES = (
     ("timing", "postgres", "Accepts connections about 15s after the container reports started"),
     ("dependency", "nextcloud", "Needs redis running first -- login hangs otherwise"),

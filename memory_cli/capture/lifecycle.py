@@ -1,4 +1,4 @@
-"""What happens to a memory marker once parsed (seed 000's lifecycle).
+"""What happens to a memory marker once parsed: new, reinforced, contradicted or duplicate.
 
 - A new observation is stored at confidence 0.7 with its category, subject, session and agent.
 - An active memory with the same category and subject and a similar observation is
@@ -7,8 +7,8 @@
   **contradicts** loses 0.2 and is deactivated (status ``archived``) below 0.3; the new
   observation is stored at 0.7.
 - Anything else with the same category and subject is left alone and the observation is
-  stored beside it (seed 001's "one memory per pair" is relaxed into "one per meaning", which
-  the seed lists as its future work).
+  stored beside it: one memory per meaning, not one per (category, subject) pair, so two
+  different facts about the same service both survive.
 
 Similarity and contradiction are lexical (:mod:`.similar`); when the embedding daemon is warm a
 close cosine match also counts as the same observation unless the texts contradict.

@@ -1,7 +1,7 @@
 """Memory markers in the agent's own words, and the transcript reading that finds them.
 
 The agent records operational knowledge by writing ``[MEMORY:<category>] observation`` or
-``[MEMORY:<category>:<subject>] observation`` in its reply (seed 000). Only the assistant's
+``[MEMORY:<category>:<subject>] observation`` in its reply. Only the assistant's
 own text may produce a memory: never a tool result (a file the agent read could contain
 markers), never the person's text, never text memory-cli itself put into the conversation
 (injected context, the marker instructions and their examples). So parsing
@@ -11,7 +11,7 @@ markers), never the person's text, never text memory-cli itself put into the con
   (markers shown as examples, not made);
 * drops markers identical to the examples in :mod:`.instructions`;
 * reports markers with an unknown category (or a malformed subject) separately, so the caller
-  logs a warning instead of storing them (seed 000: ``[MEMORY:misc] ...`` is rejected).
+  logs a warning instead of storing them (``[MEMORY:misc] ...`` is rejected).
 
 Transcript reading is defensive: the JSONL format is undocumented, so unknown records and
 broken lines are skipped, and only the last few megabytes of a long transcript are read.
@@ -33,7 +33,7 @@ __all__ = [
 CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
 # Seed 000, verbatim.
 MARKER_REGEX = r"\[MEMORY:(timing|dependency|behavior|remediation|maintenance)(?::([a-zA-Z0-9_-]+))?\]\s*(.+)"
-# Anything that tries to be a marker, so that the ones the seed regex rejects can be reported.
+# Anything that tries to be a marker, so that the ones the marker format rejects can be reported.
 _ANY_MARKER_REGEX = r"\[(?i:memory):([^\]\s:]*)(?::([^\]]*))?\]\s*(.*)"
 
 INJECTED_OPEN = "<memory-cli-context>"

@@ -1,7 +1,7 @@
-"""Migration 3 (capture): what correction counting and marker parsing need beyond the seed schema.
+"""Migration 3 (capture): what correction counting and marker parsing need beyond the foundation's schema.
 
 - ``corrections.statement``: the one-line form shown to Claude and the person ("use pnpm, not
-  npm"); the seed columns keep only the parts.
+  npm"); the foundation's columns keep only the parts.
 - ``corrections.embedding``: the statement's vector when the embedding daemon was warm at
   capture time, so the next phrasing can be compared by meaning without re-embedding every
   stored correction inside a hook.

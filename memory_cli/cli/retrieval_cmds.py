@@ -70,7 +70,7 @@ def migrate(
                                                 help="More sources (a shell glob after --source lands here)."),
     source: Optional[List[str]] = typer.Option(
         None, "--source", metavar="PATH",
-        help="A memory file, a folder (CLAUDE.md, MEMORY.md, the seed's *-memory.md/*-log.md, a memory/ folder, "
+        help="A memory file, a folder (CLAUDE.md, MEMORY.md, *-memory.md/*-log.md files, a memory/ folder, "
              "~/.claude) or a glob. Repeatable."),
     scope: Optional[str] = typer.Option(None, "--scope", "-s", help="Put everything in this scope instead of "
                                                                    "the one each file's location implies."),

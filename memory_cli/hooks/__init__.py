@@ -1,5 +1,5 @@
 """The Claude Code hook adapter: the only part of memory-cli that knows the hook protocol.
 
 Everything below is standard library plus apsw, because Claude Code starts a fresh process for
-every hook call (see ``shared/reference/claude-code-hooks.md`` and the README's performance table).
+every hook call (see docs/performance.md).
 """

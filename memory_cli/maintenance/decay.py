@@ -7,7 +7,7 @@ archived (confidence 0.0), never deleted. Pinned entries and confirmed rules are
 person said so.
 
 Whole weeks, not fractions
-    Decay is a step function: ``rate * floor((idle - grace) / 7 days)``. That is seed 000's
+    Decay is a step function: ``rate * floor((idle - grace) / 7 days)``. That is the documented
     arithmetic ("44 days = 14 days past the grace period = 2 weeks = 0.2"), it keeps
     confidences on tidy values (0.4 -> 0.3 -> 0.2, not 0.3857...), and it means a stale entry
     changes (and is audited) at most once a week rather than on every daily run.
@@ -47,7 +47,7 @@ class DecayPolicy:
 
     @classmethod
     def from_config(cls, decay: Mapping | None = None, injection_floor: float | None = None) -> "DecayPolicy":
-        """Read seed 002's ``decay`` config section (inactive_days, decay_rate, archive_threshold)."""
+        """Read the ``decay`` config section (inactive_days, decay_rate, archive_threshold)."""
         decay = decay or {}
         base = cls()
         return cls(

@@ -1,6 +1,6 @@
 """Decay applied to the store: reads the decay clock, writes changes with their audit records.
 
-The arithmetic lives in :mod:`memory_cli.maintenance.decay` (pure, tested against seed 000);
+The arithmetic lives in :mod:`memory_cli.maintenance.decay` (pure, tested on its own);
 this module only maps rows to it and back. The decay clock is ``max(created_at,
 reinforced_at, last_used)``; decay itself never touches ``updated_at`` or ``reinforced_at``, so
 it cannot restart its own clock.

@@ -185,7 +185,7 @@ def critical_rules(store) -> list[dict]:
 
 
 def pin_critical(store, *, project_root: str | None = None, settings=None) -> dict:
-    """Pin every active critical rule (seed 002's ``memory-cli pin --critical``)."""
+    """Pin every active critical rule (``memory-cli pin --critical``)."""
     settings = _settings(settings)
     pinned, already, skipped, evicted, touched = [], [], [], [], set()
     for rule in critical_rules(store):

@@ -2,7 +2,7 @@
 
 People already keep memory in markdown: CLAUDE.md and CLAUDE.local.md, Claude Code's own
 auto-memory folders (``~/.claude/projects/<encoded-path>/memory/``, one fact per file with
-frontmatter, plus a MEMORY.md index), and the seed's hot-memory.md, corrections-log.md,
+frontmatter, plus a MEMORY.md index), and the shared hot-memory.md, corrections-log.md,
 context-memory.md and decisions-log.md. Moving to the store must not lose any of it, and must
 not drag in what is not memory: memory-cli's own pin block (which is generated *from* the
 store), code samples, tables of contents, placeholders.
@@ -225,7 +225,7 @@ def scope_for_file(path: Path | str, *, claude_home: Path | str | None = None) -
     ``~/.claude/projects/<encoded>/memory/*`` belongs to the decoded project; a CLAUDE.md,
     CLAUDE.local.md or ``.claude/`` file belongs to the directory it describes; other files
     belong to a project only when they sit at that project's root, otherwise they are global
-    (the seed's shared memory files describe the person, not one repository).
+    (the shared memory files describe the person, not one repository).
     """
     p = _safe_resolve(Path(path))
     home = _safe_resolve(_claude_home(claude_home))
@@ -902,7 +902,7 @@ def discover(sources: Iterable[Path | str], *, claude_home: Path | str | None = 
     """The memory files behind each source: a file, a glob, or a directory.
 
     A directory yields its known memory files (CLAUDE.md, CLAUDE.local.md, .claude/CLAUDE.md,
-    .claude/rules/*.md, MEMORY.md and the seed's four files), every ``.md`` if it is a
+    .claude/rules/*.md, MEMORY.md and the four shared memory files), every ``.md`` if it is a
     ``memory`` folder, and every project's memory folder if it is Claude Code's directory or
     its ``projects`` folder. READMEs and other documentation are not memory and are left alone.
     """

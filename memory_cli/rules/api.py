@@ -4,7 +4,7 @@ A rule is a memory entry of type ``rule`` (its content is what gets injected and
 person reads) plus a row in ``enforcement_rules`` (what a hook checks). Both are written in
 one transaction. Trust follows provenance: rules a person writes are confirmed; rules promoted
 from captured corrections start unconfirmed and act at most as ``warn`` until the person
-confirms them (seed 002, risk 3: a false block stops a person's work).
+confirms them (a false block stops a person's work).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""PreToolUse enforcement and PostToolUse verification (issue 3; seed 002 phases 2 and 5).
+"""PreToolUse enforcement and PostToolUse verification.
 
 PreToolUse: a ``block`` rule denies the call with a reason Claude sees (the rule and what to
 do instead); ``ask`` hands the decision to the person; ``warn`` lets the call through and tells

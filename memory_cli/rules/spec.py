@@ -27,7 +27,7 @@ HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
 
 def _choice(value, choices, what: str) -> str:
     v = (value or "").strip().lower()
-    if v == "suggest_alternative":  # seed 002's spelling
+    if v == "suggest_alternative":  # the spelling of older configs and imports
         v = "suggest"
     if v not in choices:
         raise InvalidInput(f"unknown {what} {value!r}: use {', '.join(choices)}")

@@ -1,6 +1,6 @@
 """Commands that a written file would run: how a ``command`` rule verifies a Write or Edit.
 
-"Writing a file containing pythonw.exe triggers a verification failure" (seed 002, phase 5),
+"Writing a file containing pythonw.exe triggers a verification failure",
 but a README saying "never use pythonw.exe" must not. So we look for the program where a
 file runs it, not wherever the word appears:
 
