@@ -172,3 +172,24 @@ class StandIn:
     def all_text(self) -> str:
         """Everything the stand-in received, headers and bodies, as one string."""
         return "\n".join(json.dumps(r["headers"]) + "\n" + r["raw"] for r in self.requests)
+
+
+def serve_sdk(monkeypatch):
+    """The body of a pytest fixture: yields ``start(script, **kw)``, which starts a stand-in
+    and points the real SDK at it (``ANTHROPIC_BASE_URL``, a throwaway key), with the
+    provider's retry backoff shortened; every stand-in started is stopped afterwards."""
+    from memory_cli.llm import providers
+
+    started = []
+    monkeypatch.setattr(providers, "BACKOFF_S", 0.05)
+
+    def start(script, **kw):
+        si = StandIn(script, **kw).start()
+        started.append(si)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", si.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
+        return si
+
+    yield start
+    for si in started:
+        si.stop()

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from llm_standin import StandIn, error, slow, tool
+from llm_standin import error, serve_sdk, slow, tool
 
 from memory_cli import entries
 from memory_cli import settings as settings_mod
-from memory_cli.llm import providers
 from memory_cli.llm.compact import automatic_entries, compact_all, compact_scope
 
 pytest.importorskip("anthropic")
@@ -28,19 +27,8 @@ def cfg():
 
 @pytest.fixture
 def api(monkeypatch):
-    started = []
-    monkeypatch.setattr(providers, "BACKOFF_S", 0.05)
-
-    def start(script, **kw):
-        si = StandIn(script, **kw).start()
-        started.append(si)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", si.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
-        return si
-
-    yield start
-    for si in started:
-        si.stop()
+    """Start a stand-in with a script and point the SDK at it (as ANTHROPIC_BASE_URL does)."""
+    yield from serve_sdk(monkeypatch)
 
 
 def fill(store, scope, n, *, source="session", prefix="note"):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_standin import StandIn, error, slow, tool
+from llm_standin import error, serve_sdk, slow, tool
 
 from memory_cli import entries
 from memory_cli import settings as settings_mod
@@ -51,19 +51,7 @@ def cfg():
 @pytest.fixture
 def api(monkeypatch):
     """Start a stand-in with a script and point the SDK at it (as ANTHROPIC_BASE_URL does)."""
-    started = []
-    monkeypatch.setattr(providers, "BACKOFF_S", 0.05)
-
-    def start(script, **kw):
-        si = StandIn(script, **kw).start()
-        started.append(si)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", si.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-a-real-key")
-        return si
-
-    yield start
-    for si in started:
-        si.stop()
+    yield from serve_sdk(monkeypatch)
 
 
 def session_entries(store):
