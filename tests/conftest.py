@@ -229,3 +229,13 @@ def hook(db_path):
         kw.setdefault("db", db_path)
         return run_hook(event, body, **kw)
     return _run
+
+
+def add_rule(db_path, content, **kw):
+    """Store a rule through the rules API, in its own connection (as the CLI would)."""
+    from memory_cli.db import Store
+    from memory_cli.rules import api
+
+    with Store.open(db_path) as s:
+        return api.create_rule(s, content, **kw)
+

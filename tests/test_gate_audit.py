@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import _cmd, payload
+from conftest import _cmd, add_rule, payload
 
 from memory_cli import audit
 from memory_cli.db import Store
@@ -23,14 +23,6 @@ from memory_cli.rules import api
 from memory_cli.rules.safe_regex import fork_available
 
 needs_fork = pytest.mark.skipif(not fork_available(), reason="needs os.fork")
-
-
-def add_rule(db_path, content, **kw):
-    s = Store.open(db_path)
-    try:
-        return api.create_rule(s, content, **kw)
-    finally:
-        s.close()
 
 
 def rows(db_path, action):

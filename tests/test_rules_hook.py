@@ -6,20 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import payload
+from conftest import add_rule, payload
 
 from memory_cli import audit
 from memory_cli.db import Store
 from memory_cli.rules import api
 from memory_cli.rules.safe_regex import fork_available
-
-
-def add_rule(db_path, content, **kw):
-    s = Store.open(db_path)
-    try:
-        return api.create_rule(s, content, **kw)
-    finally:
-        s.close()
 
 
 def audit_rows(db_path, action):
