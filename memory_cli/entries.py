@@ -18,14 +18,14 @@ from .util import now_iso
 
 TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
 SOURCES = ("manual", "user_correction", "auto_detected", "promoted", "imported", "migrated", "marker", "agent",
-           "session")
+           "session", "team", "repo")
 STATUSES = ("active", "archived", "superseded")
 CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
 
 # A person typing a memory is trusted more than something inferred (which starts at 0.3).
 DEFAULT_CONFIDENCE = {"manual": 0.8, "imported": 0.8, "migrated": 0.7, "promoted": 0.8,
                       "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3, "agent": 0.5,
-                      "session": 0.5}
+                      "session": 0.5, "team": 0.8, "repo": 0.9}
 
 #: Raising an archived memory's confidence to at least this (the default injection floor)
 #: reactivates it; superseded memories stay superseded (their replacement is the live one).

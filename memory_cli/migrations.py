@@ -170,6 +170,7 @@ MIGRATIONS: list[tuple] = [
     (7, "entries: listing newest first by status without a scan",
      "CREATE INDEX IF NOT EXISTS idx_entries_status_updated ON memory_entries(status, updated_at);"),
     (8, "retrieval: one FTS index (memory_rank_fts); drop the foundation's memory_fts", M008_ONE_FTS_INDEX),
+    (9, "team: entries shared with a team store", _area("memory_cli.team.schema")),
 ]
 
 LATEST = MIGRATIONS[-1][0]

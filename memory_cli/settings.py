@@ -102,6 +102,10 @@ FIELDS: list[tuple] = [
     ("llm", "claude_command", "str", "claude", None, "The Claude Code executable the claude-cli provider runs."),
     ("limits", "per_scope", "int", 100, ("range", 1, 100000),
      "Most automatic memories (sources session and marker) per scope; past it compaction runs."),
+    ("team", "auto_sync", "bool", True, None,
+     "When this store has joined a team store, SessionStart and SessionEnd start a sync in a detached process."),
+    ("team", "sync_interval_s", "int", 300, ("range", 10, 86400),
+     "SessionStart starts an automatic team sync at most this often (SessionEnd always does)."),
 ]
 
 # Keys earlier versions wrote into config files and nothing reads any more: accepted and ignored,

