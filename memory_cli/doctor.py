@@ -35,10 +35,12 @@ def _area_check_functions():
     from .maintenance import doctor as maintenance
     from .mcp import doctor as mcp
     from .rules import doctor as rules
+    from .sharing import doctor as sharing
     from .team import doctor as team
 
     return [hooks.doctor_checks, rules.doctor_checks, capture.doctor_checks, embeddings.doctor_checks,
-            maintenance.doctor_checks, mcp.doctor_checks, llm.doctor_checks, team.doctor_checks]
+            maintenance.doctor_checks, mcp.doctor_checks, llm.doctor_checks, sharing.doctor_checks,
+            team.doctor_checks]
 
 
 def _check(name, status, detail):

@@ -346,3 +346,19 @@ def test_leaving_keeps_what_was_pulled(team):
     assert r.returncode == 0
     assert team.row("carol", "SELECT status FROM memory_entries WHERE id = ?", (entry["id"],))["status"] == "active"
     assert team.cli("carol", "team", "status").stdout.startswith("not in a team")
+
+
+def test_share_and_unshare_commands_reach_the_team_store(team, tmp_path):
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    team.join("alice")
+    r = team.cli("alice", "add", "Releases are tagged vX.Y.Z", "--type", "pattern", "--share", "--json", cwd=outside)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["shared"]["team"] is True and out["shared"]["file"] is None
+    team.sync("alice")
+    assert team.server_row(out["id"])[0] == "Releases are tagged vX.Y.Z"
+    r = team.cli("alice", "unshare", out["id"], cwd=outside)
+    assert r.returncode == 0 and "team store" in r.stdout
+    team.sync("alice")
+    assert team.server_row(out["id"])[2] is True

@@ -48,7 +48,7 @@ def _global(db: Optional[str] = typer.Option(None, "--db", metavar="PATH",
 _MODULES = [
     "entries_cmds", "admin_cmds", "install_cmds", "doctor_cmd", "demo_cmd", "hook_cmd",
     "rules_cmds", "capture_cmds", "daemon_cmds", "retrieval_cmds", "maintenance_cmds", "web_cmds",
-    "agent_cmds", "llm_cmds", "team_cmds",
+    "agent_cmds", "llm_cmds", "team_cmds", "sharing_cmds",
 ]
 for _name in _MODULES:
     import_module(f"{__name__}.{_name}").register(app)

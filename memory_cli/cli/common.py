@@ -161,3 +161,17 @@ def warn_if_never_fires(rule: dict | None) -> None:
     for line in install.coverage_warnings(rule["tools"]):
         sys.stderr.write(f"warning: {line}\n")
 
+
+
+def load_shared(store) -> None:
+    """Bring the repository's shared file (.claude/memory-cli.toml) into the store if it changed
+    since it was last loaded, as SessionStart does; a malformed file is one warning line."""
+    import os
+
+    from .. import scope
+    from ..sharing import api
+
+    root = scope.find_project_root(os.getcwd())
+    if not root or store.conn.readonly("main"):
+        return
+    api.load_quietly(store, root, warn=lambda m: sys.stderr.write(m + "\n"))

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
 from .. import entries
 from .. import scope as scope_mod
 from ..errors import InvalidInput
-from .common import (JsonOpt, clip, confirmed, console, emit_json, flush_warnings, open_store, short,
+from ..sharing import api as sharing
+from .common import (JsonOpt, clip, confirmed, console, emit_json, flush_warnings, load_shared, open_store, short,
                      want_json, warn_if_never_fires)
 
 
@@ -43,6 +44,7 @@ def add(
     action: Optional[str] = typer.Option(None, "--action", help="Rules: block|warn|suggest|ask."),
     severity: Optional[str] = typer.Option(None, "--severity", help="Rules: critical|high|medium|low."),
     alternative: Optional[str] = typer.Option(None, "--alternative", help="Rules: what to do instead."),
+    share: Annotated[bool, typer.Option("--share", help="Share it at once, as `memory-cli share ID` does.")] = False,
     json_: JsonOpt = False,
 ):
     """Add a memory; prints the new id (JSON: the stored entry)."""
@@ -55,6 +57,8 @@ def add(
         raise InvalidInput("--pattern, --pattern-type, --action, --severity and --alternative need --type rule")
     scope = scope_mod.resolve_here(scope)
     with open_store() as store:
+        if share:
+            sharing.targets(store)  # nothing stored when there is nowhere to share it
         rule = None
         with store.transaction():
             entry = entries.add(store, text, type, scope=scope, source=source, confidence=confidence,
@@ -62,14 +66,21 @@ def add(
             if entry["type"] == "rule":
                 rule = _attach_rule(store, entry, rule_opts)
         _index_now(store, entry["id"])
+        shared = sharing.share(store, entry["id"]) if share else None
         flush_warnings(store)
     if want_json(json_):
         out = dict(entry)
         if rule is not None:
             out["rule"] = rule
+        if shared is not None:
+            out["shared"] = shared
         emit_json(out)
     else:
         print(entry["id"])
+        if shared is not None:
+            from .sharing_cmds import report
+
+            report(shared)
         hint = ""
         if entry["scope"] == "global" and scope_mod.find_project_root(os.getcwd()):
             hint = " (every project; --scope project for this one only)"
@@ -100,6 +111,7 @@ def query(
         raise InvalidInput("query text is empty")
     scope = scope_mod.resolve_here(scope) if scope else None
     with open_store() as store:
+        load_shared(store)
         results = search.query(store, text, scope=scope, type=type, limit=limit)
         flush_warnings(store)
     if want_json(json_):
@@ -127,6 +139,7 @@ def list_(
     """List memories (newest first)."""
     scope = scope_mod.resolve_here(scope) if scope else None
     with open_store(reading=True) as store:
+        load_shared(store)
         rows = entries.list_entries(store, type=type, scope=scope, status=status, source=source,
                                     category=category, subject=subject, min_confidence=min_confidence,
                                     limit=limit, order=order)

@@ -10,7 +10,7 @@ from typing import List, Optional
 import typer
 
 from ..errors import InvalidInput
-from .common import (JsonOpt, clip, console, emit_json, flush_warnings, open_store,
+from .common import (JsonOpt, clip, console, emit_json, flush_warnings, load_shared, open_store,
                      parse_json_arg, settings, short, want_json, warn_if_never_fires)
 
 rules_app = typer.Typer(help="Enforcement rules: what hooks block, warn about or suggest.",
@@ -116,6 +116,7 @@ def rules_list(
     from ..rules import api
 
     with open_store(reading=True) as store:
+        load_shared(store)
         rows = api.list_rules(store, status="all" if all_ else "active",
                               enabled=False if disabled else (None if all_ else True),
                               confirmed=False if unconfirmed else None,

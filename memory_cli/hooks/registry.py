@@ -8,6 +8,7 @@ retrieval code. Order matters where two handlers speak to Claude about the same 
 HANDLERS: dict[str, list[str]] = {
     "SessionStart": [
         "memory_cli.maintenance.hook:session_start",
+        "memory_cli.sharing.hook:session_start",  # before injection, so shared memories are in it
         "memory_cli.retrieval.hook:session_start",
         "memory_cli.reports.hook:session_start",
         "memory_cli.embeddings.hook:session_start",

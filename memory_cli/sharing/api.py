@@ -1,0 +1,249 @@
+"""Share entries through the repository file, and load the file into the local store.
+
+Loading is by content hash: the file is read and hashed (cheap), and parsed and applied only
+when the hash differs from the one loaded last. It runs at SessionStart and in the commands that
+read the project's memories, never on a tool call. A load is all or nothing: a malformed file
+changes nothing and is reported in one line.
+
+Entries keep the id they have in the file on every machine. Loaded entries get source ``repo``
+and the scope of the project the file sits in; loaded rules are enforced as confirmed rules
+(the file was reviewed and committed). An entry that leaves the file is archived here, not
+deleted; an edited one is updated in place, with the change in the audit log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .. import audit, entries
+from .. import scope as scopes
+from ..errors import InvalidInput
+from ..maintenance import kvstate
+from . import repo_file
+
+KV_PREFIX = "sharing.file:"
+
+
+def _root(root: str | None) -> str:
+    found = scopes.find_project_root(root or os.getcwd())
+    if not found:
+        raise InvalidInput("not in a project: sharing writes .claude/memory-cli.toml at the repository's root "
+                           "(run it inside a git repository, or set CLAUDE_PROJECT_DIR)")
+    return found
+
+
+def _file_entry(store, entry_id: str) -> dict:
+    e = entries.get(store, entry_id)
+    out = {"id": e["id"], "type": e["type"], "content": e["content"], "category": e["category"],
+           "subject": e["subject"], "tags": e["tags"], "rule": None}
+    r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (e["id"],))
+    if r is not None:
+        out["rule"] = {"pattern": r["pattern"], "pattern_type": r["pattern_type"], "action": r["action"],
+                       "severity": r["severity"], "alternative": r["alternative"], "message": r["message"],
+                       "tools": json.loads(r["tools"] or "[]"), "fields": json.loads(r["fields"] or "[]"),
+                       "case_sensitive": bool(r["case_sensitive"]),
+                       "conditions": json.loads(r["conditions"] or "[]"), "name": r["name"],
+                       "hook_events": json.loads(r["hook_events"] or "[]")}
+    return out
+
+
+def _current(path: str) -> list[dict]:
+    data = repo_file.read_bytes(path)
+    return [] if data is None else repo_file.parse(data, path)
+
+
+def _write(path: str, items: list[dict]) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(repo_file.render(items))
+    os.replace(tmp, path)
+
+
+def share_entry(store, entry_id: str, root: str | None = None) -> dict:
+    """Write an entry into the project's file (replacing its earlier version there).
+    Returns {"path", "id", "replaced", "redacted"}. Secrets were redacted when the entry was
+    stored, so the file never holds one; ``redacted`` says when the text shows a redaction."""
+    path = repo_file.path_for(_root(root))
+    item = _file_entry(store, entry_id)
+    items = _current(path)
+    replaced = any(i["id"] == item["id"] for i in items)
+    items = [i for i in items if i["id"] != item["id"]] + [item]
+    _write(path, items)
+    with store.transaction():
+        audit.record(store, "share", entry_id=item["id"], context=path)
+    return {"path": path, "id": item["id"], "replaced": replaced,
+            "redacted": "[REDACTED" in json.dumps(item)}
+
+
+def unshare_entry(store, entry_id: str, root: str | None = None) -> dict:
+    """Take an entry out of the project's file; the local entry stays as it is."""
+    path = repo_file.path_for(_root(root))
+    items = _current(path)
+    eid = entry_id
+    matches = [i for i in items if i["id"] == entry_id or i["id"].startswith(entry_id)]
+    if not matches:
+        from ..errors import NotFound
+
+        raise NotFound(f"{entry_id} is not in {os.path.relpath(path)}")
+    if len(matches) > 1:
+        raise InvalidInput(f"{entry_id} matches {len(matches)} entries in the file; give more of the id")
+    eid = matches[0]["id"]
+    _write(path, [i for i in items if i["id"] != eid])
+    with store.transaction():
+        audit.record(store, "unshare", entry_id=eid, context=path)
+    return {"path": path, "id": eid}
+
+
+def load(store, root: str | None) -> dict | None:
+    """Bring the project's file into the store if it changed since the last load.
+
+    Returns None when there is nothing to do (no project, no file ever, same hash), else
+    {"path", "added", "updated", "archived"}. Raises InvalidInput (one line) for a malformed
+    file, with nothing changed."""
+    if not root:
+        return None
+    path = repo_file.path_for(root)
+    key = KV_PREFIX + root
+    data = repo_file.read_bytes(path)
+    state = kvstate.get(store, key)
+    if data is None and not state:
+        return None
+    h = repo_file.digest(data) if data is not None else None
+    if state and state.get("hash") == h:
+        return None
+    items = repo_file.parse(data, path) if data is not None else []
+    project = scopes.project_name(root)
+    scope = f"project:{project}"
+    counts = {"path": path, "added": 0, "updated": 0, "unchanged": 0, "archived": 0}
+    with store.transaction():
+        for item in items:
+            counts[_apply(store, item, scope, path)] += 1
+        previous = set((state or {}).get("ids", []))
+        for gone in sorted(previous - {i["id"] for i in items}):
+            row = store.row("SELECT status, source FROM memory_entries WHERE id = ?", (gone,))
+            if row and row["source"] == "repo" and row["status"] == "active":
+                entries.archive(store, gone, reason=f"removed from {path}")
+                counts["archived"] += 1
+        kvstate.put(store, key, {"hash": h, "ids": sorted(i["id"] for i in items)})
+        audit.record(store, "repo_load", context=path, result=f"{counts['added']} added, {counts['updated']} "
+                     f"updated, {counts['archived']} archived")
+    return counts
+
+
+def _apply(store, item: dict, scope: str, path: str) -> str:
+    from ..rules import api as rules
+
+    local = store.row("SELECT * FROM memory_entries WHERE id = ?", (item["id"],))
+    rule = item["rule"]
+    if local is None:
+        if rule is not None:
+            rules.create_rule(store, item["content"], pattern=rule["pattern"], pattern_type=rule["pattern_type"],
+                              action=rule["action"], severity=rule["severity"], alternative=rule.get("alternative"),
+                              message=rule.get("message"), tools=rule["tools"], fields=rule["fields"], scope=scope,
+                              provenance="imported", confirmed=True, source="repo",
+                              conditions=rule["conditions"], case_sensitive=bool(rule.get("case_sensitive")),
+                              name=rule.get("name"), hook_events=rule["hook_events"], source_ref=path,
+                              tags=item["tags"], entry_id=item["id"])
+        else:
+            entries.add(store, item["content"], item["type"], scope=scope, source="repo", tags=item["tags"],
+                        category=item.get("category"), subject=item.get("subject"), entry_id=item["id"],
+                        audit_context=f"repo: {path}")
+        return "added"
+    changed = entries.update(store, item["id"], audit_action="repo_update", content=item["content"],
+                             tags=item["tags"], category=item.get("category"), subject=item.get("subject"),
+                             status="active" if local["source"] == "repo" else None)
+    updated = changed["updated_at"] != local["updated_at"]
+    if rule is not None and store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (item["id"],)):
+        before = store.value("SELECT updated_at FROM enforcement_rules WHERE id = ?", (item["id"],))
+        rules.edit_rule(store, item["id"], pattern=rule["pattern"], pattern_type=rule["pattern_type"],
+                        action=rule["action"], severity=rule["severity"], alternative=rule.get("alternative") or "",
+                        message=rule.get("message") or "", tools=rule["tools"], fields=rule["fields"],
+                        conditions=rule["conditions"], case_sensitive=bool(rule.get("case_sensitive")),
+                        hook_events=rule["hook_events"], confirmed=True)
+        updated = updated or store.value("SELECT updated_at FROM enforcement_rules WHERE id = ?",
+                                         (item["id"],)) != before
+    return "updated" if updated else "unchanged"
+
+
+def load_quietly(store, root: str | None, warn) -> dict | None:
+    """:func:`load` for commands: a malformed file is one warning line, never a failed command."""
+    try:
+        return load(store, root)
+    except InvalidInput as err:
+        warn(f"memory-cli: {err} (the shared memory was not loaded; nothing changed)")
+        return None
+
+
+def loaded_rules(store) -> list[dict]:
+    """Rules that came from a repository file, for `doctor`."""
+    return store.rows("SELECT e.id, e.content, e.scope, e.status, r.source_ref FROM memory_entries e"
+                      " JOIN enforcement_rules r ON r.id = e.id WHERE e.source = 'repo' ORDER BY e.created_at")
+
+
+def file_states(store) -> dict:
+    return kvstate.with_prefix(store, KV_PREFIX)
+
+
+WHERE = ("auto", "repo", "team")
+
+
+def targets(store, *, root: str | None = None, where: str = "auto") -> tuple[bool, bool]:
+    """(repository file, team store) that ``share`` would use; raises when there is neither,
+    so a command can check before it stores anything."""
+    from ..team import api as team
+
+    if where not in WHERE:
+        raise InvalidInput(f"--to must be one of {', '.join(WHERE)}")
+    project_root = scopes.find_project_root(root or os.getcwd())
+    if where == "repo" and project_root is None:
+        _root(root)  # raises the one-line "not in a project"
+    if where == "team" and not team.joined(store):
+        raise InvalidInput("this store has not joined a team store: memory-cli team join URL")
+    use_repo = where == "repo" or (where == "auto" and project_root is not None)
+    use_team = where == "team" or (where == "auto" and team.joined(store) is not None)
+    if not use_repo and not use_team:
+        raise InvalidInput("nothing to share with: run inside a git repository (for .claude/memory-cli.toml) "
+                           "or join a team store (memory-cli team join URL)")
+    return use_repo, use_team
+
+
+def share(store, entry_id: str, *, root: str | None = None, where: str = "auto") -> dict:
+    """Share through the repository file, the team store, or (``auto``) each one available:
+    the file when inside a project, the team store when this store joined one."""
+    from ..team import api as team
+
+    eid = entries.resolve_id(store, entry_id)
+    use_repo, use_team = targets(store, root=root, where=where)
+    out = {"id": eid, "file": None, "team": False}
+    if use_repo:
+        out["file"] = share_entry(store, eid, root)
+        out["redacted"] = out["file"]["redacted"]
+    if use_team:
+        out["team"] = team.mark_shared(store, eid)
+    return out
+
+
+def unshare(store, entry_id: str, *, root: str | None = None) -> dict:
+    """Take an entry out of the repository file and/or the team store, wherever it is shared."""
+    from ..errors import NotFound
+    from ..team import api as team
+
+    out = {"id": entry_id, "file": None, "team": False}
+    project_root = scopes.find_project_root(root or os.getcwd())
+    if project_root:
+        try:
+            out["file"] = unshare_entry(store, entry_id, project_root)
+            out["id"] = out["file"]["id"]
+        except NotFound:
+            pass
+    try:
+        eid = entries.resolve_id(store, out["id"])
+        out["team"] = team.unmark_shared(store, eid)
+        out["id"] = eid
+    except NotFound:
+        pass
+    if not out["file"] and not out["team"]:
+        raise NotFound(f"{entry_id} is shared neither in .claude/memory-cli.toml nor with a team store")
+    return out

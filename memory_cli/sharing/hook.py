@@ -1,0 +1,22 @@
+"""SessionStart loads the repository's shared file when it changed (a read and a hash when it
+did not). Tool calls never look at it: the rules it holds are in the store, and the rule cache,
+by then."""
+
+from __future__ import annotations
+
+
+def session_start(ctx, resp) -> None:
+    if not ctx.project_root:
+        return
+    from memory_cli.errors import InvalidInput
+    from memory_cli.sharing import api
+
+    try:
+        result = api.load(ctx.store, ctx.project_root)
+    except InvalidInput as err:
+        resp.notify(f"memory-cli: {err} (the shared memory was not loaded; nothing changed)")
+        ctx.audit("repo_load", result="malformed", context=str(err))
+        return
+    if result and (result["added"] or result["archived"]):
+        resp.notify(f"memory-cli: loaded {result['added']} shared memories from .claude/memory-cli.toml"
+                    + (f", archived {result['archived']} removed from it" if result["archived"] else ""))

@@ -1,0 +1,129 @@
+"""The shared file's format: TOML, one ``[[memory]]`` table per entry, rule fields in
+``[memory.rule]``.
+
+TOML because it is what a reviewer reads best in a diff: one key per line, no quoting of
+plain words, comments allowed, multi-line strings kept readable; the standard library reads it
+(``tomllib``), so SessionStart can load it without a dependency, and ``tomli-w`` writes it.
+Entries are sorted by id and keys written in a fixed order, so sharing one entry is a diff of
+one block.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from ..errors import InvalidInput
+
+FILE_NAME = "memory-cli.toml"
+HEADER = (
+    "# Memory shared with everyone who works in this repository, loaded by memory-cli (its\n"
+    "# docs/sharing.md says how). Review changes like code: the rules below are\n"
+    "# enforced in every teammate's Claude Code sessions. Edit with `memory-cli share ID` and\n"
+    "# `memory-cli unshare ID`, or by hand.\n\n"
+)
+ENTRY_KEYS = ("id", "type", "content", "category", "subject", "tags")
+RULE_KEYS = ("pattern", "pattern_type", "action", "severity", "alternative", "message", "tools", "fields",
+             "case_sensitive", "conditions", "name", "hook_events")
+TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
+
+
+def path_for(root: str) -> str:
+    return os.path.join(root, ".claude", FILE_NAME)
+
+
+def read_bytes(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse(data: bytes, path: str) -> list[dict]:
+    """The file's entries, each checked; any problem is one :class:`InvalidInput` line."""
+    import tomllib
+
+    where = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{where}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as err:
+        raise InvalidInput(f"{where}: not valid TOML: {err}") from None
+    items = doc.get("memory", [])
+    if not isinstance(items, list):
+        raise InvalidInput(f"{where}: 'memory' must be an array of tables ([[memory]])")
+    seen = set()
+    out = []
+    for n, item in enumerate(items, 1):
+        label = f"{where}: memory #{n}"
+        if not isinstance(item, dict):
+            raise InvalidInput(f"{label}: not a table")
+        eid = item.get("id")
+        if not isinstance(eid, str) or not eid.strip():
+            raise InvalidInput(f"{label}: needs an id")
+        if eid in seen:
+            raise InvalidInput(f"{label}: id {eid} appears twice")
+        seen.add(eid)
+        if item.get("type", "rule" if "rule" in item else None) not in TYPES:
+            raise InvalidInput(f"{label} ({eid[:8]}): type must be one of {', '.join(TYPES)}")
+        content = item.get("content")
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidInput(f"{label} ({eid[:8]}): needs content")
+        tags = item.get("tags", [])
+        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise InvalidInput(f"{label} ({eid[:8]}): tags must be a list of strings")
+        unknown = set(item) - set(ENTRY_KEYS) - {"rule"}
+        if unknown:
+            raise InvalidInput(f"{label} ({eid[:8]}): unknown key {sorted(unknown)[0]!r}")
+        entry = {k: item.get(k) for k in ENTRY_KEYS}
+        entry["type"] = item.get("type", "rule" if "rule" in item else None)
+        entry["tags"] = tags
+        entry["rule"] = _check_rule(item.get("rule"), f"{label} ({eid[:8]})") if "rule" in item else None
+        if entry["type"] == "rule" and entry["rule"] is None:
+            raise InvalidInput(f"{label} ({eid[:8]}): a rule needs a [memory.rule] table with a pattern")
+        out.append(entry)
+    return out
+
+
+def _check_rule(rule, label: str) -> dict:
+    from ..rules import spec
+
+    if not isinstance(rule, dict):
+        raise InvalidInput(f"{label}: rule must be a table")
+    unknown = set(rule) - set(RULE_KEYS)
+    if unknown:
+        raise InvalidInput(f"{label}: unknown rule key {sorted(unknown)[0]!r}")
+    try:
+        ptype = spec.check_pattern_type(rule.get("pattern_type", "regex"))
+        out = dict(rule)
+        out["pattern_type"] = ptype
+        out["pattern"] = spec.check_pattern(rule.get("pattern"), ptype,
+                                            case_sensitive=bool(rule.get("case_sensitive", False)))
+        out["action"] = spec.check_action(rule.get("action", "warn"))
+        out["severity"] = spec.check_severity(rule.get("severity", "medium"))
+        out["tools"] = spec.normalize_tools(rule["tools"]) if "tools" in rule else spec.default_tools(ptype)
+        out["fields"] = spec.normalize_fields(rule.get("fields"))
+        out["conditions"] = spec.normalize_conditions(rule.get("conditions"))
+        out["hook_events"] = spec.normalize_hook_events(rule.get("hook_events"))
+    except InvalidInput as err:
+        raise InvalidInput(f"{label}: {err}") from None
+    return out
+
+
+def render(entries: list[dict]) -> str:
+    """The file's text: header, then entries by id with keys in a fixed order, empty ones left out."""
+    import tomli_w
+
+    tables = []
+    for e in sorted(entries, key=lambda x: x["id"]):
+        t = {k: e[k] for k in ENTRY_KEYS if e.get(k) not in (None, "", [])}
+        if e.get("rule"):
+            t["rule"] = {k: e["rule"][k] for k in RULE_KEYS if e["rule"].get(k) not in (None, "", [], False)}
+        tables.append(t)
+    return HEADER + tomli_w.dumps({"memory": tables}, multiline_strings=True)
