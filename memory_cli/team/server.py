@@ -139,48 +139,46 @@ def pull_since(conn, mark: str) -> tuple[list[dict], str]:
     return wrap(run)
 
 
-def insert(conn, payload: dict, author: str) -> dict | None:
-    """A new shared entry; None when the id exists already (a teammate shared it first)."""
+_INSERT = (f"INSERT INTO {schema.SCHEMA}.entries(id, type, content, scope, category, subject, tags, confidence,"
+           " rule, deleted, author, updated_by) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,false,%s,%s)"
+           f" ON CONFLICT (id) DO NOTHING RETURNING {', '.join(COLUMNS)}")
+_UPDATE = (f"UPDATE {schema.SCHEMA}.entries SET type=%s, content=%s, scope=%s, category=%s, subject=%s, tags=%s,"
+           " confidence=%s, rule=%s, updated_by=%s WHERE id=%s AND version=%s AND NOT deleted"
+           f" RETURNING {', '.join(COLUMNS)}")
+_TOMBSTONE = (f"UPDATE {schema.SCHEMA}.entries SET deleted=true, updated_by=%s WHERE id=%s AND version=%s"
+              f" AND NOT deleted RETURNING {', '.join(COLUMNS)}")
+
+
+def _fields(p: dict) -> tuple:
+    return (p["type"], p["content"], p["scope"], p["category"], p["subject"], json.dumps(p["tags"]),
+            p["confidence"], json.dumps(p["rule"]) if p["rule"] is not None else None)
+
+
+def push_batch(conn, items: list[tuple[str, dict | str, int]], author: str) -> list[dict | None]:
+    """Apply ``(kind, payload or id, known version)`` items in one transaction, pipelined.
+
+    ``insert`` adds a new entry (None back when the id exists already); ``update`` and
+    ``delete`` apply only if the server row is still at the known version (None back when a
+    teammate changed it since: the caller resolves that with the next pull)."""
     def run():
+        cursors = []
         with conn.transaction():
-            cur = conn.execute(
-                f"INSERT INTO {schema.SCHEMA}.entries(id, type, content, scope, category, subject, tags,"
-                " confidence, rule, deleted, author, updated_by)"
-                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,false,%s,%s) ON CONFLICT (id) DO NOTHING"
-                f" RETURNING {', '.join(COLUMNS)}",
-                (payload["id"], payload["type"], payload["content"], payload["scope"], payload["category"],
-                 payload["subject"], json.dumps(payload["tags"]), payload["confidence"],
-                 json.dumps(payload["rule"]) if payload["rule"] is not None else None, author, author))
-            row = cur.fetchone()
-        return _row(row) if row else None
-    return wrap(run)
-
-
-def update(conn, payload: dict, version: int, author: str) -> dict | None:
-    """Optimistic update: applies only if the server is still at ``version``; else None."""
-    def run():
-        with conn.transaction():
-            cur = conn.execute(
-                f"UPDATE {schema.SCHEMA}.entries SET type=%s, content=%s, scope=%s, category=%s, subject=%s,"
-                " tags=%s, confidence=%s, rule=%s, updated_by=%s WHERE id=%s AND version=%s AND NOT deleted"
-                f" RETURNING {', '.join(COLUMNS)}",
-                (payload["type"], payload["content"], payload["scope"], payload["category"], payload["subject"],
-                 json.dumps(payload["tags"]), payload["confidence"],
-                 json.dumps(payload["rule"]) if payload["rule"] is not None else None, author,
-                 payload["id"], version))
-            row = cur.fetchone()
-        return _row(row) if row else None
-    return wrap(run)
-
-
-def tombstone(conn, entry_id: str, version: int, author: str) -> bool:
-    """Mark deleted if still at ``version``; False when a teammate changed it meanwhile."""
-    def run():
-        with conn.transaction():
-            cur = conn.execute(
-                f"UPDATE {schema.SCHEMA}.entries SET deleted=true, updated_by=%s"
-                " WHERE id=%s AND version=%s AND NOT deleted", (author, entry_id, version))
-            return cur.rowcount == 1
+            with conn.pipeline():
+                for kind, p, version in items:
+                    cur = conn.cursor()
+                    if kind == "insert":
+                        f = _fields(p)
+                        cur.execute(_INSERT, (p["id"], *f, author, author))
+                    elif kind == "update":
+                        cur.execute(_UPDATE, (*_fields(p), author, p["id"], version))
+                    else:
+                        cur.execute(_TOMBSTONE, (author, p, version))
+                    cursors.append(cur)
+            out = []
+            for cur in cursors:
+                row = cur.fetchone()
+                out.append(_row(row) if row else None)
+        return out
     return wrap(run)
 
 

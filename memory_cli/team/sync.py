@@ -73,39 +73,50 @@ def _remember(store, row: dict, *, synced_hash: str) -> None:
 
 
 # -- push ----------------------------------------------------------------------------------------
+PUSH_BATCH = 500
+
+
 def push(store, conn, author: str) -> dict:
     out = {"pushed": 0, "deleted": 0, "refused": 0}
+    work = []  # (kind, payload or id, known version, hash)
+    forget = []
     for m in store.rows("SELECT * FROM team_entries ORDER BY entry_id"):
         p = local_payload(store, m["entry_id"])
         if m["state"] == "tombstone" or p is None:
-            if m["version"] and server.tombstone(conn, m["entry_id"], m["version"], author):
-                out["deleted"] += 1
-                with store.transaction():
-                    store.execute("DELETE FROM team_entries WHERE entry_id = ?", (m["entry_id"],))
-                    audit.record(store, "team_push", entry_id=m["entry_id"], result="deleted")
-            elif not m["version"]:  # never reached the server: nothing to delete there
-                store.execute("DELETE FROM team_entries WHERE entry_id = ?", (m["entry_id"],))
-            else:
-                out["refused"] += 1  # a teammate changed it since: the pull brings it back
-                with store.transaction():
-                    store.execute("DELETE FROM team_entries WHERE entry_id = ?", (m["entry_id"],))
-                    audit.record(store, "team_conflict", entry_id=m["entry_id"],
-                                 result="deletion lost to a teammate's newer edit; the entry comes back")
+            if m["version"]:
+                work.append(("delete", m["entry_id"], m["version"], None))
+            else:  # never reached the server: nothing to delete there
+                forget.append(m["entry_id"])
             continue
         h = payload_hash(p)
         if m["version"] and h == m["synced_hash"]:
             continue
-        if not m["version"]:
-            row = server.insert(conn, p, author)
-        else:
-            row = server.update(conn, p, m["version"], author)
-        if row is None:
-            out["refused"] += 1  # resolved by the pull below
-            continue
+        work.append(("update" if m["version"] else "insert", p, m["version"], h))
+    if forget:
         with store.transaction():
-            _remember(store, row, synced_hash=h)
-            audit.record(store, "team_push", entry_id=p["id"], result=f"version {row['version']}")
-        out["pushed"] += 1
+            store.executemany("DELETE FROM team_entries WHERE entry_id = ?", [(e,) for e in forget])
+    for i in range(0, len(work), PUSH_BATCH):
+        batch = work[i:i + PUSH_BATCH]
+        rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch], author)
+        with store.transaction():
+            for (kind, p, _v, h), row in zip(batch, rows):
+                eid = p if kind == "delete" else p["id"]
+                if kind == "delete":
+                    store.execute("DELETE FROM team_entries WHERE entry_id = ?", (eid,))
+                    if row is None:  # a teammate changed it since: the pull brings it back
+                        out["refused"] += 1
+                        audit.record(store, "team_conflict", entry_id=eid,
+                                     result="deletion lost to a teammate's newer edit; the entry comes back")
+                    else:
+                        out["deleted"] += 1
+                elif row is None:
+                    out["refused"] += 1  # resolved by the pull that follows
+                else:
+                    _remember(store, row, synced_hash=h)
+                    out["pushed"] += 1
+    if out["pushed"] or out["deleted"]:
+        with store.transaction():
+            audit.record(store, "team_push", result=f"{out['pushed']} pushed, {out['deleted']} deleted")
     return out
 
 
@@ -120,6 +131,12 @@ def apply_remote(store, row: dict) -> str:
         with store.transaction():
             store.execute("DELETE FROM team_entries WHERE entry_id = ?", (row["id"],))
             if local is not None and local["status"] == "active":
+                current = local_payload(store, row["id"])
+                if m["synced_hash"] and payload_hash(current) != m["synced_hash"]:
+                    audit.record(store, "team_conflict", entry_id=row["id"],
+                                 result=f"{row['updated_by']} deleted it before the local edit reached the "
+                                        "team store; the edited version stays here, archived",
+                                 details={"loser": {"content": current["content"], "rule": current["rule"]}})
                 entries.archive(store, row["id"], reason=f"deleted from the team store by {row['updated_by']}")
                 return "archived"
         return "skipped"
@@ -160,8 +177,6 @@ def _create_local(store, row: dict) -> None:
         entries.add(store, row["content"], row["type"], scope=row["scope"], source="team",
                     confidence=row["confidence"], tags=row["tags"], category=row["category"],
                     subject=row["subject"], entry_id=row["id"], audit_context=f"team: {row['author']}")
-    audit.record(store, "team_pull", entry_id=row["id"], result="added",
-                 details={"author": row["author"], "version": row["version"]})
 
 
 def _overwrite_local(store, row: dict) -> None:
@@ -193,8 +208,11 @@ def _keep_losing_version(store, row: dict, current: dict) -> None:
 
 
 def pull(store, conn, mark: str) -> tuple[dict, str]:
+    """Apply every change since ``mark`` in one local transaction: a pull is all or nothing,
+    and a failed one is repeated whole by the next sync (applying a row twice is a no-op)."""
     rows, nxt = server.pull_since(conn, mark)
     out = {"added": 0, "updated": 0, "archived": 0, "conflict": 0, "skipped": 0}
-    for row in rows:
-        out[apply_remote(store, row)] += 1
+    with store.transaction():
+        for row in rows:
+            out[apply_remote(store, row)] += 1
     return out, nxt
