@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from importlib import import_module
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -35,11 +35,9 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _global(db: Optional[str] = typer.Option(None, "--db", metavar="PATH",
-                                             help="Database file (beats MEMORY_CLI_DB and config)."),
-            json_: bool = typer.Option(False, "--json", help="Print only JSON on stdout."),
-            version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
-                                         help="Print the version and exit.")):
+def _global(db: Annotated[Optional[str], typer.Option("--db", metavar="PATH", help="Database file (beats MEMORY_CLI_DB and config).")] = None,
+            json_: Annotated[bool, typer.Option("--json", help="Print only JSON on stdout.")] = False,
+            version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit.")] = False):
     state.db = db
     state.json = json_
 

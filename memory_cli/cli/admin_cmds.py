@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -52,7 +52,7 @@ def stats(json_: JsonOpt = False):
         c.print(line, markup=False)
 
 
-def export(output: Optional[Path] = typer.Option(None, "--output", "-o", help="File to write (default: stdout)."),
+def export(output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
            json_: JsonOpt = False):
     """Every table as JSON Lines (ids and timestamps kept): `import` restores it exactly."""
     from .. import transfer
@@ -78,8 +78,8 @@ def export(output: Optional[Path] = typer.Option(None, "--output", "-o", help="F
         print(f"exported {len(lines) - 1} rows to {output}")
 
 
-def import_(file: Path = typer.Argument(..., help="A file written by `memory-cli export` (- for stdin)."),
-            on_conflict: str = typer.Option("skip", "--on-conflict", help="skip|replace rows whose id exists."),
+def import_(file: Annotated[Path, typer.Argument(help="A file written by `memory-cli export` (- for stdin).")],
+            on_conflict: Annotated[str, typer.Option("--on-conflict", help="skip|replace rows whose id exists.")] = "skip",
             json_: JsonOpt = False):
     """Load an export. Every line is checked first: one bad line and nothing is stored."""
     from .. import transfer
@@ -105,10 +105,10 @@ def import_(file: Path = typer.Argument(..., help="A file written by `memory-cli
         print("nothing to import")
 
 
-def audit_(action: Optional[str] = typer.Option(None, "--action", "-a", help="Only this action (prefix* allowed)."),
-           since: Optional[str] = typer.Option(None, "--since", help="ISO date or time, e.g. 2026-11-01."),
-           entry: Optional[str] = typer.Option(None, "--entry", help="Only events about this memory id."),
-           limit: int = typer.Option(50, "--limit", "-n", min=1, max=100000),
+def audit_(action: Annotated[Optional[str], typer.Option("--action", "-a", help="Only this action (prefix* allowed).")] = None,
+           since: Annotated[Optional[str], typer.Option("--since", help="ISO date or time, e.g. 2026-11-01.")] = None,
+           entry: Annotated[Optional[str], typer.Option("--entry", help="Only events about this memory id.")] = None,
+           limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100000)] = 50,
            json_: JsonOpt = False):
     """What memory-cli did and why, newest first."""
     from .. import audit
@@ -149,7 +149,7 @@ def audit_(action: Optional[str] = typer.Option(None, "--action", "-a", help="On
     console().print(t)
 
 
-def config(validate: bool = typer.Option(False, "--validate", help="Exit non-zero if the config file is invalid."),
+def config(validate: Annotated[bool, typer.Option("--validate", help="Exit non-zero if the config file is invalid.")] = False,
            json_: JsonOpt = False):
     """Show where memory-cli keeps things and the settings in force (validated)."""
     from .. import paths

@@ -3,7 +3,7 @@ server that exposes them to Claude: the same domain functions the tools call."""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -51,13 +51,13 @@ def _incident_table(rows, score=False) -> None:
 
 
 @incidents_app.command("add")
-def incidents_add(title: str = typer.Argument(..., help="What broke, in a few words."),
-                  symptoms: str = typer.Option(..., "--symptoms", help="How it showed (error text, behaviour)."),
-                  service: Optional[str] = typer.Option(None, "--service"),
-                  severity: Optional[str] = typer.Option(None, "--severity", help="critical|high|medium|low"),
-                  cause: Optional[str] = typer.Option(None, "--cause"),
-                  resolution: Optional[str] = typer.Option(None, "--resolution", help="What fixed it (marks it resolved)."),
-                  scope: Optional[str] = typer.Option(None, "--scope", "-s", help="global | project | project:<name>"),
+def incidents_add(title: Annotated[str, typer.Argument(help="What broke, in a few words.")],
+                  symptoms: Annotated[str, typer.Option("--symptoms", help="How it showed (error text, behaviour).")],
+                  service: Annotated[Optional[str], typer.Option("--service")] = None,
+                  severity: Annotated[Optional[str], typer.Option("--severity", help="critical|high|medium|low")] = None,
+                  cause: Annotated[Optional[str], typer.Option("--cause")] = None,
+                  resolution: Annotated[Optional[str], typer.Option("--resolution", help="What fixed it (marks it resolved).")] = None,
+                  scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="global | project | project:<name>")] = None,
                   json_: JsonOpt = False):
     """Record an incident."""
     from ..incidents import api
@@ -70,8 +70,8 @@ def incidents_add(title: str = typer.Argument(..., help="What broke, in a few wo
 
 
 @incidents_app.command("list")
-def incidents_list(status: Optional[str] = typer.Option(None, "--status", help="open|resolved"),
-                   limit: int = typer.Option(50, "--limit", "-n", min=1), json_: JsonOpt = False):
+def incidents_list(status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
+                   limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 50, json_: JsonOpt = False):
     """Incidents, newest first."""
     from ..incidents import api
 
@@ -86,7 +86,7 @@ def incidents_list(status: Optional[str] = typer.Option(None, "--status", help="
 
 
 @incidents_app.command("show")
-def incidents_show(incident_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+def incidents_show(incident_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt = False):
     """Every field of one incident."""
     from ..incidents import api
 
@@ -101,9 +101,9 @@ def incidents_show(incident_id: str = typer.Argument(..., metavar="ID"), json_: 
 
 
 @incidents_app.command("resolve")
-def incidents_resolve(incident_id: str = typer.Argument(..., metavar="ID"),
-                      resolution: str = typer.Option(..., "--resolution", help="What fixed it."),
-                      cause: Optional[str] = typer.Option(None, "--cause"), json_: JsonOpt = False):
+def incidents_resolve(incident_id: Annotated[str, typer.Argument(metavar="ID")],
+                      resolution: Annotated[str, typer.Option("--resolution", help="What fixed it.")],
+                      cause: Annotated[Optional[str], typer.Option("--cause")] = None, json_: JsonOpt = False):
     """Mark an incident resolved with what fixed it."""
     from ..incidents import api
 
@@ -114,9 +114,9 @@ def incidents_resolve(incident_id: str = typer.Argument(..., metavar="ID"),
 
 
 @incidents_app.command("search")
-def incidents_search(query: str = typer.Argument(..., help="Symptoms or an error message."),
-                     status: Optional[str] = typer.Option(None, "--status", help="open|resolved"),
-                     limit: int = typer.Option(5, "--limit", "-n", min=1, max=100), json_: JsonOpt = False):
+def incidents_search(query: Annotated[str, typer.Argument(help="Symptoms or an error message.")],
+                     status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
+                     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100)] = 5, json_: JsonOpt = False):
     """Has this happened before? Incidents like QUERY, best first."""
     from ..incidents import api
 
@@ -131,8 +131,8 @@ def incidents_search(query: str = typer.Argument(..., help="Symptoms or an error
 
 
 @reports_app.command("list")
-def reports_list(scope: Optional[str] = typer.Option(None, "--scope", "-s"),
-                 limit: int = typer.Option(20, "--limit", "-n", min=1), json_: JsonOpt = False):
+def reports_list(scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
+                 limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20, json_: JsonOpt = False):
     """Session reports, newest first."""
     from ..reports import api
 
@@ -148,8 +148,8 @@ def reports_list(scope: Optional[str] = typer.Option(None, "--scope", "-s"),
 
 
 @reports_app.command("show")
-def reports_show(report_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="Default: the latest."),
-                 scope: Optional[str] = typer.Option(None, "--scope", "-s", help="With no ID: latest of this scope."),
+def reports_show(report_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: the latest.")] = None,
+                 scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="With no ID: latest of this scope.")] = None,
                  json_: JsonOpt = False):
     """One report (by default the latest of the scope, or of all)."""
     from ..errors import NotFound
@@ -181,10 +181,10 @@ def _value(text: str) -> float:
 
 
 @baselines_app.command("record")
-def baselines_record(name: str = typer.Argument(..., help="Metric name, e.g. 'pytest -q'."),
-                     value: str = typer.Argument(..., help="The measured value."),
-                     unit: Optional[str] = typer.Option(None, "--unit"),
-                     scope: Optional[str] = typer.Option(None, "--scope", "-s"), json_: JsonOpt = False):
+def baselines_record(name: Annotated[str, typer.Argument(help="Metric name, e.g. 'pytest -q'.")],
+                     value: Annotated[str, typer.Argument(help="The measured value.")],
+                     unit: Annotated[Optional[str], typer.Option("--unit")] = None,
+                     scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None, json_: JsonOpt = False):
     """Add a sample to a metric's baseline."""
     from ..baselines import api
 
@@ -194,7 +194,7 @@ def baselines_record(name: str = typer.Argument(..., help="Metric name, e.g. 'py
 
 
 @baselines_app.command("check")
-def baselines_check(name: str = typer.Argument(...), value: str = typer.Argument(...), json_: JsonOpt = False):
+def baselines_check(name: Annotated[str, typer.Argument()], value: Annotated[str, typer.Argument()], json_: JsonOpt = False):
     """Is VALUE normal for metric NAME? Exit 0 either way; the answer says why."""
     from ..baselines import api
 
@@ -204,7 +204,7 @@ def baselines_check(name: str = typer.Argument(...), value: str = typer.Argument
 
 
 @baselines_app.command("show")
-def baselines_show(name: str = typer.Argument(...), json_: JsonOpt = False):
+def baselines_show(name: Annotated[str, typer.Argument()], json_: JsonOpt = False):
     """A metric's baseline: n, average, p95, min, max over its recent samples."""
     from ..baselines import api
     from ..errors import NotFound

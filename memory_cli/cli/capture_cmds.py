@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -25,11 +25,10 @@ def _embedder(timeout_ms: float = 1000.0):
 
 
 def capture(
-    user_message: str = typer.Option(..., "--user-message", "-m", help="What the person typed."),
-    session_id: Optional[str] = typer.Option(None, "--session-id",
-                                             help="Session it belongs to (default: $CLAUDE_CODE_SESSION_ID, "
-                                                  "else a new one per call)."),
-    context: Optional[str] = typer.Option(None, "--context", help="What was being worked on."),
+    user_message: Annotated[str, typer.Option("--user-message", "-m", help="What the person typed.")],
+    session_id: Annotated[Optional[str], typer.Option("--session-id", help="Session it belongs to (default: $CLAUDE_CODE_SESSION_ID, "
+                                                  "else a new one per call).")] = None,
+    context: Annotated[Optional[str], typer.Option("--context", help="What was being worked on.")] = None,
     json_: JsonOpt = False,
 ):
     """Detect a correction in a message and store it as the UserPromptSubmit hook does."""
@@ -63,15 +62,15 @@ def capture(
 
 
 def review(
-    list_: bool = typer.Option(False, "--list", "-l", help="Print the queue and exit."),
-    all_: bool = typer.Option(False, "--all", help="With --list: every correction, reviewed ones too."),
-    approve: Optional[str] = typer.Option(None, "--approve", metavar="ID", help="Approve this correction or proposal."),
-    reject: Optional[str] = typer.Option(None, "--reject", metavar="ID", help="Reject it (never proposed again)."),
-    action: Optional[str] = typer.Option(None, "--action", help="With --approve: warn|block|suggest|ask."),
-    pattern: Optional[str] = typer.Option(None, "--pattern", help="With --approve: the pattern to enforce."),
-    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", help="With --pattern: command|regex."),
-    message: Optional[str] = typer.Option(None, "--message", help="With --approve: what Claude is told."),
-    scope: Optional[str] = typer.Option(None, "--scope", help="With --approve: global | project:<name>."),
+    list_: Annotated[bool, typer.Option("--list", "-l", help="Print the queue and exit.")] = False,
+    all_: Annotated[bool, typer.Option("--all", help="With --list: every correction, reviewed ones too.")] = False,
+    approve: Annotated[Optional[str], typer.Option("--approve", metavar="ID", help="Approve this correction or proposal.")] = None,
+    reject: Annotated[Optional[str], typer.Option("--reject", metavar="ID", help="Reject it (never proposed again).")] = None,
+    action: Annotated[Optional[str], typer.Option("--action", help="With --approve: warn|block|suggest|ask.")] = None,
+    pattern: Annotated[Optional[str], typer.Option("--pattern", help="With --approve: the pattern to enforce.")] = None,
+    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", help="With --pattern: command|regex.")] = None,
+    message: Annotated[Optional[str], typer.Option("--message", help="With --approve: what Claude is told.")] = None,
+    scope: Annotated[Optional[str], typer.Option("--scope", help="With --approve: global | project:<name>.")] = None,
     json_: JsonOpt = False,
 ):
     """Go through pending corrections and proposed rules: approve, reject, edit or skip.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -44,15 +44,12 @@ def _db_for_daemon() -> list[str]:
 
 @daemon_app.command("start")
 def start(
-    wait: float = typer.Option(0.0, "--wait", metavar="SECONDS",
-                               help="Wait up to this long for the model to be loaded."),
-    model: Optional[str] = typer.Option(None, "--model", help="Model name or local directory "
-                                        "(default: config embedding.model)."),
-    idle_timeout: Optional[int] = typer.Option(None, "--idle-timeout", metavar="SECONDS",
-                                               help="Exit after this long without work "
-                                                    "(default: config daemon.idle_timeout_s)."),
-    foreground: bool = typer.Option(False, "--foreground",
-                                    help="Run in this process until stopped (logs to stderr)."),
+    wait: Annotated[float, typer.Option("--wait", metavar="SECONDS", help="Wait up to this long for the model to be loaded.")] = 0.0,
+    model: Annotated[Optional[str], typer.Option("--model", help="Model name or local directory "
+                                        "(default: config embedding.model).")] = None,
+    idle_timeout: Annotated[Optional[int], typer.Option("--idle-timeout", metavar="SECONDS", help="Exit after this long without work "
+                                                    "(default: config daemon.idle_timeout_s).")] = None,
+    foreground: Annotated[bool, typer.Option("--foreground", help="Run in this process until stopped (logs to stderr).")] = False,
     json_: JsonOpt = False,
 ):
     """Start the daemon in the background (does nothing if it already runs)."""
@@ -198,10 +195,10 @@ def _daemon_embedder(model: str):
 
 
 def reindex(
-    pending: bool = typer.Option(False, "--pending", help="Only embed memories waiting in the "
-                                 "queue instead of rebuilding every vector."),
-    in_process: bool = typer.Option(False, "--in-process", help="Load the model in this process "
-                                    "even if the daemon runs."),
+    pending: Annotated[bool, typer.Option("--pending", help="Only embed memories waiting in the "
+                                 "queue instead of rebuilding every vector.")] = False,
+    in_process: Annotated[bool, typer.Option("--in-process", help="Load the model in this process "
+                                    "even if the daemon runs.")] = False,
     json_: JsonOpt = False,
 ):
     """Rebuild the vectors of all active memories (uses the daemon when it is warm)."""

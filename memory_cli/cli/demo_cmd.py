@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from .common import state
@@ -11,7 +13,7 @@ def register(app: typer.Typer) -> None:
     app.command("demo")(demo)
 
 
-def demo(keep: bool = typer.Option(False, "--keep", help="Keep the throwaway directory to inspect it.")):
+def demo(keep: Annotated[bool, typer.Option("--keep", help="Keep the throwaway directory to inspect it.")] = False):
     """Run a whole Claude Code session through `memory-cli hook` against a throwaway database."""
     from ..demo import run
 

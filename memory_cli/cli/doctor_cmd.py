@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from .common import JsonOpt, console, emit_json, state, want_json
@@ -11,7 +13,7 @@ def register(app: typer.Typer) -> None:
     app.command("doctor")(doctor)
 
 
-def doctor(no_timing: bool = typer.Option(False, "--no-timing", help="Skip the measured hook call."),
+def doctor(no_timing: Annotated[bool, typer.Option("--no-timing", help="Skip the measured hook call.")] = False,
            json_: JsonOpt = False):
     """Hooks registered, database integrity, schema, vector extension, recent hook errors, hook latency."""
     from .. import doctor as lib

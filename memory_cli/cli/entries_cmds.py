@@ -29,21 +29,20 @@ def register(app: typer.Typer) -> None:
 
 
 def add(
-    content_arg: Optional[str] = typer.Argument(None, metavar="[CONTENT]", help="The memory text."),
-    content: Optional[str] = typer.Option(None, "--content", "-c", help="The memory text (instead of the argument)."),
-    type: str = typer.Option("fact", "--type", "-t", help="rule|correction|preference|fact|pattern|decision"),
-    scope: str = typer.Option("global", "--scope", "-s",
-                              help="global | project (this directory's project) | project:<name> | file:<path>"),
-    source: str = typer.Option("manual", "--source", help="Where it came from (manual, imported, ...)."),
-    confidence: Optional[float] = typer.Option(None, "--confidence", help="0.0-1.0 (clamped with a warning)."),
-    tags: Optional[str] = typer.Option(None, "--tags", help="Comma-separated tags."),
-    category: Optional[str] = typer.Option(None, "--category", help="timing|dependency|behavior|remediation|maintenance"),
-    subject: Optional[str] = typer.Option(None, "--subject", help="Service or subject the memory is about."),
-    pattern: Optional[str] = typer.Option(None, "--pattern", help="Rules: what to match (derived from the content if omitted)."),
-    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", help="Rules: regex|command|intent."),
-    action: Optional[str] = typer.Option(None, "--action", help="Rules: block|warn|suggest|ask."),
-    severity: Optional[str] = typer.Option(None, "--severity", help="Rules: critical|high|medium|low."),
-    alternative: Optional[str] = typer.Option(None, "--alternative", help="Rules: what to do instead."),
+    content_arg: Annotated[Optional[str], typer.Argument(metavar="[CONTENT]", help="The memory text.")] = None,
+    content: Annotated[Optional[str], typer.Option("--content", "-c", help="The memory text (instead of the argument).")] = None,
+    type: Annotated[str, typer.Option("--type", "-t", help="rule|correction|preference|fact|pattern|decision")] = "fact",
+    scope: Annotated[str, typer.Option("--scope", "-s", help="global | project (this directory's project) | project:<name> | file:<path>")] = "global",
+    source: Annotated[str, typer.Option("--source", help="Where it came from (manual, imported, ...).")] = "manual",
+    confidence: Annotated[Optional[float], typer.Option("--confidence", help="0.0-1.0 (clamped with a warning).")] = None,
+    tags: Annotated[Optional[str], typer.Option("--tags", help="Comma-separated tags.")] = None,
+    category: Annotated[Optional[str], typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")] = None,
+    subject: Annotated[Optional[str], typer.Option("--subject", help="Service or subject the memory is about.")] = None,
+    pattern: Annotated[Optional[str], typer.Option("--pattern", help="Rules: what to match (derived from the content if omitted).")] = None,
+    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", help="Rules: regex|command|intent.")] = None,
+    action: Annotated[Optional[str], typer.Option("--action", help="Rules: block|warn|suggest|ask.")] = None,
+    severity: Annotated[Optional[str], typer.Option("--severity", help="Rules: critical|high|medium|low.")] = None,
+    alternative: Annotated[Optional[str], typer.Option("--alternative", help="Rules: what to do instead.")] = None,
     share: Annotated[bool, typer.Option("--share", help="Share it at once, as `memory-cli share ID` does.")] = False,
     json_: JsonOpt = False,
 ):
@@ -98,10 +97,10 @@ def _attach_rule(store, entry, opts):
 
 
 def query(
-    text: str = typer.Argument(..., help="What to look for."),
-    scope: Optional[str] = typer.Option(None, "--scope", "-s", help="Only memories that apply in this scope (plus global)."),
-    type: Optional[str] = typer.Option(None, "--type", "-t"),
-    limit: int = typer.Option(10, "--limit", "-n", min=1, max=1000),
+    text: Annotated[str, typer.Argument(help="What to look for.")],
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="Only memories that apply in this scope (plus global).")] = None,
+    type: Annotated[Optional[str], typer.Option("--type", "-t")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000)] = 10,
     json_: JsonOpt = False,
 ):
     """Find memories relevant to TEXT, best first."""
@@ -125,15 +124,15 @@ def query(
 
 
 def list_(
-    type: Optional[str] = typer.Option(None, "--type", "-t"),
-    scope: Optional[str] = typer.Option(None, "--scope", "-s", help="Exactly this scope."),
-    status: str = typer.Option("active", "--status", help="active|archived|superseded|all"),
-    source: Optional[str] = typer.Option(None, "--source"),
-    category: Optional[str] = typer.Option(None, "--category", help="timing|dependency|behavior|remediation|maintenance"),
-    subject: Optional[str] = typer.Option(None, "--subject", help="Exactly this subject (any case)."),
-    min_confidence: Optional[float] = typer.Option(None, "--min-confidence", help="Only entries at or above this confidence."),
-    order: str = typer.Option("updated", "--order", help="updated|created|confidence|used|type|scope|content|status|source"),
-    limit: int = typer.Option(50, "--limit", "-n", min=0),
+    type: Annotated[Optional[str], typer.Option("--type", "-t")] = None,
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="Exactly this scope.")] = None,
+    status: Annotated[str, typer.Option("--status", help="active|archived|superseded|all")] = "active",
+    source: Annotated[Optional[str], typer.Option("--source")] = None,
+    category: Annotated[Optional[str], typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")] = None,
+    subject: Annotated[Optional[str], typer.Option("--subject", help="Exactly this subject (any case).")] = None,
+    min_confidence: Annotated[Optional[float], typer.Option("--min-confidence", help="Only entries at or above this confidence.")] = None,
+    order: Annotated[str, typer.Option("--order", help="updated|created|confidence|used|type|scope|content|status|source")] = "updated",
+    limit: Annotated[int, typer.Option("--limit", "-n", min=0)] = 50,
     json_: JsonOpt = False,
 ):
     """List memories (newest first)."""
@@ -152,7 +151,7 @@ def list_(
     _table(rows)
 
 
-def show(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+def show(entry_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt = False):
     """Everything about one memory: fields, its rule, and its history from the audit log."""
     from .. import audit
 
@@ -178,15 +177,15 @@ def show(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = Fal
 
 
 def update(
-    entry_id: str = typer.Argument(..., metavar="ID"),
-    content: Optional[str] = typer.Option(None, "--content", "-c"),
-    type: Optional[str] = typer.Option(None, "--type", "-t"),
-    scope: Optional[str] = typer.Option(None, "--scope", "-s"),
-    confidence: Optional[float] = typer.Option(None, "--confidence"),
-    tags: Optional[str] = typer.Option(None, "--tags"),
-    category: Optional[str] = typer.Option(None, "--category"),
-    subject: Optional[str] = typer.Option(None, "--subject"),
-    status: Optional[str] = typer.Option(None, "--status", help="active|archived (restore with active)"),
+    entry_id: Annotated[str, typer.Argument(metavar="ID")],
+    content: Annotated[Optional[str], typer.Option("--content", "-c")] = None,
+    type: Annotated[Optional[str], typer.Option("--type", "-t")] = None,
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
+    confidence: Annotated[Optional[float], typer.Option("--confidence")] = None,
+    tags: Annotated[Optional[str], typer.Option("--tags")] = None,
+    category: Annotated[Optional[str], typer.Option("--category")] = None,
+    subject: Annotated[Optional[str], typer.Option("--subject")] = None,
+    status: Annotated[Optional[str], typer.Option("--status", help="active|archived (restore with active)")] = None,
     json_: JsonOpt = False,
 ):
     """Change a memory in place (use `supersede` to keep the old text as history)."""
@@ -210,7 +209,7 @@ def update(
         print(f"updated {entry['id']}{back}")
 
 
-def archive(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+def archive(entry_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt = False):
     """Hide a memory from injection and search without deleting it."""
     with open_store() as store:
         before = entries.get(store, entry_id)
@@ -223,8 +222,8 @@ def archive(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = 
 
 
 def supersede(
-    entry_id: str = typer.Argument(..., metavar="ID"),
-    content: str = typer.Option(..., "--content", "-c", help="The replacement text."),
+    entry_id: Annotated[str, typer.Argument(metavar="ID")],
+    content: Annotated[str, typer.Option("--content", "-c", help="The replacement text.")],
     json_: JsonOpt = False,
 ):
     """Replace a memory with a new one; the old stays as history and points to the new."""
@@ -241,8 +240,8 @@ def supersede(
 
 
 def delete(
-    entry_id: str = typer.Argument(..., metavar="ID"),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+    entry_id: Annotated[str, typer.Argument(metavar="ID")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
     json_: JsonOpt = False,
 ):
     """Delete a memory for good (its last state stays in the audit log)."""
@@ -284,9 +283,9 @@ def _resync_pins(store, *entries_touched) -> None:
 
 
 def purge(
-    scope: str = typer.Option(..., "--scope", "-s", help="Exactly this scope: global | project:<name> | file:<path>."),
-    source: Optional[str] = typer.Option(None, "--source", help="Only entries from this source (manual, marker, ...)."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+    scope: Annotated[str, typer.Option("--scope", "-s", help="Exactly this scope: global | project:<name> | file:<path>.")],
+    source: Annotated[Optional[str], typer.Option("--source", help="Only entries from this source (manual, marker, ...).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
     json_: JsonOpt = False,
 ):
     """Delete every memory in one scope (optionally of one source), in one transaction.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from .common import JsonOpt, emit_json, state, want_json
@@ -37,10 +39,10 @@ ENTRY_HELP = ("fast: this Python started isolated on memory_cli/fasthook.py (def
               "quicker per tool call); console: the memory-cli console script")
 
 
-def install(scope: str = typer.Option("user", "--scope", help=SCOPE_HELP),
-            dry_run: bool = typer.Option(False, "--dry-run", help="Show the change without writing."),
-            no_mcp: bool = typer.Option(False, "--no-mcp", help=NO_MCP_HELP),
-            entry: str = typer.Option("fast", "--entry", help=ENTRY_HELP),
+def install(scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "user",
+            dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
+            no_mcp: Annotated[bool, typer.Option("--no-mcp", help=NO_MCP_HELP)] = False,
+            entry: Annotated[str, typer.Option("--entry", help=ENTRY_HELP)] = "fast",
             json_: JsonOpt = False):
     """Merge memory-cli's hooks into a Claude Code settings file and register its MCP server
     (idempotent, backed up, shown as a diff)."""
@@ -60,8 +62,8 @@ def install(scope: str = typer.Option("user", "--scope", help=SCOPE_HELP),
     _report_all(lib, changes, dry_run, json_, "installed")
 
 
-def uninstall(scope: str = typer.Option("user", "--scope", help=SCOPE_HELP),
-              dry_run: bool = typer.Option(False, "--dry-run", help="Show the change without writing."),
+def uninstall(scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "user",
+              dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
               json_: JsonOpt = False):
     """Remove memory-cli's hooks and MCP server; everything else stays as it was."""
     from .. import install as lib

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -17,14 +17,11 @@ def register(app: typer.Typer) -> None:
 
 
 def summarize(
-    transcript: Path = typer.Argument(..., metavar="TRANSCRIPT", help="A Claude Code transcript (.jsonl)."),
-    session_id: Optional[str] = typer.Option(None, "--session-id", metavar="S",
-                                             help="Session the memories belong to (default: the transcript's)."),
-    project: Optional[str] = typer.Option(None, "--project", metavar="NAME",
-                                          help="Project scope (default: derived from the transcript's cwd)."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be stored; store nothing."),
-    from_start: bool = typer.Option(False, "--from-start",
-                                    help="Read the whole transcript, not only the part not summarised yet."),
+    transcript: Annotated[Path, typer.Argument(metavar="TRANSCRIPT", help="A Claude Code transcript (.jsonl).")],
+    session_id: Annotated[Optional[str], typer.Option("--session-id", metavar="S", help="Session the memories belong to (default: the transcript's).")] = None,
+    project: Annotated[Optional[str], typer.Option("--project", metavar="NAME", help="Project scope (default: derived from the transcript's cwd).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be stored; store nothing.")] = False,
+    from_start: Annotated[bool, typer.Option("--from-start", help="Read the whole transcript, not only the part not summarised yet.")] = False,
     json_: JsonOpt = False,
 ):
     """Write memories from a session transcript, as the session-end job does."""
@@ -53,9 +50,8 @@ def summarize(
 
 
 def compact(
-    scope: Optional[str] = typer.Option(None, "--scope", metavar="S",
-                                        help="Only this scope (default: every scope over limits.per_scope)."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; change nothing."),
+    scope: Annotated[Optional[str], typer.Option("--scope", metavar="S", help="Only this scope (default: every scope over limits.per_scope).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
     json_: JsonOpt = False,
 ):
     """Bring automatic memories back under limits.per_scope (archive, merge, edit; never delete)."""

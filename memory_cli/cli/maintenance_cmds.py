@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -15,9 +15,9 @@ from .common import JsonOpt, clip, confirmed, db_path, emit_json, flush_warnings
 maintenance_app = typer.Typer(help="The daily maintenance run (decay, backup, audit retention).",
                               no_args_is_help=True)
 
-ProjectDirOpt = typer.Option(None, "--project-dir", metavar="PATH",
-                             help="Project whose CLAUDE.md receives project-scoped pins (default: the "
-                                  "project around the current directory, or $CLAUDE_PROJECT_DIR).")
+ProjectDirOpt = Annotated[Optional[Path], typer.Option(
+    "--project-dir", metavar="PATH", help="Project whose CLAUDE.md receives project-scoped pins (default: the "
+                                          "project around the current directory, or $CLAUDE_PROJECT_DIR).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -62,9 +62,9 @@ def _report_sync(reports: list[dict], *, quiet_nothing: bool = True) -> bool:
     return conflict
 
 
-def pin(entry_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="Memory to pin (id or unique prefix)."),
-        critical: bool = typer.Option(False, "--critical", help="Pin every active critical rule."),
-        project_dir: Optional[Path] = ProjectDirOpt,
+def pin(entry_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Memory to pin (id or unique prefix).")] = None,
+        critical: Annotated[bool, typer.Option("--critical", help="Pin every active critical rule.")] = False,
+        project_dir: ProjectDirOpt = None,
         json_: JsonOpt = False):
     """Pin a memory into CLAUDE.md so it survives context compaction (at most pinning.max_pinned)."""
     from ..maintenance import pins
@@ -102,7 +102,7 @@ def pin(entry_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="Mem
         _warn("the pin is stored, but that block was not rewritten; `memory-cli pins --sync` shows what to do")
 
 
-def unpin(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+def unpin(entry_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt = False):
     """Unpin a memory and take it out of CLAUDE.md at once."""
     from ..maintenance import pins
 
@@ -118,11 +118,10 @@ def unpin(entry_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = Fa
         _warn("that block was not rewritten; `memory-cli pins --sync` shows what to do")
 
 
-def pins_(sync: bool = typer.Option(False, "--sync", help="Rewrite every pinned block to match the database."),
-          dry_run: bool = typer.Option(False, "--dry-run", help="With --sync: only say what would change."),
-          overwrite: bool = typer.Option(False, "--overwrite",
-                                         help="With --sync: replace blocks edited by hand (the edit is kept in the audit log)."),
-          project_dir: Optional[Path] = ProjectDirOpt,
+def pins_(sync: Annotated[bool, typer.Option("--sync", help="Rewrite every pinned block to match the database.")] = False,
+          dry_run: Annotated[bool, typer.Option("--dry-run", help="With --sync: only say what would change.")] = False,
+          overwrite: Annotated[bool, typer.Option("--overwrite", help="With --sync: replace blocks edited by hand (the edit is kept in the audit log).")] = False,
+          project_dir: ProjectDirOpt = None,
           json_: JsonOpt = False):
     """List pinned memories; with --sync, bring CLAUDE.md in line and report hand edits."""
     from ..maintenance import pins
@@ -170,7 +169,7 @@ def pins_(sync: bool = typer.Option(False, "--sync", help="Rewrite every pinned 
     return 1 if conflict and not dry_run else 0
 
 
-def decay(dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; change nothing."),
+def decay(dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
           json_: JsonOpt = False):
     """Lower the confidence of memories unused for the grace period; archive the faded ones."""
     from ..maintenance.decay_store import run_decay
@@ -199,9 +198,8 @@ def _backups_dir(s) -> Path:
     return backups_dir(s, db_path())
 
 
-def backup_(to: Optional[Path] = typer.Option(None, "--to", metavar="PATH",
-                                              help="Write the backup here (a new file, or a directory)."),
-            list_: bool = typer.Option(False, "--list", help="List the backups in the backup folder."),
+def backup_(to: Annotated[Optional[Path], typer.Option("--to", metavar="PATH", help="Write the backup here (a new file, or a directory).")] = None,
+            list_: Annotated[bool, typer.Option("--list", help="List the backups in the backup folder.")] = False,
             json_: JsonOpt = False):
     """Consistent online backup of the database (safe while hooks write)."""
     from .. import audit
@@ -238,8 +236,8 @@ def backup_(to: Optional[Path] = typer.Option(None, "--to", metavar="PATH",
         print(f"backed up to {made}")
 
 
-def restore(path: Path = typer.Argument(..., metavar="PATH", help="A backup written by memory-cli."),
-            yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+def restore(path: Annotated[Path, typer.Argument(metavar="PATH", help="A backup written by memory-cli.")],
+            yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
             json_: JsonOpt = False):
     """Replace the database with a backup: checked first; the current one is saved before."""
     from .. import audit, migrations
@@ -275,7 +273,7 @@ def restore(path: Path = typer.Argument(..., metavar="PATH", help="A backup writ
 
 
 @maintenance_app.command("run")
-def maintenance_run(force: bool = typer.Option(False, "--force", help="Run even if it already ran today."),
+def maintenance_run(force: Annotated[bool, typer.Option("--force", help="Run even if it already ran today.")] = False,
                     json_: JsonOpt = False):
     """Run today's maintenance now, in the foreground (what SessionEnd starts in the background)."""
     from ..maintenance import detached

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
@@ -18,18 +18,14 @@ def register(app: typer.Typer) -> None:
 
 
 def inject(
-    session_context: Optional[str] = typer.Option(
-        None, "--session-context", metavar="JSON",
-        help='What the session is about, e.g. \'{"project": "WhisperClick V3", "file": "src/main.py"}\'. '
-             "Keys: project, project_root, cwd, file/files, task. Default: the current directory's project."),
-    source: str = typer.Option("startup", "--source", help="startup|resume|clear|compact (compact re-injects pins first)."),
-    session_id: Optional[str] = typer.Option(None, "--session-id", help="Record the injection for this session."),
-    max_entries: Optional[int] = typer.Option(None, "--max-entries", min=0, help="Override injection.max_entries."),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=0,
-                                             help="Override the token budget (config / MEMORY_CLI_BUDGET)."),
-    instructions: bool = typer.Option(True, "--instructions/--no-instructions",
-                                      help="Append the [MEMORY:...] marker instructions."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show the block without counting it as use."),
+    session_context: Annotated[Optional[str], typer.Option("--session-context", metavar="JSON", help='What the session is about, e.g. \'{"project": "WhisperClick V3", "file": "src/main.py"}\'. '
+             "Keys: project, project_root, cwd, file/files, task. Default: the current directory's project.")] = None,
+    source: Annotated[str, typer.Option("--source", help="startup|resume|clear|compact (compact re-injects pins first).")] = "startup",
+    session_id: Annotated[Optional[str], typer.Option("--session-id", help="Record the injection for this session.")] = None,
+    max_entries: Annotated[Optional[int], typer.Option("--max-entries", min=0, help="Override injection.max_entries.")] = None,
+    max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", min=0, help="Override the token budget (config / MEMORY_CLI_BUDGET).")] = None,
+    instructions: Annotated[bool, typer.Option("--instructions/--no-instructions", help="Append the [MEMORY:...] marker instructions.")] = True,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the block without counting it as use.")] = False,
     json_: JsonOpt = False,
 ):
     """Print the memories a session would start with (what the SessionStart hook injects)."""
@@ -66,17 +62,14 @@ def _raw(text: Optional[str]) -> dict:
 
 
 def migrate(
-    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
-                                                help="More sources (a shell glob after --source lands here)."),
-    source: Optional[List[str]] = typer.Option(
-        None, "--source", metavar="PATH",
-        help="A memory file, a folder (CLAUDE.md, MEMORY.md, *-memory.md/*-log.md files, a memory/ folder, "
-             "~/.claude) or a glob. Repeatable."),
-    scope: Optional[str] = typer.Option(None, "--scope", "-s", help="Put everything in this scope instead of "
-                                                                   "the one each file's location implies."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be imported; store nothing."),
-    rules: bool = typer.Option(True, "--rules/--no-rules", help="Give imported rules enforcement patterns "
-                                                               "as `add --type rule` does."),
+    paths: Annotated[Optional[List[str]], typer.Argument(metavar="[PATH]...", help="More sources (a shell glob after --source lands here).")] = None,
+    source: Annotated[Optional[List[str]], typer.Option("--source", metavar="PATH", help="A memory file, a folder (CLAUDE.md, MEMORY.md, *-memory.md/*-log.md files, a memory/ folder, "
+             "~/.claude) or a glob. Repeatable.")] = None,
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="Put everything in this scope instead of "
+                                                                   "the one each file's location implies.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be imported; store nothing.")] = False,
+    rules: Annotated[bool, typer.Option("--rules/--no-rules", help="Give imported rules enforcement patterns "
+                                                               "as `add --type rule` does.")] = True,
     json_: JsonOpt = False,
 ):
     """Import existing markdown memory; running it again adds nothing new."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
@@ -24,36 +24,35 @@ def register(app: typer.Typer) -> None:
     app.add_typer(import_app, name="import-rules")
 
 
-ToolsOpt = typer.Option(None, "--tools", help="Comma-separated tool names (Bash,Write,Edit...). "
-                                              "Default: Bash for command rules, every tool otherwise.")
-FieldsOpt = typer.Option(None, "--fields", help="Comma-separated tool_input fields to match "
-                                                "(default: command; content and file_path; new_string...).")
-ConditionOpt = typer.Option(None, "--condition", help="Extra condition FIELD:OPERATOR:PATTERN "
-                                                      "(all must hold); repeatable.")
+ToolsOpt = Annotated[Optional[str], typer.Option(
+    "--tools", help="Comma-separated tool names (Bash,Write,Edit...). "
+                    "Default: Bash for command rules, every tool otherwise.")]
+FieldsOpt = Annotated[Optional[str], typer.Option(
+    "--fields", help="Comma-separated tool_input fields to match (default: command; content and file_path; "
+                     "new_string...).")]
+ConditionOpt = Annotated[Optional[List[str]], typer.Option(
+    "--condition", help="Extra condition FIELD:OPERATOR:PATTERN (all must hold); repeatable.")]
 
 
 # -- rules add/list/show ------------------------------------------------------------------
 
 @rules_app.command("add")
 def rules_add(
-    content_arg: Optional[str] = typer.Argument(None, metavar="[CONTENT]",
-                                                help="The rule in words (what gets injected)."),
-    content: Optional[str] = typer.Option(None, "--content", "-c"),
-    pattern: Optional[str] = typer.Option(None, "--pattern", "-p",
-                                          help="What to match; derived from the content if omitted."),
-    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", "-T",
-                                               help="regex | command | intent"),
-    action: Optional[str] = typer.Option(None, "--action", "-a", help="block | warn | suggest | ask"),
-    severity: str = typer.Option("medium", "--severity", help="critical | high | medium | low"),
-    alternative: Optional[str] = typer.Option(None, "--alternative", help="What to do instead."),
-    message: Optional[str] = typer.Option(None, "--message", help="What to say when it fires."),
-    tools: Optional[str] = ToolsOpt,
-    fields: Optional[str] = FieldsOpt,
-    condition: Optional[List[str]] = ConditionOpt,
-    scope: str = typer.Option("global", "--scope", "-s", help="global | project:<name> | file:<path>"),
-    case_sensitive: bool = typer.Option(False, "--case-sensitive", help="Regexes ignore case unless set."),
-    name: Optional[str] = typer.Option(None, "--name", help="A short label."),
-    disabled: bool = typer.Option(False, "--disabled", help="Store it switched off."),
+    content_arg: Annotated[Optional[str], typer.Argument(metavar="[CONTENT]", help="The rule in words (what gets injected).")] = None,
+    content: Annotated[Optional[str], typer.Option("--content", "-c")] = None,
+    pattern: Annotated[Optional[str], typer.Option("--pattern", "-p", help="What to match; derived from the content if omitted.")] = None,
+    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T", help="regex | command | intent")] = None,
+    action: Annotated[Optional[str], typer.Option("--action", "-a", help="block | warn | suggest | ask")] = None,
+    severity: Annotated[str, typer.Option("--severity", help="critical | high | medium | low")] = "medium",
+    alternative: Annotated[Optional[str], typer.Option("--alternative", help="What to do instead.")] = None,
+    message: Annotated[Optional[str], typer.Option("--message", help="What to say when it fires.")] = None,
+    tools: ToolsOpt = None,
+    fields: FieldsOpt = None,
+    condition: ConditionOpt = None,
+    scope: Annotated[str, typer.Option("--scope", "-s", help="global | project:<name> | file:<path>")] = "global",
+    case_sensitive: Annotated[bool, typer.Option("--case-sensitive", help="Regexes ignore case unless set.")] = False,
+    name: Annotated[Optional[str], typer.Option("--name", help="A short label.")] = None,
+    disabled: Annotated[bool, typer.Option("--disabled", help="Store it switched off.")] = False,
     json_: JsonOpt = False,
 ):
     """Add a rule. Without --pattern it is derived from the content ("Never use pythonw.exe")."""
@@ -105,11 +104,11 @@ def rules_add(
 
 @rules_app.command("list")
 def rules_list(
-    all_: bool = typer.Option(False, "--all", help="Include disabled rules and archived entries."),
-    disabled: bool = typer.Option(False, "--disabled", help="Only disabled rules."),
-    unconfirmed: bool = typer.Option(False, "--unconfirmed", help="Only rules waiting for confirmation."),
-    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", "-T"),
-    scope: Optional[str] = typer.Option(None, "--scope", "-s"),
+    all_: Annotated[bool, typer.Option("--all", help="Include disabled rules and archived entries.")] = False,
+    disabled: Annotated[bool, typer.Option("--disabled", help="Only disabled rules.")] = False,
+    unconfirmed: Annotated[bool, typer.Option("--unconfirmed", help="Only rules waiting for confirmation.")] = False,
+    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T")] = None,
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
     json_: JsonOpt = False,
 ):
     """List rules, blocking ones first."""
@@ -142,7 +141,7 @@ def rules_list(
 
 
 @rules_app.command("show")
-def rules_show(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+def rules_show(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt = False):
     """Everything about one rule, with its recent audit history."""
     from .. import audit
     from ..rules import api
@@ -174,21 +173,21 @@ def rules_show(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt 
 
 @rules_app.command("edit")
 def rules_edit(
-    rule_id: str = typer.Argument(..., metavar="ID"),
-    content: Optional[str] = typer.Option(None, "--content", "-c"),
-    pattern: Optional[str] = typer.Option(None, "--pattern", "-p"),
-    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", "-T"),
-    action: Optional[str] = typer.Option(None, "--action", "-a"),
-    severity: Optional[str] = typer.Option(None, "--severity"),
-    alternative: Optional[str] = typer.Option(None, "--alternative", help="'' clears it."),
-    message: Optional[str] = typer.Option(None, "--message", help="'' clears it."),
-    tools: Optional[str] = ToolsOpt,
-    fields: Optional[str] = FieldsOpt,
-    condition: Optional[List[str]] = ConditionOpt,
-    clear_conditions: bool = typer.Option(False, "--clear-conditions"),
-    scope: Optional[str] = typer.Option(None, "--scope", "-s"),
-    case_sensitive: Optional[bool] = typer.Option(None, "--case-sensitive/--ignore-case"),
-    name: Optional[str] = typer.Option(None, "--name"),
+    rule_id: Annotated[str, typer.Argument(metavar="ID")],
+    content: Annotated[Optional[str], typer.Option("--content", "-c")] = None,
+    pattern: Annotated[Optional[str], typer.Option("--pattern", "-p")] = None,
+    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T")] = None,
+    action: Annotated[Optional[str], typer.Option("--action", "-a")] = None,
+    severity: Annotated[Optional[str], typer.Option("--severity")] = None,
+    alternative: Annotated[Optional[str], typer.Option("--alternative", help="'' clears it.")] = None,
+    message: Annotated[Optional[str], typer.Option("--message", help="'' clears it.")] = None,
+    tools: ToolsOpt = None,
+    fields: FieldsOpt = None,
+    condition: ConditionOpt = None,
+    clear_conditions: Annotated[bool, typer.Option("--clear-conditions")] = False,
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
+    case_sensitive: Annotated[Optional[bool], typer.Option("--case-sensitive/--ignore-case")] = None,
+    name: Annotated[Optional[str], typer.Option("--name")] = None,
     json_: JsonOpt = False,
 ):
     """Change a rule; a new pattern is validated before anything is stored."""
@@ -217,7 +216,7 @@ def _done(rule: dict, verb: str, json_: bool) -> None:
 
 
 @rules_app.command("enable")
-def rules_enable(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+def rules_enable(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt = False):
     """Switch a rule on."""
     from ..rules import api
 
@@ -227,7 +226,7 @@ def rules_enable(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOp
 
 
 @rules_app.command("disable")
-def rules_disable(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonOpt = False):
+def rules_disable(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt = False):
     """Switch a rule off without deleting it."""
     from ..rules import api
 
@@ -237,10 +236,8 @@ def rules_disable(rule_id: str = typer.Argument(..., metavar="ID"), json_: JsonO
 
 
 @rules_app.command("confirm")
-def rules_confirm(rule_id: str = typer.Argument(..., metavar="ID"),
-                  action: Optional[str] = typer.Option(
-                      None, "--action", "-a",
-                      help="Action after confirming (a promoted warn rule becomes block by default)."),
+def rules_confirm(rule_id: Annotated[str, typer.Argument(metavar="ID")],
+                  action: Annotated[Optional[str], typer.Option("--action", "-a", help="Action after confirming (a promoted warn rule becomes block by default).")] = None,
                   json_: JsonOpt = False):
     """Vouch for a rule (promoted rules only warn until confirmed)."""
     from ..rules import api
@@ -251,8 +248,8 @@ def rules_confirm(rule_id: str = typer.Argument(..., metavar="ID"),
 
 
 @rules_app.command("delete")
-def rules_delete(rule_id: str = typer.Argument(..., metavar="ID"),
-                 yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask."),
+def rules_delete(rule_id: Annotated[str, typer.Argument(metavar="ID")],
+                 yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
                  json_: JsonOpt = False):
     """Delete a rule and its memory (the audit log keeps the last state)."""
     from ..rules import api
@@ -384,13 +381,12 @@ def _print_verdict(verdict, tool: str, phase: str = "pre") -> None:
 
 
 def enforce(
-    tool: str = typer.Option(..., "--tool", help="Tool name: Bash, Write, Edit, ..."),
-    input_: Optional[str] = typer.Option(None, "--input", "-i",
-                                         help="The Bash command, the content for Write/Edit, ..."),
-    input_json: Optional[str] = typer.Option(None, "--input-json", help="A whole tool_input as JSON."),
-    file: Optional[str] = typer.Option(None, "--file", help="file_path for Write/Edit with --input."),
-    cwd: Optional[str] = typer.Option(None, "--cwd", help="Directory of the call (decides project scopes)."),
-    phase: str = typer.Option("pre", "--phase", help="pre (enforcement) | post (verification)"),
+    tool: Annotated[str, typer.Option("--tool", help="Tool name: Bash, Write, Edit, ...")],
+    input_: Annotated[Optional[str], typer.Option("--input", "-i", help="The Bash command, the content for Write/Edit, ...")] = None,
+    input_json: Annotated[Optional[str], typer.Option("--input-json", help="A whole tool_input as JSON.")] = None,
+    file: Annotated[Optional[str], typer.Option("--file", help="file_path for Write/Edit with --input.")] = None,
+    cwd: Annotated[Optional[str], typer.Option("--cwd", help="Directory of the call (decides project scopes).")] = None,
+    phase: Annotated[str, typer.Option("--phase", help="pre (enforcement) | post (verification)")] = "pre",
     json_: JsonOpt = False,
 ):
     """Check a proposed tool call against the rules: prints blocked / warned / suggested /
@@ -407,14 +403,14 @@ def enforce(
 
 @rules_app.command("test")
 def rules_test(
-    rule_id: Optional[str] = typer.Argument(None, metavar="[ID]", help="A stored rule (any state)."),
-    pattern: Optional[str] = typer.Option(None, "--pattern", "-p", help="Try a pattern without storing it."),
-    pattern_type: Optional[str] = typer.Option(None, "--pattern-type", "-T"),
-    case_sensitive: bool = typer.Option(False, "--case-sensitive"),
-    tool: str = typer.Option("Bash", "--tool"),
-    input_: Optional[str] = typer.Option(None, "--input", "-i"),
-    input_json: Optional[str] = typer.Option(None, "--input-json"),
-    file: Optional[str] = typer.Option(None, "--file"),
+    rule_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="A stored rule (any state).")] = None,
+    pattern: Annotated[Optional[str], typer.Option("--pattern", "-p", help="Try a pattern without storing it.")] = None,
+    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T")] = None,
+    case_sensitive: Annotated[bool, typer.Option("--case-sensitive")] = False,
+    tool: Annotated[str, typer.Option("--tool")] = "Bash",
+    input_: Annotated[Optional[str], typer.Option("--input", "-i")] = None,
+    input_json: Annotated[Optional[str], typer.Option("--input-json")] = None,
+    file: Annotated[Optional[str], typer.Option("--file")] = None,
     json_: JsonOpt = False,
 ):
     """Would this rule (or pattern) match this call? Scope and enabled state are ignored."""
@@ -461,9 +457,8 @@ def rules_test(
 
 @import_app.command("hookify")
 def import_hookify_cmd(
-    directory: str = typer.Argument(..., metavar="DIR",
-                                    help="A project (its .claude/), a .claude directory, or a rule file."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would be imported."),
+    directory: Annotated[str, typer.Argument(metavar="DIR", help="A project (its .claude/), a .claude directory, or a rule file.")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be imported.")] = False,
     json_: JsonOpt = False,
 ):
     """Import Anthropic hookify rules (.claude/hookify.*.local.md), keeping their meaning."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -14,17 +14,11 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(
-    host: str = typer.Option(
-        "127.0.0.1", "--host", help="Address to bind (loopback unless --token is given)."
-    ),
-    port: int = typer.Option(8765, "--port", "-p", min=0, max=65535, help="Port (0: any free port)."),
-    token: Optional[str] = typer.Option(
-        None, "--token", help="Access token (default: a new random one per run)."
-    ),
-    open_: bool = typer.Option(False, "--open", help="Open the dashboard in the browser."),
-    allow_host: Optional[list[str]] = typer.Option(
-        None, "--allow-host", help="Another name the server is reached by (Host header), e.g. behind a proxy."
-    ),
+    host: Annotated[str, typer.Option("--host", help="Address to bind (loopback unless --token is given).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port (0: any free port).")] = 8765,
+    token: Annotated[Optional[str], typer.Option("--token", help="Access token (default: a new random one per run).")] = None,
+    open_: Annotated[bool, typer.Option("--open", help="Open the dashboard in the browser.")] = False,
+    allow_host: Annotated[Optional[list[str]], typer.Option("--allow-host", help="Another name the server is reached by (Host header), e.g. behind a proxy.")] = None,
 ):
     """Serve the web dashboard and the REST API; prints the URL with its token."""
     import socket
