@@ -175,7 +175,7 @@ def test_interactive_review_approve_block_edit_reject_skip(cli, terminal, store)
     t.expect("Scope [global]: ")
     t.type("project:whisperclick")
     screen = t.expect("(q)uit? ")
-    assert "Approved. (rule: command 'pythonw.exe' -> block, confirmed, active)" in screen
+    assert "Approved. (rule: command 'pythonw.exe' -> block, confirmed, enabled)" in screen
     assert "[2/3] Correction" in screen
 
     # [2/3] the pnpm correction (said twice): edit it, then reject it

@@ -173,7 +173,7 @@ def test_approve_without_rule_switches_the_proposed_rule_off_and_keeps_the_entry
     for sid in ("s1", "s2", "s3"):
         r = capture(store, "never use pythonw.exe", session_id=sid)
     done = corr.approve(store, r["id"], no_rule=True)
-    assert done["status"] == "approved" and done["rule"]["active"] is False
+    assert done["status"] == "approved" and done["rule"]["enabled"] is False
     assert done["entry"]["status"] == "active"
 
 

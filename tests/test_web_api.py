@@ -425,7 +425,7 @@ def test_review_approve_and_reject(api, store):
     assert api.get("/api/corrections", params={"status": "approved"}).json()[0]["id"] == result["id"]
     assert api.get("/api/corrections", params={"status": "nope"}).json()["field"] == "status"
     rejected = api.post(f"/api/corrections/{result['id']}/reject").json()
-    assert rejected["status"] == "rejected" and rejected["rule"]["active"] is False
+    assert rejected["status"] == "rejected" and rejected["rule"]["enabled"] is False
 
 
 # ------------------------------------------------------------------------------ stats, audit

@@ -392,13 +392,14 @@ def view(store, row: dict) -> dict:
         r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (row["promoted_to"],))
         if r is not None:
             rule = {k: r.get(k) for k in ("pattern", "pattern_type", "action", "severity", "alternative",
-                                          "active", "confirmed", "message", "provenance")}
+                                          "confirmed", "message", "provenance")}
+            rule["enabled"] = bool(r.get("active"))
             for k in ("tools", "fields"):
                 try:
                     rule[k] = json.loads(r.get(k) or "[]")
                 except ValueError:
                     rule[k] = []
-            rule["active"], rule["confirmed"] = bool(rule["active"]), bool(rule["confirmed"])
+            rule["confirmed"] = bool(rule["confirmed"])
     sessions = _sessions(row)
     return {
         "correction": True,

@@ -130,7 +130,7 @@ def _rule_text(item: dict) -> str:
     if not rule:
         entry = item.get("entry")
         return f" (remembered as a {entry['type']})" if entry else ""
-    state = "active" if rule["active"] else "off"
+    state = "enabled" if rule["enabled"] else "disabled"
     conf = "confirmed" if rule["confirmed"] else "unconfirmed"
     return f" (rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}, {conf}, {state})"
 
