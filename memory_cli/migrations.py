@@ -154,7 +154,7 @@ def _area(module: str):
     def step(store: Store) -> None:
         from importlib import import_module
 
-        import_module(module).migrate(store)
+        import_module(module).apply_schema(store)
     step.__name__ = f"migrate:{module}"
     return step
 

@@ -4,7 +4,7 @@
 Each conversation's turns are stored as memories through the project's own code, exactly as an
 import would store them: ``entries.add`` (content ``"Speaker: text"`` plus the photo caption,
 subject = the speaker, session_id = the LoCoMo session, creation date = the session's date set
-the way ``migrate`` backdates imported entries), vectors built by ``vectors.reindex`` through the
+the way ``import-markdown`` backdates imported entries), vectors built by ``vectors.reindex`` through the
 embedding daemon (what ``memory-cli reindex`` does when the daemon is warm). Every question of
 categories 1-4 is then asked through ``search.query`` (what ``memory-cli query`` and injection
 call), and again through the same pipeline in keyword-only and vector-only mode.
@@ -77,7 +77,7 @@ def load_conversation(store, path: str) -> list[tuple[str, list[str], int]]:
                 e = entries.add(store, content, "fact", scope="global", source="imported",
                                 subject=turn["speaker"], session_id=f"{name}:session_{s}",
                                 audit_context=f"locomo {name} {turn['dia_id']}")
-                if when:  # as `migrate` keeps an imported entry's own date
+                if when:  # as `import-markdown` keeps an imported entry's own date
                     store.execute("UPDATE memory_entries SET created_at = ? WHERE id = ?", (when, e["id"]))
                 for d in norm_dia(turn["dia_id"]):
                     by_dia[d] = e["id"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memory_cli import entries
-from memory_cli.migrate.importer import migrate
+from memory_cli.markdown_import.importer import import_sources as migrate
 
 FIXTURES = Path(__file__).parent / "fixtures" / "flatfiles"
 SHARED = FIXTURES / "shared" / "memory"
@@ -22,11 +22,11 @@ def count(store, where="1=1"):
 
 
 def test_running_twice_adds_nothing_the_second_time(cli, db_path):
-    first = cli("migrate", "--source", SHARED, "--source", REPO, "--json")
+    first = cli("import-markdown", "--source", SHARED, "--source", REPO, "--json")
     assert first.returncode == 0, first.stderr
     report = json.loads(first.stdout)
     assert report["added"] > 20 and report["skipped_existing"] == 0
-    second = cli("migrate", "--source", SHARED, "--source", REPO)
+    second = cli("import-markdown", "--source", SHARED, "--source", REPO)
     assert second.returncode == 0, second.stderr
     assert second.stdout.startswith(f"Imported 0 memories from 6 files ({report['added']} already stored).")
     from memory_cli.db import Store
@@ -39,7 +39,7 @@ def test_running_twice_adds_nothing_the_second_time(cli, db_path):
 
 
 def test_report_lists_what_was_imported_per_file(cli):
-    r = cli("migrate", "--source", SHARED)
+    r = cli("import-markdown", "--source", SHARED)
     assert r.returncode == 0, r.stderr
     assert "Imported 14 memories from 4 files." in r.stdout
     assert f"{SHARED / 'decisions-log.md'}: 3 found, 3 added" in r.stdout
@@ -49,7 +49,7 @@ def test_report_lists_what_was_imported_per_file(cli):
 def test_seed_style_glob_after_source_and_auto_memory_scopes(cli, store):
     store.close()
     dirs = sorted(str(p) for p in AUTO.glob("*/memory"))
-    r = cli("migrate", "--source", *dirs, "--json")  # what the shell makes of --source ~/.claude/projects/*/memory/
+    r = cli("import-markdown", "--source", *dirs, "--json")  # what the shell makes of --source ~/.claude/projects/*/memory/
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)["entries"]
     scopes = {e["scope"] for e in rows}
@@ -77,7 +77,7 @@ def test_a_deleted_import_is_not_resurrected(store):
 
 
 def test_dry_run_stores_nothing(cli, db_path):
-    r = cli("migrate", "--source", SHARED, "--dry-run", "--json")
+    r = cli("import-markdown", "--source", SHARED, "--dry-run", "--json")
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert report["dry_run"] and report["added"] == 14
@@ -109,21 +109,21 @@ def test_secrets_are_redacted_before_storing(store, tmp_path):
 
 
 def test_scope_override(cli, db_path):
-    r = cli("migrate", "--source", SHARED / "decisions-log.md", "--scope", "project:WhisperClick", "--json")
+    r = cli("import-markdown", "--source", SHARED / "decisions-log.md", "--scope", "project:WhisperClick", "--json")
     assert {e["scope"] for e in json.loads(r.stdout)["entries"]} == {"project:whisperclick"}
 
 
 def test_missing_source_is_an_error_but_a_partly_missing_one_a_warning(cli, tmp_path):
-    r = cli("migrate", "--source", tmp_path / "nope")
+    r = cli("import-markdown", "--source", tmp_path / "nope")
     assert r.returncode == 2 and "no memory files found" in r.stderr
-    r = cli("migrate", "--source", SHARED / "hot-memory.md", "--source", tmp_path / "nope")
+    r = cli("import-markdown", "--source", SHARED / "hot-memory.md", "--source", tmp_path / "nope")
     assert r.returncode == 0 and "warning:" in r.stderr and "Imported 5 memories" in r.stdout
 
 
 def test_imported_memories_are_queryable_and_injected(cli, project):
     home_copy = project.parent / "claude_projects"
     shutil.copytree(AUTO, home_copy)
-    assert cli("migrate", "--source", SHARED, "--source", REPO, "--source", *home_copy.glob("*/memory")).returncode == 0
+    assert cli("import-markdown", "--source", SHARED, "--source", REPO, "--source", *home_copy.glob("*/memory")).returncode == 0
     q = cli("query", "pywebview", "--json")
     assert any("pywebview" in e["content"] for e in json.loads(q.stdout))
     inj = cli("inject", "--session-context", '{"project": "WhisperClick V3", "file": "src/main.py"}')
@@ -139,3 +139,8 @@ def test_pin_block_written_by_memory_cli_is_never_imported(store, tmp_path, name
                  "<!-- memory-cli:pins:end -->\n\n## Build\n- Run `make dist` before tagging a release\n")
     report = migrate(store, [f])
     assert [e["content"] for e in report["entries"]] == ["Run `make dist` before tagging a release"]
+
+
+def test_the_old_command_name_still_works(cli):
+    r = cli("migrate", "--source", SHARED / "hot-memory.md", "--dry-run", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["files"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_cli.migrate.markdown import (
+from memory_cli.markdown_import.markdown import (
     collect,
     decode_project_folder,
     discover,

@@ -101,7 +101,7 @@ def test_naming_a_memorys_subject_ranks_it_first(store):
 def test_a_date_in_the_query_finds_what_was_recorded_that_day(store):
     add(store, "Decided to ship the installer as MSI", "decision")
     march = add(store, "Decided to ship the installer as MSIX", "decision")
-    # as `migrate` keeps an imported entry's own date
+    # as `import-markdown` keeps an imported entry's own date
     store.execute("UPDATE memory_entries SET created_at = ? WHERE id = ?", ("2024-03-12T10:00:00.000000Z", march["id"]))
     assert ids(search.query(store, "what did we decide about the installer on 12 March 2024?"))[0] == march["id"]
 

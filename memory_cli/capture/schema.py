@@ -17,7 +17,7 @@ def _columns(store, table: str) -> set[str]:
     return {r["name"] for r in store.rows(f"PRAGMA table_info({table})")}
 
 
-def migrate(store) -> None:
+def apply_schema(store) -> None:
     cols = _columns(store, "corrections")
     if "statement" not in cols:
         store.execute("ALTER TABLE corrections ADD COLUMN statement TEXT")

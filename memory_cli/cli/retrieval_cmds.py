@@ -14,7 +14,8 @@ from .common import JsonOpt, clip, emit_json, flush_warnings, open_store, settin
 
 def register(app: typer.Typer) -> None:
     app.command("inject")(inject)
-    app.command("migrate")(migrate)
+    app.command("import-markdown")(import_markdown)
+    app.command("migrate", hidden=True)(import_markdown)  # its name before 0.2
 
 
 def inject(
@@ -61,7 +62,7 @@ def _raw(text: Optional[str]) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def migrate(
+def import_markdown(
     paths: Annotated[Optional[List[str]], typer.Argument(metavar="[PATH]...", help="More sources (a shell glob after --source lands here).")] = None,
     source: Annotated[Optional[List[str]], typer.Option("--source", metavar="PATH", help="A memory file, a folder (CLAUDE.md, MEMORY.md, *-memory.md/*-log.md files, a memory/ folder, "
              "~/.claude) or a glob. Repeatable.")] = None,
@@ -73,13 +74,13 @@ def migrate(
     json_: JsonOpt = False,
 ):
     """Import existing markdown memory; running it again adds nothing new."""
-    from ..migrate.importer import migrate as run_migrate
+    from ..markdown_import.importer import import_sources
 
     sources = list(source or []) + list(paths or [])
     if not sources:
         raise InvalidInput("give at least one --source PATH (a file, a folder or a glob)")
     with open_store() as store:
-        report = run_migrate(store, sources, scope=scope, dry_run=dry_run, attach_rules=rules)
+        report = import_sources(store, sources, scope=scope, dry_run=dry_run, attach_rules=rules)
         flush_warnings(store)
     if not report["files"] and report["errors"]:
         raise InvalidInput("no memory files found in " + ", ".join(e["path"] for e in report["errors"]))

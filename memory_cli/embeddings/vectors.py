@@ -73,7 +73,7 @@ class VectorsStale(RuntimeError):
     """Stored vectors come from another model or size: ``memory-cli reindex`` rebuilds them."""
 
 
-def migrate(store) -> None:
+def apply_schema(store) -> None:
     """Migration 4: the queue table and the triggers that feed it (no extension needed)."""
     for statement in M004_VECTORS:
         store.execute(statement)
@@ -324,7 +324,7 @@ def reindex(store, embed, *, model: str | None, full: bool = True, batch: int = 
     t0 = time.monotonic()
     with store.transaction():
         if not has_queue(store):
-            migrate(store)
+            apply_schema(store)
         if store.table_exists(VEC_TABLE) and model and table_model(store) not in (None, model):
             store.execute(f"DROP TABLE {VEC_TABLE}")
             for key in (KV_DIM, KV_MODEL):

@@ -67,6 +67,6 @@ CREATE INDEX IF NOT EXISTS idx_metric_samples_name ON metric_samples(name, scope
 """
 
 
-def migrate(store) -> None:
+def apply_schema(store) -> None:
     """Migration 6: incidents, session reports, metric samples (apsw runs the whole script)."""
     store.execute(DDL)

@@ -70,7 +70,7 @@ def _backfill_sql() -> str:
             f"FROM memory_entries e")
 
 
-def migrate(store) -> None:
+def apply_schema(store) -> None:
     for statement in M006:
         store.execute(statement)
     store.execute(f"DELETE FROM {RANK_TABLE}")
@@ -81,7 +81,7 @@ def rebuild_index(store) -> int:
     """Rebuild the ranking index from the entries (after a restore, or if ``doctor`` finds drift)."""
     with store.transaction():
         if not store.table_exists(RANK_TABLE):
-            migrate(store)
+            apply_schema(store)
         else:
             store.execute(f"DELETE FROM {RANK_TABLE}")
             store.execute(_backfill_sql())

@@ -250,15 +250,7 @@ def cache_path(store) -> str | None:
 
 
 def _read_key(store) -> tuple:
-    try:
-        row = store.row("SELECT generation, salt FROM rules_state WHERE id = 1")
-    except Exception:  # a database that skipped migration 2 (numbering gaps at integration)
-        row = None
-    if row is None:
-        from . import schema
-
-        schema.ensure(store)
-        row = store.row("SELECT generation, salt FROM rules_state WHERE id = 1")
+    row = store.row("SELECT generation, salt FROM rules_state WHERE id = 1")
     return (row["salt"], int(row["generation"]), FORMAT)
 
 

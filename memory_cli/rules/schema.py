@@ -47,7 +47,7 @@ TRIGGERS = [
 ]
 
 
-def migrate(store) -> None:
+def apply_schema(store) -> None:
     cols = {r["name"] for r in store.rows("PRAGMA table_info(enforcement_rules)")}
     for name, ddl in NEW_COLUMNS:
         if name not in cols:
@@ -60,13 +60,3 @@ def migrate(store) -> None:
                   (os.urandom(8).hex(), now_iso()))
     for ddl in TRIGGERS:
         store.execute(ddl)
-
-
-def ensure(store) -> None:
-    """Apply migration 2 to a database that skipped it (numbering gaps during integration)."""
-    cols = {r["name"] for r in store.rows("PRAGMA table_info(enforcement_rules)")}
-    if all(name in cols for name, _ in NEW_COLUMNS) and store.table_exists("rules_state") \
-            and store.value("SELECT 1 FROM rules_state WHERE id = 1") is not None:
-        return
-    with store.transaction():
-        migrate(store)

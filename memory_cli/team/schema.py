@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS team_entries (
 """
 
 
-def migrate(store) -> None:
+def apply_schema(store) -> None:
     store.execute(LOCAL_SQL.strip())
 
 

@@ -86,7 +86,7 @@ def test_prompt_injection_finds_a_memory_by_keyword_with_the_daemon_off(fresh_ho
     home.write_config({"daemon": {"autostart": False}})
     notes = home.root / "MEMORY.md"  # the person's old notes, migrated in one command
     notes.write_text("# Notes\n\n" + "".join(f"- {fact}\n" for fact in _UNRELATED_FACTS))
-    home.cli("migrate", "--source", notes, "--scope", "global")
+    home.cli("import-markdown", "--source", notes, "--scope", "global")
     needle = "The hotkey listener needs the uinput kernel module loaded before startup"
     home.cli("add", needle, "--confidence", "0.4")  # migrated notes come in at 0.7
     s = home.run_session("why does the hotkey listener fail at startup", ["Let me check uinput."],

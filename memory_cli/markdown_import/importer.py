@@ -1,4 +1,4 @@
-"""``memory-cli migrate``: store what :mod:`.markdown` found, once.
+"""``memory-cli import-markdown``: store what :mod:`.markdown` found, once.
 
 Idempotence is by fingerprint (normalised content + scope, after redaction). A candidate is
 skipped when an entry with that fingerprint exists in any status, when an entry added by other
@@ -57,7 +57,7 @@ def _summary(c: Candidate, status: str, entry_id: str | None = None) -> dict:
             "tags": list(c.tags), "source_file": c.source_file, "line": c.line, "date": c.date}
 
 
-def migrate(store, sources: Iterable[str | Path], *, scope: str | None = None, dry_run: bool = False,
+def import_sources(store, sources: Iterable[str | Path], *, scope: str | None = None, dry_run: bool = False,
             claude_home: str | Path | None = None, attach_rules: bool = True) -> dict:
     """Import the memories under ``sources``; report what was added and what was skipped.
 
@@ -118,7 +118,7 @@ def migrate(store, sources: Iterable[str | Path], *, scope: str | None = None, d
             added_ids.append(entry["id"])
             out_entries.append(_summary(c, "added", entry["id"]))
         if not dry_run:
-            record(store, "import", context="migrate", result=f"{counts['added']} added",
+            record(store, "import", context="import-markdown", result=f"{counts['added']} added",
                    details={"sources": sources, **counts, "files": len(files), "errors": len(errors),
                             "at": now_iso()})
     if added_ids:
