@@ -309,7 +309,3 @@ def _area_checks(store, settings):
             area = fn.__module__.split(".")[1]
             out.append(_check(area, "fail", f"check failed: {type(e).__name__}: {e}"))
     return out
-
-
-def db_path_for(db_override: str | None) -> Path:
-    return Path(settings_mod.database_path(db_override, settings_mod.load()))

@@ -63,14 +63,6 @@ def claude_dir():
     return _path(claude_dir_str())
 
 
-def memory_dir():
-    return _path(memory_dir_str())
-
-
-def default_db_path():
-    return _path(default_db_file())
-
-
 def config_path():
     return _path(config_file())
 

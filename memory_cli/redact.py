@@ -458,11 +458,6 @@ def _clean_obj(obj, limit: int, depth: int):
 
 _COLUMNS_CACHE: dict = {}
 _WHERE = "<where>"
-_WRITE_HEADS = ("INSERT", "UPDATE", "REPLAC")
-
-
-def is_write(sql: str) -> bool:
-    return sql.lstrip()[:6].upper() in _WRITE_HEADS
 
 
 def _skip_column(col: str | None) -> bool:

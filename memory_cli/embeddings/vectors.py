@@ -164,14 +164,6 @@ def pending_count(store) -> int:
                            (MAX_ATTEMPTS,)) or 0)
 
 
-def enqueue(store, entry_ids) -> int:
-    """Queue entries for (re-)embedding; returns how many were queued."""
-    ids = [i for i in entry_ids if i]
-    with store.transaction():
-        store.executemany(_ENQUEUE.replace("@ID", "?"), [(i,) for i in ids])
-    return len(ids)
-
-
 # --------------------------------------------------------------------------- writing
 
 def _write(store, done: list[tuple[str, int, bytes]], removed: list[tuple[str, int]],
