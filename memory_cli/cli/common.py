@@ -175,3 +175,12 @@ def load_shared(store) -> None:
     if not root or store.conn.readonly("main"):
         return
     api.load_quietly(store, root, warn=lambda m: sys.stderr.write(m + "\n"))
+
+
+def content_from(argument: str | None, option: str | None) -> str | None:
+    """The content given as the argument or with --content (both only if they agree)."""
+    from ..errors import InvalidInput
+
+    if argument is not None and option is not None and argument != option:
+        raise InvalidInput("give the content either as the argument or with --content, not both")
+    return option if option is not None else argument

@@ -12,8 +12,8 @@ from .. import entries
 from .. import scope as scope_mod
 from ..errors import InvalidInput
 from ..sharing import api as sharing
-from .common import (JsonOpt, clip, confirmed, console, emit_json, flush_warnings, load_shared, open_store, short,
-                     want_json, warn_if_never_fires)
+from .common import (JsonOpt, clip, confirmed, console, content_from, emit_json, flush_warnings, load_shared,
+                     open_store, short, want_json, warn_if_never_fires)
 
 
 def register(app: typer.Typer) -> None:
@@ -47,9 +47,7 @@ def add(
     json_: JsonOpt = False,
 ):
     """Add a memory; prints the new id (JSON: the stored entry)."""
-    if content_arg is not None and content is not None and content_arg != content:
-        raise InvalidInput("give the content either as the argument or with --content, not both")
-    text = content if content is not None else content_arg
+    text = content_from(content_arg, content)
     rule_opts = {"pattern": pattern, "pattern_type": pattern_type, "action": action,
                  "severity": severity, "alternative": alternative}
     if any(v is not None for v in rule_opts.values()) and (type or "").strip().lower() != "rule":

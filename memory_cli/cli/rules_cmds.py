@@ -10,7 +10,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..errors import InvalidInput
-from .common import (JsonOpt, clip, console, emit_json, flush_warnings, load_shared, open_store,
+from .common import (JsonOpt, clip, console, content_from, emit_json, flush_warnings, load_shared, open_store,
                      parse_json_arg, settings, short, want_json, warn_if_never_fires)
 
 rules_app = typer.Typer(help="Enforcement rules: what hooks block, warn about or suggest.",
@@ -43,7 +43,7 @@ def rules_add(
     pattern: Annotated[Optional[str], typer.Option("--pattern", "-p", help="What to match; derived from the content if omitted.")] = None,
     pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T", help="regex | command | intent")] = None,
     action: Annotated[Optional[str], typer.Option("--action", "-a", help="block | warn | suggest | ask")] = None,
-    severity: Annotated[str, typer.Option("--severity", help="critical | high | medium | low")] = "medium",
+    severity: Annotated[Optional[str], typer.Option("--severity", help="critical | high | medium | low (default: medium)")] = None,
     alternative: Annotated[Optional[str], typer.Option("--alternative", help="What to do instead.")] = None,
     message: Annotated[Optional[str], typer.Option("--message", help="What to say when it fires.")] = None,
     tools: ToolsOpt = None,
@@ -57,40 +57,13 @@ def rules_add(
 ):
     """Add a rule. Without --pattern it is derived from the content ("Never use pythonw.exe")."""
     from ..rules import api
-    from ..rules.derive import derive_rule, wording_action
 
-    if content_arg is not None and content is not None and content_arg != content:
-        raise InvalidInput("give the content either as the argument or with --content, not both")
-    text = content if content is not None else content_arg
-    if not text and pattern:
-        text = f"{pattern_type or api.guess_pattern_type(pattern)} rule: {pattern}"
-    if not text:
-        raise InvalidInput("a rule needs content (the rule in words) or --pattern")
-    conditions = list(condition or [])
-    provenance = "manual"
-    if pattern is None:
-        derived = derive_rule(text)
-        if derived is None:
-            raise InvalidInput("nothing concrete to enforce could be derived from this content; "
-                               "give --pattern and --pattern-type (or add it as a reminder with "
-                               "`memory-cli add --type rule`)")
-        pattern = derived["pattern"]
-        pattern_type = pattern_type or derived["pattern_type"]
-        tools = tools if tools is not None else ",".join(derived["tools"])
-        fields = fields if fields is not None else ",".join(derived["fields"])
-        alternative = alternative if alternative is not None else derived.get("alternative")
-        conditions += derived.get("conditions") or []
-        provenance = "derived"
-    if action is None:
-        action = wording_action(text) or settings().section("enforcement").get("default_action", "warn")
+    text = content_from(content_arg, content)
     with open_store() as store:
-        rule = api.create_rule(
-            store, text, pattern=pattern,
-            pattern_type=pattern_type or api.guess_pattern_type(pattern), action=action,
-            severity=severity, alternative=alternative, message=message,
-            tools=tools if tools is not None else None, fields=fields, scope=scope,
-            provenance=provenance, confirmed=True, conditions=conditions,
-            case_sensitive=case_sensitive, enabled=not disabled, name=name)
+        rule = api.add_rule(store, text, pattern=pattern, pattern_type=pattern_type, action=action,
+                            severity=severity, alternative=alternative, message=message, tools=tools,
+                            fields=fields, conditions=list(condition or []), scope=scope,
+                            case_sensitive=case_sensitive, name=name, enabled=not disabled)
         flush_warnings(store)
     if want_json(json_):
         emit_json(rule)

@@ -16,7 +16,7 @@ from ..errors import InvalidInput, NotFound
 from ..util import now_iso
 from . import spec
 
-__all__ = ["create_rule", "attach_rule", "get_rule", "list_rules", "edit_rule", "set_enabled",
+__all__ = ["add_rule", "create_rule", "attach_rule", "get_rule", "list_rules", "edit_rule", "set_enabled",
            "confirm_rule", "delete_rule", "record_violation", "guess_pattern_type",
            "public_rule"]
 
@@ -142,34 +142,17 @@ def attach_rule(store, entry: dict, *, pattern: str | None = None,
     """Give a just-added ``rule`` entry its enforcement data, deriving a pattern from the
     content when none is given. Returns None (and warns) when nothing concrete can be derived:
     the entry stays a reminder that is injected but not enforced."""
-    from .derive import derive_rule, wording_action
-
     content = entry.get("content") or ""
-    derived = None
-    if pattern is None:
-        derived = derive_rule(content)
-        if derived is None:
-            store.warn("no pattern could be derived from this rule, so it is injected as a "
-                       "reminder but not enforced; add --pattern (and --pattern-type) to enforce it")
-            return None
-        pattern = derived["pattern"]
-        pattern_type = pattern_type or derived["pattern_type"]
-        if tools is None:
-            tools = derived["tools"]
-        if fields is None:
-            fields = derived["fields"]
-        if alternative is None:
-            alternative = derived.get("alternative")
-        if conditions is None:
-            conditions = derived.get("conditions")
-    if pattern_type is None:
-        pattern_type = guess_pattern_type(pattern)
-    if action is None:
-        action = wording_action(content)
-    if action is None:
-        from .. import settings as settings_mod
-
-        action = settings_mod.load().section("enforcement").get("default_action") or "warn"
+    filled = _fill_from_words(content, pattern=pattern, pattern_type=pattern_type, action=action, tools=tools,
+                              fields=fields, alternative=alternative, conditions=conditions)
+    if filled is None:
+        store.warn("no pattern could be derived from this rule, so it is injected as a "
+                   "reminder but not enforced; add --pattern (and --pattern-type) to enforce it")
+        return None
+    derived = filled["derived"]
+    pattern, pattern_type, action = filled["pattern"], filled["pattern_type"], filled["action"]
+    tools, fields, alternative, conditions = filled["tools"], filled["fields"], filled["alternative"], \
+        filled["conditions"]
     source = entry.get("source") or "manual"
     person_wrote_it = source in ("manual", "imported", "migrated")
     if source == "promoted":
@@ -193,6 +176,58 @@ def attach_rule(store, entry: dict, *, pattern: str | None = None,
                 conditions=spec.normalize_conditions(conditions), enabled=True, name=None,
                 hook_events=[], source_ref=None)
     return get_rule(store, entry["id"])
+
+
+def _fill_from_words(content: str, *, pattern, pattern_type, action, tools, fields, alternative,
+                     conditions) -> dict | None:
+    """What a rule in words leaves out: the pattern (and its type, tools, fields, alternative,
+    conditions) derived from the content, the action from its wording ("never" blocks) or the
+    configured default. None when no pattern is given and none can be derived."""
+    from .derive import derive_rule, wording_action
+
+    derived = None
+    if pattern is None:
+        derived = derive_rule(content)
+        if derived is None:
+            return None
+        pattern = derived["pattern"]
+        pattern_type = pattern_type or derived["pattern_type"]
+        tools = derived["tools"] if tools is None else tools
+        fields = derived["fields"] if fields is None else fields
+        alternative = derived.get("alternative") if alternative is None else alternative
+        conditions = list(conditions or []) + list(derived.get("conditions") or [])
+    if action is None:
+        action = wording_action(content)
+    if action is None:
+        from .. import settings as settings_mod
+
+        action = settings_mod.load().section("enforcement").get("default_action") or "warn"
+    return {"pattern": pattern, "pattern_type": pattern_type or guess_pattern_type(pattern), "action": action,
+            "tools": tools, "fields": fields, "alternative": alternative, "conditions": conditions,
+            "derived": derived is not None}
+
+
+def add_rule(store, content: str | None = None, *, pattern: str | None = None, pattern_type: str | None = None,
+             action: str | None = None, severity: str | None = None, alternative: str | None = None,
+             message: str | None = None, tools=None, fields=None, conditions=None, scope: str = "global",
+             case_sensitive: bool = False, name: str | None = None, enabled: bool = True) -> dict:
+    """A rule a person writes (`memory-cli rules add`, the dashboard): words, a pattern, or both.
+    Without a pattern one is derived from the words; without words they are made from the pattern."""
+    text = (content or "").strip()
+    if not text and pattern:
+        text = f"{pattern_type or guess_pattern_type(pattern)} rule: {pattern}"
+    if not text:
+        raise InvalidInput("a rule needs content (the rule in words) or --pattern")
+    filled = _fill_from_words(text, pattern=pattern, pattern_type=pattern_type, action=action, tools=tools,
+                              fields=fields, alternative=alternative, conditions=conditions)
+    if filled is None:
+        raise InvalidInput("nothing concrete to enforce could be derived from this content; give --pattern and "
+                           "--pattern-type (or add it as a reminder with `memory-cli add --type rule`)")
+    return create_rule(store, text, pattern=filled["pattern"], pattern_type=filled["pattern_type"],
+                       action=filled["action"], severity=severity or "medium", alternative=filled["alternative"],
+                       message=message, tools=filled["tools"], fields=filled["fields"], scope=scope,
+                       provenance="derived" if filled["derived"] else "manual", confirmed=True,
+                       conditions=filled["conditions"], case_sensitive=case_sensitive, enabled=enabled, name=name)
 
 
 def _resolve(store, ref: str) -> str:
