@@ -34,6 +34,9 @@ def test_every_event_is_accepted_and_audited(hook, db_path, event):
 def test_malformed_input_allows_and_is_audited(hook, db_path, body, needle):
     r = hook("PreToolUse", body)
     assert r.returncode == 0 and r.decision is None and "Traceback" not in r.stderr
+    # The person hears of it in one line (the docs promise it), and it names the problem.
+    assert "malformed payload" in r.system_message and needle in r.system_message
+    assert "\n" not in r.system_message
     s = Store.open(db_path)
     row = s.row("SELECT * FROM memory_audit_log WHERE action='hook_error'")
     s.close()
@@ -232,3 +235,20 @@ def test_lean_launcher_denies_with_the_same_answer_and_audit(db_path):
                   "ORDER BY timestamp")
     s.close()
     assert [(r["action"], r["result"]) for r in rows] == [("enforce_block", "denied"), ("hook", "deny")] * 2
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure",
+                                   "PreCompact", "Stop"])
+def test_every_event_tells_the_person_of_a_malformed_payload_in_one_line(hook, event):
+    r = hook(event, "{not json")
+    assert r.returncode == 0 and r.decision is None and "Traceback" not in r.stderr
+    assert r.system_message.startswith(f"memory-cli: the {event} hook got a malformed payload")
+    assert "\n" not in r.system_message
+
+
+def test_session_end_stays_silent_on_a_malformed_payload_but_records_it(hook, db_path):
+    r = hook("SessionEnd", "{not json")  # Claude Code shows nothing of SessionEnd's output
+    assert r.returncode == 0 and r.stdout == ""
+    s = Store.open(db_path)
+    assert s.value("SELECT count(*) FROM memory_audit_log WHERE action='hook_error' AND hook_event='SessionEnd'")
+    s.close()

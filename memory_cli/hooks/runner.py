@@ -68,6 +68,10 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         except protocol.HookInputError as e:
             store = _open_store_quietly(db_path)
             _record_error(store, event, "invalid_input", str(e), started, raw_payload=raw)
+            if event in protocol.EVENTS:  # an event from a newer Claude Code is skipped quietly
+                _notice(stdout, event, f"memory-cli: the {event} hook got a malformed payload "
+                                       f"({_first_line(str(e))[:160]}); nothing was checked or blocked; "
+                                       "run `memory-cli doctor`")
             return 0
         from ..db import Store
 
