@@ -74,7 +74,8 @@ def test_disabled_memory_and_broken_input_through_the_launcher(tmp_path, db_path
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
     proc = subprocess.run(words + ["--db", str(db_path), "hook", "PreToolUse"], input="{broken",
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert "malformed payload" in json.loads(proc.stdout)["systemMessage"]
     s = Store.open(db_path)
     details = s.value("SELECT details FROM memory_audit_log WHERE action='hook_error'")
     s.close()
