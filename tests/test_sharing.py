@@ -12,20 +12,21 @@ import pytest
 from tests.conftest import payload, run_cli, run_hook
 
 
+def _git_repo(path):
+    path.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(path)], check=True)
+    return path
+
+
 @pytest.fixture
 def repo(tmp_path):
-    root = tmp_path / "work" / "shop"
-    root.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+    return _git_repo(tmp_path / "work" / "shop")
 
 
 @pytest.fixture
 def clone(tmp_path):
-    root = tmp_path / "teammate" / "shop"
-    root.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    return root
+    """A teammate's clone of the same repository (its own folder, its own store)."""
+    return _git_repo(tmp_path / "teammate" / "shop")
 
 
 def _file(root):

@@ -94,6 +94,17 @@ class Team:
         with Store.open(self.db(user)) as s:
             return s.row(sql, params)
 
+    def shared_by(self, user, content, type_="fact"):
+        """``user`` joins, adds an entry, shares it and syncs: the usual start of a scenario."""
+        entry = json.loads(self.cli(user, "add", content, "--type", type_, "--json").stdout)
+        self.join(user)
+        self.share(user, entry["id"])
+        self.sync(user)
+        return entry
+
+    def status(self, user, entry_id):
+        return self.row(user, "SELECT status FROM memory_entries WHERE id = ?", (entry_id,))["status"]
+
     def server_row(self, entry_id):
         rows = self.pg.sql(f"SELECT content, version, deleted, confirmed, author, rule::text FROM memory_cli.entries"
                            f" WHERE id = '{entry_id}'", db=self.name)
@@ -152,13 +163,9 @@ def test_a_member_editing_a_confirmed_rule_needs_a_maintainer_again(team):
 
 
 def test_unsharing_sends_a_tombstone_and_teammates_archive_their_copy(team):
-    entry = json.loads(team.cli("alice", "add", "The staging VPN drops every 8 hours", "--type", "fact",
-                                "--json").stdout)
-    team.join("alice")
-    team.share("alice", entry["id"])
-    team.sync("alice")
+    entry = team.shared_by("alice", "The staging VPN drops every 8 hours", "fact")
     team.join("carol")
-    assert team.row("carol", "SELECT status FROM memory_entries WHERE id = ?", (entry["id"],))["status"] == "active"
+    assert team.status("carol", entry["id"]) == "active"
 
     from memory_cli.db import Store
     from memory_cli.team import api
@@ -168,28 +175,22 @@ def test_unsharing_sends_a_tombstone_and_teammates_archive_their_copy(team):
     assert team.sync("alice")["deleted"] == 1
     assert team.server_row(entry["id"])[2] is True
     assert team.sync("carol")["archived"] == 1
-    assert team.row("carol", "SELECT status FROM memory_entries WHERE id = ?", (entry["id"],))["status"] == "archived"
+    assert team.status("carol", entry["id"]) == "archived"
     # Alice's own copy stays: unsharing is not deleting.
-    assert team.row("alice", "SELECT status FROM memory_entries WHERE id = ?", (entry["id"],))["status"] == "active"
+    assert team.status("alice", entry["id"]) == "active"
 
 
 def test_a_local_deletion_of_a_shared_entry_travels_as_a_tombstone(team):
-    entry = json.loads(team.cli("alice", "add", "Deploys freeze on Fridays", "--type", "decision", "--json").stdout)
-    team.join("alice")
-    team.share("alice", entry["id"])
-    team.sync("alice")
+    entry = team.shared_by("alice", "Deploys freeze on Fridays", "decision")
     team.join("carol")
     assert team.cli("alice", "delete", entry["id"], "--yes").returncode == 0
     team.sync("alice")
     team.sync("carol")
-    assert team.row("carol", "SELECT status FROM memory_entries WHERE id = ?", (entry["id"],))["status"] == "archived"
+    assert team.status("carol", entry["id"]) == "archived"
 
 
 def test_concurrent_edits_resolve_the_same_way_everywhere_and_keep_the_losing_version(team):
-    entry = json.loads(team.cli("alice", "add", "The cache warms in 30 s", "--type", "fact", "--json").stdout)
-    team.join("alice")
-    team.share("alice", entry["id"])
-    team.sync("alice")
+    entry = team.shared_by("alice", "The cache warms in 30 s", "fact")
     team.join("bob")
     assert team.cli("alice", "update", entry["id"], "--content", "The cache warms in 45 s").returncode == 0
     assert team.cli("bob", "update", entry["id"], "--content", "The cache warms in 60 s").returncode == 0
@@ -337,14 +338,11 @@ def test_an_unknown_id_to_confirm_is_not_found(team):
 
 
 def test_leaving_keeps_what_was_pulled(team):
-    entry = json.loads(team.cli("alice", "add", "Use pnpm, not npm", "--type", "preference", "--json").stdout)
-    team.join("alice")
-    team.share("alice", entry["id"])
-    team.sync("alice")
+    entry = team.shared_by("alice", "Use pnpm, not npm", "preference")
     team.join("carol")
     r = team.cli("carol", "team", "leave")
     assert r.returncode == 0
-    assert team.row("carol", "SELECT status FROM memory_entries WHERE id = ?", (entry["id"],))["status"] == "active"
+    assert team.status("carol", entry["id"]) == "active"
     assert team.cli("carol", "team", "status").stdout.startswith("not in a team")
 
 
