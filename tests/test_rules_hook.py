@@ -237,3 +237,21 @@ def test_imported_prompt_rule_adds_context(db_path, monkeypatch):
     out = _run_in_process("UserPromptSubmit", payload("UserPromptSubmit", prompt="please deploy it"),
                           db_path, monkeypatch, "memory_cli.rules.hook:user_prompt_submit")
     assert "change ticket" in out["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize("command, denied", [
+    ("pip install requests", True),
+    ("pip3 install requests", True),
+    ("pip3.11 install requests", True),
+    ("/usr/bin/pip3 install requests", True),
+    ("python -m pip install requests", True),
+    ("python3 -u -m pip install requests", True),
+    ("pip3 list", False),
+    ("pipx install black", False),
+    ("python tools/pip.py install", False),
+    ("echo pip3 install requests", False),
+])
+def test_a_rule_on_pip_holds_for_every_way_of_running_pip(hook, db_path, command, denied):
+    add_rule(db_path, "Use uv, not pip", pattern="pip install", pattern_type="command", action="block")
+    r = hook("PreToolUse", payload("PreToolUse", tool_input={"command": command}))
+    assert (r.decision == "deny") is denied, r

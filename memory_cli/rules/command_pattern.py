@@ -95,8 +95,36 @@ class InvalidCommandPattern(ValueError):
 
 
 def normalize_program(name: str) -> str:
-    """The comparison key of a program basename: lowercase, without a Windows exe suffix."""
-    return _EXE_SUFFIX.sub("", name.strip()).lower()
+    """The comparison key of a program basename: lowercase, without a Windows exe suffix.
+    pip's versioned names are pip itself (``pip3``, ``pip3.11``, ``pip-3.11``); Python's are
+    not (``python`` and ``python3`` can be different interpreters)."""
+    from .engine import versionless
+
+    return versionless(_EXE_SUFFIX.sub("", name.strip()).lower())
+
+
+# Interpreter options that take no value and may come before ``-m`` (python -u -m pip ...).
+_PY_FLAGS = {"-b", "-bb", "-B", "-d", "-E", "-i", "-I", "-O", "-OO", "-P", "-q", "-s", "-S", "-u", "-v", "-x"}
+
+
+def module_invocation(command: SimpleCommand) -> SimpleCommand | None:
+    """``python -m pip install x`` runs pip: the same call as ``pip install x``, so rules about
+    the module's program see it. None when the command is not an interpreter running a module."""
+    name = _EXE_SUFFIX.sub("", command.name).lower()
+    if not (name in ("py", "pythonw") or name.startswith("python")):
+        return None
+    args = command.args
+    for i, word in enumerate(args):
+        if word == "-m" and i + 1 < len(args):
+            module, rest = args[i + 1], args[i + 2:]
+        elif word.startswith("-m") and len(word) > 2:
+            module, rest = word[2:], args[i + 1:]
+        elif word in _PY_FLAGS or (word.startswith("-3") and name == "py"):
+            continue
+        else:
+            return None  # a script, -c code, or an option that takes a value: not a module run
+        return SimpleCommand(module, module, rest, command.via + (f"{command.name} -m",))
+    return None
 
 
 def _norm_path(p: str) -> str:
@@ -260,7 +288,9 @@ class CommandPattern:
         return reqs
 
     def matches(self, command: SimpleCommand) -> bool:
-        if normalize_program(command.name) != self.program:
+        from .engine import versionless
+
+        if normalize_program(command.name) != versionless(self.program):
             return False
         if self.path:
             prog = _norm_path(command.program).lower()

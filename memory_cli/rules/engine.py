@@ -379,6 +379,16 @@ def words_of(text: str) -> list[str]:
     return text.encode("ascii", "replace").translate(_NOT_WORD).decode("ascii").split()
 
 
+def versionless(word: str) -> str:
+    """pip under a versioned name (``pip3``, ``pip3.11``, ``pip-3.11``) is pip; any other word
+    is itself. The one place this is decided (``command_pattern.normalize_program`` calls it)."""
+    if word.startswith("pip") and len(word) > 3:
+        version = word[3:].lstrip("-")
+        if version and version.replace(".", "").isdigit():
+            return "pip"
+    return word
+
+
 def might_run_any(command: str, keys) -> bool:
     """False only when no program key can be the program of any simple command in the line.
 
@@ -393,7 +403,7 @@ def might_run_any(command: str, keys) -> bool:
     variants = (unquoted, unquoted.replace("\\", "")) if "\\" in unquoted else (unquoted,)
     for text in variants:
         for w in words_of(text):
-            if w in keys or (w.endswith(_EXE_SUFFIXES) and w[:-4] in keys):
+            if w in keys or (w.endswith(_EXE_SUFFIXES) and w[:-4] in keys) or versionless(w) in keys:
                 return True
     return False
 
@@ -460,9 +470,10 @@ def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked,
                     return
     if not cmds:
         return
-    from .command_pattern import CommandPattern, normalize_program
+    from .command_pattern import CommandPattern, module_invocation, normalize_program
 
-    for sc in cmds:
+    run_modules = [m for m in map(module_invocation, cmds) if m is not None]
+    for sc in (cmds + run_modules) if run_modules else cmds:
         for i in rs.cmd.get(normalize_program(sc.name), ()):
             if i in matched or not usable(i):
                 continue

@@ -17,7 +17,7 @@ from __future__ import annotations
 import marshal
 import os
 
-FORMAT = 6
+FORMAT = 7
 
 # Positions in a compiled rule tuple.
 (ID, ACTION, SEVERITY, PTYPE, PATTERN, TOOLS, FIELDS, CASE, SCOPE, CONFIRMED, ALT, MSG,
@@ -208,7 +208,9 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
         if r[EVENTS] and not any(ev in ("PreToolUse", "PostToolUse") for ev in r[EVENTS]):
             continue
         if r[PTYPE] == "command":
-            k = r[COMPILED][1]
+            from .engine import versionless
+
+            k = versionless(r[COMPILED][1])  # a rule on pip3 is a rule on pip
             cmd.setdefault(k, []).append(i)
             if not r[TOOLS] or "Bash" in r[TOOLS]:
                 written_keys.add(k)
