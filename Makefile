@@ -12,6 +12,7 @@ test: setup
 	bash scripts/setup_claude_code.sh
 	bash scripts/setup_postgres.sh
 	.venv/bin/ruff check memory_cli tests scripts
+	.venv/bin/ruff format --check memory_cli tests scripts
 	.venv/bin/python -m pytest -q -p no:cacheprovider
 
 bench: setup

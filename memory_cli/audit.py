@@ -9,18 +9,37 @@ from .db import Store
 from .util import dumps, new_id, now_iso
 
 
-def record(store: Store, action: str, *, entry_id: str | None = None, context: str | None = None,
-           result: str | None = None, details: dict | None = None, session_id: str | None = None,
-           hook_event: str | None = None, elapsed_ms: float | None = None) -> str:
+def record(
+    store: Store,
+    action: str,
+    *,
+    entry_id: str | None = None,
+    context: str | None = None,
+    result: str | None = None,
+    details: dict | None = None,
+    session_id: str | None = None,
+    hook_event: str | None = None,
+    elapsed_ms: float | None = None,
+) -> str:
     aid = new_id()
     # Payload fields arrive with any JSON type; the store's redaction gate bounds text only.
     context, result, session_id, hook_event = (_text(v) for v in (context, result, session_id, hook_event))
     store.execute(
         "INSERT INTO memory_audit_log(id, timestamp, action, entry_id, context, result, details,"
         " session_id, hook_event, elapsed_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
-        (aid, now_iso(), action, entry_id, context, result,
-         dumps(details) if details is not None else None, session_id, hook_event,
-         round(elapsed_ms, 3) if elapsed_ms is not None else None))
+        (
+            aid,
+            now_iso(),
+            action,
+            entry_id,
+            context,
+            result,
+            dumps(details) if details is not None else None,
+            session_id,
+            hook_event,
+            round(elapsed_ms, 3) if elapsed_ms is not None else None,
+        ),
+    )
     return aid
 
 
@@ -43,8 +62,9 @@ def record_safely(store: Store | None, action: str, **kw) -> bool:
         return False
 
 
-def query(store: Store, *, action: str | None = None, since: str | None = None,
-          entry_id: str | None = None, limit: int = 50) -> list[dict]:
+def query(
+    store: Store, *, action: str | None = None, since: str | None = None, entry_id: str | None = None, limit: int = 50
+) -> list[dict]:
     where, params = [], []
     if action:
         if action.endswith("*"):

@@ -40,8 +40,14 @@ class Store:
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike, *, migrate: bool = True, readonly: bool = False,
-             busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> "Store":
+    def open(
+        cls,
+        path: str | os.PathLike,
+        *,
+        migrate: bool = True,
+        readonly: bool = False,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+    ) -> "Store":
         """Open (creating if needed) and bring the schema up to date.
 
         Refuses, without modifying anything, files that are not SQLite, SQLite files that
@@ -326,11 +332,13 @@ def store_error(path: str, e: BaseException) -> StoreRefused | None:
             _mark_corrupt(path, _msg(e))
         return StoreRefused(f"database {path} is corrupt ({_msg(e)}); {_RESTORE_HINT}")
     if isinstance(e, apsw.FullError):
-        return StoreRefused(f"cannot write database {path}: disk or file size limit full; nothing was "
-                            "stored (free space, then retry)")
+        return StoreRefused(
+            f"cannot write database {path}: disk or file size limit full; nothing was stored (free space, then retry)"
+        )
     if isinstance(e, apsw.ReadOnlyError):
-        return StoreRefused(f"cannot write database {path}: it is read-only (check the file's and "
-                            "its directory's permissions)")
+        return StoreRefused(
+            f"cannot write database {path}: it is read-only (check the file's and its directory's permissions)"
+        )
     if isinstance(e, (apsw.IOError, apsw.CantOpenError, apsw.PermissionsError, apsw.AuthError)):
         return StoreRefused(f"cannot use database {path}: {_msg(e)}")
     return None
@@ -362,8 +370,10 @@ def _refuse_if_marked_corrupt(path: str) -> None:
                 when = f.read(200).split("\t", 1)[0].strip()
         except OSError:
             when = "?"
-        raise StoreRefused(f"database {path} was found corrupt ({when}); writes are refused: "
-                           f"{_RESTORE_HINT} (or `memory-cli doctor` once it is repaired)")
+        raise StoreRefused(
+            f"database {path} was found corrupt ({when}); writes are refused: "
+            f"{_RESTORE_HINT} (or `memory-cli doctor` once it is repaired)"
+        )
 
 
 def _check_regular(path: str) -> None:

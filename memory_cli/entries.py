@@ -17,15 +17,36 @@ from .errors import Conflict, InvalidInput, NotFound
 from .util import now_iso
 
 TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
-SOURCES = ("manual", "user_correction", "auto_detected", "promoted", "imported", "migrated", "marker", "agent",
-           "session", "team", "repo")
+SOURCES = (
+    "manual",
+    "user_correction",
+    "auto_detected",
+    "promoted",
+    "imported",
+    "migrated",
+    "marker",
+    "agent",
+    "session",
+    "team",
+    "repo",
+)
 STATUSES = ("active", "archived", "superseded")
 CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
 
 # A person typing a memory is trusted more than something inferred (which starts at 0.3).
-DEFAULT_CONFIDENCE = {"manual": 0.8, "imported": 0.8, "migrated": 0.7, "promoted": 0.8,
-                      "user_correction": 0.6, "marker": 0.7, "auto_detected": 0.3, "agent": 0.5,
-                      "session": 0.5, "team": 0.8, "repo": 0.9}
+DEFAULT_CONFIDENCE = {
+    "manual": 0.8,
+    "imported": 0.8,
+    "migrated": 0.7,
+    "promoted": 0.8,
+    "user_correction": 0.6,
+    "marker": 0.7,
+    "auto_detected": 0.3,
+    "agent": 0.5,
+    "session": 0.5,
+    "team": 0.8,
+    "repo": 0.9,
+}
 
 #: Raising an archived memory's confidence to at least this (the default injection floor)
 #: reactivates it; superseded memories stay superseded (their replacement is the live one).
@@ -132,8 +153,12 @@ def resolve_id(store: Store, ref: str, table: str = "memory_entries") -> str:
     if store.value(f"SELECT 1 FROM {table} WHERE id = ?", (ref,)):
         return ref
     if len(ref) >= 4:
-        ids = [r["id"] for r in store.rows(f"SELECT id FROM {table} WHERE id LIKE ? LIMIT 3",
-                                            (ref.replace("%", "").replace("_", "\\_") + "%",))]
+        ids = [
+            r["id"]
+            for r in store.rows(
+                f"SELECT id FROM {table} WHERE id LIKE ? LIMIT 3", (ref.replace("%", "").replace("_", "\\_") + "%",)
+            )
+        ]
         if len(ids) == 1:
             return ids[0]
         if len(ids) > 1:
@@ -146,8 +171,17 @@ def get(store: Store, ref: str) -> dict:
     return decode(store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,)))
 
 
-def _filters(store: Store, *, type=None, scope=None, status="active", source=None, category=None,
-             subject=None, min_confidence=None) -> tuple[list[str], list]:
+def _filters(
+    store: Store,
+    *,
+    type=None,
+    scope=None,
+    status="active",
+    source=None,
+    category=None,
+    subject=None,
+    min_confidence=None,
+) -> tuple[list[str], list]:
     """The WHERE clauses shared by :func:`list_entries` and :func:`count_entries`."""
     where, params = [], []
     if type:
@@ -181,21 +215,46 @@ def _filters(store: Store, *, type=None, scope=None, status="active", source=Non
 
 
 # Sort keys a person can pick; each has a natural direction (newest, most confident first).
-ORDERS = {"updated": ("updated_at", "DESC"), "created": ("created_at", "DESC"),
-          "confidence": ("confidence", "DESC"), "used": ("use_count", "DESC"),
-          "type": ("type", "ASC"), "scope": ("scope", "ASC"), "content": ("content COLLATE NOCASE", "ASC"),
-          "status": ("status", "ASC"), "source": ("source", "ASC")}
+ORDERS = {
+    "updated": ("updated_at", "DESC"),
+    "created": ("created_at", "DESC"),
+    "confidence": ("confidence", "DESC"),
+    "used": ("use_count", "DESC"),
+    "type": ("type", "ASC"),
+    "scope": ("scope", "ASC"),
+    "content": ("content COLLATE NOCASE", "ASC"),
+    "status": ("status", "ASC"),
+    "source": ("source", "ASC"),
+}
 
 
-def list_entries(store: Store, *, type: str | None = None, scope: str | None = None,
-                 status: str | None = "active", source: str | None = None,
-                 category: str | None = None, subject: str | None = None,
-                 min_confidence: float | None = None, limit: int | None = None, offset: int = 0,
-                 order: str = "updated", descending: bool | None = None) -> list[dict]:
+def list_entries(
+    store: Store,
+    *,
+    type: str | None = None,
+    scope: str | None = None,
+    status: str | None = "active",
+    source: str | None = None,
+    category: str | None = None,
+    subject: str | None = None,
+    min_confidence: float | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+    order: str = "updated",
+    descending: bool | None = None,
+) -> list[dict]:
     """Entries matching every filter given. ``order`` is one of :data:`ORDERS`; ``descending``
     flips its natural direction when given."""
-    where, params = _filters(store, type=type, scope=scope, status=status, source=source,
-                             category=category, subject=subject, min_confidence=min_confidence)
+    where, params = _filters(
+        store,
+        type=type,
+        scope=scope,
+        status=status,
+        source=source,
+        category=category,
+        subject=subject,
+        min_confidence=min_confidence,
+    )
     if order not in ORDERS:
         raise InvalidInput(f"unknown order {order!r}: use one of {', '.join(ORDERS)}")
     column, direction = ORDERS[order]
@@ -227,11 +286,23 @@ def count_entries(store: Store, **filters) -> int:
 
 
 # -- writing ---------------------------------------------------------------------------------
-def add(store: Store, content: str, type: str, *, scope: str | None = "global",
-        source: str = "manual", confidence: float | None = None, tags=None,
-        category: str | None = None, subject: str | None = None, session_id: str | None = None,
-        agent: str | None = None, fingerprint: str | None = None, entry_id: str | None = None,
-        audit_context: str | None = None) -> dict:
+def add(
+    store: Store,
+    content: str,
+    type: str,
+    *,
+    scope: str | None = "global",
+    source: str = "manual",
+    confidence: float | None = None,
+    tags=None,
+    category: str | None = None,
+    subject: str | None = None,
+    session_id: str | None = None,
+    agent: str | None = None,
+    fingerprint: str | None = None,
+    entry_id: str | None = None,
+    audit_context: str | None = None,
+) -> dict:
     from .util import new_id
 
     text = check_content(store, content)
@@ -249,10 +320,33 @@ def add(store: Store, content: str, type: str, *, scope: str | None = "global",
             "INSERT INTO memory_entries(id, content, type, scope, source, confidence, tags, created_at,"
             " updated_at, category, subject, session_id, agent, reinforced_at, fingerprint)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (eid, text, t, sc, src, conf, json.dumps(tag_list), now, now, cat, subj, session_id,
-             agent, now, fingerprint))
-        audit.record(store, "add", entry_id=eid, context=audit_context, result=t,
-                     details={"scope": sc, "source": src, "confidence": conf}, session_id=session_id)
+            (
+                eid,
+                text,
+                t,
+                sc,
+                src,
+                conf,
+                json.dumps(tag_list),
+                now,
+                now,
+                cat,
+                subj,
+                session_id,
+                agent,
+                now,
+                fingerprint,
+            ),
+        )
+        audit.record(
+            store,
+            "add",
+            entry_id=eid,
+            context=audit_context,
+            result=t,
+            details={"scope": sc, "source": src, "confidence": conf},
+            session_id=session_id,
+        )
     return get(store, eid)
 
 
@@ -287,17 +381,24 @@ def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -
             elif key == "status":
                 value = check_status(value)
                 if value == "active" and before["status"] == "superseded" and before["superseded_by"]:
-                    raise Conflict(f"memory {eid[:8]} was superseded by {before['superseded_by'][:8]}; "
-                                   "edit that one instead of reactivating this")
+                    raise Conflict(
+                        f"memory {eid[:8]} was superseded by {before['superseded_by'][:8]}; "
+                        "edit that one instead of reactivating this"
+                    )
             elif key == "source":
                 value = check_source(value)
             if before[key] != value:
                 sets.append(f"{key} = ?")
                 params.append(value)
                 diff[key] = {"before": before[key], "after": value}
-        if ("confidence" in diff and "status" not in diff and changes.get("status") is None
-                and before["status"] == "archived" and diff["confidence"]["after"] > diff["confidence"]["before"]
-                and diff["confidence"]["after"] >= REACTIVATE_AT):
+        if (
+            "confidence" in diff
+            and "status" not in diff
+            and changes.get("status") is None
+            and before["status"] == "archived"
+            and diff["confidence"]["after"] > diff["confidence"]["before"]
+            and diff["confidence"]["after"] >= REACTIVATE_AT
+        ):
             # Raising an archived memory's confidence means "this is true after all": it comes back.
             sets.append("status = ?")
             params.append("active")
@@ -320,16 +421,22 @@ def supersede(store: Store, ref: str, content: str, **fields) -> dict:
     """Replace an entry with a new one; the old keeps its history and points to the new."""
     old = get(store, ref)
     with store.transaction():
-        new = add(store, content, fields.pop("type", None) or old["type"],
-                  scope=fields.pop("scope", None) or old["scope"],
-                  source=fields.pop("source", None) or old["source"],
-                  confidence=fields.pop("confidence", None) if "confidence" in fields else old["confidence"],
-                  tags=fields.pop("tags", None) if fields.get("tags") is not None else old["tags"],
-                  category=fields.pop("category", None) or old["category"],
-                  subject=fields.pop("subject", None) or old["subject"],
-                  audit_context=f"supersedes {old['id']}")
-        store.execute("UPDATE memory_entries SET status='superseded', superseded_by=?, updated_at=? WHERE id=?",
-                      (new["id"], now_iso(), old["id"]))
+        new = add(
+            store,
+            content,
+            fields.pop("type", None) or old["type"],
+            scope=fields.pop("scope", None) or old["scope"],
+            source=fields.pop("source", None) or old["source"],
+            confidence=fields.pop("confidence", None) if "confidence" in fields else old["confidence"],
+            tags=fields.pop("tags", None) if fields.get("tags") is not None else old["tags"],
+            category=fields.pop("category", None) or old["category"],
+            subject=fields.pop("subject", None) or old["subject"],
+            audit_context=f"supersedes {old['id']}",
+        )
+        store.execute(
+            "UPDATE memory_entries SET status='superseded', superseded_by=?, updated_at=? WHERE id=?",
+            (new["id"], now_iso(), old["id"]),
+        )
         audit.record(store, "supersede", entry_id=old["id"], result=new["id"])
     return new
 
@@ -396,9 +503,11 @@ def bulk(store: Store, action: str, refs, *, floor: float = 0.3) -> int:
         if eid not in ids:
             ids.append(eid)
     if missing:
-        raise NotFound(f"no memory with id {', '.join(repr(m) for m in missing[:5])}"
-                       + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-                       + "; nothing was changed")
+        raise NotFound(
+            f"no memory with id {', '.join(repr(m) for m in missing[:5])}"
+            + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            + "; nothing was changed"
+        )
     changed = 0
     with store.transaction():
         for eid in ids:
@@ -434,8 +543,9 @@ def purge(store: Store, scope: str, *, source: str | None = None) -> int:
         ids = [r["id"] for r in store.rows(sql, params)]
         for eid in ids:
             delete(store, eid)
-        audit.record(store, "purge", context=sc, result=str(len(ids)),
-                     details={"scope": sc, "source": src, "deleted": ids})
+        audit.record(
+            store, "purge", context=sc, result=str(len(ids)), details={"scope": sc, "source": src, "deleted": ids}
+        )
     return len(ids)
 
 
@@ -445,9 +555,11 @@ def mark_used(store: Store, ids: list[str], *, session_id: str | None = None) ->
         return
     now = now_iso()
     with store.transaction():
-        store.executemany("UPDATE memory_entries SET use_count = use_count + 1, last_used = ? WHERE id = ?",
-                          [(now, i) for i in ids])
+        store.executemany(
+            "UPDATE memory_entries SET use_count = use_count + 1, last_used = ? WHERE id = ?", [(now, i) for i in ids]
+        )
         if session_id:
             store.executemany(
                 "INSERT OR IGNORE INTO session_injections(session_id, entry_id, injected_at) VALUES (?,?,?)",
-                [(session_id, i, now) for i in ids])
+                [(session_id, i, now) for i in ids],
+            )

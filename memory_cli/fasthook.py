@@ -5,6 +5,7 @@
 Kept to a few lines because a script is compiled from source on every start, while modules
 load from bytecode: the work is in :mod:`memory_cli.hooks.entry`.
 """
+
 import sys
 from os.path import abspath, dirname
 

@@ -36,8 +36,7 @@ class _Context:
     object_pairs_hook = None
     parse_float = float
     parse_int = int
-    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"),
-                      "NaN": float("nan")}.__getitem__
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
     memo: dict = {}
 
 
@@ -99,10 +98,10 @@ def _encoder(ensure_ascii: bool, compact: bool, sort_keys: bool, default):
             enc = False
             # The accelerator's arguments as json.encoder passes them (without, then with the
             # float formatter some versions take); whichever this interpreter accepts.
-            for args in ((default or _no_default, basestring, None, key_sep, item_sep,
-                          sort_keys, False, True),
-                         (default or _no_default, basestring, None, _float_str, key_sep,
-                          item_sep, sort_keys, False, True)):
+            for args in (
+                (default or _no_default, basestring, None, key_sep, item_sep, sort_keys, False, True),
+                (default or _no_default, basestring, None, _float_str, key_sep, item_sep, sort_keys, False, True),
+            ):
                 try:
                     if make({}, *args)({"k": [1.5, "v"]}, 0) is not None:
                         enc = (basestring, make, args)
@@ -119,16 +118,20 @@ def _no_default(o):
     raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
 
 
-def dumps(obj, *, ensure_ascii: bool = True, compact: bool = False, sort_keys: bool = False,
-          default=None) -> str:
+def dumps(obj, *, ensure_ascii: bool = True, compact: bool = False, sort_keys: bool = False, default=None) -> str:
     """Exactly ``json.dumps(obj, ensure_ascii=..., sort_keys=..., default=...)``, with
     ``separators=(",", ":")`` when ``compact``."""
     enc = _encoder(ensure_ascii, compact, sort_keys, default)
     if not enc:
         import json
 
-        return json.dumps(obj, ensure_ascii=ensure_ascii, sort_keys=sort_keys, default=default,
-                          separators=(",", ":") if compact else None)
+        return json.dumps(
+            obj,
+            ensure_ascii=ensure_ascii,
+            sort_keys=sort_keys,
+            default=default,
+            separators=(",", ":") if compact else None,
+        )
     basestring, make, args = enc
     if isinstance(obj, str):
         return basestring(obj)

@@ -66,8 +66,9 @@ def _isolated_sys_path(python: str, with_site: bool) -> list[str] | None:
 
     flags = ["-I"] if with_site else ["-I", "-S"]
     try:
-        out = subprocess.run([python, *flags, "-c", "import sys; print(repr(sys.path))"],
-                             capture_output=True, text=True, timeout=30)
+        out = subprocess.run(
+            [python, *flags, "-c", "import sys; print(repr(sys.path))"], capture_output=True, text=True, timeout=30
+        )
         import ast
 
         value = ast.literal_eval(out.stdout.strip())
@@ -141,8 +142,7 @@ def hooks_object(launcher: str, db: str | None = None, extra_tools: list[str] | 
         group: dict = {}
         if matcher:
             group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": command_for(event, launcher, db),
-                           "timeout": timeout}]
+        group["hooks"] = [{"type": "command", "command": command_for(event, launcher, db), "timeout": timeout}]
         out[event] = [group]
     return out
 
@@ -157,8 +157,10 @@ def is_ours(handler: dict) -> bool:
         words = cmd.split()
     if "hook" not in words:
         return False
-    return any(os.path.basename(w).startswith("memory-cli") or w == "memory_cli" or is_launcher_script(w)
-               for w in words[: words.index("hook")])
+    return any(
+        os.path.basename(w).startswith("memory-cli") or w == "memory_cli" or is_launcher_script(w)
+        for w in words[: words.index("hook")]
+    )
 
 
 def settings_file(scope: str, cwd: str | None = None) -> Path:
@@ -299,8 +301,11 @@ def uncovered_tools(tools, cwd: str | None = None) -> list[tuple[Path, str, str]
         except InvalidInput:
             continue
         groups = (data.get("hooks") or {}).get("PreToolUse") or []
-        ours = [g for g in groups if isinstance(g, dict)
-                and any(is_ours(h) for h in g.get("hooks", []) if isinstance(h, dict))]
+        ours = [
+            g
+            for g in groups
+            if isinstance(g, dict) and any(is_ours(h) for h in g.get("hooks", []) if isinstance(h, dict))
+        ]
         if not ours:
             continue
         for tool in tools:
@@ -311,6 +316,8 @@ def uncovered_tools(tools, cwd: str | None = None) -> list[tuple[Path, str, str]
 
 def coverage_warnings(tools, cwd: str | None = None) -> list[str]:
     """One line per tool a rule names that the installed hook would never be called for."""
-    return [f"rules for {tool} will not fire: memory-cli's PreToolUse hook in {path} runs only for "
-            f"{matcher}; run `memory-cli install` again to add {tool}"
-            for path, tool, matcher in uncovered_tools(tools, cwd)]
+    return [
+        f"rules for {tool} will not fire: memory-cli's PreToolUse hook in {path} runs only for "
+        f"{matcher}; run `memory-cli install` again to add {tool}"
+        for path, tool, matcher in uncovered_tools(tools, cwd)
+    ]

@@ -151,10 +151,12 @@ DROP TABLE IF EXISTS memory_fts;
 
 def _area(module: str):
     """An area's migration lives beside its code and is imported only when it runs."""
+
     def step(store: Store) -> None:
         from importlib import import_module
 
         import_module(module).apply_schema(store)
+
     step.__name__ = f"migrate:{module}"
     return step
 
@@ -167,8 +169,11 @@ MIGRATIONS: list[tuple] = [
     (4, "vectors: embedding queue fed by triggers", _area("memory_cli.embeddings.vectors")),
     (5, "retrieval: session index for neighbour context", _area("memory_cli.retrieval.hybrid")),
     (6, "agent stores: incidents, session reports, metric samples", _area("memory_cli.incidents.schema")),
-    (7, "entries: listing newest first by status without a scan",
-     "CREATE INDEX IF NOT EXISTS idx_entries_status_updated ON memory_entries(status, updated_at);"),
+    (
+        7,
+        "entries: listing newest first by status without a scan",
+        "CREATE INDEX IF NOT EXISTS idx_entries_status_updated ON memory_entries(status, updated_at);",
+    ),
     (8, "retrieval: one FTS index (memory_rank_fts); drop the foundation's memory_fts", M008_ONE_FTS_INDEX),
     (9, "team: entries shared with a team store", _area("memory_cli.team.schema")),
 ]
@@ -187,7 +192,8 @@ def check_and_migrate(store: Store, *, apply: bool = True) -> int:
         if not apply:
             raise StoreRefused(
                 f"database {store.path} is at schema version {version}; this memory-cli needs "
-                f"{LATEST} (open it read-write once to migrate)")
+                f"{LATEST} (open it read-write once to migrate)"
+            )
         return migrate(store)
     return version
 
@@ -203,17 +209,21 @@ def refuse_if_unusable(store: Store) -> None:
 
 def _refuse_if_unusable(store: Store, version: int, app_id: int) -> None:
     if app_id != APPLICATION_ID:
-        tables = [r["name"] for r in store.rows(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+        tables = [
+            r["name"]
+            for r in store.rows("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")
+        ]
         if tables or version != 0:
             shown = ", ".join(tables[:5]) + ("..." if len(tables) > 5 else "")
             raise StoreRefused(
                 f"{store.path} is a SQLite database that memory-cli did not create "
-                f"(tables: {shown or 'none'}); left untouched")
+                f"(tables: {shown or 'none'}); left untouched"
+            )
     if version > LATEST:
         raise StoreRefused(
             f"database {store.path} was written by a newer memory-cli (schema {version}, this "
-            f"version knows up to {LATEST}); upgrade memory-cli. The database was not modified")
+            f"version knows up to {LATEST}); upgrade memory-cli. The database was not modified"
+        )
 
 
 def migrate(store: Store) -> int:
@@ -225,7 +235,8 @@ def migrate(store: Store) -> int:
             store.execute(f"PRAGMA application_id={APPLICATION_ID}")
             store.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("
-                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
         for number, name, step in MIGRATIONS:
             if number <= version:
                 continue
@@ -234,8 +245,10 @@ def migrate(store: Store) -> int:
             else:
                 for statement in _split_sql(step):
                     store.execute(statement)
-            store.execute("INSERT OR REPLACE INTO schema_migrations(version, name, applied_at) VALUES (?,?,?)",
-                          (number, name, now_iso()))
+            store.execute(
+                "INSERT OR REPLACE INTO schema_migrations(version, name, applied_at) VALUES (?,?,?)",
+                (number, name, now_iso()),
+            )
             store.execute(f"PRAGMA user_version={number}")
             version = number
     return version

@@ -119,8 +119,11 @@ def _tighten(path: str, mode: int) -> None:
 
 def _own_dirs(path: str) -> set:
     """Directories memory-cli owns outright (others, such as a project folder, are left alone)."""
-    return {os.path.abspath(memory_dir_str()), os.path.abspath(os.path.join(memory_dir_str(), "run")),
-            os.path.abspath(os.path.join(memory_dir_str(), "backups"))}
+    return {
+        os.path.abspath(memory_dir_str()),
+        os.path.abspath(os.path.join(memory_dir_str(), "run")),
+        os.path.abspath(os.path.join(memory_dir_str(), "backups")),
+    }
 
 
 def open_private(path: str, mode: str = "a"):

@@ -49,32 +49,111 @@ _RULES: list | None = None
 # segments of a key name (split on _ - . and camelCase), so "DB_PASSWORD", "apiKey",
 # "client-secret" qualify but "max_tokens", "tokenizer" and "author" do not.
 _SECRET_SEGMENTS = {
-    "password": "password", "passwd": "password", "passphrase": "password",
-    "pwd": "password", "pass": "password",
-    "secret": "secret", "secrets": "secret", "credential": "secret", "credentials": "secret",
-    "token": "token", "apikey": "api-key", "bearer": "token",
+    "password": "password",
+    "passwd": "password",
+    "passphrase": "password",
+    "pwd": "password",
+    "pass": "password",
+    "secret": "secret",
+    "secrets": "secret",
+    "credential": "secret",
+    "credentials": "secret",
+    "token": "token",
+    "apikey": "api-key",
+    "bearer": "token",
 }
 _SECRET_PAIRS = {
-    ("api", "key"): "api-key", ("access", "key"): "api-key", ("private", "key"): "secret",
-    ("secret", "key"): "secret", ("auth", "token"): "token", ("client", "secret"): "secret",
-    ("session", "key"): "secret", ("signing", "key"): "secret", ("encryption", "key"): "secret",
-    ("master", "key"): "secret", ("auth", "key"): "api-key", ("license", "key"): "api-key",
+    ("api", "key"): "api-key",
+    ("access", "key"): "api-key",
+    ("private", "key"): "secret",
+    ("secret", "key"): "secret",
+    ("auth", "token"): "token",
+    ("client", "secret"): "secret",
+    ("session", "key"): "secret",
+    ("signing", "key"): "secret",
+    ("encryption", "key"): "secret",
+    ("master", "key"): "secret",
+    ("auth", "key"): "api-key",
+    ("license", "key"): "api-key",
 }
 # A segment like these means the name describes a property of a secret, not the secret:
 # max_tokens=4096, token_type=bearer, password_file=/run/secrets/db.
 _DESCRIPTIVE_SEGMENTS = {
-    "count", "max", "min", "limit", "limits", "type", "len", "length", "size", "usage", "budget",
-    "file", "path", "dir", "url", "uri", "endpoint", "env", "name", "hint", "policy", "prompt",
-    "field", "label", "expiry", "expires", "expiration", "ttl", "timeout", "id", "ids", "index",
-    "format", "header", "regex", "pattern", "rotation", "manager", "store", "reset", "strength",
-    "required", "encoding", "estimate", "estimator", "counter", "total", "per", "ratio",
+    "count",
+    "max",
+    "min",
+    "limit",
+    "limits",
+    "type",
+    "len",
+    "length",
+    "size",
+    "usage",
+    "budget",
+    "file",
+    "path",
+    "dir",
+    "url",
+    "uri",
+    "endpoint",
+    "env",
+    "name",
+    "hint",
+    "policy",
+    "prompt",
+    "field",
+    "label",
+    "expiry",
+    "expires",
+    "expiration",
+    "ttl",
+    "timeout",
+    "id",
+    "ids",
+    "index",
+    "format",
+    "header",
+    "regex",
+    "pattern",
+    "rotation",
+    "manager",
+    "store",
+    "reset",
+    "strength",
+    "required",
+    "encoding",
+    "estimate",
+    "estimator",
+    "counter",
+    "total",
+    "per",
+    "ratio",
 }
 # Names that hold generic key material only when the value also looks random.
 _KEYLIKE_SEGMENTS = {"key", "keys", "sig", "signature", "salt", "cookie", "auth", "hmac", "dsn"}
 
 _CODE_VALUE_WORDS = {
-    "none", "null", "nil", "true", "false", "undefined", "yes", "no", "self", "this", "os",
-    "required", "optional", "string", "str", "int", "bool", "env", "secret", "password", "token",
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "yes",
+    "no",
+    "self",
+    "this",
+    "os",
+    "required",
+    "optional",
+    "string",
+    "str",
+    "int",
+    "bool",
+    "env",
+    "secret",
+    "password",
+    "token",
 }
 
 
@@ -196,7 +275,7 @@ def _prose_value(m: re.Match[str]) -> str | None:
     if _is_placeholder(value) or not _looks_secretish(value) or _looks_like_code(value):
         return None
     kind = _secret_kind_for_name(m.group("name").replace(" ", "_")) or "secret"
-    return m.group(0)[: m.start("val") - m.start(0)] + f"[REDACTED:{kind}]" + m.group("val")[len(value):]
+    return m.group(0)[: m.start("val") - m.start(0)] + f"[REDACTED:{kind}]" + m.group("val")[len(value) :]
 
 
 def _const(label: str) -> Callable[[re.Match[str]], str]:
@@ -220,52 +299,102 @@ def _rules() -> list:
     key_chars = r"[A-Za-z0-9_\-]"
     rules = [
         # Private key blocks, with or without the END line (a truncated paste still leaks).
-        ("private-key", re.compile(
-            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-            r"(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
-            r"|(?:\s+(?:[A-Za-z0-9+/=]{16,}|[A-Za-z][A-Za-z-]*:[^\n]*))*)"), _const("private-key")),
-        ("anthropic-key", re.compile(rf"\bsk-ant-(?=[A-Za-z0-9_\-]*\d){key_chars}{{20,}}"),
-         _const("anthropic-key")),
-        ("openai-key", re.compile(
-            rf"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z]){key_chars}{{20,}}"),
-         _const("openai-key")),
-        ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
-         _const("github-token")),
+        (
+            "private-key",
+            re.compile(
+                r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+                r"(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+                r"|(?:\s+(?:[A-Za-z0-9+/=]{16,}|[A-Za-z][A-Za-z-]*:[^\n]*))*)"
+            ),
+            _const("private-key"),
+        ),
+        ("anthropic-key", re.compile(rf"\bsk-ant-(?=[A-Za-z0-9_\-]*\d){key_chars}{{20,}}"), _const("anthropic-key")),
+        (
+            "openai-key",
+            re.compile(
+                rf"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z]){key_chars}{{20,}}"
+            ),
+            _const("openai-key"),
+        ),
+        (
+            "github-token",
+            re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+            _const("github-token"),
+        ),
         ("slack-token", re.compile(r"\bxox[abposre]-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{10,}"), _const("slack-token")),
-        ("slack-webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
-         _const("slack-webhook")),
+        (
+            "slack-webhook",
+            re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
+            _const("slack-webhook"),
+        ),
         ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"), _const("stripe-key")),
         ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), _const("google-api-key")),
-        ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
-         _const("aws-access-key")),
-        ("aws-secret-key", re.compile(
-            r"(?P<pre>(?i:aws_?secret_?(?:access_?)?key|aws_?secret)[\"']?\s*[:=]\s*[\"']?)"
-            r"(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"), _keep_prefix("aws-secret-key")),
+        (
+            "aws-access-key",
+            re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+            _const("aws-access-key"),
+        ),
+        (
+            "aws-secret-key",
+            re.compile(
+                r"(?P<pre>(?i:aws_?secret_?(?:access_?)?key|aws_?secret)[\"']?\s*[:=]\s*[\"']?)"
+                r"(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+            ),
+            _keep_prefix("aws-secret-key"),
+        ),
         ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), _const("jwt")),
-        ("url-credentials", re.compile(
-            r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://)(?P<user>[^\s:/?#@\[\]\"'<>]*):"
-            r"(?P<pw>[^\s/?#@\"'<>]+)@(?=[A-Za-z0-9\[])"), _url_credentials),
-        ("bearer-token", re.compile(
-            r"(?P<pre>(?i:\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|basic|digest)?\s*))"
-            r"(?P<val>(?!\[REDACTED)[A-Za-z0-9\-._~+/]{8,}=*)"), _keep_prefix("bearer-token")),
-        ("bearer-token", re.compile(r"(?P<pre>\b[Bb]earer\s+)(?P<val>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*)"),
-         _keep_prefix("bearer-token")),
+        (
+            "url-credentials",
+            re.compile(
+                r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://)(?P<user>[^\s:/?#@\[\]\"'<>]*):"
+                r"(?P<pw>[^\s/?#@\"'<>]+)@(?=[A-Za-z0-9\[])"
+            ),
+            _url_credentials,
+        ),
+        (
+            "bearer-token",
+            re.compile(
+                r"(?P<pre>(?i:\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|basic|digest)?\s*))"
+                r"(?P<val>(?!\[REDACTED)[A-Za-z0-9\-._~+/]{8,}=*)"
+            ),
+            _keep_prefix("bearer-token"),
+        ),
+        (
+            "bearer-token",
+            re.compile(r"(?P<pre>\b[Bb]earer\s+)(?P<val>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*)"),
+            _keep_prefix("bearer-token"),
+        ),
         # NAME=value, NAME: value, "name": "value" (env, JSON, YAML, INI, code).
-        ("assignment", re.compile(
-            r"(?P<bol>^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)?(?<![A-Za-z0-9_.\-])(?P<lead>(?:--)?)"
-            r"(?P<name>[\"']?[A-Za-z_][A-Za-z0-9_.\-]*[\"']?)"
-            r"(?P<sep>[ \t]*[:=][ \t]*)"
-            r"(?P<q>[\"'`])?(?P<val>(?(q)[^\"'`\n]+|[^\s\"'`,;]+))(?(q)(?P=q))", re.M), _assignment),
+        (
+            "assignment",
+            re.compile(
+                r"(?P<bol>^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)?(?<![A-Za-z0-9_.\-])(?P<lead>(?:--)?)"
+                r"(?P<name>[\"']?[A-Za-z_][A-Za-z0-9_.\-]*[\"']?)"
+                r"(?P<sep>[ \t]*[:=][ \t]*)"
+                r"(?P<q>[\"'`])?(?P<val>(?(q)[^\"'`\n]+|[^\s\"'`,;]+))(?(q)(?P=q))",
+                re.M,
+            ),
+            _assignment,
+        ),
         # --password hunter2, --token=abc (the "=" form is also caught above).
-        ("flag", re.compile(
-            r"(?<![A-Za-z0-9_\-])--(?P<name>[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+)"
-            r"(?P<q>[\"'])?(?P<val>(?(q)[^\"'\n]+|[^\s\"'`,;]+))(?(q)(?P=q))"), _flag),
-        ("prose", re.compile(
-            r"(?i)\b(?P<name>password|passphrase|passwd|api key|api token|access token|token|secret)"
-            r"\s+(?:is|was|:)\s+(?P<val>\S+)"), _prose_value),
+        (
+            "flag",
+            re.compile(
+                r"(?<![A-Za-z0-9_\-])--(?P<name>[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+)"
+                r"(?P<q>[\"'])?(?P<val>(?(q)[^\"'\n]+|[^\s\"'`,;]+))(?(q)(?P=q))"
+            ),
+            _flag,
+        ),
+        (
+            "prose",
+            re.compile(
+                r"(?i)\b(?P<name>password|passphrase|passwd|api key|api token|access token|token|secret)"
+                r"\s+(?:is|was|:)\s+(?P<val>\S+)"
+            ),
+            _prose_value,
+        ),
         # "use the password hunter2!": a password word directly followed by a secret-looking word
-        ("prose", re.compile(r"(?i)\b(?P<name>password|passphrase|passwd)\s+(?P<val>(?!is\b|was\b)\S+)"),
-         _prose_value),
+        ("prose", re.compile(r"(?i)\b(?P<name>password|passphrase|passwd)\s+(?P<val>(?!is\b|was\b)\S+)"), _prose_value),
     ]
     _RULES = rules
     return rules
@@ -351,8 +480,12 @@ FIELD_LIMITS = {
 }
 #: Columns stored exactly as given (still bounded): a rule's pattern is code, and redacting it
 #: would silently change what the rule matches.
-VERBATIM = {"enforcement_rules.pattern", "enforcement_rules.conditions", "enforcement_rules.analysis",
-            "schema_migrations.name"}
+VERBATIM = {
+    "enforcement_rules.pattern",
+    "enforcement_rules.conditions",
+    "enforcement_rules.analysis",
+    "schema_migrations.name",
+}
 #: JSON text columns: redacted string by string so the JSON stays valid.
 #: Any other value that starts with "{" or "[" and parses as JSON is treated the same way.
 CUT_MARKER = "…[cut {n} chars]"
@@ -439,8 +572,11 @@ def _clean_json_text(text: str, limit: int) -> str | None:
         return None
     if len(out) > limit:
         # Still valid JSON, and says it was cut.
-        out = json.dumps({"cut": True, "chars": len(out), "preview": cut(out, max(0, limit - 200))},
-                         ensure_ascii=False, separators=(",", ":"))
+        out = json.dumps(
+            {"cut": True, "chars": len(out), "preview": cut(out, max(0, limit - 200))},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
     return out
 
 
@@ -485,9 +621,10 @@ def _param_columns(sql: str) -> list:
     head, tail = text, ""
     conflict = re.search(r"(?i)\sON\s+CONFLICT\b", text)
     if conflict:
-        head, tail = text[:conflict.start()], text[conflict.start():]
-    m = re.match(r'(?i)(?:INSERT|REPLACE)(?:\s+OR\s+\w+)?\s+INTO\s+"?(\w+)"?\s*\(([^)]*)\)\s*VALUES\s*\((.*)\)\s*$',
-                 head)
+        head, tail = text[: conflict.start()], text[conflict.start() :]
+    m = re.match(
+        r'(?i)(?:INSERT|REPLACE)(?:\s+OR\s+\w+)?\s+INTO\s+"?(\w+)"?\s*\(([^)]*)\)\s*VALUES\s*\((.*)\)\s*$', head
+    )
     if m:
         table = m.group(1)
         names = [c.strip().strip('"') for c in m.group(2).split(",")]
@@ -517,7 +654,7 @@ def _plain_insert_columns(sql: str) -> list | None:
     text = " ".join(sql.split())
     if not text.upper().startswith("INSERT INTO ") or text.count("(") != 2 or text.count(")") != 2:
         return None
-    head, sep, values = text[len("INSERT INTO "):].partition(") VALUES (")
+    head, sep, values = text[len("INSERT INTO ") :].partition(") VALUES (")
     table, paren, names = head.partition("(")
     table = table.strip().strip('"')
     if not sep or not paren or not values.endswith(")") or not table.replace("_", "").isalnum():

@@ -47,8 +47,10 @@ def resolve_here(scope: str | None, cwd: str | None = None) -> str:
     if scope is not None and scope.strip().lower() == "project":
         name = project_name(find_project_root(cwd or os.getcwd()))
         if not name:
-            raise InvalidInput("--scope project needs a project: run it inside one (a directory "
-                               "with .git above it, or CLAUDE_PROJECT_DIR set), or give project:<name>")
+            raise InvalidInput(
+                "--scope project needs a project: run it inside one (a directory "
+                "with .git above it, or CLAUDE_PROJECT_DIR set), or give project:<name>"
+            )
         return "project:" + name
     return parse(scope)
 
@@ -85,8 +87,7 @@ def project_name(root: str | None) -> str | None:
     return normalize_project(base) if base else None
 
 
-def applies(scope: str, project: str | None, files: list[str] | tuple = (),
-            project_root: str | None = None) -> bool:
+def applies(scope: str, project: str | None, files: list[str] | tuple = (), project_root: str | None = None) -> bool:
     """Does a memory with ``scope`` apply in this project, to a call touching ``files``?"""
     if scope == GLOBAL:
         return True

@@ -15,8 +15,12 @@ AGE_BUCKETS = [("< 1 day", 1), ("1-7 days", 7), ("7-30 days", 30), ("30-90 days"
 
 
 def _counts(store: Store, column: str, where: str = "status = 'active'") -> dict:
-    return {r["k"]: r["n"] for r in store.rows(
-        f"SELECT {column} AS k, count(*) AS n FROM memory_entries WHERE {where} GROUP BY {column} ORDER BY n DESC")}
+    return {
+        r["k"]: r["n"]
+        for r in store.rows(
+            f"SELECT {column} AS k, count(*) AS n FROM memory_entries WHERE {where} GROUP BY {column} ORDER BY n DESC"
+        )
+    }
 
 
 def collect(store: Store, now: datetime | None = None) -> dict:
@@ -41,13 +45,16 @@ def collect(store: Store, now: datetime | None = None) -> dict:
         ages[label] = store.value(sql, params)
         prev = lo
     ages["> 90 days"] = store.value(
-        "SELECT count(*) FROM memory_entries WHERE status='active' AND created_at < ?", (prev,))
+        "SELECT count(*) FROM memory_entries WHERE status='active' AND created_at < ?", (prev,)
+    )
     out["by_age"] = ages
     out["rules"] = {
         "total": store.value("SELECT count(*) FROM enforcement_rules"),
         "enabled": store.value("SELECT count(*) FROM enforcement_rules WHERE active=1"),
-        "by_action": {r["action"]: r["n"] for r in store.rows(
-            "SELECT action, count(*) AS n FROM enforcement_rules WHERE active=1 GROUP BY action")},
+        "by_action": {
+            r["action"]: r["n"]
+            for r in store.rows("SELECT action, count(*) AS n FROM enforcement_rules WHERE active=1 GROUP BY action")
+        },
         "unconfirmed": store.value("SELECT count(*) FROM enforcement_rules WHERE confirmed=0"),
     }
     out["corrections"] = {
@@ -55,9 +62,13 @@ def collect(store: Store, now: datetime | None = None) -> dict:
         "total": store.value("SELECT count(*) FROM corrections"),
     }
     week_ago = iso(now - timedelta(days=7))
-    out["audit_last_7_days"] = {r["action"]: r["n"] for r in store.rows(
-        "SELECT action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? GROUP BY action ORDER BY n DESC",
-        (week_ago,))}
+    out["audit_last_7_days"] = {
+        r["action"]: r["n"]
+        for r in store.rows(
+            "SELECT action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? GROUP BY action ORDER BY n DESC",
+            (week_ago,),
+        )
+    }
     out["agent_stores"] = {
         "incidents_open": store.value("SELECT count(*) FROM incidents WHERE status = 'open'"),
         "incidents_resolved": store.value("SELECT count(*) FROM incidents WHERE status = 'resolved'"),
@@ -73,8 +84,11 @@ def collect(store: Store, now: datetime | None = None) -> dict:
 
 # What the gate did, per day: a block denied a call, a warn let it through with a note, a
 # violation is a call that went through and broke a rule (counted after the fact).
-ENFORCEMENT_SERIES = {"blocks": ("enforce_block",), "warns": ("enforce_warn", "enforce_ask"),
-                      "violations": ("verify_fail",)}
+ENFORCEMENT_SERIES = {
+    "blocks": ("enforce_block",),
+    "warns": ("enforce_warn", "enforce_ask"),
+    "violations": ("verify_fail",),
+}
 
 
 def enforcement_per_day(store: Store, days: int = 30, now: datetime | None = None) -> dict:
@@ -87,10 +101,14 @@ def enforcement_per_day(store: Store, days: int = 30, now: datetime | None = Non
     out: dict = {"days": labels}
     actions = [a for names in ENFORCEMENT_SERIES.values() for a in names]
     marks = ",".join("?" * len(actions))
-    counts = {(r["d"], r["action"]): r["n"] for r in store.rows(
-        f"SELECT substr(timestamp, 1, 10) AS d, action, count(*) AS n FROM memory_audit_log"
-        f" WHERE action IN ({marks}) AND timestamp >= ? GROUP BY d, action",
-        [*actions, labels[0]])}
+    counts = {
+        (r["d"], r["action"]): r["n"]
+        for r in store.rows(
+            f"SELECT substr(timestamp, 1, 10) AS d, action, count(*) AS n FROM memory_audit_log"
+            f" WHERE action IN ({marks}) AND timestamp >= ? GROUP BY d, action",
+            [*actions, labels[0]],
+        )
+    }
     for series, names in ENFORCEMENT_SERIES.items():
         values = [0] * days
         for (d, action), n in counts.items():
@@ -105,8 +123,9 @@ def correction_funnel(store: Store) -> dict:
     return {
         "captured": store.value("SELECT count(*) FROM corrections") or 0,
         "proposed": store.value(
-            "SELECT count(*) FROM corrections WHERE status IN ('promoted', 'approved')"
-            " OR promoted_to IS NOT NULL") or 0,
+            "SELECT count(*) FROM corrections WHERE status IN ('promoted', 'approved') OR promoted_to IS NOT NULL"
+        )
+        or 0,
         "approved": store.value("SELECT count(*) FROM corrections WHERE status = 'approved'") or 0,
         "rejected": store.value("SELECT count(*) FROM corrections WHERE status = 'rejected'") or 0,
     }
@@ -114,6 +133,10 @@ def correction_funnel(store: Store) -> dict:
 
 def rule_last_fired(store: Store) -> dict:
     """``{rule id: timestamp}`` of the last time each rule matched a tool call."""
-    return {r["entry_id"]: r["t"] for r in store.rows(
-        "SELECT entry_id, max(timestamp) AS t FROM memory_audit_log WHERE entry_id IS NOT NULL"
-        " AND (action LIKE 'enforce\\_%' ESCAPE '\\' OR action = 'verify_fail') GROUP BY entry_id")}
+    return {
+        r["entry_id"]: r["t"]
+        for r in store.rows(
+            "SELECT entry_id, max(timestamp) AS t FROM memory_audit_log WHERE entry_id IS NOT NULL"
+            " AND (action LIKE 'enforce\\_%' ESCAPE '\\' OR action = 'verify_fail') GROUP BY entry_id"
+        )
+    }

@@ -29,8 +29,9 @@ DERIVED = {"memory_vec_queue"}
 def data_tables(store: Store) -> list[str]:
     """Ordinary tables only: SQLite itself marks virtual tables (FTS5, vec0) and their shadow
     tables, so a table whose name merely starts like one (``memory_vec_queue``) is not skipped."""
-    rows = store.rows("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' "
-                      "AND name NOT LIKE 'sqlite_%'")
+    rows = store.rows(
+        "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'"
+    )
     names = [r["name"] for r in rows if r["name"] != "schema_migrations" and r["name"] not in DERIVED]
     return [t for t in FIRST if t in names] + sorted(t for t in names if t not in FIRST)
 
@@ -49,13 +50,20 @@ def _decode(value):
 
 def export_lines(store: Store):
     tables = data_tables(store)
-    yield json.dumps({"format": FORMAT, "version": FORMAT_VERSION, "schema_version": LATEST,
-                      "exported_at": now_iso(), "tables": tables})
+    yield json.dumps(
+        {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "schema_version": LATEST,
+            "exported_at": now_iso(),
+            "tables": tables,
+        }
+    )
     for table in tables:
-        for row in store.rows(f'SELECT * FROM "{table}" ORDER BY rowid' if _has_rowid(store, table)
-                              else f'SELECT * FROM "{table}"'):
-            yield json.dumps({"table": table, "row": {k: _encode(v) for k, v in row.items()}},
-                             ensure_ascii=False)
+        for row in store.rows(
+            f'SELECT * FROM "{table}" ORDER BY rowid' if _has_rowid(store, table) else f'SELECT * FROM "{table}"'
+        ):
+            yield json.dumps({"table": table, "row": {k: _encode(v) for k, v in row.items()}}, ensure_ascii=False)
 
 
 def _has_rowid(store: Store, table: str) -> bool:
@@ -89,8 +97,10 @@ def parse_lines(store: Store, lines) -> list[tuple[str, dict, int]]:
             if obj.get("format") != FORMAT:
                 raise InvalidInput(f"line {number}: not a memory-cli export; nothing was imported")
             if int(obj.get("schema_version", 0)) > LATEST:
-                raise InvalidInput(f"line {number}: export is from a newer schema "
-                                   f"({obj.get('schema_version')} > {LATEST}); upgrade memory-cli first")
+                raise InvalidInput(
+                    f"line {number}: export is from a newer schema "
+                    f"({obj.get('schema_version')} > {LATEST}); upgrade memory-cli first"
+                )
             header_seen = True
             continue
         table, row = obj.get("table"), obj.get("row")
@@ -100,8 +110,9 @@ def parse_lines(store: Store, lines) -> list[tuple[str, dict, int]]:
             raise InvalidInput(f"line {number}: unknown table {table!r} or missing row; nothing was imported")
         unknown = set(row) - columns[table]
         if unknown:
-            raise InvalidInput(f"line {number}: table {table} has no column(s) {', '.join(sorted(unknown))}; "
-                               "nothing was imported")
+            raise InvalidInput(
+                f"line {number}: table {table} has no column(s) {', '.join(sorted(unknown))}; nothing was imported"
+            )
         records.append((table, {k: _decode(v) for k, v in row.items()}, number))
     if not header_seen and records:
         raise InvalidInput("no export header line: this file was not written by `memory-cli export`")
@@ -152,8 +163,10 @@ def _import_row(store: Store, table: str, row: dict, on_conflict: str, report: d
         cond = " AND ".join(f'"{k}" = ?' for k in pk)
         sets = ",".join(f'"{c}" = ?' for c in names if c not in pk)
         if sets:
-            store.execute(f'UPDATE "{table}" SET {sets} WHERE {cond}',
-                          [row[c] for c in names if c not in pk] + [row[k] for k in pk])
+            store.execute(
+                f'UPDATE "{table}" SET {sets} WHERE {cond}',
+                [row[c] for c in names if c not in pk] + [row[k] for k in pk],
+            )
         report["replaced"][table] = report["replaced"].get(table, 0) + 1
         return
     store.execute(f'INSERT INTO "{table}" ({quoted}) VALUES ({placeholders})', [row[c] for c in names])

@@ -36,14 +36,20 @@ def confusion(rows_pos, rows_neg):
 
 def main() -> int:
     print(f"{'set':<8}{'corr.':>6}{'look-al.':>9}{'TP':>5}{'FP':>5}{'FN':>5}{'TN':>5}{'precision':>11}{'recall':>8}")
-    for name, pick in (("all", lambda m: True), ("dev", lambda m: fold(m) == "dev"), ("held", lambda m: fold(m) == "held")):
+    for name, pick in (
+        ("all", lambda m: True),
+        ("dev", lambda m: fold(m) == "dev"),
+        ("held", lambda m: fold(m) == "held"),
+    ):
         pos = [r for r in CORRECTIONS if pick(r[1])]
         neg = [r for r in LOOKALIKES if pick(r[1])]
         tp, fp, fn, tn, p, r = confusion(pos, neg)
         print(f"{name:<8}{len(pos):>6}{len(neg):>9}{tp:>5}{fp:>5}{fn:>5}{tn:>5}{p:>11.3f}{r:>8.3f}")
     _tp, _fp, _fn, _tn, p, r = confusion(CORRECTIONS, LOOKALIKES)
-    print(f"target: precision >= {TARGET_PRECISION} and recall >= {TARGET_RECALL} -> "
-          f"{'ok' if p >= TARGET_PRECISION and r >= TARGET_RECALL else 'MISSED'}")
+    print(
+        f"target: precision >= {TARGET_PRECISION} and recall >= {TARGET_RECALL} -> "
+        f"{'ok' if p >= TARGET_PRECISION and r >= TARGET_RECALL else 'MISSED'}"
+    )
     misses = [(i, m) for i, m in CORRECTIONS if detect(m) is None]
     alarms = [(k, m, detect(m)) for k, m in LOOKALIKES if detect(m) is not None]
     if misses:

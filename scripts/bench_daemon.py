@@ -98,22 +98,29 @@ def _bench_search(tmp: str, n: int) -> dict:
         times.append((time.perf_counter() - t1) * 1000)
         assert len(hits) == 10
     store.close()
-    code = ("import struct, sys, time; t = time.perf_counter(); from memory_cli.db import Store; "
-            "from memory_cli.embeddings import vectors; s = Store.open(sys.argv[1]); "
-            "h = vectors.search(s, struct.pack('<384f', *([0.05] * 384)), 10); "
-            "print((time.perf_counter() - t) * 1000)")
-    fresh = [float(subprocess.run([sys.executable, "-c", code, db], capture_output=True, text=True,
-                                  check=True).stdout) for _ in range(7)]
-    return {"search_n": n, "search_p50_ms": statistics.median(times), "search_p95_ms": _pct(times, 95),
-            "search_fresh_process_import_open_search_ms": statistics.median(fresh)}
+    code = (
+        "import struct, sys, time; t = time.perf_counter(); from memory_cli.db import Store; "
+        "from memory_cli.embeddings import vectors; s = Store.open(sys.argv[1]); "
+        "h = vectors.search(s, struct.pack('<384f', *([0.05] * 384)), 10); "
+        "print((time.perf_counter() - t) * 1000)"
+    )
+    fresh = [
+        float(subprocess.run([sys.executable, "-c", code, db], capture_output=True, text=True, check=True).stdout)
+        for _ in range(7)
+    ]
+    return {
+        "search_n": n,
+        "search_p50_ms": statistics.median(times),
+        "search_p95_ms": _pct(times, 95),
+        "search_fresh_process_import_open_search_ms": statistics.median(fresh),
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=200, help="in-process round trips to time")
     ap.add_argument("--hook-runs", type=int, default=15, help="hook-like processes to run")
-    ap.add_argument("--search-n", type=int, default=10_000,
-                    help="memories for the vector-search timing (0 to skip)")
+    ap.add_argument("--search-n", type=int, default=10_000, help="memories for the vector-search timing (0 to skip)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -165,7 +172,8 @@ def main() -> int:
         peaks, walls = [], []
         for i in range(args.hook_runs):
             mb, ms, rc = _child_peak_rss_and_ms(
-                [sys.executable, "-c", HOOK_LIKE, f"what did we decide about retries {i}?"], env)
+                [sys.executable, "-c", HOOK_LIKE, f"what did we decide about retries {i}?"], env
+            )
             assert rc == 0, "hook-like client got no vector"
             peaks.append(mb)
             walls.append(ms)
@@ -184,31 +192,53 @@ def main() -> int:
     rows = [
         ("daemon resident memory, MiniLM loaded", f"{r['daemon_rss_mb']:.0f} MB", "< 600 MB"),
         ("hook-like client peak RSS (max of runs)", f"{r['hook_client_peak_rss_mb']:.1f} MB", "< 40 MB"),
-        ("hook-like client whole process, p50", f"{r['hook_client_process_p50_ms']:.0f} ms", "(25-57 ms measured floor)"),
+        (
+            "hook-like client whole process, p50",
+            f"{r['hook_client_process_p50_ms']:.0f} ms",
+            "(25-57 ms measured floor)",
+        ),
         ("embed round trip, one sentence, p50", f"{r['round_trip_p50_ms']:.1f} ms", "2-8 ms socket + ~11 ms model"),
-        ("embed round trip, one sentence, p95", f"{r['round_trip_p95_ms']:.1f} ms", "< daemon.request_timeout_ms (150)"),
+        (
+            "embed round trip, one sentence, p95",
+            f"{r['round_trip_p95_ms']:.1f} ms",
+            "< daemon.request_timeout_ms (150)",
+        ),
         ("batch of 256 texts", f"{r['batch_256_texts_per_s']:.0f} texts/s", "~360/s on 2 cores"),
         ("start() returns", f"{r['start_return_ms']:.1f} ms", "at once (no model wait)"),
         ("socket answering after start", f"{r['socket_up_ms']:.0f} ms", "-"),
         ("cold start to model ready", f"{r['cold_start_to_ready_s']:.1f} s", "~7.5 s"),
-        ("embed refused while cold, p50 / max",
-         (f"{r['cold_refusal_p50_ms']:.1f} / {r['cold_refusal_max_ms']:.0f} ms ({r['cold_refusals']} asks)"
-          if r["cold_refusals"] else "n/a"), "immediate, never blocks"),
+        (
+            "embed refused while cold, p50 / max",
+            (
+                f"{r['cold_refusal_p50_ms']:.1f} / {r['cold_refusal_max_ms']:.0f} ms ({r['cold_refusals']} asks)"
+                if r["cold_refusals"]
+                else "n/a"
+            ),
+            "immediate, never blocks",
+        ),
     ]
     if args.search_n:
         rows += [
-            (f"vectors.search k=10 at {r['search_n']:,} memories, p50 / p95",
-             f"{r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} ms", "~7 ms (sqlite-vec exact scan)"),
-            ("fresh process: import + open + load vec0 + search",
-             f"{r['search_fresh_process_import_open_search_ms']:.0f} ms", "(in-process part of a hook)"),
+            (
+                f"vectors.search k=10 at {r['search_n']:,} memories, p50 / p95",
+                f"{r['search_p50_ms']:.1f} / {r['search_p95_ms']:.1f} ms",
+                "~7 ms (sqlite-vec exact scan)",
+            ),
+            (
+                "fresh process: import + open + load vec0 + search",
+                f"{r['search_fresh_process_import_open_search_ms']:.0f} ms",
+                "(in-process part of a hook)",
+            ),
         ]
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
     w = max(len(a) for a, _, _ in rows)
     v = max(len(b) for _, b, _ in rows)
-    print(f"# {r['cpus']} CPUs, 1-min load average {r['load_average_before']:.1f} before, "
-          f"{r['load_average_after']:.1f} after (other work inflates latencies, not memory)")
+    print(
+        f"# {r['cpus']} CPUs, 1-min load average {r['load_average_before']:.1f} before, "
+        f"{r['load_average_after']:.1f} after (other work inflates latencies, not memory)"
+    )
     print(f"{'measure':<{w}}  {'result':>{v}}  target")
     print(f"{'-' * w}  {'-' * v}  ------")
     for a, b, c in rows:

@@ -51,8 +51,10 @@ def main() -> int:
         print(f"{k:30s} {med[k]:9.2f} {min(v):7.2f} {max(v):7.2f}")
     base = med["without (bare Claude Code)"]
     added = med["with memory-cli"] - base
-    print(f"{'added by memory-cli hooks':30s} {added:9.2f}   ({med['with memory-cli'] / base:.2f}x the bare session;"
-          " 6 hook processes: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd)")
+    print(
+        f"{'added by memory-cli hooks':30s} {added:9.2f}   ({med['with memory-cli'] / base:.2f}x the bare session;"
+        " 6 hook processes: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop, SessionEnd)"
+    )
     return 0
 
 

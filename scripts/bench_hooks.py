@@ -50,13 +50,22 @@ from memory_cli.install import executable, hook_launcher  # noqa: E402
 PY = sys.executable
 FLOOR_CMD = [PY, "-c", "import sqlite3, json"]
 HOOKIFY_REPO = os.environ.get("HOOKIFY_REPO", "/work/.mirror/anthropics+claude-code/repo")
-HOOKIFY_SCRIPTS = {"PreToolUse": "pretooluse.py", "PostToolUse": "posttooluse.py",
-                   "UserPromptSubmit": "userpromptsubmit.py", "Stop": "stop.py"}
+HOOKIFY_SCRIPTS = {
+    "PreToolUse": "pretooluse.py",
+    "PostToolUse": "posttooluse.py",
+    "UserPromptSubmit": "userpromptsubmit.py",
+    "Stop": "stop.py",
+}
 
 
 def payload(event: str, project: Path, **fields) -> str:
-    base = {"session_id": "bench-session", "transcript_path": str(project / "transcript.jsonl"),
-            "cwd": str(project / "src"), "permission_mode": "default", "hook_event_name": event}
+    base = {
+        "session_id": "bench-session",
+        "transcript_path": str(project / "transcript.jsonl"),
+        "cwd": str(project / "src"),
+        "permission_mode": "default",
+        "hook_event_name": event,
+    }
     base.update(fields)
     return json.dumps(base)
 
@@ -64,8 +73,9 @@ def payload(event: str, project: Path, **fields) -> str:
 INSTRUCTIONS = False  # --instructions: callgrind instruction counts (millions) instead of ms
 
 
-def timed(cmd: list[str], stdin: str | None, env: dict, cwd: Path | None = None,
-          native: bool = False) -> tuple[float, str]:
+def timed(
+    cmd: list[str], stdin: str | None, env: dict, cwd: Path | None = None, native: bool = False
+) -> tuple[float, str]:
     """(ms, or millions of instructions with --instructions unless ``native``; stdout)."""
     if INSTRUCTIONS and not native:
         cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd]
@@ -104,11 +114,22 @@ def seed_rules(db: Path, n: int) -> bool:
     with s.transaction():
         for i in range(n):
             if i % 2:
-                rules_api.create_rule(s, f"Never run legacytool{i}", pattern=f"legacytool{i}", pattern_type="command",
-                                      action="block", alternative=f"use newtool{i}")
+                rules_api.create_rule(
+                    s,
+                    f"Never run legacytool{i}",
+                    pattern=f"legacytool{i}",
+                    pattern_type="command",
+                    action="block",
+                    alternative=f"use newtool{i}",
+                )
             else:
-                rules_api.create_rule(s, f"Never write forbidden_token_{i}", pattern=rf"forbidden_token_{i}\b",
-                                      pattern_type="regex", action="warn")
+                rules_api.create_rule(
+                    s,
+                    f"Never write forbidden_token_{i}",
+                    pattern=rf"forbidden_token_{i}\b",
+                    pattern_type="regex",
+                    action="warn",
+                )
     s.close()
     return True
 
@@ -122,27 +143,37 @@ def hookify_rules(project: Path, n: int) -> None:
     claude.mkdir(exist_ok=True)
     for i in range(n):
         if i % 2:
-            text = (f"---\nname: no-legacytool{i}\nenabled: true\nevent: bash\npattern: \\blegacytool{i}\\b\n"
-                    f"action: block\n---\n\nNever run legacytool{i}; use newtool{i}.\n")
+            text = (
+                f"---\nname: no-legacytool{i}\nenabled: true\nevent: bash\npattern: \\blegacytool{i}\\b\n"
+                f"action: block\n---\n\nNever run legacytool{i}; use newtool{i}.\n"
+            )
         else:
-            text = (f"---\nname: no-token-{i}\nenabled: true\nevent: all\npattern: forbidden_token_{i}\\b\n"
-                    f"action: warn\n---\n\nNever write forbidden_token_{i}.\n")
+            text = (
+                f"---\nname: no-token-{i}\nenabled: true\nevent: all\npattern: forbidden_token_{i}\\b\n"
+                f"action: warn\n---\n\nNever write forbidden_token_{i}.\n"
+            )
         (claude / f"hookify.rule{i}.local.md").write_text(text)
 
 
 def seed_memories(db: Path, n: int) -> None:
     from memory_cli import entries
 
-    words = ("build deploy cache docker pytest webview window drag sqlite index query token budget "
-             "release branch merge lint format ruff mypy venv pnpm npm node python rust cargo").split()
+    words = (
+        "build deploy cache docker pytest webview window drag sqlite index query token budget "
+        "release branch merge lint format ruff mypy venv pnpm npm node python rust cargo"
+    ).split()
     s = Store.open(db)
     with s.transaction():
         for i in range(n):
             w = [words[(i * k) % len(words)] for k in (1, 3, 7, 11)]
             scope = "global" if i % 5 == 0 else ("project:benchproj" if i % 5 < 3 else f"project:other{i % 7}")
-            entries.add(s, f"Memory {i}: when {w[0]} meets {w[1]}, remember {w[2]} and {w[3]}",
-                        ("fact", "rule", "pattern", "decision", "preference")[i % 5], scope=scope,
-                        confidence=0.3 + (i % 7) / 10)
+            entries.add(
+                s,
+                f"Memory {i}: when {w[0]} meets {w[1]}, remember {w[2]} and {w[3]}",
+                ("fact", "rule", "pattern", "decision", "preference")[i % 5],
+                scope=scope,
+                confidence=0.3 + (i % 7) / 10,
+            )
     s.close()
 
 
@@ -170,8 +201,12 @@ def extract_hookify(dest: Path) -> Path | None:
     if not Path(HOOKIFY_REPO).exists():
         return None
     try:
-        archive = subprocess.run(["git", "-C", HOOKIFY_REPO, "archive", "HEAD", "plugins/hookify"],
-                                 capture_output=True, check=True, timeout=120).stdout
+        archive = subprocess.run(
+            ["git", "-C", HOOKIFY_REPO, "archive", "HEAD", "plugins/hookify"],
+            capture_output=True,
+            check=True,
+            timeout=120,
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True, timeout=120)
     except (OSError, subprocess.SubprocessError):
         return None
@@ -203,11 +238,17 @@ def run(root: Path) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     ap.add_argument("--no-daemon", action="store_true", help="skip the warm-daemon query measurement")
     ap.add_argument("--no-hookify", action="store_true", help="skip the hookify column")
-    ap.add_argument("--also", action="append", default=[], metavar="NAME=COMMAND",
-                    help="another way to start memory-cli's hook, timed beside the registered one "
-                         "(e.g. console=.venv/bin/memory-cli); repeatable")
-    ap.add_argument("--instructions", action="store_true",
-                    help="count instructions under valgrind (one run each) instead of timing")
+    ap.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="another way to start memory-cli's hook, timed beside the registered one "
+        "(e.g. console=.venv/bin/memory-cli); repeatable",
+    )
+    ap.add_argument(
+        "--instructions", action="store_true", help="count instructions under valgrind (one run each) instead of timing"
+    )
     args = ap.parse_args()
     global INSTRUCTIONS
     INSTRUCTIONS = args.instructions
@@ -233,8 +274,12 @@ def run(root: Path) -> int:
     (project / "src").mkdir()
     claude = root / "claude"
     (claude / "memory").mkdir(parents=True)
-    env = dict(os.environ, CLAUDE_CONFIG_DIR=str(claude), CLAUDE_PROJECT_DIR=str(project),
-               MEMORY_CLI_CONFIG=str(claude / "memory" / "config.json"))
+    env = dict(
+        os.environ,
+        CLAUDE_CONFIG_DIR=str(claude),
+        CLAUDE_PROJECT_DIR=str(project),
+        MEMORY_CLI_CONFIG=str(claude / "memory" / "config.json"),
+    )
     # Each entry keeps its files (error log, daemon run dir) in a Claude folder of its own;
     # the configuration is shared.
     entry_env = {e.name: dict(env, CLAUDE_CONFIG_DIR=str(root / f"claude-{k}")) for k, e in enumerate(entries)}
@@ -245,29 +290,55 @@ def run(root: Path) -> int:
     hookify = None if args.no_hookify else extract_hookify(root)
     hookify_env = dict(env, CLAUDE_PLUGIN_ROOT=str(hookify)) if hookify else None
 
-    bash = {"command": "cd /work/benchproj && git status && ls -la src | head -50",
-            "description": "status", "timeout": 120000, "run_in_background": False}
+    bash = {
+        "command": "cd /work/benchproj && git status && ls -la src | head -50",
+        "description": "status",
+        "timeout": 120000,
+        "run_in_background": False,
+    }
     written = "def main():\n    print('hello')\n" * 60
     write_input = {"file_path": str(project / "src" / "app.py"), "content": written}
     pre = payload("PreToolUse", project, tool_name="Bash", tool_input=bash, tool_use_id="toolu_bench")
-    blocked = payload("PreToolUse", project, tool_name="Bash", tool_use_id="toolu_bench",
-                      tool_input=dict(bash, command="cd src && legacytool7 --all"))
-    post = payload("PostToolUse", project, tool_name="Write", tool_input=write_input,
-                   tool_response={"filePath": write_input["file_path"], "success": True}, tool_use_id="toolu_bench")
-    failure = payload("PostToolUseFailure", project, tool_name="Bash", tool_input={"command": "npm run build"},
-                      error="Command failed with exit code 1: npm ERR! missing script: build",
-                      tool_use_id="toolu_bench")
-    prompt = payload("UserPromptSubmit", project,
-                     prompt="Can you make the release script also tag the docker image with the git sha?")
-    stop = payload("Stop", project, stop_hook_active=False,
-                   last_assistant_message="Done: the script tags the image.\n"
-                                          "[MEMORY:behavior:docker] Tagging needs the sha before the build step")
+    blocked = payload(
+        "PreToolUse",
+        project,
+        tool_name="Bash",
+        tool_use_id="toolu_bench",
+        tool_input=dict(bash, command="cd src && legacytool7 --all"),
+    )
+    post = payload(
+        "PostToolUse",
+        project,
+        tool_name="Write",
+        tool_input=write_input,
+        tool_response={"filePath": write_input["file_path"], "success": True},
+        tool_use_id="toolu_bench",
+    )
+    failure = payload(
+        "PostToolUseFailure",
+        project,
+        tool_name="Bash",
+        tool_input={"command": "npm run build"},
+        error="Command failed with exit code 1: npm ERR! missing script: build",
+        tool_use_id="toolu_bench",
+    )
+    prompt = payload(
+        "UserPromptSubmit",
+        project,
+        prompt="Can you make the release script also tag the docker image with the git sha?",
+    )
+    stop = payload(
+        "Stop",
+        project,
+        stop_hook_active=False,
+        last_assistant_message="Done: the script tags the image.\n"
+        "[MEMORY:behavior:docker] Tagging needs the sha before the build step",
+    )
     start = payload("SessionStart", project, source="startup", model="claude-sonnet-4-5")
 
     results = []
 
-    def row(event, db, stdin, *, note, rules=None, target_ratio=None, target_ms=None, vs_hookify=None,
-            expect=None):
+    def row(event, db, stdin, *, note, rules=None, target_ratio=None, target_ms=None, vs_hookify=None, expect=None):
         """Time every entry, the floor and hookify on one payload, interleaved run by run."""
         stores = {e.name: copy_store(db, f"e{k}") for k, e in enumerate(entries)}
         cmds = {e.name: e.argv + ["--db", str(stores[e.name]), "hook", event] for e in entries}
@@ -309,15 +380,26 @@ def run(root: Path) -> int:
             if wrong:
                 target.append(f"expected {expect}, got {wrong}")
                 ok = False
-        results.append({
-            "scenario": f"{event} ({note})", "floor_ms": round(fl, 1),
-            "entries": {name: {"median_ms": round(med[name], 1), "p95_ms": round(p95(times[name]), 1),
-                               "ratio": round(med[name] / fl, 2)} for name in cmds},
-            "hookify_ms": round(hk, 1) if hk is not None else None,
-            "hookify_speedup": round(hk / main_ms, 2) if hk is not None else None,
-            "hookify_note": None if hk is not None else ("not available" if not hookify else "no such hook"),
-            "decisions": decisions, "target": "; ".join(target) or "-",
-            "verdict": ("ok" if ok else "MISSED") if target else "-"})
+        results.append(
+            {
+                "scenario": f"{event} ({note})",
+                "floor_ms": round(fl, 1),
+                "entries": {
+                    name: {
+                        "median_ms": round(med[name], 1),
+                        "p95_ms": round(p95(times[name]), 1),
+                        "ratio": round(med[name] / fl, 2),
+                    }
+                    for name in cmds
+                },
+                "hookify_ms": round(hk, 1) if hk is not None else None,
+                "hookify_speedup": round(hk / main_ms, 2) if hk is not None else None,
+                "hookify_note": None if hk is not None else ("not available" if not hookify else "no such hook"),
+                "decisions": decisions,
+                "target": "; ".join(target) or "-",
+                "verdict": ("ok" if ok else "MISSED") if target else "-",
+            }
+        )
 
     empty = root / "empty.db"
     Store.open(empty).close()
@@ -328,8 +410,16 @@ def run(root: Path) -> int:
             have_rules = False
             break
         target = {1000: 1.0, 10000: 1.3}.get(n)
-        row("PreToolUse", db, pre, note=f"{n:,} rules, allowed", rules=n, target_ratio=target,
-            vs_hookify=3.0 if n == 1000 else None, expect=None)
+        row(
+            "PreToolUse",
+            db,
+            pre,
+            note=f"{n:,} rules, allowed",
+            rules=n,
+            target_ratio=target,
+            vs_hookify=3.0 if n == 1000 else None,
+            expect=None,
+        )
         if n == 1000:
             row("PreToolUse", db, blocked, note=f"{n:,} rules, denied", rules=n, expect="deny")
             row("PostToolUse", db, post, note=f"{n:,} rules, 1.9 KB Write", rules=n, target_ratio=1.0)
@@ -337,34 +427,67 @@ def run(root: Path) -> int:
             row("UserPromptSubmit", db, prompt, note=f"{n:,} rules, daemon down", rules=n)
             row("Stop", db, stop, note=f"{n:,} rules, daemon down, one marker", rules=n)
     if not have_rules:
-        results.append({"scenario": "rules", "floor_ms": None, "entries": {}, "hookify_ms": None,
-                        "hookify_speedup": None, "hookify_note": "n/a", "decisions": {},
-                        "target": "-", "verdict": "n/a (rules not built)"})
+        results.append(
+            {
+                "scenario": "rules",
+                "floor_ms": None,
+                "entries": {},
+                "hookify_ms": None,
+                "hookify_speedup": None,
+                "hookify_note": "n/a",
+                "decisions": {},
+                "target": "-",
+                "verdict": "n/a (rules not built)",
+            }
+        )
 
     for n in memory_sizes:
         db = root / f"memories-{n}.db"
         seed_memories(db, n)
-        row("SessionStart", db, start, note=f"{n:,} memories, daemon down", rules=None,
-            target_ms=300 if n == 10000 else None)
+        row(
+            "SessionStart",
+            db,
+            start,
+            note=f"{n:,} memories, daemon down",
+            rules=None,
+            target_ms=300 if n == 10000 else None,
+        )
 
     query_row = None if (args.no_daemon or INSTRUCTIONS) else warm_query(root, env, memory_sizes[-1])
 
     if args.json:
-        print(json.dumps({"runs": runs, "unit": "millions of instructions" if INSTRUCTIONS else "ms",
-                          "python": PY, "entries": {e.name: " ".join(e.argv) for e in entries},
-                          "hookify": str(hookify) if hookify else None, "results": results,
-                          "query": query_row}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "runs": runs,
+                    "unit": "millions of instructions" if INSTRUCTIONS else "ms",
+                    "python": PY,
+                    "entries": {e.name: " ".join(e.argv) for e in entries},
+                    "hookify": str(hookify) if hookify else None,
+                    "results": results,
+                    "query": query_row,
+                },
+                indent=2,
+            )
+        )
         return 0
     unit = "Mi" if INSTRUCTIONS else "ms"
     if INSTRUCTIONS:
         print(f"memory-cli hook benchmark: instructions per whole process (millions, callgrind), {runs} run(s)")
     else:
         print(f"memory-cli hook benchmark: whole-process wall time, median of {runs} interleaved runs")
-    print(f"floor    = `{Path(PY).name} -c \"import sqlite3, json\"` (same interpreter, same run)")
+    print(f'floor    = `{Path(PY).name} -c "import sqlite3, json"` (same interpreter, same run)')
     for e in entries:
         print(f"{e.name:8s} = {' '.join(e.argv)} ... hook EVENT")
-    print("hookify  = " + (f"{Path(PY).name} {hookify}/hooks/<event>.py, same rules as .local.md files"
-                           if hookify else "not available (no claude-code snapshot)") + "\n")
+    print(
+        "hookify  = "
+        + (
+            f"{Path(PY).name} {hookify}/hooks/<event>.py, same rules as .local.md files"
+            if hookify
+            else "not available (no claude-code snapshot)"
+        )
+        + "\n"
+    )
     headers = ["scenario", f"floor {unit}"]
     for e in entries:
         headers += [f"{e.name} {unit}", "x floor"]
@@ -375,9 +498,12 @@ def run(root: Path) -> int:
         for e in entries:
             x = r["entries"].get(e.name)
             line += [_f(x["median_ms"]), f"{x['ratio']:.2f}x"] if x else ["-", "-"]
-        line += [_f(r["hookify_ms"]) if r["hookify_ms"] is not None else r["hookify_note"],
-                 f"{r['hookify_speedup']:.2f}x" if r["hookify_speedup"] is not None else "-",
-                 r["target"], r["verdict"]]
+        line += [
+            _f(r["hookify_ms"]) if r["hookify_ms"] is not None else r["hookify_note"],
+            f"{r['hookify_speedup']:.2f}x" if r["hookify_speedup"] is not None else "-",
+            r["target"],
+            r["verdict"],
+        ]
         table.append(line)
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *table)]
     print("  ".join(h.ljust(w) for h, w in zip(headers, widths)))
@@ -385,8 +511,10 @@ def run(root: Path) -> int:
     for line in table:
         print("  ".join(str(x).ljust(w) for x, w in zip(line, widths)))
     if query_row:
-        print(f"\n{query_row['scenario']}: median {_f(query_row['median_ms'])} ms, p95 {_f(query_row['p95_ms'])} ms "
-              f"(target {query_row['target']}: {query_row['verdict']})")
+        print(
+            f"\n{query_row['scenario']}: median {_f(query_row['median_ms'])} ms, p95 {_f(query_row['p95_ms'])} ms "
+            f"(target {query_row['target']}: {query_row['verdict']})"
+        )
     return 0
 
 
@@ -416,8 +544,13 @@ def warm_query(root: Path, env: dict, n: int):
         while time.time() < deadline and client.embed(["warm up"], timeout_ms=2000) is None:
             time.sleep(0.5)
         if client.embed(["warm up"], timeout_ms=2000) is None:
-            return {"scenario": f"query in-process ({n:,} memories, daemon warm)", "median_ms": None,
-                    "p95_ms": None, "target": "< 50 ms p95", "verdict": "n/a (daemon did not warm)"}
+            return {
+                "scenario": f"query in-process ({n:,} memories, daemon warm)",
+                "median_ms": None,
+                "p95_ms": None,
+                "target": "< 50 ms p95",
+                "verdict": "n/a (daemon did not warm)",
+            }
         subprocess.run(base + ["reindex"], env=env, capture_output=True, timeout=1200)
         s = Store.open(db)
         # Measure the steady state: no backfill in flight, caches warm.
@@ -428,9 +561,18 @@ def warm_query(root: Path, env: dict, n: int):
             time.sleep(1)
         for q in ("warm up one", "warm up two", "warm up three"):
             search.query(s, q, limit=10)
-        questions = ["how do I deploy with docker", "pytest cache problems", "webview window drag",
-                     "which package manager, pnpm or npm", "release branch merge rules", "token budget for queries",
-                     "rust cargo build", "lint and format with ruff", "sqlite index", "python venv activation"]
+        questions = [
+            "how do I deploy with docker",
+            "pytest cache problems",
+            "webview window drag",
+            "which package manager, pnpm or npm",
+            "release branch merge rules",
+            "token budget for queries",
+            "rust cargo build",
+            "lint and format with ruff",
+            "sqlite index",
+            "python venv activation",
+        ]
         times = []
         for i in range(60):
             t0 = time.perf_counter()
@@ -438,9 +580,13 @@ def warm_query(root: Path, env: dict, n: int):
             times.append((time.perf_counter() - t0) * 1000)
         s.close()
         ok = p95(times) < 50
-        return {"scenario": f"query in-process ({n:,} memories, daemon warm)",
-                "median_ms": round(statistics.median(times), 1), "p95_ms": round(p95(times), 1),
-                "target": "< 50 ms p95", "verdict": "ok" if ok else "MISSED"}
+        return {
+            "scenario": f"query in-process ({n:,} memories, daemon warm)",
+            "median_ms": round(statistics.median(times), 1),
+            "p95_ms": round(p95(times), 1),
+            "target": "< 50 ms p95",
+            "verdict": "ok" if ok else "MISSED",
+        }
     finally:
         subprocess.run(base + ["daemon", "stop"], env=env, capture_output=True, timeout=60)
         for k, v in saved.items():

@@ -34,13 +34,19 @@ def _fill(db: str, n: int) -> None:
     from memory_cli import entries
     from memory_cli.db import Store
 
-    words = ("deploy build test cache docker postgres redis kafka nginx celery pytest ruff mypy vite "
-             "webpack terraform ansible helm grafana sentry").split()
+    words = (
+        "deploy build test cache docker postgres redis kafka nginx celery pytest ruff mypy vite "
+        "webpack terraform ansible helm grafana sentry"
+    ).split()
     with Store.open(db) as s, s.transaction():
         for i in range(n):
             a, b, c = words[i % 20], words[(i * 7) % 20], words[(i * 13) % 20]
-            entries.add(s, f"Note {i}: {a} needs {b} before {c} on host-{i % 97}", "fact",
-                        scope="global" if i % 3 else "project:bench")
+            entries.add(
+                s,
+                f"Note {i}: {a} needs {b} before {c} on host-{i % 97}",
+                "fact",
+                scope="global" if i % 3 else "project:bench",
+            )
 
 
 async def _session(command: list[str], work) -> tuple[float, object]:
@@ -84,10 +90,12 @@ def main() -> int:
 
     async def calls(s):
         timings = {}
-        for tool, make in (("query_memory", lambda i: {"query": f"how does deploy need postgres {i % 17}"}),
-                           ("search_incidents", lambda i: {"query": f"connection refused {i}"}),
-                           ("check_baseline", lambda i: {"name": "bench", "value": 10 + i % 5}),
-                           ("remember", lambda i: {"content": f"bench fact {i}", "type": "fact"})):
+        for tool, make in (
+            ("query_memory", lambda i: {"query": f"how does deploy need postgres {i % 17}"}),
+            ("search_incidents", lambda i: {"query": f"connection refused {i}"}),
+            ("check_baseline", lambda i: {"name": "bench", "value": 10 + i % 5}),
+            ("remember", lambda i: {"content": f"bench fact {i}", "type": "fact"}),
+        ):
             ts = []
             for i in range(args.calls):
                 t0 = time.perf_counter()
@@ -99,12 +107,13 @@ def main() -> int:
         return timings
 
     _, timings = asyncio.run(_session(ours, calls))
-    print(f"MCP server, {args.entries:,} memories, daemon not running (keyword ranking), "
-          f"{os.cpu_count()} cores\n")
+    print(f"MCP server, {args.entries:,} memories, daemon not running (keyword ranking), {os.cpu_count()} cores\n")
     print(f"{'measure':44} {'median ms':>10} {'p95 ms':>8}  target")
     for name, ts in starts.items():
         target = "< 1000 ms" if name == "memory-cli mcp" else "(floor)"
-        print(f"{'start to initialize answered: ' + name:44} {statistics.median(ts):10.0f} {_pct(ts, 95):8.0f}  {target}")
+        print(
+            f"{'start to initialize answered: ' + name:44} {statistics.median(ts):10.0f} {_pct(ts, 95):8.0f}  {target}"
+        )
     for tool, ts in timings.items():
         print(f"{'tool call: ' + tool:44} {statistics.median(ts):10.1f} {_pct(ts, 95):8.1f}  p95 < 50 ms")
     return 0

@@ -35,8 +35,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-MONTHS = {m: i for i, m in enumerate(("january february march april may june july august september "
-                                      "october november december").split(), 1)}
+MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("january february march april may june july august september october november december").split(), 1
+    )
+}
 
 
 def session_time(text: str) -> str | None:
@@ -45,8 +49,10 @@ def session_time(text: str) -> str | None:
     if not m or m.group(5).lower() not in MONTHS:
         return None
     hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "pm" else 0)
-    return (f"{int(m.group(6)):04d}-{MONTHS[m.group(5).lower()]:02d}-{int(m.group(4)):02d}"
-            f"T{hour:02d}:{int(m.group(2)):02d}:00.000000Z")
+    return (
+        f"{int(m.group(6)):04d}-{MONTHS[m.group(5).lower()]:02d}-{int(m.group(4)):02d}"
+        f"T{hour:02d}:{int(m.group(2)):02d}:00.000000Z"
+    )
 
 
 def norm_dia(ref: str) -> list[str]:
@@ -74,9 +80,16 @@ def load_conversation(store, path: str) -> list[tuple[str, list[str], int]]:
                 content = f"{turn['speaker']}: {turn['text']}"
                 if turn.get("blip_caption"):
                     content += f" [image: {turn['blip_caption']}]"
-                e = entries.add(store, content, "fact", scope="global", source="imported",
-                                subject=turn["speaker"], session_id=f"{name}:session_{s}",
-                                audit_context=f"locomo {name} {turn['dia_id']}")
+                e = entries.add(
+                    store,
+                    content,
+                    "fact",
+                    scope="global",
+                    source="imported",
+                    subject=turn["speaker"],
+                    session_id=f"{name}:session_{s}",
+                    audit_context=f"locomo {name} {turn['dia_id']}",
+                )
                 if when:  # as `import-markdown` keeps an imported entry's own date
                     store.execute("UPDATE memory_entries SET created_at = ? WHERE id = ?", (when, e["id"]))
                 for d in norm_dia(turn["dia_id"]):
@@ -118,8 +131,11 @@ def pct(values: list[float], p: float) -> float:
 
 TARGET_R_AT_5 = 0.70
 # (R@5, R@10) from shared/data/locomo/README.md, categories 1-4 of the same five files.
-NAIVE_BASELINES = {"naive BM25 (FTS5)": (0.535, 0.617), "naive MiniLM cosine": (0.403, 0.498),
-                   "naive min-max fusion": (0.588, 0.679)}
+NAIVE_BASELINES = {
+    "naive BM25 (FTS5)": (0.535, 0.617),
+    "naive MiniLM cosine": (0.403, 0.498),
+    "naive min-max fusion": (0.588, 0.679),
+}
 
 
 def main(argv=None) -> int:
@@ -135,10 +151,14 @@ def main(argv=None) -> int:
     os.environ["MEMORY_CLI_CONFIG"] = os.path.join(tmp, "config.json")
     for k in ("MEMORY_CLI_DB", "MEMORY_CLI_BUDGET"):
         os.environ.pop(k, None)
-    Path(os.environ["MEMORY_CLI_CONFIG"]).write_text(json.dumps({
-        "retrieval": {"confidence_weight": 0.0, "recency_weight": 0.0},
-        "daemon": {"request_timeout_ms": 2000, "autostart": False},
-    }))
+    Path(os.environ["MEMORY_CLI_CONFIG"]).write_text(
+        json.dumps(
+            {
+                "retrieval": {"confidence_weight": 0.0, "recency_weight": 0.0},
+                "daemon": {"request_timeout_ms": 2000, "autostart": False},
+            }
+        )
+    )
     log = (lambda *a: None) if args.json else (lambda *a: print(*a, file=sys.stderr, flush=True))
 
     from memory_cli import settings as settings_mod
@@ -179,10 +199,12 @@ def main(argv=None) -> int:
                     from memory_cli.daemon import client
                     from memory_cli.embeddings import vectors
 
-                    vectors.reindex(store, lambda texts: client.embed(texts, 120_000),
-                                    model=cfg["embedding"]["model"], batch=64)
-                log(f"{Path(path).name}: {n_turns} turns stored in {time.perf_counter() - t0:.1f}s, "
-                    f"{len(qs)} questions")
+                    vectors.reindex(
+                        store, lambda texts: client.embed(texts, 120_000), model=cfg["embedding"]["model"], batch=64
+                    )
+                log(
+                    f"{Path(path).name}: {n_turns} turns stored in {time.perf_counter() - t0:.1f}s, {len(qs)} questions"
+                )
                 for q, ev, _cat in qs:
                     evidence.append(ev)
                     for m in modes:
@@ -217,14 +239,19 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"LoCoMo evidence recall, {result['scored_questions']} questions with evidence "
-          f"({len(files)} conversations, categories 1-4)")
+    print(
+        f"LoCoMo evidence recall, {result['scored_questions']} questions with evidence "
+        f"({len(files)} conversations, categories 1-4)"
+    )
     print(f"{'run':<22}{'R@1':>7}{'R@5':>7}{'R@10':>7}{'MRR':>7}{'p50 ms':>9}{'p95 ms':>9}")
     rows = [("hybrid" if vectors_on else "hybrid (no vectors)", result)] + [
-        (f"{m}-only", v) for m, v in result["baselines"].items()]
+        (f"{m}-only", v) for m, v in result["baselines"].items()
+    ]
     for name, r in rows:
-        print(f"{name:<22}{r['r_at_1']:>7.3f}{r['r_at_5']:>7.3f}{r['r_at_10']:>7.3f}{r['mrr']:>7.3f}"
-              f"{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}")
+        print(
+            f"{name:<22}{r['r_at_1']:>7.3f}{r['r_at_5']:>7.3f}{r['r_at_10']:>7.3f}{r['mrr']:>7.3f}"
+            f"{r['p50_ms']:>9.1f}{r['p95_ms']:>9.1f}"
+        )
     print()
     print("naive baselines on the five shared files (shared/data/locomo/README.md, not re-run here):")
     for name, (r5, r10) in NAIVE_BASELINES.items():

@@ -46,13 +46,21 @@ TARGETS = {"r_at_5": 0.76, "r_at_10": 0.84, "p95_ms": 50.0}
 def recalls(got: list[str], ev: list[str]) -> tuple[float, float, float, float]:
     want = set(ev)
     rr = next((1.0 / (i + 1) for i, x in enumerate(got[:10]) if x in want), 0.0)
-    return (len(want & set(got[:1])) / len(want), len(want & set(got[:5])) / len(want),
-            len(want & set(got[:10])) / len(want), rr)
+    return (
+        len(want & set(got[:1])) / len(want),
+        len(want & set(got[:5])) / len(want),
+        len(want & set(got[:10])) / len(want),
+        rr,
+    )
 
 
 # Stage 1: the ranking's existing knobs, tuned jointly on the training files.
-BASE_GRID = {"keyword": [0.5, 0.6, 0.7], "keyword_context": [0.3, 0.5], "neighbours": [0.1, 0.2],
-             "cues": [0.3, 0.5]}  # "cues": the subject and date weights, tuned together
+BASE_GRID = {
+    "keyword": [0.5, 0.6, 0.7],
+    "keyword_context": [0.3, 0.5],
+    "neighbours": [0.1, 0.2],
+    "cues": [0.3, 0.5],
+}  # "cues": the subject and date weights, tuned together
 # Stage 2: each idea's own knobs, tuned on the same training files with stage 1's choice fixed
 # (0 = the idea switched off, so an idea that does not help on the training files is not used).
 IDEAS = [
@@ -89,9 +97,14 @@ def main(argv=None) -> int:
     os.environ["MEMORY_CLI_CONFIG"] = os.path.join(tmp, "config.json")
     for k in ("MEMORY_CLI_DB", "MEMORY_CLI_BUDGET"):
         os.environ.pop(k, None)
-    Path(os.environ["MEMORY_CLI_CONFIG"]).write_text(json.dumps({
-        "retrieval": {"confidence_weight": 0.0, "recency_weight": 0.0},
-        "daemon": {"request_timeout_ms": 2000, "autostart": False}}))
+    Path(os.environ["MEMORY_CLI_CONFIG"]).write_text(
+        json.dumps(
+            {
+                "retrieval": {"confidence_weight": 0.0, "recency_weight": 0.0},
+                "daemon": {"request_timeout_ms": 2000, "autostart": False},
+            }
+        )
+    )
     log = (lambda *a: None) if args.json else (lambda *a: print(*a, file=sys.stderr, flush=True))
 
     from memory_cli import settings as settings_mod
@@ -128,10 +141,13 @@ def main(argv=None) -> int:
     latency: list[float] = []
     try:
         if args.latency_only:
-            n, times = measure_latency(files, tmp, args.latency_entries, args.latency_queries, embed, cfg, log,
-                                       Store, vectors, search)
-            print(f"query() at {n} entries, daemon warm, {len(times)} calls: p50 {pct(times, 50):.1f} ms, "
-                  f"p95 {pct(times, 95):.1f} ms (target p95 < {TARGETS['p95_ms']:.0f} ms on an idle machine)")
+            n, times = measure_latency(
+                files, tmp, args.latency_entries, args.latency_queries, embed, cfg, log, Store, vectors, search
+            )
+            print(
+                f"query() at {n} entries, daemon warm, {len(times)} calls: p50 {pct(times, 50):.1f} ms, "
+                f"p95 {pct(times, 95):.1f} ms (target p95 < {TARGETS['p95_ms']:.0f} ms on an idle machine)"
+            )
             return 0
         for path in files:
             store = Store.open(os.path.join(tmp, Path(path).stem + ".db"))
@@ -146,8 +162,9 @@ def main(argv=None) -> int:
                 log(f"{Path(path).name}: {len(cands)} questions gathered")
             finally:
                 store.close()
-        latency = measure_latency(files, tmp, args.latency_entries, args.latency_queries, embed, cfg, log,
-                                  Store, vectors, search)
+        latency = measure_latency(
+            files, tmp, args.latency_entries, args.latency_queries, embed, cfg, log, Store, vectors, search
+        )
         log(f"latency at {latency[0]} entries: p50 {pct(latency[1], 50):.1f} ms, p95 {pct(latency[1], 95):.1f} ms")
     finally:
         control.stop()
@@ -174,8 +191,9 @@ def report(args, per_file, latency, shipped, hybrid, log) -> int:
                 cue = change.pop("cues")
                 change.update(subject=cue, date=cue)
             w = shipped.replace(**change)
-            memo[key] = [[recalls([i for i, _s in hybrid.rank(c, w)[:10]], ev) for c, ev in cands]
-                         for _n, cands in per_file]
+            memo[key] = [
+                [recalls([i for i, _s in hybrid.rank(c, w)[:10]], ev) for c, ev in cands] for _n, cands in per_file
+            ]
             if len(memo) % 10 == 0:
                 log(f"  {len(memo)} configurations scored")
         return memo[key]
@@ -194,8 +212,17 @@ def report(args, per_file, latency, shipped, hybrid, log) -> int:
         for train, change in zip(splits, chosen_per_split):
             test = [i for i in range(len(per_file)) if i not in train]
             m = pooled(evaluate(change), test)
-            held.append({"train": [names[i] for i in train], "test": [names[i] for i in test], "chosen": change,
-                         "r_at_1": m[0], "r_at_5": m[1], "r_at_10": m[2], "mrr": m[3]})
+            held.append(
+                {
+                    "train": [names[i] for i in train],
+                    "test": [names[i] for i in test],
+                    "chosen": change,
+                    "r_at_1": m[0],
+                    "r_at_5": m[1],
+                    "r_at_10": m[2],
+                    "mrr": m[3],
+                }
+            )
         row = {"idea": idea}
         for k in ("r_at_1", "r_at_5", "r_at_10", "mrr"):
             row[k] = sum(h[k] for h in held) / len(held)
@@ -207,8 +234,9 @@ def report(args, per_file, latency, shipped, hybrid, log) -> int:
     # The ranking's defaults before cross-validation (chosen on all five files), then as shipped now.
     before = {"keyword": 0.6, "keyword_context": 0.3, "neighbours": 0.15, "subject": 0.5, "date": 0.5, **STAGE1_OFF}
     summarise("earlier defaults, fitted to all five files", [before] * len(splits))
-    shipped_change = {k: getattr(shipped, k) for k in ["keyword", "keyword_context", "neighbours", "subject", "date",
-                                                       *STAGE1_OFF]}
+    shipped_change = {
+        k: getattr(shipped, k) for k in ["keyword", "keyword_context", "neighbours", "subject", "date", *STAGE1_OFF]
+    }
     summarise("shipped defaults (CV's majority choice), untuned", [shipped_change] * len(splits))
     stage1 = [best([{**c, **STAGE1_OFF} for c in configs(BASE_GRID)], train) for train in splits]
     for idea, grid in IDEAS:
@@ -217,32 +245,46 @@ def report(args, per_file, latency, shipped, hybrid, log) -> int:
             continue
         summarise(idea, [best([{**base, **c} for c in configs(grid)], train) for base, train in zip(stage1, splits)])
 
-    out = {"files": names, "questions": sum(len(c) for _n, c in per_file), "ideas": results,
-           "latency": {"entries": latency[0] if latency else 0,
-                       "p50_ms": pct(latency[1], 50) if latency else None,
-                       "p95_ms": pct(latency[1], 95) if latency else None},
-           "targets": TARGETS}
+    out = {
+        "files": names,
+        "questions": sum(len(c) for _n, c in per_file),
+        "ideas": results,
+        "latency": {
+            "entries": latency[0] if latency else 0,
+            "p50_ms": pct(latency[1], 50) if latency else None,
+            "p95_ms": pct(latency[1], 95) if latency else None,
+        },
+        "targets": TARGETS,
+    }
     if args.json:
         print(json.dumps(out))
         return 0
-    print(f"LoCoMo evidence recall by cross-validation: {len(splits)} splits (tune on 3 files, score on 2), "
-          f"{out['questions']} questions, categories 1-4")
+    print(
+        f"LoCoMo evidence recall by cross-validation: {len(splits)} splits (tune on 3 files, score on 2), "
+        f"{out['questions']} questions, categories 1-4"
+    )
     print(f"{'idea':<52}{'R@1':>7}{'R@5':>7}{'R@10':>7}{'MRR':>7}   worst R@5 / R@10")
     for r in results:
-        print(f"{r['idea']:<52}{r['r_at_1']:>7.3f}{r['r_at_5']:>7.3f}{r['r_at_10']:>7.3f}"
-              f"{r['mrr']:>7.3f}   {r['worst_r_at_5']:.3f} / {r['worst_r_at_10']:.3f}")
+        print(
+            f"{r['idea']:<52}{r['r_at_1']:>7.3f}{r['r_at_5']:>7.3f}{r['r_at_10']:>7.3f}"
+            f"{r['mrr']:>7.3f}   {r['worst_r_at_5']:.3f} / {r['worst_r_at_10']:.3f}"
+        )
     last = results[-1]
     print("\nconstants chosen per split (last idea):")
     for h in last["splits"]:
         print(f"  train {'+'.join(h['train'])}: {h['chosen']} -> held-out R@5 {h['r_at_5']:.3f}")
     lat = out["latency"]
     if lat["p95_ms"] is not None:
-        print(f"\nlatency of query() at {lat['entries']} entries, daemon warm: p50 {lat['p50_ms']:.1f} ms, "
-              f"p95 {lat['p95_ms']:.1f} ms (target p95 < {TARGETS['p95_ms']:.0f} ms on an idle machine)")
+        print(
+            f"\nlatency of query() at {lat['entries']} entries, daemon warm: p50 {lat['p50_ms']:.1f} ms, "
+            f"p95 {lat['p95_ms']:.1f} ms (target p95 < {TARGETS['p95_ms']:.0f} ms on an idle machine)"
+        )
     best = results[-1]  # every constant tuned inside the training files: the honest held-out figure
     ok = best["r_at_5"] >= TARGETS["r_at_5"] and best["r_at_10"] >= TARGETS["r_at_10"]
-    print(f"target: held-out R@5 >= {TARGETS['r_at_5']} and R@10 >= {TARGETS['r_at_10']} -> "
-          f"{best['r_at_5']:.3f} / {best['r_at_10']:.3f} {'ok' if ok else 'MISSED'}")
+    print(
+        f"target: held-out R@5 >= {TARGETS['r_at_5']} and R@10 >= {TARGETS['r_at_10']} -> "
+        f"{best['r_at_5']:.3f} / {best['r_at_10']:.3f} {'ok' if ok else 'MISSED'}"
+    )
     return 0
 
 
@@ -260,14 +302,24 @@ def measure_latency(files, tmp, n_entries, n_queries, embed, cfg, log, Store, ve
             with store.transaction():
                 for path in files:
                     data = json.loads(Path(path).read_text(encoding="utf-8"))
-                    for key in [k for k in data if k.startswith("session_") and k.split("_")[1].isdigit()
-                                and len(k.split("_")) == 2]:
+                    for key in [
+                        k
+                        for k in data
+                        if k.startswith("session_") and k.split("_")[1].isdigit() and len(k.split("_")) == 2
+                    ]:
                         for turn in data[key]:
                             content = f"{turn['speaker']}: {turn['text']}"
                             if turn.get("blip_caption"):
                                 content += f" [image: {turn['blip_caption']}]"
-                            entries.add(store, content, "fact", scope="global", source="imported",
-                                        subject=turn["speaker"], session_id=f"{Path(path).stem}:{key}:copy{copy}")
+                            entries.add(
+                                store,
+                                content,
+                                "fact",
+                                scope="global",
+                                source="imported",
+                                subject=turn["speaker"],
+                                session_id=f"{Path(path).stem}:{key}:copy{copy}",
+                            )
                     if copy == 0:
                         questions += [q["question"] for q in data.get("qa", []) if q.get("category") in (1, 2, 3, 4)]
             copy += 1

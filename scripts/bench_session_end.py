@@ -65,8 +65,16 @@ def main() -> int:
         for i in range(args.runs):
             t = tmp / f"t{i}.jsonl"
             shutil.copy(FIXTURE, t)
-            body = json.dumps({"session_id": f"s{i}", "transcript_path": str(t), "cwd": str(tmp),
-                               "permission_mode": "default", "hook_event_name": "SessionEnd", "reason": "exit"})
+            body = json.dumps(
+                {
+                    "session_id": f"s{i}",
+                    "transcript_path": str(t),
+                    "cwd": str(tmp),
+                    "permission_mode": "default",
+                    "hook_event_name": "SessionEnd",
+                    "reason": "exit",
+                }
+            )
             results["floor"].append(timed(floor, None, env))
             config.write_text(json.dumps({"llm": {"session_end": False}}))
             results["off"].append(timed(hook, body, env))
@@ -81,10 +89,12 @@ def main() -> int:
             results["job"].append((time.perf_counter() - started) * 1000)
         print(f"SessionEnd whole process, median of {args.runs} interleaved runs (ms)")
         print(f"{'condition':<44}{'median':>8}{'min':>8}")
-        rows = [("floor: python -c 'import sqlite3, json'", "floor"),
-                ("SessionEnd, llm.session_end = false", "off"),
-                ("SessionEnd, transcript queued + job spawned", "queue"),
-                ("hook start -> transcript summarised (job)", "job")]
+        rows = [
+            ("floor: python -c 'import sqlite3, json'", "floor"),
+            ("SessionEnd, llm.session_end = false", "off"),
+            ("SessionEnd, transcript queued + job spawned", "queue"),
+            ("hook start -> transcript summarised (job)", "job"),
+        ]
         for label, key in rows:
             print(f"{label:<44}{statistics.median(results[key]):>8.1f}{min(results[key]):>8.1f}")
         return 0

@@ -72,9 +72,7 @@ def main() -> int:
     print(f"built {args.memories:,} memories in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     exe = Path(sys.executable).parent / "memory-cli"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_cli"]
-    env = dict(
-        os.environ, MEMORY_CLI_DAEMON_AUTOSTART="0", HOME=str(tmp), CLAUDE_CONFIG_DIR=str(tmp / ".claude")
-    )
+    env = dict(os.environ, MEMORY_CLI_DAEMON_AUTOSTART="0", HOME=str(tmp), CLAUDE_CONFIG_DIR=str(tmp / ".claude"))
     proc = subprocess.Popen(
         cmd + ["--db", str(db), "serve", "--port", "0", "--token", TOKEN],
         stdout=subprocess.PIPE,
@@ -126,9 +124,7 @@ def main() -> int:
                 w, s = get(path)
                 results[path][0].append(w)
                 results[path][1].append(s)
-        print(
-            f"\n{args.memories:,} memories, {args.runs} interleaved runs per row, keep-alive client on 127.0.0.1\n"
-        )
+        print(f"\n{args.memories:,} memories, {args.runs} interleaved runs per row, keep-alive client on 127.0.0.1\n")
         print(
             f"| {'request':<34} | {'server p50':>10} | {'server p95':>10} | {'wall p50':>8} | {'wall p95':>8} | target |"
         )

@@ -34,8 +34,16 @@ sys.path.insert(0, str(ROOT))
 
 BIN = Path(sys.executable).parent / "memory-cli"
 MC = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "memory_cli"]
-EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-          "Stop", "PreCompact", "SessionEnd"]
+EVENTS = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "PreCompact",
+    "SessionEnd",
+]
 
 
 class Ctx:
@@ -45,21 +53,38 @@ class Ctx:
         self.fuzz = fuzz
         self.claude = base / "claude"
         self.claude.mkdir(parents=True, exist_ok=True)
-        self.env = dict(os.environ, CLAUDE_CONFIG_DIR=str(self.claude), HOME=str(base),
-                        MEMORY_CLI_DAEMON_AUTOSTART="0", PYTHONPATH=str(ROOT))
+        self.env = dict(
+            os.environ,
+            CLAUDE_CONFIG_DIR=str(self.claude),
+            HOME=str(base),
+            MEMORY_CLI_DAEMON_AUTOSTART="0",
+            PYTHONPATH=str(ROOT),
+        )
         for var in ("MEMORY_CLI_DB", "MEMORY_CLI_CONFIG", "CLAUDE_PROJECT_DIR", "MEMORY_CLI_HOOK_DEBUG"):
             self.env.pop(var, None)
 
     def cli(self, db, *args, timeout=120, env=None, input=None, preexec_fn=None):
         cmd = MC + ["--db", str(db)] + [str(a) for a in args]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, input=input,
-                              env=dict(self.env, **(env or {})), preexec_fn=preexec_fn)
+        return subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            input=input,
+            env=dict(self.env, **(env or {})),
+            preexec_fn=preexec_fn,
+        )
 
     def hook(self, db, event, body: bytes, timeout=60, env=None):
         t = time.perf_counter()
         try:
-            p = subprocess.run(MC + ["--db", str(db), "hook", event], input=body, capture_output=True,
-                               timeout=timeout, env=dict(self.env, **(env or {})))
+            p = subprocess.run(
+                MC + ["--db", str(db), "hook", event],
+                input=body,
+                capture_output=True,
+                timeout=timeout,
+                env=dict(self.env, **(env or {})),
+            )
             rc, out, err = p.returncode, p.stdout, p.stderr
         except subprocess.TimeoutExpired:
             rc, out, err = "timeout", b"", b""
@@ -67,15 +92,26 @@ class Ctx:
 
 
 def payload(event: str, cwd: str, **fields) -> dict:
-    base = {"session_id": "rel-session", "transcript_path": f"{cwd}/t.jsonl", "cwd": cwd,
-            "permission_mode": "default", "hook_event_name": event}
+    base = {
+        "session_id": "rel-session",
+        "transcript_path": f"{cwd}/t.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": event,
+    }
     extra = {
-        "PreToolUse": dict(tool_name="Bash", tool_input={"command": "ls -la", "description": "list"},
-                           tool_use_id="toolu_1"),
-        "PostToolUse": dict(tool_name="Bash", tool_input={"command": "ls"},
-                            tool_response={"stdout": "", "stderr": "", "interrupted": False}, tool_use_id="t"),
-        "PostToolUseFailure": dict(tool_name="Bash", tool_input={"command": "ls"}, error="failed",
-                                   is_interrupt=False, tool_use_id="t"),
+        "PreToolUse": dict(
+            tool_name="Bash", tool_input={"command": "ls -la", "description": "list"}, tool_use_id="toolu_1"
+        ),
+        "PostToolUse": dict(
+            tool_name="Bash",
+            tool_input={"command": "ls"},
+            tool_response={"stdout": "", "stderr": "", "interrupted": False},
+            tool_use_id="t",
+        ),
+        "PostToolUseFailure": dict(
+            tool_name="Bash", tool_input={"command": "ls"}, error="failed", is_interrupt=False, tool_use_id="t"
+        ),
         "UserPromptSubmit": dict(prompt="how do I run the tests?"),
         "SessionStart": dict(source="startup", model="claude-sonnet-4-5"),
         "Stop": dict(stop_hook_active=False, last_assistant_message="Done."),
@@ -101,8 +137,7 @@ def count_like(db, pattern: str) -> set[str]:
     from memory_cli.db import Store
 
     with Store.open(db, readonly=True) as s:
-        return {r["content"] for r in s.rows("SELECT content FROM memory_entries WHERE content LIKE ?",
-                                              (pattern,))}
+        return {r["content"] for r in s.rows("SELECT content FROM memory_entries WHERE content LIKE ?", (pattern,))}
 
 
 # -- 1. concurrent writers ------------------------------------------------------------------
@@ -152,9 +187,16 @@ def row_concurrency(ctx: Ctx) -> dict:
     ctx.cli(db, "stats")
     env = dict(ctx.env, REL_ROOT=str(ROOT), REL_MC=json.dumps(MC))
     t = time.perf_counter()
-    children = [subprocess.Popen([sys.executable, "-c", _WORKER, str(p), str(writes), str(db)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-                for p in range(procs)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(p), str(writes), str(db)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for p in range(procs)
+    ]
     locked = failed = 0
     errors: list[str] = []
     for c in children:
@@ -171,11 +213,13 @@ def row_concurrency(ctx: Ctx) -> dict:
     expected = procs * writes
     ok_int = integrity(db)
     ok = present == expected and locked == 0 and failed == 0 and ok_int == "ok"
-    return dict(row=f"concurrent writers: {procs} processes x {writes} writes (CLI + library) with hooks",
-                figures=f"{present}/{expected} entries present; {locked} \"database is locked\"; "
-                        f"{failed} failed writes{' (' + '; '.join(errors[:2]) + ')' if errors else ''}; "
-                        f"integrity {ok_int}; {time.perf_counter() - t:.0f} s",
-                ok=ok)
+    return dict(
+        row=f"concurrent writers: {procs} processes x {writes} writes (CLI + library) with hooks",
+        figures=f'{present}/{expected} entries present; {locked} "database is locked"; '
+        f"{failed} failed writes{' (' + '; '.join(errors[:2]) + ')' if errors else ''}; "
+        f"integrity {ok_int}; {time.perf_counter() - t:.0f} s",
+        ok=ok,
+    )
 
 
 # -- 2. kill -9 during write batches ---------------------------------------------------------
@@ -202,8 +246,12 @@ def row_kill9(ctx: Ctx) -> dict:
     acked: set[str] = set()
     rng = random.Random(9)
     for b in range(batches):
-        p = subprocess.Popen([sys.executable, "-c", _KILL_WRITER, str(b), str(db)], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, env=env)
+        p = subprocess.Popen(
+            [sys.executable, "-c", _KILL_WRITER, str(b), str(db)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         time.sleep(0.4 + rng.random() * 1.2)
         p.send_signal(signal.SIGKILL)
         out, _ = p.communicate()
@@ -212,9 +260,11 @@ def row_kill9(ctx: Ctx) -> dict:
     missing = len(acked - present)
     ok_int = integrity(db)
     ok = missing == 0 and ok_int == "ok" and len(acked) > 0
-    return dict(row=f"kill -9 at random moments in {batches} write batches",
-                figures=f"{len(acked)} acknowledged writes, {missing} missing; integrity {ok_int}",
-                ok=ok)
+    return dict(
+        row=f"kill -9 at random moments in {batches} write batches",
+        figures=f"{len(acked)} acknowledged writes, {missing} missing; integrity {ok_int}",
+        ok=ok,
+    )
 
 
 # -- 3. fuzzed hook payloads -----------------------------------------------------------------
@@ -240,7 +290,7 @@ def _fuzz_cases(event: str, n: int, cwd: str, fifo: str, rng: random.Random, hug
         elif kind == 2:
             raw = json.dumps(body).encode()
             cut = rng.randint(0, len(raw))
-            yield "invalid UTF-8", raw[:cut] + bytes([0xff, 0xfe, 0xc3]) + raw[cut:]
+            yield "invalid UTF-8", raw[:cut] + bytes([0xFF, 0xFE, 0xC3]) + raw[cut:]
         elif kind == 3:
             body[rng.choice(fields)] = "nul\x00byte\x00" * rng.randint(1, 50)
             yield "NUL bytes", json.dumps(body).encode()
@@ -252,8 +302,9 @@ def _fuzz_cases(event: str, n: int, cwd: str, fifo: str, rng: random.Random, hug
                 raw = raw[:-1] + b', "deep": ' + b"[" * depth + b"]" * depth + b"}"
             yield "deep nesting", raw
         elif kind == 5:
-            body[rng.choice(["transcript_path", "cwd"])] = rng.choice([fifo, "/dev/zero", "/dev/null",
-                                                                       "/nonexistent/x", "../../etc/passwd"])
+            body[rng.choice(["transcript_path", "cwd"])] = rng.choice(
+                [fifo, "/dev/zero", "/dev/null", "/nonexistent/x", "../../etc/passwd"]
+            )
             yield "FIFO/device paths", json.dumps(body).encode()
         elif kind == 6:
             body["session_id"] = "\udc80" + "s" * rng.randint(0, 5)
@@ -265,8 +316,9 @@ def _fuzz_cases(event: str, n: int, cwd: str, fifo: str, rng: random.Random, hug
             yield "not JSON", rng.choice([b"", b"null", b"[]", b"{", b"\x00\x01", b"42", b'"str"'])
         else:
             if "tool_input" in body:
-                body["tool_input"] = rng.choice([{"command": 5}, {"command": ["rm", "-rf"]}, "ls", [],
-                                                 {"file_path": None, "content": {"x": 1}}])
+                body["tool_input"] = rng.choice(
+                    [{"command": 5}, {"command": ["rm", "-rf"]}, "ls", [], {"file_path": None, "content": {"x": 1}}]
+                )
             else:
                 body[rng.choice(fields)] = {"nested": {"deeper": [1, "two", None]}}
             yield "wrong shapes", json.dumps(body).encode()
@@ -277,8 +329,9 @@ def row_fuzz(ctx: Ctx) -> list[dict]:
     huge_every = 12 if ctx.quick else 100
     db = ctx.base / "fuzz.db"
     ctx.cli(db, "add", "--type", "rule", "--content", "Never run pythonw", "--scope", "global")
-    ctx.cli(db, "rules", "add", "Never use pythonw", "--pattern", "pythonw", "--pattern-type", "regex",
-            "--action", "block")
+    ctx.cli(
+        db, "rules", "add", "Never use pythonw", "--pattern", "pythonw", "--pattern-type", "regex", "--action", "block"
+    )
     cwd = str(ctx.base / "proj")
     os.makedirs(cwd, exist_ok=True)
     fifo = str(ctx.base / "fifo")
@@ -314,15 +367,19 @@ def row_fuzz(ctx: Ctx) -> list[dict]:
         non_zero = ", ".join(f"{k} {v}" for k, v in stats["watchdog"].items())
         # Quick mode (the test suite) checks behaviour only: on a loaded machine the watchdog
         # (exit 1) and the slowest call are timing, reported but not judged there.
-        timing_ok = ctx.quick or (set(stats["codes"]) <= {0}
-                                  and stats["slowest"][0] < HARD_DEADLINE_S.get(event, 5) * 1000)
-        ok = (set(stats["codes"]) <= {0, 1} and stats["tracebacks"] == 0 and stats["bad_stdout"] == 0
-              and timing_ok)
-        rows.append(dict(row=f"fuzz {event}: {len(cases)} payloads",
-                         figures=f"{codes}{' (' + non_zero + ')' if non_zero else ''}; "
-                                 f"{stats['tracebacks']} tracebacks; {stats['bad_stdout']} non-JSON stdout; "
-                                 f"slowest {stats['slowest'][0]:.0f} ms ({stats['slowest'][1]})",
-                         ok=ok))
+        timing_ok = ctx.quick or (
+            set(stats["codes"]) <= {0} and stats["slowest"][0] < HARD_DEADLINE_S.get(event, 5) * 1000
+        )
+        ok = set(stats["codes"]) <= {0, 1} and stats["tracebacks"] == 0 and stats["bad_stdout"] == 0 and timing_ok
+        rows.append(
+            dict(
+                row=f"fuzz {event}: {len(cases)} payloads",
+                figures=f"{codes}{' (' + non_zero + ')' if non_zero else ''}; "
+                f"{stats['tracebacks']} tracebacks; {stats['bad_stdout']} non-JSON stdout; "
+                f"slowest {stats['slowest'][0]:.0f} ms ({stats['slowest'][1]})",
+                ok=ok,
+            )
+        )
     ok_int = integrity(db)
     rows.append(dict(row="fuzz: store after every fuzzed call", figures=f"integrity {ok_int}", ok=ok_int == "ok"))
     return rows
@@ -360,8 +417,9 @@ def row_daemon(ctx: Ctx) -> dict:
     env = {"MEMORY_CLI_DB": str(db)}
     start = ctx.cli(db, "daemon", "start", "--wait", "120", env=env, timeout=240)
     if start.returncode:
-        return dict(row="daemon killed while hooks run", figures=f"daemon did not start: {start.stderr.strip()}",
-                    ok=False)
+        return dict(
+            row="daemon killed while hooks run", figures=f"daemon did not start: {start.stderr.strip()}", ok=False
+        )
     from memory_cli.hooks.runner import HARD_DEADLINE_S
 
     limit = HARD_DEADLINE_S["UserPromptSubmit"] * 1000
@@ -394,20 +452,26 @@ def row_daemon(ctx: Ctx) -> dict:
             os.kill(p, signal.SIGKILL)
         except OSError:
             pass
-    ok = (all(b == 0 and m < limit for m, b in results.values()) and recovered and not orphans
-          and restart.returncode == 0)
+    ok = (
+        all(b == 0 and m < limit for m, b in results.values()) and recovered and not orphans and restart.returncode == 0
+    )
     fig = "; ".join(f"{k}: slowest {m:.0f} ms, {b} failed" for k, (m, b) in results.items())
-    return dict(row=f"daemon frozen (SIGSTOP) and killed (kill -9) while UserPromptSubmit hooks run ({calls} each)",
-                figures=f"{fig} (hard deadline {limit:.0f} ms); restart {'recovered' if recovered else 'FAILED'}; "
-                        f"{len(orphans)} orphan processes", ok=ok)
+    return dict(
+        row=f"daemon frozen (SIGSTOP) and killed (kill -9) while UserPromptSubmit hooks run ({calls} each)",
+        figures=f"{fig} (hard deadline {limit:.0f} ms); restart {'recovered' if recovered else 'FAILED'}; "
+        f"{len(orphans)} orphan processes",
+        ok=ok,
+    )
 
 
 # -- 5. a full disk --------------------------------------------------------------------------
 def row_disk(ctx: Ctx) -> dict:
     mnt = ctx.base / "small-fs"
     mnt.mkdir(exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)],
-                             capture_output=True).returncode == 0
+    mounted = (
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True).returncode
+        == 0
+    )
     how = "1 MB tmpfs of its own"
     preexec = None
     try:
@@ -423,6 +487,7 @@ def row_disk(ctx: Ctx) -> dict:
                 import resource
 
                 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
         codes, lines = {}, set()
         for i in range(30):
             r = ctx.cli(db, "add", "--type", "fact", "--content", f"{i} " + "filler " * 15000, preexec_fn=preexec)
@@ -437,9 +502,12 @@ def row_disk(ctx: Ctx) -> dict:
         ok_int = integrity(db)
         ok = set(codes) <= {0, 4} and 4 in codes and one_line and kept and ok_int == "ok"
         sample = next(iter(lines), "")
-        return dict(row=f"full disk ({how})",
-                    figures=f"exit codes {dict(sorted(codes.items()))}; one-line error: \"{sample[:110]}\"; "
-                            f"earlier entry {'kept' if kept else 'LOST'}; integrity {ok_int}", ok=ok)
+        return dict(
+            row=f"full disk ({how})",
+            figures=f'exit codes {dict(sorted(codes.items()))}; one-line error: "{sample[:110]}"; '
+            f"earlier entry {'kept' if kept else 'LOST'}; integrity {ok_int}",
+            ok=ok,
+        )
     finally:
         if mounted:
             subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
@@ -450,17 +518,34 @@ def row_gate(ctx: Ctx) -> dict:
     calls = 10 if ctx.quick else 100
     cores = os.cpu_count() or 1
     db = ctx.base / "gate.db"
-    r = ctx.cli(db, "rules", "add", "Never rm -rf /", "--pattern", r"rm\s+-rf\s+/", "--pattern-type", "regex",
-                "--action", "block", "--severity", "critical")
+    r = ctx.cli(
+        db,
+        "rules",
+        "add",
+        "Never rm -rf /",
+        "--pattern",
+        r"rm\s+-rf\s+/",
+        "--pattern-type",
+        "regex",
+        "--action",
+        "block",
+        "--severity",
+        "critical",
+    )
     if r.returncode:
         return dict(row="gate under load", figures=f"could not add the rule: {r.stderr.strip()}", ok=False)
-    busy = [subprocess.Popen([sys.executable, "-c", "import time\nend=time.time()+600\nwhile time.time()<end: pass"])
-            for _ in range(6 * cores)]
+    busy = [
+        subprocess.Popen([sys.executable, "-c", "import time\nend=time.time()+600\nwhile time.time()<end: pass"])
+        for _ in range(6 * cores)
+    ]
     denied = allowed = other = 0
     slowest = 0.0
     try:
-        body = json.dumps(payload("PreToolUse", str(ctx.base), tool_input={"command": "rm -rf / --no-preserve-root",
-                                                                            "description": "x"})).encode()
+        body = json.dumps(
+            payload(
+                "PreToolUse", str(ctx.base), tool_input={"command": "rm -rf / --no-preserve-root", "description": "x"}
+            )
+        ).encode()
         for _ in range(calls):
             rc, out, err, ms = ctx.hook(db, "PreToolUse", body)
             slowest = max(slowest, ms)
@@ -478,13 +563,21 @@ def row_gate(ctx: Ctx) -> dict:
         for p in busy:
             p.kill()
             p.wait()
-    return dict(row=f"gate under load: {6 * cores} busy loops on {cores} cores, blocked command via PreToolUse",
-                figures=f"{denied}/{calls} denied, {allowed} allowed, {other} killed/errored; slowest {slowest:.0f} ms",
-                ok=denied == calls)
+    return dict(
+        row=f"gate under load: {6 * cores} busy loops on {cores} cores, blocked command via PreToolUse",
+        figures=f"{denied}/{calls} denied, {allowed} allowed, {other} killed/errored; slowest {slowest:.0f} ms",
+        ok=denied == calls,
+    )
 
 
-ROWS = {"concurrency": row_concurrency, "kill9": row_kill9, "fuzz": row_fuzz, "daemon": row_daemon,
-        "disk": row_disk, "gate": row_gate}
+ROWS = {
+    "concurrency": row_concurrency,
+    "kill9": row_kill9,
+    "fuzz": row_fuzz,
+    "daemon": row_daemon,
+    "disk": row_disk,
+    "gate": row_gate,
+}
 
 
 def main(argv=None) -> int:
@@ -493,8 +586,9 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="", help="comma-separated rows: " + ",".join(ROWS))
     ap.add_argument("--report-only", default="", help="rows measured but kept out of the exit status")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON instead of a table")
-    ap.add_argument("--fuzz", type=int, default=0, metavar="N", help="fuzzed payloads per event "
-                    "(default 1000; 12 with --quick)")
+    ap.add_argument(
+        "--fuzz", type=int, default=0, metavar="N", help="fuzzed payloads per event (default 1000; 12 with --quick)"
+    )
     args = ap.parse_args(argv)
     only = [r for r in args.only.split(",") if r] or list(ROWS)
     report_only = {r for r in args.report_only.split(",") if r}

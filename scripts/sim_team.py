@@ -58,9 +58,13 @@ def create_member(args) -> dict:
         with s.transaction():
             for i in range(n):
                 if i % 10 == 0:
-                    e = rules.create_rule(s, f"member {m} rule {i}: never run tool{m}x{i} --dangerous",
-                                          pattern=f"tool{m}x{i} --dangerous", pattern_type="command",
-                                          action="warn")
+                    e = rules.create_rule(
+                        s,
+                        f"member {m} rule {i}: never run tool{m}x{i} --dangerous",
+                        pattern=f"tool{m}x{i} --dangerous",
+                        pattern_type="command",
+                        action="warn",
+                    )
                 else:
                     e = entries.add(s, f"member {m} fact {i}: service {i % 97} restarts in {i % 60} s", "fact")
                 s.execute("INSERT INTO team_entries(entry_id, shared_at) VALUES (?, ?)", (e["id"], "sim"))
@@ -77,9 +81,13 @@ def round_member(args) -> dict:
     rng = random.Random(seed)
     tokens, edited = [], []
     with _store(db) as s:
-        ids = [r["entry_id"] for r in s.rows(
-            "SELECT t.entry_id FROM team_entries t JOIN memory_entries e ON e.id = t.entry_id"
-            " WHERE t.state = 'shared' AND e.status = 'active'")]
+        ids = [
+            r["entry_id"]
+            for r in s.rows(
+                "SELECT t.entry_id FROM team_entries t JOIN memory_entries e ON e.id = t.entry_id"
+                " WHERE t.state = 'shared' AND e.status = 'active'"
+            )
+        ]
         rng.shuffle(ids)
         for n, eid in enumerate(ids[:edits]):
             token = f"[edit {m}-{rnd}-{n}]"
@@ -88,7 +96,7 @@ def round_member(args) -> dict:
             entries.update(s, eid, content=f"{base} {token}")
             tokens.append(token)
             edited.append((eid, token))
-        for eid in ids[edits:edits + deletes]:
+        for eid in ids[edits : edits + deletes]:
             if rng.random() < 0.5:
                 api.unmark_shared(s, eid)
             else:
@@ -127,13 +135,21 @@ def sync_member(db) -> dict:
 
 def local_state(db) -> dict:
     with _store(db) as s:
-        live = {r["id"]: r["content"] for r in s.rows(
-            "SELECT e.id, e.content FROM memory_entries e JOIN team_entries t ON t.entry_id = e.id"
-            " WHERE e.status = 'active'")}
-        kept = [r["content"] for r in s.rows(
-            "SELECT content FROM memory_entries WHERE status IN ('superseded', 'archived')")]
-        dup = s.value("SELECT count(*) FROM (SELECT content FROM memory_entries e JOIN team_entries t"
-                      " ON t.entry_id = e.id WHERE e.status = 'active' GROUP BY content HAVING count(*) > 1)")
+        live = {
+            r["id"]: r["content"]
+            for r in s.rows(
+                "SELECT e.id, e.content FROM memory_entries e JOIN team_entries t ON t.entry_id = e.id"
+                " WHERE e.status = 'active'"
+            )
+        }
+        kept = [
+            r["content"]
+            for r in s.rows("SELECT content FROM memory_entries WHERE status IN ('superseded', 'archived')")
+        ]
+        dup = s.value(
+            "SELECT count(*) FROM (SELECT content FROM memory_entries e JOIN team_entries t"
+            " ON t.entry_id = e.id WHERE e.status = 'active' GROUP BY content HAVING count(*) > 1)"
+        )
         conflicts = s.value("SELECT count(*) FROM memory_audit_log WHERE action = 'team_conflict'")
     return {"live": live, "kept": kept, "duplicates": dup, "conflicts": conflicts}
 
@@ -145,8 +161,13 @@ def hook_times(db: str, runs: int) -> list[float]:
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run(hook_cmd() + ["--db", db, "hook", "PreToolUse"], input=body, capture_output=True,
-                       check=True, env={**os.environ, "MEMORY_CLI_DAEMON_AUTOSTART": "0"})
+        subprocess.run(
+            hook_cmd() + ["--db", db, "hook", "PreToolUse"],
+            input=body,
+            capture_output=True,
+            check=True,
+            env={**os.environ, "MEMORY_CLI_DAEMON_AUTOSTART": "0"},
+        )
         times.append((time.perf_counter() - t) * 1000)
     return times
 
@@ -194,14 +215,19 @@ def main() -> int:
             print(f"  {name}: {rows[-1][1]:.1f} s", file=sys.stderr, flush=True)
             return out
 
-        phase("share: every member adds and pushes its entries",
-              create_member, [(db, url, m, args.entries) for m, db in enumerate(dbs)])
+        phase(
+            "share: every member adds and pushes its entries",
+            create_member,
+            [(db, url, m, args.entries) for m, db in enumerate(dbs)],
+        )
         tokens, refused = {}, {}
         errors = 0
         for rnd in range(args.rounds):
-            out = phase(f"round {rnd + 1}: random edits and deletes, concurrent syncs", round_member,
-                        [(db, m, rnd, args.edits, args.deletes, args.seed * 1000 + rnd * 100 + m)
-                         for m, db in enumerate(dbs)])
+            out = phase(
+                f"round {rnd + 1}: random edits and deletes, concurrent syncs",
+                round_member,
+                [(db, m, rnd, args.edits, args.deletes, args.seed * 1000 + rnd * 100 + m) for m, db in enumerate(dbs)],
+            )
             for r in out:
                 tokens.setdefault(r["member"], []).extend(r["tokens"])
                 refused.setdefault(r["member"], []).extend(r["refused_tokens"])
@@ -250,8 +276,10 @@ def main() -> int:
 
         total = len(server_all)
         print()
-        print(f"Team memory simulation: {args.members} members x {args.entries} shared entries, {args.rounds} rounds "
-              f"of {args.edits} edits + {args.deletes} deletes per member, {args.workers} members syncing at once")
+        print(
+            f"Team memory simulation: {args.members} members x {args.entries} shared entries, {args.rounds} rounds "
+            f"of {args.edits} edits + {args.deletes} deletes per member, {args.workers} members syncing at once"
+        )
         print()
         print("| phase | seconds |")
         print("|---|---|")
@@ -263,18 +291,26 @@ def main() -> int:
         print(f"| server rows (live / tombstones) | {len(server_live):,} / {total - len(server_live):,} | |")
         print(f"| lost entries (live on the server, missing in a store), all members | {lost} | 0 |")
         print(f"| duplicates, all members | {duplicates} | 0 |")
-        print(f"| stores holding exactly the server's live set and content | "
-              f"{sum(1 for st in states if set(st['live']) == set(server_live) and all(server_live[k] == v for k, v in st['live'].items()))}"  # noqa: E501
-              f" of {len(states)} (extra {extra}, content differs {differ}) | all |")
-        print(f"| edits made / refused by a newer teammate change / refused and not kept | "
-              f"{sum(len(v) for v in tokens.values()):,} / {sum(len(v) for v in refused.values())} / {silent} | 0 |")
+        print(
+            f"| stores holding exactly the server's live set and content | "
+            f"{sum(1 for st in states if set(st['live']) == set(server_live) and all(server_live[k] == v for k, v in st['live'].items()))}"  # noqa: E501
+            f" of {len(states)} (extra {extra}, content differs {differ}) | all |"
+        )
+        print(
+            f"| edits made / refused by a newer teammate change / refused and not kept | "
+            f"{sum(len(v) for v in tokens.values()):,} / {sum(len(v) for v in refused.values())} / {silent} | 0 |"
+        )
         print(f"| conflicts resolved (team_conflict audit rows, all members) | {conflicts} | |")
         print(f"| failed syncs during the rounds (retried by the next) | {errors} | |")
-        print(f"| incremental sync pulling {inc['updated'] + inc['added']} remote changes | {incremental_s * 1000:.0f} ms"
-              f" | < 1 s |")
+        print(
+            f"| incremental sync pulling {inc['updated'] + inc['added']} remote changes | {incremental_s * 1000:.0f} ms"
+            f" | < 1 s |"
+        )
         jm, am = statistics.median(joined_t), statistics.median(alone_t)
-        print(f"| PreToolUse median, team joined / not joined ({args.hook_runs} interleaved runs, "
-              f"{args.entries * args.members // 10:,} rules) | {jm:.1f} ms / {am:.1f} ms ({jm / am:.2f}x) | 1.0x |")
+        print(
+            f"| PreToolUse median, team joined / not joined ({args.hook_runs} interleaved runs, "
+            f"{args.entries * args.members // 10:,} rules) | {jm:.1f} ms / {am:.1f} ms ({jm / am:.2f}x) | 1.0x |"
+        )
         print()
         print(f"whole run: {time.perf_counter() - started:.0f} s")
         ok = lost == 0 and duplicates == 0 and extra == 0 and differ == 0 and silent == 0

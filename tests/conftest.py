@@ -45,8 +45,14 @@ def isolated_env(tmp_path, monkeypatch):
     claude.mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
-    for var in ("MEMORY_CLI_DB", "MEMORY_CLI_CONFIG", "CLAUDE_PROJECT_DIR", "MEMORY_CLI_BUDGET",
-                "MEMORY_CLI_HOOK_DEBUG", "CLAUDE_CODE_SESSION_ID"):
+    for var in (
+        "MEMORY_CLI_DB",
+        "MEMORY_CLI_CONFIG",
+        "CLAUDE_PROJECT_DIR",
+        "MEMORY_CLI_BUDGET",
+        "MEMORY_CLI_HOOK_DEBUG",
+        "CLAUDE_CODE_SESSION_ID",
+    ):
         monkeypatch.delenv(var, raising=False)
     # SessionStart starts the embedding daemon; tests that want one turn this back on.
     monkeypatch.setenv("MEMORY_CLI_DAEMON_AUTOSTART", "0")
@@ -81,9 +87,15 @@ def project(tmp_path) -> Path:
     return p
 
 
-def run_cli(*args, db: Path | None = None, input: str | None = None, env: dict | None = None,
-            cwd: Path | None = None, timeout: float | None = None,
-            process: bool = False) -> subprocess.CompletedProcess:
+def run_cli(
+    *args,
+    db: Path | None = None,
+    input: str | None = None,
+    env: dict | None = None,
+    cwd: Path | None = None,
+    timeout: float | None = None,
+    process: bool = False,
+) -> subprocess.CompletedProcess:
     """Run ``memory-cli [--db DB] ARGS`` as a person would and return what they would see.
 
     The CLI runs in this process (the same ``main`` the console script calls, with its own
@@ -103,8 +115,15 @@ def _run_cli_process(argv, *, input, env, cwd, timeout) -> subprocess.CompletedP
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    return subprocess.run(_cmd() + argv, input=input, capture_output=True, text=True, env=full_env,
-                          cwd=str(cwd) if cwd else None, timeout=timeout)
+    return subprocess.run(
+        _cmd() + argv,
+        input=input,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=str(cwd) if cwd else None,
+        timeout=timeout,
+    )
 
 
 def _run_cli_in_process(argv, *, input, env, cwd) -> subprocess.CompletedProcess:
@@ -137,9 +156,12 @@ def _run_cli_in_process(argv, *, input, env, cwd) -> subprocess.CompletedProcess
         os.environ.update(saved_env)
     out.flush()
     err.flush()
-    return subprocess.CompletedProcess(["memory-cli", *argv], code or 0,
-                                       out.buffer.getvalue().decode("utf-8", "replace"),
-                                       err.buffer.getvalue().decode("utf-8", "replace"))
+    return subprocess.CompletedProcess(
+        ["memory-cli", *argv],
+        code or 0,
+        out.buffer.getvalue().decode("utf-8", "replace"),
+        err.buffer.getvalue().decode("utf-8", "replace"),
+    )
 
 
 class HookResult:
@@ -166,8 +188,9 @@ class HookResult:
         return f"HookResult(rc={self.returncode}, stdout={self.stdout!r}, stderr={self.stderr!r})"
 
 
-def run_hook(event: str, payload, *, db: Path | None = None, env: dict | None = None,
-             timeout: float = 60) -> HookResult:
+def run_hook(
+    event: str, payload, *, db: Path | None = None, env: dict | None = None, timeout: float = 60
+) -> HookResult:
     """Run the registered hook command for EVENT with the payload on stdin, as Claude Code does."""
     cmd = hook_cmd()
     if db is not None:
@@ -180,27 +203,44 @@ def run_hook(event: str, payload, *, db: Path | None = None, env: dict | None = 
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    proc = subprocess.run(cmd, input=data.encode() if isinstance(data, str) else data,
-                          capture_output=True, env=full_env, timeout=timeout)
-    return HookResult(subprocess.CompletedProcess(proc.args, proc.returncode,
-                                                  proc.stdout.decode(), proc.stderr.decode()))
+    proc = subprocess.run(
+        cmd, input=data.encode() if isinstance(data, str) else data, capture_output=True, env=full_env, timeout=timeout
+    )
+    return HookResult(
+        subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+    )
 
 
 def payload(event: str, *, cwd: str = "/home/u/proj", session_id: str = "abc123", **fields) -> dict:
     """A payload shaped like Claude Code's for ``event``; ``fields`` override or add."""
-    base = {"session_id": session_id, "transcript_path": f"/home/u/.claude/projects/p/{session_id}.jsonl",
-            "cwd": cwd, "permission_mode": "default", "hook_event_name": event}
+    base = {
+        "session_id": session_id,
+        "transcript_path": f"/home/u/.claude/projects/p/{session_id}.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": event,
+    }
     if event == "PreToolUse":
-        base.update(tool_name="Bash", tool_input={"command": "ls", "description": "list",
-                                                  "timeout": 120000, "run_in_background": False},
-                    tool_use_id="toolu_01ABC")
+        base.update(
+            tool_name="Bash",
+            tool_input={"command": "ls", "description": "list", "timeout": 120000, "run_in_background": False},
+            tool_use_id="toolu_01ABC",
+        )
     elif event == "PostToolUse":
-        base.update(tool_name="Bash", tool_input={"command": "ls", "description": "list"},
-                    tool_response={"stdout": "", "stderr": "", "interrupted": False, "isImage": False},
-                    tool_use_id="toolu_01ABC")
+        base.update(
+            tool_name="Bash",
+            tool_input={"command": "ls", "description": "list"},
+            tool_response={"stdout": "", "stderr": "", "interrupted": False, "isImage": False},
+            tool_use_id="toolu_01ABC",
+        )
     elif event == "PostToolUseFailure":
-        base.update(tool_name="Bash", tool_input={"command": "ls"}, error="Command failed",
-                    is_interrupt=False, tool_use_id="toolu_01ABC")
+        base.update(
+            tool_name="Bash",
+            tool_input={"command": "ls"},
+            error="Command failed",
+            is_interrupt=False,
+            tool_use_id="toolu_01ABC",
+        )
     elif event == "UserPromptSubmit":
         base.update(prompt="hello")
     elif event == "SessionStart":
@@ -220,6 +260,7 @@ def cli(db_path):
     def _run(*args, **kw):
         kw.setdefault("db", db_path)
         return run_cli(*args, **kw)
+
     return _run
 
 
@@ -228,6 +269,7 @@ def hook(db_path):
     def _run(event, body, **kw):
         kw.setdefault("db", db_path)
         return run_hook(event, body, **kw)
+
     return _run
 
 
@@ -238,4 +280,3 @@ def add_rule(db_path, content, **kw):
 
     with Store.open(db_path) as s:
         return api.create_rule(s, content, **kw)
-

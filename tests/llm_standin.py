@@ -60,8 +60,12 @@ class StandIn:
                     body = json.loads(raw or b"{}")
                 except ValueError:
                     body = {"_raw": raw.decode("utf-8", "replace")}
-                record = {"path": self.path, "headers": dict(self.headers), "body": body,
-                          "raw": raw.decode("utf-8", "replace")}
+                record = {
+                    "path": self.path,
+                    "headers": dict(self.headers),
+                    "body": body,
+                    "raw": raw.decode("utf-8", "replace"),
+                }
                 with standin.lock:
                     standin.requests.append(record)
                 if "count_tokens" in self.path:
@@ -80,9 +84,13 @@ class StandIn:
                     return self._answer(step["step"], body)
                 if step["kind"] == "error":
                     kind = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}.get(
-                        step["status"], "invalid_request_error")
-                    return self._json(step["status"], {"type": "error", "error": {"type": kind, "message": step["message"]}},
-                                      extra={"retry-after": "0"} if step["status"] == 429 else None)
+                        step["status"], "invalid_request_error"
+                    )
+                    return self._json(
+                        step["status"],
+                        {"type": "error", "error": {"type": kind, "message": step["message"]}},
+                        extra={"retry-after": "0"} if step["status"] == 429 else None,
+                    )
                 model = body.get("model") or "claude-haiku-4-5"
                 if step["kind"] == "tool":
                     block = {"type": "tool_use", "id": "toolu_standin01", "name": step["name"], "input": step["input"]}
@@ -93,8 +101,19 @@ class StandIn:
                 usage = {"input_tokens": max(1, len(json.dumps(body)) // 4), "output_tokens": 42}
                 if body.get("stream"):
                     return self._stream(model, block, stop, usage)
-                self._json(200, {"id": "msg_standin01", "type": "message", "role": "assistant", "model": model,
-                                 "content": [block], "stop_reason": stop, "stop_sequence": None, "usage": usage})
+                self._json(
+                    200,
+                    {
+                        "id": "msg_standin01",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [block],
+                        "stop_reason": stop,
+                        "stop_sequence": None,
+                        "usage": usage,
+                    },
+                )
 
             def _json(self, status, obj, extra=None):
                 data = json.dumps(obj).encode()
@@ -108,24 +127,75 @@ class StandIn:
                 self.wfile.write(data)
 
             def _stream(self, model, block, stop, usage):
-                events = [("message_start", {"type": "message_start", "message": {
-                    "id": "msg_standin01", "type": "message", "role": "assistant", "model": model, "content": [],
-                    "stop_reason": None, "stop_sequence": None,
-                    "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}})]
+                events = [
+                    (
+                        "message_start",
+                        {
+                            "type": "message_start",
+                            "message": {
+                                "id": "msg_standin01",
+                                "type": "message",
+                                "role": "assistant",
+                                "model": model,
+                                "content": [],
+                                "stop_reason": None,
+                                "stop_sequence": None,
+                                "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
+                            },
+                        },
+                    )
+                ]
                 if block["type"] == "text":
-                    events += [("content_block_start", {"type": "content_block_start", "index": 0,
-                                                        "content_block": {"type": "text", "text": ""}}),
-                               ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                        "delta": {"type": "text_delta", "text": block["text"]}})]
+                    events += [
+                        (
+                            "content_block_start",
+                            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+                        ),
+                        (
+                            "content_block_delta",
+                            {
+                                "type": "content_block_delta",
+                                "index": 0,
+                                "delta": {"type": "text_delta", "text": block["text"]},
+                            },
+                        ),
+                    ]
                 else:
-                    events += [("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
-                                    "type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}}),
-                               ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
-                                    "type": "input_json_delta", "partial_json": json.dumps(block["input"])}})]
-                events += [("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                           ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                              "usage": {"output_tokens": usage["output_tokens"]}}),
-                           ("message_stop", {"type": "message_stop"})]
+                    events += [
+                        (
+                            "content_block_start",
+                            {
+                                "type": "content_block_start",
+                                "index": 0,
+                                "content_block": {
+                                    "type": "tool_use",
+                                    "id": block["id"],
+                                    "name": block["name"],
+                                    "input": {},
+                                },
+                            },
+                        ),
+                        (
+                            "content_block_delta",
+                            {
+                                "type": "content_block_delta",
+                                "index": 0,
+                                "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                            },
+                        ),
+                    ]
+                events += [
+                    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                    (
+                        "message_delta",
+                        {
+                            "type": "message_delta",
+                            "delta": {"stop_reason": stop, "stop_sequence": None},
+                            "usage": {"output_tokens": usage["output_tokens"]},
+                        },
+                    ),
+                    ("message_stop", {"type": "message_stop"}),
+                ]
                 data = "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")

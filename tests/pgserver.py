@@ -23,8 +23,10 @@ def find_bin(name: str) -> str | None:
     found = shutil.which(name)
     if found:
         return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"),
-                        key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    candidates = sorted(
+        glob.glob(f"/usr/lib/postgresql/*/bin/{name}"),
+        key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0,
+    )
     return candidates[-1] if candidates else None
 
 
@@ -69,14 +71,36 @@ class PgServer:
         pw.write_text(ADMIN_PASSWORD + "\n")
         if self.as_root:
             shutil.chown(pw, "postgres")
-        self._run(find_bin("initdb"), "-D", str(self.data), "-U", "postgres", "--auth-local=trust",
-                  "--auth-host=scram-sha-256", f"--pwfile={pw}", "--no-sync", "-E", "UTF8")
+        self._run(
+            find_bin("initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "postgres",
+            "--auth-local=trust",
+            "--auth-host=scram-sha-256",
+            f"--pwfile={pw}",
+            "--no-sync",
+            "-E",
+            "UTF8",
+        )
         return self
 
     def start(self) -> "PgServer":
-        self._run(find_bin("pg_ctl"), "-D", str(self.data), "-l", str(self.dir / "log"), "-w", "-t", "60",
-                  "-o", f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off "
-                        "-c synchronous_commit=off -c full_page_writes=off", "start")
+        self._run(
+            find_bin("pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.dir / "log"),
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.dir} -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off",
+            "start",
+        )
         return self
 
     def stop(self) -> None:

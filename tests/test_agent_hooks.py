@@ -12,25 +12,47 @@ from memory_cli.reports import api as reports
 
 
 def test_a_failure_like_a_resolved_incident_is_offered_its_resolution(store, hook, project):
-    incidents.record(store, "Postgres refused connections", "psql: could not connect: Connection refused on port 5432",
-                     service="billing-db", cause="pgbouncer was down",
-                     resolution="sudo systemctl restart pgbouncer", embed_timeout_ms=0)
+    incidents.record(
+        store,
+        "Postgres refused connections",
+        "psql: could not connect: Connection refused on port 5432",
+        service="billing-db",
+        cause="pgbouncer was down",
+        resolution="sudo systemctl restart pgbouncer",
+        embed_timeout_ms=0,
+    )
     incidents.record(store, "Disk full on CI", "No space left on device", embed_timeout_ms=0)  # open: not offered
-    r = hook("PostToolUseFailure", payload("PostToolUseFailure", cwd=str(project),
-             tool_input={"command": "psql -h localhost -p 5432 billing"},
-             error="psql: error: connection to server at localhost port 5432 failed: Connection refused"))
+    r = hook(
+        "PostToolUseFailure",
+        payload(
+            "PostToolUseFailure",
+            cwd=str(project),
+            tool_input={"command": "psql -h localhost -p 5432 billing"},
+            error="psql: error: connection to server at localhost port 5432 failed: Connection refused",
+        ),
+    )
     assert r.returncode == 0
     assert "restart pgbouncer" in r.context and "pgbouncer was down" in r.context
     assert "Disk full" not in r.context
-    quiet = hook("PostToolUseFailure", payload("PostToolUseFailure", cwd=str(project),
-                 tool_input={"command": "npm run lint"}, error="eslint: 3 problems (3 errors)"))
+    quiet = hook(
+        "PostToolUseFailure",
+        payload(
+            "PostToolUseFailure",
+            cwd=str(project),
+            tool_input={"command": "npm run lint"},
+            error="eslint: 3 problems (3 errors)",
+        ),
+    )
     assert "incidents resolved before" not in quiet.context
 
 
 def test_a_new_session_in_the_project_starts_from_the_previous_report(store, hook, project):
     reports.save_report(store, "Old report", scope="project:whisperclick")
-    reports.save_report(store, "Moved drag handling to WM_APP_DRAGSTART; tests green; next: the tray icon.",
-                        scope="project:whisperclick")
+    reports.save_report(
+        store,
+        "Moved drag handling to WM_APP_DRAGSTART; tests green; next: the tray icon.",
+        scope="project:whisperclick",
+    )
     reports.save_report(store, "Another project's news", scope="project:billing")
     r = hook("SessionStart", payload("SessionStart", cwd=str(project)))
     assert "Previous session in whisperclick" in r.context and "WM_APP_DRAGSTART" in r.context
@@ -39,8 +61,9 @@ def test_a_new_session_in_the_project_starts_from_the_previous_report(store, hoo
 
 def test_a_run_far_slower_than_its_baseline_is_flagged(store, hook, project, db_path):
     def run(command, ms):
-        return hook("PostToolUse", payload("PostToolUse", cwd=str(project), tool_input={"command": command},
-                                           duration_ms=ms))
+        return hook(
+            "PostToolUse", payload("PostToolUse", cwd=str(project), tool_input={"command": command}, duration_ms=ms)
+        )
 
     for ms in (10_000, 11_000, 9_500, 10_500, 10_200):
         assert "usual" not in run("cd /repo && pytest  -q", ms).context

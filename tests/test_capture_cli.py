@@ -98,6 +98,7 @@ def test_instructions_command(cli):
 
 # ---------------------------------------------------------------- interactive, through a pty
 
+
 class Terminal:
     """memory-cli on a pseudo-terminal: read what it prints, type answers."""
 
@@ -147,6 +148,7 @@ def terminal(db_path):
         t = Terminal(["--db", str(db_path), *args])
         made.append(t)
         return t
+
     yield _open
     for t in made:
         if t.proc.poll() is None:
@@ -197,11 +199,14 @@ def test_interactive_review_approve_block_edit_reject_skip(cli, terminal, store)
     assert t.close() == 0
 
     rule = store.row("SELECT * FROM enforcement_rules")
-    assert (rule["action"], rule["confirmed"], rule["message"]) == ("block", 1, "Use python.exe; pythonw.exe hides errors.")
+    assert (rule["action"], rule["confirmed"], rule["message"]) == (
+        "block",
+        1,
+        "Use python.exe; pythonw.exe hides errors.",
+    )
     assert store.value("SELECT scope FROM memory_entries WHERE id = ?", (rule["id"],)) == "project:whisperclick"
     statuses = {r["what_was_wrong"]: (r["status"], r["what_is_right"]) for r in store.rows("SELECT * FROM corrections")}
-    assert statuses == {"pythonw.exe": ("approved", ""), "npm": ("rejected", "pnpm install"),
-                        "sudo": ("pending", "")}
+    assert statuses == {"pythonw.exe": ("approved", ""), "npm": ("rejected", "pnpm install"), "sudo": ("pending", "")}
 
 
 def test_interactive_review_approve_pending_with_typed_pattern_and_quit(cli, terminal, store):

@@ -47,8 +47,22 @@ def test_every_kind_of_correction_is_mostly_caught():
 
 
 def test_detections_say_what_was_wrong_or_what_is_right():
-    empty = [m for _i, m in CORRECTIONS
-             if (d := detect(m)) is not None and not (d.what_was_wrong or d.what_is_right)
-             and d.signal not in ("thats-wrong", "already-told", "did-it-again", "didnt-ask", "again", "revert",
-                                  "not-like-that", "stop", "still-wrong")]
+    empty = [
+        m
+        for _i, m in CORRECTIONS
+        if (d := detect(m)) is not None
+        and not (d.what_was_wrong or d.what_is_right)
+        and d.signal
+        not in (
+            "thats-wrong",
+            "already-told",
+            "did-it-again",
+            "didnt-ask",
+            "again",
+            "revert",
+            "not-like-that",
+            "stop",
+            "still-wrong",
+        )
+    ]
     assert len(empty) <= len(CORRECTIONS) * 0.05, empty

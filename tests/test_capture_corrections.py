@@ -25,8 +25,13 @@ def _settings(**capture_keys):
 
 
 def test_first_correction_is_stored_with_extraction_and_context(store):
-    r = capture(store, "No, use python.exe not pythonw.exe", session_id="s1",
-                context="after Bash: pythonw.exe src/main.py", project="whisperclick")
+    r = capture(
+        store,
+        "No, use python.exe not pythonw.exe",
+        session_id="s1",
+        context="after Bash: pythonw.exe src/main.py",
+        project="whisperclick",
+    )
     assert r["correction"] is True
     assert (r["kind"], r["what_was_wrong"], r["what_is_right"]) == ("explicit", "pythonw.exe", "python.exe")
     assert r["confidence"] == pytest.approx(0.9)
@@ -145,7 +150,10 @@ def test_project_scope_hint_scopes_the_promotion(store):
     for sid in ("s1", "s2", "s3"):
         r = capture(store, "We don't use npm in this repo", session_id=sid, project="whisperclick")
     assert r["scope"] == "project:whisperclick"
-    assert store.value("SELECT scope FROM memory_entries WHERE id = ?", (r["promoted_entry_id"],)) == "project:whisperclick"
+    assert (
+        store.value("SELECT scope FROM memory_entries WHERE id = ?", (r["promoted_entry_id"],))
+        == "project:whisperclick"
+    )
 
 
 def test_audit_records_capture_and_promotion(store):
@@ -157,14 +165,20 @@ def test_audit_records_capture_and_promotion(store):
 
 # ---------------------------------------------------------------- review API
 
+
 def test_approve_proposal_can_switch_to_block_and_edit_pattern_message_scope(store):
     for sid in ("s1", "s2", "s3"):
         r = capture(store, "never use pythonw.exe", session_id=sid)
-    done = corr.approve(store, r["id"], action="block", pattern="pythonw", message="Use python.exe.",
-                        scope="project:whisperclick")
+    done = corr.approve(
+        store, r["id"], action="block", pattern="pythonw", message="Use python.exe.", scope="project:whisperclick"
+    )
     rule = done["rule"]
-    assert (rule["action"], rule["pattern"], rule["confirmed"], rule["message"]) == ("block", "pythonw", True,
-                                                                                      "Use python.exe.")
+    assert (rule["action"], rule["pattern"], rule["confirmed"], rule["message"]) == (
+        "block",
+        "pythonw",
+        True,
+        "Use python.exe.",
+    )
     assert done["status"] == "approved" and done["entry"]["scope"] == "project:whisperclick"
     assert corr.review_queue(store) == []
 
@@ -210,6 +224,7 @@ def test_review_queue_orders_proposals_first(store):
 
 
 # ---------------------------------------------------------------- semantic
+
 
 @pytest.mark.semantic
 def test_semantic_match_when_model_available_but_never_across_directions_or_names(store):

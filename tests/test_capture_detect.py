@@ -18,8 +18,13 @@ POSITIVE = [
     ("stop using pythonw.exe", E, 0.9, "pythonw.exe", ""),
     ("NEVER use pythonw.exe!!!", E, 0.9, "pythonw.exe", ""),
     ("Never use pythonw.exe because it hides the console errors", E, 0.9, "pythonw.exe", ""),
-    ("No, do it this way: read the config first, then start the server", E, 0.9, "",
-     "read the config first, then start the server"),
+    (
+        "No, do it this way: read the config first, then start the server",
+        E,
+        0.9,
+        "",
+        "read the config first, then start the server",
+    ),
     ("Don't use npm, use pnpm instead", E, 0.9, "npm", "pnpm"),
     ("Don't use npm. Use pnpm instead.", E, 0.9, "npm", "pnpm"),
     ("do not run the migrations by hand", E, 0.9, "run the migrations by hand", ""),
@@ -181,8 +186,15 @@ def test_statement_is_one_short_factual_line():
 
 
 def test_same_correction_phrased_differently_has_the_same_key():
-    keys = {detect(m).key for m in ("never use pythonw.exe", "No! Don't use pythonw.exe again",
-                                     "stop using pythonw.exe", "Please never use `pythonw.exe`.")}
+    keys = {
+        detect(m).key
+        for m in (
+            "never use pythonw.exe",
+            "No! Don't use pythonw.exe again",
+            "stop using pythonw.exe",
+            "Please never use `pythonw.exe`.",
+        )
+    }
     assert len(keys) == 1
     assert detect("use pnpm, not npm").key != detect("use npm, not pnpm").key
 
@@ -200,7 +212,7 @@ def test_project_scope_hint():
 
 
 def test_correction_after_quoted_example_still_counts():
-    d = detect('> use npm install\n\nNo, use pnpm, not npm')
+    d = detect("> use npm install\n\nNo, use pnpm, not npm")
     assert d is not None and (d.what_was_wrong, d.what_is_right) == ("npm", "pnpm")
 
 
@@ -213,11 +225,14 @@ def test_non_string_input():
     assert detect(None) is None  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("message,wrong,statement", [
-    ("never use pythonw.exe, my password is hunter2hunter2", "pythonw.exe", "do not use pythonw.exe"),
-    ("never use pythonw.exe; it breaks the console", "pythonw.exe", "do not use pythonw.exe"),
-    ("I didn't ask for a README", "a README", "do not add a README unless asked"),
-])
+@pytest.mark.parametrize(
+    "message,wrong,statement",
+    [
+        ("never use pythonw.exe, my password is hunter2hunter2", "pythonw.exe", "do not use pythonw.exe"),
+        ("never use pythonw.exe; it breaks the console", "pythonw.exe", "do not use pythonw.exe"),
+        ("I didn't ask for a README", "a README", "do not add a README unless asked"),
+    ],
+)
 def test_extraction_stops_at_a_new_clause_and_reads_as_a_rule(message, wrong, statement):
     d = detect(message)
     assert d.what_was_wrong == wrong

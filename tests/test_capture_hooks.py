@@ -11,11 +11,29 @@ def _transcript(tmp_path, command="npm install", text="Installing the dependenci
     t = tmp_path / "session.jsonl"
     records = [
         {"type": "user", "message": {"role": "user", "content": "set the project up"}},
-        {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
-            {"type": "text", "text": text},
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": command, "description": "deps"}}]}},
-        {"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "added 312 packages"}]}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": text},
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Bash",
+                        "input": {"command": command, "description": "deps"},
+                    },
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "added 312 packages"}],
+            },
+        },
     ]
     t.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     return str(t)
@@ -55,7 +73,7 @@ def test_third_time_in_second_session_proposes_rule_and_tells_the_person(hook, s
 
 def test_broken_transcript_does_not_stop_capture(hook, store, tmp_path):
     bad = tmp_path / "broken.jsonl"
-    bad.write_bytes(b"{\"type\": \"assistant\", \"message\": {\"content\": [{\"type\": \"tool_use\"\n\xff\xfe")
+    bad.write_bytes(b'{"type": "assistant", "message": {"content": [{"type": "tool_use"\n\xff\xfe')
     r = _prompt(hook, "never use sudo", transcript_path=str(bad))
     assert r.returncode == 0 and "Recorded correction: do not use sudo." in r.context
     assert store.value("SELECT count(*) FROM corrections") == 1

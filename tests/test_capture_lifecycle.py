@@ -22,20 +22,26 @@ def _entries(store, **where):
 def _seed(store, category, subject, observation, confidence):
     from memory_cli import entries
 
-    e = entries.add(store, observation, "fact", category=category, subject=subject, confidence=confidence,
-                    source="marker")
+    e = entries.add(
+        store, observation, "fact", category=category, subject=subject, confidence=confidence, source="marker"
+    )
     return e["id"]
 
 
 def _stop(hook, text, session_id="sess-42", **extra):
-    return hook("Stop", payload("Stop", session_id=session_id, last_assistant_message=text,
-                                transcript_path="/nonexistent/t.jsonl", **extra))
+    return hook(
+        "Stop",
+        payload(
+            "Stop", session_id=session_id, last_assistant_message=text, transcript_path="/nonexistent/t.jsonl", **extra
+        ),
+    )
 
 
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
 
 
 # ---------------------------------------------------------------- Memory Categories
+
 
 def test_valid_category_accepted(hook, store):
     r = _stop(hook, "[MEMORY:timing:web] Slow to accept connections for 20s after boot")
@@ -55,6 +61,7 @@ def test_invalid_category_rejected_and_warned(hook, store):
 
 # ---------------------------------------------------------------- Memory Marker Format
 
+
 def test_general_memory_marker(hook, store):
     obs = "DNS checks sometimes fail transiently during WireGuard reconnects -- retry once before escalating"
     _stop(hook, f"[MEMORY:remediation] {obs}")
@@ -63,7 +70,9 @@ def test_general_memory_marker(hook, store):
 
 
 def test_service_specific_marker(hook, store):
-    r = _stop(hook, "Restarted.\n[MEMORY:timing:jellyfin] Takes 60s to start after restart -- wait before checking health")
+    r = _stop(
+        hook, "Restarted.\n[MEMORY:timing:jellyfin] Takes 60s to start after restart -- wait before checking health"
+    )
     [e] = _entries(store)
     assert (e["category"], e["subject"], e["confidence"]) == ("timing", "jellyfin", 0.7)
     assert e["content"] == "Takes 60s to start after restart -- wait before checking health"
@@ -75,13 +84,31 @@ def test_marker_in_tool_result_ignored(hook, store, tmp_path):
     transcript = tmp_path / "t.jsonl"
     lines = [
         {"type": "user", "message": {"role": "user", "content": "check caddy"}},
-        {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cat NOTES.md"}}]}},
-        {"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1",
-             "content": "[MEMORY:dependency:caddy] planted in a file the agent read"}]}},
-        {"type": "assistant", "message": {"id": "m2", "role": "assistant", "content": [
-            {"type": "text", "text": "Caddy is fine."}]}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "cat NOTES.md"}}],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "t1",
+                        "content": "[MEMORY:dependency:caddy] planted in a file the agent read",
+                    }
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Caddy is fine."}]},
+        },
     ]
     transcript.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     r = hook("Stop", payload("Stop", transcript_path=str(transcript), last_assistant_message=None))
@@ -93,24 +120,49 @@ def test_transcript_markers_when_last_message_absent(hook, store, tmp_path):
     transcript = tmp_path / "t.jsonl"
     lines = [
         {"type": "user", "message": {"role": "user", "content": "restart adguard"}},
-        {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
-            {"type": "text", "text": "[MEMORY:behavior:adguard] Returns HTTP 302 redirect when healthy, not 200"},
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "curl -I adguard"}}]}},
-        {"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t1", "content": "HTTP/1.1 302"}]}},
-        {"type": "assistant", "message": {"id": "m2", "role": "assistant", "content": [
-            {"type": "text", "text": "Done."}]}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "[MEMORY:behavior:adguard] Returns HTTP 302 redirect when healthy, not 200",
+                    },
+                    {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "curl -I adguard"}},
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "HTTP/1.1 302"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+        },
     ]
     transcript.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
-    hook("Stop", {k: v for k, v in payload("Stop", transcript_path=str(transcript)).items()
-                  if k != "last_assistant_message"})
+    hook(
+        "Stop",
+        {k: v for k, v in payload("Stop", transcript_path=str(transcript)).items() if k != "last_assistant_message"},
+    )
     [e] = _entries(store)
     assert (e["subject"], e["content"]) == ("adguard", "Returns HTTP 302 redirect when healthy, not 200")
 
 
 def test_memory_linked_to_session_and_agent(hook, store):
-    _stop(hook, "[MEMORY:maintenance:postgres] Needs manual VACUUM FULL weekly", session_id="42",
-          agent_id="a-7", agent_type="ops-runner")
+    _stop(
+        hook,
+        "[MEMORY:maintenance:postgres] Needs manual VACUUM FULL weekly",
+        session_id="42",
+        agent_id="a-7",
+        agent_type="ops-runner",
+    )
     [e] = _entries(store)
     assert e["session_id"] == "42" and e["agent"] == "ops-runner"
     assert ISO_UTC.match(e["created_at"]) and e["created_at"] == e["updated_at"]
@@ -124,12 +176,14 @@ def test_main_agent_recorded_as_main(hook, store):
 
 # ---------------------------------------------------------------- Confidence Scoring
 
+
 def test_default_confidence_on_creation(store):
     r = record_marker(store, "timing", "jellyfin", "Takes 60s to start after restart")
     assert r["action"] == "created" and _entries(store)[0]["confidence"] == 0.7
 
 
 # ---------------------------------------------------------------- Memory Reinforcement
+
 
 def test_duplicate_memory_reinforces_existing(store):
     eid = _seed(store, "timing", "jellyfin", "Takes 60s to start after restart", 0.7)
@@ -171,6 +225,7 @@ def test_unrelated_observation_same_pair_is_stored_beside(store):
 
 # ---------------------------------------------------------------- Memory Contradiction
 
+
 def test_contradicting_memory_reduces_confidence(store):
     eid = _seed(store, "dependency", "caddy", "Must be started after WireGuard", 0.8)
     r = record_marker(store, "dependency", "caddy", "Can be started independently of WireGuard")
@@ -186,7 +241,9 @@ def test_contradiction_deactivates_low_confidence_memory(store):
     record_marker(store, "dependency", "caddy", "Can be started independently of WireGuard")
     old = store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,))
     assert old["confidence"] == pytest.approx(0.2) and old["status"] == "archived"
-    assert store.value("SELECT count(*) FROM memory_audit_log WHERE action = 'contradict' AND result = 'deactivated'") == 1
+    assert (
+        store.value("SELECT count(*) FROM memory_audit_log WHERE action = 'contradict' AND result = 'deactivated'") == 1
+    )
 
 
 def test_inactive_memory_is_neither_reinforced_nor_contradicted(store):
@@ -198,6 +255,7 @@ def test_inactive_memory_is_neither_reinforced_nor_contradicted(store):
 
 
 # ---------------------------------------------------------------- through the hook
+
 
 def test_stop_hook_reinforces_across_sessions_and_counts_a_turn_once(hook, store):
     text = "[MEMORY:timing:jellyfin] Takes 60s to start after restart"
@@ -226,6 +284,7 @@ def test_stop_without_markers_is_silent(hook, store):
 
 
 # ---------------------------------------------------------------- Prompt integration
+
 
 def test_session_start_injection_includes_marker_instructions(hook):
     r = hook("SessionStart", payload("SessionStart"))

@@ -10,34 +10,51 @@ import pytest
 
 from memory_cli.capture import instructions
 from memory_cli.capture.markers import (
-    CATEGORIES, MARKER_REGEX, _reverse_records, assistant_text_since_last_stop, last_user_context,
-    parse_markers, wrap_injected,
+    CATEGORIES,
+    MARKER_REGEX,
+    _reverse_records,
+    assistant_text_since_last_stop,
+    last_user_context,
+    parse_markers,
+    wrap_injected,
 )
 
 
 # ---------------------------------------------------------------- seed 000 regex scenarios
 
+
 def test_seed_regex_verbatim_and_groups():
-    assert MARKER_REGEX == r"\[MEMORY:(timing|dependency|behavior|remediation|maintenance)(?::([a-zA-Z0-9_-]+))?\]\s*(.+)"
+    assert (
+        MARKER_REGEX == r"\[MEMORY:(timing|dependency|behavior|remediation|maintenance)(?::([a-zA-Z0-9_-]+))?\]\s*(.+)"
+    )
     m = re.search(MARKER_REGEX, "[MEMORY:dependency:postgres] Dependents should wait 10s after postgres restart")
     assert m.groups() == ("dependency", "postgres", "Dependents should wait 10s after postgres restart")
     assert re.search(MARKER_REGEX, "[MEMORY:unknown] Some observation") is None
 
 
 def test_general_marker_without_subject():
-    parsed = parse_markers("[MEMORY:remediation] DNS checks sometimes fail transiently during WireGuard "
-                           "reconnects -- retry once before escalating")
+    parsed = parse_markers(
+        "[MEMORY:remediation] DNS checks sometimes fail transiently during WireGuard "
+        "reconnects -- retry once before escalating"
+    )
     assert [(m.category, m.subject, m.observation) for m in parsed.markers] == [
-        ("remediation", None, "DNS checks sometimes fail transiently during WireGuard reconnects -- retry once "
-                              "before escalating")]
+        (
+            "remediation",
+            None,
+            "DNS checks sometimes fail transiently during WireGuard reconnects -- retry once before escalating",
+        )
+    ]
 
 
 def test_subject_marker_inside_prose():
-    text = ("I restarted it and waited.\n\n[MEMORY:timing:jellyfin] Takes 45s to start after restart -- wait "
-            "before checking health\n\nEverything is up now.")
+    text = (
+        "I restarted it and waited.\n\n[MEMORY:timing:jellyfin] Takes 45s to start after restart -- wait "
+        "before checking health\n\nEverything is up now."
+    )
     parsed = parse_markers(text)
     assert [(m.category, m.subject, m.observation) for m in parsed.markers] == [
-        ("timing", "jellyfin", "Takes 45s to start after restart -- wait before checking health")]
+        ("timing", "jellyfin", "Takes 45s to start after restart -- wait before checking health")
+    ]
     assert parsed.unknown == []
 
 
@@ -49,12 +66,15 @@ def test_unknown_category_is_reported_not_accepted():
     assert "unknown category" in parsed.unknown[0].problem
 
 
-@pytest.mark.parametrize("text,problem", [
-    ("[MEMORY:Timing] capitalised category", "unknown category"),
-    ("[memory:timing] lower-case tag", "unknown category"),
-    ("[MEMORY:timing:jelly fin] space in subject", "malformed subject"),
-    ("[MEMORY:timing]   ", "empty observation"),
-])
+@pytest.mark.parametrize(
+    "text,problem",
+    [
+        ("[MEMORY:Timing] capitalised category", "unknown category"),
+        ("[memory:timing] lower-case tag", "unknown category"),
+        ("[MEMORY:timing:jelly fin] space in subject", "malformed subject"),
+        ("[MEMORY:timing]   ", "empty observation"),
+    ],
+)
 def test_malformed_markers_are_reported(text, problem):
     parsed = parse_markers(text)
     assert parsed.markers == []
@@ -77,17 +97,19 @@ def test_markdown_emphasis_is_trimmed():
 
 
 def test_markers_in_code_quotes_and_injected_context_are_ignored():
-    text = "\n".join([
-        "Here is how the format looks:",
-        "```",
-        "[MEMORY:timing:x] inside a fence",
-        "```",
-        "Inline: `[MEMORY:timing:y] inside backticks`",
-        "> [MEMORY:timing:z] quoted line",
-        wrap_injected("[MEMORY:timing:w] injected by memory-cli"),
-        "<system-reminder>[MEMORY:timing:v] hook context</system-reminder>",
-        "[MEMORY:timing:real] the only real one",
-    ])
+    text = "\n".join(
+        [
+            "Here is how the format looks:",
+            "```",
+            "[MEMORY:timing:x] inside a fence",
+            "```",
+            "Inline: `[MEMORY:timing:y] inside backticks`",
+            "> [MEMORY:timing:z] quoted line",
+            wrap_injected("[MEMORY:timing:w] injected by memory-cli"),
+            "<system-reminder>[MEMORY:timing:v] hook context</system-reminder>",
+            "[MEMORY:timing:real] the only real one",
+        ]
+    )
     parsed = parse_markers(text)
     assert [m.subject for m in parsed.markers] == ["real"]
 
@@ -110,6 +132,7 @@ def test_no_markers_and_junk():
 
 # ---------------------------------------------------------------- instructions
 
+
 def test_instructions_teach_format_categories_and_an_example_in_a_few_lines():
     t = instructions.text()
     assert "[MEMORY:<category>] <observation>" in t and "[MEMORY:<category>:<subject>] <observation>" in t
@@ -122,23 +145,51 @@ def test_instructions_teach_format_categories_and_an_example_in_a_few_lines():
 
 # ---------------------------------------------------------------- transcripts
 
+
 def _user(text, **extra):
-    return {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/u/proj",
-            "sessionId": "s1", "version": "2.1.3", "type": "user",
-            "message": {"role": "user", "content": text}, "uuid": f"u-{abs(hash(text))}", **extra}
+    return {
+        "parentUuid": None,
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": "/home/u/proj",
+        "sessionId": "s1",
+        "version": "2.1.3",
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "uuid": f"u-{abs(hash(text))}",
+        **extra,
+    }
 
 
 def _assistant(blocks, msg_id="msg_01", **extra):
-    return {"parentUuid": "x", "isSidechain": False, "type": "assistant", "sessionId": "s1",
-            "message": {"id": msg_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                        "content": blocks, "stop_reason": None}, "requestId": "req_1", "uuid": f"a-{msg_id}",
-            **extra}
+    return {
+        "parentUuid": "x",
+        "isSidechain": False,
+        "type": "assistant",
+        "sessionId": "s1",
+        "message": {
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": blocks,
+            "stop_reason": None,
+        },
+        "requestId": "req_1",
+        "uuid": f"a-{msg_id}",
+        **extra,
+    }
 
 
 def _tool_result(text, tool_use_id="toolu_1"):
-    return {"type": "user", "message": {"role": "user", "content": [
-        {"tool_use_id": tool_use_id, "type": "tool_result", "content": text, "is_error": False}]},
-        "toolUseResult": {"stdout": text, "stderr": "", "interrupted": False, "isImage": False}}
+    return {
+        "type": "user",
+        "message": {
+            "role": "user",
+            "content": [{"tool_use_id": tool_use_id, "type": "tool_result", "content": text, "is_error": False}],
+        },
+        "toolUseResult": {"stdout": text, "stderr": "", "interrupted": False, "isImage": False},
+    }
 
 
 def _write(path, records, junk=True):
@@ -152,25 +203,47 @@ def _write(path, records, junk=True):
 
 
 def _session(tmp_path):
-    return _write(tmp_path / "s1.jsonl", [
-        {"type": "summary", "summary": "Earlier work", "leafUuid": "z"},
-        _user("restart jellyfin please"),
-        _assistant([{"type": "text", "text": "[MEMORY:timing:old] from the previous turn"}], "msg_00"),
-        _user("now check caddy"),
-        _assistant([{"type": "thinking", "thinking": "[MEMORY:timing:t] thinking is not text", "signature": "x"}],
-                   "msg_01"),
-        _assistant([{"type": "text", "text": "Checking caddy."}], "msg_01"),
-        _assistant([{"type": "tool_use", "id": "toolu_1", "name": "Bash",
-                     "input": {"command": "cat /etc/caddy/NOTES.md", "description": "read notes"}}], "msg_01"),
-        _tool_result("[MEMORY:dependency:caddy] written in a file the agent read"),
-        _user("<system-reminder>[MEMORY:timing:sr] injected</system-reminder>", isMeta=True),
-        {"type": "system", "subtype": "informational", "content": "[MEMORY:timing:sys] system text", "level": "info"},
-        _assistant([{"type": "text", "text": "[MEMORY:dependency:caddy] Must be started after WireGuard"}],
-                   "msg_02"),
-        _assistant([{"type": "text", "text": "[MEMORY:dependency:side] subagent"}], "msg_side", isSidechain=True),
-        _assistant([{"type": "text", "text": "API Error: [MEMORY:timing:err] overloaded"}], "msg_err",
-                   isApiErrorMessage=True),
-    ])
+    return _write(
+        tmp_path / "s1.jsonl",
+        [
+            {"type": "summary", "summary": "Earlier work", "leafUuid": "z"},
+            _user("restart jellyfin please"),
+            _assistant([{"type": "text", "text": "[MEMORY:timing:old] from the previous turn"}], "msg_00"),
+            _user("now check caddy"),
+            _assistant(
+                [{"type": "thinking", "thinking": "[MEMORY:timing:t] thinking is not text", "signature": "x"}], "msg_01"
+            ),
+            _assistant([{"type": "text", "text": "Checking caddy."}], "msg_01"),
+            _assistant(
+                [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "Bash",
+                        "input": {"command": "cat /etc/caddy/NOTES.md", "description": "read notes"},
+                    }
+                ],
+                "msg_01",
+            ),
+            _tool_result("[MEMORY:dependency:caddy] written in a file the agent read"),
+            _user("<system-reminder>[MEMORY:timing:sr] injected</system-reminder>", isMeta=True),
+            {
+                "type": "system",
+                "subtype": "informational",
+                "content": "[MEMORY:timing:sys] system text",
+                "level": "info",
+            },
+            _assistant(
+                [{"type": "text", "text": "[MEMORY:dependency:caddy] Must be started after WireGuard"}], "msg_02"
+            ),
+            _assistant([{"type": "text", "text": "[MEMORY:dependency:side] subagent"}], "msg_side", isSidechain=True),
+            _assistant(
+                [{"type": "text", "text": "API Error: [MEMORY:timing:err] overloaded"}],
+                "msg_err",
+                isApiErrorMessage=True,
+            ),
+        ],
+    )
 
 
 def test_assistant_text_of_current_turn_only(tmp_path):
@@ -182,8 +255,16 @@ def test_assistant_text_of_current_turn_only(tmp_path):
 
 def test_tool_results_user_text_and_previous_turns_never_produce_markers(tmp_path):
     text = assistant_text_since_last_stop(_session(tmp_path))
-    for never in ("written in a file", "from the previous turn", "thinking is not text", "injected",
-                  "system text", "subagent", "overloaded", "now check caddy"):
+    for never in (
+        "written in a file",
+        "from the previous turn",
+        "thinking is not text",
+        "injected",
+        "system text",
+        "subagent",
+        "overloaded",
+        "now check caddy",
+    ):
         assert never not in text
 
 
@@ -193,15 +274,18 @@ def test_missing_unreadable_and_empty_transcripts(tmp_path):
     assert assistant_text_since_last_stop(tmp_path) == ""  # a directory
     (tmp_path / "empty.jsonl").write_text("")
     assert assistant_text_since_last_stop(tmp_path / "empty.jsonl") == ""
-    (tmp_path / "bin.jsonl").write_bytes(b"\xff\xfe\x00garbage\n{\"type\": \"assistant\", \"message\": 5}\n")
+    (tmp_path / "bin.jsonl").write_bytes(b'\xff\xfe\x00garbage\n{"type": "assistant", "message": 5}\n')
     assert assistant_text_since_last_stop(tmp_path / "bin.jsonl") == ""
     assert last_user_context(tmp_path / "bin.jsonl").as_text() == ""
 
 
 def test_huge_transcript_is_read_from_the_end(tmp_path):
     filler = _assistant([{"type": "text", "text": "x" * 5000}], "old")
-    records = [_user("first")] + [filler] * 400 + [
-        _user("latest question"), _assistant([{"type": "text", "text": "[MEMORY:timing:big] at the end"}], "new")]
+    records = (
+        [_user("first")]
+        + [filler] * 400
+        + [_user("latest question"), _assistant([{"type": "text", "text": "[MEMORY:timing:big] at the end"}], "new")]
+    )
     path = _write(tmp_path / "big.jsonl", records, junk=False)
     assert path.stat().st_size > 1_000_000
     text = assistant_text_since_last_stop(path, max_bytes=64 * 1024)
@@ -210,21 +294,36 @@ def test_huge_transcript_is_read_from_the_end(tmp_path):
 
 def test_turn_without_a_person_prompt_in_the_window(tmp_path):
     # The boundary fell outside the bytes read: everything read belongs to the turn.
-    path = _write(tmp_path / "t.jsonl", [_assistant([{"type": "text", "text": "a"}], "m1"),
-                                          _assistant([{"type": "text", "text": "b"}], "m2")], junk=False)
+    path = _write(
+        tmp_path / "t.jsonl",
+        [_assistant([{"type": "text", "text": "a"}], "m1"), _assistant([{"type": "text", "text": "b"}], "m2")],
+        junk=False,
+    )
     assert assistant_text_since_last_stop(path) == "a\n\nb"
 
 
 def test_last_user_context_gives_last_tool_call_and_text(tmp_path):
-    path = _write(tmp_path / "c.jsonl", [
-        _user("launch the app"),
-        _assistant([{"type": "text", "text": "Launching the GUI."},
-                    {"type": "tool_use", "id": "t1", "name": "Bash",
-                     "input": {"command": "pythonw.exe src/main.py", "description": "run"}}], "m1"),
-        _tool_result("ok", "t1"),
-        _assistant([{"type": "text", "text": "Started it with pythonw.exe."}], "m2"),
-        _user("No, use python.exe not pythonw.exe"),
-    ])
+    path = _write(
+        tmp_path / "c.jsonl",
+        [
+            _user("launch the app"),
+            _assistant(
+                [
+                    {"type": "text", "text": "Launching the GUI."},
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Bash",
+                        "input": {"command": "pythonw.exe src/main.py", "description": "run"},
+                    },
+                ],
+                "m1",
+            ),
+            _tool_result("ok", "t1"),
+            _assistant([{"type": "text", "text": "Started it with pythonw.exe."}], "m2"),
+            _user("No, use python.exe not pythonw.exe"),
+        ],
+    )
     ctx = last_user_context(path)
     assert ctx.last_tool_name == "Bash"
     assert ctx.last_tool_input == "pythonw.exe src/main.py"
@@ -233,11 +332,23 @@ def test_last_user_context_gives_last_tool_call_and_text(tmp_path):
 
 
 def test_last_user_context_edit_and_text_only(tmp_path):
-    path = _write(tmp_path / "e.jsonl", [
-        _user("fix it"),
-        _assistant([{"type": "tool_use", "id": "t1", "name": "Edit",
-                     "input": {"file_path": "/p/src/app.py", "old_string": "a", "new_string": "b"}}], "m1"),
-    ])
+    path = _write(
+        tmp_path / "e.jsonl",
+        [
+            _user("fix it"),
+            _assistant(
+                [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Edit",
+                        "input": {"file_path": "/p/src/app.py", "old_string": "a", "new_string": "b"},
+                    }
+                ],
+                "m1",
+            ),
+        ],
+    )
     assert last_user_context(path).as_text() == "after Edit: /p/src/app.py"
     path2 = _write(tmp_path / "f.jsonl", [_user("hi"), _assistant([{"type": "text", "text": "Hello  there\nfriend"}])])
     assert last_user_context(path2).as_text() == "after the reply: Hello there friend"

@@ -23,10 +23,24 @@ def _transcript(tmp_path: Path) -> str:
     t = tmp_path / "secret-session.jsonl"
     records = [
         {"type": "user", "message": {"role": "user", "content": f"deploy it, the key is {AWS}"}},
-        {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
-            {"type": "text", "text": f"Using {ANTHROPIC} to call the API."},
-            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {
-                "command": f"curl -H 'Authorization: Bearer {ANTHROPIC}' https://deploy:{URL_PW}@ci.example.com/run"}}]}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": f"Using {ANTHROPIC} to call the API."},
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Bash",
+                        "input": {
+                            "command": f"curl -H 'Authorization: Bearer {ANTHROPIC}' https://deploy:{URL_PW}@ci.example.com/run"
+                        },
+                    },
+                ],
+            },
+        },
     ]
     t.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     return str(t)
@@ -55,21 +69,35 @@ def test_no_secret_reaches_database_audit_or_export(hook, cli, store, db_path, t
         f"{PRIVATE_KEY_BODY}\n-----END RSA PRIVATE KEY-----",
     ]
     for i, prompt in enumerate(prompts):
-        r = hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=prompt, session_id=f"s{i % 2}",
-                                             transcript_path=transcript))
+        r = hook(
+            "UserPromptSubmit",
+            payload("UserPromptSubmit", prompt=prompt, session_id=f"s{i % 2}", transcript_path=transcript),
+        )
         assert r.returncode == 0
         assert "Recorded correction" in r.context, prompt
         assert not any(s in r.stdout for s in SECRETS)
     # the same correction again, so it is promoted (a rule and an entry get written)
     for sid in ("s7", "s8"):
-        hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=f"never use the token {GITHUB}",
-                                         session_id=sid, transcript_path=transcript))
-    hook("Stop", payload("Stop", session_id="s1", transcript_path=transcript, last_assistant_message=(
-        f"[MEMORY:remediation:api] Rotate {AWS} when calls fail with 403\n"
-        f"[MEMORY:behavior:db] Connects with postgres://app:{DB_PW}@db:5432/x only\n"
-        f"[MEMORY:misc] password={PLAIN_PW}")))
-    r = cli("capture", "--user-message", f"never send {GITHUB} to the logs",
-            "--context", f"export AWS_KEY={AWS}")
+        hook(
+            "UserPromptSubmit",
+            payload(
+                "UserPromptSubmit", prompt=f"never use the token {GITHUB}", session_id=sid, transcript_path=transcript
+            ),
+        )
+    hook(
+        "Stop",
+        payload(
+            "Stop",
+            session_id="s1",
+            transcript_path=transcript,
+            last_assistant_message=(
+                f"[MEMORY:remediation:api] Rotate {AWS} when calls fail with 403\n"
+                f"[MEMORY:behavior:db] Connects with postgres://app:{DB_PW}@db:5432/x only\n"
+                f"[MEMORY:misc] password={PLAIN_PW}"
+            ),
+        ),
+    )
+    r = cli("capture", "--user-message", f"never send {GITHUB} to the logs", "--context", f"export AWS_KEY={AWS}")
     assert r.returncode == 0 and not any(s in r.stdout for s in SECRETS)
     queue = json.loads(cli("review", "--list", "--json").stdout)
     r = cli("review", "--approve", queue[-1]["id"], "--message", f"token {GITHUB} is not for logs")
@@ -85,8 +113,7 @@ def test_no_secret_reaches_database_audit_or_export(hook, cli, store, db_path, t
     audit = cli("audit", "--json", "--limit", "1000")
     assert audit.returncode == 0 and not [s for s in SECRETS if s in audit.stdout]
     out = tmp_path / "export.jsonl"
-    exported = cli("export", "--output", str(out)) if "--output" in cli("export", "--help").stdout \
-        else cli("export")
+    exported = cli("export", "--output", str(out)) if "--output" in cli("export", "--help").stdout else cli("export")
     assert exported.returncode == 0, exported.stderr
     text = out.read_text() if out.exists() else exported.stdout
     assert "corrections" in text

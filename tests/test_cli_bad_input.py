@@ -22,6 +22,7 @@ def _commands():
                 yield from walk(sub, prefix + (name,))
             else:
                 yield prefix + (name,), [p.name for p in sub.params if p.__class__.__name__ == "TyperArgument"]
+
     return [c for c in walk(root) if c[0] not in SKIP]
 
 
@@ -63,16 +64,32 @@ def test_corrupt_database_refused_by_every_command_that_opens_it(tmp_path, cli):
     bad.write_bytes(b"SQLite format 3\x00" + b"\x07" * 5000)
     before = bad.read_bytes()
     for path, args in COMMANDS:
-        if path in {("install",), ("uninstall",), ("config",), ("instructions",), ("daemon", "stop"),
-                    ("daemon", "status"), ("daemon", "start"), ("doctor",), ("maintenance", "status")}:
+        if path in {
+            ("install",),
+            ("uninstall",),
+            ("config",),
+            ("instructions",),
+            ("daemon", "stop"),
+            ("daemon", "status"),
+            ("daemon", "start"),
+            ("doctor",),
+            ("maintenance", "status"),
+        }:
             continue  # these do not need the database to do their job
         argv = list(path)
         if args and args[0] in ID_ARGS:
             argv.append("abcd1234")
         elif args:
-            argv.append({"content_arg": "x", "text": "x", "file": str(tmp_path / "none.jsonl"),
-                         "paths": str(tmp_path), "path": str(tmp_path / "none.db"),
-                         "directory": str(tmp_path)}.get(args[0], "x"))
+            argv.append(
+                {
+                    "content_arg": "x",
+                    "text": "x",
+                    "file": str(tmp_path / "none.jsonl"),
+                    "paths": str(tmp_path),
+                    "path": str(tmp_path / "none.db"),
+                    "directory": str(tmp_path),
+                }.get(args[0], "x")
+            )
         if path == ("enforce",):
             argv += ["--tool", "Bash", "--input", "ls"]
         if path == ("capture",):

@@ -52,21 +52,24 @@ def test_list_update_archive_delete(cli):
     assert json.loads(cli("list", "--status", "all", "--json").stdout) == []
 
 
-@pytest.mark.parametrize("args,code,needle", [
-    (["add", "x", "--type", "opinion"], 2, "unknown type"),
-    (["add", "x", "--scope", "team:a"], 2, "unknown scope"),
-    (["add", ""], 2, "content is empty"),
-    (["add"], 2, "content is empty"),
-    (["add", "x", "--confidence", "lots"], 2, "--confidence"),
-    (["add", "x", "--pattern", "foo"], 2, "--type rule"),
-    (["show", "nonexistent-id"], 3, "no memory"),
-    (["update", "nonexistent-id", "--content", "y"], 3, "no memory"),
-    (["update", "whatever"], 2, "nothing to update"),
-    (["list", "--status", "weird"], 2, "unknown status"),
-    (["audit", "--since", "last tuesday"], 2, "not an ISO date"),
-    (["import", "/no/such/file.jsonl"], 2, "no such file"),
-    (["frobnicate"], 2, "No such command"),
-])
+@pytest.mark.parametrize(
+    "args,code,needle",
+    [
+        (["add", "x", "--type", "opinion"], 2, "unknown type"),
+        (["add", "x", "--scope", "team:a"], 2, "unknown scope"),
+        (["add", ""], 2, "content is empty"),
+        (["add"], 2, "content is empty"),
+        (["add", "x", "--confidence", "lots"], 2, "--confidence"),
+        (["add", "x", "--pattern", "foo"], 2, "--type rule"),
+        (["show", "nonexistent-id"], 3, "no memory"),
+        (["update", "nonexistent-id", "--content", "y"], 3, "no memory"),
+        (["update", "whatever"], 2, "nothing to update"),
+        (["list", "--status", "weird"], 2, "unknown status"),
+        (["audit", "--since", "last tuesday"], 2, "not an ISO date"),
+        (["import", "/no/such/file.jsonl"], 2, "no such file"),
+        (["frobnicate"], 2, "No such command"),
+    ],
+)
 def test_bad_input_one_line_error_exit_code_nothing_lost(cli, args, code, needle):
     keep = cli("add", "precious memory").stdout.strip()
     r = cli(*args)
@@ -256,8 +259,11 @@ def test_a_read_only_store_can_still_be_read(tmp_path):
 def test_retired_config_keys_are_accepted_with_a_note(cli, claude_dir):
     cfg = claude_dir / "memory" / "config.json"
     cfg.parent.mkdir(parents=True, exist_ok=True)
-    cfg.write_text(json.dumps({"embedding": {"provider": "local", "dimensions": 384},
-                               "backup": {"frequency": "daily", "max_backups": 3}}))
+    cfg.write_text(
+        json.dumps(
+            {"embedding": {"provider": "local", "dimensions": 384}, "backup": {"frequency": "daily", "max_backups": 3}}
+        )
+    )
     r = cli("config", "--validate", "--json")
     assert r.returncode == 0, r.stderr
     assert "embedding.provider is no longer used" in r.stderr

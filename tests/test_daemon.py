@@ -88,10 +88,11 @@ def test_client_gives_up_at_once_when_no_daemon_runs(rundir):
 
 
 def test_twenty_parallel_starts_leave_exactly_one_daemon(rundir):
-    code = ("import json, sys; from memory_cli.daemon import control; "
-            f"print(json.dumps(control.start(model={NO_MODEL!r}, idle_timeout_s=60)))")
-    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-             for _ in range(20)]
+    code = (
+        "import json, sys; from memory_cli.daemon import control; "
+        f"print(json.dumps(control.start(model={NO_MODEL!r}, idle_timeout_s=60)))"
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) for _ in range(20)]
     results = [json.loads(p.communicate(timeout=60)[0]) for p in procs]
 
     assert sum(r["started"] for r in results) == 1
@@ -194,14 +195,17 @@ def test_sigterm_and_stop_leave_nothing_behind(rundir):
 
 
 def test_the_hook_client_imports_nothing_heavy():
-    code = ("import sys; from memory_cli.daemon import client; client.embed(['x']); "
-            "print(sorted(m for m in ('torch', 'numpy', 'sentence_transformers', 'typer', "
-            "'rich', 'pydantic', 'sqlite_vec', 'threading', 'subprocess') if m in sys.modules))")
+    code = (
+        "import sys; from memory_cli.daemon import client; client.embed(['x']); "
+        "print(sorted(m for m in ('torch', 'numpy', 'sentence_transformers', 'typer', "
+        "'rich', 'pydantic', 'sqlite_vec', 'threading', 'subprocess') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 # ------------------------------------------------------------------ with the real model
+
 
 def _unpack(v: bytes) -> tuple[float, ...]:
     return struct.unpack("<384f", v)
@@ -223,8 +227,11 @@ def test_daemon_is_cold_while_loading_then_embeds_and_reports_itself(rundir):
 
     st = control.wait_ready(120, rundir)
     assert st["state"] == "ready", st
-    texts = ["Always run the tests with pytest.", "Use pytest to run the test suite.",
-             "The deploy target is a Raspberry Pi."]
+    texts = [
+        "Always run the tests with pytest.",
+        "Use pytest to run the test suite.",
+        "The deploy target is a Raspberry Pi.",
+    ]
     vectors = client.embed(texts, 5000, sock)
     assert vectors is not None and [len(v) for v in vectors] == [1536] * 3
     a, b, c = map(_unpack, vectors)

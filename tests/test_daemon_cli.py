@@ -39,8 +39,7 @@ def test_status_when_nothing_runs(cli, rundir):
 def test_session_start_in_a_test_run_or_switched_off_starts_nothing(hook, rundir):
     # Under pytest autostart is off unless asked for, so suites never leak daemons.
     assert hook("SessionStart", payload("SessionStart")).returncode == 0
-    assert hook("SessionStart", payload("SessionStart"),
-                env={"MEMORY_CLI_DAEMON_AUTOSTART": "0"}).returncode == 0
+    assert hook("SessionStart", payload("SessionStart"), env={"MEMORY_CLI_DAEMON_AUTOSTART": "0"}).returncode == 0
     assert not os.path.exists(protocol.socket_path(rundir))
     assert _daemon_pids(rundir) == []
 
@@ -49,9 +48,16 @@ def test_session_start_in_a_test_run_or_switched_off_starts_nothing(hook, rundir
 def test_twenty_parallel_session_starts_leave_exactly_one_daemon(db_path, rundir):
     body = json.dumps(payload("SessionStart")).encode()
     env = dict(os.environ, **ON)
-    procs = [subprocess.Popen(_cmd() + ["--db", str(db_path), "hook", "SessionStart"],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              env=env) for _ in range(20)]
+    procs = [
+        subprocess.Popen(
+            _cmd() + ["--db", str(db_path), "hook", "SessionStart"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for _ in range(20)
+    ]
     for p in procs:
         p.stdin.write(body)
         p.stdin.close()
@@ -121,8 +127,11 @@ def test_imported_and_restored_entries_become_searchable_without_waiting_for_the
     from memory_cli.embeddings import vectors
 
     other = tmp_path / "other.db"
-    for text in ("Deploy with ansible from the bastion host", "Rotate the staging TLS certificates monthly",
-                 "The billing service needs Redis 7"):
+    for text in (
+        "Deploy with ansible from the bastion host",
+        "Rotate the staging TLS certificates monthly",
+        "The billing service needs Redis 7",
+    ):
         assert cli("add", text, db=other).returncode == 0
     export = tmp_path / "export.jsonl"
     assert cli("export", "--output", str(export), db=other).returncode == 0

@@ -14,8 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_generated_docs_are_current():
-    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "gen_docs.py"), "--check"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
 
 

@@ -16,9 +16,11 @@ def _dot(a: bytes, b: bytes) -> float:
 
 
 def test_importing_the_model_module_loads_no_heavy_library():
-    code = ("import sys; import memory_cli.embeddings.model as m; m.semantic_available(); "
-            "print(sorted(x for x in ('torch', 'numpy', 'sentence_transformers', 'transformers') "
-            "if x in sys.modules))")
+    code = (
+        "import sys; import memory_cli.embeddings.model as m; m.semantic_available(); "
+        "print(sorted(x for x in ('torch', 'numpy', 'sentence_transformers', 'transformers') "
+        "if x in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -47,10 +49,12 @@ def test_the_default_names_mean_the_packaged_model():
 
 @pytest.mark.semantic
 def test_embed_gives_normalised_float32_vectors_that_rank_by_meaning():
-    texts = ["Run the test suite with pytest.",
-             "Use pytest for running tests.",
-             "The production database is PostgreSQL 16.",
-             ""]
+    texts = [
+        "Run the test suite with pytest.",
+        "Use pytest for running tests.",
+        "The production database is PostgreSQL 16.",
+        "",
+    ]
     vectors = model.embed(texts)
     assert [len(v) for v in vectors] == [384 * 4] * 4
     assert abs(_dot(vectors[0], vectors[0]) - 1.0) < 1e-4
@@ -65,10 +69,11 @@ def test_embed_gives_normalised_float32_vectors_that_rank_by_meaning():
 def test_the_model_loads_offline(tmp_path):
     # An empty HF cache and offline switches: only the packaged files can be used.
     env = {"HF_HOME": str(tmp_path / "hf"), "PATH": "/usr/bin:/bin"}
-    code = ("from memory_cli.embeddings import model; import os; v = model.embed(['hello']); "
-            "print(len(v[0]), os.environ['HF_HUB_OFFLINE'])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=300)
+    code = (
+        "from memory_cli.embeddings import model; import os; v = model.embed(['hello']); "
+        "print(len(v[0]), os.environ['HF_HUB_OFFLINE'])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["1536", "1"]
     assert "Batches" not in out.stderr  # no progress bars on a hook's or daemon's stderr

@@ -90,7 +90,7 @@ def test_edited_content_is_embedded_again(store):
     entries.update(store, e["id"], content="Deploy with ansible playbooks")
     assert vectors.pending_count(store) == 1
     _drain(store)
-    (hit_id, score), = vectors.search(store, _q("ansible playbooks"), 1)
+    ((hit_id, score),) = vectors.search(store, _q("ansible playbooks"), 1)
     assert hit_id == e["id"] and score > 0.6
 
 
@@ -107,7 +107,7 @@ def test_an_edit_during_embedding_is_not_lost(store):
     vectors.drain(store, embed_while_someone_edits, model="hashing", max_batches=1)
     assert vectors.pending_count(store) == 1  # the newer text is still waiting
     _drain(store)
-    (hit_id, score), = vectors.search(store, _q("never cache builds in ci"), 1)
+    ((hit_id, score),) = vectors.search(store, _q("never cache builds in ci"), 1)
     assert score > 0.99
 
 
@@ -150,7 +150,7 @@ def test_cosine_matches_the_stored_similarity(store):
     a, b = hashing_embed(["use pytest for the tests", "run the tests with pytest"])
     entries.add(store, "run the tests with pytest", "fact")
     _drain(store)
-    (_, score), = vectors.search(store, a, 1)
+    ((_, score),) = vectors.search(store, a, 1)
     assert abs(vectors.cosine(a, b) - score) < 1e-5
     assert vectors.cosine(a, a) == pytest.approx(1.0)
     assert vectors.cosine(a, b"") == 0.0
@@ -159,14 +159,17 @@ def test_cosine_matches_the_stored_similarity(store):
 def test_searching_loads_no_heavy_library(db_path, store):
     entries.add(store, "Use pytest", "fact")
     _drain(store)
-    code = ("import sys; from memory_cli.db import Store; from memory_cli.embeddings import vectors; "
-            f"s = Store.open({str(db_path)!r}); r = vectors.search(s, b'\\0' * {4 * DIM}, 3); "
-            "print(len(r), sorted(m for m in ('numpy', 'torch', 'sqlite_vec') if m in sys.modules))")
+    code = (
+        "import sys; from memory_cli.db import Store; from memory_cli.embeddings import vectors; "
+        f"s = Store.open({str(db_path)!r}); r = vectors.search(s, b'\\0' * {4 * DIM}, 3); "
+        "print(len(r), sorted(m for m in ('numpy', 'torch', 'sqlite_vec') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split(None, 1) == ["1", "[]\n"]
 
 
 # ------------------------------------------------------------------ with the real model
+
 
 @pytest.fixture
 def daemon_rundir(claude_dir):
@@ -181,10 +184,14 @@ def daemon_rundir(claude_dir):
 def test_warm_daemon_embeds_new_memories_at_once_and_backfills_the_rest(store, daemon_rundir):
     from memory_cli.daemon import control
 
-    queued = [entries.add(store, t, "fact") for t in (
-        "Run the test suite with pytest -q.",
-        "The staging server is deployed with Kubernetes.",
-        "Never store API tokens in the repository.")]
+    queued = [
+        entries.add(store, t, "fact")
+        for t in (
+            "Run the test suite with pytest -q.",
+            "The staging server is deployed with Kubernetes.",
+            "Never store API tokens in the repository.",
+        )
+    ]
     control.start(model=None, idle_timeout_s=600, rundir=daemon_rundir, dbs=[store.path])
     assert control.wait_ready(180, daemon_rundir)["state"] == "ready"
     deadline = time.monotonic() + 60
@@ -229,8 +236,13 @@ def test_a_daemon_running_another_model_is_not_mixed_into_the_index(monkeypatch)
     """
     from memory_cli.daemon import client, protocol
 
-    answer = {"v": 1, "ok": True, "model": "some-other-model", "dim": 2,
-              "vectors": protocol.encode_vectors([b"\x00\x00\x80?\x00\x00\x00\x00"])}
+    answer = {
+        "v": 1,
+        "ok": True,
+        "model": "some-other-model",
+        "dim": 2,
+        "vectors": protocol.encode_vectors([b"\x00\x00\x80?\x00\x00\x00\x00"]),
+    }
     monkeypatch.setattr(client, "request", lambda *a, **k: answer)
     assert client.embed(["x"], 100, model="all-MiniLM-L6-v2") is None
     assert client.last_failure == "model_mismatch"

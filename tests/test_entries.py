@@ -8,8 +8,14 @@ from memory_cli.errors import InvalidInput, NotFound
 
 
 def test_add_and_get_roundtrip(store):
-    e = entries.add(store, "  Prefer ruff over flake8  ", "preference", scope="project:My App",
-                    tags="lint, python,lint", confidence=0.9)
+    e = entries.add(
+        store,
+        "  Prefer ruff over flake8  ",
+        "preference",
+        scope="project:My App",
+        tags="lint, python,lint",
+        confidence=0.9,
+    )
     got = entries.get(store, e["id"][:8])
     assert got["content"] == "Prefer ruff over flake8"
     assert got["scope"] == "project:my-app"
@@ -18,16 +24,19 @@ def test_add_and_get_roundtrip(store):
     assert got["status"] == "active"
 
 
-@pytest.mark.parametrize("bad,message", [
-    (dict(content="", type="fact"), "content is empty"),
-    (dict(content="   ", type="fact"), "content is empty"),
-    (dict(content="x", type="opinion"), "unknown type"),
-    (dict(content="x", type="fact", scope="team:core"), "unknown scope"),
-    (dict(content="x", type="fact", scope="project:"), "needs a name"),
-    (dict(content="x", type="fact", source="gossip"), "unknown source"),
-    (dict(content="x", type="fact", confidence="high"), "confidence must be a number"),
-    (dict(content="x", type="fact", category="misc"), "unknown category"),
-])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        (dict(content="", type="fact"), "content is empty"),
+        (dict(content="   ", type="fact"), "content is empty"),
+        (dict(content="x", type="opinion"), "unknown type"),
+        (dict(content="x", type="fact", scope="team:core"), "unknown scope"),
+        (dict(content="x", type="fact", scope="project:"), "needs a name"),
+        (dict(content="x", type="fact", source="gossip"), "unknown source"),
+        (dict(content="x", type="fact", confidence="high"), "confidence must be a number"),
+        (dict(content="x", type="fact", category="misc"), "unknown category"),
+    ],
+)
 def test_bad_input_is_refused_and_nothing_stored(store, bad, message):
     entries.add(store, "already here", "fact")
     content = bad.pop("content")

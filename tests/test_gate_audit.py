@@ -39,12 +39,11 @@ def bash(command, **kw):
 
 # -- honest overrun rows -----------------------------------------------------------------------
 
+
 @needs_fork
-def test_a_denied_call_with_a_skipped_rule_is_recorded_as_denied_naming_the_skipped_rule(
-        hook, db_path):
+def test_a_denied_call_with_a_skipped_rule_is_recorded_as_denied_naming_the_skipped_rule(hook, db_path):
     add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
-    evil = add_rule(db_path, "catastrophic", name="evil-regex", pattern=r"(a+)+$",
-                    pattern_type="regex", action="block")
+    evil = add_rule(db_path, "catastrophic", name="evil-regex", pattern=r"(a+)+$", pattern_type="regex", action="block")
     r = hook("PreToolUse", bash("npm i " + "a" * 60 + "!"))
     assert r.decision == "deny" and "no npm" in r.stdout
     [row] = rows(db_path, "enforce_overrun")
@@ -70,13 +69,20 @@ def test_calls_that_skip_nothing_write_no_overrun_rows_however_slow(hook, db_pat
     # A 1 ms budget is spent by any call; cheap rules are still all decided, so nothing was
     # skipped and nothing is reported (before, every such call wrote an "overrun").
     (claude_dir / "memory").mkdir(exist_ok=True)
-    (claude_dir / "memory" / "config.json").write_text(json.dumps({
-        "enforcement": {"max_latency_ms": 1}, "verification": {"max_latency_ms": 1}}))
-    add_rule(db_path, "no force push in prompts", pattern=r"force\s+push", pattern_type="regex",
-             action="warn", hook_events=["UserPromptSubmit"], fields=["prompt"])
+    (claude_dir / "memory" / "config.json").write_text(
+        json.dumps({"enforcement": {"max_latency_ms": 1}, "verification": {"max_latency_ms": 1}})
+    )
+    add_rule(
+        db_path,
+        "no force push in prompts",
+        pattern=r"force\s+push",
+        pattern_type="regex",
+        action="warn",
+        hook_events=["UserPromptSubmit"],
+        fields=["prompt"],
+    )
     add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
-    add_rule(db_path, "no rm -rf /", pattern=r"rm\s+-rf\s+/", pattern_type="regex",
-             action="block", tools=["Bash"])
+    add_rule(db_path, "no rm -rf /", pattern=r"rm\s+-rf\s+/", pattern_type="regex", action="block", tools=["Bash"])
     for i in range(5):
         r = hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=f"please force push {i}"))
         assert "no force push" in r.context
@@ -93,12 +99,21 @@ def test_doctor_counts_only_overruns_that_skipped_a_rule(db_path):
     s = Store.open(db_path)
     try:
         for _ in range(5):  # rows an older version wrote for slow calls that skipped nothing
-            audit.record(s, "enforce_overrun", result="allowed",
-                         details={"budget_ms": 100, "elapsed_ms": 140, "unchecked_rules": []})
-        audit.record(s, "enforce_overrun", result="allowed",
-                     details={"skipped": [{"id": "r1", "name": "evil", "reason": "budget"}]})
-        audit.record(s, "enforce_overrun", result="intent_skipped",
-                     details={"rules": ["r2"], "reason": "daemon not answering"})
+            audit.record(
+                s,
+                "enforce_overrun",
+                result="allowed",
+                details={"budget_ms": 100, "elapsed_ms": 140, "unchecked_rules": []},
+            )
+        audit.record(
+            s,
+            "enforce_overrun",
+            result="allowed",
+            details={"skipped": [{"id": "r1", "name": "evil", "reason": "budget"}]},
+        )
+        audit.record(
+            s, "enforce_overrun", result="intent_skipped", details={"rules": ["r2"], "reason": "daemon not answering"}
+        )
         [check] = [c for c in doctor_checks(s, load()) if c["name"] == "rules: budget"]
     finally:
         s.close()
@@ -125,8 +140,7 @@ def test_a_deny_is_answered_while_another_process_holds_the_write_lock(hook, db_
     hook("PreToolUse", bash("ls"))  # build the rule cache before the lock is taken
     # Held past the watchdog (4.5 s): before, the audit insert waited on the lock and the
     # deny was lost with the process.
-    locker = subprocess.Popen([sys.executable, "-c", _LOCKER, str(db_path), "7"],
-                              stdout=subprocess.PIPE, text=True)
+    locker = subprocess.Popen([sys.executable, "-c", _LOCKER, str(db_path), "7"], stdout=subprocess.PIPE, text=True)
     try:
         assert locker.stdout.readline().strip() == "locked"
         r = hook("PreToolUse", bash("npm install left-pad"))
@@ -155,16 +169,21 @@ def test_a_deny_is_answered_while_another_process_holds_the_write_lock(hook, db_
 
 # -- the watchdog ------------------------------------------------------------------------------
 
+
 def test_the_watchdog_is_armed_without_a_memory_directory(tmp_path):
     """A hook whose stdin never ends must still stop at the deadline (exit 1, a non-blocking
     error), even with the store elsewhere and no writable Claude directory at all."""
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    env = dict(os.environ, HOME=str(tmp_path / "fresh-home"),
-               CLAUDE_CONFIG_DIR=str(blocker / "claude"),  # cannot be created: a file is in the way
-               MEMORY_CLI_DB=str(tmp_path / "elsewhere" / "m.db"))
-    proc = subprocess.Popen([*_cmd(), "hook", "PreToolUse"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    env = dict(
+        os.environ,
+        HOME=str(tmp_path / "fresh-home"),
+        CLAUDE_CONFIG_DIR=str(blocker / "claude"),  # cannot be created: a file is in the way
+        MEMORY_CLI_DB=str(tmp_path / "elsewhere" / "m.db"),
+    )
+    proc = subprocess.Popen(
+        [*_cmd(), "hook", "PreToolUse"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
     try:
         proc.stdin.write(b'{"session_id": "s", "tool_name": "Bash", ')
         proc.stdin.flush()  # and never closed, like a stalled pipe
@@ -180,10 +199,12 @@ def test_the_watchdog_is_armed_without_a_memory_directory(tmp_path):
 
 # -- one bad field loses only what depends on it -----------------------------------------------
 
+
 def test_a_nul_in_transcript_path_keeps_every_other_decision(hook, db_path):
     add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
-    add_rule(db_path, "transcript mentions prod", pattern="prod", pattern_type="regex",
-             action="warn", fields=["transcript"])
+    add_rule(
+        db_path, "transcript mentions prod", pattern="prod", pattern_type="regex", action="warn", fields=["transcript"]
+    )
     r = hook("PreToolUse", bash("npm i", transcript_path="/tmp/a\x00b.jsonl"))
     assert r.decision == "deny" and "no npm" in r.stdout
     assert "failed open" not in r.stdout
@@ -192,28 +213,41 @@ def test_a_nul_in_transcript_path_keeps_every_other_decision(hook, db_path):
 def test_a_fifo_as_transcript_path_does_not_hold_the_hook(hook, db_path, tmp_path):
     fifo = tmp_path / "transcript.fifo"
     os.mkfifo(fifo)
-    add_rule(db_path, "transcript mentions prod", pattern="prod", pattern_type="regex",
-             action="warn", fields=["transcript"])
+    add_rule(
+        db_path, "transcript mentions prod", pattern="prod", pattern_type="regex", action="warn", fields=["transcript"]
+    )
     add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
     r = hook("PreToolUse", bash("npm i", transcript_path=str(fifo)), timeout=30)
     assert r.returncode == 0 and r.decision == "deny"
-    stop = hook("Stop", payload("Stop", transcript_path=str(fifo),
-                                last_assistant_message="[MEMORY:fact:build] make uses ninja"),
-                timeout=30)
+    stop = hook(
+        "Stop",
+        payload("Stop", transcript_path=str(fifo), last_assistant_message="[MEMORY:fact:build] make uses ninja"),
+        timeout=30,
+    )
     assert stop.returncode == 0 and "Traceback" not in stop.stderr
 
 
 def test_a_non_string_command_keeps_the_violation_feedback(hook, db_path):
-    add_rule(db_path, "no leaked keys", pattern=r"AKIA[0-9A-Z]{16}", pattern_type="regex",
-             action="warn", fields=["stdout"], tools=["Bash"])
+    add_rule(
+        db_path,
+        "no leaked keys",
+        pattern=r"AKIA[0-9A-Z]{16}",
+        pattern_type="regex",
+        action="warn",
+        fields=["stdout"],
+        tools=["Bash"],
+    )
     for command in (12345, ["npm", "i"], {"argv": ["ls"]}):
-        r = hook("PostToolUse", payload("PostToolUse", tool_input={"command": command},
-                                        tool_response={"stdout": "AKIAABCDEFGHIJKLMNOP"}))
+        r = hook(
+            "PostToolUse",
+            payload("PostToolUse", tool_input={"command": command}, tool_response={"stdout": "AKIAABCDEFGHIJKLMNOP"}),
+        )
         assert r.returncode == 0 and r.json["decision"] == "block", (command, r)
         assert "no leaked keys" in r.json["reason"]
 
 
 # -- huge inputs: the work is bounded to what is used ------------------------------------------
+
 
 @pytest.mark.slow
 def test_a_19mb_command_and_a_20mb_prompt_are_answered(hook, db_path, claude_dir):
@@ -248,16 +282,25 @@ def test_a_huge_write_is_scanned_within_the_budget_and_the_rest_named(store):
     from memory_cli.rules import engine, ruleset
 
     for k in range(60):
-        api.create_rule(store, f"no token {k}", pattern=f"token_{k}_x", pattern_type="regex",
-                        action="block", tools=["Write"])
+        api.create_rule(
+            store, f"no token {k}", pattern=f"token_{k}_x", pattern_type="regex", action="block", tools=["Write"]
+        )
     content = "y = 1\n" * 2_000_000 + "token_59_x\n"  # 12 MB; the last rule would match
     rs = ruleset.load(store)
-    v = engine.evaluate(rs, event="PreToolUse", tool_name="Write",
-                        tool_input={"file_path": "/p/a.py", "content": content},
-                        deadline=_time.perf_counter() - 1)
+    v = engine.evaluate(
+        rs,
+        event="PreToolUse",
+        tool_name="Write",
+        tool_input={"file_path": "/p/a.py", "content": content},
+        deadline=_time.perf_counter() - 1,
+    )
     assert v.decision == "allow" and 0 < len(v.unchecked) < 60
     assert {s["reason"] for s in v.skipped} == {"input too large to scan within the budget"}
-    v = engine.evaluate(rs, event="PreToolUse", tool_name="Write",
-                        tool_input={"file_path": "/p/a.py", "content": content},
-                        deadline=_time.perf_counter() + 30)
+    v = engine.evaluate(
+        rs,
+        event="PreToolUse",
+        tool_name="Write",
+        tool_input={"file_path": "/p/a.py", "content": content},
+        deadline=_time.perf_counter() + 30,
+    )
     assert v.decision == "block" and not v.unchecked

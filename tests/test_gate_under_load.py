@@ -53,9 +53,14 @@ def busy_machine():
     procs = []
     try:
         for _ in range((os.cpu_count() or 1) * 6):
-            procs.append(subprocess.Popen(
-                ["timeout", "-s", "KILL", "600", sys.executable, "-c", "while True: pass"],
-                start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            procs.append(
+                subprocess.Popen(
+                    ["timeout", "-s", "KILL", "600", sys.executable, "-c", "while True: pass"],
+                    start_new_session=True,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
         yield len(procs)
     finally:
         for p in procs:
@@ -80,21 +85,63 @@ def gated(db_path, tmp_path):
     s = Store.open(db_path)
     try:
         add = api.create_rule
-        add(s, "No rm -rf of the root", name="bash-regex", pattern=r"rm\s+-rf\s+/",
-            pattern_type="regex", action="block", tools=["Bash"])
-        add(s, "No debugger breakpoints in code", name="content-regex",
-            pattern=r"pdb\.set_trace\(\)", pattern_type="regex", action="block",
-            tools=["Write", "Edit"], fields=["content"])
-        add(s, "Never write .env files", name="path-regex", pattern=r"(^|/)\.env$",
-            pattern_type="regex", action="block", tools=["Write", "Edit"], fields=["file_path"])
-        add(s, "Never run pythonw.exe", name="command-rule", pattern="pythonw.exe",
-            pattern_type="command", action="block")
-        add(s, "No terraform destroy in whisperclick", name="project-rule",
-            pattern=r"terraform\s+destroy", pattern_type="regex", action="block",
-            tools=["Bash"], scope="project:whisperclick")
-        add(s, "No hard-coded secrets in settings.py", name="file-rule",
-            pattern=r"hardcoded_secret\s*=", pattern_type="regex", action="block",
-            tools=["Write", "Edit"], scope="file:src/settings.py")
+        add(
+            s,
+            "No rm -rf of the root",
+            name="bash-regex",
+            pattern=r"rm\s+-rf\s+/",
+            pattern_type="regex",
+            action="block",
+            tools=["Bash"],
+        )
+        add(
+            s,
+            "No debugger breakpoints in code",
+            name="content-regex",
+            pattern=r"pdb\.set_trace\(\)",
+            pattern_type="regex",
+            action="block",
+            tools=["Write", "Edit"],
+            fields=["content"],
+        )
+        add(
+            s,
+            "Never write .env files",
+            name="path-regex",
+            pattern=r"(^|/)\.env$",
+            pattern_type="regex",
+            action="block",
+            tools=["Write", "Edit"],
+            fields=["file_path"],
+        )
+        add(
+            s,
+            "Never run pythonw.exe",
+            name="command-rule",
+            pattern="pythonw.exe",
+            pattern_type="command",
+            action="block",
+        )
+        add(
+            s,
+            "No terraform destroy in whisperclick",
+            name="project-rule",
+            pattern=r"terraform\s+destroy",
+            pattern_type="regex",
+            action="block",
+            tools=["Bash"],
+            scope="project:whisperclick",
+        )
+        add(
+            s,
+            "No hard-coded secrets in settings.py",
+            name="file-rule",
+            pattern=r"hardcoded_secret\s*=",
+            pattern_type="regex",
+            action="block",
+            tools=["Write", "Edit"],
+            scope="file:src/settings.py",
+        )
         report = import_hookify(s, str(project))
         assert len(report["created"]) == 1
     finally:
@@ -103,18 +150,25 @@ def gated(db_path, tmp_path):
 
 
 def _bash(cwd, command):
-    return payload("PreToolUse", cwd=str(cwd), tool_name="Bash",
-                   tool_input={"command": command, "description": "run it", "timeout": 120000,
-                               "run_in_background": False})
+    return payload(
+        "PreToolUse",
+        cwd=str(cwd),
+        tool_name="Bash",
+        tool_input={"command": command, "description": "run it", "timeout": 120000, "run_in_background": False},
+    )
 
 
 def _write(cwd, path, content, i):
     if i % 2:
-        return payload("PreToolUse", cwd=str(cwd), tool_name="Edit",
-                       tool_input={"file_path": str(path), "old_string": "pass",
-                                   "new_string": content})
-    return payload("PreToolUse", cwd=str(cwd), tool_name="Write",
-                   tool_input={"file_path": str(path), "content": content})
+        return payload(
+            "PreToolUse",
+            cwd=str(cwd),
+            tool_name="Edit",
+            tool_input={"file_path": str(path), "old_string": "pass", "new_string": content},
+        )
+    return payload(
+        "PreToolUse", cwd=str(cwd), tool_name="Write", tool_input={"file_path": str(path), "content": content}
+    )
 
 
 def _cases(project, other):
@@ -124,31 +178,38 @@ def _cases(project, other):
         "regex on a Bash command": (
             "No rm -rf of the root",
             lambda i: _bash(project, f"rm -rf / --no-preserve-root  # {i}"),
-            lambda i: _bash(project, f"rm -rf ./build/{i}")),
+            lambda i: _bash(project, f"rm -rf ./build/{i}"),
+        ),
         "regex on Write/Edit content": (
             "No debugger breakpoints",
             lambda i: _write(project, src / f"m{i}.py", f"import pdb\npdb.set_trace()  # {i}\n", i),
-            lambda i: _write(project, src / f"m{i}.py", f"import pdb\npdb.run('x')  # {i}\n", i)),
+            lambda i: _write(project, src / f"m{i}.py", f"import pdb\npdb.run('x')  # {i}\n", i),
+        ),
         "regex on a file path": (
             "Never write .env files",
             lambda i: _write(project, project / ".env", f"TOKEN_{i}=1\n", i),
-            lambda i: _write(project, project / ".env.example", f"TOKEN_{i}=\n", i)),
+            lambda i: _write(project, project / ".env.example", f"TOKEN_{i}=\n", i),
+        ),
         "command rule": (
             "Never run pythonw.exe",
             lambda i: _bash(project, f"cd src && pythonw.exe app.py --n {i}"),
-            lambda i: _bash(project, f"cd src && python.exe app.py --n {i}")),
+            lambda i: _bash(project, f"cd src && python.exe app.py --n {i}"),
+        ),
         "imported hookify conditions": (
             "No console statements",
             lambda i: _write(project, src / f"app{i}.ts", f"console.log({i});\n", i),
-            lambda i: _write(project, src / f"app{i}.test.ts", f"console.log({i});\n", i)),
+            lambda i: _write(project, src / f"app{i}.test.ts", f"console.log({i});\n", i),
+        ),
         "rule scoped to a project": (
             "No terraform destroy in whisperclick",
             lambda i: _bash(project, f"terraform destroy -auto-approve -var n={i}"),
-            lambda i: _bash(other, f"terraform destroy -auto-approve -var n={i}")),
+            lambda i: _bash(other, f"terraform destroy -auto-approve -var n={i}"),
+        ),
         "rule scoped to a file": (
             "No hard-coded secrets",
             lambda i: _write(project, src / "settings.py", f"hardcoded_secret = 'x{i}'\n", i),
-            lambda i: _write(project, src / "other.py", f"hardcoded_secret = 'x{i}'\n", i)),
+            lambda i: _write(project, src / "other.py", f"hardcoded_secret = 'x{i}'\n", i),
+        ),
     }
 
 
@@ -175,8 +236,11 @@ def test_every_block_rule_kind_holds_100_of_100_under_full_load(gated, busy_mach
     for (kind, what), r in zip(labels, results):
         msg = cases[kind][0]
         if what == "match":
-            ok = r.returncode == 0 and r.decision == "deny" and msg in r.json[
-                "hookSpecificOutput"]["permissionDecisionReason"]
+            ok = (
+                r.returncode == 0
+                and r.decision == "deny"
+                and msg in r.json["hookSpecificOutput"]["permissionDecisionReason"]
+            )
         else:
             ok = r.returncode == 0 and r.decision is None
         tally[(kind, what)] = tally.get((kind, what), 0) + ok
@@ -199,15 +263,21 @@ def test_verification_holds_100_of_100_under_full_load(gated, busy_machine, db_p
     project, other = gated
 
     def post(command):
-        return payload("PostToolUse", cwd=str(project), tool_name="Bash",
-                       tool_input={"command": command, "description": "ran"},
-                       tool_response={"stdout": "", "stderr": "", "interrupted": False})
+        return payload(
+            "PostToolUse",
+            cwd=str(project),
+            tool_name="Bash",
+            tool_input={"command": command, "description": "ran"},
+            tool_response={"stdout": "", "stderr": "", "interrupted": False},
+        )
 
     cases = {
-        "regex": ("No rm -rf of the root", lambda i: post(f"rm -rf / # {i}"),
-                  lambda i: post(f"rm -rf ./b{i}")),
-        "command": ("Never run pythonw.exe", lambda i: post(f"pythonw.exe a{i}.py"),
-                    lambda i: post(f"python.exe a{i}.py")),
+        "regex": ("No rm -rf of the root", lambda i: post(f"rm -rf / # {i}"), lambda i: post(f"rm -rf ./b{i}")),
+        "command": (
+            "Never run pythonw.exe",
+            lambda i: post(f"pythonw.exe a{i}.py"),
+            lambda i: post(f"python.exe a{i}.py"),
+        ),
     }
     jobs, labels = [], []
     for kind, (_msg, hit, miss) in cases.items():
@@ -219,8 +289,7 @@ def test_verification_holds_100_of_100_under_full_load(gated, busy_machine, db_p
     for (kind, what), r in zip(labels, results):
         body = r.json or {}
         if what == "match":
-            ok = r.returncode == 0 and body.get("decision") == "block" \
-                and cases[kind][0] in body.get("reason", "")
+            ok = r.returncode == 0 and body.get("decision") == "block" and cases[kind][0] in body.get("reason", "")
         else:
             ok = r.returncode == 0 and "decision" not in body
         tally[(kind, what)] = tally.get((kind, what), 0) + ok

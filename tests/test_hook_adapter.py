@@ -7,8 +7,16 @@ import pytest
 from conftest import payload, run_hook
 from memory_cli.db import Store
 
-EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-          "PreCompact", "Stop", "SessionEnd"]
+EVENTS = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PreCompact",
+    "Stop",
+    "SessionEnd",
+]
 
 
 @pytest.mark.parametrize("event", EVENTS)
@@ -23,14 +31,17 @@ def test_every_event_is_accepted_and_audited(hook, db_path, event):
     assert row["action"] == "hook" and row["session_id"] == "abc123" and row["elapsed_ms"] > 0
 
 
-@pytest.mark.parametrize("body,needle", [
-    ("{not json", "not valid JSON"),
-    ("", "empty stdin"),
-    ("[1, 2]", "must be an object"),
-    (json.dumps({"session_id": "s", "tool_input": {"command": "ls"}}), "missing field 'tool_name'"),
-    (json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": "ls"}), "wrong type"),
-    (json.dumps({"tool_name": "Bash", "tool_input": {}}), "missing field 'session_id'"),
-])
+@pytest.mark.parametrize(
+    "body,needle",
+    [
+        ("{not json", "not valid JSON"),
+        ("", "empty stdin"),
+        ("[1, 2]", "must be an object"),
+        (json.dumps({"session_id": "s", "tool_input": {"command": "ls"}}), "missing field 'tool_name'"),
+        (json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": "ls"}), "wrong type"),
+        (json.dumps({"tool_name": "Bash", "tool_input": {}}), "missing field 'session_id'"),
+    ],
+)
 def test_malformed_input_allows_and_is_audited(hook, db_path, body, needle):
     r = hook("PreToolUse", body)
     assert r.returncode == 0 and r.decision is None and "Traceback" not in r.stderr
@@ -71,17 +82,28 @@ def test_hook_path_never_imports_the_rich_cli(tmp_path, db_path):
     import subprocess
     import sys
 
-    code = ("import sys, io; sys.argv=['memory-cli','--db',sys.argv[1],'hook','PreToolUse'];"
-            "sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
-            "from memory_cli.__main__ import main; main();"
-            "bad=[m for m in ('typer','rich','pydantic','numpy','torch','sentence_transformers','click','fastapi','starlette','uvicorn','jinja2') if m in sys.modules];"
-            "sys.stderr.write('HEAVY:'+','.join(bad))")
-    for event_payload in (payload("PreToolUse"), payload("PostToolUse"), payload("UserPromptSubmit"),
-                          payload("Stop"), payload("SessionEnd")):
+    code = (
+        "import sys, io; sys.argv=['memory-cli','--db',sys.argv[1],'hook','PreToolUse'];"
+        "sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+        "from memory_cli.__main__ import main; main();"
+        "bad=[m for m in ('typer','rich','pydantic','numpy','torch','sentence_transformers','click','fastapi','starlette','uvicorn','jinja2') if m in sys.modules];"
+        "sys.stderr.write('HEAVY:'+','.join(bad))"
+    )
+    for event_payload in (
+        payload("PreToolUse"),
+        payload("PostToolUse"),
+        payload("UserPromptSubmit"),
+        payload("Stop"),
+        payload("SessionEnd"),
+    ):
         event = event_payload["hook_event_name"]
         code_e = code.replace("'PreToolUse'", repr(event))
-        proc = subprocess.run([sys.executable, "-c", code_e, str(db_path), json.dumps(event_payload)],
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            [sys.executable, "-c", code_e, str(db_path), json.dumps(event_payload)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert "HEAVY:" in proc.stderr, proc.stderr
         assert proc.stderr.split("HEAVY:")[1].strip() == "", f"{event} imported {proc.stderr}"
 
@@ -130,12 +152,15 @@ def test_per_call_hooks_avoid_slow_stdlib_imports(tmp_path, event):
     import sys
 
     body = json.dumps(payload(event, cwd=str(tmp_path)))
-    code = ("import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
-            "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', sys.argv[3]]);"
-            "slow=[m for m in ('pathlib','contextlib','datetime','typing','dataclasses','subprocess','threading')"
-            " if m in sys.modules]; sys.stderr.write('SLOW:'+','.join(slow))")
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "m.db"), body, event],
-                          capture_output=True, text=True, timeout=60)
+    code = (
+        "import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+        "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', sys.argv[3]]);"
+        "slow=[m for m in ('pathlib','contextlib','datetime','typing','dataclasses','subprocess','threading')"
+        " if m in sys.modules]; sys.stderr.write('SLOW:'+','.join(slow))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "m.db"), body, event], capture_output=True, text=True, timeout=60
+    )
     assert proc.stderr.split("SLOW:")[1].strip() == "", proc.stderr
 
 
@@ -164,9 +189,24 @@ def test_a_subagent_report_handed_over_as_a_prompt_is_not_the_persons_correction
 # -- the lean launcher `memory-cli install` registers ------------------------------------------
 HEAVY = {"typer", "rich", "pydantic", "click", "numpy", "torch", "sentence_transformers", "sqlite_vec"}
 # Each of these costs milliseconds per tool call; an allowed tool call needs none of them.
-SLOW_STDLIB = {"site", "re", "json", "enum", "pathlib", "typing", "dataclasses", "datetime",
-               "subprocess", "threading", "contextlib", "importlib.util", "uuid", "socket", "warnings",
-               "importlib"}
+SLOW_STDLIB = {
+    "site",
+    "re",
+    "json",
+    "enum",
+    "pathlib",
+    "typing",
+    "dataclasses",
+    "datetime",
+    "subprocess",
+    "threading",
+    "contextlib",
+    "importlib.util",
+    "uuid",
+    "socket",
+    "warnings",
+    "importlib",
+}
 
 
 def _launcher_imports(db_path, event, body):
@@ -179,8 +219,11 @@ def _launcher_imports(db_path, event, body):
     cmd = [words[0], "-X", "importtime", *words[1:], "--db", str(db_path), "hook", event]
     proc = subprocess.run(cmd, input=json.dumps(body), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    modules = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()
-               if line.startswith("import time:") and "|" in line}
+    modules = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
     return modules, proc.stdout
 
 
@@ -191,23 +234,28 @@ def _seed_rules(db_path, n=60):
     with s.transaction():
         for i in range(n):
             if i % 2:
-                rules_api.create_rule(s, f"Never run legacytool{i}", pattern=f"legacytool{i}",
-                                      pattern_type="command", action="block")
+                rules_api.create_rule(
+                    s, f"Never run legacytool{i}", pattern=f"legacytool{i}", pattern_type="command", action="block"
+                )
             else:
-                rules_api.create_rule(s, f"Never write token_{i}", pattern=rf"forbidden_token_{i}\b",
-                                      pattern_type="regex", action="warn")
+                rules_api.create_rule(
+                    s, f"Never write token_{i}", pattern=rf"forbidden_token_{i}\b", pattern_type="regex", action="warn"
+                )
     s.close()
 
 
 WRITE = {"file_path": "/home/u/proj/src/app.py", "content": "def main():\n    print('hello')\n" * 40}
 
 
-@pytest.mark.parametrize("event,fields", [
-    ("PreToolUse", {}),
-    ("PreToolUse", {"tool_name": "Write", "tool_input": WRITE}),
-    ("PostToolUse", {"tool_name": "Write", "tool_input": WRITE, "tool_response": {"success": True}}),
-    ("PostToolUse", {}),
-])
+@pytest.mark.parametrize(
+    "event,fields",
+    [
+        ("PreToolUse", {}),
+        ("PreToolUse", {"tool_name": "Write", "tool_input": WRITE}),
+        ("PostToolUse", {"tool_name": "Write", "tool_input": WRITE, "tool_response": {"success": True}}),
+        ("PostToolUse", {}),
+    ],
+)
 def test_lean_launcher_checks_every_rule_without_slow_imports(db_path, event, fields):
     """Through the registered command, an allowed tool call is checked against command and
     regex rules (the engine runs) without site, re, json or any heavy package (once the rule
@@ -231,14 +279,14 @@ def test_lean_launcher_denies_with_the_same_answer_and_audit(db_path):
     console = run_hook("PreToolUse", body, db=db_path, env={"MEMORY_CLI_TEST_HOOK_ENTRY": "console"})
     assert console.json["hookSpecificOutput"] == answer
     s = Store.open(db_path)
-    rows = s.rows("SELECT action, result FROM memory_audit_log WHERE hook_event='PreToolUse' "
-                  "ORDER BY timestamp")
+    rows = s.rows("SELECT action, result FROM memory_audit_log WHERE hook_event='PreToolUse' ORDER BY timestamp")
     s.close()
     assert [(r["action"], r["result"]) for r in rows] == [("enforce_block", "denied"), ("hook", "deny")] * 2
 
 
-@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure",
-                                   "PreCompact", "Stop"])
+@pytest.mark.parametrize(
+    "event", ["SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PreCompact", "Stop"]
+)
 def test_every_event_tells_the_person_of_a_malformed_payload_in_one_line(hook, event):
     r = hook(event, "{not json")
     assert r.returncode == 0 and r.decision is None and "Traceback" not in r.stderr

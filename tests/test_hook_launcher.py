@@ -11,8 +11,9 @@ from conftest import payload, run_cli
 from memory_cli.db import Store
 from memory_cli.install import hook_launcher, launcher_script
 
-SITE_PACKAGES_OF_THIS_ENV = os.path.join(sys.prefix, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}",
-                                         "site-packages")
+SITE_PACKAGES_OF_THIS_ENV = os.path.join(
+    sys.prefix, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages"
+)
 
 
 def _launcher(paths=None):
@@ -24,8 +25,14 @@ def _launcher(paths=None):
 
 def _run(words, *args, body=None, env=None):
     full_env = dict(os.environ, **(env or {}))
-    return subprocess.run(words + list(args), input=json.dumps(body) if body is not None else None,
-                          capture_output=True, text=True, env=full_env, timeout=60)
+    return subprocess.run(
+        words + list(args),
+        input=json.dumps(body) if body is not None else None,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=60,
+    )
 
 
 def test_probe_reports_apsw_found_without_site():
@@ -37,8 +44,18 @@ def test_probe_reports_apsw_found_without_site():
 def test_stale_paths_cost_speed_not_function(db_path):
     """A --path that no longer exists (a removed environment): the launcher runs `site` after
     all when apsw is not found, and the hook still decides."""
-    run_cli("rules", "add", "Never force-push", "--pattern", "git push --force", "--pattern-type", "command",
-            "--action", "block", db=db_path)
+    run_cli(
+        "rules",
+        "add",
+        "Never force-push",
+        "--pattern",
+        "git push --force",
+        "--pattern-type",
+        "command",
+        "--action",
+        "block",
+        db=db_path,
+    )
     stale = _launcher(paths=["/nonexistent/site-packages"])
     info = json.loads(_run(stale, "--probe").stdout)
     import apsw
@@ -47,8 +64,14 @@ def test_stale_paths_cost_speed_not_function(db_path):
     # Here apsw sits outside this environment's own site-packages only when reached by a .pth.
     assert info["site_fallback"] == (os.path.realpath(apsw_home) != os.path.realpath(SITE_PACKAGES_OF_THIS_ENV))
     assert info["apsw"]
-    proc = _run(stale, "--db", str(db_path), "hook", "PreToolUse",
-                body=payload("PreToolUse", tool_input={"command": "git push --force"}))
+    proc = _run(
+        stale,
+        "--db",
+        str(db_path),
+        "hook",
+        "PreToolUse",
+        body=payload("PreToolUse", tool_input={"command": "git push --force"}),
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -56,10 +79,28 @@ def test_stale_paths_cost_speed_not_function(db_path):
 def test_a_long_answer_reaches_claude_whole(db_path):
     """The launcher ends the process without interpreter teardown: output must be flushed."""
     message = "Use the release script instead. " * 280  # ~9 KB, near Claude Code's limit
-    run_cli("rules", "add", "Never tag by hand", "--pattern", r"git\s+tag", "--pattern-type", "regex",
-            "--action", "warn", "--message", message, db=db_path)
-    proc = _run(_launcher(), "--db", str(db_path), "hook", "PreToolUse",
-                body=payload("PreToolUse", tool_input={"command": "git tag v1.2"}))
+    run_cli(
+        "rules",
+        "add",
+        "Never tag by hand",
+        "--pattern",
+        r"git\s+tag",
+        "--pattern-type",
+        "regex",
+        "--action",
+        "warn",
+        "--message",
+        message,
+        db=db_path,
+    )
+    proc = _run(
+        _launcher(),
+        "--db",
+        str(db_path),
+        "hook",
+        "PreToolUse",
+        body=payload("PreToolUse", tool_input={"command": "git tag v1.2"}),
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert len(proc.stdout) > 8000 and "release script" in out["hookSpecificOutput"]["additionalContext"]
@@ -72,8 +113,13 @@ def test_disabled_memory_and_broken_input_through_the_launcher(tmp_path, db_path
     words = _launcher()
     proc = _run(words, "hook", "PreToolUse", body=payload("PreToolUse"), env={"MEMORY_CLI_DB": ""})
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
-    proc = subprocess.run(words + ["--db", str(db_path), "hook", "PreToolUse"], input="{broken",
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        words + ["--db", str(db_path), "hook", "PreToolUse"],
+        input="{broken",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     assert "malformed payload" in json.loads(proc.stdout)["systemMessage"]
     s = Store.open(db_path)

@@ -19,8 +19,9 @@ def test_meaning_finds_an_incident_that_shares_no_keyword(store, monkeypatch):
     except Exception as e:  # noqa: BLE001
         pytest.skip(f"model unavailable: {e}")
     monkeypatch.setattr(api, "_embed", lambda texts, timeout_ms: m.embed(list(texts)))
-    target = api.record(store, "App freezes when the window is dragged", "UI thread blocked",
-                        resolution="do resizing off the UI thread")
+    target = api.record(
+        store, "App freezes when the window is dragged", "UI thread blocked", resolution="do resizing off the UI thread"
+    )
     api.record(store, "Invoices rounded wrong", "totals off by a cent")
     api.record(store, "Certificate expired", "TLS handshake fails on the staging host")
     query = "program hangs while moving its frame"

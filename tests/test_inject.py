@@ -28,15 +28,23 @@ def add(store, content, type_="fact", scope="global", confidence=0.7, **kw):
 @pytest.fixture
 def seeded(store):
     ids = {
-        "pythonw": add(store, "Never use pythonw.exe; use python.exe so tracebacks are visible", "rule",
-                       confidence=1.0)["id"],
-        "drag": add(store, "Window drag posts WM_APP_DRAGSTART from the JS mousedown handler", "fact",
-                    "project:whisperclick", 0.8)["id"],
-        "tray": add(store, "Recreate the tray icon on the TaskbarCreated message", "pattern",
-                    "project:whisperclick", 0.8)["id"],
+        "pythonw": add(
+            store, "Never use pythonw.exe; use python.exe so tracebacks are visible", "rule", confidence=1.0
+        )["id"],
+        "drag": add(
+            store,
+            "Window drag posts WM_APP_DRAGSTART from the JS mousedown handler",
+            "fact",
+            "project:whisperclick",
+            0.8,
+        )["id"],
+        "tray": add(
+            store, "Recreate the tray icon on the TaskbarCreated message", "pattern", "project:whisperclick", 0.8
+        )["id"],
         "other": add(store, "Billing API stores invoices in cents", "fact", "project:billing-api", 0.9)["id"],
-        "mainpy": add(store, "src/main.py must stay importable without a display", "rule",
-                      "file:src/main.py", 0.8)["id"],
+        "mainpy": add(store, "src/main.py must stay importable without a display", "rule", "file:src/main.py", 0.8)[
+            "id"
+        ],
         "weak": add(store, "Maybe the installer needs admin rights", "fact", confidence=0.2)["id"],
     }
     archived = add(store, "Old build used py2exe", "fact")["id"]
@@ -110,8 +118,10 @@ def test_dry_run_changes_nothing(store, seeded):
 def test_after_compaction_pinned_memories_come_back_first_whatever_the_limit(store):
     for i in range(10):
         add(store, f"Ordinary high-confidence fact {i}", confidence=0.95)
-    pinned = [add(store, f"Pinned rule {i}: never deploy on Fridays variant {i}", "rule", confidence=0.5)["id"]
-              for i in range(3)]
+    pinned = [
+        add(store, f"Pinned rule {i}: never deploy on Fridays variant {i}", "rule", confidence=0.5)["id"]
+        for i in range(3)
+    ]
     store.execute("UPDATE memory_entries SET pinned = 1 WHERE id IN (?,?,?)", pinned)
     store.execute("INSERT INTO session_injections VALUES ('s1', 'stale-entry', '2025-01-01T00:00:00Z')")
     r = inj.inject(store, {"project": "p"}, cfg(max_entries=2), session_id="s1", source="compact")
@@ -146,23 +156,27 @@ def test_session_context_parsing():
 
 def test_prompt_gets_relevant_memories_once_per_session(store, seeded):
     s = cfg()
-    first = inj.for_prompt(store, "how does the window drag work with WM_APP_DRAGSTART?", s,
-                           project="whisperclick", session_id="p1")
+    first = inj.for_prompt(
+        store, "how does the window drag work with WM_APP_DRAGSTART?", s, project="whisperclick", session_id="p1"
+    )
     assert seeded["drag"] in first["ids"]
     assert first["text"].startswith("## Memory related to this prompt")
-    again = inj.for_prompt(store, "remind me how window drag works with WM_APP_DRAGSTART", s,
-                           project="whisperclick", session_id="p1")
+    again = inj.for_prompt(
+        store, "remind me how window drag works with WM_APP_DRAGSTART", s, project="whisperclick", session_id="p1"
+    )
     assert seeded["drag"] not in again["ids"]
-    other_session = inj.for_prompt(store, "how does the window drag work with WM_APP_DRAGSTART?", s,
-                                   project="whisperclick", session_id="p2")
+    other_session = inj.for_prompt(
+        store, "how does the window drag work with WM_APP_DRAGSTART?", s, project="whisperclick", session_id="p2"
+    )
     assert seeded["drag"] in other_session["ids"]
 
 
 def test_prompt_does_not_repeat_what_session_start_injected(store, seeded):
     start = inj.inject(store, {"project": "whisperclick"}, cfg(), session_id="p3")
     assert seeded["drag"] in start["ids"]
-    r = inj.for_prompt(store, "window drag WM_APP_DRAGSTART mousedown handler", cfg(), project="whisperclick",
-                       session_id="p3")
+    r = inj.for_prompt(
+        store, "window drag WM_APP_DRAGSTART mousedown handler", cfg(), project="whisperclick", session_id="p3"
+    )
     assert seeded["drag"] not in r["ids"]
 
 
@@ -181,8 +195,7 @@ def test_prompt_memories_respect_scope_and_budget(store, seeded):
 
 
 def test_what_did_we_decide_not_to_do_surfaces_rejected_alternatives(store):
-    d = add(store, "Use an in-process LRU cache for transcripts", "decision",
-            tags=["caching", "rejected:redis"])
+    d = add(store, "Use an in-process LRU cache for transcripts", "decision", tags=["caching", "rejected:redis"])
     add(store, "Cache directory is ~/.cache/whisperclick", "fact")
     assert inj.is_negative_question("What did we decide not to do about caching?")
     r = inj.for_prompt(store, "What did we decide not to do about caching?", cfg(), project="x", session_id="n1")
@@ -194,8 +207,11 @@ def test_what_did_we_decide_not_to_do_surfaces_rejected_alternatives(store):
 
 
 def test_failure_query_keeps_the_salient_error_lines():
-    q = inj.failure_query("Traceback (most recent call last):\n  File \"/home/u/app/audio.py\", line 12, in open\n"
-                          "sounddevice.PortAudioError: Error querying device -9996\n", "python -m app")
+    q = inj.failure_query(
+        'Traceback (most recent call last):\n  File "/home/u/app/audio.py", line 12, in open\n'
+        "sounddevice.PortAudioError: Error querying device -9996\n",
+        "python -m app",
+    )
     assert "PortAudioError" in q and "-9996" in q and "/home/u" not in q
     assert q.startswith("python")
     assert inj.bash_failed({"stdout": "ok", "stderr": "", "interrupted": False}) is None
@@ -215,11 +231,16 @@ def test_failure_offers_past_solutions_once(store):
 
 
 def test_failure_offers_a_solution_even_if_session_start_injected_it(store):
-    fix = add(store, "ModuleNotFoundError: No module named 'webview' means the venv is not active: "
-                     "run .venv/bin/python", "pattern")
+    fix = add(
+        store,
+        "ModuleNotFoundError: No module named 'webview' means the venv is not active: run .venv/bin/python",
+        "pattern",
+    )
     inj.inject(store, {"task": "webview import fails: venv not active?"}, cfg(), session_id="s2", source="startup")
     assert fix["id"] in inj.already_injected(store, "s2")
-    err = "Traceback (most recent call last):\n  File \"app.py\", line 3\nModuleNotFoundError: No module named 'webview'"
+    err = (
+        "Traceback (most recent call last):\n  File \"app.py\", line 3\nModuleNotFoundError: No module named 'webview'"
+    )
     assert "Traceback" not in inj.failure_query(err)
     assert inj.for_failure(store, err, cfg(), tool_name="Bash", session_id="s2")["ids"] == [fix["id"]]
 
@@ -254,19 +275,42 @@ def test_session_start_output_stays_under_claude_codes_limit(store, hook, projec
 def test_prompt_hook_and_failure_hooks(store, seeded, hook, project):
     add(store, "PortAudioError -9996 means the device index changed: re-query devices by name", "pattern")
     store.close()
-    p = hook("UserPromptSubmit", payload("UserPromptSubmit", cwd=str(project), session_id="h2",
-                                         prompt="the window drag with WM_APP_DRAGSTART is broken"))
+    p = hook(
+        "UserPromptSubmit",
+        payload(
+            "UserPromptSubmit",
+            cwd=str(project),
+            session_id="h2",
+            prompt="the window drag with WM_APP_DRAGSTART is broken",
+        ),
+    )
     assert "WM_APP_DRAGSTART" in p.context
     err = "Error: Exit code 1\nsounddevice.PortAudioError: Error querying device -9996"
-    f = hook("PostToolUseFailure", payload("PostToolUseFailure", cwd=str(project), session_id="h2", error=err,
-                                           tool_input={"command": "python -m whisperclick"}))
+    f = hook(
+        "PostToolUseFailure",
+        payload(
+            "PostToolUseFailure",
+            cwd=str(project),
+            session_id="h2",
+            error=err,
+            tool_input={"command": "python -m whisperclick"},
+        ),
+    )
     assert "re-query devices by name" in f.context
-    interrupted = hook("PostToolUseFailure", payload("PostToolUseFailure", cwd=str(project), session_id="h3",
-                                                     error=err, is_interrupt=True))
+    interrupted = hook(
+        "PostToolUseFailure",
+        payload("PostToolUseFailure", cwd=str(project), session_id="h3", error=err, is_interrupt=True),
+    )
     assert interrupted.context == ""
-    bash = hook("PostToolUse", payload("PostToolUse", cwd=str(project), session_id="h4",
-                                       tool_response={"stdout": "", "stderr": err, "interrupted": False,
-                                                      "isImage": False}))
+    bash = hook(
+        "PostToolUse",
+        payload(
+            "PostToolUse",
+            cwd=str(project),
+            session_id="h4",
+            tool_response={"stdout": "", "stderr": err, "interrupted": False, "isImage": False},
+        ),
+    )
     assert "re-query devices by name" in bash.context
     ok = hook("PostToolUse", payload("PostToolUse", cwd=str(project), session_id="h5"))
     assert ok.context == ""
@@ -302,10 +346,13 @@ def test_stale_memory_is_left_out_before_the_daily_decay_pass_has_run(store):
     import datetime as dt
 
     now_minus_44 = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=44)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
-    store.execute("UPDATE memory_entries SET created_at = ?, reinforced_at = ? WHERE id = ?",
-                  (now_minus_44, now_minus_44, stale["id"]))
-    ids = inj.inject(store, {"task": "which branch do deploys go through"}, cfg(), session_id="d1",
-                     source="startup")["ids"]
+    store.execute(
+        "UPDATE memory_entries SET created_at = ?, reinforced_at = ? WHERE id = ?",
+        (now_minus_44, now_minus_44, stale["id"]),
+    )
+    ids = inj.inject(store, {"task": "which branch do deploys go through"}, cfg(), session_id="d1", source="startup")[
+        "ids"
+    ]
     assert fresh["id"] in ids and stale["id"] not in ids
     assert entries.get(store, stale["id"])["confidence"] == 0.4  # nothing written: decay's job
     hits = inj.for_prompt(store, "which branch do deploys go through", cfg(), session_id="d2")["ids"]

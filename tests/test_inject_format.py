@@ -45,8 +45,9 @@ def test_seed_example_groups_by_scope_with_general_last():
     assert jelly < general
     assert lines[jelly + 1] == "- [timing] Takes 60s to start after restart (confidence: 0.9)"
     assert lines[jelly + 2] == "- [behavior] First restart always fails due to DB lock (confidence: 0.8)"
-    assert lines[general + 1] == ("- [remediation] DNS checks sometimes fail transiently during WireGuard "
-                                  "reconnects (confidence: 0.6)")
+    assert lines[general + 1] == (
+        "- [remediation] DNS checks sometimes fail transiently during WireGuard reconnects (confidence: 0.6)"
+    )
     assert out.count == 3 and out.total == 3
 
 
@@ -126,8 +127,9 @@ def test_wording_states_facts_rather_than_issuing_system_commands():
 
 
 def test_rejected_alternatives_kept_in_tags_are_spelled_out():
-    out = render_session([mem("Use an in-process LRU cache for transcripts", "decision",
-                              tags=["caching", "rejected:redis"])])
+    out = render_session(
+        [mem("Use an in-process LRU cache for transcripts", "decision", tags=["caching", "rejected:redis"])]
+    )
     assert "rejected: redis" in out.text
     already = render_session([mem("Chose SQLite over PostgreSQL", "decision", tags=["rejected:postgresql"])])
     assert "rejected:" not in bullets(already.text)[0]
@@ -143,8 +145,9 @@ def test_per_prompt_block_is_small_and_ungrouped():
 
 
 def test_past_solutions_block_names_the_failed_tool():
-    out = render_solutions([mem("PortAudioError -9996: re-query devices by name", "pattern", confidence=0.8)],
-                           tool_name="Bash")
+    out = render_solutions(
+        [mem("PortAudioError -9996: re-query devices by name", "pattern", confidence=0.8)], tool_name="Bash"
+    )
     assert out.text.startswith("## Past solutions to similar errors (1 memory, ~")
     assert "failed Bash call" in out.text
     assert "- [pattern] PortAudioError -9996: re-query devices by name (confidence: 0.8)" in out.text

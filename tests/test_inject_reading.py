@@ -46,7 +46,8 @@ def test_the_example_session_reads_as_specified(store):
         "- [timing] Takes 60s to start after restart (confidence: 0.9)\n"
         "- [behavior] First restart always fails due to DB lock (confidence: 0.8)\n\n"
         "### general\n"
-        "- [remediation] DNS checks sometimes fail transiently during WireGuard reconnects (confidence: 0.6)")
+        "- [remediation] DNS checks sometimes fail transiently during WireGuard reconnects (confidence: 0.6)"
+    )
 
 
 def test_a_project_marker_names_its_subject_and_category(store):
@@ -55,16 +56,21 @@ def test_a_project_marker_names_its_subject_and_category(store):
     assert "- [timing] whisperclick: takes 60s to start after restart (confidence: 0.7)" in r["text"]
     assert "### project: whisperclick" in r["text"]
     # beside a prompt too, where there are no headings
-    p = inj.for_prompt(store, "how long does whisperclick take to start after a restart?", cfg(),
-                       project="whisperclick", record=False)
+    p = inj.for_prompt(
+        store, "how long does whisperclick take to start after a restart?", cfg(), project="whisperclick", record=False
+    )
     assert "[timing] whisperclick: takes 60s to start after restart" in p["text"]
 
 
 def test_specification_smoke_tests_read_naturally(store):
-    rule = entries.add(store, "Never use pythonw.exe; use python.exe so tracebacks are visible", "rule",
-                       confidence=1.0)
-    drag = entries.add(store, "Window drag posts WM_APP_DRAGSTART from the JS mousedown handler", "fact",
-                       scope="project:whisperclick", confidence=0.8)
+    rule = entries.add(store, "Never use pythonw.exe; use python.exe so tracebacks are visible", "rule", confidence=1.0)
+    drag = entries.add(
+        store,
+        "Window drag posts WM_APP_DRAGSTART from the JS mousedown handler",
+        "fact",
+        scope="project:whisperclick",
+        confidence=0.8,
+    )
     r = session_block(store, {"project": "WhisperClick V3"})
     assert set(r["ids"]) == {rule["id"], drag["id"]}
     lines = r["text"].splitlines()
@@ -83,8 +89,9 @@ def test_session_start_leaves_out_unrelated_global_knowledge(store):
     store.execute("UPDATE memory_entries SET pinned = 1 WHERE id = ?", (pinned["id"],))
     unrelated = entries.add(store, "The billing service rounds invoices to whole cents", "fact", confidence=0.9)
     related = entries.add(store, "The whisperclick tray icon vanishes after explorer restarts", "fact", confidence=0.6)
-    own = entries.add(store, "Builds need the Windows SDK 10.0.22621", "fact", scope="project:whisperclick",
-                      confidence=0.6)
+    own = entries.add(
+        store, "Builds need the Windows SDK 10.0.22621", "fact", scope="project:whisperclick", confidence=0.6
+    )
     r = session_block(store, {"project": "whisperclick", "task": "fix the tray icon"})
     got = set(r["ids"])
     assert {rule["id"], pref["id"], pinned["id"], own["id"], related["id"]} <= got
@@ -92,19 +99,37 @@ def test_session_start_leaves_out_unrelated_global_knowledge(store):
     assert r["below_floor"] == 1
 
 
-SERVICES = ("billing", "mailer", "search", "auth", "gateway", "reports", "exports", "thumbnails", "payments",
-            "webhooks", "scheduler", "ledger")
-CHECKS = ("run its migrations with --dry-run before applying them", "keep its TLS certificates in vault, never on disk",
-          "pin its base image by digest in the Dockerfile", "log through structlog with request ids attached",
-          "expose /healthz returning 200 only once the queue consumer is connected")
+SERVICES = (
+    "billing",
+    "mailer",
+    "search",
+    "auth",
+    "gateway",
+    "reports",
+    "exports",
+    "thumbnails",
+    "payments",
+    "webhooks",
+    "scheduler",
+    "ledger",
+)
+CHECKS = (
+    "run its migrations with --dry-run before applying them",
+    "keep its TLS certificates in vault, never on disk",
+    "pin its base image by digest in the Dockerfile",
+    "log through structlog with request ids attached",
+    "expose /healthz returning 200 only once the queue consumer is connected",
+)
 
 
 def _many(store):
     """120 distinct rules, about 30 tokens each: some 4,000 tokens of memory in all."""
-    for i, (service, check, where) in enumerate((s, c, w) for s in SERVICES for c in CHECKS
-                                                 for w in ("in staging", "in production")):
-        entries.add(store, f"The {service} service must {check} {where} (team decision {2020 + i % 5})", "rule",
-                    confidence=0.9)
+    for i, (service, check, where) in enumerate(
+        (s, c, w) for s in SERVICES for c in CHECKS for w in ("in staging", "in production")
+    ):
+        entries.add(
+            store, f"The {service} service must {check} {where} (team decision {2020 + i % 5})", "rule", confidence=0.9
+        )
 
 
 def test_budget_is_honoured_up_to_the_hook_output_limit_and_the_cut_is_reported(store, monkeypatch):
@@ -120,8 +145,11 @@ def test_budget_is_honoured_up_to_the_hook_output_limit_and_the_cut_is_reported(
     big = inj.inject(store, {"project": "x"}, cfg(max_entries=200), record=False)
     assert len(big["text"]) <= fmt.HARD_CHAR_LIMIT < fmt.CLAUDE_OUTPUT_LIMIT
     assert big["included"] > small["included"]
-    assert re.search(r"\d+ more memories fit the 6,000-token budget but not Claude Code's 10,000-character "
-                     r"limit", big["notice"])
+    assert re.search(
+        r"\d+ more memories fit the 6,000-token budget but not Claude Code's 10,000-character "
+        r"limit",
+        big["notice"],
+    )
     assert big["notice"] in big["memory_text"]  # the agent is told too
 
 
@@ -134,16 +162,18 @@ def test_session_start_hook_tells_the_person_when_the_limit_cut_memories(store, 
     store.close()
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"injection": {"max_entries": 200}}))
-    r = hook("SessionStart", payload("SessionStart"),
-             env={"MEMORY_CLI_BUDGET": "6000", "MEMORY_CLI_CONFIG": str(config)})
+    r = hook(
+        "SessionStart", payload("SessionStart"), env={"MEMORY_CLI_BUDGET": "6000", "MEMORY_CLI_CONFIG": str(config)}
+    )
     assert "more memories fit the 6,000-token budget" in (r.json or {}).get("systemMessage", "")
     assert len(r.context) < fmt.CLAUDE_OUTPUT_LIMIT
 
 
 def test_a_preference_and_the_rule_saying_the_same_are_merged_keeping_the_stronger(store):
     pref = entries.add(store, "Use pnpm instead of npm to install packages", "preference", confidence=0.8)
-    rule = entries.add(store, "Use pnpm instead of npm to install packages in this repo", "rule",
-                       source="promoted", confidence=0.9)
+    rule = entries.add(
+        store, "Use pnpm instead of npm to install packages in this repo", "rule", source="promoted", confidence=0.9
+    )
     r = session_block(store, {"project": "shop"})
     assert r["ids"] == [rule["id"]]
     assert r["text"].count("pnpm instead of npm") == 1

@@ -12,7 +12,9 @@ OTHER = {
     "model": "opus",
     "permissions": {"allow": ["Bash(git status)"]},
     "hooks": {
-        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/other-guard", "timeout": 3}]}],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "/usr/local/bin/other-guard", "timeout": 3}]}
+        ],
         "Notification": [{"hooks": [{"type": "command", "command": "notify-send hi"}]}],
     },
 }
@@ -41,8 +43,16 @@ def test_install_merges_idempotently_and_uninstall_restores(claude_dir):
         if w == "--path":
             assert Path(words[i + 1]).is_absolute() and Path(words[i + 1]).is_dir()
     assert ours["timeout"] <= 60 and "Bash" in pre[1]["matcher"]
-    assert set(data["hooks"]) >= {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-                                  "PostToolUseFailure", "PreCompact", "Stop", "SessionEnd"}
+    assert set(data["hooks"]) >= {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreCompact",
+        "Stop",
+        "SessionEnd",
+    }
     backups = list(claude_dir.glob("settings.json.bak-*"))
     assert len(backups) == 1 and json.loads(backups[0].read_text()) == OTHER
     again = run_cli("install")
@@ -56,8 +66,15 @@ def test_install_merges_idempotently_and_uninstall_restores(claude_dir):
 def test_installed_command_really_runs_the_hook(claude_dir):
     run_cli("install")
     cmd = json.loads((claude_dir / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    body = json.dumps({"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse",
-                       "tool_name": "Bash", "tool_input": {"command": "ls"}})
+    body = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": "/tmp",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+        }
+    )
     proc = subprocess.run(cmd, shell=True, input=body, capture_output=True, text=True)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
 
@@ -80,13 +97,26 @@ def test_project_scope_writes_into_the_project(project):
 
 def test_plugin_and_example_files_match_install_table():
     root = Path(__file__).resolve().parent.parent
-    r = subprocess.run([sys.executable, str(root / "scripts" / "gen_hooks_json.py"), "--check"], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, str(root / "scripts" / "gen_hooks_json.py"), "--check"], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stdout
     plugin = json.loads((root / "hooks" / "hooks.json").read_text())
     example = json.loads((root / "hooks.json.example").read_text())
-    assert set(plugin["hooks"]) == set(example["hooks"]) == {
-        "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PostToolUseFailure",
-        "PreCompact", "Stop", "SessionEnd"}
+    assert (
+        set(plugin["hooks"])
+        == set(example["hooks"])
+        == {
+            "SessionStart",
+            "UserPromptSubmit",
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PreCompact",
+            "Stop",
+            "SessionEnd",
+        }
+    )
     for groups in plugin["hooks"].values():
         for h in groups[0]["hooks"]:
             assert h["type"] == "command" and 1 <= h["timeout"] <= 60
@@ -117,8 +147,19 @@ def test_doctor_shows_recent_hook_errors(db_path):
 
 def test_a_rule_for_a_tool_outside_the_hook_matcher_is_flagged_and_install_fixes_it(cli):
     assert cli("install").returncode == 0
-    r = cli("rules", "add", "Never fetch the staging admin panel", "--pattern", "staging-admin",
-            "--pattern-type", "regex", "--tools", "WebFetch", "--action", "block")
+    r = cli(
+        "rules",
+        "add",
+        "Never fetch the staging admin panel",
+        "--pattern",
+        "staging-admin",
+        "--pattern-type",
+        "regex",
+        "--tools",
+        "WebFetch",
+        "--action",
+        "block",
+    )
     assert r.returncode == 0
     assert "rules for WebFetch will not fire" in r.stderr and "memory-cli install" in r.stderr
     doctor = json.loads(cli("doctor", "--no-timing", "--json").stdout)
@@ -128,8 +169,17 @@ def test_a_rule_for_a_tool_outside_the_hook_matcher_is_flagged_and_install_fixes
     assert cli("install").returncode == 0  # adds the tools rules name to the matcher
     doctor = json.loads(cli("doctor", "--no-timing", "--json").stdout)
     assert next(c for c in doctor["checks"] if c["name"] == "rule coverage")["status"] == "ok"
-    r = cli("rules", "add", "Never fetch the prod admin panel", "--pattern", "prod-admin",
-            "--pattern-type", "regex", "--tools", "WebFetch")
+    r = cli(
+        "rules",
+        "add",
+        "Never fetch the prod admin panel",
+        "--pattern",
+        "prod-admin",
+        "--pattern-type",
+        "regex",
+        "--tools",
+        "WebFetch",
+    )
     assert "will not fire" not in r.stderr
 
 
@@ -137,8 +187,15 @@ def test_install_registers_the_mcp_server_beside_everything_claude_code_keeps(cl
     import os
 
     home_json = Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json"
-    home_json.write_text(json.dumps({"numStartups": 7, "projects": {"/x": {"allowedTools": []}},
-                                     "mcpServers": {"other": {"type": "stdio", "command": "other-server"}}}))
+    home_json.write_text(
+        json.dumps(
+            {
+                "numStartups": 7,
+                "projects": {"/x": {"allowedTools": []}},
+                "mcpServers": {"other": {"type": "stdio", "command": "other-server"}},
+            }
+        )
+    )
     os.chmod(home_json, 0o600)
     r = cli("install")
     assert r.returncode == 0, r.stderr
@@ -179,8 +236,18 @@ def _registered(claude_dir, event="PreToolUse"):
 def test_both_entries_decide_alike_and_reinstall_switches_entry(claude_dir, db_path):
     """The lean launcher and the console script give the same answers; installing one after
     the other leaves exactly one memory-cli handler per event."""
-    r = run_cli("rules", "add", "Never force-push", "--pattern", "git push --force", "--pattern-type",
-                "command", "--action", "block", db=db_path)
+    r = run_cli(
+        "rules",
+        "add",
+        "Never force-push",
+        "--pattern",
+        "git push --force",
+        "--pattern-type",
+        "command",
+        "--action",
+        "block",
+        db=db_path,
+    )
     assert r.returncode == 0, r.stderr
     body = json.dumps(payload("PreToolUse", tool_input={"command": "git push --force origin main"}))
     answers = {}

@@ -60,11 +60,19 @@ def test_summarize_dry_run_and_session_id(cli, transcript):
 
 def test_summarize_through_the_sdk_in_a_real_process(cli, transcript, claude_dir):
     write_config(claude_dir, llm={"provider": "anthropic", "timeout_s": 5, "retries": 0})
-    answer = {"memories": [{"content": "The whisperclick audio tests need the fake input device.", "type": "fact",
-                            "scope": "project"}], "report": "Fixed the audio tests."}
+    answer = {
+        "memories": [
+            {"content": "The whisperclick audio tests need the fake input device.", "type": "fact", "scope": "project"}
+        ],
+        "report": "Fixed the audio tests.",
+    }
     with StandIn([tool("save_memories", answer)]) as si:
-        r = cli("summarize", str(transcript), "--json",
-                env={"ANTHROPIC_BASE_URL": si.url, "ANTHROPIC_API_KEY": "sk-test-not-real"})
+        r = cli(
+            "summarize",
+            str(transcript),
+            "--json",
+            env={"ANTHROPIC_BASE_URL": si.url, "ANTHROPIC_API_KEY": "sk-test-not-real"},
+        )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["provider"] == "anthropic" and out["stored"] == 1 and out["report"] == "Fixed the audio tests."
@@ -73,16 +81,19 @@ def test_summarize_through_the_sdk_in_a_real_process(cli, transcript, claude_dir
     assert audit and audit[0]["result"] == "ok"
 
 
-@pytest.mark.parametrize("args, code, needle", [
-    (["summarize", "/nonexistent/t.jsonl"], 3, "no transcript"),
-    (["summarize", "{tmp}"], 2, "directory"),
-    (["summarize", "{garbage}"], 2, "not a Claude Code transcript"),
-    (["summarize", "{transcript}", "--session-id", " "], 2, "--session-id"),
-    (["summarize", "{transcript}", "--project", "file:x.py"], 2, "--project"),
-    (["summarize"], 2, "TRANSCRIPT"),
-    (["compact", "--scope", "team:x"], 2, "unknown scope"),
-    (["compact", "--scope", "project:"], 2, "needs a name"),
-])
+@pytest.mark.parametrize(
+    "args, code, needle",
+    [
+        (["summarize", "/nonexistent/t.jsonl"], 3, "no transcript"),
+        (["summarize", "{tmp}"], 2, "directory"),
+        (["summarize", "{garbage}"], 2, "not a Claude Code transcript"),
+        (["summarize", "{transcript}", "--session-id", " "], 2, "--session-id"),
+        (["summarize", "{transcript}", "--project", "file:x.py"], 2, "--project"),
+        (["summarize"], 2, "TRANSCRIPT"),
+        (["compact", "--scope", "team:x"], 2, "unknown scope"),
+        (["compact", "--scope", "project:"], 2, "needs a name"),
+    ],
+)
 def test_bad_input_one_line_exit_code_nothing_lost(cli, db_path, tmp_path, transcript, args, code, needle):
     from memory_cli import entries
     from memory_cli.db import Store
@@ -105,8 +116,16 @@ def test_compact_json(cli, claude_dir):
     r = cli("compact", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["scopes"] == []
     for i in range(4):
-        cli("add", f"marker fact number {i} about the alpha build", "--type", "fact", "--scope", "project:alpha",
-            "--source", "marker")
+        cli(
+            "add",
+            f"marker fact number {i} about the alpha build",
+            "--type",
+            "fact",
+            "--scope",
+            "project:alpha",
+            "--source",
+            "marker",
+        )
     cli("add", "A person wrote this", "--type", "fact", "--scope", "project:alpha")
     dry = json.loads(cli("compact", "--scope", "project:alpha", "--dry-run", "--json").stdout)
     assert dry["scopes"][0]["after"] == 2 and len([e for e in listed(cli) if e["status"] == "active"]) == 5
@@ -130,29 +149,57 @@ def _wait_for(fn, timeout=90.0):
 
 
 def test_session_end_hands_the_transcript_to_the_detached_job(hook, cli, transcript, tmp_path, claude_dir):
-    write_config(claude_dir, llm={"provider": "anthropic", "timeout_s": 5, "retries": 0},
-                 backup={"directory": str(tmp_path / "backups")})
-    answer = {"memories": [{"content": "whisperclick's audio tests need the fake input device.", "type": "fact",
-                            "scope": "project"}], "report": "Fixed the audio tests."}
-    second = {"memories": [{"content": "whisperclick release notes live in docs/CHANGES.md.", "type": "fact",
-                            "scope": "project"}], "report": "Wrote release notes."}
+    write_config(
+        claude_dir,
+        llm={"provider": "anthropic", "timeout_s": 5, "retries": 0},
+        backup={"directory": str(tmp_path / "backups")},
+    )
+    answer = {
+        "memories": [
+            {"content": "whisperclick's audio tests need the fake input device.", "type": "fact", "scope": "project"}
+        ],
+        "report": "Fixed the audio tests.",
+    }
+    second = {
+        "memories": [
+            {"content": "whisperclick release notes live in docs/CHANGES.md.", "type": "fact", "scope": "project"}
+        ],
+        "report": "Wrote release notes.",
+    }
     project = tmp_path / "work" / "whisperclick"
     (project / ".git").mkdir(parents=True)
     with StandIn([tool("save_memories", answer), tool("save_memories", second)]) as si:
         env = {"ANTHROPIC_BASE_URL": si.url, "ANTHROPIC_API_KEY": "sk-test-not-real"}
-        body = payload("SessionEnd", cwd=str(project), session_id="sess-1", transcript_path=str(transcript),
-                       reason="prompt_input_exit")
+        body = payload(
+            "SessionEnd",
+            cwd=str(project),
+            session_id="sess-1",
+            transcript_path=str(transcript),
+            reason="prompt_input_exit",
+        )
         r = hook("SessionEnd", body, env=env)
         assert r.returncode == 0 and r.stdout.strip() in ("", "{}")
         got = _wait_for(lambda: [e for e in listed(cli) if e["source"] == "session"])
         assert [e["content"] for e in got] == [answer["memories"][0]["content"]]
         assert got[0]["scope"] == "project:whisperclick" and got[0]["session_id"] == "sess-1"
         # Later the same day: the daily part already ran, the summary step still runs.
-        _wait_for(lambda: any(a["result"] == "done" for a in json.loads(
-            cli("audit", "--action", "maintenance", "--json").stdout)))
+        _wait_for(
+            lambda: any(
+                a["result"] == "done" for a in json.loads(cli("audit", "--action", "maintenance", "--json").stdout)
+            )
+        )
         t2 = tmp_path / "session2.jsonl"
-        t2.write_text(json.dumps({"type": "user", "sessionId": "sess-2", "cwd": str(project), "message": {
-            "role": "user", "content": "write the release notes into docs/CHANGES.md"}}) + "\n")
+        t2.write_text(
+            json.dumps(
+                {
+                    "type": "user",
+                    "sessionId": "sess-2",
+                    "cwd": str(project),
+                    "message": {"role": "user", "content": "write the release notes into docs/CHANGES.md"},
+                }
+            )
+            + "\n"
+        )
         r = hook("SessionEnd", dict(body, session_id="sess-2", transcript_path=str(t2)), env=env)
         assert r.returncode == 0
         got = _wait_for(lambda: len([e for e in listed(cli) if e["source"] == "session"]) == 2)
@@ -179,20 +226,25 @@ def test_session_end_hook_queues_without_heavy_imports(db_path, transcript):
     import sys
 
     body = json.dumps(payload("SessionEnd", session_id="s-diet", transcript_path=str(transcript)))
-    code = ("import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
-            "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', 'SessionEnd']);"
-            "bad=[m for m in ('anthropic','httpx','typer','rich','pydantic','memory_cli.llm.summarize',"
-            "'memory_cli.llm.providers','memory_cli.llm.transcript') if m in sys.modules];"
-            "sys.stderr.write('HEAVY:'+','.join(bad))")
+    code = (
+        "import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+        "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', 'SessionEnd']);"
+        "bad=[m for m in ('anthropic','httpx','typer','rich','pydantic','memory_cli.llm.summarize',"
+        "'memory_cli.llm.providers','memory_cli.llm.transcript') if m in sys.modules];"
+        "sys.stderr.write('HEAVY:'+','.join(bad))"
+    )
     env = dict(__import__("os").environ, MEMORY_CLI_CONFIG="/nonexistent/config.json")
-    proc = subprocess.run([sys.executable, "-c", code, str(db_path), body], capture_output=True, text=True,
-                          timeout=60, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(db_path), body], capture_output=True, text=True, timeout=60, env=env
+    )
     assert proc.stderr.split("HEAVY:")[1].strip() == "", proc.stderr
     from memory_cli.db import Store
 
     def summarised():
         with Store.open(db_path) as store:
-            return store.rows("SELECT result FROM memory_audit_log WHERE action = 'summarize' AND session_id = 's-diet'")
+            return store.rows(
+                "SELECT result FROM memory_audit_log WHERE action = 'summarize' AND session_id = 's-diet'"
+            )
 
     # Queued by the hook, then written by the detached job (extractive: the default provider).
     assert _wait_for(summarised)

@@ -34,8 +34,16 @@ def api(monkeypatch):
 def fill(store, scope, n, *, source="session", prefix="note"):
     out = []
     for i in range(n):
-        out.append(entries.add(store, f"{prefix} {i} about {scope}: the build uses tool number {i}", "fact",
-                               scope=scope, source=source, confidence=0.5))
+        out.append(
+            entries.add(
+                store,
+                f"{prefix} {i} about {scope}: the build uses tool number {i}",
+                "fact",
+                scope=scope,
+                source=source,
+                confidence=0.5,
+            )
+        )
     return out
 
 
@@ -49,9 +57,17 @@ def protected(store, scope, tmp_path):
     root = tmp_path / scope.split(":")[-1]
     (root / ".git").mkdir(parents=True, exist_ok=True)
     pins.pin(store, pinned["id"], project_root=str(root))
-    rule = rules_api.create_rule(store, "Never run rm -rf build/ by hand", pattern="rm -rf build",
-                                 pattern_type="command", action="warn", scope=scope, provenance="promoted",
-                                 confirmed=True, source="marker")
+    rule = rules_api.create_rule(
+        store,
+        "Never run rm -rf build/ by hand",
+        pattern="rm -rf build",
+        pattern_type="command",
+        action="warn",
+        scope=scope,
+        provenance="promoted",
+        confirmed=True,
+        source="marker",
+    )
     return {"person": person["id"], "pinned": pinned["id"], "confirmed": rule["id"]}
 
 
@@ -82,11 +98,18 @@ def test_fifo_keeps_the_cap_and_archives_lowest_score_first(store, cfg, tmp_path
 def test_llm_compaction_applies_valid_operations_and_keeps_the_cap(store, cfg, api):
     notes = fill(store, A, 8)
     ids = [n["id"] for n in notes]
-    si = api([tool("compact_memories", {
-        "delete": [ids[0]],
-        "merge": [{"ids": [ids[1], ids[2], ids[3]], "content": "The build uses tools 1, 2 and 3."}],
-        "edit": [{"id": ids[4], "content": "Tool 4 builds the docs."}],
-    })])
+    si = api(
+        [
+            tool(
+                "compact_memories",
+                {
+                    "delete": [ids[0]],
+                    "merge": [{"ids": [ids[1], ids[2], ids[3]], "content": "The build uses tools 1, 2 and 3."}],
+                    "edit": [{"id": ids[4], "content": "Tool 4 builds the docs."}],
+                },
+            )
+        ]
+    )
     [s] = compact_all(store, cfg)["scopes"]
     assert s["method"] == "anthropic" and s["after"] == 5 and s["refused"] == []
     assert status(store, ids[0]) == "archived"
@@ -115,18 +138,43 @@ def test_refused_answers_are_audited_and_not_applied(store, cfg, api, tmp_path):
     keep = protected(store, A, tmp_path)
     archived_one = notes[6]["id"]
     entries.archive(store, archived_one)
-    si = api([tool("compact_memories", {
-        "delete": ["00000000-dead-beef-0000-000000000000", other["id"], keep["person"], keep["pinned"],
-                   keep["confirmed"], archived_one, notes[0]["id"], notes[0]["id"]],
-        "merge": [{"ids": [notes[1]["id"], keep["person"]], "content": "merged"},
-                  {"ids": [notes[2]["id"]], "content": "one id"}],
-        "edit": [{"id": other["id"], "content": "rewritten"}, {"id": notes[3]["id"], "content": ""}],
-    })])
+    si = api(
+        [
+            tool(
+                "compact_memories",
+                {
+                    "delete": [
+                        "00000000-dead-beef-0000-000000000000",
+                        other["id"],
+                        keep["person"],
+                        keep["pinned"],
+                        keep["confirmed"],
+                        archived_one,
+                        notes[0]["id"],
+                        notes[0]["id"],
+                    ],
+                    "merge": [
+                        {"ids": [notes[1]["id"], keep["person"]], "content": "merged"},
+                        {"ids": [notes[2]["id"]], "content": "one id"},
+                    ],
+                    "edit": [{"id": other["id"], "content": "rewritten"}, {"id": notes[3]["id"], "content": ""}],
+                },
+            )
+        ]
+    )
     [s] = compact_all(store, cfg, scope=A)["scopes"]
     reasons = [r["reason"] for r in s["refused"]]
-    for expected in ("unknown id", "another scope's entry", "person-written entry (source manual)", "pinned entry",
-                     "confirmed rule", "entry is archived", "id used twice in one answer",
-                     "a merge needs two or more different ids", "edited content must be non-empty text"):
+    for expected in (
+        "unknown id",
+        "another scope's entry",
+        "person-written entry (source manual)",
+        "pinned entry",
+        "confirmed rule",
+        "entry is archived",
+        "id used twice in one answer",
+        "a merge needs two or more different ids",
+        "edited content must be non-empty text",
+    ):
         assert any(expected in r for r in reasons), expected
     assert store.value("SELECT count(*) FROM memory_audit_log WHERE action = 'llm_refused'") == len(reasons)
     # Only the one valid delete was applied, then FIFO brought the scope to its cap.
@@ -137,12 +185,15 @@ def test_refused_answers_are_audited_and_not_applied(store, cfg, api, tmp_path):
     assert len(si.ours) == 1 and other["content"] not in si.ours[0]["raw"]
 
 
-@pytest.mark.parametrize("script, kind", [
-    ([error(500)], "server"),
-    ([slow(5, tool("compact_memories", {"delete": [], "merge": [], "edit": []}))], "timeout"),
-    ([tool("compact_memories", {"delete": "all of them", "merge": [], "edit": []})], "malformed"),
-    ([tool("compact_memories", ["not", "an", "object"])], "malformed"),
-])
+@pytest.mark.parametrize(
+    "script, kind",
+    [
+        ([error(500)], "server"),
+        ([slow(5, tool("compact_memories", {"delete": [], "merge": [], "edit": []}))], "timeout"),
+        ([tool("compact_memories", {"delete": "all of them", "merge": [], "edit": []})], "malformed"),
+        ([tool("compact_memories", ["not", "an", "object"])], "malformed"),
+    ],
+)
 def test_provider_failures_fall_back_to_fifo(store, cfg, api, script, kind):
     fill(store, A, 8)
     api(script)

@@ -24,11 +24,20 @@ PROJECT = "project:whisperclick"
 
 GOOD = {
     "memories": [
-        {"content": "whisperclick's audio tests need the fake input device; tests/conftest.py installs it "
-                    "unless WHISPERCLICK_FAKE_AUDIO=0.", "type": "fact", "scope": "project",
-         "category": "remediation", "subject": "audio tests"},
-        {"content": "Run the whisperclick audio tests with -p no:randomly: the device mock depends on test order.",
-         "type": "preference", "scope": "project", "confidence": 0.9},
+        {
+            "content": "whisperclick's audio tests need the fake input device; tests/conftest.py installs it "
+            "unless WHISPERCLICK_FAKE_AUDIO=0.",
+            "type": "fact",
+            "scope": "project",
+            "category": "remediation",
+            "subject": "audio tests",
+        },
+        {
+            "content": "Run the whisperclick audio tests with -p no:randomly: the device mock depends on test order.",
+            "type": "preference",
+            "scope": "project",
+            "confidence": 0.9,
+        },
     ],
     "report": "Fixed the failing audio capture tests by defaulting the fake audio device on in tests/conftest.py.",
 }
@@ -99,8 +108,17 @@ def test_second_run_reads_only_what_is_new(store, cfg, api, transcript):
     again = summarize_transcript(store, cfg, transcript)
     assert again.get("nothing_new") and len(si.ours) == 1  # nothing new: nothing sent
     with open(transcript, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps({"type": "user", "sessionId": "7d1e4c2a", "cwd": "/home/u/work/whisperclick",
-                             "message": {"role": "user", "content": "also bump the version to 0.4.2"}}) + "\n")
+        fh.write(
+            json.dumps(
+                {
+                    "type": "user",
+                    "sessionId": "7d1e4c2a",
+                    "cwd": "/home/u/work/whisperclick",
+                    "message": {"role": "user", "content": "also bump the version to 0.4.2"},
+                }
+            )
+            + "\n"
+        )
         fh.write('{"type": "assistant", "message": {"role": "assist')  # half-written line: left for later
     summarize_transcript(store, cfg, transcript)
     sent = si.ours[1]["body"]["messages"][0]["content"]
@@ -108,8 +126,13 @@ def test_second_run_reads_only_what_is_new(store, cfg, api, transcript):
 
 
 def test_duplicates_of_existing_memories_are_dropped(store, cfg, api, transcript):
-    existing = entries.add(store, "Run the whisperclick audio tests with -p no:randomly because the device mock "
-                                  "depends on test order.", "preference", scope=PROJECT, source="manual")
+    existing = entries.add(
+        store,
+        "Run the whisperclick audio tests with -p no:randomly because the device mock depends on test order.",
+        "preference",
+        scope=PROJECT,
+        source="manual",
+    )
     api([tool("save_memories", GOOD)])
     r = summarize_transcript(store, cfg, transcript)
     assert r["stored"] == 1
@@ -126,15 +149,18 @@ def test_another_projects_memory_is_not_a_duplicate(store, cfg, api, transcript)
     assert "otherapp" not in si.ours[0]["raw"]
 
 
-@pytest.mark.parametrize("script, kind", [
-    ([error(500), error(500)], "server"),
-    ([error(429), error(529)], "server"),
-    ([slow(5, tool("save_memories", GOOD)), slow(5, tool("save_memories", GOOD))], "timeout"),
-    ([tool("save_memories", {"memories": "not a list", "report": "x"})], "malformed"),
-    ([tool("save_memories", {"memories": [], "report": "x", "extra": 1})], "malformed"),
-    ([tool("something_else", {"a": 1})], "malformed"),
-    ([error(400, "bad request")], "client"),
-])
+@pytest.mark.parametrize(
+    "script, kind",
+    [
+        ([error(500), error(500)], "server"),
+        ([error(429), error(529)], "server"),
+        ([slow(5, tool("save_memories", GOOD)), slow(5, tool("save_memories", GOOD))], "timeout"),
+        ([tool("save_memories", {"memories": "not a list", "report": "x"})], "malformed"),
+        ([tool("save_memories", {"memories": [], "report": "x", "extra": 1})], "malformed"),
+        ([tool("something_else", {"a": 1})], "malformed"),
+        ([error(400, "bad request")], "client"),
+    ],
+)
 def test_failures_fall_back_to_the_extractive_reader_and_lose_nothing(store, cfg, api, transcript, script, kind):
     before = entries.add(store, "The CI runners use Python 3.12.", "fact", scope=PROJECT, source="manual")
     si = api(script)
@@ -155,15 +181,18 @@ def test_failures_fall_back_to_the_extractive_reader_and_lose_nothing(store, cfg
 
 
 def test_refused_items_are_audited_and_the_rest_stored(store, cfg, api, transcript):
-    answer = {"memories": [
-        GOOD["memories"][0],
-        {"content": "Use tabs", "type": "opinion", "scope": "project"},
-        {"content": "Never push to main", "type": "rule", "scope": "project"},
-        {"content": "Somewhere else", "type": "fact", "scope": "project:otherapp"},
-        {"content": "", "type": "fact", "scope": "project"},
-        {"content": "x", "type": "fact", "scope": "project", "category": "vibes"},
-        {"content": "x", "type": "fact", "scope": "project", "id": "abc"},
-    ], "report": "r"}
+    answer = {
+        "memories": [
+            GOOD["memories"][0],
+            {"content": "Use tabs", "type": "opinion", "scope": "project"},
+            {"content": "Never push to main", "type": "rule", "scope": "project"},
+            {"content": "Somewhere else", "type": "fact", "scope": "project:otherapp"},
+            {"content": "", "type": "fact", "scope": "project"},
+            {"content": "x", "type": "fact", "scope": "project", "category": "vibes"},
+            {"content": "x", "type": "fact", "scope": "project", "id": "abc"},
+        ],
+        "report": "r",
+    }
     api([tool("save_memories", answer)])
     r = summarize_transcript(store, cfg, transcript)
     assert r["stored"] == 1 and len(r["refused"]) == 6
@@ -245,7 +274,9 @@ def test_doctor_says_when_the_provider_cannot_run(store, cfg, monkeypatch):
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     checks = {c["name"]: c for c in doctor_checks(store, cfg)}
-    assert checks["session memories"]["status"] == "warn" and "ANTHROPIC_API_KEY" in checks["session memories"]["detail"]
+    assert (
+        checks["session memories"]["status"] == "warn" and "ANTHROPIC_API_KEY" in checks["session memories"]["detail"]
+    )
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     cfg["llm"]["max_calls_per_day"] = 1
     providers.take_call_slot(store, 1)
@@ -289,8 +320,17 @@ def test_a_huge_transcript_is_read_from_its_end(store, tmp_path, monkeypatch):
     p = tmp_path / "big.jsonl"
     with open(p, "w") as fh:
         for i in range(200):
-            fh.write(json.dumps({"type": "user", "sessionId": "big", "cwd": "/home/u/work/whisperclick",
-                                 "message": {"role": "user", "content": f"request number {i}"}}) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "type": "user",
+                        "sessionId": "big",
+                        "cwd": "/home/u/work/whisperclick",
+                        "message": {"role": "user", "content": f"request number {i}"},
+                    }
+                )
+                + "\n"
+            )
     ex = tr.read(p)
     texts = [t.text for t in ex.turns]
     assert "request number 199" in texts and "request number 0" not in texts

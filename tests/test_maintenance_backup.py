@@ -112,8 +112,9 @@ WRITER = textwrap.dedent(
 
 def test_backups_taken_while_another_process_writes_are_consistent(live: Path, backups: Path, tmp_path: Path):
     stop = tmp_path / "stop"
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(live), str(stop), str(REPO)],
-                              stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(live), str(stop), str(REPO)], stdout=subprocess.PIPE, text=True
+    )
     try:
         probe = Store.open(live)
         deadline = time.monotonic() + 60
@@ -163,23 +164,32 @@ def test_restore_replaces_the_live_database_under_an_open_connection(live: Path,
     with Store.open(live) as s:
         entries.add(s, "added after the backup", "fact")
         entries.delete(s, entries.list_entries(s, type="rule")[0]["id"])
-    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(live), str(REPO)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(live), str(REPO)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline().strip() == "2"
-        result = backup.restore(good, live, backups, max_schema_version=migrations.LATEST,
-                                application_id=APPLICATION_ID, now=T0 + timedelta(days=1))
+        result = backup.restore(
+            good,
+            live,
+            backups,
+            max_schema_version=migrations.LATEST,
+            application_id=APPLICATION_ID,
+            now=T0 + timedelta(days=1),
+        )
         out, _ = holder.communicate("go\n", timeout=60)
     finally:
         if holder.poll() is None:
             holder.kill()
     assert "'Never use pythonw.exe; use python.exe'" in out and "added after the backup" not in out
     assert "wrote" in out
-    assert _contents(live) == sorted([
-        "Never use pythonw.exe; use python.exe",
-        "Jellyfin takes 60s to start after a restart",
-        "written after the restore",
-    ])
+    assert _contents(live) == sorted(
+        [
+            "Never use pythonw.exe; use python.exe",
+            "Jellyfin takes 60s to start after a restart",
+            "written after the restore",
+        ]
+    )
     # The database as it was before the restore is kept, so the restore can be undone.
     assert result.safety_backup.name == "memory-20250602T031500Z-pre-restore.db"
     assert "added after the backup" in _contents(result.safety_backup)
@@ -191,8 +201,7 @@ def test_restore_replaces_the_live_database_under_an_open_connection(live: Path,
 def _assert_refused(candidate: Path, live: Path, backups: Path, message: str):
     before = _digest(live)
     with pytest.raises(StoreRefused, match=message):
-        backup.restore(candidate, live, backups, max_schema_version=migrations.LATEST,
-                       application_id=APPLICATION_ID)
+        backup.restore(candidate, live, backups, max_schema_version=migrations.LATEST, application_id=APPLICATION_ID)
     assert _digest(live) == before
     assert backup.list_backups(backups, backup.PRE_RESTORE) == []
 
@@ -214,8 +223,9 @@ def test_restore_refuses_another_programs_database(live: Path, backups: Path, tm
 def test_restore_refuses_a_newer_schema(live: Path, backups: Path, tmp_path: Path):
     newer = backup.backup_to(live, tmp_path / "newer.db")
     conn = apsw.Connection(str(newer))
-    conn.execute("INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, 'future', 'x')",
-                 (migrations.LATEST + 1,))
+    conn.execute(
+        "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, 'future', 'x')", (migrations.LATEST + 1,)
+    )
     conn.execute(f"PRAGMA user_version={migrations.LATEST + 1}")
     conn.close()
     _assert_refused(newer, live, backups, "newer than this memory-cli")
@@ -229,7 +239,7 @@ def test_restore_refuses_a_damaged_file(live: Path, backups: Path, tmp_path: Pat
     data = bytearray(damaged.read_bytes())
     page = 4096
     for offset in range(page * 3, min(len(data), page * 12), 97):  # scribble over a few pages
-        data[offset:offset + 8] = b"\xde\xad\xbe\xef\x00\xff\x13\x37"
+        data[offset : offset + 8] = b"\xde\xad\xbe\xef\x00\xff\x13\x37"
     damaged.write_bytes(bytes(data))
     _assert_refused(damaged, live, backups, "damaged|integrity")
 

@@ -15,16 +15,20 @@ from memory_cli.util import iso, now_iso
 def _age(store, entry_id: str, days: float) -> None:
     """Make an entry look untouched for ``days`` (what the calendar would do)."""
     then = iso(datetime.now(timezone.utc) - timedelta(days=days))
-    store.execute("UPDATE memory_entries SET created_at = ?, updated_at = ?, reinforced_at = ?, last_used = NULL"
-                  " WHERE id = ?", (then, then, then, entry_id))
+    store.execute(
+        "UPDATE memory_entries SET created_at = ?, updated_at = ?, reinforced_at = ?, last_used = NULL WHERE id = ?",
+        (then, then, then, entry_id),
+    )
 
 
 def _confirmed_rule(store, content: str) -> str:
     e = entries.add(store, content, "rule", confidence=0.4)
     now = now_iso()
-    store.execute("INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, confirmed,"
-                  " created_at, updated_at) VALUES (?,?,?,?,?,1,?,?)",
-                  (e["id"], "x", "regex", "warn", "high", now, now))
+    store.execute(
+        "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, confirmed,"
+        " created_at, updated_at) VALUES (?,?,?,?,?,1,?,?)",
+        (e["id"], "x", "regex", "warn", "high", now, now),
+    )
     return e["id"]
 
 
@@ -86,7 +90,9 @@ def test_decay_dry_run_then_apply_matches_seed_scenarios(cli, db_path: Path):
 
     preview = json.loads(cli("decay", "--dry-run", "--json").stdout)
     assert {c["id"]: (c["confidence_before"], c["confidence_after"]) for c in preview["changes"]} == {
-        stale: (0.4, 0.2), fading: (0.15, 0.0)}
+        stale: (0.4, 0.2),
+        fading: (0.15, 0.0),
+    }
     assert preview["exempt_pinned"] == 1 and preview["exempt_confirmed_rules"] == 1
     with Store.open(db_path) as s:
         assert entries.get(s, stale)["confidence"] == 0.4  # dry run changed nothing
@@ -141,8 +147,10 @@ def test_backup_and_restore_from_the_command_line(cli, db_path: Path, claude_dir
 def test_audit_log_retention_keeps_recent_rows(store):
     now = datetime.now(timezone.utc)
     for days in (200, 120, 91, 89, 1):
-        store.execute("INSERT INTO memory_audit_log(id, timestamp, action) VALUES (?,?,?)",
-                      (f"a{days}", iso(now - timedelta(days=days)), "hook"))
+        store.execute(
+            "INSERT INTO memory_audit_log(id, timestamp, action) VALUES (?,?,?)",
+            (f"a{days}", iso(now - timedelta(days=days)), "hook"),
+        )
     assert retention.prune_audit_log(store, 90, now=now) == 3
     assert sorted(r["id"] for r in store.rows("SELECT id FROM memory_audit_log WHERE id LIKE 'a%'")) == ["a1", "a89"]
 
@@ -151,8 +159,10 @@ def test_maintenance_run_does_backup_decay_and_retention(cli, db_path: Path, cla
     with Store.open(db_path) as s:
         stale = entries.add(s, "Stale fact", "fact", confidence=0.7)["id"]
         _age(s, stale, 51)
-        s.execute("INSERT INTO memory_audit_log(id, timestamp, action) VALUES ('ancient', ?, 'hook')",
-                  (iso(datetime.now(timezone.utc) - timedelta(days=400)),))
+        s.execute(
+            "INSERT INTO memory_audit_log(id, timestamp, action) VALUES ('ancient', ?, 'hook')",
+            (iso(datetime.now(timezone.utc) - timedelta(days=400)),),
+        )
     r = cli("maintenance", "run")
     assert r.returncode == 0, r.stderr
     assert "task backup ok" in r.stdout and "task decay ok" in r.stdout

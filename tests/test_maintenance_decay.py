@@ -111,7 +111,10 @@ def test_daily_runs_equal_one_run_at_the_end(start, horizon):
 def test_each_change_is_an_audit_record_with_before_and_after():
     _, changes = _run(0.4, [float(d) for d in range(1, 61)])
     assert [(c.confidence_before, c.confidence_after) for c in changes] == [
-        (0.4, 0.3), (0.3, 0.2), (0.2, 0.1), (0.1, 0.0),
+        (0.4, 0.3),
+        (0.3, 0.2),
+        (0.2, 0.1),
+        (0.1, 0.0),
     ]
     assert changes[-1].archive and changes[1].became_inactive
     details = changes[0].audit_details()

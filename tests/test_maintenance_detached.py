@@ -130,8 +130,9 @@ def test_a_failing_task_does_not_stop_the_others(db: Path, tmp_path: Path, capsy
     def broken():
         raise RuntimeError("disk on fire")
 
-    status = detached.run_maintenance([("first", broken), ("second", lambda: done.append(1) or "fine")],
-                                      db, run_dir=tmp_path)
+    status = detached.run_maintenance(
+        [("first", broken), ("second", lambda: done.append(1) or "fine")], db, run_dir=tmp_path
+    )
     assert status == 1 and done == [1]
     out = capsys.readouterr().out
     assert "task first failed: RuntimeError: disk on fire" in out and "task second ok" in out
@@ -157,8 +158,12 @@ SLOW_CHILD = textwrap.dedent(
 
 
 def test_the_run_stops_itself_at_its_time_limit(db: Path, tmp_path: Path):
-    proc = subprocess.run([sys.executable, "-c", SLOW_CHILD, str(db), str(tmp_path), str(REPO)],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", SLOW_CHILD, str(db), str(tmp_path), str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 124
     assert "maintenance run stopped: time limit of 1s reached" in proc.stdout
     assert not detached.ran_today(tmp_path, detached.db_key(db))  # it will try again next time

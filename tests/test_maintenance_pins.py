@@ -28,7 +28,8 @@ def _add_rule(store, content: str, *, severity="critical", confirmed=1, scope="g
     store.execute(
         "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative, active,"
         " confirmed, created_at, updated_at) VALUES (?,?,?,?,?,?,1,?,?,?)",
-        (e["id"], "pythonw", "regex", "block", severity, alternative, confirmed, now, now))
+        (e["id"], "pythonw", "regex", "block", severity, alternative, confirmed, now, now),
+    )
     return e["id"]
 
 
@@ -50,8 +51,9 @@ def test_global_pin_is_written_at_once_and_removed_with_the_last_unpin(store, cl
 def test_project_pin_goes_into_the_project_claude_md_and_nothing_else_changes(store, project: Path, claude_dir: Path):
     (project / "CLAUDE.md").write_bytes(PERSONS_CLAUDE_MD)
     before = _files(project)
-    e = entries.add(store, "Drag the window with WM_APP_DRAGSTART, not pywebview's drag", "decision",
-                    scope="project:whisperclick")
+    e = entries.add(
+        store, "Drag the window with WM_APP_DRAGSTART, not pywebview's drag", "decision", scope="project:whisperclick"
+    )
     r = pins.pin(store, e["id"], project_root=str(project))
     assert r["path"] == str(project / "CLAUDE.md")
     data = (project / "CLAUDE.md").read_bytes()

@@ -17,8 +17,17 @@ mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-TOOLS = {"query_memory", "remember", "record_incident", "search_incidents", "resolve_incident",
-         "save_report", "get_previous_report", "record_metric", "check_baseline"}
+TOOLS = {
+    "query_memory",
+    "remember",
+    "record_incident",
+    "search_incidents",
+    "resolve_incident",
+    "save_report",
+    "get_previous_report",
+    "record_metric",
+    "check_baseline",
+}
 
 
 def session(db_path, project, calls):
@@ -49,18 +58,38 @@ def test_every_tool_answers_json_and_lists_itself(db_path, project):
     async def calls(s):
         names = {t.name for t in (await s.list_tools()).tools}
         out = {"names": names}
-        out["remember"] = data(await s.call_tool("remember", {
-            "content": "The billing API listens on 8081; password=hunter2hunter2", "type": "fact",
-            "subject": "billing-api", "category": "behavior"}))
+        out["remember"] = data(
+            await s.call_tool(
+                "remember",
+                {
+                    "content": "The billing API listens on 8081; password=hunter2hunter2",
+                    "type": "fact",
+                    "subject": "billing-api",
+                    "category": "behavior",
+                },
+            )
+        )
         out["query"] = data(await s.call_tool("query_memory", {"query": "which port does billing listen on"}))
-        inc = data(await s.call_tool("record_incident", {
-            "title": "Postgres refused connections", "symptoms": "psql: connection refused on port 5432",
-            "service": "billing-db", "severity": "high"}))["incident"]
+        inc = data(
+            await s.call_tool(
+                "record_incident",
+                {
+                    "title": "Postgres refused connections",
+                    "symptoms": "psql: connection refused on port 5432",
+                    "service": "billing-db",
+                    "severity": "high",
+                },
+            )
+        )["incident"]
         out["search"] = data(await s.call_tool("search_incidents", {"query": "connection refused 5432"}))
-        out["resolve"] = data(await s.call_tool("resolve_incident", {
-            "id": inc["id"][:8], "resolution": "raise max_connections and restart pgbouncer"}))
-        out["resolved_search"] = data(await s.call_tool("search_incidents", {
-            "query": "postgres connection refused", "status": "resolved"}))
+        out["resolve"] = data(
+            await s.call_tool(
+                "resolve_incident", {"id": inc["id"][:8], "resolution": "raise max_connections and restart pgbouncer"}
+            )
+        )
+        out["resolved_search"] = data(
+            await s.call_tool("search_incidents", {"query": "postgres connection refused", "status": "resolved"})
+        )
         out["report"] = data(await s.call_tool("save_report", {"summary": "Fixed the flaky billing test"}))
         out["previous"] = data(await s.call_tool("get_previous_report", {}))
         for v in (10, 11, 12, 10, 11):
@@ -140,8 +169,11 @@ def test_concurrent_tool_calls_while_hooks_write(db_path, project):
     def hooks():
         i = 0
         while not stop.is_set() and i < 40:
-            r = run_hook("UserPromptSubmit", payload("UserPromptSubmit", cwd=str(project),
-                                                     prompt=f"no, never use npm here, use pnpm ({i})"), db=db_path)
+            r = run_hook(
+                "UserPromptSubmit",
+                payload("UserPromptSubmit", cwd=str(project), prompt=f"no, never use npm here, use pnpm ({i})"),
+                db=db_path,
+            )
             hook_codes.append(r.returncode)
             i += 1
 
@@ -149,8 +181,9 @@ def test_concurrent_tool_calls_while_hooks_write(db_path, project):
     writer.start()
 
     async def calls(s):
-        jobs = [s.call_tool("remember", {"content": f"fact number {i} about the deploy", "type": "fact"})
-                for i in range(30)]
+        jobs = [
+            s.call_tool("remember", {"content": f"fact number {i} about the deploy", "type": "fact"}) for i in range(30)
+        ]
         jobs += [s.call_tool("record_metric", {"name": "deploy", "value": 30 + i}) for i in range(30)]
         jobs += [s.call_tool("query_memory", {"query": "deploy"}) for _ in range(10)]
         return await asyncio.gather(*jobs)

@@ -49,7 +49,9 @@ def test_report_lists_what_was_imported_per_file(cli):
 def test_seed_style_glob_after_source_and_auto_memory_scopes(cli, store):
     store.close()
     dirs = sorted(str(p) for p in AUTO.glob("*/memory"))
-    r = cli("import-markdown", "--source", *dirs, "--json")  # what the shell makes of --source ~/.claude/projects/*/memory/
+    r = cli(
+        "import-markdown", "--source", *dirs, "--json"
+    )  # what the shell makes of --source ~/.claude/projects/*/memory/
     assert r.returncode == 0, r.stderr
     rows = json.loads(r.stdout)["entries"]
     scopes = {e["scope"] for e in rows}
@@ -123,7 +125,10 @@ def test_missing_source_is_an_error_but_a_partly_missing_one_a_warning(cli, tmp_
 def test_imported_memories_are_queryable_and_injected(cli, project):
     home_copy = project.parent / "claude_projects"
     shutil.copytree(AUTO, home_copy)
-    assert cli("import-markdown", "--source", SHARED, "--source", REPO, "--source", *home_copy.glob("*/memory")).returncode == 0
+    assert (
+        cli("import-markdown", "--source", SHARED, "--source", REPO, "--source", *home_copy.glob("*/memory")).returncode
+        == 0
+    )
     q = cli("query", "pywebview", "--json")
     assert any("pywebview" in e["content"] for e in json.loads(q.stdout))
     inj = cli("inject", "--session-context", '{"project": "WhisperClick V3", "file": "src/main.py"}')
@@ -134,9 +139,11 @@ def test_imported_memories_are_queryable_and_injected(cli, project):
 @pytest.mark.parametrize("name", ["CLAUDE.md", "MEMORY.md"])
 def test_pin_block_written_by_memory_cli_is_never_imported(store, tmp_path, name):
     f = tmp_path / name
-    f.write_text("# Notes\n\n<!-- memory-cli:pins:begin (managed by memory-cli; edit with `memory-cli pin/unpin`) "
-                 "sha256=0123456789abcdef -->\n- [rule] Never force-push main (confidence: 1.0)\n"
-                 "<!-- memory-cli:pins:end -->\n\n## Build\n- Run `make dist` before tagging a release\n")
+    f.write_text(
+        "# Notes\n\n<!-- memory-cli:pins:begin (managed by memory-cli; edit with `memory-cli pin/unpin`) "
+        "sha256=0123456789abcdef -->\n- [rule] Never force-push main (confidence: 1.0)\n"
+        "<!-- memory-cli:pins:end -->\n\n## Build\n- Run `make dist` before tagging a release\n"
+    )
     report = migrate(store, [f])
     assert [e["content"] for e in report["entries"]] == ["Run `make dist` before tagging a release"]
 

@@ -79,34 +79,40 @@ def test_managed_pin_block_code_fences_toc_and_boilerplate_are_not_imported(cand
         assert c.content.strip() not in ("TODO", "...", "")
 
 
-@pytest.mark.parametrize("needle, expected", [
-    ("Never use pythonw.exe to launch GUI apps", "rule"),
-    ("Always use `uv` for Python environments", "rule"),
-    ("Don't push to the `public` remote", "rule"),
-    ("Prefer ripgrep", "preference"),
-    ("I like small functions", "preference"),
-    ("I prefer running the app from PowerShell", "preference"),
-    ("If the tray icon disappears", "pattern"),
-    ("Windows 11 desktop, Python 3.12", "fact"),
-    ("The frameless pywebview window is dragged", "fact"),
-    ("Stop summarising diffs", "correction"),
-    ("Wrong: ran `python -m unittest`", "correction"),
-    ("Decision: SQLite with FTS5", "decision"),
-    ("Chose PyInstaller over Nuitka", "decision"),
-    ("Launch WhisperClick with python.exe", "correction"),
-])
+@pytest.mark.parametrize(
+    "needle, expected",
+    [
+        ("Never use pythonw.exe to launch GUI apps", "rule"),
+        ("Always use `uv` for Python environments", "rule"),
+        ("Don't push to the `public` remote", "rule"),
+        ("Prefer ripgrep", "preference"),
+        ("I like small functions", "preference"),
+        ("I prefer running the app from PowerShell", "preference"),
+        ("If the tray icon disappears", "pattern"),
+        ("Windows 11 desktop, Python 3.12", "fact"),
+        ("The frameless pywebview window is dragged", "fact"),
+        ("Stop summarising diffs", "correction"),
+        ("Wrong: ran `python -m unittest`", "correction"),
+        ("Decision: SQLite with FTS5", "decision"),
+        ("Chose PyInstaller over Nuitka", "decision"),
+        ("Launch WhisperClick with python.exe", "correction"),
+    ],
+)
 def test_types_are_inferred(candidates, needle, expected):
     assert find(candidates, needle).type == expected
 
 
-@pytest.mark.parametrize("needle, scope", [
-    ("Never use pythonw.exe to launch GUI apps", "global"),  # ~/.claude/CLAUDE.md
-    ("Never call the OpenAI API from the UI thread", "project:whisperclick"),  # project CLAUDE.md
-    ("My test microphone", "project:whisperclick"),  # CLAUDE.local.md
-    ("posting WM_APP_DRAGSTART", "project:whisperclick"),  # -home-u-whisperclick/memory/
-    ("Invoices are stored in cents", "project:billing-api"),  # decoded from the transcript's cwd
-    ("Dana reviews UI changes", "global"),  # the seed's shared memory files
-])
+@pytest.mark.parametrize(
+    "needle, scope",
+    [
+        ("Never use pythonw.exe to launch GUI apps", "global"),  # ~/.claude/CLAUDE.md
+        ("Never call the OpenAI API from the UI thread", "project:whisperclick"),  # project CLAUDE.md
+        ("My test microphone", "project:whisperclick"),  # CLAUDE.local.md
+        ("posting WM_APP_DRAGSTART", "project:whisperclick"),  # -home-u-whisperclick/memory/
+        ("Invoices are stored in cents", "project:billing-api"),  # decoded from the transcript's cwd
+        ("Dana reviews UI changes", "global"),  # the seed's shared memory files
+    ],
+)
 def test_scope_comes_from_where_the_file_lives(candidates, needle, scope):
     assert find(candidates, needle).scope == scope
 
@@ -125,8 +131,9 @@ def test_scope_for_file_in_the_global_claude_dir_and_a_project_root(tmp_path):
     (tmp_path / "Some Project" / "CLAUDE.md").write_text("- Use tabs everywhere\n")
     assert scope_for_file(tmp_path / "Some Project" / "CLAUDE.md", claude_home=HOME) == "project:some-project"
     (tmp_path / "Some Project" / ".claude").mkdir()
-    assert scope_for_file(tmp_path / "Some Project" / ".claude" / "CLAUDE.md", claude_home=HOME) \
-        == "project:some-project"
+    assert (
+        scope_for_file(tmp_path / "Some Project" / ".claude" / "CLAUDE.md", claude_home=HOME) == "project:some-project"
+    )
     loose = tmp_path / "notes"
     loose.mkdir()
     assert scope_for_file(loose / "hot-memory.md", claude_home=HOME) == "global"
@@ -140,8 +147,10 @@ def test_tags_come_from_section_headings_not_the_document_title(candidates):
 
 
 def test_nested_bullets_under_a_label_become_separate_memories(candidates):
-    assert find(candidates, "use WM_APP_DRAGSTART for window drag").content == \
-        "Drag and drop: use WM_APP_DRAGSTART for window drag"
+    assert (
+        find(candidates, "use WM_APP_DRAGSTART for window drag").content
+        == "Drag and drop: use WM_APP_DRAGSTART for window drag"
+    )
     assert "Drag and drop: file drops arrive through" in find(candidates, "on_drop").content
 
 
@@ -153,8 +162,7 @@ def test_auto_memory_index_lines_pointing_at_imported_files_are_skipped(candidat
 
 
 def test_one_fact_per_frontmatter_file_with_its_why():
-    (c,) = parse_file(HOME / "projects" / "-home-u-whisperclick" / "memory" / "feedback_pythonw.md",
-                      claude_home=HOME)
+    (c,) = parse_file(HOME / "projects" / "-home-u-whisperclick" / "memory" / "feedback_pythonw.md", claude_home=HOME)
     assert c.content.startswith("Launch WhisperClick with python.exe, never pythonw.exe.")
     assert "Why: pythonw has no console" in c.content
     assert c.line == 7
@@ -184,14 +192,15 @@ def test_line_numbers_point_at_the_source_line(candidates):
         at = lines[c.line - 1]
         assert at.strip(), c
         # The first distinctive word is on that line, its heading or the record fields after it.
-        window = " ".join(lines[max(0, c.line - 3):c.line + 3]).lower()
+        window = " ".join(lines[max(0, c.line - 3) : c.line + 3]).lower()
         word = next(w for w in re.findall(r"[A-Za-z]{5,}", c.content))
         assert word.lower() in window, (c, at)
 
 
 def test_same_memory_in_two_files_of_one_scope_is_kept_once():
-    found, _ = collect([FIXTURES / "shared" / "memory", FIXTURES / "shared" / "memory" / "hot-memory.md"],
-                       claude_home=HOME)
+    found, _ = collect(
+        [FIXTURES / "shared" / "memory", FIXTURES / "shared" / "memory" / "hot-memory.md"], claude_home=HOME
+    )
     fps = [c.fingerprint for c in found]
     assert len(fps) == len(set(fps))
 
@@ -208,8 +217,13 @@ def test_scope_override_and_crlf_files(tmp_path):
     f = tmp_path / "CLAUDE.md"
     f.write_bytes(b"# Notes\r\n\r\n## Deploy\r\n- Never deploy on Fridays\r\n")
     (c,) = parse_file(f, scope="project:override", claude_home=HOME)
-    assert (c.content, c.type, c.scope, c.tags, c.line) == \
-        ("Never deploy on Fridays", "rule", "project:override", ["deploy"], 4)
+    assert (c.content, c.type, c.scope, c.tags, c.line) == (
+        "Never deploy on Fridays",
+        "rule",
+        "project:override",
+        ["deploy"],
+        4,
+    )
 
 
 def test_prose_section_becomes_one_memory_with_its_heading():

@@ -16,8 +16,7 @@ from conftest import run_cli
 
 
 def _add(db, scope="global"):
-    r = run_cli("--json", "add", "--type", "rule", "--content", "Never use pythonw.exe",
-                "--scope", scope, db=db)
+    r = run_cli("--json", "add", "--type", "rule", "--content", "Never use pythonw.exe", "--scope", scope, db=db)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)["id"]
 

@@ -75,36 +75,103 @@ def test_redact_first_then_cut_never_leaves_part_of_a_key():
 
 def test_secrets_from_every_cli_entry_point_never_reach_the_files(tmp_path, db_path):
     secret_text = " | ".join(FORMS)
-    r = run_cli("add", "--type", "fact", "--content", f"deploy notes {secret_text}",
-                "--tags", f"ops,password={PW}t,{AWS}", "--subject", f"token={PW}s", db=db_path)
+    r = run_cli(
+        "add",
+        "--type",
+        "fact",
+        "--content",
+        f"deploy notes {secret_text}",
+        "--tags",
+        f"ops,password={PW}t,{AWS}",
+        "--subject",
+        f"token={PW}s",
+        db=db_path,
+    )
     assert r.returncode == 0, r.stderr
     eid = json.loads(run_cli("--json", "list", db=db_path).stdout)
     eid = (eid[0] if isinstance(eid, list) else eid["entries"][0])["id"]
     r = run_cli("update", eid, "--tags", f"api_key={PW}u9", "--subject", f"secret: {GH}", db=db_path)
     assert r.returncode == 0, r.stderr
-    r = run_cli("rules", "add", "Never print the deploy key", "--pattern", "print-deploy-key",
-                "--pattern-type", "regex", "--action", "block", "--name", f"token={PW}n",
-                "--message", f"blocked: {ANT}", db=db_path)
+    r = run_cli(
+        "rules",
+        "add",
+        "Never print the deploy key",
+        "--pattern",
+        "print-deploy-key",
+        "--pattern-type",
+        "regex",
+        "--action",
+        "block",
+        "--name",
+        f"token={PW}n",
+        "--message",
+        f"blocked: {ANT}",
+        db=db_path,
+    )
     assert r.returncode == 0, r.stderr + r.stdout
 
     # import: tags, subject, session ids, audit rows and kv, not only content
     export = tmp_path / "in.jsonl"
     from memory_cli.migrations import LATEST
 
-    lines = [json.dumps({"format": "memory-cli-export", "version": 1, "schema_version": LATEST,
-                         "tables": ["memory_entries", "memory_audit_log", "kv"]})]
-    lines.append(json.dumps({"table": "memory_entries", "row": {
-        "id": "11111111-2222-4333-8444-555555555555", "content": f"imported {FORMS[1]}",
-        "type": "fact", "scope": "global", "source": "imported", "confidence": 0.8,
-        "tags": json.dumps([f"password={PW}it", AWS]), "subject": f"{FORMS[2]}",
-        "created_at": "2026-01-01T00:00:00.000000Z", "updated_at": "2026-01-01T00:00:00.000000Z"}}))
-    lines.append(json.dumps({"table": "memory_audit_log", "row": {
-        "id": "21111111-2222-4333-8444-555555555555", "timestamp": "2026-01-01T00:00:00.000000Z",
-        "action": "hook", "context": FORMS[5], "result": "ok",
-        "details": json.dumps({"cmd": FORMS[0], "k": GH}), "session_id": f"session password={PW}x",
-        "hook_event": "PreToolUse"}}))
-    lines.append(json.dumps({"table": "kv", "row": {"key": "note", "value": json.dumps({"v": FORMS[6]}),
-                                                    "updated_at": "2026-01-01T00:00:00.000000Z"}}))
+    lines = [
+        json.dumps(
+            {
+                "format": "memory-cli-export",
+                "version": 1,
+                "schema_version": LATEST,
+                "tables": ["memory_entries", "memory_audit_log", "kv"],
+            }
+        )
+    ]
+    lines.append(
+        json.dumps(
+            {
+                "table": "memory_entries",
+                "row": {
+                    "id": "11111111-2222-4333-8444-555555555555",
+                    "content": f"imported {FORMS[1]}",
+                    "type": "fact",
+                    "scope": "global",
+                    "source": "imported",
+                    "confidence": 0.8,
+                    "tags": json.dumps([f"password={PW}it", AWS]),
+                    "subject": f"{FORMS[2]}",
+                    "created_at": "2026-01-01T00:00:00.000000Z",
+                    "updated_at": "2026-01-01T00:00:00.000000Z",
+                },
+            }
+        )
+    )
+    lines.append(
+        json.dumps(
+            {
+                "table": "memory_audit_log",
+                "row": {
+                    "id": "21111111-2222-4333-8444-555555555555",
+                    "timestamp": "2026-01-01T00:00:00.000000Z",
+                    "action": "hook",
+                    "context": FORMS[5],
+                    "result": "ok",
+                    "details": json.dumps({"cmd": FORMS[0], "k": GH}),
+                    "session_id": f"session password={PW}x",
+                    "hook_event": "PreToolUse",
+                },
+            }
+        )
+    )
+    lines.append(
+        json.dumps(
+            {
+                "table": "kv",
+                "row": {
+                    "key": "note",
+                    "value": json.dumps({"v": FORMS[6]}),
+                    "updated_at": "2026-01-01T00:00:00.000000Z",
+                },
+            }
+        )
+    )
     export.write_text("\n".join(lines) + "\n")
     r = run_cli("import", str(export), db=db_path)
     assert r.returncode == 0, r.stderr
@@ -122,14 +189,32 @@ def test_secrets_from_every_cli_entry_point_never_reach_the_files(tmp_path, db_p
     assert "deploy notes" in text and "[REDACTED" in text and "ops" in text
 
 
-HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-               "PostToolUseFailure", "Stop", "PreCompact", "SessionEnd"]
+HOOK_EVENTS = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "PreCompact",
+    "SessionEnd",
+]
 
 
 def test_secrets_in_every_hook_field_never_reach_the_files(tmp_path, db_path, claude_dir):
     secret = " ".join(FORMS)
-    r = run_cli("rules", "add", "Never use pythonw", "--pattern", "pythonw", "--pattern-type", "regex",
-                "--action", "block", db=db_path)
+    r = run_cli(
+        "rules",
+        "add",
+        "Never use pythonw",
+        "--pattern",
+        "pythonw",
+        "--pattern-type",
+        "regex",
+        "--action",
+        "block",
+        db=db_path,
+    )
     assert r.returncode == 0, r.stderr
     for event in HOOK_EVENTS:
         body = payload(event, session_id=f"s-{AWS}")
@@ -148,8 +233,11 @@ def test_secrets_in_every_hook_field_never_reach_the_files(tmp_path, db_path, cl
     # Without a usable store the record goes to hook-errors.log: secrets stay out of it too.
     broken = tmp_path / "not-a-db"
     broken.write_text("plain text, not SQLite\n")
-    res = run_hook("SessionStart", dict(payload("SessionStart"), hook_event_name=f"X {ANT}",
-                                        session_id=f"password={PW}z"), db=broken)
+    res = run_hook(
+        "SessionStart",
+        dict(payload("SessionStart"), hook_event_name=f"X {ANT}", session_id=f"password={PW}z"),
+        db=broken,
+    )
     assert res.returncode == 0
     log = claude_dir / "memory" / "hook-errors.log"
     assert log.exists()
@@ -165,8 +253,7 @@ def test_every_stored_field_is_bounded_with_a_marker(db_path):
     for _ in range(4):
         res = run_hook("SessionStart", payload("SessionStart", source=big), db=db_path)
         assert res.returncode == 0, res
-        res = run_hook("SessionStart", dict(payload("SessionStart"), source=big, hook_event_name=big),
-                       db=db_path)
+        res = run_hook("SessionStart", dict(payload("SessionStart"), source=big, hook_event_name=big), db=db_path)
         assert res.returncode == 0, res
     size = sum(p.stat().st_size for p in _files(db_path))
     assert size < 3 * 1024 * 1024, size
@@ -191,11 +278,11 @@ def test_store_files_are_private_under_umask_022(tmp_path, claude_dir):
     script = f"""
 import os, subprocess, sys
 os.umask(0o022)
-mc = {json.dumps(run_cli.__globals__['_cmd']())}
+mc = {json.dumps(run_cli.__globals__["_cmd"]())}
 env = dict(os.environ)
 subprocess.run(mc + ["add", "--type", "fact", "--content", "private"], env=env, check=True)
-subprocess.run(mc + ["export", "-o", {json.dumps(str(tmp_path / 'exp.jsonl'))}], env=env, check=True)
-bad = dict(env, MEMORY_CLI_DB={json.dumps(str(tmp_path / 'junk'))})
+subprocess.run(mc + ["export", "-o", {json.dumps(str(tmp_path / "exp.jsonl"))}], env=env, check=True)
+bad = dict(env, MEMORY_CLI_DB={json.dumps(str(tmp_path / "junk"))})
 subprocess.run(mc + ["hook", "SessionStart"], input=b"not json", env=bad)
 # keep a connection open so -wal and -shm exist while modes are read
 sys.path.insert(0, {json.dumps(os.getcwd())})
@@ -203,8 +290,8 @@ from memory_cli.db import Store
 s = Store.open({json.dumps(str(db))})
 s.execute("INSERT INTO kv(key, value, updated_at) VALUES ('a','b','c')")
 for p in [{json.dumps(str(db))}, {json.dumps(str(db))} + "-wal", {json.dumps(str(db))} + "-shm",
-          {json.dumps(str(tmp_path / 'exp.jsonl'))}, {json.dumps(str(claude_dir / 'memory' / 'hook-errors.log'))},
-          {json.dumps(str(claude_dir / 'memory'))}]:
+          {json.dumps(str(tmp_path / "exp.jsonl"))}, {json.dumps(str(claude_dir / "memory" / "hook-errors.log"))},
+          {json.dumps(str(claude_dir / "memory"))}]:
     print(p, oct(os.stat(p).st_mode & 0o777))
 """
     (tmp_path / "junk").write_text("not a database")
@@ -230,13 +317,18 @@ def test_gate_keeps_rule_patterns_verbatim_and_json_valid(store):
     """A rule's pattern is code: redacting it would change what it matches."""
     from memory_cli.rules import api
 
-    api.create_rule(store, "Never put a token on the command line", pattern=r"curl .*token=\S+",
-                    pattern_type="regex", action="block")
+    api.create_rule(
+        store,
+        "Never put a token on the command line",
+        pattern=r"curl .*token=\S+",
+        pattern_type="regex",
+        action="block",
+    )
     got = store.value("SELECT pattern FROM enforcement_rules ORDER BY rowid DESC LIMIT 1")
     assert got == r"curl .*token=\S+"
     from memory_cli import audit
 
-    audit.record(store, "x", details={"cmd": f'login --user u password={PW}9', "n": 3})
+    audit.record(store, "x", details={"cmd": f"login --user u password={PW}9", "n": 3})
     details = store.value("SELECT details FROM memory_audit_log WHERE action='x'")
     assert PW not in details and json.loads(details)["n"] == 3
 

@@ -19,9 +19,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.semantic
 def test_quick_reliability_run_finds_no_defect():
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "reliability.py"), "--quick",
-                           "--only", "concurrency,kill9,fuzz,daemon,disk"],
-                          capture_output=True, text=True, timeout=1500)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "reliability.py"),
+            "--quick",
+            "--only",
+            "concurrency,kill9,fuzz,daemon,disk",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     table = proc.stdout
     assert table.startswith("| check | figures | result |"), proc.stderr[-2000:]
     rows = [ln for ln in table.splitlines()[2:] if ln.startswith("|")]

@@ -13,8 +13,7 @@ def test_the_agents_own_report_beats_the_automatic_summary_of_the_same_session(s
     api.save_report(store, "an older session's summary", scope=SCOPE, session_id="s0", source="session")
     audit.record(store, "inject", session_id="s1")  # session s1 starts
     mine = api.save_report(store, "Moved the loader to pydantic; next: drop YAML", scope=SCOPE)
-    auto = api.save_report(store, "Session s1: 3 requests, 1 tool call", scope=SCOPE, session_id="s1",
-                           source="session")
+    auto = api.save_report(store, "Session s1: 3 requests, 1 tool call", scope=SCOPE, session_id="s1", source="session")
     assert api.latest_report(store, SCOPE)["id"] == auto["id"]
     assert api.previous_report(store, SCOPE)["id"] == mine["id"]
 

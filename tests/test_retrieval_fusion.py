@@ -33,15 +33,18 @@ def test_a_word_in_most_memories_counts_for_almost_nothing():
 
 
 def test_keyword_score_is_the_share_of_the_query_found_not_relative_to_other_hits():
-    docs = ["pywebview window freezes when the tray icon is clicked",
-            "the tray icon is drawn with pillow",
-            "deploy with docker compose",
-            "run the linter before committing"]
+    docs = [
+        "pywebview window freezes when the tray icon is clicked",
+        "the tray icon is drawn with pillow",
+        "deploy with docker compose",
+        "run the linter before committing",
+    ]
     con = _fts(docs)
     n = len(docs)
     terms = ["pywebview", "window", "freezes"]
-    idf_sum = sum(F.fts5_idf(n, con.execute("SELECT count(*) FROM f WHERE f MATCH ?", (t,)).fetchone()[0])
-                  for t in terms)
+    idf_sum = sum(
+        F.fts5_idf(n, con.execute("SELECT count(*) FROM f WHERE f MATCH ?", (t,)).fetchone()[0]) for t in terms
+    )
     rows = con.execute("SELECT rowid, -bm25(f) FROM f WHERE f MATCH 'pywebview OR window OR freezes'").fetchall()
     k = F.keyword_scores({str(r): s for r, s in rows}, idf_sum)
     assert k["0"] > 0.6  # every word of the query is in it
@@ -110,14 +113,17 @@ def test_neighbour_bonus_lifts_memories_next_to_relevant_ones():
     assert out["c"] == 0.8
 
 
-@pytest.mark.parametrize("query,subject,named", [
-    ("What is Nate's favorite video game?", "Nate", True),
-    ("what did we decide about whisperclick v3 packaging", "WhisperClick V3", True),
-    ("Natetastic results", "Nate", False),
-    ("pywebview error on startup", "pywebview", True),
-    ("anything", None, False),
-    ("anything", "  ", False),
-])
+@pytest.mark.parametrize(
+    "query,subject,named",
+    [
+        ("What is Nate's favorite video game?", "Nate", True),
+        ("what did we decide about whisperclick v3 packaging", "WhisperClick V3", True),
+        ("Natetastic results", "Nate", False),
+        ("pywebview error on startup", "pywebview", True),
+        ("anything", None, False),
+        ("anything", "  ", False),
+    ],
+)
 def test_query_naming_the_subject(query, subject, named):
     assert F.names_subject(query, subject) is named
 
@@ -163,12 +169,15 @@ def test_reported_relevance_keeps_the_order_and_puts_0_6_at_a_third_of_the_evide
     assert F.calibrate(0.25) < 0.6 < F.calibrate(0.5)
 
 
-@pytest.mark.parametrize("question,asks", [
-    ("what did we decide not to do about caching?", True),
-    ("why didn't we use Redis", True),
-    ("which alternatives were rejected for the queue", True),
-    ("how do we cache API responses", False),
-])
+@pytest.mark.parametrize(
+    "question,asks",
+    [
+        ("what did we decide not to do about caching?", True),
+        ("why didn't we use Redis", True),
+        ("which alternatives were rejected for the queue", True),
+        ("how do we cache API responses", False),
+    ],
+)
 def test_questions_about_rejected_alternatives(question, asks):
     assert F.asks_for_rejected(question) is asks
 
@@ -190,8 +199,12 @@ def test_when_questions_and_time_expressions():
 
 
 def test_feedback_raises_candidates_that_share_the_top_hits_words():
-    words = {"a": ["pottery", "class", "clay"], "b": ["pottery", "clay", "bowl"], "c": ["clay", "bowl", "glaze"],
-             "d": ["invoice", "cents"]}
+    words = {
+        "a": ["pottery", "class", "clay"],
+        "b": ["pottery", "clay", "bowl"],
+        "c": ["clay", "bowl", "glaze"],
+        "d": ["invoice", "cents"],
+    }
     rel = {"a": 0.6, "b": 0.5, "c": 0.2, "d": 0.2}
     out = F.feedback_bonus(rel, words.get, ["pottery"], 0.3, top=2)
     assert out["c"] > rel["c"] and out["d"] == rel["d"]

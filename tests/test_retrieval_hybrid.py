@@ -108,8 +108,9 @@ def test_a_date_in_the_query_finds_what_was_recorded_that_day(store):
 
 def test_what_did_we_decide_not_to_do_brings_back_the_rejected_alternative(store):
     add(store, "Cache API responses for 5 minutes", "decision")
-    rejected = add(store, "Decided against Redis for the cache: SQLite is enough, rather than a new service",
-                   "decision")
+    rejected = add(
+        store, "Decided against Redis for the cache: SQLite is enough, rather than a new service", "decision"
+    )
     got = search.query(store, "what did we decide not to do about the cache?")
     assert got[0]["id"] == rejected["id"]
 
@@ -130,9 +131,11 @@ def test_vector_mode_without_a_daemon_returns_nothing_and_hybrid_falls_back(stor
 
 
 def test_hook_path_imports_stay_light():
-    code = ("import sys, memory_cli.retrieval.search, memory_cli.retrieval.hybrid; "
-            "print([m for m in ('numpy', 'torch', 'typer', 'rich', 'pydantic', 'sentence_transformers', "
-            ") if m in sys.modules])")
+    code = (
+        "import sys, memory_cli.retrieval.search, memory_cli.retrieval.hybrid; "
+        "print([m for m in ('numpy', 'torch', 'typer', 'rich', 'pydantic', 'sentence_transformers', "
+        ") if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

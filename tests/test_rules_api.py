@@ -10,9 +10,15 @@ from memory_cli.rules import api, ruleset
 
 
 def test_create_rule_stores_entry_and_enforcement_row(store):
-    rule = api.create_rule(store, "Never use pythonw.exe", pattern="pythonw.exe",
-                           pattern_type="command", action="block", severity="high",
-                           alternative="use python.exe")
+    rule = api.create_rule(
+        store,
+        "Never use pythonw.exe",
+        pattern="pythonw.exe",
+        pattern_type="command",
+        action="block",
+        severity="high",
+        alternative="use python.exe",
+    )
     entry = entries.get(store, rule["id"])
     assert entry["type"] == "rule" and entry["content"] == "Never use pythonw.exe"
     assert rule["tools"] == ["Bash"] and rule["enabled"] and rule["confirmed"]
@@ -27,16 +33,17 @@ def test_invalid_regex_is_refused_with_the_regex_error_and_nothing_is_stored(sto
     assert store.value("SELECT count(*) FROM memory_entries") == 0
 
 
-@pytest.mark.parametrize("kwargs,fragment", [
-    ({"pattern": "-rf", "pattern_type": "command"}, "flag, not a program"),
-    ({"pattern": "x", "pattern_type": "glob"}, "unknown pattern type"),
-    ({"pattern": "x", "pattern_type": "regex", "action": "nuke"}, "unknown action"),
-    ({"pattern": "x", "pattern_type": "regex", "severity": "urgent"}, "unknown severity"),
-    ({"pattern": "x", "pattern_type": "regex", "conditions": ["file_path:like:x"]},
-     "unknown operator"),
-    ({"pattern": "x", "pattern_type": "regex", "conditions": ["file_path:regex_match:("]},
-     "missing )"),
-])
+@pytest.mark.parametrize(
+    "kwargs,fragment",
+    [
+        ({"pattern": "-rf", "pattern_type": "command"}, "flag, not a program"),
+        ({"pattern": "x", "pattern_type": "glob"}, "unknown pattern type"),
+        ({"pattern": "x", "pattern_type": "regex", "action": "nuke"}, "unknown action"),
+        ({"pattern": "x", "pattern_type": "regex", "severity": "urgent"}, "unknown severity"),
+        ({"pattern": "x", "pattern_type": "regex", "conditions": ["file_path:like:x"]}, "unknown operator"),
+        ({"pattern": "x", "pattern_type": "regex", "conditions": ["file_path:regex_match:("]}, "missing )"),
+    ],
+)
 def test_malformed_rules_are_refused(store, kwargs, fragment):
     kwargs.setdefault("action", "warn")
     with pytest.raises(InvalidInput) as e:
@@ -78,20 +85,34 @@ def test_explicit_pattern_type_is_guessed_when_omitted(store):
 
 
 def test_promoted_rules_start_unconfirmed_and_only_warn_until_confirmed(store):
-    rule = api.create_rule(store, "Never use pythonw.exe", pattern="pythonw.exe",
-                           pattern_type="command", action="warn", provenance="promoted",
-                           confirmed=False, source="promoted")
+    rule = api.create_rule(
+        store,
+        "Never use pythonw.exe",
+        pattern="pythonw.exe",
+        pattern_type="command",
+        action="warn",
+        provenance="promoted",
+        confirmed=False,
+        source="promoted",
+    )
     assert not rule["confirmed"] and rule["effective_action"] == "warn"
     confirmed = api.confirm_rule(store, rule["id"])
     assert confirmed["confirmed"] and confirmed["action"] == "block"
-    kept = api.create_rule(store, "x", pattern="x", pattern_type="regex", action="warn",
-                           provenance="promoted", confirmed=False, source="promoted")
+    kept = api.create_rule(
+        store,
+        "x",
+        pattern="x",
+        pattern_type="regex",
+        action="warn",
+        provenance="promoted",
+        confirmed=False,
+        source="promoted",
+    )
     assert api.confirm_rule(store, kept["id"], action="warn")["action"] == "warn"
 
 
 def test_unconfirmed_block_rule_is_downgraded(store):
-    rule = api.create_rule(store, "x", pattern="x", pattern_type="regex", action="block",
-                           confirmed=False)
+    rule = api.create_rule(store, "x", pattern="x", pattern_type="regex", action="block", confirmed=False)
     assert rule["effective_action"] == "warn"
 
 
@@ -100,8 +121,15 @@ def test_edit_revalidates_and_reanalyses(store):
     with pytest.raises(InvalidInput):
         api.edit_rule(store, rule["id"], pattern="(", pattern_type="regex")
     assert api.get_rule(store, rule["id"])["pattern"] == "npm"  # unchanged
-    edited = api.edit_rule(store, rule["id"][:8], pattern=r"\bnpm\s+install", pattern_type="regex",
-                           action="block", alternative="pnpm install", scope="project:web")
+    edited = api.edit_rule(
+        store,
+        rule["id"][:8],
+        pattern=r"\bnpm\s+install",
+        pattern_type="regex",
+        action="block",
+        alternative="pnpm install",
+        scope="project:web",
+    )
     assert (edited["pattern_type"], edited["action"], edited["scope"]) == ("regex", "block", "project:web")
     history = audit.query(store, entry_id=rule["id"], action="update")
     assert history and "pattern" in history[0]["details"]
@@ -119,8 +147,7 @@ def test_enable_disable_and_delete(store):
 
 
 def test_violations_count_and_escalate_severity(store):
-    rule = api.create_rule(store, "no npm", pattern="npm", pattern_type="command",
-                           action="warn", severity="medium")
+    rule = api.create_rule(store, "no npm", pattern="npm", pattern_type="command", action="warn", severity="medium")
     seen = [api.record_violation(store, rule["id"]) for _ in range(8)]
     assert [s["violation_count"] for s in seen] == list(range(1, 9))
     assert [s["severity"] for s in seen] == ["medium"] * 3 + ["high"] * 4 + ["critical"]

@@ -13,21 +13,34 @@ from conftest import BIN_DIR, payload
 def test_seed_smoke_test_verbatim(claude_dir):
     """Seed 002's two lines, verbatim, through bash, against the default database."""
     env = dict(os.environ, PATH=f"{BIN_DIR}{os.pathsep}{os.environ.get('PATH', '')}")
-    script = ('memory-cli add --type rule --content "Never use pythonw.exe" --scope global '
-              '--confidence 1.0\n'
-              'memory-cli enforce --tool Bash --input "pythonw.exe src/main.py" | grep -q "blocked"\n')
-    r = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], env=env,
-                       capture_output=True, text=True, timeout=120)
+    script = (
+        'memory-cli add --type rule --content "Never use pythonw.exe" --scope global '
+        "--confidence 1.0\n"
+        'memory-cli enforce --tool Bash --input "pythonw.exe src/main.py" | grep -q "blocked"\n'
+    )
+    r = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
     assert r.returncode == 0, r.stderr
     assert (claude_dir / "memory" / "memory.db").exists()
 
 
 def test_enforce_human_lines(cli):
     cli("rules", "add", "Never use pythonw.exe", "--alternative", "use python.exe")
-    cli("rules", "add", "--pattern", "npm", "--pattern-type", "command", "--action", "warn",
-        "prefer pnpm")
-    cli("rules", "add", "--pattern", "pip install", "--pattern-type", "command", "--action",
-        "suggest", "--alternative", "uv pip install", "uv is faster")
+    cli("rules", "add", "--pattern", "npm", "--pattern-type", "command", "--action", "warn", "prefer pnpm")
+    cli(
+        "rules",
+        "add",
+        "--pattern",
+        "pip install",
+        "--pattern-type",
+        "command",
+        "--action",
+        "suggest",
+        "--alternative",
+        "uv pip install",
+        "uv is faster",
+    )
     blocked = cli("enforce", "--tool", "Bash", "--input", "pythonw.exe src/main.py").stdout
     assert blocked.startswith("blocked:") and "Never use pythonw.exe" in blocked
     assert "instead: use python.exe" in blocked
@@ -49,8 +62,21 @@ def test_enforce_json_shape(cli):
 
 
 def test_enforce_input_json_and_write_tool(cli):
-    cli("rules", "add", "no env files", "--pattern", r"(^|/)\.env$", "--pattern-type", "regex",
-        "--action", "block", "--tools", "Write,Edit", "--fields", "file_path")
+    cli(
+        "rules",
+        "add",
+        "no env files",
+        "--pattern",
+        r"(^|/)\.env$",
+        "--pattern-type",
+        "regex",
+        "--action",
+        "block",
+        "--tools",
+        "Write,Edit",
+        "--fields",
+        "file_path",
+    )
     ti = json.dumps({"file_path": "/p/.env", "content": "A=1"})
     assert json.loads(cli("enforce", "--tool", "Write", "--input-json", ti, "--json").stdout)["decision"] == "block"
     assert cli("enforce", "--tool", "Write", "--input", "A=1", "--file", "/p/app.py").stdout.startswith("allowed")
@@ -75,8 +101,9 @@ def test_add_rule_without_anything_concrete_is_a_reminder(cli):
 
 
 def test_rules_lifecycle(cli):
-    rid = cli("rules", "add", "--pattern", "npm", "--pattern-type", "command", "--action", "block",
-              "no npm").stdout.strip()
+    rid = cli(
+        "rules", "add", "--pattern", "npm", "--pattern-type", "command", "--action", "block", "no npm"
+    ).stdout.strip()
     listed = json.loads(cli("rules", "list", "--json").stdout)
     assert [r["id"] for r in listed] == [rid]
     shown = json.loads(cli("rules", "show", rid[:8], "--json").stdout)
@@ -84,8 +111,7 @@ def test_rules_lifecycle(cli):
     assert "disabled" in cli("rules", "disable", rid[:8]).stdout
     assert cli("enforce", "--tool", "Bash", "--input", "npm i").stdout.startswith("allowed")
     cli("rules", "enable", rid[:8])
-    edited = json.loads(cli("rules", "edit", rid[:8], "--action", "warn", "--alternative", "pnpm",
-                            "--json").stdout)
+    edited = json.loads(cli("rules", "edit", rid[:8], "--action", "warn", "--alternative", "pnpm", "--json").stdout)
     assert edited["action"] == "warn" and edited["alternative"] == "pnpm"
     assert cli("enforce", "--tool", "Bash", "--input", "npm i").stdout.startswith("warned")
     r = cli("rules", "delete", rid[:8])
@@ -100,8 +126,16 @@ def test_confirm_promotes_a_captured_rule(cli, db_path):
     from memory_cli.rules import api
 
     s = Store.open(db_path)
-    rule = api.create_rule(s, "Never use pythonw.exe", pattern="pythonw.exe", pattern_type="command",
-                           action="warn", provenance="promoted", confirmed=False, source="promoted")
+    rule = api.create_rule(
+        s,
+        "Never use pythonw.exe",
+        pattern="pythonw.exe",
+        pattern_type="command",
+        action="warn",
+        provenance="promoted",
+        confirmed=False,
+        source="promoted",
+    )
     s.close()
     assert cli("enforce", "--tool", "Bash", "--input", "pythonw.exe").stdout.startswith("warned")
     pending = json.loads(cli("rules", "list", "--unconfirmed", "--json").stdout)
@@ -111,8 +145,9 @@ def test_confirm_promotes_a_captured_rule(cli, db_path):
 
 
 def test_rules_test_tries_patterns_without_storing(cli):
-    yes = json.loads(cli("rules", "test", "--pattern", "git push --force", "--input",
-                         "git push origin +main", "--json").stdout)
+    yes = json.loads(
+        cli("rules", "test", "--pattern", "git push --force", "--input", "git push origin +main", "--json").stdout
+    )
     assert yes["matches"] is True
     no = cli("rules", "test", "--pattern", "npm", "--input", "pnpm install").stdout
     assert no.strip() == "no match"
@@ -124,13 +159,16 @@ def test_import_hookify_keeps_meaning_and_is_idempotent(cli, tmp_path, hook):
     claude.mkdir(parents=True)
     (claude / "hookify.rm.local.md").write_text(
         "---\nname: block-dangerous-rm\nenabled: true\nevent: bash\npattern: rm\\s+-rf\n"
-        "action: block\n---\n\nDangerous rm command detected!\n")
+        "action: block\n---\n\nDangerous rm command detected!\n"
+    )
     (claude / "hookify.env.local.md").write_text(
         "---\nname: warn-env-keys\nenabled: true\nevent: file\nconditions:\n"
         "  - field: file_path\n    operator: regex_match\n    pattern: \\.env$\n"
-        "  - field: new_text\n    operator: contains\n    pattern: KEY\n---\n\nSensitive file!\n")
+        "  - field: new_text\n    operator: contains\n    pattern: KEY\n---\n\nSensitive file!\n"
+    )
     (claude / "hookify.off.local.md").write_text(
-        "---\nname: disabled-one\nenabled: false\nevent: bash\npattern: sudo\n---\nno sudo\n")
+        "---\nname: disabled-one\nenabled: false\nevent: bash\npattern: sudo\n---\nno sudo\n"
+    )
     (claude / "hookify.bad.local.md").write_text("---\nname: bad\nevent: bash\npattern: (\n---\nx\n")
     r = cli("import-rules", "hookify", str(tmp_path / "proj"))
     assert r.returncode == 0 and "imported 3 new" in r.stdout
@@ -151,7 +189,8 @@ def test_import_hookify_keeps_meaning_and_is_idempotent(cli, tmp_path, hook):
 
     (claude / "hookify.rm.local.md").write_text(
         "---\nname: block-dangerous-rm\nenabled: true\nevent: bash\npattern: rm\\s+-rf\n"
-        "action: warn\n---\n\nDangerous rm command detected!\n")
+        "action: warn\n---\n\nDangerous rm command detected!\n"
+    )
     updated = cli("import-rules", "hookify", str(claude))
     assert "1 updated" in updated.stdout
     assert hook("PreToolUse", payload("PreToolUse", tool_input={"command": "rm -rf x"})).decision is None

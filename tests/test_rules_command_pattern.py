@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memory_cli.rules.command_pattern import (InvalidCommandPattern, match_command,
-                                              normalize_program, parse_command_pattern)
+from memory_cli.rules.command_pattern import (
+    InvalidCommandPattern,
+    match_command,
+    normalize_program,
+    parse_command_pattern,
+)
 
 CASES = [
     # (pattern, command line, matches)

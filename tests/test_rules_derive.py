@@ -10,24 +10,26 @@ from memory_cli.rules.command_pattern import match_command
 from memory_cli.rules.derive import derive_rule
 
 
-@pytest.mark.parametrize("content,pattern,alternative", [
-    ("Never use pythonw.exe", "pythonw.exe", None),
-    ("never use pythonw.exe", "pythonw.exe", None),
-    ("Don't run git push --force", "git push --force", None),
-    ("Do not run `rm -rf /`", "rm -rf /", None),
-    ("avoid sudo", "sudo", None),
-    ("use pnpm, not npm", "npm", "use pnpm"),
-    ("Use python.exe instead of pythonw.exe", "pythonw.exe", "use python.exe"),
-    ("No, use python.exe not pythonw.exe", "pythonw.exe", "use python.exe"),
-    ("Don't use npm, use pnpm instead", "npm", "use pnpm"),
-    ("prefer uv over pip", "pip", "use uv"),
-    ("Never use pythonw.exe - use python.exe instead", "pythonw.exe", "use python.exe"),
-    ("Never run git push public main; use sync_public.py", "git push public main",
-     "use sync_public.py"),
-    ("Never force push", "git push --force", None),
-    ("never commit with --no-verify", "git commit --no-verify", None),
-    ("`pythonw.exe` is banned", "pythonw.exe", None),
-])
+@pytest.mark.parametrize(
+    "content,pattern,alternative",
+    [
+        ("Never use pythonw.exe", "pythonw.exe", None),
+        ("never use pythonw.exe", "pythonw.exe", None),
+        ("Don't run git push --force", "git push --force", None),
+        ("Do not run `rm -rf /`", "rm -rf /", None),
+        ("avoid sudo", "sudo", None),
+        ("use pnpm, not npm", "npm", "use pnpm"),
+        ("Use python.exe instead of pythonw.exe", "pythonw.exe", "use python.exe"),
+        ("No, use python.exe not pythonw.exe", "pythonw.exe", "use python.exe"),
+        ("Don't use npm, use pnpm instead", "npm", "use pnpm"),
+        ("prefer uv over pip", "pip", "use uv"),
+        ("Never use pythonw.exe - use python.exe instead", "pythonw.exe", "use python.exe"),
+        ("Never run git push public main; use sync_public.py", "git push public main", "use sync_public.py"),
+        ("Never force push", "git push --force", None),
+        ("never commit with --no-verify", "git commit --no-verify", None),
+        ("`pythonw.exe` is banned", "pythonw.exe", None),
+    ],
+)
 def test_programs_become_command_rules(content, pattern, alternative):
     rule = derive_rule(content)
     assert rule is not None
@@ -38,15 +40,18 @@ def test_programs_become_command_rules(content, pattern, alternative):
     assert rule["message"] == content
 
 
-@pytest.mark.parametrize("content", [
-    "be more careful",
-    "Always use pytest",
-    "Don't run tests in parallel",
-    "never hardcode API keys",
-    "Don't use tabs",
-    "Do not use print() in library code",  # a place we cannot turn into paths
-    "",
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "be more careful",
+        "Always use pytest",
+        "Don't run tests in parallel",
+        "never hardcode API keys",
+        "Don't use tabs",
+        "Do not use print() in library code",  # a place we cannot turn into paths
+        "",
+    ],
+)
 def test_nothing_concrete_gives_none(content):
     assert derive_rule(content) is None
 

@@ -23,13 +23,23 @@ def audit_rows(db_path, action):
 
 
 def pre(command, **kw):
-    return payload("PreToolUse", tool_input={"command": command, "description": "run",
-                                             "timeout": 120000, "run_in_background": False}, **kw)
+    return payload(
+        "PreToolUse",
+        tool_input={"command": command, "description": "run", "timeout": 120000, "run_in_background": False},
+        **kw,
+    )
 
 
 def test_block_denies_with_the_rule_and_the_alternative(hook, db_path):
-    rule = add_rule(db_path, "Never use pythonw.exe", pattern="pythonw.exe", pattern_type="command",
-                    action="block", severity="high", alternative="use python.exe")
+    rule = add_rule(
+        db_path,
+        "Never use pythonw.exe",
+        pattern="pythonw.exe",
+        pattern_type="command",
+        action="block",
+        severity="high",
+        alternative="use python.exe",
+    )
     r = hook("PreToolUse", pre("cd app && pythonw.exe src/main.py"))
     assert r.returncode == 0 and r.decision == "deny"
     reason = r.json["hookSpecificOutput"]["permissionDecisionReason"]
@@ -40,8 +50,7 @@ def test_block_denies_with_the_rule_and_the_alternative(hook, db_path):
 
 
 def test_the_word_as_an_argument_is_not_blocked(hook, db_path):
-    add_rule(db_path, "Never use pythonw.exe", pattern="pythonw.exe", pattern_type="command",
-             action="block")
+    add_rule(db_path, "Never use pythonw.exe", pattern="pythonw.exe", pattern_type="command", action="block")
     for command in ("grep pythonw.exe notes.md", "pgrep pythonw.exe", 'git commit -m "drop pythonw.exe"'):
         r = hook("PreToolUse", pre(command))
         assert r.returncode == 0 and r.decision is None and r.json is None, command
@@ -49,8 +58,7 @@ def test_the_word_as_an_argument_is_not_blocked(hook, db_path):
 
 
 def test_warn_allows_and_tells_claude_and_the_person(hook, db_path):
-    add_rule(db_path, "prefer pnpm", pattern="npm", pattern_type="command", action="warn",
-             alternative="pnpm install")
+    add_rule(db_path, "prefer pnpm", pattern="npm", pattern_type="command", action="warn", alternative="pnpm install")
     r = hook("PreToolUse", pre("npm install"))
     assert r.decision is None
     assert "prefer pnpm" in r.context and "pnpm install" in r.context
@@ -59,39 +67,59 @@ def test_warn_allows_and_tells_claude_and_the_person(hook, db_path):
 
 
 def test_suggest_adds_the_alternative_as_context_only(hook, db_path):
-    add_rule(db_path, "uv is faster", pattern="pip install", pattern_type="command",
-             action="suggest", alternative="uv pip install")
+    add_rule(
+        db_path,
+        "uv is faster",
+        pattern="pip install",
+        pattern_type="command",
+        action="suggest",
+        alternative="uv pip install",
+    )
     r = hook("PreToolUse", pre("pip install requests"))
     assert r.decision is None and "uv pip install" in r.context and not r.system_message
 
 
 def test_ask_hands_the_decision_to_the_person(hook, db_path):
-    add_rule(db_path, "confirm deploys", pattern="kubectl apply", pattern_type="command",
-             action="ask")
+    add_rule(db_path, "confirm deploys", pattern="kubectl apply", pattern_type="command", action="ask")
     r = hook("PreToolUse", pre("kubectl apply -f prod.yaml"))
     assert r.decision == "ask"
     assert "confirm deploys" in r.json["hookSpecificOutput"]["permissionDecisionReason"]
 
 
 def test_write_rules_see_content_and_path(hook, db_path):
-    add_rule(db_path, "no console.log in src", pattern=r"\bconsole\.log\b", pattern_type="regex",
-             action="block", tools=["Write", "Edit"],
-             conditions=[{"field": "file_path", "operator": "regex_match", "pattern": "/src/"}])
-    write = payload("PreToolUse", tool_name="Write",
-                    tool_input={"file_path": "/home/u/proj/src/app.js", "content": "console.log(1)\n"})
+    add_rule(
+        db_path,
+        "no console.log in src",
+        pattern=r"\bconsole\.log\b",
+        pattern_type="regex",
+        action="block",
+        tools=["Write", "Edit"],
+        conditions=[{"field": "file_path", "operator": "regex_match", "pattern": "/src/"}],
+    )
+    write = payload(
+        "PreToolUse",
+        tool_name="Write",
+        tool_input={"file_path": "/home/u/proj/src/app.js", "content": "console.log(1)\n"},
+    )
     assert hook("PreToolUse", write).decision == "deny"
-    edit = payload("PreToolUse", tool_name="Edit",
-                   tool_input={"file_path": "/home/u/proj/src/app.js", "old_string": "a",
-                               "new_string": "console.log(a)"})
+    edit = payload(
+        "PreToolUse",
+        tool_name="Edit",
+        tool_input={"file_path": "/home/u/proj/src/app.js", "old_string": "a", "new_string": "console.log(a)"},
+    )
     assert hook("PreToolUse", edit).decision == "deny"
-    elsewhere = payload("PreToolUse", tool_name="Write",
-                        tool_input={"file_path": "/home/u/proj/tools/x.js", "content": "console.log(1)"})
+    elsewhere = payload(
+        "PreToolUse",
+        tool_name="Write",
+        tool_input={"file_path": "/home/u/proj/tools/x.js", "content": "console.log(1)"},
+    )
     assert hook("PreToolUse", elsewhere).decision is None
 
 
 def test_project_scope_applies_only_in_that_project(hook, db_path, project):
-    add_rule(db_path, "no npm here", pattern="npm", pattern_type="command", action="block",
-             scope="project:whisperclick")
+    add_rule(
+        db_path, "no npm here", pattern="npm", pattern_type="command", action="block", scope="project:whisperclick"
+    )
     inside = pre("npm i", cwd=str(project / "src"))
     outside = pre("npm i", cwd="/tmp")
     assert hook("PreToolUse", inside).decision == "deny"
@@ -99,12 +127,23 @@ def test_project_scope_applies_only_in_that_project(hook, db_path, project):
 
 
 def test_post_tool_use_counts_violations_feeds_them_back_and_escalates(hook, db_path):
-    rule = add_rule(db_path, "Never use pythonw.exe", pattern="pythonw.exe",
-                    pattern_type="command", action="block", severity="medium")
-    written = payload("PostToolUse", tool_name="Write",
-                      tool_input={"file_path": "/home/u/proj/run.py",
-                                  "content": 'import subprocess\nsubprocess.run(["pythonw.exe", "app.py"])\n'},
-                      tool_response={"filePath": "/home/u/proj/run.py", "success": True})
+    rule = add_rule(
+        db_path,
+        "Never use pythonw.exe",
+        pattern="pythonw.exe",
+        pattern_type="command",
+        action="block",
+        severity="medium",
+    )
+    written = payload(
+        "PostToolUse",
+        tool_name="Write",
+        tool_input={
+            "file_path": "/home/u/proj/run.py",
+            "content": 'import subprocess\nsubprocess.run(["pythonw.exe", "app.py"])\n',
+        },
+        tool_response={"filePath": "/home/u/proj/run.py", "success": True},
+    )
     for n in range(1, 5):
         r = hook("PostToolUse", written)
         assert r.returncode == 0
@@ -122,23 +161,36 @@ def test_post_tool_use_counts_violations_feeds_them_back_and_escalates(hook, db_
 
 
 def test_post_tool_use_ignores_docs_and_passes_clean_calls(hook, db_path):
-    add_rule(db_path, "Never use pythonw.exe", pattern="pythonw.exe", pattern_type="command",
-             action="block")
-    doc = payload("PostToolUse", tool_name="Write",
-                  tool_input={"file_path": "/p/README.md", "content": "Never use pythonw.exe.\n"},
-                  tool_response={"success": True})
+    add_rule(db_path, "Never use pythonw.exe", pattern="pythonw.exe", pattern_type="command", action="block")
+    doc = payload(
+        "PostToolUse",
+        tool_name="Write",
+        tool_input={"file_path": "/p/README.md", "content": "Never use pythonw.exe.\n"},
+        tool_response={"success": True},
+    )
     r = hook("PostToolUse", doc)
     assert r.returncode == 0 and r.json is None
-    ok = payload("PostToolUse", tool_input={"command": "python.exe app.py"},
-                 tool_response={"stdout": "pythonw.exe is not running", "stderr": ""})
+    ok = payload(
+        "PostToolUse",
+        tool_input={"command": "python.exe app.py"},
+        tool_response={"stdout": "pythonw.exe is not running", "stderr": ""},
+    )
     assert hook("PostToolUse", ok).json is None
 
 
 def test_output_is_checked_only_when_a_rule_names_it(hook, db_path):
-    add_rule(db_path, "no leaked keys in output", pattern=r"AKIA[0-9A-Z]{16}", pattern_type="regex",
-             action="warn", fields=["stdout", "stderr"], tools=["Bash"])
-    leak = payload("PostToolUse", tool_input={"command": "env"},
-                   tool_response={"stdout": "AWS=AKIAABCDEFGHIJKLMNOP", "stderr": ""})
+    add_rule(
+        db_path,
+        "no leaked keys in output",
+        pattern=r"AKIA[0-9A-Z]{16}",
+        pattern_type="regex",
+        action="warn",
+        fields=["stdout", "stderr"],
+        tools=["Bash"],
+    )
+    leak = payload(
+        "PostToolUse", tool_input={"command": "env"}, tool_response={"stdout": "AWS=AKIAABCDEFGHIJKLMNOP", "stderr": ""}
+    )
     r = hook("PostToolUse", leak)
     assert r.json["decision"] == "block"
     row = audit_rows(db_path, "verify_fail")[0]
@@ -148,8 +200,9 @@ def test_output_is_checked_only_when_a_rule_names_it(hook, db_path):
 def test_warn_then_run_is_a_violation_but_suggest_is_not(hook, db_path):
     add_rule(db_path, "prefer pnpm", pattern="npm", pattern_type="command", action="warn")
     add_rule(db_path, "try bun", pattern="node", pattern_type="command", action="suggest")
-    ran = payload("PostToolUse", tool_input={"command": "npm i && node x.js"},
-                  tool_response={"stdout": "", "stderr": ""})
+    ran = payload(
+        "PostToolUse", tool_input={"command": "npm i && node x.js"}, tool_response={"stdout": "", "stderr": ""}
+    )
     r = hook("PostToolUse", ran)
     assert "prefer pnpm" in r.json["reason"] and "try bun" not in r.json["reason"]
     assert len(audit_rows(db_path, "verify_fail")) == 1
@@ -165,11 +218,9 @@ def test_catastrophic_regex_cannot_stall_the_hook(hook, db_path, tmp_path):
 
 
 def test_a_10mb_write_is_decided_within_the_hook(hook, db_path):
-    add_rule(db_path, "no pythonw", pattern=r"pythonw\.exe", pattern_type="regex", action="block",
-             tools=["Write"])
+    add_rule(db_path, "no pythonw", pattern=r"pythonw\.exe", pattern_type="regex", action="block", tools=["Write"])
     content = ("x = 1\n" * 1_700_000) + "subprocess.run(['PYTHONW.EXE'])\n"
-    big = payload("PreToolUse", tool_name="Write",
-                  tool_input={"file_path": "/home/u/proj/big.py", "content": content})
+    big = payload("PreToolUse", tool_name="Write", tool_input={"file_path": "/home/u/proj/big.py", "content": content})
     r = hook("PreToolUse", big)
     assert r.returncode == 0 and r.decision == "deny"
 
@@ -207,19 +258,24 @@ def _run_in_process(event, body, db_path, monkeypatch, extra_handler):
 
     from memory_cli.hooks import registry, runner
 
-    monkeypatch.setitem(registry.HANDLERS, event,
-                        list(registry.HANDLERS.get(event, [])) + [extra_handler])
+    monkeypatch.setitem(registry.HANDLERS, event, list(registry.HANDLERS.get(event, [])) + [extra_handler])
     out = io.StringIO()
     assert runner.main(event, str(db_path), stdin=io.StringIO(json.dumps(body)), stdout=out) == 0
     return json.loads(out.getvalue()) if out.getvalue() else {}
 
 
 def test_imported_stop_rule_keeps_the_turn_going_once(db_path, monkeypatch):
-    add_rule(db_path, "tests before stopping", pattern=r"\A", pattern_type="regex", action="block",
-             fields=["last_assistant_message"], hook_events=["Stop"],
-             message="Run the tests before finishing.",
-             conditions=[{"field": "last_assistant_message", "operator": "not_contains",
-                          "pattern": "pytest"}])
+    add_rule(
+        db_path,
+        "tests before stopping",
+        pattern=r"\A",
+        pattern_type="regex",
+        action="block",
+        fields=["last_assistant_message"],
+        hook_events=["Stop"],
+        message="Run the tests before finishing.",
+        conditions=[{"field": "last_assistant_message", "operator": "not_contains", "pattern": "pytest"}],
+    )
     handler = "memory_cli.rules.hook:stop"
     done = payload("Stop", last_assistant_message="All done.")
     out = _run_in_process("Stop", done, db_path, monkeypatch, handler)
@@ -231,26 +287,41 @@ def test_imported_stop_rule_keeps_the_turn_going_once(db_path, monkeypatch):
 
 
 def test_imported_prompt_rule_adds_context(db_path, monkeypatch):
-    add_rule(db_path, "deploys need a ticket", pattern=r"\bdeploy\b", pattern_type="regex",
-             action="warn", fields=["prompt"], hook_events=["UserPromptSubmit"],
-             message="Deploys need a change ticket.")
-    out = _run_in_process("UserPromptSubmit", payload("UserPromptSubmit", prompt="please deploy it"),
-                          db_path, monkeypatch, "memory_cli.rules.hook:user_prompt_submit")
+    add_rule(
+        db_path,
+        "deploys need a ticket",
+        pattern=r"\bdeploy\b",
+        pattern_type="regex",
+        action="warn",
+        fields=["prompt"],
+        hook_events=["UserPromptSubmit"],
+        message="Deploys need a change ticket.",
+    )
+    out = _run_in_process(
+        "UserPromptSubmit",
+        payload("UserPromptSubmit", prompt="please deploy it"),
+        db_path,
+        monkeypatch,
+        "memory_cli.rules.hook:user_prompt_submit",
+    )
     assert "change ticket" in out["hookSpecificOutput"]["additionalContext"]
 
 
-@pytest.mark.parametrize("command, denied", [
-    ("pip install requests", True),
-    ("pip3 install requests", True),
-    ("pip3.11 install requests", True),
-    ("/usr/bin/pip3 install requests", True),
-    ("python -m pip install requests", True),
-    ("python3 -u -m pip install requests", True),
-    ("pip3 list", False),
-    ("pipx install black", False),
-    ("python tools/pip.py install", False),
-    ("echo pip3 install requests", False),
-])
+@pytest.mark.parametrize(
+    "command, denied",
+    [
+        ("pip install requests", True),
+        ("pip3 install requests", True),
+        ("pip3.11 install requests", True),
+        ("/usr/bin/pip3 install requests", True),
+        ("python -m pip install requests", True),
+        ("python3 -u -m pip install requests", True),
+        ("pip3 list", False),
+        ("pipx install black", False),
+        ("python tools/pip.py install", False),
+        ("echo pip3 install requests", False),
+    ],
+)
 def test_a_rule_on_pip_holds_for_every_way_of_running_pip(hook, db_path, command, denied):
     add_rule(db_path, "Use uv, not pip", pattern="pip install", pattern_type="command", action="block")
     r = hook("PreToolUse", payload("PreToolUse", tool_input={"command": command}))

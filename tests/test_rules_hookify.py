@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_cli.rules.conditions import check_string_operator, field_value
-from memory_cli.rules.hookify import (HookifyError, find_rule_files, load_rules,
-                                      parse_frontmatter, parse_rule_text)
+from memory_cli.rules.hookify import HookifyError, find_rule_files, load_rules, parse_frontmatter, parse_rule_text
 
 SIMPLE = """---
 name: block-dangerous-rm
@@ -57,15 +56,19 @@ def test_simple_pattern_rule():
 def test_conditions_rule_keeps_every_condition_in_order():
     rule = parse_rule_text(CONDITIONS)
     assert [(c.field, c.operator) for c in rule.conditions] == [
-        ("file_path", "regex_match"), ("file_path", "not_regex_match"), ("new_text", "regex_match")]
+        ("file_path", "regex_match"),
+        ("file_path", "not_regex_match"),
+        ("new_text", "regex_match"),
+    ]
     assert rule.conditions[2].pattern == r"console\.(log|debug|info)\("
     assert rule.action == "warn" and rule.tools == ["Edit", "Write", "MultiEdit"]
     assert rule.message == "**Console statement in production code!**"
 
 
-@pytest.mark.parametrize("event,field", [("bash", "command"), ("file", "new_text"),
-                                         ("prompt", "prompt"), ("all", "content"),
-                                         ("stop", "content")])
+@pytest.mark.parametrize(
+    "event,field",
+    [("bash", "command"), ("file", "new_text"), ("prompt", "prompt"), ("all", "content"), ("stop", "content")],
+)
 def test_simple_pattern_field_follows_the_event(event, field):
     rule = parse_rule_text(f"---\nname: x\nevent: {event}\npattern: foo\n---\nmsg")
     assert rule.conditions[0].field == field
@@ -83,9 +86,10 @@ def test_defaults_and_oddities():
 
 def test_frontmatter_subset():
     fm, body = parse_frontmatter(
-        '---\nname: "a \\\\.env$ #x"\nq: \'it\'\'s\'\nlist: [a, "b, c"]\n'
+        "---\nname: \"a \\\\.env$ #x\"\nq: 'it''s'\nlist: [a, \"b, c\"]\n"
         "conditions:\n- field: command, operator: contains, pattern: x\n"
-        "msg: |\n  line1\n  line2\nenabled: no\ntool_matcher: Bash|Edit\n---\nbody")
+        "msg: |\n  line1\n  line2\nenabled: no\ntool_matcher: Bash|Edit\n---\nbody"
+    )
     assert fm["name"] == "a \\.env$ #x"  # YAML double-quote escapes
     assert fm["q"] == "it's"
     assert fm["list"] == ["a", "b, c"]
@@ -135,22 +139,27 @@ def test_field_values_keep_hookify_meaning():
     assert field_value("old_text", "Edit", edit) == "a"
     assert field_value("command", "Write", write) is None
     assert field_value("prompt", "", {}, {"prompt": "deploy it"}) == "deploy it"
-    multi = {"file_path": "/p/a", "edits": [{"old_string": "x", "new_string": "y1"},
-                                            {"old_string": "z", "new_string": "y2"}]}
+    multi = {
+        "file_path": "/p/a",
+        "edits": [{"old_string": "x", "new_string": "y1"}, {"old_string": "z", "new_string": "y2"}],
+    }
     assert field_value("new_text", "MultiEdit", multi) == "y1\ny2"
 
 
-@pytest.mark.parametrize("op,pattern,value,expected", [
-    ("contains", "KEY", "API_KEY=1", True),
-    ("contains", "key", "API_KEY=1", False),  # string operators are case-sensitive
-    ("not_contains", "pytest", "npm test", True),
-    ("equals", "ls", "ls", True),
-    ("starts_with", "git", "git push", True),
-    ("ends_with", ".env", "/p/.env", True),
-    ("regex_match", r"RM\s+-rf", "rm -rf x", True),  # regexes are not
-    ("not_regex_match", r"\.test\.", "a.test.ts", False),
-    ("frobnicate", "x", "x", False),
-    ("contains", "x", None, False),
-])
+@pytest.mark.parametrize(
+    "op,pattern,value,expected",
+    [
+        ("contains", "KEY", "API_KEY=1", True),
+        ("contains", "key", "API_KEY=1", False),  # string operators are case-sensitive
+        ("not_contains", "pytest", "npm test", True),
+        ("equals", "ls", "ls", True),
+        ("starts_with", "git", "git push", True),
+        ("ends_with", ".env", "/p/.env", True),
+        ("regex_match", r"RM\s+-rf", "rm -rf x", True),  # regexes are not
+        ("not_regex_match", r"\.test\.", "a.test.ts", False),
+        ("frobnicate", "x", "x", False),
+        ("contains", "x", None, False),
+    ],
+)
 def test_operators(op, pattern, value, expected):
     assert check_string_operator(op, pattern, value) is expected

@@ -33,42 +33,72 @@ def _served(rundir):  # noqa: F811
 @pytest.mark.slow
 def test_intent_rule_warns_on_a_related_call_with_default_settings(cli, hook, rundir):  # noqa: F811
     _start_daemon(cli)
-    rule = json.loads(cli("rules", "add", "Never drop the production database",
-                          "--pattern", "delete the production database", "--pattern-type", "intent",
-                          "--action", "block", "--json").stdout)
+    rule = json.loads(
+        cli(
+            "rules",
+            "add",
+            "Never drop the production database",
+            "--pattern",
+            "delete the production database",
+            "--pattern-type",
+            "intent",
+            "--action",
+            "block",
+            "--json",
+        ).stdout
+    )
     assert rule["effective_action"] == "warn"
 
     warned = 0
     for i in range(CALLS):
-        drop = hook("PreToolUse", payload("PreToolUse", tool_name="Bash", tool_input={
-            "command": f"dropdb billing_production_{i}",
-            "description": "Drop the production billing database"}))
+        drop = hook(
+            "PreToolUse",
+            payload(
+                "PreToolUse",
+                tool_name="Bash",
+                tool_input={
+                    "command": f"dropdb billing_production_{i}",
+                    "description": "Drop the production billing database",
+                },
+            ),
+        )
         assert drop.returncode == 0 and drop.decision is None  # intent rules never block
         if "Never drop the production database" in drop.context:
             assert "intent rule" in drop.context and "similarity" in drop.context
             warned += 1
     assert warned >= 95, f"the intent rule's warning reached Claude in {warned} of {CALLS} calls"
 
-    unrelated = hook("PreToolUse", payload("PreToolUse", tool_name="Bash", tool_input={
-        "command": "ls -la src", "description": "List the source files"}))
+    unrelated = hook(
+        "PreToolUse",
+        payload(
+            "PreToolUse", tool_name="Bash", tool_input={"command": "ls -la src", "description": "List the source files"}
+        ),
+    )
     assert unrelated.returncode == 0 and unrelated.decision is None and unrelated.context == ""
 
 
 @pytest.mark.semantic
 def test_calls_without_intent_rules_never_ask_the_daemon(cli, hook, rundir, db_path):  # noqa: F811
     _start_daemon(cli)
-    cli("rules", "add", "no npm", "--pattern", "npm", "--pattern-type", "command",
-        "--action", "block")
-    cli("rules", "add", "no rm -rf /", "--pattern", r"rm\s+-rf\s+/", "--pattern-type", "regex",
-        "--action", "block")
+    cli("rules", "add", "no npm", "--pattern", "npm", "--pattern-type", "command", "--action", "block")
+    cli("rules", "add", "no rm -rf /", "--pattern", r"rm\s+-rf\s+/", "--pattern-type", "regex", "--action", "block")
     before = _served(rundir)
     assert hook("PreToolUse", payload("PreToolUse", tool_input={"command": "npm i"})).decision == "deny"
     for command in ("ls", "rm -rf ./build", "git status"):
         assert hook("PreToolUse", payload("PreToolUse", tool_input={"command": command})).decision is None
     assert _served(rundir) == before  # (status requests are not counted)
     # The counter does see a hook that asks: with an intent rule, the same call does.
-    cli("rules", "add", "Never drop the production database", "--pattern",
-        "delete the production database", "--pattern-type", "intent", "--action", "warn")
+    cli(
+        "rules",
+        "add",
+        "Never drop the production database",
+        "--pattern",
+        "delete the production database",
+        "--pattern-type",
+        "intent",
+        "--action",
+        "warn",
+    )
     after_add = _served(rundir)
     hook("PreToolUse", payload("PreToolUse", tool_input={"command": "git status"}))
     assert _served(rundir) == after_add + 1

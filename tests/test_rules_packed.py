@@ -42,11 +42,18 @@ def test_buckets_do_not_depend_on_the_process():
     keys = _random_keys(200)
     nb = bucket_count(len(keys) * 40)
     here = [bucket_of(k, nb) for k in keys]
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from memory_cli.rules.packed import bucket_of;"
-            "keys = eval(sys.stdin.read()); print([bucket_of(k, int(sys.argv[2])) for k in keys])")
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from memory_cli.rules.packed import bucket_of;"
+        "keys = eval(sys.stdin.read()); print([bucket_of(k, int(sys.argv[2])) for k in keys])"
+    )
     for seed in ("1", "2"):
-        out = subprocess.run([sys.executable, "-c", code, str(ROOT), str(nb)], input=repr(keys),
-                             capture_output=True, text=True, env=dict(os.environ, PYTHONHASHSEED=seed))
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(ROOT), str(nb)],
+            input=repr(keys),
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONHASHSEED=seed),
+        )
         assert eval(out.stdout) == here
     assert len(set(here)) > nb // 3  # and keys spread over the buckets
 
@@ -55,11 +62,17 @@ def _seed(store, n):
     with store.transaction():
         for i in range(n):
             if i % 2:
-                api.create_rule(store, f"Never run legacytool{i}", pattern=f"legacytool{i}",
-                                pattern_type="command", action="block")
+                api.create_rule(
+                    store, f"Never run legacytool{i}", pattern=f"legacytool{i}", pattern_type="command", action="block"
+                )
             else:
-                api.create_rule(store, f"Never write token {i}", pattern=rf"forbidden_token_{i}\b",
-                                pattern_type="regex", action="warn")
+                api.create_rule(
+                    store,
+                    f"Never write token {i}",
+                    pattern=rf"forbidden_token_{i}\b",
+                    pattern_type="regex",
+                    action="warn",
+                )
 
 
 def test_rule_set_read_back_from_the_cache_file_decides_the_same(store):
@@ -72,8 +85,12 @@ def test_rule_set_read_back_from_the_cache_file_decides_the_same(store):
     # Nothing is decoded until a call looks: no rule, no index bucket.
     assert not read._cache and all(b is None for b in read.cmd._buckets)
     assert read.all_rules() == built.all_rules()
-    calls = [{"command": "legacytool7 --all"}, {"command": "echo forbidden_token_12 here"},
-             {"command": "legacytool8"}, {"command": "ls -la"}]
+    calls = [
+        {"command": "legacytool7 --all"},
+        {"command": "echo forbidden_token_12 here"},
+        {"command": "legacytool8"},
+        {"command": "ls -la"},
+    ]
     for ti in calls:
         a = engine.evaluate(built, event="PreToolUse", tool_name="Bash", tool_input=ti)
         b = engine.evaluate(read, event="PreToolUse", tool_name="Bash", tool_input=ti)

@@ -133,16 +133,25 @@ def test_the_same_word_as_an_argument_is_not_a_program(command):
 def test_generated_compositions_keep_the_property():
     """Table-generated combinations: any mix of separators, wrappers and prefixes around a
     runner or a mention keeps the verdict of its parts."""
-    runners = ["pythonw.exe main.py", "sudo pythonw.exe", "FOO=1 pythonw.exe -m x",
-               "bash -c 'pythonw.exe'", "$(pythonw.exe)"]
-    mentions = ["grep pythonw.exe notes.md", "echo 'pythonw.exe'", "pgrep pythonw.exe",
-                'git commit -m "drop pythonw.exe"']
+    runners = [
+        "pythonw.exe main.py",
+        "sudo pythonw.exe",
+        "FOO=1 pythonw.exe -m x",
+        "bash -c 'pythonw.exe'",
+        "$(pythonw.exe)",
+    ]
+    mentions = [
+        "grep pythonw.exe notes.md",
+        "echo 'pythonw.exe'",
+        "pgrep pythonw.exe",
+        'git commit -m "drop pythonw.exe"',
+    ]
     neutral = ["ls -la", "cd app", "echo done", "npm test"]
     joins = [" && ", " || ", "; ", " | ", " & ", "\n"]
-    wraps = ["{}", "({})", "{{ {}; }}", "bash -c \"{}\"", "if true; then {}; fi"]
+    wraps = ["{}", "({})", "{{ {}; }}", 'bash -c "{}"', "if true; then {}; fi"]
     checked = 0
     for a, b, j, w in itertools.product(runners + mentions, neutral, joins, wraps):
-        if "\"" in a and w.startswith("bash -c"):
+        if '"' in a and w.startswith("bash -c"):
             continue
         line = w.format(f"{b}{j}{a}")
         assert runs(line) == (a in runners), line
@@ -198,26 +207,29 @@ def test_function_and_loop_headers_are_not_programs():
     assert programs("function deploy { npm publish; }") == ["npm"]
 
 
-@pytest.mark.parametrize("text", [
-    "echo 'unclosed",
-    'echo "unclosed $(pythonw.exe',
-    "a && ( b | c ) ; }{ ))",
-    "))))((((",
-    "$(",
-    "`",
-    "<<EOF",
-    "cat <<",
-    "\\",
-    "'''''",
-    "bash -c",
-    "sudo",
-    "env -S",
-    "find . -exec",
-    "x" * 5 + "$(" * 200,
-    "\x00\x01 weird \x7f",
-    "echo ${unclosed",
-    "powershell -EncodedCommand %%%",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "echo 'unclosed",
+        'echo "unclosed $(pythonw.exe',
+        "a && ( b | c ) ; }{ ))",
+        "))))((((",
+        "$(",
+        "`",
+        "<<EOF",
+        "cat <<",
+        "\\",
+        "'''''",
+        "bash -c",
+        "sudo",
+        "env -S",
+        "find . -exec",
+        "x" * 5 + "$(" * 200,
+        "\x00\x01 weird \x7f",
+        "echo ${unclosed",
+        "powershell -EncodedCommand %%%",
+    ],
+)
 def test_malformed_input_never_raises(text):
     result = simple_commands(text)
     assert isinstance(result, list)

@@ -44,24 +44,42 @@ def _snapshot(db):
     from memory_cli.db import Store
 
     with Store.open(db) as s:
-        return (s.rows("SELECT id, content, type, scope, source, status, tags FROM memory_entries ORDER BY id"),
-                s.rows("SELECT id, pattern, action, confirmed FROM enforcement_rules ORDER BY id"),
-                s.rows("SELECT key, value FROM kv WHERE key LIKE 'sharing.%' ORDER BY key"))
+        return (
+            s.rows("SELECT id, content, type, scope, source, status, tags FROM memory_entries ORDER BY id"),
+            s.rows("SELECT id, pattern, action, confirmed FROM enforcement_rules ORDER BY id"),
+            s.rows("SELECT key, value FROM kv WHERE key LIKE 'sharing.%' ORDER BY key"),
+        )
 
 
 def _session_start(db, root):
-    return run_hook("SessionStart", payload("SessionStart", cwd=str(root)), db=db,
-                    env={"CLAUDE_PROJECT_DIR": str(root)})
+    return run_hook(
+        "SessionStart", payload("SessionStart", cwd=str(root)), db=db, env={"CLAUDE_PROJECT_DIR": str(root)}
+    )
 
 
 def _bash(db, root, command):
-    return run_hook("PreToolUse", payload("PreToolUse", cwd=str(root), tool_input={"command": command}), db=db,
-                    env={"CLAUDE_PROJECT_DIR": str(root)})
+    return run_hook(
+        "PreToolUse",
+        payload("PreToolUse", cwd=str(root), tool_input={"command": command}),
+        db=db,
+        env={"CLAUDE_PROJECT_DIR": str(root)},
+    )
 
 
 def test_share_writes_a_reviewable_block_and_unshare_removes_it(cli, repo):
-    rule = _add(cli, repo, "Never run the migration against prod from a laptop", "--type", "rule",
-                "--pattern", "alembic upgrade --prod", "--pattern-type", "command", "--action", "block")
+    rule = _add(
+        cli,
+        repo,
+        "Never run the migration against prod from a laptop",
+        "--type",
+        "rule",
+        "--pattern",
+        "alembic upgrade --prod",
+        "--pattern-type",
+        "command",
+        "--action",
+        "block",
+    )
     r = cli("share", rule["id"][:8], cwd=repo)
     assert r.returncode == 0 and "review and commit" in r.stdout
     text = _file(repo).read_text()
@@ -70,7 +88,7 @@ def test_share_writes_a_reviewable_block_and_unshare_removes_it(cli, repo):
     fact = _add(cli, repo, "The staging VPN drops every 8 hours", "--type", "fact", "--share")
     after = _file(repo).read_text()
     # Sharing a second entry adds its block and leaves the first one's lines as they were.
-    rule_block = text[text.index("[[memory]]"):]
+    rule_block = text[text.index("[[memory]]") :]
     assert rule_block in after and "staging VPN" in after
     assert cli("unshare", fact["id"], cwd=repo).returncode == 0
     assert _file(repo).read_text() == text
@@ -79,8 +97,20 @@ def test_share_writes_a_reviewable_block_and_unshare_removes_it(cli, repo):
 
 
 def test_a_teammates_session_loads_the_file_and_the_rule_blocks(cli, repo, clone, tmp_path):
-    rule = _add(cli, repo, "Never run the migration against prod from a laptop", "--type", "rule",
-                "--pattern", "alembic upgrade --prod", "--pattern-type", "command", "--action", "block", "--share")
+    rule = _add(
+        cli,
+        repo,
+        "Never run the migration against prod from a laptop",
+        "--type",
+        "rule",
+        "--pattern",
+        "alembic upgrade --prod",
+        "--pattern-type",
+        "command",
+        "--action",
+        "block",
+        "--share",
+    )
     (clone / ".claude").mkdir()
     _file(clone).write_bytes(_file(repo).read_bytes())  # what a pull of the commit does
     mate = tmp_path / "mate.db"
@@ -102,8 +132,20 @@ def test_a_teammates_session_loads_the_file_and_the_rule_blocks(cli, repo, clone
 
 
 def test_removed_entries_are_archived_and_edited_ones_updated(cli, repo, tmp_path):
-    rule = _add(cli, repo, "Use pnpm, not npm", "--type", "rule", "--pattern", "npm install",
-                "--pattern-type", "command", "--action", "warn", "--share")
+    rule = _add(
+        cli,
+        repo,
+        "Use pnpm, not npm",
+        "--type",
+        "rule",
+        "--pattern",
+        "npm install",
+        "--pattern-type",
+        "command",
+        "--action",
+        "warn",
+        "--share",
+    )
     fact = _add(cli, repo, "CI runs on Fridays only", "--type", "fact", "--share")
     mate = tmp_path / "mate.db"
     run_cli("list", db=mate, cwd=repo)  # a command that reads memories loads the file too
@@ -123,11 +165,14 @@ def test_removed_entries_are_archived_and_edited_ones_updated(cli, repo, tmp_pat
     assert fact["id"] in audit.stdout
 
 
-@pytest.mark.parametrize("garbage", [
-    b"[[memory]\nid = 'x'\n",                                                 # not TOML
-    b'[[memory]]\nid = "a1"\ntype = "fact"\n',                                 # no content
-    b'[[memory]]\nid = "a1"\ntype = "rule"\ncontent = "x"\n[memory.rule]\npattern = "("\npattern_type = "regex"\n',
-])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        b"[[memory]\nid = 'x'\n",  # not TOML
+        b'[[memory]]\nid = "a1"\ntype = "fact"\n',  # no content
+        b'[[memory]]\nid = "a1"\ntype = "rule"\ncontent = "x"\n[memory.rule]\npattern = "("\npattern_type = "regex"\n',
+    ],
+)
 def test_a_malformed_file_is_one_line_and_changes_nothing(cli, repo, tmp_path, garbage):
     _add(cli, repo, "Deploys freeze on Fridays", "--type", "decision", "--share")
     mate = tmp_path / "mate.db"
@@ -145,8 +190,20 @@ def test_a_malformed_file_is_one_line_and_changes_nothing(cli, repo, tmp_path, g
 
 
 def test_tool_calls_never_read_the_file(cli, repo, tmp_path):
-    _add(cli, repo, "Never curl into sh", "--type", "rule", "--pattern", r"curl .*\|\s*sh",
-         "--pattern-type", "regex", "--action", "block", "--share")
+    _add(
+        cli,
+        repo,
+        "Never curl into sh",
+        "--type",
+        "rule",
+        "--pattern",
+        r"curl .*\|\s*sh",
+        "--pattern-type",
+        "regex",
+        "--action",
+        "block",
+        "--share",
+    )
     mate = tmp_path / "mate.db"
     _session_start(mate, repo)
     _file(repo).write_bytes(b"this is not toml [[[")
@@ -167,12 +224,15 @@ def test_secrets_never_reach_the_file(cli, repo):
     assert "REDACTED" in _file(repo).read_text()
 
 
-@pytest.mark.parametrize("args, code", [
-    (("share", "0000dead"), 3),
-    (("share", "{id}", "--to", "everywhere"), 2),
-    (("share", "{id}", "--to", "team"), 2),
-    (("unshare", "{id}"), 3),
-])
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (("share", "0000dead"), 3),
+        (("share", "{id}", "--to", "everywhere"), 2),
+        (("share", "{id}", "--to", "team"), 2),
+        (("unshare", "{id}"), 3),
+    ],
+)
 def test_bad_share_input_is_one_line_with_its_exit_code(cli, repo, args, code):
     entry = _add(cli, repo, "Builds need JDK 21", "--type", "fact")
     r = cli(*[a.format(id=entry["id"]) for a in args], cwd=repo)

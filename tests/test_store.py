@@ -96,12 +96,22 @@ def test_failed_transaction_leaves_nothing(store):
 
 def test_fts_index_follows_content_in_the_same_transaction(store):
     e = entries.add(store, "pywebview drag freezes", "fact")
-    assert store.value("SELECT e.id FROM memory_rank_fts JOIN memory_entries e ON e.rowid = memory_rank_fts.rowid "
-                       "WHERE memory_rank_fts MATCH 'pywebview'") == e["id"]
+    assert (
+        store.value(
+            "SELECT e.id FROM memory_rank_fts JOIN memory_entries e ON e.rowid = memory_rank_fts.rowid "
+            "WHERE memory_rank_fts MATCH 'pywebview'"
+        )
+        == e["id"]
+    )
     entries.update(store, e["id"], content="tkinter resize flickers")
     assert store.value("SELECT count(*) FROM memory_rank_fts WHERE memory_rank_fts MATCH 'content:pywebview'") == 0
-    assert store.value("SELECT e.id FROM memory_rank_fts JOIN memory_entries e ON e.rowid = memory_rank_fts.rowid "
-                       "WHERE memory_rank_fts MATCH 'tkinter'") == e["id"]
+    assert (
+        store.value(
+            "SELECT e.id FROM memory_rank_fts JOIN memory_entries e ON e.rowid = memory_rank_fts.rowid "
+            "WHERE memory_rank_fts MATCH 'tkinter'"
+        )
+        == e["id"]
+    )
     entries.delete(store, e["id"])
     assert store.value("SELECT count(*) FROM memory_rank_fts") == 0
 
@@ -121,8 +131,12 @@ WRITER = textwrap.dedent("""
 
 def test_concurrent_writers_from_separate_processes_lose_nothing(db_path):
     Store.open(db_path).close()
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(db_path), f"s{n}", "40"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for n in range(8)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(db_path), f"s{n}", "40"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for n in range(8)
+    ]
     errors = []
     for p in procs:
         out, err = p.communicate(timeout=120)

@@ -53,13 +53,16 @@ def corrupt_db(tmp_path):
     return db
 
 
-@pytest.mark.parametrize("args", [
-    ["add", "--type", "fact", "--content", "one more"],
-    ["query", "lorem"],
-    ["stats"],
-    ["export"],
-    ["list"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["add", "--type", "fact", "--content", "one more"],
+        ["query", "lorem"],
+        ["stats"],
+        ["export"],
+        ["list"],
+    ],
+)
 def test_corrupt_store_is_refused_with_exit_4_and_the_way_out(corrupt_db, args):
     r = run_cli(*args, db=corrupt_db)
     line = _one_line(r, 4)
@@ -126,8 +129,13 @@ def test_size_limit_exits_4_and_keeps_the_store(tmp_path):
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     big = "word " * 20_000
-    proc = subprocess.run(_cmd() + ["--db", str(db), "add", "--type", "fact", "--content", big],
-                          capture_output=True, text=True, preexec_fn=_limit, timeout=120)
+    proc = subprocess.run(
+        _cmd() + ["--db", str(db), "add", "--type", "fact", "--content", big],
+        capture_output=True,
+        text=True,
+        preexec_fn=_limit,
+        timeout=120,
+    )
     line = _one_line(proc, 4)
     assert "full" in line or "size" in line
     r = run_cli("--json", "stats", db=db)
@@ -142,8 +150,9 @@ def test_size_limit_exits_4_and_keeps_the_store(tmp_path):
 def _mount(tmp_path, name, size="1m"):
     mnt = tmp_path / name
     mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mnt)], capture_output=True, text=True
+    )
     if r.returncode != 0:
         pytest.skip(f"cannot mount a small filesystem here: {r.stderr.strip()}")
     return mnt
@@ -191,13 +200,26 @@ def test_read_only_store_exits_4(tmp_path):
 def test_import_constraint_failure_exits_2_naming_the_line(tmp_path, db_path):
     from memory_cli.migrations import LATEST
 
-    lines = [json.dumps({"format": "memory-cli-export", "version": 1, "schema_version": LATEST,
-                         "tables": ["memory_entries"]}),
-             json.dumps({"table": "memory_entries", "row": {"id": "a1", "content": "fine", "type": "fact",
-                                                            "scope": "global", "source": "manual",
-                                                            "created_at": "2026-01-01T00:00:00Z",
-                                                            "updated_at": "2026-01-01T00:00:00Z"}}),
-             json.dumps({"table": "memory_entries", "row": {"id": "a2", "content": None, "type": "fact"}})]
+    lines = [
+        json.dumps(
+            {"format": "memory-cli-export", "version": 1, "schema_version": LATEST, "tables": ["memory_entries"]}
+        ),
+        json.dumps(
+            {
+                "table": "memory_entries",
+                "row": {
+                    "id": "a1",
+                    "content": "fine",
+                    "type": "fact",
+                    "scope": "global",
+                    "source": "manual",
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "updated_at": "2026-01-01T00:00:00Z",
+                },
+            }
+        ),
+        json.dumps({"table": "memory_entries", "row": {"id": "a2", "content": None, "type": "fact"}}),
+    ]
     f = tmp_path / "bad.jsonl"
     f.write_text("\n".join(lines) + "\n")
     r = run_cli("import", str(f), db=db_path)
@@ -221,10 +243,12 @@ def test_doctor_shows_hook_calls_the_watchdog_ended(claude_dir, db_path):
 
     log = claude_dir / "memory" / "hook-errors.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    code = ("import faulthandler, time, sys\n"
-            f"f = open({str(log)!r}, 'a')\n"
-            "faulthandler.dump_traceback_later(0.2, exit=True, file=f)\n"
-            "time.sleep(5)\n")
+    code = (
+        "import faulthandler, time, sys\n"
+        f"f = open({str(log)!r}, 'a')\n"
+        "faulthandler.dump_traceback_later(0.2, exit=True, file=f)\n"
+        "time.sleep(5)\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert proc.returncode == 1 and "Timeout (" in log.read_text()
     r = run_cli("--json", "doctor", db=db_path, timeout=300)

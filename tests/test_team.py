@@ -49,8 +49,10 @@ def team(pg, tmp_path, monkeypatch):
     name = "t_" + uuid.uuid4().hex[:10]
     pg.sql(f"CREATE DATABASE {name}")
     passfile = tmp_path / "pgpass"
-    passfile.write_text("".join(f"127.0.0.1:{pg.port}:*:{u}:{p}\n" for u, p in PASSWORDS.items())
-                        + f"127.0.0.1:{pg.port}:*:postgres:{ADMIN_PASSWORD}\n")
+    passfile.write_text(
+        "".join(f"127.0.0.1:{pg.port}:*:{u}:{p}\n" for u, p in PASSWORDS.items())
+        + f"127.0.0.1:{pg.port}:*:postgres:{ADMIN_PASSWORD}\n"
+    )
     passfile.chmod(0o600)
     monkeypatch.setenv("PGPASSFILE", str(passfile))
     r = run_cli("team", "init", pg.url(db=name))
@@ -106,8 +108,11 @@ class Team:
         return self.row(user, "SELECT status FROM memory_entries WHERE id = ?", (entry_id,))["status"]
 
     def server_row(self, entry_id):
-        rows = self.pg.sql(f"SELECT content, version, deleted, confirmed, author, rule::text FROM memory_cli.entries"
-                           f" WHERE id = '{entry_id}'", db=self.name)
+        rows = self.pg.sql(
+            f"SELECT content, version, deleted, confirmed, author, rule::text FROM memory_cli.entries"
+            f" WHERE id = '{entry_id}'",
+            db=self.name,
+        )
         return rows[0] if rows else None
 
 
@@ -116,8 +121,13 @@ def _pre_tool_use(db, command):
 
 
 def test_a_members_rule_warns_teammates_until_a_maintainer_confirms_it_then_blocks(team):
-    rule = add_rule(team.db("alice"), "Never run the migration against prod from a laptop",
-                    pattern="alembic upgrade --prod", pattern_type="command", action="block")
+    rule = add_rule(
+        team.db("alice"),
+        "Never run the migration against prod from a laptop",
+        pattern="alembic upgrade --prod",
+        pattern_type="command",
+        action="block",
+    )
     team.join("alice")
     team.share("alice", rule["id"])
     assert team.sync("alice")["pushed"] == 1
@@ -147,8 +157,9 @@ def test_a_members_rule_warns_teammates_until_a_maintainer_confirms_it_then_bloc
 
 
 def test_a_member_editing_a_confirmed_rule_needs_a_maintainer_again(team):
-    rule = add_rule(team.db("bob"), "Never force-push main", pattern="git push --force", pattern_type="command",
-                    action="block")
+    rule = add_rule(
+        team.db("bob"), "Never force-push main", pattern="git push --force", pattern_type="command", action="block"
+    )
     team.join("bob")
     team.share("bob", rule["id"])
     team.sync("bob")
@@ -198,8 +209,10 @@ def test_concurrent_edits_resolve_the_same_way_everywhere_and_keep_the_losing_ve
     out = team.sync("bob")
     assert out["refused"] == 1 and out["conflict"] == 1
     for user in ("alice", "bob"):
-        assert team.row(user, "SELECT content FROM memory_entries WHERE id = ?",
-                        (entry["id"],))["content"] == "The cache warms in 45 s"
+        assert (
+            team.row(user, "SELECT content FROM memory_entries WHERE id = ?", (entry["id"],))["content"]
+            == "The cache warms in 45 s"
+        )
     loser = team.row("bob", "SELECT * FROM memory_entries WHERE superseded_by = ?", (entry["id"],))
     assert loser["content"] == "The cache warms in 60 s" and loser["status"] == "superseded"
     audit = team.row("bob", "SELECT details FROM memory_audit_log WHERE action = 'team_conflict'")
@@ -210,8 +223,7 @@ def test_concurrent_edits_resolve_the_same_way_everywhere_and_keep_the_losing_ve
 
 def test_secrets_are_redacted_before_anything_reaches_the_server(team):
     secret = "AKIA" + "Q" * 16
-    entry = json.loads(team.cli("alice", "add", f"The deploy key is {secret}", "--type", "fact",
-                                "--json").stdout)
+    entry = json.loads(team.cli("alice", "add", f"The deploy key is {secret}", "--type", "fact", "--json").stdout)
     team.join("alice")
     team.share("alice", entry["id"])
     team.sync("alice")
@@ -290,19 +302,28 @@ def test_server_down_leaves_the_local_store_and_the_gate_working(tmp_path, monke
 
 
 def test_session_start_syncs_in_the_background_without_loading_the_driver(team):
-    rule = add_rule(team.db("alice"), "Never drop the audit table", pattern="DROP TABLE audit",
-                    pattern_type="regex", action="warn")
+    rule = add_rule(
+        team.db("alice"), "Never drop the audit table", pattern="DROP TABLE audit", pattern_type="regex", action="warn"
+    )
     team.join("alice")
     team.share("alice", rule["id"])
     team.sync("alice")
     team.join("carol")  # carol's store is joined; alice's next change arrives by SessionStart alone
-    rule2 = add_rule(team.db("alice"), "Never truncate sessions", pattern="TRUNCATE sessions",
-                     pattern_type="regex", action="warn")
+    rule2 = add_rule(
+        team.db("alice"), "Never truncate sessions", pattern="TRUNCATE sessions", pattern_type="regex", action="warn"
+    )
     team.share("alice", rule2["id"])
     team.sync("alice")
     # The hook's own process never imports psycopg.
-    probe = subprocess.run([sys.executable, "-c", "import sys, memory_cli.team.hook, memory_cli.team.background;"
-                            "print('psycopg' in sys.modules)"], capture_output=True, text=True)
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, memory_cli.team.hook, memory_cli.team.background;print('psycopg' in sys.modules)",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert probe.stdout.strip() == "False"
     from memory_cli.db import Store
 
@@ -318,13 +339,16 @@ def test_session_start_syncs_in_the_background_without_loading_the_driver(team):
     assert team.row("carol", "SELECT source FROM memory_entries WHERE id = ?", (rule2["id"],))["source"] == "team"
 
 
-@pytest.mark.parametrize("args, code, words", [
-    (("team", "join", ""), 2, "libpq URL"),
-    (("team", "join", "host=127.0.0.1 port=notaport ==="), 2, "not a PostgreSQL URL"),
-    (("team", "sync"), 2, "team join"),
-    (("team", "leave"), 2, "team join"),
-    (("team", "confirm", "deadbeef"), 2, "team join"),
-])
+@pytest.mark.parametrize(
+    "args, code, words",
+    [
+        (("team", "join", ""), 2, "libpq URL"),
+        (("team", "join", "host=127.0.0.1 port=notaport ==="), 2, "not a PostgreSQL URL"),
+        (("team", "sync"), 2, "team join"),
+        (("team", "leave"), 2, "team join"),
+        (("team", "confirm", "deadbeef"), 2, "team join"),
+    ],
+)
 def test_bad_team_input_is_one_line_with_its_exit_code(cli, args, code, words):
     r = cli(*args)
     assert r.returncode == code, r

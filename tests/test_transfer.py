@@ -9,8 +9,10 @@ from memory_cli.db import Store
 
 def _dump(db):
     s = Store.open(db)
-    out = {t: s.rows(f"SELECT * FROM {t} ORDER BY 1") for t in
-           ("memory_entries", "enforcement_rules", "corrections", "memory_audit_log", "kv", "session_injections")}
+    out = {
+        t: s.rows(f"SELECT * FROM {t} ORDER BY 1")
+        for t in ("memory_entries", "enforcement_rules", "corrections", "memory_audit_log", "kv", "session_injections")
+    }
     s.close()
     return out
 
@@ -57,9 +59,17 @@ def test_bad_line_imports_nothing(tmp_path, cli, db_path):
 
 def test_import_redacts_planted_secrets(tmp_path, cli):
     header = {"format": "memory-cli-export", "version": 1, "schema_version": 1, "tables": []}
-    row = {"id": "11111111-1111-4111-8111-111111111111", "content": "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-           "type": "fact", "scope": "global", "source": "imported", "confidence": 0.5, "tags": "[]",
-           "created_at": "2026-01-01T00:00:00.000000Z", "updated_at": "2026-01-01T00:00:00.000000Z"}
+    row = {
+        "id": "11111111-1111-4111-8111-111111111111",
+        "content": "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "type": "fact",
+        "scope": "global",
+        "source": "imported",
+        "confidence": 0.5,
+        "tags": "[]",
+        "created_at": "2026-01-01T00:00:00.000000Z",
+        "updated_at": "2026-01-01T00:00:00.000000Z",
+    }
     f = tmp_path / "in.jsonl"
     f.write_text(json.dumps(header) + "\n" + json.dumps({"table": "memory_entries", "row": row}) + "\n")
     assert cli("import", f).returncode == 0

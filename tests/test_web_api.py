@@ -67,9 +67,7 @@ def test_every_route_needs_the_token(app):
             r = c.get(path)
             assert r.status_code == 401, path
         assert c.post("/api/memories", json={"content": "x"}).status_code == 401
-        assert (
-            c.get("/api/memories", headers={"Authorization": "Bearer wrong-token-0000000"}).status_code == 401
-        )
+        assert c.get("/api/memories", headers={"Authorization": "Bearer wrong-token-0000000"}).status_code == 401
         assert c.get("/?token=wrong", follow_redirects=False).status_code == 401
         c.cookies.set("memory_cli_token_8765", "nope")
         assert c.get("/api/memories").status_code == 401
@@ -91,9 +89,7 @@ def test_cookie_session_writes_need_origin_and_csrf(browser, store):
     # no Origin (a form posted from a page the browser does not label) -> refused
     assert browser.post("/api/memories", json=body, headers={"X-CSRF-Token": csrf}).status_code == 403
     # foreign Origin -> refused
-    r = browser.post(
-        "/api/memories", json=body, headers={"Origin": "http://evil.example", "X-CSRF-Token": csrf}
-    )
+    r = browser.post("/api/memories", json=body, headers={"Origin": "http://evil.example", "X-CSRF-Token": csrf})
     assert r.status_code == 403 and "origin" in r.json()["detail"]
     # cross-site fetch metadata -> refused
     r = browser.post(
@@ -105,9 +101,7 @@ def test_cookie_session_writes_need_origin_and_csrf(browser, store):
     # right Origin, missing or wrong CSRF token -> refused
     assert browser.post("/api/memories", json=body, headers={"Origin": ORIGIN}).status_code == 403
     assert (
-        browser.post(
-            "/api/memories", json=body, headers={"Origin": ORIGIN, "X-CSRF-Token": "0" * 64}
-        ).status_code
+        browser.post("/api/memories", json=body, headers={"Origin": ORIGIN, "X-CSRF-Token": "0" * 64}).status_code
         == 403
     )
     assert entries.count_entries(store) == 0
@@ -161,9 +155,7 @@ def test_secrets_are_redacted_through_the_api(api):
 # ------------------------------------------------------------------------------ memories
 def test_list_filters_count_and_paginate(api, store):
     add(store, "redis timeout is 5s", category="timing", subject="redis", scope="project:web", confidence=0.9)
-    add(
-        store, "redis needs auth", category="dependency", subject="Redis", scope="project:web", confidence=0.4
-    )
+    add(store, "redis needs auth", category="dependency", subject="Redis", scope="project:web", confidence=0.4)
     add(store, "prefer uv over pip", type="preference", source="imported")
     old = add(store, "old fact")
     entries.archive(store, old["id"])
@@ -175,8 +167,7 @@ def test_list_filters_count_and_paginate(api, store):
     assert api.get("/api/memories", params={"scope": "project:web"}).json()["total"] == 2
     assert api.get("/api/memories", params={"source": "imported"}).json()["total"] == 1
     assert (
-        api.get("/api/memories", params={"category": "timing"}).json()["items"][0]["content"]
-        == "redis timeout is 5s"
+        api.get("/api/memories", params={"category": "timing"}).json()["items"][0]["content"] == "redis timeout is 5s"
     )
     assert api.get("/api/memories", params={"subject": "redis"}).json()["total"] == 2
     assert api.get("/api/memories", params={"min_confidence": 0.85}).json()["total"] == 1
@@ -231,9 +222,7 @@ def test_create_get_update_delete(api, store):
     assert after["confidence"] == 0.5 and after["content"] == "CI runs on ubuntu" and after["tags"] == ["ci"]
     assert api.delete(f"/api/memories/{m['id']}").json() == {"deleted": m["id"]}
     assert api.get(f"/api/memories/{m['id']}").status_code == 404
-    deleted = [
-        a for a in api.get("/api/audit", params={"action": "delete"}).json() if a["entry_id"] == m["id"]
-    ]
+    deleted = [a for a in api.get("/api/audit", params={"action": "delete"}).json() if a["entry_id"] == m["id"]]
     assert deleted and deleted[0]["details"]["entry"]["content"] == "CI runs on ubuntu"
 
 
@@ -250,13 +239,8 @@ def test_create_a_rule_with_its_pattern(api):
     )
     assert r.status_code == 201
     assert r.json()["rule"]["pattern"] == "rm -rf /" and r.json()["rule"]["effective_action"] == "block"
-    assert (
-        api.post("/api/memories", json={"content": "x", "type": "fact", "pattern": "y"}).json()["field"]
-        == "type"
-    )
-    bad = api.post(
-        "/api/memories", json={"content": "bad", "type": "rule", "pattern": "(", "pattern_type": "regex"}
-    )
+    assert api.post("/api/memories", json={"content": "x", "type": "fact", "pattern": "y"}).json()["field"] == "type"
+    bad = api.post("/api/memories", json={"content": "bad", "type": "rule", "pattern": "(", "pattern_type": "regex"})
     assert bad.status_code == 422 and bad.json()["field"] == "pattern"
 
 
@@ -335,18 +319,14 @@ def test_bulk_is_all_or_nothing(api, store):
     assert r.status_code == 422 and r.json()["field"] == "ids"
     assert api.post("/api/memories/bulk", json={"action": "archive", "ids": ids[:2]}).json() == {"changed": 2}
     assert entries.count_entries(store) == 3
-    assert api.post("/api/memories/bulk", json={"action": "activate", "ids": ids[:2]}).json() == {
-        "changed": 2
-    }
+    assert api.post("/api/memories/bulk", json={"action": "activate", "ids": ids[:2]}).json() == {"changed": 2}
     assert api.post("/api/memories/bulk", json={"action": "delete", "ids": ids}).json() == {"changed": 5}
     assert entries.count_entries(store, status="all") == 0
 
 
 def test_activate_restores_memories_below_the_floor(api, store):
     faded = add(store, "faded", confidence=0.1)
-    assert api.post("/api/memories/bulk", json={"action": "activate", "ids": [faded["id"]]}).json() == {
-        "changed": 1
-    }
+    assert api.post("/api/memories/bulk", json={"action": "activate", "ids": [faded["id"]]}).json() == {"changed": 1}
     assert entries.get(store, faded["id"])["confidence"] == entries.REACTIVATE_CONFIDENCE
 
 
@@ -354,9 +334,7 @@ def test_purge_a_scope(api, store):
     add(store, "a", scope="project:old")
     add(store, "b", scope="project:old", source="imported")
     add(store, "c", scope="project:keep")
-    assert api.post("/api/purge", json={"scope": "project:old", "source": "imported"}).json() == {
-        "deleted": 1
-    }
+    assert api.post("/api/purge", json={"scope": "project:old", "source": "imported"}).json() == {"deleted": 1}
     assert api.post("/api/purge", json={"scope": "project:old"}).json() == {"deleted": 1}
     assert api.post("/api/purge", json={"scope": "project:old"}).json() == {"deleted": 0}
     assert entries.count_entries(store) == 1
@@ -390,11 +368,7 @@ def test_rules_routes(api, store):
     confirmed = api.post(f"/api/rules/{rule['id']}/confirm").json()
     assert confirmed["confirmed"] is True and confirmed["action"] == "block"
     edited = api.put(f"/api/rules/{rule['id']}", json={"severity": "high", "alternative": "uv add"}).json()
-    assert (
-        edited["severity"] == "high"
-        and edited["alternative"] == "uv add"
-        and edited["pattern"] == "pip install"
-    )
+    assert edited["severity"] == "high" and edited["alternative"] == "uv add" and edited["pattern"] == "pip install"
     r = api.put(f"/api/rules/{rule['id']}", json={"action": "smite"})
     assert r.status_code == 422 and r.json()["field"] == "action"
     r = api.put(f"/api/rules/{rule['id']}", json={"pattern": "(", "pattern_type": "regex"})
@@ -450,10 +424,7 @@ def test_stats_overview_and_audit(api, store):
     assert o["hook_latency_ms"]["PreToolUse"]["p50"] == 12.0
     assert api.get("/api/overview", params={"days": 0}).json()["field"] == "days"
     assert [a["action"] for a in api.get("/api/audit", params={"entry": m["id"][:8]}).json()] == ["add"]
-    assert all(
-        a["action"].startswith("enforce_")
-        for a in api.get("/api/audit", params={"action": "enforce_*"}).json()
-    )
+    assert all(a["action"].startswith("enforce_") for a in api.get("/api/audit", params={"action": "enforce_*"}).json())
     assert len(api.get("/api/audit", params={"limit": 2}).json()) == 2
     r = api.get("/api/audit", params={"since": "last tuesday"})
     assert r.status_code == 422 and r.json()["field"] == "since"
@@ -595,15 +566,26 @@ def test_journal_page_and_api_show_incidents_reports_and_baselines(api, browser,
     from memory_cli.incidents import api as incidents
     from memory_cli.reports import api as reports
 
-    inc = incidents.record(store, "Postgres refused connections", "connection refused on 5432",
-                           service="billing-db", resolution="restart pgbouncer", embed_timeout_ms=0)
+    inc = incidents.record(
+        store,
+        "Postgres refused connections",
+        "connection refused on 5432",
+        service="billing-db",
+        resolution="restart pgbouncer",
+        embed_timeout_ms=0,
+    )
     reports.save_report(store, "Moved the drag handling; tests green", scope="project:whisperclick")
     for v in (10, 11, 12, 10, 11):
         baselines.record(store, "cmd: pytest -q", v, unit="s")
     page = browser.get("/journal")
     assert page.status_code == 200
-    for text in ("Postgres refused connections", "restart pgbouncer", "Moved the drag handling",
-                 "cmd: pytest -q", "10.8 s"):
+    for text in (
+        "Postgres refused connections",
+        "restart pgbouncer",
+        "Moved the drag handling",
+        "cmd: pytest -q",
+        "10.8 s",
+    ):
         assert text in page.text
     items = api.get("/api/incidents", params={"q": "connection refused"}).json()["items"]
     assert items[0]["id"] == inc["id"] and items[0]["score"] > 0

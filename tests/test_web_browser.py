@@ -22,9 +22,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parent / "artifacts" / "web"
 TOKEN = "browser-test-token-0123456789"
 
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="playwright for Python is not installed ([test] extra)"
-)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright for Python is not installed ([test] extra)")
 if not os.path.exists(CHROMIUM):
     pytest.skip(
         "Debian's chromium is not installed (scripts/setup_browser.sh installs it as root)",

@@ -76,17 +76,12 @@ def test_other_commands_never_load_the_web_stack(db_path):
         "bad=[m for m in ('fastapi','starlette','uvicorn','jinja2','memory_cli.web') if m in sys.modules];"
         "sys.stderr.write('WEB:'+','.join(bad))"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(db_path)], capture_output=True, text=True, timeout=120
-    )
+    proc = subprocess.run([sys.executable, "-c", code, str(db_path)], capture_output=True, text=True, timeout=120)
     assert proc.stderr.split("WEB:")[1].strip() == "", proc.stderr
 
 
 def _ids(db):
-    return {
-        m["id"]
-        for m in json.loads(run_cli("--json", "list", "--status", "all", "--limit", "1000", db=db).stdout)
-    }
+    return {m["id"] for m in json.loads(run_cli("--json", "list", "--status", "all", "--limit", "1000", db=db).stdout)}
 
 
 def test_purge_a_scope(db_path):
@@ -174,9 +169,7 @@ def test_concurrent_requests_to_a_real_server(db_path):
         with ThreadPoolExecutor(8) as pool:
             assert all(pool.map(call, range(40)))
         with urllib.request.urlopen(
-            urllib.request.Request(
-                base + "/api/memories?limit=0", headers={"Authorization": f"Bearer {token}"}
-            ),
+            urllib.request.Request(base + "/api/memories?limit=0", headers={"Authorization": f"Bearer {token}"}),
             timeout=60,
         ) as r:
             assert json.loads(r.read())["total"] == 40

@@ -40,11 +40,19 @@ def record(store, name, value, *, unit=None, scope=None, session_id=None, audite
     u = fields.text(store, unit, "unit", max_len=20)
     sc = scopes.parse(scope)
     with store.transaction():
-        store.execute("INSERT INTO metric_samples(name, value, unit, scope, session_id, recorded_at)"
-                      " VALUES (?,?,?,?,?,?)", (n, v, u, sc, session_id, now_iso()))
+        store.execute(
+            "INSERT INTO metric_samples(name, value, unit, scope, session_id, recorded_at) VALUES (?,?,?,?,?,?)",
+            (n, v, u, sc, session_id, now_iso()),
+        )
         if audited:
-            audit.record(store, "metric_record", context=n, result=str(v), details={"unit": u, "scope": sc},
-                         session_id=session_id)
+            audit.record(
+                store,
+                "metric_record",
+                context=n,
+                result=str(v),
+                details={"unit": u, "scope": sc},
+                session_id=session_id,
+            )
     return {"name": n, "value": v, "unit": u, "scope": sc}
 
 
@@ -55,14 +63,22 @@ def baseline(store, name, *, scope=None) -> dict:
     if scope:
         where += " AND scope = ?"
         params.append(scopes.parse(scope))
-    rows = store.rows(f"SELECT value, unit FROM metric_samples WHERE {where} ORDER BY recorded_at DESC, id DESC"
-                      " LIMIT ?", [*params, WINDOW])
+    rows = store.rows(
+        f"SELECT value, unit FROM metric_samples WHERE {where} ORDER BY recorded_at DESC, id DESC LIMIT ?",
+        [*params, WINDOW],
+    )
     values = sorted(r["value"] for r in rows)
     if not values:
         return {"n": 0, "avg": None, "p95": None, "min": None, "max": None, "unit": None}
     p95 = values[min(len(values) - 1, math.ceil(0.95 * len(values)) - 1)]
-    return {"n": len(values), "avg": round(sum(values) / len(values), 6), "p95": p95, "min": values[0],
-            "max": values[-1], "unit": rows[0]["unit"]}
+    return {
+        "n": len(values),
+        "avg": round(sum(values) / len(values), 6),
+        "p95": p95,
+        "min": values[0],
+        "max": values[-1],
+        "unit": rows[0]["unit"],
+    }
 
 
 def check(store, name, value, *, scope=None) -> dict:
@@ -71,25 +87,40 @@ def check(store, name, value, *, scope=None) -> dict:
     b = baseline(store, name, scope=scope)
     unit = f" {b['unit']}" if b.get("unit") else ""
     if b["n"] < MIN_SAMPLES:
-        return {"normal": True, "baseline": b,
-                "why": f"only {b['n']} sample(s) of {_name(name)!r}; {MIN_SAMPLES} are needed before "
-                       "a value is called abnormal"}
+        return {
+            "normal": True,
+            "baseline": b,
+            "why": f"only {b['n']} sample(s) of {_name(name)!r}; {MIN_SAMPLES} are needed before "
+            "a value is called abnormal",
+        }
     ratio = v / b["avg"] if b["avg"] else math.inf
     if v > HIGH_P95 * b["p95"] and v > HIGH_AVG * b["avg"]:
-        return {"normal": False, "baseline": b,
-                "why": f"{v:g}{unit} is {ratio:.1f}x the average of {b['n']} samples "
-                       f"(avg {b['avg']:g}{unit}, p95 {b['p95']:g}{unit})"}
+        return {
+            "normal": False,
+            "baseline": b,
+            "why": f"{v:g}{unit} is {ratio:.1f}x the average of {b['n']} samples "
+            f"(avg {b['avg']:g}{unit}, p95 {b['p95']:g}{unit})",
+        }
     if b["min"] > 0 and v < LOW_MIN * b["min"]:
-        return {"normal": False, "baseline": b,
-                "why": f"{v:g}{unit} is below half the lowest of {b['n']} samples ({b['min']:g}{unit})"}
-    return {"normal": True, "baseline": b,
-            "why": f"{v:g}{unit} is within the usual range of {b['n']} samples "
-                   f"(avg {b['avg']:g}{unit}, p95 {b['p95']:g}{unit})"}
+        return {
+            "normal": False,
+            "baseline": b,
+            "why": f"{v:g}{unit} is below half the lowest of {b['n']} samples ({b['min']:g}{unit})",
+        }
+    return {
+        "normal": True,
+        "baseline": b,
+        "why": f"{v:g}{unit} is within the usual range of {b['n']} samples "
+        f"(avg {b['avg']:g}{unit}, p95 {b['p95']:g}{unit})",
+    }
 
 
 def list_metrics(store, *, scope=None) -> list[dict]:
     where, params = "", []
     if scope:
         where, params = "WHERE scope = ?", [scopes.parse(scope)]
-    return store.rows(f"SELECT name, count(*) AS n, max(recorded_at) AS last_recorded, min(unit) AS unit"
-                      f" FROM metric_samples {where} GROUP BY name ORDER BY last_recorded DESC", params)
+    return store.rows(
+        f"SELECT name, count(*) AS n, max(recorded_at) AS last_recorded, min(unit) AS unit"
+        f" FROM metric_samples {where} GROUP BY name ORDER BY last_recorded DESC",
+        params,
+    )

@@ -40,9 +40,10 @@ def post_tool_use(ctx, resp) -> None:
     scope = f"project:{ctx.project}" if ctx.project else "global"
     seconds = round(float(duration) / 1000.0, 3)
     verdict = api.check(ctx.store, name, seconds, scope=scope)
-    api.record(ctx.store, name, seconds, unit="s", scope=scope, session_id=ctx.session_id or None,
-               audited=False)
+    api.record(ctx.store, name, seconds, unit="s", scope=scope, session_id=ctx.session_id or None, audited=False)
     if not verdict["normal"]:
-        resp.add_context(f"memory-cli: this run of `{name[5:]}` was unusual: {verdict['why']}. Something "
-                         "may be wrong (a hang, a retry loop, a cold cache); check before going on.")
+        resp.add_context(
+            f"memory-cli: this run of `{name[5:]}` was unusual: {verdict['why']}. Something "
+            "may be wrong (a hang, a retry loop, a cold cache); check before going on."
+        )
         ctx.audit("baseline_abnormal", context=name, result=str(seconds), details=verdict)

@@ -36,6 +36,7 @@ DEFAULT_MIN_SESSIONS = 2
 
 # --------------------------------------------------------------------------- helpers
 
+
 def _capture_settings(settings) -> tuple[bool, int, int]:
     section = {}
     if settings is not None:
@@ -94,18 +95,36 @@ def promotion_notice(result: dict) -> str:
     """What the person is told when a correction becomes a proposed rule."""
     statement = (result.get("statement") or "").rstrip(".")
     sessions = result.get("sessions") or 1
-    what = (f"a proposed rule ({result.get('rule_action') or 'warn'}, unconfirmed)"
-            if result.get("promoted_rule_id") else "a remembered preference")
-    return (f"memory-cli: you have made this correction {result.get('occurrences')} times in "
-            f"{sessions} session{'s' if sessions != 1 else ''}; \"{statement}\" is now {what}. "
-            "Review it with `memory-cli review`.")
+    what = (
+        f"a proposed rule ({result.get('rule_action') or 'warn'}, unconfirmed)"
+        if result.get("promoted_rule_id")
+        else "a remembered preference"
+    )
+    return (
+        f"memory-cli: you have made this correction {result.get('occurrences')} times in "
+        f'{sessions} session{"s" if sessions != 1 else ""}; "{statement}" is now {what}. '
+        "Review it with `memory-cli review`."
+    )
 
 
 def _empty() -> dict:
-    return {"correction": False, "kind": None, "what_was_wrong": None, "what_is_right": None,
-            "confidence": None, "occurrences": None, "promoted_rule_id": None, "promoted_entry_id": None,
-            "id": None, "statement": None, "status": None, "sessions": None, "matched_by": None,
-            "promoted_now": False, "redacted": []}
+    return {
+        "correction": False,
+        "kind": None,
+        "what_was_wrong": None,
+        "what_is_right": None,
+        "confidence": None,
+        "occurrences": None,
+        "promoted_rule_id": None,
+        "promoted_entry_id": None,
+        "id": None,
+        "statement": None,
+        "status": None,
+        "sessions": None,
+        "matched_by": None,
+        "promoted_now": False,
+        "redacted": [],
+    }
 
 
 _STORED_MESSAGE = 4000  # characters of the prompt kept with a correction (detection reads as many)
@@ -121,9 +140,21 @@ def _redact(text: str | None) -> tuple[str, list[str]]:
 
 # --------------------------------------------------------------------------- capture
 
-def capture(store, user_message: str, *, session_id: str | None = None, context: str | None = None,
-            transcript_path: str | None = None, project: str | None = None, agent: str | None = None,
-            settings=None, embed=None, hook_event: str | None = None, detection=None) -> dict:
+
+def capture(
+    store,
+    user_message: str,
+    *,
+    session_id: str | None = None,
+    context: str | None = None,
+    transcript_path: str | None = None,
+    project: str | None = None,
+    agent: str | None = None,
+    settings=None,
+    embed=None,
+    hook_event: str | None = None,
+    detection=None,
+) -> dict:
     """Detect a correction in ``user_message`` and store or count it. Returns a dict with
     ``correction`` (bool) and, when true, the stored row's view (see ``_empty`` for keys)."""
     result = _empty()
@@ -139,7 +170,7 @@ def capture(store, user_message: str, *, session_id: str | None = None, context:
     # Detection reads the first _STORED_MESSAGE characters and only they are stored: redacting
     # more (a 20 MB paste) is work nobody uses. The margin lets a secret that straddles the cut
     # be recognised whole before it is cut.
-    clean_message, kinds = _redact(user_message[:_STORED_MESSAGE + 512])
+    clean_message, kinds = _redact(user_message[: _STORED_MESSAGE + 512])
     if kinds:
         d = detect(clean_message) or d
     wrong, k1 = _redact(d.what_was_wrong)
@@ -194,8 +225,20 @@ def capture(store, user_message: str, *, session_id: str | None = None, context:
                 "UPDATE corrections SET occurrence_count=?, sessions=?, last_seen_at=?, confidence=?,"
                 " what_was_wrong=?, what_is_right=?, statement=?, key=coalesce(key, ?),"
                 " embedding=coalesce(embedding, ?), context=coalesce(?, context) WHERE id=?",
-                (count, dumps(sessions), now, max(float(row["confidence"] or 0), d.confidence),
-                 new_wrong, new_right, new_statement, key, vector, context_text, row["id"]))
+                (
+                    count,
+                    dumps(sessions),
+                    now,
+                    max(float(row["confidence"] or 0), d.confidence),
+                    new_wrong,
+                    new_right,
+                    new_statement,
+                    key,
+                    vector,
+                    context_text,
+                    row["id"],
+                ),
+            )
             cid = row["id"]
         else:
             cid = new_id()
@@ -205,24 +248,65 @@ def capture(store, user_message: str, *, session_id: str | None = None, context:
                 " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
                 " sessions, status, last_seen_at, statement, embedding)"
                 " VALUES (?,?,?,?,?,?,?,?,1,?,?,?,?,?,'pending',?,?,?)",
-                (cid, session_id, clean_message[:_STORED_MESSAGE], wrong, right, context_text, now, d.kind, key,
-                 d.confidence, scope, agent, dumps(sessions), now, statement, vector))
+                (
+                    cid,
+                    session_id,
+                    clean_message[:_STORED_MESSAGE],
+                    wrong,
+                    right,
+                    context_text,
+                    now,
+                    d.kind,
+                    key,
+                    d.confidence,
+                    scope,
+                    agent,
+                    dumps(sessions),
+                    now,
+                    statement,
+                    vector,
+                ),
+            )
         row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
-        if (row["status"] == "pending" and row["occurrence_count"] >= threshold
-                and len(_sessions(row)) >= min_sessions and (row["what_was_wrong"] or row["what_is_right"])):
-            promoted = _promote(store, row, action="warn", confirmed=False, status="promoted",
-                                session_id=session_id, strict=False)
+        if (
+            row["status"] == "pending"
+            and row["occurrence_count"] >= threshold
+            and len(_sessions(row)) >= min_sessions
+            and (row["what_was_wrong"] or row["what_is_right"])
+        ):
+            promoted = _promote(
+                store, row, action="warn", confirmed=False, status="promoted", session_id=session_id, strict=False
+            )
             row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
-        audit.record(store, "capture", entry_id=row["promoted_to"], context=row["statement"][:300] if row["statement"] else None,
-                     result="repeat" if matched_by else "new",
-                     details={"correction_id": cid, "kind": d.kind, "confidence": d.confidence,
-                              "occurrences": row["occurrence_count"], "sessions": len(_sessions(row)),
-                              "matched_by": matched_by, "status": row["status"],
-                              "redacted": kinds or None},
-                     session_id=session_id, hook_event=hook_event)
+        audit.record(
+            store,
+            "capture",
+            entry_id=row["promoted_to"],
+            context=row["statement"][:300] if row["statement"] else None,
+            result="repeat" if matched_by else "new",
+            details={
+                "correction_id": cid,
+                "kind": d.kind,
+                "confidence": d.confidence,
+                "occurrences": row["occurrence_count"],
+                "sessions": len(_sessions(row)),
+                "matched_by": matched_by,
+                "status": row["status"],
+                "redacted": kinds or None,
+            },
+            session_id=session_id,
+            hook_event=hook_event,
+        )
     out = view(store, row)
-    out.update(correction=True, matched_by=matched_by, promoted_now=promoted is not None, redacted=kinds,
-               kind=d.kind, confidence=d.confidence, first_kind=row["detection_type"])
+    out.update(
+        correction=True,
+        matched_by=matched_by,
+        promoted_now=promoted is not None,
+        redacted=kinds,
+        kind=d.kind,
+        confidence=d.confidence,
+        first_kind=row["detection_type"],
+    )
     if promoted is not None:
         out["rule_action"] = promoted.get("action")
     return out
@@ -236,7 +320,9 @@ def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):
         return row, "key"
     candidates = store.rows(
         "SELECT id, what_was_wrong, what_is_right FROM corrections WHERE key IS NOT NULL AND key != ''"
-        " ORDER BY last_seen_at DESC LIMIT ?", (MAX_CANDIDATES,))
+        " ORDER BY last_seen_at DESC LIMIT ?",
+        (MAX_CANDIDATES,),
+    )
     for c in candidates:
         if same_correction(c["what_was_wrong"] or "", c["what_is_right"] or "", wrong, right):
             return store.row("SELECT * FROM corrections WHERE id = ?", (c["id"],)), "lexical"
@@ -244,8 +330,11 @@ def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):
         from .semantic import CORRECTION_THRESHOLD, cosine, roles_conflict, roles_overlap
 
         best, best_score = None, 0.0
-        for c in store.rows("SELECT id, what_was_wrong, what_is_right, embedding FROM corrections"
-                            " WHERE embedding IS NOT NULL ORDER BY last_seen_at DESC LIMIT ?", (MAX_CANDIDATES,)):
+        for c in store.rows(
+            "SELECT id, what_was_wrong, what_is_right, embedding FROM corrections"
+            " WHERE embedding IS NOT NULL ORDER BY last_seen_at DESC LIMIT ?",
+            (MAX_CANDIDATES,),
+        ):
             score = cosine(vector, c["embedding"])
             cw, cr = c["what_was_wrong"] or "", c["what_is_right"] or ""
             if score > best_score and roles_overlap(cw, cr, wrong, right) and not roles_conflict(cw, cr, wrong, right):
@@ -256,6 +345,7 @@ def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):
 
 
 # --------------------------------------------------------------------------- rules
+
 
 def derive_rule_spec(row: dict) -> dict | None:
     """The enforcement rule a correction implies, or None when it names nothing concrete.
@@ -294,27 +384,54 @@ def _validate_pattern(pattern: str, pattern_type: str) -> None:
     rule_spec.check_pattern(pattern, rule_spec.check_pattern_type(pattern_type))
 
 
-def _create_rule(store, content: str, spec: dict, *, scope: str, action: str, confirmed: bool,
-                 message: str) -> dict | None:
+def _create_rule(
+    store, content: str, spec: dict, *, scope: str, action: str, confirmed: bool, message: str
+) -> dict | None:
     """Create the entry and its enforcement rule, limited by the derived conditions if any."""
     from ..rules.api import create_rule
 
-    return create_rule(store, content, pattern=spec["pattern"], pattern_type=spec["pattern_type"],
-                       action=action, severity="medium", alternative=spec.get("alternative"),
-                       message=message, tools=spec.get("tools"), fields=spec.get("fields"),
-                       conditions=spec.get("conditions"), scope=scope, provenance="promoted",
-                       confirmed=confirmed, source="promoted")
+    return create_rule(
+        store,
+        content,
+        pattern=spec["pattern"],
+        pattern_type=spec["pattern_type"],
+        action=action,
+        severity="medium",
+        alternative=spec.get("alternative"),
+        message=message,
+        tools=spec.get("tools"),
+        fields=spec.get("fields"),
+        conditions=spec.get("conditions"),
+        scope=scope,
+        provenance="promoted",
+        confirmed=confirmed,
+        source="promoted",
+    )
 
 
-def _promote(store, row: dict, *, action: str, confirmed: bool, status: str, session_id: str | None,
-             strict: bool, pattern: str | None = None, pattern_type: str | None = None,
-             message: str | None = None, scope: str | None = None, content: str | None = None,
-             no_rule: bool = False) -> dict:
+def _promote(
+    store,
+    row: dict,
+    *,
+    action: str,
+    confirmed: bool,
+    status: str,
+    session_id: str | None,
+    strict: bool,
+    pattern: str | None = None,
+    pattern_type: str | None = None,
+    message: str | None = None,
+    scope: str | None = None,
+    content: str | None = None,
+    no_rule: bool = False,
+) -> dict:
     """Turn a correction into a memory entry and, when possible, a rule. ``strict``: errors
     in a pattern the person gave are raised; derived ones that fail fall back to the entry."""
     from .. import entries
 
-    statement = row.get("statement") or compose_statement(row.get("what_was_wrong") or "", row.get("what_is_right") or "")
+    statement = row.get("statement") or compose_statement(
+        row.get("what_was_wrong") or "", row.get("what_is_right") or ""
+    )
     content = content or _sentence(statement)
     scope = scope or row.get("scope") or "global"
     n = int(row.get("occurrence_count") or 1)
@@ -324,18 +441,22 @@ def _promote(store, row: dict, *, action: str, confirmed: bool, status: str, ses
     elif pattern:
         ptype = pattern_type or "command"
         _validate_pattern(pattern, ptype)
-        spec = {"pattern": pattern, "pattern_type": ptype,
-                "tools": ["Bash"] if ptype == "command" else None,
-                "fields": ["command"] if ptype == "command" else None,
-                "alternative": (f"use {row['what_is_right']}" if row.get("what_is_right") else None)}
+        spec = {
+            "pattern": pattern,
+            "pattern_type": ptype,
+            "tools": ["Bash"] if ptype == "command" else None,
+            "fields": ["command"] if ptype == "command" else None,
+            "alternative": (f"use {row['what_is_right']}" if row.get("what_is_right") else None),
+        }
     else:
         spec = derive_rule_spec(row)
     rule = None
     if spec:
         try:
             with store.transaction():
-                rule = _create_rule(store, content, spec, scope=scope, action=action, confirmed=confirmed,
-                                    message=message)
+                rule = _create_rule(
+                    store, content, spec, scope=scope, action=action, confirmed=confirmed, message=message
+                )
         except Exception:  # a derived pattern the rules area refuses: keep the entry, lose nothing
             if strict:
                 raise
@@ -344,23 +465,44 @@ def _promote(store, row: dict, *, action: str, confirmed: bool, status: str, ses
         entry_id = rule["id"]
     else:
         etype = "rule" if row.get("what_was_wrong") else "preference"
-        entry = entries.add(store, content, etype, scope=scope, source="promoted", tags=["correction"],
-                            audit_context=f"correction {row['id']}")
+        entry = entries.add(
+            store,
+            content,
+            etype,
+            scope=scope,
+            source="promoted",
+            tags=["correction"],
+            audit_context=f"correction {row['id']}",
+        )
         entry_id = entry["id"]
     now = now_iso()
-    store.execute("UPDATE corrections SET status=?, promoted_to=?, reviewed_at=? WHERE id=?",
-                  (status, entry_id, now if status == "approved" else row.get("reviewed_at"), row["id"]))
-    audit.record(store, "promote", entry_id=entry_id, context=statement[:300],
-                 result="approved" if status == "approved" else "proposed",
-                 details={"correction_id": row["id"], "occurrences": n, "sessions": len(_sessions(row)),
-                          "rule": ({"pattern": rule.get("pattern"), "pattern_type": rule.get("pattern_type"),
-                                    "action": rule.get("action")} if rule else None)},
-                 session_id=session_id)
-    return {"entry_id": entry_id, "rule_id": entry_id if rule else None,
-            "action": rule.get("action") if rule else None}
+    store.execute(
+        "UPDATE corrections SET status=?, promoted_to=?, reviewed_at=? WHERE id=?",
+        (status, entry_id, now if status == "approved" else row.get("reviewed_at"), row["id"]),
+    )
+    audit.record(
+        store,
+        "promote",
+        entry_id=entry_id,
+        context=statement[:300],
+        result="approved" if status == "approved" else "proposed",
+        details={
+            "correction_id": row["id"],
+            "occurrences": n,
+            "sessions": len(_sessions(row)),
+            "rule": (
+                {"pattern": rule.get("pattern"), "pattern_type": rule.get("pattern_type"), "action": rule.get("action")}
+                if rule
+                else None
+            ),
+        },
+        session_id=session_id,
+    )
+    return {"entry_id": entry_id, "rule_id": entry_id if rule else None, "action": rule.get("action") if rule else None}
 
 
 # --------------------------------------------------------------------------- reading
+
 
 def resolve(store, ref: str) -> dict:
     """A correction by id, unique id prefix (4+ characters), or the id of the entry it became."""
@@ -372,8 +514,10 @@ def resolve(store, ref: str) -> dict:
         row = store.row("SELECT * FROM corrections WHERE promoted_to = ?", (ref,))
     if row is None and len(ref) >= 4:
         like = ref.replace("%", "").replace("_", "\\_") + "%"
-        rows = store.rows("SELECT * FROM corrections WHERE id LIKE ? ESCAPE '\\' OR promoted_to LIKE ? ESCAPE '\\' LIMIT 3",
-                          (like, like))
+        rows = store.rows(
+            "SELECT * FROM corrections WHERE id LIKE ? ESCAPE '\\' OR promoted_to LIKE ? ESCAPE '\\' LIMIT 3",
+            (like, like),
+        )
         if len(rows) > 1:
             raise InvalidInput(f"id prefix {ref!r} is ambiguous; give more characters")
         row = rows[0] if rows else None
@@ -387,12 +531,25 @@ def view(store, row: dict) -> dict:
     rule = None
     entry = None
     if row.get("promoted_to"):
-        entry = store.row("SELECT id, content, type, scope, status, confidence FROM memory_entries WHERE id = ?",
-                          (row["promoted_to"],))
+        entry = store.row(
+            "SELECT id, content, type, scope, status, confidence FROM memory_entries WHERE id = ?",
+            (row["promoted_to"],),
+        )
         r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (row["promoted_to"],))
         if r is not None:
-            rule = {k: r.get(k) for k in ("pattern", "pattern_type", "action", "severity", "alternative",
-                                          "confirmed", "message", "provenance")}
+            rule = {
+                k: r.get(k)
+                for k in (
+                    "pattern",
+                    "pattern_type",
+                    "action",
+                    "severity",
+                    "alternative",
+                    "confirmed",
+                    "message",
+                    "provenance",
+                )
+            }
             rule["enabled"] = bool(r.get("active"))
             for k in ("tools", "fields"):
                 try:
@@ -447,18 +604,22 @@ def review_queue(store) -> list[dict]:
         v = view(store, r)
         v["item"] = "proposal"
         items.append(v)
-    for r in store.rows("SELECT * FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''"
-                        " ORDER BY occurrence_count DESC, last_seen_at DESC"):
+    for r in store.rows(
+        "SELECT * FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''"
+        " ORDER BY occurrence_count DESC, last_seen_at DESC"
+    ):
         v = view(store, r)
         v["item"] = "correction"
         spec = derive_rule_spec(r)
-        v["suggested_rule"] = ({k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")}
-                               if spec else None)
+        v["suggested_rule"] = (
+            {k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")} if spec else None
+        )
         items.append(v)
     return items
 
 
 # --------------------------------------------------------------------------- review actions
+
 
 def _check_action(action: str | None) -> str | None:
     if action is None:
@@ -469,9 +630,18 @@ def _check_action(action: str | None) -> str | None:
     return a
 
 
-def approve(store, ref: str, *, action: str | None = None, pattern: str | None = None,
-            pattern_type: str | None = None, message: str | None = None, scope: str | None = None,
-            content: str | None = None, no_rule: bool = False) -> dict:
+def approve(
+    store,
+    ref: str,
+    *,
+    action: str | None = None,
+    pattern: str | None = None,
+    pattern_type: str | None = None,
+    message: str | None = None,
+    scope: str | None = None,
+    content: str | None = None,
+    no_rule: bool = False,
+) -> dict:
     """Confirm a proposal (or promote a pending correction now), optionally changing the
     rule's action, pattern, message and the entry's scope and text. ``no_rule``: keep it as
     a remembered entry only (an existing proposed rule is switched off)."""
@@ -488,14 +658,18 @@ def approve(store, ref: str, *, action: str | None = None, pattern: str | None =
         message = _redact(message)[0].strip() or None
     with store.transaction():
         row = resolve(store, ref)
-        if row["status"] in ("promoted", "approved") and row["promoted_to"] and \
-                store.value("SELECT 1 FROM memory_entries WHERE id = ?", (row["promoted_to"],)):
+        if (
+            row["status"] in ("promoted", "approved")
+            and row["promoted_to"]
+            and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (row["promoted_to"],))
+        ):
             eid = row["promoted_to"]
             rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (eid,))
             if no_rule:
                 if rule is not None:
-                    store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?",
-                                  (now_iso(), eid))
+                    store.execute(
+                        "UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now_iso(), eid)
+                    )
             elif rule is None and pattern:
                 ptype = pattern_type or "command"
                 _validate_pattern(pattern, ptype)
@@ -504,11 +678,19 @@ def approve(store, ref: str, *, action: str | None = None, pattern: str | None =
                     "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative, active,"
                     " message, tools, fields, case_sensitive, provenance, confirmed, created_at, updated_at)"
                     " VALUES (?,?,?,?,'medium',?,1,?,?,?,0,'promoted',1,?,?)",
-                    (eid, pattern, ptype, action or "warn",
-                     f"use {row['what_is_right']}" if row["what_is_right"] else None,
-                     message or _sentence(row.get("statement") or ""),
-                     dumps(["Bash"] if ptype == "command" else []), dumps(["command"] if ptype == "command" else []),
-                     now, now))
+                    (
+                        eid,
+                        pattern,
+                        ptype,
+                        action or "warn",
+                        f"use {row['what_is_right']}" if row["what_is_right"] else None,
+                        message or _sentence(row.get("statement") or ""),
+                        dumps(["Bash"] if ptype == "command" else []),
+                        dumps(["command"] if ptype == "command" else []),
+                        now,
+                        now,
+                    ),
+                )
                 entries.update(store, eid, type="rule")
             elif rule is not None:
                 sets, params = ["confirmed = 1", "active = 1", "updated_at = ?"], [now_iso()]
@@ -530,12 +712,30 @@ def approve(store, ref: str, *, action: str | None = None, pattern: str | None =
             if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) != "active":
                 entries.update(store, eid, status="active")
             store.execute("UPDATE corrections SET status='approved', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
-            audit.record(store, "promote", entry_id=eid, context=(row.get("statement") or "")[:300], result="approved",
-                         details={"correction_id": row["id"], "action": action, "pattern": pattern})
+            audit.record(
+                store,
+                "promote",
+                entry_id=eid,
+                context=(row.get("statement") or "")[:300],
+                result="approved",
+                details={"correction_id": row["id"], "action": action, "pattern": pattern},
+            )
         else:
-            _promote(store, row, action=action or "warn", confirmed=True, status="approved", session_id=None,
-                     strict=True, pattern=pattern, pattern_type=pattern_type, message=message, scope=scope,
-                     content=content, no_rule=no_rule)
+            _promote(
+                store,
+                row,
+                action=action or "warn",
+                confirmed=True,
+                status="approved",
+                session_id=None,
+                strict=True,
+                pattern=pattern,
+                pattern_type=pattern_type,
+                message=message,
+                scope=scope,
+                content=content,
+                no_rule=no_rule,
+            )
         return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
 
 
@@ -552,13 +752,25 @@ def reject(store, ref: str, reason: str | None = None) -> dict:
             if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) == "active":
                 entries.archive(store, eid, reason=reason or "correction rejected in review")
         store.execute("UPDATE corrections SET status='rejected', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
-        audit.record(store, "reject", entry_id=eid, context=(row.get("statement") or "")[:300],
-                     result="rejected", details={"correction_id": row["id"], "reason": _redact(reason)[0] or None})
+        audit.record(
+            store,
+            "reject",
+            entry_id=eid,
+            context=(row.get("statement") or "")[:300],
+            result="rejected",
+            details={"correction_id": row["id"], "reason": _redact(reason)[0] or None},
+        )
         return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
 
 
-def edit(store, ref: str, *, what_was_wrong: str | None = None, what_is_right: str | None = None,
-         statement: str | None = None) -> dict:
+def edit(
+    store,
+    ref: str,
+    *,
+    what_was_wrong: str | None = None,
+    what_is_right: str | None = None,
+    statement: str | None = None,
+) -> dict:
     """Correct what was detected. The key is recomputed so later repeats still match."""
     from .similar import correction_key
 
@@ -575,8 +787,16 @@ def edit(store, ref: str, *, what_was_wrong: str | None = None, what_is_right: s
         if not (wrong or right or stmt):
             raise InvalidInput("a correction needs what was wrong, what is right, or a statement")
         key = correction_key(wrong, right) if (wrong or right) else None
-        store.execute("UPDATE corrections SET what_was_wrong=?, what_is_right=?, statement=?, key=?, embedding=NULL"
-                      " WHERE id=?", (wrong, right, stmt, key, row["id"]))
-        audit.record(store, "update", entry_id=row["promoted_to"], context=(stmt or "")[:300], result="correction",
-                     details={"correction_id": row["id"], "what_was_wrong": wrong, "what_is_right": right})
+        store.execute(
+            "UPDATE corrections SET what_was_wrong=?, what_is_right=?, statement=?, key=?, embedding=NULL WHERE id=?",
+            (wrong, right, stmt, key, row["id"]),
+        )
+        audit.record(
+            store,
+            "update",
+            entry_id=row["promoted_to"],
+            context=(stmt or "")[:300],
+            result="correction",
+            details={"correction_id": row["id"], "what_was_wrong": wrong, "what_is_right": right},
+        )
         return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))

@@ -42,8 +42,19 @@ _MAX_PART = 200  # characters kept of what_was_wrong / what_is_right
 _MAX_MESSAGE = 4000  # longer prompts are pasted material, scanned only at the start
 
 
-_DETECTION_FIELDS = ("kind", "what_was_wrong", "what_is_right", "confidence", "key", "statement", "signal",
-                     "sentence", "repeated", "scope_hint", "verb")
+_DETECTION_FIELDS = (
+    "kind",
+    "what_was_wrong",
+    "what_is_right",
+    "confidence",
+    "key",
+    "statement",
+    "signal",
+    "sentence",
+    "repeated",
+    "scope_hint",
+    "verb",
+)
 
 
 class Detection:
@@ -60,9 +71,21 @@ class Detection:
 
     __slots__ = _DETECTION_FIELDS
 
-    def __init__(self, *, kind: str, what_was_wrong: str, what_is_right: str, confidence: float, key: str,
-                 statement: str, signal: str, sentence: str, repeated: bool = False,
-                 scope_hint: str | None = None, verb: str = ""):
+    def __init__(
+        self,
+        *,
+        kind: str,
+        what_was_wrong: str,
+        what_is_right: str,
+        confidence: float,
+        key: str,
+        statement: str,
+        signal: str,
+        sentence: str,
+        repeated: bool = False,
+        scope_hint: str | None = None,
+        verb: str = "",
+    ):
         self.kind = kind
         self.what_was_wrong = what_was_wrong
         self.what_is_right = what_is_right
@@ -82,8 +105,10 @@ class Detection:
         return isinstance(other, Detection) and self.as_dict() == other.as_dict()
 
     def __repr__(self) -> str:
-        return f"Detection({self.kind}, wrong={self.what_was_wrong!r}, right={self.what_is_right!r}, " \
-               f"confidence={self.confidence}, signal={self.signal!r})"
+        return (
+            f"Detection({self.kind}, wrong={self.what_was_wrong!r}, right={self.what_is_right!r}, "
+            f"confidence={self.confidence}, signal={self.signal!r})"
+        )
 
 
 # --------------------------------------------------------------------------- patterns
@@ -104,35 +129,35 @@ _NEG_LEAD = (
 _SOURCES = {
     # interjections that may open a sentence; "no" is remembered as a signal
     "interj": r"(?P<w>no+|nope|nah|wrong|incorrect|ugh+|argh+|hey|ok(?:ay)?|so|well|and|but|also|please|pls|plz|"
-              r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+|omg|ffs|"
-              r"for\s+(?:the\s+love\s+of\s+\w+|(?:god|heaven|pete|christ)'?s\s+sake|crying\s+out\s+loud))"
-              r"(?:\s*[,.!:;—–-]+\s*|\s+(?=(?:don'?t|do not|never|not|stop|i|that'?s|it'?s|wrong|just|"
-              r"please|use|always|instead|you|so|ok|okay|well|and|but|also|no|nope|hey|look|listen|seriously|"
-              r"avoid|we)\b)|\s*$)",
+    r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+|omg|ffs|"
+    r"for\s+(?:the\s+love\s+of\s+\w+|(?:god|heaven|pete|christ)'?s\s+sake|crying\s+out\s+loud))"
+    r"(?:\s*[,.!:;—–-]+\s*|\s+(?=(?:don'?t|do not|never|not|stop|i|that'?s|it'?s|wrong|just|"
+    r"please|use|always|instead|you|so|ok|okay|well|and|but|also|no|nope|hey|look|listen|seriously|"
+    r"avoid|we)\b)|\s*$)",
     "use_not": rf"^(?P<verb>{_VERB_ALT}|it'?s|it\s+is|it\s+should\s+be|should\s+be|(?:that|this)\s+should\s+be|"
-               r"(?:that|this|it)\s+(?:should|must)\s+go\s+(?:to|in|into|under|on)|"
-               r"i\s+meant|i\s+said|i\s+asked\s+for|i\s+wanted|we\s+use|you\s+should\s+(?:have\s+)?(?:use|used)|"
-               r"just\s+use|always\s+use)\s+(?P<right>.+?)\s*(?P<sep>,|;|—|–|-)?\s*(?:and\s+|but\s+)?"
-               r"(?P<neg>not|instead\s+of|rather\s+than)\s+(?P<wrong>.+)$",
+    r"(?:that|this|it)\s+(?:should|must)\s+go\s+(?:to|in|into|under|on)|"
+    r"i\s+meant|i\s+said|i\s+asked\s+for|i\s+wanted|we\s+use|you\s+should\s+(?:have\s+)?(?:use|used)|"
+    r"just\s+use|always\s+use)\s+(?P<right>.+?)\s*(?P<sep>,|;|—|–|-)?\s*(?:and\s+|but\s+)?"
+    r"(?P<neg>not|instead\s+of|rather\s+than)\s+(?P<wrong>.+)$",
     "bare_not": r"^(?P<right>[^,;]+?)\s*(?:,|;|—|–)\s*not\s+(?P<wrong>.+)$",
     "instead_of": rf"^(?:instead\s+of|rather\s+than)\s+(?P<wrong>.+?)\s*,\s*(?:(?:you\s+should|please|just)\s+)?"
-                  rf"(?P<verb>{_VERB_ALT})?\s*(?P<right>.+)$",
+    rf"(?P<verb>{_VERB_ALT})?\s*(?P<right>.+)$",
     "prefer_over": r"^(?:always\s+)?prefer\s+(?P<right>.+?)\s+(?:over|to)\s+(?P<wrong>.+)$",
     "use_instead": rf"^(?:(?:just|please)\s+)?(?P<verb>{_VERB_ALT})\s+(?P<right>.+?)\s*,?\s+instead\b(?:\s+of\s+(?P<wrong>.+))?\W*$",
     "forget": r"^(?:don'?t|do\s+not|never)\s+forget\s+(?:to\s+|about\s+)?(?P<right>.+)$",
     "neg": rf"^(?P<lead>{_NEG_LEAD})\s+(?P<rest>.+)$",
     "always": r"^(?:you\s+(?:should|must)\s+always|always|we\s+always|make\s+sure\s+(?:you|to)\s+always|"
-              r"from\s+now\s+on\s*,?|going\s+forward\s*,?|in\s+the\s+future\s*,?)\s+(?P<right>.+)$",
+    r"from\s+now\s+on\s*,?|going\s+forward\s*,?|in\s+the\s+future\s*,?)\s+(?P<right>.+)$",
     "wrong": r"^(?:that'?s|that\s+is|this\s+is|it'?s|it\s+is|you'?re|you\s+are|you\s+got\s+(?:it|that))\s+"
-             r"(?:(?:all|completely|totally|still|just|clearly|simply)\s+)?"
-             r"(?P<what>wrong|incorrect|not\s+(?:right|correct|it|what\s+i\s+(?:asked|wanted|meant|said)(?:\s+for)?)|"
-             r"the\s+wrong\s+\w+|the\s+(?:prod|production|live)\s+\w+)\b(?P<rest>.*)$",
+    r"(?:(?:all|completely|totally|still|just|clearly|simply)\s+)?"
+    r"(?P<what>wrong|incorrect|not\s+(?:right|correct|it|what\s+i\s+(?:asked|wanted|meant|said)(?:\s+for)?)|"
+    r"the\s+wrong\s+\w+|the\s+(?:prod|production|live)\s+\w+)\b(?P<rest>.*)$",
     "you_wrong_thing": r"^you\s+(?:used|edited|ran|changed|deleted|picked|opened|modified|touched|called|installed)\s+"
-                       r"the\s+wrong\s+(?P<thing>.+)$",
+    r"the\s+wrong\s+(?P<thing>.+)$",
     "wrong_thing": r"^wrong\s+(?P<thing>file|branch|directory|folder|command|function|method|class|package|"
-                   r"repo|repository|project|version|path|tool|module|test|one|place|approach|port|host|url|"
-                   r"region|database|db|env|environment|key|name|value|table|column|endpoint|library|image|tag|"
-                   r"format|order|variable|account|bucket|server|service|config|package\s+manager)\b(?P<rest>.*)$",
+    r"repo|repository|project|version|path|tool|module|test|one|place|approach|port|host|url|"
+    r"region|database|db|env|environment|key|name|value|table|column|endpoint|library|image|tag|"
+    r"format|order|variable|account|bucket|server|service|config|package\s+manager)\b(?P<rest>.*)$",
     "should_have": r"^you\s+(?:should\s+have|should'?ve|were\s+supposed\s+to|was\s+supposed\s+to)\s+(?P<right>.+)$",
     "shouldnt_have": r"^you\s+(?:shouldn'?t\s+have|should\s+not\s+have|should\s+never\s+have)\s+(?P<wrong>.+)$",
     "i_meant": r"^i\s+(?:meant|wanted|asked\s+for|asked\s+you\s+to)\s+(?P<right>.+)$",
@@ -140,118 +165,118 @@ _SOURCES = {
     "no_not": r"^not\s+(?P<wrong>.+?)(?:\s*(?:,|;|—|–)\s*(?:but\s+)?(?P<right>.+))?$",
     # implicit
     "told": r"^(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|literally\s+|specifically\s+|clearly\s+)?(?:told|asked)\s+you|"
-            r"didn'?t\s+i\s+(?:just\s+)?(?:tell|ask)\s+you|did\s+i\s+not\s+(?:tell|ask)\s+you|"
-            r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:tell|ask|remind)\s+you|"
-            r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:say|repeat)(?:\s+(?:it|this|that))?|"
-            r"we(?:'ve|\s+have)\s+(?:been\s+over|discussed|talked\s+about|gone\s+over)\s+(?:this|that|it)|"
-            r"(?:this\s+is\s+|that'?s\s+)?the\s+(?:second|third|fourth|fifth|tenth|nth|umpteenth|hundredth|\d+(?:st|nd|rd|th))\s+"
-            r"time\s+(?:i'?m\s+|i\s+am\s+|i'?ve\s+|i\s+have\s+)?(?:telling|saying|asking|told|said|asked)(?:\s+you)?|"
-            r"i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|mentioned|explained)\s+(?:this|that|it)|"
-            r"i\s+keep\s+(?:telling|asking|reminding)\s+you)\b(?P<tail>.*)$",
+    r"didn'?t\s+i\s+(?:just\s+)?(?:tell|ask)\s+you|did\s+i\s+not\s+(?:tell|ask)\s+you|"
+    r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:tell|ask|remind)\s+you|"
+    r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:say|repeat)(?:\s+(?:it|this|that))?|"
+    r"we(?:'ve|\s+have)\s+(?:been\s+over|discussed|talked\s+about|gone\s+over)\s+(?:this|that|it)|"
+    r"(?:this\s+is\s+|that'?s\s+)?the\s+(?:second|third|fourth|fifth|tenth|nth|umpteenth|hundredth|\d+(?:st|nd|rd|th))\s+"
+    r"time\s+(?:i'?m\s+|i\s+am\s+|i'?ve\s+|i\s+have\s+)?(?:telling|saying|asking|told|said|asked)(?:\s+you)?|"
+    r"i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|mentioned|explained)\s+(?:this|that|it)|"
+    r"i\s+keep\s+(?:telling|asking|reminding)\s+you)\b(?P<tail>.*)$",
     "again": r"^(?:once\s+again|again|one\s+more\s+time|yet\s+again)\b\s*[,:!.—–-]+\s*(?P<rest>.+)$",
     "like_said": r"^(?:like|as)\s+i(?:'ve|\s+have)?\s+(?:already\s+)?(?:said|mentioned|told\s+you|explained|asked|wrote|"
-                 r"said\s+before)(?:\s+(?:before|already|earlier|previously|twice|many\s+times|\w+\s+times))?\b"
-                 r"\s*[,:!.—–-]*\s*(?P<rest>.*)$",
+    r"said\s+before)(?:\s+(?:before|already|earlier|previously|twice|many\s+times|\w+\s+times))?\b"
+    r"\s*[,:!.—–-]*\s*(?P<rest>.*)$",
     "nth_time": r"^for\s+the\s+(?:second|third|fourth|fifth|sixth|tenth|nth|umpteenth|hundredth|millionth|last|"
-                r"\d+(?:st|nd|rd|th))\s+time\b\s*[,:!.—–-]*\s*(?P<rest>.*)$",
+    r"\d+(?:st|nd|rd|th))\s+time\b\s*[,:!.—–-]*\s*(?P<rest>.*)$",
     "why": r"^why\s+(?P<aux>did|would|are|were|have|do|didn'?t|don'?t|is\s+it\s+that)\s+you\s+"
-           r"(?P<keep>keep\s+(?:on\s+)?)?(?P<what>.+?)\s*\??$",
+    r"(?P<keep>keep\s+(?:on\s+)?)?(?P<what>.+?)\s*\??$",
     "didnt_ask": r"^(?:i\s+(?:didn'?t|did\s+not|never)\s+ask(?:ed)?(?:\s+you)?(?:\s+(?:for|to))?|"
-                 r"nobody\s+asked(?:\s+you)?(?:\s+(?:for|to))?|no\s*one\s+asked(?:\s+you)?(?:\s+(?:for|to))?)\b"
-                 r"\s*(?P<wrong>.*)$",
+    r"nobody\s+asked(?:\s+you)?(?:\s+(?:for|to))?|no\s*one\s+asked(?:\s+you)?(?:\s+(?:for|to))?)\b"
+    r"\s*(?P<wrong>.*)$",
     "keep": r"^you(?:'re|\s+are)?\s+(?:keep|still|again|constantly)\s+(?:on\s+)?(?P<wrong>\w+ing\b.*)$",
     "you_always": r"^you\s+always\s+(?P<wrong>.+)$",
     "you_never": r"^you\s+never\s+(?P<right>.+)$",
     "did_it_again": r"^(?:you(?:'ve|\s+have)?\s+(?:did|done)\s+(?:it|that|this)\s+again|you(?:'re|\s+are)\s+doing\s+"
-                    r"(?:it|that|this)\s+again|there\s+you\s+go\s+again|not\s+again|same\s+mistake(?:\s+again)?)\b(?P<rest>.*)$",
+    r"(?:it|that|this)\s+again|there\s+you\s+go\s+again|not\s+again|same\s+mistake(?:\s+again)?)\b(?P<rest>.*)$",
     "forgot": r"^you\s+(?:forgot\s+to|forgot|failed\s+to|missed|neglected\s+to|skipped)\s+(?P<right>.+)$",
     # "no sudo", "no pip, use uv", "No wildcard imports": a thing banned by naming it after "no"
     "no_thing": r"^no\s+(?!(?:problem|problems|worries|worry|thanks|thank|need|biggie|doubt|way|kidding|issues?|rush|"
-                r"pressure|probs?|sweat|idea|change|changes|luck|clue|complaints?|notes?|comments?|difference|one|"
-                r"longer|matter|big\s+deal|offense|harm|hurry|reason|chance|news|response|errors?|output|"
-                r"tests?\s+(?:are|were|fail)|it|that|this|i|we|you|sir|ma'?am)\b)"
-                r"(?P<wrong>(?:more\s+)?[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.`'/@+\-\ue000\ue001]+){0,4}?)"
-                r"(?:\s+(?:please|pls|plz|again|anymore|here|ever))*"
-                r"(?:\s*(?:,|;|—|–|\s-)\s*(?:just\s+|instead\s*,?\s*|but\s+)?(?:(?P<verb>use|make\s+it|run|write|call|put|keep)\s+)?"
-                r"(?P<right>.+?))?\W*$",
+    r"pressure|probs?|sweat|idea|change|changes|luck|clue|complaints?|notes?|comments?|difference|one|"
+    r"longer|matter|big\s+deal|offense|harm|hurry|reason|chance|news|response|errors?|output|"
+    r"tests?\s+(?:are|were|fail)|it|that|this|i|we|you|sir|ma'?am)\b)"
+    r"(?P<wrong>(?:more\s+)?[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.`'/@+\-\ue000\ue001]+){0,4}?)"
+    r"(?:\s+(?:please|pls|plz|again|anymore|here|ever))*"
+    r"(?:\s*(?:,|;|—|–|\s-)\s*(?:just\s+|instead\s*,?\s*|but\s+)?(?:(?P<verb>use|make\s+it|run|write|call|put|keep)\s+)?"
+    r"(?P<right>.+?))?\W*$",
     # a finite verb makes "no X ..." a statement ("no tests are failing")
     "finite": r"\b(?:is|are|was|were|has|have|had|fails?|failed|failing|works?|worked|returns?|returned|runs?|ran|"
-              r"does|did|do|can|will|seems?|looks?|shows?|showed|happens?|happened|got|get|gets|left|found)\b",
+    r"does|did|do|can|will|seems?|looks?|shows?|showed|happens?|happened|got|get|gets|left|found)\b",
     # a short answer after "no": "nope, pnpm", "no. 8080"
     "short_answer": r"^(?!(?:same|still|just|it|that|this|these|those|nothing|none|all|yet|now|later|maybe|thanks|"
-                    r"thank|sorry|idea|go|not|never|i|we|you|he|she|they|my|our|problem|worries|way|rush|"
-                    r"luck|change|clue|one|good|great|fine|ok|okay|sure|yes|yeah|yep|right|correct|exactly|perfect|"
-                    r"because|but|and|or|so|then|also|too|again|wait|hmm+|haha|lol)\b)"
-                    r"[\w.`'/@+:\-\ue000\ue001]+(?:\s+[\w.`'/@+:\-\ue000\ue001]+){0,2}\W*$",
+    r"thank|sorry|idea|go|not|never|i|we|you|he|she|they|my|our|problem|worries|way|rush|"
+    r"luck|change|clue|one|good|great|fine|ok|okay|sure|yes|yeah|yep|right|correct|exactly|perfect|"
+    r"because|but|and|or|so|then|also|too|again|wait|hmm+|haha|lol)\b)"
+    r"[\w.`'/@+:\-\ue000\ue001]+(?:\s+[\w.`'/@+:\-\ue000\ue001]+){0,2}\W*$",
     # "pythonw again.", "AGAIN with the npm??"
     "thing_again": r"^(?:(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.`'/@+\-\ue000\ue001]+){0,2})\s+again|"
-                   r"again\s+with\s+(?:the\s+)?(?P<wrong2>.+?))\W*$",
+    r"again\s+with\s+(?:the\s+)?(?P<wrong2>.+?))\W*$",
     # "too many comments", "less chatty please", "shorter answers please"
     "style_amount": r"^(?P<what>(?:way\s+)?(?:too|less|fewer|shorter|simpler|smaller|more\s+concise|much\s+shorter)"
-                    r"(?:\s+[\w'-]+){0,4}?)(?:\s+(?:please|pls|plz|again|now))*\W*$",
+    r"(?:\s+[\w'-]+){0,4}?)(?:\s+(?:please|pls|plz|again|now))*\W*$",
     # "X does Y, don't use it": the object comes back as a pronoun after a comma
     "pronoun_ban": r"^(?P<subj>[\w.`'/@+\-\ue000\ue001]+)\b.*?,\s*(?:so\s+)?(?:don'?t|never|do\s+not|stop)\s+"
-                   r"(?:use|using|run|running|call|calling|touch|touching)\s+(?:it|that|this|them)\W*$",
+    r"(?:use|using|run|running|call|calling|touch|touching)\s+(?:it|that|this|them)\W*$",
     # "you broke the build"
     "you_broke": r"^you(?:'ve|\s+have)?\s+(?:broke|broken|messed\s+up|screwed\s+up|ruined|overwrote|clobbered)\s+"
-                 r"(?P<wrong>.+?)\W*$",
+    r"(?P<wrong>.+?)\W*$",
     # "undo that", "revert that change", "put it back"
     "revert": r"^(?:undo|revert|roll\s+back)\s+(?:that|this|it|those|these|your)\b(?P<rest>.*)$|"
-              r"^(?:put|change|set)\s+(?:it|that|them|this)\s+back\b(?P<rest2>.*)$",
+    r"^(?:put|change|set)\s+(?:it|that|them|this)\s+back\b(?P<rest2>.*)$",
     # "you weren't supposed to touch the frontend"
     "not_supposed": r"^you\s+(?:weren'?t|were\s+not|wasn'?t|was\s+not)\s+supposed\s+to\s+(?P<wrong>.+)$",
     # one cheap scan before anything else: a correction holds at least one of these words
     "prefilter": r"\b(?:no+|nope|nah|never|don'?t|dont|do\s+not|stop|quit|avoid|always|instead|rather|"
-                 r"wrong|incorrect|told|tell|again|said|time|why|ask|asked|keep|still|forgot|failed|missed|"
-                 r"meant|should|should'?ve|shouldn'?t|supposed|prefer|not|from\s+now\s+on|going\s+forward|"
-                 r"future|mentioned|explained|skipped|neglected|constantly|use|using|it'?s|that'?s|"
-                 r"too|less|fewer|shorter|simpler|broke|undo|revert|back|supposed|stop|alone|once|been\s+over)\b",
+    r"wrong|incorrect|told|tell|again|said|time|why|ask|asked|keep|still|forgot|failed|missed|"
+    r"meant|should|should'?ve|shouldn'?t|supposed|prefer|not|from\s+now\s+on|going\s+forward|"
+    r"future|mentioned|explained|skipped|neglected|constantly|use|using|it'?s|that'?s|"
+    r"too|less|fewer|shorter|simpler|broke|undo|revert|back|supposed|stop|alone|once|been\s+over)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
-                r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
-                r"need\s+(?!to\b)|want\s+(?!to\b))\b",
+    r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
+    r"need\s+(?!to\b)|want\s+(?!to\b))\b",
     "pronoun_start": r"(?:i|i'm|i've|i'd|we|he|she|they|it|you|my|our)\b",
     "not_a_verb": r"(?:here|there|up|down|good|great|happy|glad|nice|fun|welcome|ready|a|an|the|so|such|my|your|"
-                  r"our|his|her|their|in|on|at|with|for|been|was|were|had|love|loved|liked|wanted|enjoy|enjoyed|"
-                  r"i|i'll|i'm|we|we'll|you|you're|it|it's|there's|that|this|nice|cool|awesome|\w+ing|\w+ed)\b",
+    r"our|his|her|their|in|on|at|with|for|been|was|were|had|love|loved|liked|wanted|enjoy|enjoyed|"
+    r"i|i'll|i'm|we|we'll|you|you're|it|it's|there's|that|this|nice|cool|awesome|\w+ing|\w+ed)\b",
     # filters
     "praise_after_no": r"^(?:problem|worries|worry|thanks|thank\s+you|need|biggie|doubt|way|kidding|issue|issues|"
-                       r"rush|pressure|prob|probs|sweat|go\s+ahead|go\s+on|carry\s+on|proceed|continue|keep\s+going)\b|^(?:that'?s|it'?s|this\s+is|that\s+is|it\s+is|all|looks|"
-                       r"everything'?s?)\s+(?:\w+\s+)?(?:fine|great|perfect|good|ok|okay|awesome|right|correct|"
-                       r"excellent|amazing|nice|well|exactly|alright|cool)\b|^(?:not\s+(?:yet|now|really|quite|"
-                       r"sure|today|exactly|at\s+all|necessarily|bad))\b|^i\s+(?:don'?t|do\s+not)\s+think\b",
+    r"rush|pressure|prob|probs|sweat|go\s+ahead|go\s+on|carry\s+on|proceed|continue|keep\s+going)\b|^(?:that'?s|it'?s|this\s+is|that\s+is|it\s+is|all|looks|"
+    r"everything'?s?)\s+(?:\w+\s+)?(?:fine|great|perfect|good|ok|okay|awesome|right|correct|"
+    r"excellent|amazing|nice|well|exactly|alright|cool)\b|^(?:not\s+(?:yet|now|really|quite|"
+    r"sure|today|exactly|at\s+all|necessarily|bad))\b|^i\s+(?:don'?t|do\s+not)\s+think\b",
     "neg_exclude": r"^(?:worry|worries|mind|know|think|understand|apologi[sz]e|be\s+sorry|hesitate|care|"
-                   r"get\s+me\s+wrong|thank|panic|rush|stress|feel|stop\b|forget|believe|remember|recall|see|"
-                   r"seen|been|had|heard|thought|felt|known|gone|got|gotten|was|were|is|are|have|has|mean|"
-                   r"matter|bother|give\s+up|quit\b(?=\s*(?:[.!,]|$|on\b|now\b))|say\s+never|lose\s+(?:hope|heart|faith|sight)|"
-                   r"miss\s+(?:a\s+beat|out)|sweat|settle|take\s+it\s+personally|hold\s+back|look\s+back|"
-                   r"be\s+(?:afraid|scared|shy|discouraged|sad|hard|so|too|nervous|a\s+stranger|silly|ridiculous)|"
-                   r"get\s+(?:discouraged|down|upset|mad|me\s+wrong)|"
-                   r"let\s+(?:anything|anyone|nobody|nothing|it|that|this|them|people|him|her|me|yourself)|"
-                   r"let\s+.{0,60}?\b(?:bring|get|keep|hold|stop)\s+you)\b",
+    r"get\s+me\s+wrong|thank|panic|rush|stress|feel|stop\b|forget|believe|remember|recall|see|"
+    r"seen|been|had|heard|thought|felt|known|gone|got|gotten|was|were|is|are|have|has|mean|"
+    r"matter|bother|give\s+up|quit\b(?=\s*(?:[.!,]|$|on\b|now\b))|say\s+never|lose\s+(?:hope|heart|faith|sight)|"
+    r"miss\s+(?:a\s+beat|out)|sweat|settle|take\s+it\s+personally|hold\s+back|look\s+back|"
+    r"be\s+(?:afraid|scared|shy|discouraged|sad|hard|so|too|nervous|a\s+stranger|silly|ridiculous)|"
+    r"get\s+(?:discouraged|down|upset|mad|me\s+wrong)|"
+    r"let\s+(?:anything|anyone|nobody|nothing|it|that|this|them|people|him|her|me|yourself)|"
+    r"let\s+.{0,60}?\b(?:bring|get|keep|hold|stop)\s+you)\b",
     "temporary": r"\b(?:yet|for\s+now|right\s+now|until|myself|i'?ll\s+(?:do|handle|take\s+care\s+of)\s+it|at\s+the\s+moment|for\s+the\s+moment|today|this\s+time|"
-                 r"for\s+this\s+one)\b",
+    r"for\s+this\s+one)\b",
     "scope": r"\s+(?:(?:in|for|on|within)\s+(?:this|the|our|my)\s+(?:project|repo|repository|codebase|code\s*base|"
-             r"folder|directory|app|package|workspace|monorepo)|here|around\s+here)$",
+    r"folder|directory|app|package|workspace|monorepo)|here|around\s+here)$",
     "explain": r"\s*(?:,|;|—|–|\s-\s|\s--\s)\s*(?:because|since|as|it|it'?s|this|that'?s|that|which|otherwise|so|"
-               r"they|we|you|i|cause|cuz|'cause)\b.*$|\s+(?:because|since|otherwise|as\s+it|cause|cuz)\b.*$",
+    r"they|we|you|i|cause|cuz|'cause)\b.*$|\s+(?:because|since|otherwise|as\s+it|cause|cuz)\b.*$",
     "this_way": r"^(?:do\s+it|do\s+this|do\s+that|like)\s+(?:this|that)(?:\s+way)?\s*[:,—–-]\s*(?P<how>.+)$",
     "trail": r"(?:\s*[,;:]?\s+(?:again|anymore|any\s+more|ever|ever\s+again|please|okay|ok|thanks|thank\s+you|"
-             r"for\s+god'?s\s+sake|seriously|already|man|dude|guys|period)|\s*[.!?,;:…]+)$",
+    r"for\s+god'?s\s+sake|seriously|already|man|dude|guys|period)|\s*[.!?,;:…]+)$",
     "imperative": rf"^(?:{_VERB_ALT}|do|don'?t|never|always|change|remove|delete|revert|undo|rename|move|fix|restore|"
-                  r"put|leave|go|switch|replace|drop|get\s+rid\s+of|rewrite|redo|swap|check|look|keep|stick|"
-                  r"instead|just|only|it\s+should|it'?s|it\s+is|that\s+should|you\s+should|you\s+need|we\s+use|"
-                  r"we\s+don'?t|the\s+other|i\s+meant|i\s+said|i\s+asked|i\s+wanted)\b",
+    r"put|leave|go|switch|replace|drop|get\s+rid\s+of|rewrite|redo|swap|check|look|keep|stick|"
+    r"instead|just|only|it\s+should|it'?s|it\s+is|that\s+should|you\s+should|you\s+need|we\s+use|"
+    r"we\s+don'?t|the\s+other|i\s+meant|i\s+said|i\s+asked|i\s+wanted)\b",
     "question_word": r"^(?:should|shall|would|could|can|do|does|did|is|are|was|were|will|what|how|which|when|where|who|"
-                     r"whom|whose|has|have|may|might)\b",
+    r"whom|whose|has|have|may|might)\b",
     "strip_use_verb": r"^(?:use|using|used|utilize|utilise|utilizing|utilising|rely\s+on|relying\s+on)\s+(?P<obj>.+)$",
     "gerund": r"^(?P<w>[a-z]+ing)\b(?P<rest>.*)$",
     # ", my password is ...", "; it breaks the console": a new clause is not part of the object.
     "new_clause": r"\s*(?:[,;:]|\s[-–—]+)\s*(?=(?:my|our|your|i|i'm|we|we're|it|it's|this|that|there|also|btw|"
-                  r"by\s+the\s+way|please|thanks|thank\s+you|because|since)\b)",
+    r"by\s+the\s+way|please|thanks|thank\s+you|because|since)\b)",
     "split": r"(?<=[.!?;])\s+|\n+",
     "to_or_not": r"^(?:\s*(?:already|before|earlier|twice|before|many\s+times|so\s+many\s+times|a\s+million\s+times|"
-                 r"a\s+hundred\s+times|\d+\s+times|\w+\s+times|this|that|it)\b)*\s*(?:(?P<neg>not\s+to|never\s+to)\s+"
-                 r"(?P<wrong>.+)|to\s+(?P<right>.+)|that\s+(?P<that>.+)|\s*[,:.!—–-]+\s*(?P<rest>.+))?$",
+    r"a\s+hundred\s+times|\d+\s+times|\w+\s+times|this|that|it)\b)*\s*(?:(?P<neg>not\s+to|never\s+to)\s+"
+    r"(?P<wrong>.+)|to\s+(?P<right>.+)|that\s+(?P<that>.+)|\s*[,:.!—–-]+\s*(?P<rest>.+))?$",
 }
 
 
@@ -303,18 +328,65 @@ class _Masked:
 
 # --------------------------------------------------------------------------- helpers
 
-_E_VERBS = {"us": "use", "writ": "write", "mak": "make", "creat": "create", "delet": "delete",
-            "chang": "change", "remov": "remove", "mov": "move", "cod": "code", "typ": "type",
-            "sav": "save", "clos": "close", "compil": "compile", "renam": "rename", "configur": "configure",
-            "invok": "invoke", "includ": "include", "pars": "parse", "merg": "merge", "forc": "force", "pip": "pipe",
-            "leav": "leave", "giv": "give", "hav": "have", "tak": "take", "hardcod": "hardcode",
-            "generat": "generate", "updat": "update", "ignor": "ignore", "replac": "replace",
-            "overwrit": "overwrite", "rebas": "rebase", "releas": "release", "skipp": "skip",
-            "stag": "stage", "squash": "squash", "hid": "hide", "guess": "guess", "assum": "assume",
-            "introduc": "introduce", "produc": "produce", "reduc": "reduce", "serv": "serve",
-            "archiv": "archive", "bypass": "bypass", "disabl": "disable", "enabl": "enable", "wip": "wipe",
-            "doubl": "double", "wrapp": "wrap", "truncat": "truncate", "duplicat": "duplicate",
-            "mock": "mock", "paus": "pause", "clon": "clone", "prun": "prune", "dat": "date"}
+_E_VERBS = {
+    "us": "use",
+    "writ": "write",
+    "mak": "make",
+    "creat": "create",
+    "delet": "delete",
+    "chang": "change",
+    "remov": "remove",
+    "mov": "move",
+    "cod": "code",
+    "typ": "type",
+    "sav": "save",
+    "clos": "close",
+    "compil": "compile",
+    "renam": "rename",
+    "configur": "configure",
+    "invok": "invoke",
+    "includ": "include",
+    "pars": "parse",
+    "merg": "merge",
+    "forc": "force",
+    "pip": "pipe",
+    "leav": "leave",
+    "giv": "give",
+    "hav": "have",
+    "tak": "take",
+    "hardcod": "hardcode",
+    "generat": "generate",
+    "updat": "update",
+    "ignor": "ignore",
+    "replac": "replace",
+    "overwrit": "overwrite",
+    "rebas": "rebase",
+    "releas": "release",
+    "skipp": "skip",
+    "stag": "stage",
+    "squash": "squash",
+    "hid": "hide",
+    "guess": "guess",
+    "assum": "assume",
+    "introduc": "introduce",
+    "produc": "produce",
+    "reduc": "reduce",
+    "serv": "serve",
+    "archiv": "archive",
+    "bypass": "bypass",
+    "disabl": "disable",
+    "enabl": "enable",
+    "wip": "wipe",
+    "doubl": "double",
+    "wrapp": "wrap",
+    "truncat": "truncate",
+    "duplicat": "duplicate",
+    "mock": "mock",
+    "paus": "pause",
+    "clon": "clone",
+    "prun": "prune",
+    "dat": "date",
+}
 
 
 def _base_verb(gerund: str) -> str:
@@ -358,7 +430,17 @@ def _strip_use(obj: str) -> tuple[str, str]:
     if m:
         return m.group("obj"), "use"
     g = _re("gerund").match(obj)
-    if g and g.group("w").lower() not in ("nothing", "something", "anything", "everything", "thing", "string", "king", "ring", "spring"):
+    if g and g.group("w").lower() not in (
+        "nothing",
+        "something",
+        "anything",
+        "everything",
+        "thing",
+        "string",
+        "king",
+        "ring",
+        "spring",
+    ):
         return _base_verb(g.group("w")) + g.group("rest"), ""
     return obj, ""
 
@@ -367,21 +449,82 @@ def _wordcount(s: str) -> int:
     return len(s.split())
 
 
-_FILLER_WORDS = {"just", "really", "so", "very", "probably", "definitely", "actually", "simply", "basically", "still",
-                 "been", "a", "the", "that", "this", "it"}
-_PAST_TENSE = {"saw", "was", "were", "did", "had", "got", "went", "came", "knew", "thought", "felt", "heard", "said",
-               "told", "made", "took", "found", "gave", "left", "ran", "wrote", "met", "became", "began", "kept",
-               "seemed", "expected", "imagined", "dreamed", "dreamt", "realized", "realised", "stopped"}
-_AUX_END = re.compile(r"\b(?:do|does|did|is|are|was|were|can|could|should|would|will|must|have|has|had|may|might)$", re.I)
+_FILLER_WORDS = {
+    "just",
+    "really",
+    "so",
+    "very",
+    "probably",
+    "definitely",
+    "actually",
+    "simply",
+    "basically",
+    "still",
+    "been",
+    "a",
+    "the",
+    "that",
+    "this",
+    "it",
+}
+_PAST_TENSE = {
+    "saw",
+    "was",
+    "were",
+    "did",
+    "had",
+    "got",
+    "went",
+    "came",
+    "knew",
+    "thought",
+    "felt",
+    "heard",
+    "said",
+    "told",
+    "made",
+    "took",
+    "found",
+    "gave",
+    "left",
+    "ran",
+    "wrote",
+    "met",
+    "became",
+    "began",
+    "kept",
+    "seemed",
+    "expected",
+    "imagined",
+    "dreamed",
+    "dreamt",
+    "realized",
+    "realised",
+    "stopped",
+}
+_AUX_END = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|can|could|should|would|will|must|have|has|had|may|might)$", re.I
+)
 
 
 # --------------------------------------------------------------------------- per-sentence matching
 
+
 class _Hit:
     __slots__ = ("kind", "confidence", "signal", "wrong", "right", "verb", "repeated", "scope_hint", "sentence")
 
-    def __init__(self, kind: str, confidence: float, signal: str, wrong: str = "", right: str = "",
-                 verb: str = "", repeated: bool = False, scope_hint: str | None = None, sentence: str = ""):
+    def __init__(
+        self,
+        kind: str,
+        confidence: float,
+        signal: str,
+        wrong: str = "",
+        right: str = "",
+        verb: str = "",
+        repeated: bool = False,
+        scope_hint: str | None = None,
+        sentence: str = "",
+    ):
         self.kind, self.confidence, self.signal = kind, confidence, signal
         self.wrong, self.right, self.verb = wrong, right, verb
         self.repeated, self.scope_hint, self.sentence = repeated, scope_hint, sentence
@@ -393,6 +536,7 @@ class _Hit:
 
 def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> _Hit | None:
     """The explicit forms, tried on a clause whose interjections were stripped."""
+
     def hit(signal: str, wrong: str = "", right: str = "", verb: str = "") -> _Hit:
         w, s1 = _clean(wrong, masked) if wrong else ("", None)
         r, s2 = _clean(right, masked) if right else ("", None)
@@ -410,19 +554,33 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         return hit("dont-forget", right=m.group("right"))
 
     m = _re("use_not").match(body)
-    if m and _wordcount(m.group("right")) <= 8 and _wordcount(m.group("wrong")) <= 10 \
-            and not _AUX_END.search(m.group("right")) and not (m.group("wrong").lower().startswith(("only", "just", "yet", "now"))
-                     and not (m.group("sep") and re.match(r"(?:only|just)\s+(?:the|a|one)\b", m.group("wrong"), re.I))) \
-            and (m.group("sep") or m.group("neg").lower() != "not" or "use" in m.group("verb").lower()
-                 or m.group("verb").lower() in ("run", "call", "install", "import", "launch", "prefer")) \
-            and m.group("right").lower() not in _FILLER_WORDS:
+    if (
+        m
+        and _wordcount(m.group("right")) <= 8
+        and _wordcount(m.group("wrong")) <= 10
+        and not _AUX_END.search(m.group("right"))
+        and not (
+            m.group("wrong").lower().startswith(("only", "just", "yet", "now"))
+            and not (m.group("sep") and re.match(r"(?:only|just)\s+(?:the|a|one)\b", m.group("wrong"), re.I))
+        )
+        and (
+            m.group("sep")
+            or m.group("neg").lower() != "not"
+            or "use" in m.group("verb").lower()
+            or m.group("verb").lower() in ("run", "call", "install", "import", "launch", "prefer")
+        )
+        and m.group("right").lower() not in _FILLER_WORDS
+    ):
         verb = m.group("verb").lower()
-        verb = "use" if "use" in verb else ("" if verb.startswith(("it", "should", "that", "this", "i ", "we")) else verb)
+        verb = (
+            "use" if "use" in verb else ("" if verb.startswith(("it", "should", "that", "this", "i ", "we")) else verb)
+        )
         return hit("use-not", wrong=m.group("wrong"), right=m.group("right"), verb=verb)
 
     m = _re("instead_of").match(body)
-    if m and (m.group("verb") or (_wordcount(m.group("right")) <= 3
-                                  and not _re("pronoun_start").match(m.group("right")))):
+    if m and (
+        m.group("verb") or (_wordcount(m.group("right")) <= 3 and not _re("pronoun_start").match(m.group("right")))
+    ):
         verb = (m.group("verb") or "").lower()
         return hit("instead-of", wrong=m.group("wrong"), right=m.group("right"), verb="use" if verb == "use" else verb)
 
@@ -433,7 +591,9 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
     m = _re("use_instead").match(body)
     if m:
         verb = m.group("verb").lower()
-        return hit("use-instead", wrong=m.group("wrong") or "", right=m.group("right"), verb="use" if verb == "use" else verb)
+        return hit(
+            "use-instead", wrong=m.group("wrong") or "", right=m.group("right"), verb="use" if verb == "use" else verb
+        )
 
     m = _re("shouldnt_have").match(body)
     if m:
@@ -444,7 +604,9 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         lead, rest = m.group("lead").lower(), m.group("rest")
         if _re("neg_exclude").match(rest) or _re("temporary").search(rest):
             return None
-        if lead.startswith("no") and re.search(r"\b(?:thanks|thank\s+you|nice|great|finally|yay|awesome)\b", rest, re.I):
+        if lead.startswith("no") and re.search(
+            r"\b(?:thanks|thank\s+you|nice|great|finally|yay|awesome)\b", rest, re.I
+        ):
             return None  # "no more warnings, thanks!": relief, not a ban
         first = rest.split()[0].lower().strip(",.;:!?") if rest.split() else ""
         if lead.startswith("we") and "us" not in lead and not _re("we_verbs").match(rest):
@@ -456,22 +618,50 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
                 rest = re.sub(r"^with\s+(?:the\s+|all\s+the\s+|these\s+|those\s+)?", "", rest, flags=re.I)
             elif not (first.endswith("ing") or first in ("it", "that", "this", "doing")):
                 return None  # "stop the server" is an instruction, not a correction
-        elif first.endswith("ed") and first not in ("need", "feed", "seed", "embed", "shed", "speed", "proceed", "exceed"):
+        elif first.endswith("ed") and first not in (
+            "need",
+            "feed",
+            "seed",
+            "embed",
+            "shed",
+            "speed",
+            "proceed",
+            "exceed",
+        ):
             return None  # "never used it before": a statement
         # "don't use npm, use pnpm (instead)" / "never X - Y instead"
-        alt = re.match(rf"^(?P<wrong>.+?)\s*(?:,|;|—|–|\s-)\s*(?:but\s+|instead\s*,?\s*|just\s+|rather\s*,?\s*)?"
-                       rf"(?P<verb>{_VERB_ALT})\s+(?P<right>.+?)(?:\s+instead)?\W*$", rest, re.I)
+        alt = re.match(
+            rf"^(?P<wrong>.+?)\s*(?:,|;|—|–|\s-)\s*(?:but\s+|instead\s*,?\s*|just\s+|rather\s*,?\s*)?"
+            rf"(?P<verb>{_VERB_ALT})\s+(?P<right>.+?)(?:\s+instead)?\W*$",
+            rest,
+            re.I,
+        )
         right = ""
         if alt and not _re("temporary").search(alt.group("right")):
             rest, right = alt.group("wrong"), alt.group("right")
         wrong, verb = _strip_use(rest)
-        signal = "never" if "never" in lead else ("stop" if lead in ("stop", "quit") else ("avoid" if lead == "avoid" else "dont"))
+        signal = (
+            "never"
+            if "never" in lead
+            else ("stop" if lead in ("stop", "quit") else ("avoid" if lead == "avoid" else "dont"))
+        )
         return hit(signal, wrong=wrong, right=right, verb=verb)
 
     m = _re("always").match(body)
-    if m and not _re("temporary").search(m.group("right")) and not _re("not_a_verb").match(m.group("right")) \
-            and not (body.lower().startswith("we ") and (not _re("we_verbs").match(m.group("right")) or re.search(
-                r"\bon\s+\w+days?\b|\bevery\s+\w+|\bat\s+(?:night|midnight|noon|\d)", m.group("right"), re.I))):
+    if (
+        m
+        and not _re("temporary").search(m.group("right"))
+        and not _re("not_a_verb").match(m.group("right"))
+        and not (
+            body.lower().startswith("we ")
+            and (
+                not _re("we_verbs").match(m.group("right"))
+                or re.search(
+                    r"\bon\s+\w+days?\b|\bevery\s+\w+|\bat\s+(?:night|midnight|noon|\d)", m.group("right"), re.I
+                )
+            )
+        )
+    ):
         right, verb = _strip_use(m.group("right"))
         return hit("always", right=right, verb=verb)
 
@@ -503,9 +693,13 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
             verb = "use" if right != m.group("right") else ""
         return hit("should-have", right=right, verb=verb)
 
-    m = re.match(r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:wrong|gone|deprecated|dead|"
-                 r"outdated|obsolete|banned|not\s+allowed|the\s+old\s+\w+|legacy)\b[^,;.]*(?:,|;|—|–|\.)\s*"
-                 r"(?:so\s+|just\s+)?(?P<verb>use|run)\s+(?P<right>.+?)\W*$", body, re.I)
+    m = re.match(
+        r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:wrong|gone|deprecated|dead|"
+        r"outdated|obsolete|banned|not\s+allowed|the\s+old\s+\w+|legacy)\b[^,;.]*(?:,|;|—|–|\.)\s*"
+        r"(?:so\s+|just\s+)?(?P<verb>use|run)\s+(?P<right>.+?)\W*$",
+        body,
+        re.I,
+    )
     if m:
         return hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"), verb=m.group("verb").lower())
 
@@ -513,17 +707,29 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
     if m:
         return hit("dont", wrong="touch " + m.group("wrong"))
 
-    m = re.match(r"^you(?:'re|\s+are)\s+(?:on|in|using|editing|looking\s+at|in\s+the)\s+the\s+wrong\s+(?P<thing>[\w-]+)", body, re.I)
+    m = re.match(
+        r"^you(?:'re|\s+are)\s+(?:on|in|using|editing|looking\s+at|in\s+the)\s+the\s+wrong\s+(?P<thing>[\w-]+)",
+        body,
+        re.I,
+    )
     if m:
         return hit("wrong-thing", wrong="the wrong " + m.group("thing"))
 
-    m = re.match(r"^not\s+(?!(?:sure|yet|now|really|bad|quite|exactly|at\s+all|necessarily|today|much|a\s+problem|"
-                 r"an?\s+issue|that\s+i\s+know|so|too|great|good|ideal|again|anymore|my|your|his|her|our|their|me|us|"
-                 r"him|them|even|only|just|always|ever|every|all|everything|i|we|you|it|a\s+big|likely|possible|"
-                 r"working|fixed|since|until|unless|if|when|because)\b)"
-                 r"(?P<wrong>[^,;]{1,40}?)(?:\s*[,;]\s*(?P<right>[^,;]{1,40}?))?\W*$", body, re.I)
-    if m and _wordcount(m.group("wrong")) <= 4 and not _re("finite").search(m.group("wrong")) \
-            and (m.group("right") is None or _wordcount(m.group("right")) <= 6):
+    m = re.match(
+        r"^not\s+(?!(?:sure|yet|now|really|bad|quite|exactly|at\s+all|necessarily|today|much|a\s+problem|"
+        r"an?\s+issue|that\s+i\s+know|so|too|great|good|ideal|again|anymore|my|your|his|her|our|their|me|us|"
+        r"him|them|even|only|just|always|ever|every|all|everything|i|we|you|it|a\s+big|likely|possible|"
+        r"working|fixed|since|until|unless|if|when|because)\b)"
+        r"(?P<wrong>[^,;]{1,40}?)(?:\s*[,;]\s*(?P<right>[^,;]{1,40}?))?\W*$",
+        body,
+        re.I,
+    )
+    if (
+        m
+        and _wordcount(m.group("wrong")) <= 4
+        and not _re("finite").search(m.group("wrong"))
+        and (m.group("right") is None or _wordcount(m.group("right")) <= 6)
+    ):
         return hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
 
     m = _re("no_thing").match(body)
@@ -533,8 +739,12 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         right = m.group("right") or ""
         if right and (_re("finite").search(right) or _re("pronoun_start").match(right)):
             right = ""  # "no git reset --hard, you'll lose my work": a reason, not the alternative
-        return hit("no-thing", wrong=re.sub(r"^more\s+", "", wrong, flags=re.I), right=right,
-                   verb="use" if verb == "use" else (v2 or verb))
+        return hit(
+            "no-thing",
+            wrong=re.sub(r"^more\s+", "", wrong, flags=re.I),
+            right=right,
+            verb="use" if verb == "use" else (v2 or verb),
+        )
 
     m = _re("pronoun_ban").match(body)
     if m:
@@ -559,14 +769,28 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         return hit("not-like-that")
 
     if after_no:
-        m = re.match(r"^(?P<right>(?:a|an|the|plain|just\s+a|just\s+an)\s+.{1,40}?)\s+(?:is|are)\s+"
-                     r"(?:fine|enough|ok|okay|good\s+enough|sufficient)\b", body, re.I)
+        m = re.match(
+            r"^(?P<right>(?:a|an|the|plain|just\s+a|just\s+an)\s+.{1,40}?)\s+(?:is|are)\s+"
+            r"(?:fine|enough|ok|okay|good\s+enough|sufficient)\b",
+            body,
+            re.I,
+        )
         if m:
             return hit("no-then", right=m.group("right"))
-        m = re.match(r"^(?:the|its|it'?s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|should\s+be|must\s+be)\s+(?P<value>.{1,60})$",
-                     body, re.I)
-        if m and not _re("praise_after_no").match(m.group("value")) and not re.match(
-                r"(?:fine|good|great|ok|okay|done|green|passing|working|back|up|down|gone|there)\b", m.group("value"), re.I):
+        m = re.match(
+            r"^(?:the|its|it'?s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|should\s+be|must\s+be)\s+(?P<value>.{1,60})$",
+            body,
+            re.I,
+        )
+        if (
+            m
+            and not _re("praise_after_no").match(m.group("value"))
+            and not re.match(
+                r"(?:fine|good|great|ok|okay|done|green|passing|working|back|up|down|gone|there)\b",
+                m.group("value"),
+                re.I,
+            )
+        ):
             return hit("no-then", right=body)
         m = _re("short_answer").match(body)
         if m and not _re("question_word").match(body):
@@ -592,8 +816,12 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         return hit("i-meant", right=m.group("right"))
 
     m = _re("bare_not").match(body)
-    if m and _wordcount(m.group("right")) <= 3 and _wordcount(m.group("wrong")) <= 3 \
-            and not _re("question_word").match(body):
+    if (
+        m
+        and _wordcount(m.group("right")) <= 3
+        and _wordcount(m.group("wrong")) <= 3
+        and not _re("question_word").match(body)
+    ):
         return hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
     return None
 
@@ -602,8 +830,16 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
     def hit(signal: str, wrong: str = "", right: str = "", conf: float = IMPLICIT_CONFIDENCE, verb: str = "") -> _Hit:
         w, s1 = _clean(wrong, masked) if wrong else ("", None)
         r, s2 = _clean(right, masked) if right else ("", None)
-        return _Hit("implicit", conf, signal, w, r, verb, repeated=signal not in ("why", "didnt-ask", "forgot"),
-                    scope_hint=s1 or s2)
+        return _Hit(
+            "implicit",
+            conf,
+            signal,
+            w,
+            r,
+            verb,
+            repeated=signal not in ("why", "didnt-ask", "forgot"),
+            scope_hint=s1 or s2,
+        )
 
     def with_inner(signal: str, rest: str) -> _Hit:
         """A repetition phrase followed by the instruction itself."""
@@ -650,7 +886,12 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         return hit("you-keep" if m.group("keep") else "why", wrong=wrong, conf=conf, verb=verb)
 
     m = _re("thing_again").match(body)
-    if m and not _re("imperative").match(body) and not _re("finite").search(body) and not _re("question_word").match(body):
+    if (
+        m
+        and not _re("imperative").match(body)
+        and not _re("finite").search(body)
+        and not _re("question_word").match(body)
+    ):
         wrong, verb = _strip_use(m.group("wrong") or m.group("wrong2") or "")
         return hit("again", wrong=wrong, verb=verb)
 
@@ -662,8 +903,11 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         if m:
             return with_inner(signal.replace("_", "-"), m.group("rest"))
 
-    m = re.match(r"^still\s+(?:wrong|incorrect|not\s+(?:right|correct|it|what\s+i\s+(?:asked|wanted|meant)))\b\W*(?P<rest>.*)$",
-                 body, re.I)
+    m = re.match(
+        r"^still\s+(?:wrong|incorrect|not\s+(?:right|correct|it|what\s+i\s+(?:asked|wanted|meant)))\b\W*(?P<rest>.*)$",
+        body,
+        re.I,
+    )
     if m:
         return with_inner("still-wrong", m.group("rest"))
 
@@ -748,7 +992,7 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
             exasperated = True
         elif word == "but" and saw_no:
             return None, False  # "Nope, but it's my first time": an answer with a contrast
-        body = body[m.end():].lstrip()
+        body = body[m.end() :].lstrip()
         interjections += 1
         if interjections > 4:
             break
@@ -765,8 +1009,11 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
         return None, False
     after_no = saw_no or prev_no
     # Question forms other than the rhetorical ones are not corrections.
-    if question and _re("question_word").match(body) and not re.match(
-            r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:stop|quit|not|never)\b", body, re.I):
+    if (
+        question
+        and _re("question_word").match(body)
+        and not re.match(r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:stop|quit|not|never)\b", body, re.I)
+    ):
         hit = _implicit(body, masked, question=True)
         return hit, False
     hit = _explicit(body, masked, after_no=after_no, question=question)
@@ -775,10 +1022,19 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     if hit is None and not question:
         # "we use pytest, don't write unittest classes": a ban in the second clause, unless the first
         # sets a condition ("if the build fails, don't retry")
-        m = re.match(r"^(?P<first>[^,;]{3,80}?)\s*[,;]\s*(?P<second>(?:so\s+)?(?:don'?t|do\s+not|never|stop|avoid)\b.+)$", body, re.I)
-        if m and not re.match(r"(?:if|when|whenever|once|unless|until|after|before|while|as\s+soon\s+as|in\s+case)\b",
-                              m.group("first"), re.I):
-            hit = _explicit(re.sub(r"^so\s+", "", m.group("second"), flags=re.I), masked, after_no=False, question=False)
+        m = re.match(
+            r"^(?P<first>[^,;]{3,80}?)\s*[,;]\s*(?P<second>(?:so\s+)?(?:don'?t|do\s+not|never|stop|avoid)\b.+)$",
+            body,
+            re.I,
+        )
+        if m and not re.match(
+            r"(?:if|when|whenever|once|unless|until|after|before|while|as\s+soon\s+as|in\s+case)\b",
+            m.group("first"),
+            re.I,
+        ):
+            hit = _explicit(
+                re.sub(r"^so\s+", "", m.group("second"), flags=re.I), masked, after_no=False, question=False
+            )
     if hit is not None:
         hit.sentence = masked.restore(s)
     return hit, False

@@ -9,19 +9,47 @@ def doctor_checks(store, settings) -> list[dict]:
         enabled = settings.section("capture").get("enabled", True) is not False
     except Exception:
         enabled = True
-    checks.append({"name": "capture: correction capture", "status": "ok" if enabled else "warn",
-                   "detail": "on" if enabled else "off (capture.enabled = false): corrections and markers are ignored"})
+    checks.append(
+        {
+            "name": "capture: correction capture",
+            "status": "ok" if enabled else "warn",
+            "detail": "on" if enabled else "off (capture.enabled = false): corrections and markers are ignored",
+        }
+    )
     if not store.table_exists("corrections"):
         return checks
     proposals = store.value("SELECT count(*) FROM corrections WHERE status = 'promoted'") or 0
-    pending = store.value("SELECT count(*) FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''") or 0
-    checks.append({"name": "capture: review queue", "status": "warn" if proposals else "ok",
-                   "detail": (f"{proposals} proposed rule(s) and {pending} correction(s) wait for `memory-cli review`"
-                              if proposals or pending else "nothing waiting")})
-    rejected = store.value(
-        "SELECT count(*) FROM memory_audit_log WHERE action = 'marker' AND result = 'rejected'"
-        " AND timestamp >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days')") or 0
-    checks.append({"name": "capture: memory markers", "status": "warn" if rejected else "ok",
-                   "detail": (f"{rejected} marker(s) with an unknown category or bad format in the last 7 days "
-                              "(`memory-cli audit --action marker`)" if rejected else "no rejected markers")})
+    pending = (
+        store.value("SELECT count(*) FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''") or 0
+    )
+    checks.append(
+        {
+            "name": "capture: review queue",
+            "status": "warn" if proposals else "ok",
+            "detail": (
+                f"{proposals} proposed rule(s) and {pending} correction(s) wait for `memory-cli review`"
+                if proposals or pending
+                else "nothing waiting"
+            ),
+        }
+    )
+    rejected = (
+        store.value(
+            "SELECT count(*) FROM memory_audit_log WHERE action = 'marker' AND result = 'rejected'"
+            " AND timestamp >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days')"
+        )
+        or 0
+    )
+    checks.append(
+        {
+            "name": "capture: memory markers",
+            "status": "warn" if rejected else "ok",
+            "detail": (
+                f"{rejected} marker(s) with an unknown category or bad format in the last 7 days "
+                "(`memory-cli audit --action marker`)"
+                if rejected
+                else "no rejected markers"
+            ),
+        }
+    )
     return checks

@@ -51,9 +51,18 @@ def user_prompt_submit(ctx, resp) -> None:
         return
     from .corrections import capture, context_line, promotion_notice
 
-    result = capture(ctx.store, prompt, session_id=ctx.session_id or None,
-                     transcript_path=ctx.payload.get("transcript_path"), project=ctx.project, agent=ctx.agent,
-                     settings=ctx.settings, embed=_embedder(ctx), hook_event=ctx.event, detection=detection)
+    result = capture(
+        ctx.store,
+        prompt,
+        session_id=ctx.session_id or None,
+        transcript_path=ctx.payload.get("transcript_path"),
+        project=ctx.project,
+        agent=ctx.agent,
+        settings=ctx.settings,
+        embed=_embedder(ctx),
+        hook_event=ctx.event,
+        detection=detection,
+    )
     if not result.get("correction"):
         return
     resp.add_context(context_line(result))
@@ -81,15 +90,25 @@ def stop(ctx, resp) -> None:
     from ..redact import redact
 
     for bad in parsed.unknown:
-        ctx.audit("marker", context=redact(bad.raw)[0][:200], result="rejected",
-                  details={"category": bad.category, "subject": bad.subject, "problem": bad.problem})
+        ctx.audit(
+            "marker",
+            context=redact(bad.raw)[0][:200],
+            result="rejected",
+            details={"category": bad.category, "subject": bad.subject, "problem": bad.problem},
+        )
     results = []
     if parsed.markers:
         from .lifecycle import record_markers
 
-        results = record_markers(ctx.store, parsed.markers, session_id=ctx.session_id or None,
-                                 agent=ctx.agent or "main", scope=_scope(ctx), embed=_embedder(ctx),
-                                 hook_event=ctx.event)
+        results = record_markers(
+            ctx.store,
+            parsed.markers,
+            session_id=ctx.session_id or None,
+            agent=ctx.agent or "main",
+            scope=_scope(ctx),
+            embed=_embedder(ctx),
+            hook_event=ctx.event,
+        )
     from .lifecycle import summary
 
     line = summary(results, rejected=len(parsed.unknown))

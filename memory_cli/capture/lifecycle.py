@@ -45,11 +45,23 @@ def _candidates(store, category: str, subject: str | None, scopes: list[str]) ->
         params = [category, *scopes]
     return store.rows(
         f"SELECT id, content, confidence, scope FROM memory_entries WHERE status = 'active' AND category = ?"
-        f" AND {where} AND scope IN ({marks}) ORDER BY confidence DESC, updated_at DESC", params)
+        f" AND {where} AND scope IN ({marks}) ORDER BY confidence DESC, updated_at DESC",
+        params,
+    )
 
 
-def record_marker(store, category: str, subject: str | None, observation: str, *, session_id: str | None = None,
-                  agent: str | None = None, scope: str = "global", embed=None, hook_event: str | None = None) -> dict:
+def record_marker(
+    store,
+    category: str,
+    subject: str | None,
+    observation: str,
+    *,
+    session_id: str | None = None,
+    agent: str | None = None,
+    scope: str = "global",
+    embed=None,
+    hook_event: str | None = None,
+) -> dict:
     """Apply one marker. Returns ``{"action": "created"|"reinforced"|"duplicate", "entry_id",
     "contradicted": [{"id", "confidence", "deactivated"}]}``."""
     from .. import entries
@@ -62,11 +74,14 @@ def record_marker(store, category: str, subject: str | None, observation: str, *
     fp = _fingerprint(category, subject, observation)
     with store.transaction():
         if session_id:
-            if store.value("SELECT 1 FROM capture_marker_seen WHERE session_id = ? AND fingerprint = ?",
-                           (session_id, fp)):
+            if store.value(
+                "SELECT 1 FROM capture_marker_seen WHERE session_id = ? AND fingerprint = ?", (session_id, fp)
+            ):
                 return {"action": "duplicate", "entry_id": None, "contradicted": []}
-            store.execute("INSERT OR IGNORE INTO capture_marker_seen(session_id, fingerprint, seen_at) VALUES (?,?,?)",
-                          (session_id, fp, now_iso()))
+            store.execute(
+                "INSERT OR IGNORE INTO capture_marker_seen(session_id, fingerprint, seen_at) VALUES (?,?,?)",
+                (session_id, fp, now_iso()),
+            )
         candidates = _candidates(store, category, subject, scopes)
         same = None
         contradicted = []
@@ -83,29 +98,65 @@ def record_marker(store, category: str, subject: str | None, observation: str, *
             before = float(c["confidence"])
             after = round(max(0.0, before - CONTRADICT_STEP), 6)
             deactivated = after < ACTIVE_THRESHOLD
-            store.execute("UPDATE memory_entries SET confidence = ?, updated_at = ?"
-                          + (", status = 'archived'" if deactivated else "") + " WHERE id = ?",
-                          (after, now, c["id"]))
-            audit.record(store, "contradict", entry_id=c["id"], context=observation[:300],
-                         result="deactivated" if deactivated else f"{after:g}",
-                         details={"before": before, "after": after, "by": observation, "category": category,
-                                  "subject": subject}, session_id=session_id, hook_event=hook_event)
+            store.execute(
+                "UPDATE memory_entries SET confidence = ?, updated_at = ?"
+                + (", status = 'archived'" if deactivated else "")
+                + " WHERE id = ?",
+                (after, now, c["id"]),
+            )
+            audit.record(
+                store,
+                "contradict",
+                entry_id=c["id"],
+                context=observation[:300],
+                result="deactivated" if deactivated else f"{after:g}",
+                details={"before": before, "after": after, "by": observation, "category": category, "subject": subject},
+                session_id=session_id,
+                hook_event=hook_event,
+            )
             changes.append({"id": c["id"], "confidence": after, "deactivated": deactivated})
         if same is not None:
             before = float(same["confidence"])
             after = round(min(1.0, before + REINFORCE_STEP), 6)
-            store.execute("UPDATE memory_entries SET confidence = ?, updated_at = ?, reinforced_at = ? WHERE id = ?",
-                          (after, now, now, same["id"]))
-            audit.record(store, "reinforce", entry_id=same["id"], context=observation[:300], result=f"{after:g}",
-                         details={"before": before, "after": after, "category": category, "subject": subject},
-                         session_id=session_id, hook_event=hook_event)
+            store.execute(
+                "UPDATE memory_entries SET confidence = ?, updated_at = ?, reinforced_at = ? WHERE id = ?",
+                (after, now, now, same["id"]),
+            )
+            audit.record(
+                store,
+                "reinforce",
+                entry_id=same["id"],
+                context=observation[:300],
+                result=f"{after:g}",
+                details={"before": before, "after": after, "category": category, "subject": subject},
+                session_id=session_id,
+                hook_event=hook_event,
+            )
             return {"action": "reinforced", "entry_id": same["id"], "confidence": after, "contradicted": changes}
-        entry = entries.add(store, observation, "fact", scope=scope, source="marker", confidence=NEW_CONFIDENCE,
-                            tags=["marker"], category=category, subject=subject, session_id=session_id,
-                            agent=agent, audit_context="memory marker")
-        audit.record(store, "marker", entry_id=entry["id"], context=observation[:300], result="created",
-                     details={"category": category, "subject": subject, "contradicted": [c["id"] for c in changes]},
-                     session_id=session_id, hook_event=hook_event)
+        entry = entries.add(
+            store,
+            observation,
+            "fact",
+            scope=scope,
+            source="marker",
+            confidence=NEW_CONFIDENCE,
+            tags=["marker"],
+            category=category,
+            subject=subject,
+            session_id=session_id,
+            agent=agent,
+            audit_context="memory marker",
+        )
+        audit.record(
+            store,
+            "marker",
+            entry_id=entry["id"],
+            context=observation[:300],
+            result="created",
+            details={"category": category, "subject": subject, "contradicted": [c["id"] for c in changes]},
+            session_id=session_id,
+            hook_event=hook_event,
+        )
         return {"action": "created", "entry_id": entry["id"], "confidence": NEW_CONFIDENCE, "contradicted": changes}
 
 
@@ -123,13 +174,30 @@ def _semantic_same(embed, observation: str, candidates: list[dict]) -> dict | No
     return best if best_score >= OBSERVATION_THRESHOLD else None
 
 
-def record_markers(store, markers, *, session_id: str | None = None, agent: str | None = None,
-                   scope: str = "global", embed=None, hook_event: str | None = None) -> list[dict]:
+def record_markers(
+    store,
+    markers,
+    *,
+    session_id: str | None = None,
+    agent: str | None = None,
+    scope: str = "global",
+    embed=None,
+    hook_event: str | None = None,
+) -> list[dict]:
     """Apply parsed markers in order (a later marker in the same turn sees the earlier ones)."""
     out = []
     for m in markers:
-        result = record_marker(store, m.category, m.subject, m.observation, session_id=session_id, agent=agent,
-                               scope=scope, embed=embed, hook_event=hook_event)
+        result = record_marker(
+            store,
+            m.category,
+            m.subject,
+            m.observation,
+            session_id=session_id,
+            agent=agent,
+            scope=scope,
+            embed=embed,
+            hook_event=hook_event,
+        )
         result.update(category=m.category, subject=m.subject, observation=m.observation)
         out.append(result)
     return out
@@ -148,6 +216,8 @@ def summary(results: list[dict], rejected: int = 0) -> str:
     if lowered:
         parts.append(f"{lowered} contradicted (confidence lowered)")
     if rejected:
-        parts.append(f"{rejected} marker{'s' if rejected != 1 else ''} ignored (unknown category or malformed; "
-                     "see `memory-cli audit --action marker`)")
+        parts.append(
+            f"{rejected} marker{'s' if rejected != 1 else ''} ignored (unknown category or malformed; "
+            "see `memory-cli audit --action marker`)"
+        )
     return "memory-cli: " + ", ".join(parts) if parts else ""

@@ -25,9 +25,19 @@ import os
 import re
 
 __all__ = [
-    "CATEGORIES", "MARKER_REGEX", "INJECTED_OPEN", "INJECTED_CLOSE", "Marker", "ParsedMarkers",
-    "parse_markers", "strip_injected", "wrap_injected", "assistant_text_since_last_stop",
-    "TranscriptContext", "last_user_context", "MAX_TRANSCRIPT_BYTES",
+    "CATEGORIES",
+    "MARKER_REGEX",
+    "INJECTED_OPEN",
+    "INJECTED_CLOSE",
+    "Marker",
+    "ParsedMarkers",
+    "parse_markers",
+    "strip_injected",
+    "wrap_injected",
+    "assistant_text_since_last_stop",
+    "TranscriptContext",
+    "last_user_context",
+    "MAX_TRANSCRIPT_BYTES",
 ]
 
 CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
@@ -48,16 +58,18 @@ _compiled: dict[str, re.Pattern[str]] = {}
 def _re(name: str) -> re.Pattern[str]:
     p = _compiled.get(name)
     if p is None:
-        p = re.compile({
-            "marker": MARKER_REGEX,
-            "any": _ANY_MARKER_REGEX,
-            "start": r"\[(?i:memory):",
-            "injected": re.escape(INJECTED_OPEN) + r"[\s\S]*?(?:" + re.escape(INJECTED_CLOSE) + r"|\Z)",
-            "reminder": r"<system-reminder>[\s\S]*?(?:</system-reminder>|\Z)",
-            "fence": r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)",
-            "inline": r"`[^`\n]*`",
-            "quote": r"(?m)^[ \t]*>.*$",
-        }[name])
+        p = re.compile(
+            {
+                "marker": MARKER_REGEX,
+                "any": _ANY_MARKER_REGEX,
+                "start": r"\[(?i:memory):",
+                "injected": re.escape(INJECTED_OPEN) + r"[\s\S]*?(?:" + re.escape(INJECTED_CLOSE) + r"|\Z)",
+                "reminder": r"<system-reminder>[\s\S]*?(?:</system-reminder>|\Z)",
+                "fence": r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)",
+                "inline": r"`[^`\n]*`",
+                "quote": r"(?m)^[ \t]*>.*$",
+            }[name]
+        )
         _compiled[name] = p
     return p
 
@@ -109,7 +121,7 @@ def wrap_injected(text: str) -> str:
 
 def _clean_observation(obs: str) -> str:
     obs = obs.strip()
-    obs = re.sub(r"^[*_~]+\s*", "", obs)       # "**[MEMORY:x]** observation"
+    obs = re.sub(r"^[*_~]+\s*", "", obs)  # "**[MEMORY:x]** observation"
     obs = re.sub(r"\s*[*_~]+$", "", obs)
     obs = obs.strip()
     if len(obs) > MAX_OBSERVATION:
@@ -119,6 +131,7 @@ def _clean_observation(obs: str) -> str:
 
 def _example_keys() -> set[tuple[str, str | None, str]]:
     from .instructions import EXAMPLES
+
     return {(c, s, o) for c, s, o in EXAMPLES}
 
 
@@ -166,6 +179,7 @@ def parse_markers(text: str) -> ParsedMarkers:
 
 
 # --------------------------------------------------------------------------- transcript
+
 
 def _reverse_records(path: str | os.PathLike, max_bytes: int, chunk: int = 65536):
     """JSON objects of a JSONL file, newest first, reading backwards in chunks so that the
@@ -242,8 +256,14 @@ def _blocks(rec: dict) -> list:
     return []
 
 
-_NOT_TYPED = ("<system-reminder>", "<user-prompt-submit-hook>", "[Request interrupted", "<local-command-stdout>",
-              "Caveat: The messages below were generated", INJECTED_OPEN)
+_NOT_TYPED = (
+    "<system-reminder>",
+    "<user-prompt-submit-hook>",
+    "[Request interrupted",
+    "<local-command-stdout>",
+    "Caveat: The messages below were generated",
+    INJECTED_OPEN,
+)
 
 
 def _is_person_prompt(rec: dict) -> bool:
@@ -268,8 +288,9 @@ def _is_assistant(rec: dict) -> bool:
     return _message(rec).get("role") in (None, "assistant")
 
 
-def assistant_text_since_last_stop(transcript_path: str | os.PathLike | None,
-                                   max_bytes: int = MAX_TRANSCRIPT_BYTES) -> str:
+def assistant_text_since_last_stop(
+    transcript_path: str | os.PathLike | None, max_bytes: int = MAX_TRANSCRIPT_BYTES
+) -> str:
     """The assistant's own text blocks of the current turn (since the person's last prompt),
     oldest first, joined by blank lines. Tool results, tool inputs, thinking, the person's
     text and subagent (sidechain) records are never included. "" when unreadable."""
@@ -299,8 +320,12 @@ class TranscriptContext:
 
     __slots__ = ("last_assistant_text", "last_tool_name", "last_tool_input")
 
-    def __init__(self, last_assistant_text: str | None = None, last_tool_name: str | None = None,
-                 last_tool_input: str | None = None):
+    def __init__(
+        self,
+        last_assistant_text: str | None = None,
+        last_tool_name: str | None = None,
+        last_tool_input: str | None = None,
+    ):
         self.last_assistant_text = last_assistant_text
         self.last_tool_name = last_tool_name
         self.last_tool_input = last_tool_input
@@ -330,8 +355,9 @@ def _summarize_tool_input(name: str, tool_input) -> str:
         return ""
 
 
-def last_user_context(transcript_path: str | os.PathLike | None,
-                      max_bytes: int = MAX_TRANSCRIPT_BYTES) -> TranscriptContext:
+def last_user_context(
+    transcript_path: str | os.PathLike | None, max_bytes: int = MAX_TRANSCRIPT_BYTES
+) -> TranscriptContext:
     """What the agent last said and did before the person's newest prompt: the latest
     assistant turn's last text and last tool call. Empty context when unreadable."""
     if not transcript_path:
@@ -343,8 +369,8 @@ def last_user_context(transcript_path: str | os.PathLike | None,
     for rec in _reverse_records(transcript_path, max_bytes):
         if _is_person_prompt(rec):
             if seen_assistant:
-                break       # the turn before the previous prompt: too old
-            continue        # the prompt being submitted, if already written
+                break  # the turn before the previous prompt: too old
+            continue  # the prompt being submitted, if already written
         if not _is_assistant(rec):
             continue
         seen_assistant = True

@@ -26,5 +26,6 @@ def apply_schema(store) -> None:
     store.execute(
         "CREATE TABLE IF NOT EXISTS capture_marker_seen ("
         " session_id TEXT NOT NULL, fingerprint TEXT NOT NULL, seen_at TEXT NOT NULL,"
-        " PRIMARY KEY (session_id, fingerprint))")
+        " PRIMARY KEY (session_id, fingerprint))"
+    )
     store.execute("CREATE INDEX IF NOT EXISTS idx_corrections_seen ON corrections(status, last_seen_at)")

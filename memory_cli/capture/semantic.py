@@ -51,6 +51,7 @@ def cosine(a: bytes | None, b: bytes | None) -> float:
 
 def daemon_embedder(timeout_ms: float):
     """An ``embed(texts) -> list[bytes] | None`` bound to the daemon and a timeout."""
+
     def embed(texts: list[str]) -> list[bytes] | None:
         try:
             from ..daemon import client
@@ -60,6 +61,7 @@ def daemon_embedder(timeout_ms: float):
             return client.embed(list(texts), timeout_ms=timeout_ms)
         except Exception:
             return None
+
     return embed
 
 
@@ -79,8 +81,10 @@ def roles_overlap(a_wrong: str, a_right: str, b_wrong: str, b_right: str) -> boo
     """The same role shares at least one word. Embeddings rate "do not use pythonw.exe" and
     "do not use python.exe" 0.9 alike; requiring a shared word in what is forbidden (or, when
     neither forbids anything, in what is asked) keeps different names apart."""
+
     def toks(s: str) -> set[str]:
         return set(tokens(s or "", keep_polarity=False))
+
     wa, ra, wb, rb = toks(a_wrong), toks(a_right), toks(b_wrong), toks(b_right)
     if wa and wb:
         return bool(wa & wb)
@@ -92,8 +96,10 @@ def roles_overlap(a_wrong: str, a_right: str, b_wrong: str, b_right: str) -> boo
 def roles_conflict(a_wrong: str, a_right: str, b_wrong: str, b_right: str) -> bool:
     """True when one correction's fix is the other's mistake, or both forbid the same thing
     but name different fixes: the cases an embedding would wrongly call "the same"."""
+
     def toks(s: str) -> set[str]:
         return set(tokens(s or "", keep_polarity=False))
+
     wa, ra, wb, rb = toks(a_wrong), toks(a_right), toks(b_wrong), toks(b_right)
     if (wa & rb) or (wb & ra):
         return True

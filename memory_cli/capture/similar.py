@@ -42,39 +42,70 @@ from __future__ import annotations
 import re
 
 __all__ = [
-    "SAME_THRESHOLD", "TOPIC_THRESHOLD", "CONFLICT_THRESHOLD",
-    "tokens", "similarity", "same_text", "correction_key", "same_correction",
-    "same_observation", "contradicts",
+    "SAME_THRESHOLD",
+    "TOPIC_THRESHOLD",
+    "CONFLICT_THRESHOLD",
+    "tokens",
+    "similarity",
+    "same_text",
+    "correction_key",
+    "same_correction",
+    "same_observation",
+    "contradicts",
 ]
 
 SAME_THRESHOLD = 0.7
 TOPIC_THRESHOLD = 0.5
 CONFLICT_THRESHOLD = 0.34
 
-_STOPWORDS = frozenset("""
+_STOPWORDS = frozenset(
+    """
 a an the this that these those it its it's i me my mine you your yours we us our they them
 their he she him her his to of in on at for with by from as into onto about around approx
 approximately roughly some any is are was were be been being am do does did doing done have
 has had having will would should could can may might must shall please pls just again ever
 really very so then than also too now here there still even only okay ok hey well yeah oh
 like said told say tell already once more anymore one thing things stuff etc
-""".split())
+""".split()
+)
 
 # Words that carry a correction's polarity; roles (wrong/right) encode it instead.
-_POLARITY = frozenset("""
+_POLARITY = frozenset(
+    """
 not no never don't dont do-not stop quit avoid always use using used instead rather
-""".split())
+""".split()
+)
 
 _NEGATIONS = frozenset("not no never cannot without none nothing neither nor".split())
 # After stemming. "independent(ly) of X" denies a dependency on X; "optional" denies a need.
 _NEGATING_STEMS = frozenset(["independent", "independ", "optional", "unnecessary", "unneed", "regardless"])
 _ANTONYMS = {  # plain words; stemmed on first use
-    "after": "before", "before": "after", "always": "never", "fast": "slow", "slow": "fast",
-    "succeeds": "fails", "fails": "succeeds", "success": "failure", "failure": "success",
-    "enabled": "disabled", "disabled": "enabled", "true": "false", "false": "true", "safe": "unsafe",
-    "unsafe": "safe", "required": "optional", "increase": "decrease", "decrease": "increase",
-    "faster": "slower", "slower": "faster", "earlier": "later", "later": "earlier",
-    "more": "less", "less": "more", "higher": "lower", "lower": "higher",
+    "after": "before",
+    "before": "after",
+    "always": "never",
+    "fast": "slow",
+    "slow": "fast",
+    "succeeds": "fails",
+    "fails": "succeeds",
+    "success": "failure",
+    "failure": "success",
+    "enabled": "disabled",
+    "disabled": "enabled",
+    "true": "false",
+    "false": "true",
+    "safe": "unsafe",
+    "unsafe": "safe",
+    "required": "optional",
+    "increase": "decrease",
+    "decrease": "increase",
+    "faster": "slower",
+    "slower": "faster",
+    "earlier": "later",
+    "later": "earlier",
+    "more": "less",
+    "less": "more",
+    "higher": "lower",
+    "lower": "higher",
 }
 _STEMMED_ANTONYMS: dict[str, str] = {}
 
@@ -88,17 +119,42 @@ def _antonyms() -> dict[str, str]:
 def _cue_stems() -> frozenset[str]:
     return frozenset(_antonyms()) | _NEGATING_STEMS | _NEGATIONS
 
+
 _CONTRACTIONS = [
-    (r"\bcan't\b", "can not"), (r"\bwon't\b", "will not"), (r"\bshan't\b", "shall not"),
-    (r"n't\b", " not"), (r"'re\b", " are"), (r"'ve\b", " have"), (r"'ll\b", " will"),
-    (r"'d\b", " would"), (r"'m\b", " am"), (r"'s\b", ""),
+    (r"\bcan't\b", "can not"),
+    (r"\bwon't\b", "will not"),
+    (r"\bshan't\b", "shall not"),
+    (r"n't\b", " not"),
+    (r"'re\b", " are"),
+    (r"'ve\b", " have"),
+    (r"'ll\b", " will"),
+    (r"'d\b", " would"),
+    (r"'m\b", " am"),
+    (r"'s\b", ""),
 ]
 _UNIT_SECONDS = {
-    "ms": 0.001, "msec": 0.001, "millisecond": 0.001, "milliseconds": 0.001,
-    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
-    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
-    "d": 86400, "day": 86400, "days": 86400,
+    "ms": 0.001,
+    "msec": 0.001,
+    "millisecond": 0.001,
+    "milliseconds": 0.001,
+    "s": 1,
+    "sec": 1,
+    "secs": 1,
+    "second": 1,
+    "seconds": 1,
+    "m": 60,
+    "min": 60,
+    "mins": 60,
+    "minute": 60,
+    "minutes": 60,
+    "h": 3600,
+    "hr": 3600,
+    "hrs": 3600,
+    "hour": 3600,
+    "hours": 3600,
+    "d": 86400,
+    "day": 86400,
+    "days": 86400,
 }
 _WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "five": 5, "ten": 10, "half a": 0.5}
 
@@ -112,11 +168,12 @@ def _re(name: str) -> re.Pattern[str]:
             "token": r"-{0,2}[a-z0-9](?:[a-z0-9_.\-/+:]*[a-z0-9])?",
             "named": r"([a-z][a-z0-9_\-]*)\.[a-z]{1,4}",
             "duration": r"\b(\d+(?:\.\d+)?|half a|an|a|one|two|three|five|ten)\s*("
-                        + "|".join(sorted(_UNIT_SECONDS, key=len, reverse=True)) + r")\b",
+            + "|".join(sorted(_UNIT_SECONDS, key=len, reverse=True))
+            + r")\b",
             # explanations after a dash/semicolon/colon/parenthesis, and contrasts
             # ("302 when healthy, not 200"), are not the claim itself
             "main_clause": r"\s+(?:--|—|–|-)\s+|;|\(|:\s|,?\s+(?:not|rather\s+than|instead\s+of)\s+(?=\S+\s*$)|"
-                           r",\s*(?:not|rather\s+than|instead\s+of)\b",
+            r",\s*(?:not|rather\s+than|instead\s+of)\b",
         }
         pattern = re.compile(sources[name])
         _compiled[name] = pattern
@@ -132,6 +189,7 @@ def _fold_durations(text: str) -> str:
             amount = _WORD_NUMBERS[raw]
         seconds = amount * _UNIT_SECONDS[unit]
         return f" {seconds:g}s "
+
     return _re("duration").sub(repl, text)
 
 
@@ -139,9 +197,17 @@ def _stem(word: str) -> str:
     if any(ch.isdigit() for ch in word) or any(ch in word for ch in "./_+:") or word.startswith("-"):
         return word  # a name, a flag, a path or a quantity: keep verbatim
     w = word
-    for suffix, replacement, min_len in (("ies", "y", 5), ("sses", "ss", 6), ("ingly", "", 7),
-                                         ("ing", "", 5), ("edly", "", 6), ("ed", "", 4),
-                                         ("ly", "", 5), ("es", "", 5), ("s", "", 4)):
+    for suffix, replacement, min_len in (
+        ("ies", "y", 5),
+        ("sses", "ss", 6),
+        ("ingly", "", 7),
+        ("ing", "", 5),
+        ("edly", "", 6),
+        ("ed", "", 4),
+        ("ly", "", 5),
+        ("es", "", 5),
+        ("s", "", 4),
+    ):
         if w.endswith(suffix) and len(w) >= min_len and not (suffix == "s" and w.endswith(("ss", "us", "is"))):
             w = w[: len(w) - len(suffix)] + replacement
             break

@@ -17,7 +17,7 @@ from .common import state
 app = typer.Typer(
     name="memory-cli",
     help="A memory with teeth for Claude Code: rules, corrections and knowledge in one local "
-         "SQLite store, enforced through hooks.",
+    "SQLite store, enforced through hooks.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -35,18 +35,37 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _global(db: Annotated[Optional[str], typer.Option("--db", metavar="PATH", help="Database file (beats MEMORY_CLI_DB and config).")] = None,
-            json_: Annotated[bool, typer.Option("--json", help="Print only JSON on stdout.")] = False,
-            version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit.")] = False):
+def _global(
+    db: Annotated[
+        Optional[str], typer.Option("--db", metavar="PATH", help="Database file (beats MEMORY_CLI_DB and config).")
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print only JSON on stdout.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=_print_version, help="Print the version and exit.")
+    ] = False,
+):
     state.db = db
     state.json = json_
 
 
 # Foundation commands first, then each area's; each module registers its own commands.
 _MODULES = [
-    "entries_cmds", "admin_cmds", "install_cmds", "doctor_cmd", "demo_cmd", "hook_cmd",
-    "rules_cmds", "capture_cmds", "daemon_cmds", "retrieval_cmds", "maintenance_cmds", "web_cmds",
-    "agent_cmds", "llm_cmds", "team_cmds", "sharing_cmds",
+    "entries_cmds",
+    "admin_cmds",
+    "install_cmds",
+    "doctor_cmd",
+    "demo_cmd",
+    "hook_cmd",
+    "rules_cmds",
+    "capture_cmds",
+    "daemon_cmds",
+    "retrieval_cmds",
+    "maintenance_cmds",
+    "web_cmds",
+    "agent_cmds",
+    "llm_cmds",
+    "team_cmds",
+    "sharing_cmds",
 ]
 for _name in _MODULES:
     import_module(f"{__name__}.{_name}").register(app)

@@ -31,29 +31,40 @@ def stats(json_: JsonOpt = False):
         return
     c = console()
     c.print(f"[bold]{data['active']}[/bold] active memories ({data['total']} stored)")
-    for title, key in (("status", "by_status"), ("type", "by_type"), ("scope", "by_scope"),
-                       ("source", "by_source"), ("age", "by_age")):
+    for title, key in (
+        ("status", "by_status"),
+        ("type", "by_type"),
+        ("scope", "by_scope"),
+        ("source", "by_source"),
+        ("age", "by_age"),
+    ):
         items = data.get(key) or {}
         if items:
             c.print(f"  by {title}: " + ", ".join(f"{k} {v}" for k, v in items.items()))
     r = data["rules"]
-    c.print(f"rules: {r['enabled']} enabled of {r['total']}"
-            + (" (" + ", ".join(f"{k} {v}" for k, v in r["by_action"].items()) + ")" if r["by_action"] else "")
-            + (f", {r['unconfirmed']} unconfirmed" if r["unconfirmed"] else ""))
+    c.print(
+        f"rules: {r['enabled']} enabled of {r['total']}"
+        + (" (" + ", ".join(f"{k} {v}" for k, v in r["by_action"].items()) + ")" if r["by_action"] else "")
+        + (f", {r['unconfirmed']} unconfirmed" if r["unconfirmed"] else "")
+    )
     c.print(f"corrections: {data['corrections']['pending']} pending review of {data['corrections']['total']}")
     audit = data.get("audit_last_7_days") or {}
     c.print("last 7 days: " + (", ".join(f"{k} {v}" for k, v in audit.items()) if audit else "no activity"))
     a = data["agent_stores"]
-    c.print(f"incidents: {a['incidents_open']} open, {a['incidents_resolved']} resolved; "
-            f"session reports: {a['reports']}; metrics: {a['metrics']} ({a['metric_samples']} samples)")
+    c.print(
+        f"incidents: {a['incidents_open']} open, {a['incidents_resolved']} resolved; "
+        f"session reports: {a['reports']}; metrics: {a['metrics']} ({a['metric_samples']} samples)"
+    )
     from ..maintenance.stats import render_lines
 
     for line in render_lines(data):
         c.print(line, markup=False)
 
 
-def export(output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
-           json_: JsonOpt = False):
+def export(
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
+    json_: JsonOpt = False,
+):
     """Every table as JSON Lines (ids and timestamps kept): `import` restores it exactly."""
     from .. import transfer
 
@@ -78,9 +89,11 @@ def export(output: Annotated[Optional[Path], typer.Option("--output", "-o", help
         print(f"exported {len(lines) - 1} rows to {output}")
 
 
-def import_(file: Annotated[Path, typer.Argument(help="A file written by `memory-cli export` (- for stdin).")],
-            on_conflict: Annotated[str, typer.Option("--on-conflict", help="skip|replace rows whose id exists.")] = "skip",
-            json_: JsonOpt = False):
+def import_(
+    file: Annotated[Path, typer.Argument(help="A file written by `memory-cli export` (- for stdin).")],
+    on_conflict: Annotated[str, typer.Option("--on-conflict", help="skip|replace rows whose id exists.")] = "skip",
+    json_: JsonOpt = False,
+):
     """Load an export. Every line is checked first: one bad line and nothing is stored."""
     from .. import transfer
 
@@ -105,11 +118,13 @@ def import_(file: Annotated[Path, typer.Argument(help="A file written by `memory
         print("nothing to import")
 
 
-def audit_(action: Annotated[Optional[str], typer.Option("--action", "-a", help="Only this action (prefix* allowed).")] = None,
-           since: Annotated[Optional[str], typer.Option("--since", help="ISO date or time, e.g. 2026-11-01.")] = None,
-           entry: Annotated[Optional[str], typer.Option("--entry", help="Only events about this memory id.")] = None,
-           limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100000)] = 50,
-           json_: JsonOpt = False):
+def audit_(
+    action: Annotated[Optional[str], typer.Option("--action", "-a", help="Only this action (prefix* allowed).")] = None,
+    since: Annotated[Optional[str], typer.Option("--since", help="ISO date or time, e.g. 2026-11-01.")] = None,
+    entry: Annotated[Optional[str], typer.Option("--entry", help="Only events about this memory id.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100000)] = 50,
+    json_: JsonOpt = False,
+):
     """What memory-cli did and why, newest first."""
     from .. import audit
     from ..util import iso, parse_iso
@@ -119,7 +134,9 @@ def audit_(action: Annotated[Optional[str], typer.Option("--action", "-a", help=
         try:
             since_iso = iso(parse_iso(since))
         except ValueError:
-            raise InvalidInput(f"--since {since!r} is not an ISO date/time (e.g. 2026-11-01 or 2026-11-01T10:00)") from None
+            raise InvalidInput(
+                f"--since {since!r} is not an ISO date/time (e.g. 2026-11-01 or 2026-11-01T10:00)"
+            ) from None
     with open_store(reading=True) as store:
         entry_id = None
         if entry:
@@ -142,15 +159,22 @@ def audit_(action: Annotated[Optional[str], typer.Option("--action", "-a", help=
     for col in ("time", "action", "event", "entry", "result", "ms", "context"):
         t.add_column(col)
     for r in rows:
-        t.add_row(r["timestamp"][:19].replace("T", " "), r["action"], r.get("hook_event") or "",
-                  (r.get("entry_id") or "")[:8], str(r.get("result") or ""),
-                  f"{r['elapsed_ms']:.0f}" if r.get("elapsed_ms") is not None else "",
-                  (r.get("context") or "")[:50])
+        t.add_row(
+            r["timestamp"][:19].replace("T", " "),
+            r["action"],
+            r.get("hook_event") or "",
+            (r.get("entry_id") or "")[:8],
+            str(r.get("result") or ""),
+            f"{r['elapsed_ms']:.0f}" if r.get("elapsed_ms") is not None else "",
+            (r.get("context") or "")[:50],
+        )
     console().print(t)
 
 
-def config(validate: Annotated[bool, typer.Option("--validate", help="Exit non-zero if the config file is invalid.")] = False,
-           json_: JsonOpt = False):
+def config(
+    validate: Annotated[bool, typer.Option("--validate", help="Exit non-zero if the config file is invalid.")] = False,
+    json_: JsonOpt = False,
+):
     """Show where memory-cli keeps things and the settings in force (validated)."""
     from .. import paths
     from .. import settings as settings_mod
@@ -168,10 +192,16 @@ def config(validate: Annotated[bool, typer.Option("--validate", help="Exit non-z
         error = str(e)
         data = settings_mod.load(cfg_path)
     disabled = settings_mod.memory_disabled(state.db)
-    info = {"config_path": str(cfg_path), "config_exists": cfg_path.exists(),
-            "database": None if disabled else str(settings_mod.database_path(state.db, data)),
-            "memory_disabled": disabled, "claude_dir": str(paths.claude_dir()),
-            "valid": error is None, "error": error, "settings": dict(data)}
+    info = {
+        "config_path": str(cfg_path),
+        "config_exists": cfg_path.exists(),
+        "database": None if disabled else str(settings_mod.database_path(state.db, data)),
+        "memory_disabled": disabled,
+        "claude_dir": str(paths.claude_dir()),
+        "valid": error is None,
+        "error": error,
+        "settings": dict(data),
+    }
     if want_json(json_):
         emit_json(info)
         return

@@ -10,12 +10,24 @@ import typer
 from ..errors import InvalidInput
 from .common import JsonOpt, clip, console, emit_json, flush_warnings, open_store, short, state, want_json
 
-incidents_app = typer.Typer(help="The incident journal: what broke, how it showed, what fixed it.",
-                            no_args_is_help=True, add_completion=False, rich_markup_mode=None)
-reports_app = typer.Typer(help="Session reports: what a session did, for the next one.",
-                          no_args_is_help=True, add_completion=False, rich_markup_mode=None)
-baselines_app = typer.Typer(help="Metric baselines: is this value normal for this metric?",
-                            no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+incidents_app = typer.Typer(
+    help="The incident journal: what broke, how it showed, what fixed it.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+reports_app = typer.Typer(
+    help="Session reports: what a session did, for the next one.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+baselines_app = typer.Typer(
+    help="Metric baselines: is this value normal for this metric?",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -45,33 +57,56 @@ def _incident_table(rows, score=False) -> None:
     for col in ["id", "status", "severity", "service", "title", "resolution"] + (["score"] if score else []):
         t.add_column(col)
     for r in rows:
-        t.add_row(short(r["id"]), r["status"], r["severity"], r.get("service") or "", clip(r["title"], 50),
-                  clip(r.get("resolution") or "", 50), *([f"{r['score']:.2f}"] if score else []))
+        t.add_row(
+            short(r["id"]),
+            r["status"],
+            r["severity"],
+            r.get("service") or "",
+            clip(r["title"], 50),
+            clip(r.get("resolution") or "", 50),
+            *([f"{r['score']:.2f}"] if score else []),
+        )
     console().print(t)
 
 
 @incidents_app.command("add")
-def incidents_add(title: Annotated[str, typer.Argument(help="What broke, in a few words.")],
-                  symptoms: Annotated[str, typer.Option("--symptoms", help="How it showed (error text, behaviour).")],
-                  service: Annotated[Optional[str], typer.Option("--service")] = None,
-                  severity: Annotated[Optional[str], typer.Option("--severity", help="critical|high|medium|low")] = None,
-                  cause: Annotated[Optional[str], typer.Option("--cause")] = None,
-                  resolution: Annotated[Optional[str], typer.Option("--resolution", help="What fixed it (marks it resolved).")] = None,
-                  scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="global | project | project:<name>")] = None,
-                  json_: JsonOpt = False):
+def incidents_add(
+    title: Annotated[str, typer.Argument(help="What broke, in a few words.")],
+    symptoms: Annotated[str, typer.Option("--symptoms", help="How it showed (error text, behaviour).")],
+    service: Annotated[Optional[str], typer.Option("--service")] = None,
+    severity: Annotated[Optional[str], typer.Option("--severity", help="critical|high|medium|low")] = None,
+    cause: Annotated[Optional[str], typer.Option("--cause")] = None,
+    resolution: Annotated[
+        Optional[str], typer.Option("--resolution", help="What fixed it (marks it resolved).")
+    ] = None,
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="global | project | project:<name>")] = None,
+    json_: JsonOpt = False,
+):
     """Record an incident."""
     from ..incidents import api
 
     with open_store() as store:
-        inc = api.record(store, title, symptoms, service=service, severity=severity, cause=cause,
-                         resolution=resolution, scope=_scope(scope), embed_timeout_ms=1000)
+        inc = api.record(
+            store,
+            title,
+            symptoms,
+            service=service,
+            severity=severity,
+            cause=cause,
+            resolution=resolution,
+            scope=_scope(scope),
+            embed_timeout_ms=1000,
+        )
         flush_warnings(store)
     emit_json(inc) if want_json(json_) else print(inc["id"])
 
 
 @incidents_app.command("list")
-def incidents_list(status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
-                   limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 50, json_: JsonOpt = False):
+def incidents_list(
+    status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 50,
+    json_: JsonOpt = False,
+):
     """Incidents, newest first."""
     from ..incidents import api
 
@@ -101,9 +136,12 @@ def incidents_show(incident_id: Annotated[str, typer.Argument(metavar="ID")], js
 
 
 @incidents_app.command("resolve")
-def incidents_resolve(incident_id: Annotated[str, typer.Argument(metavar="ID")],
-                      resolution: Annotated[str, typer.Option("--resolution", help="What fixed it.")],
-                      cause: Annotated[Optional[str], typer.Option("--cause")] = None, json_: JsonOpt = False):
+def incidents_resolve(
+    incident_id: Annotated[str, typer.Argument(metavar="ID")],
+    resolution: Annotated[str, typer.Option("--resolution", help="What fixed it.")],
+    cause: Annotated[Optional[str], typer.Option("--cause")] = None,
+    json_: JsonOpt = False,
+):
     """Mark an incident resolved with what fixed it."""
     from ..incidents import api
 
@@ -114,9 +152,12 @@ def incidents_resolve(incident_id: Annotated[str, typer.Argument(metavar="ID")],
 
 
 @incidents_app.command("search")
-def incidents_search(query: Annotated[str, typer.Argument(help="Symptoms or an error message.")],
-                     status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
-                     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100)] = 5, json_: JsonOpt = False):
+def incidents_search(
+    query: Annotated[str, typer.Argument(help="Symptoms or an error message.")],
+    status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100)] = 5,
+    json_: JsonOpt = False,
+):
     """Has this happened before? Incidents like QUERY, best first."""
     from ..incidents import api
 
@@ -131,8 +172,11 @@ def incidents_search(query: Annotated[str, typer.Argument(help="Symptoms or an e
 
 
 @reports_app.command("list")
-def reports_list(scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
-                 limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20, json_: JsonOpt = False):
+def reports_list(
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
+    json_: JsonOpt = False,
+):
     """Session reports, newest first."""
     from ..reports import api
 
@@ -148,9 +192,11 @@ def reports_list(scope: Annotated[Optional[str], typer.Option("--scope", "-s")] 
 
 
 @reports_app.command("show")
-def reports_show(report_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: the latest.")] = None,
-                 scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="With no ID: latest of this scope.")] = None,
-                 json_: JsonOpt = False):
+def reports_show(
+    report_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: the latest.")] = None,
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="With no ID: latest of this scope.")] = None,
+    json_: JsonOpt = False,
+):
     """One report (by default the latest of the scope, or of all)."""
     from ..errors import NotFound
     from ..reports import api
@@ -181,10 +227,13 @@ def _value(text: str) -> float:
 
 
 @baselines_app.command("record")
-def baselines_record(name: Annotated[str, typer.Argument(help="Metric name, e.g. 'pytest -q'.")],
-                     value: Annotated[str, typer.Argument(help="The measured value.")],
-                     unit: Annotated[Optional[str], typer.Option("--unit")] = None,
-                     scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None, json_: JsonOpt = False):
+def baselines_record(
+    name: Annotated[str, typer.Argument(help="Metric name, e.g. 'pytest -q'.")],
+    value: Annotated[str, typer.Argument(help="The measured value.")],
+    unit: Annotated[Optional[str], typer.Option("--unit")] = None,
+    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
+    json_: JsonOpt = False,
+):
     """Add a sample to a metric's baseline."""
     from ..baselines import api
 
@@ -194,7 +243,9 @@ def baselines_record(name: Annotated[str, typer.Argument(help="Metric name, e.g.
 
 
 @baselines_app.command("check")
-def baselines_check(name: Annotated[str, typer.Argument()], value: Annotated[str, typer.Argument()], json_: JsonOpt = False):
+def baselines_check(
+    name: Annotated[str, typer.Argument()], value: Annotated[str, typer.Argument()], json_: JsonOpt = False
+):
     """Is VALUE normal for metric NAME? Exit 0 either way; the answer says why."""
     from ..baselines import api
 
@@ -217,8 +268,10 @@ def baselines_show(name: Annotated[str, typer.Argument()], json_: JsonOpt = Fals
         emit_json(b)
     else:
         unit = f" {b['unit']}" if b.get("unit") else ""
-        print(f"{name}: n={b['n']} avg={b['avg']:g}{unit} p95={b['p95']:g}{unit} "
-              f"min={b['min']:g}{unit} max={b['max']:g}{unit}")
+        print(
+            f"{name}: n={b['n']} avg={b['avg']:g}{unit} p95={b['p95']:g}{unit} "
+            f"min={b['min']:g}{unit} max={b['max']:g}{unit}"
+        )
 
 
 @baselines_app.command("list")

@@ -26,8 +26,12 @@ def _embedder(timeout_ms: float = 1000.0):
 
 def capture(
     user_message: Annotated[str, typer.Option("--user-message", "-m", help="What the person typed.")],
-    session_id: Annotated[Optional[str], typer.Option("--session-id", help="Session it belongs to (default: $CLAUDE_CODE_SESSION_ID, "
-                                                  "else a new one per call).")] = None,
+    session_id: Annotated[
+        Optional[str],
+        typer.Option(
+            "--session-id", help="Session it belongs to (default: $CLAUDE_CODE_SESSION_ID, else a new one per call)."
+        ),
+    ] = None,
     context: Annotated[Optional[str], typer.Option("--context", help="What was being worked on.")] = None,
     json_: JsonOpt = False,
 ):
@@ -40,21 +44,44 @@ def capture(
     root = scopes.find_project_root(os.getcwd())
     project = scopes.project_name(root) if root else None
     with open_store() as store:
-        result = do_capture(store, user_message, session_id=sid, context=context, project=project,
-                            agent="cli", settings=settings(), embed=_embedder())
+        result = do_capture(
+            store,
+            user_message,
+            session_id=sid,
+            context=context,
+            project=project,
+            agent="cli",
+            settings=settings(),
+            embed=_embedder(),
+        )
         flush_warnings(store)
     if want_json(json_):
-        keys = ("correction", "kind", "what_was_wrong", "what_is_right", "confidence", "occurrences",
-                "promoted_rule_id", "promoted_entry_id", "id", "statement", "status", "sessions", "matched_by",
-                "promoted_now")
+        keys = (
+            "correction",
+            "kind",
+            "what_was_wrong",
+            "what_is_right",
+            "confidence",
+            "occurrences",
+            "promoted_rule_id",
+            "promoted_entry_id",
+            "id",
+            "statement",
+            "status",
+            "sessions",
+            "matched_by",
+            "promoted_now",
+        )
         emit_json({k: result.get(k) for k in keys})
         return
     if not result["correction"]:
         print("nothing detected")  # no "correction" here: scripts grep for that word
         return
     n, s = result["occurrences"], result["sessions"]
-    print(f"correction ({result['kind']}, confidence {result['confidence']:g}): {result['statement']}"
-          f"  [id {short(result['id'])}, said {n} time{'s' if n != 1 else ''} in {s} session{'s' if s != 1 else ''}]")
+    print(
+        f"correction ({result['kind']}, confidence {result['confidence']:g}): {result['statement']}"
+        f"  [id {short(result['id'])}, said {n} time{'s' if n != 1 else ''} in {s} session{'s' if s != 1 else ''}]"
+    )
     if result["promoted_now"]:
         from ..capture.corrections import promotion_notice
 
@@ -64,11 +91,17 @@ def capture(
 def review(
     list_: Annotated[bool, typer.Option("--list", "-l", help="Print the queue and exit.")] = False,
     all_: Annotated[bool, typer.Option("--all", help="With --list: every correction, reviewed ones too.")] = False,
-    approve: Annotated[Optional[str], typer.Option("--approve", metavar="ID", help="Approve this correction or proposal.")] = None,
-    reject: Annotated[Optional[str], typer.Option("--reject", metavar="ID", help="Reject it (never proposed again).")] = None,
+    approve: Annotated[
+        Optional[str], typer.Option("--approve", metavar="ID", help="Approve this correction or proposal.")
+    ] = None,
+    reject: Annotated[
+        Optional[str], typer.Option("--reject", metavar="ID", help="Reject it (never proposed again).")
+    ] = None,
     action: Annotated[Optional[str], typer.Option("--action", help="With --approve: warn|block|suggest|ask.")] = None,
     pattern: Annotated[Optional[str], typer.Option("--pattern", help="With --approve: the pattern to enforce.")] = None,
-    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", help="With --pattern: command|regex.")] = None,
+    pattern_type: Annotated[
+        Optional[str], typer.Option("--pattern-type", help="With --pattern: command|regex.")
+    ] = None,
     message: Annotated[Optional[str], typer.Option("--message", help="With --approve: what Claude is told.")] = None,
     scope: Annotated[Optional[str], typer.Option("--scope", help="With --approve: global | project:<name>.")] = None,
     json_: JsonOpt = False,
@@ -84,8 +117,19 @@ def review(
         raise InvalidInput("--action, --pattern, --pattern-type, --message and --scope go with --approve")
     with open_store() as store:
         if approve or reject:
-            result = (corr.approve(store, approve, action=action, pattern=pattern, pattern_type=pattern_type,
-                                   message=message, scope=scope) if approve else corr.reject(store, reject))
+            result = (
+                corr.approve(
+                    store,
+                    approve,
+                    action=action,
+                    pattern=pattern,
+                    pattern_type=pattern_type,
+                    message=message,
+                    scope=scope,
+                )
+                if approve
+                else corr.reject(store, reject)
+            )
             flush_warnings(store)
             if want_json(json_):
                 emit_json(_public(result))
@@ -119,6 +163,7 @@ def instructions(json_: JsonOpt = False):
 
 # --------------------------------------------------------------------------- presentation
 
+
 def _public(item: dict) -> dict:
     out = dict(item)
     out.pop("correction", None)
@@ -149,12 +194,14 @@ def _describe(item: dict, index: int, total: int) -> None:
     n, s = item["occurrences"], item["sessions"]
     kind = "Proposed rule" if item.get("item") == "proposal" else "Correction"
     print()
-    print(f"[{index}/{total}] {kind} {short(item['id'])}: said {n} time{'s' if n != 1 else ''} "
-          f"in {s} session{'s' if s != 1 else ''} ({item['kind']}, confidence {item['confidence']:g})")
+    print(
+        f"[{index}/{total}] {kind} {short(item['id'])}: said {n} time{'s' if n != 1 else ''} "
+        f"in {s} session{'s' if s != 1 else ''} ({item['kind']}, confidence {item['confidence']:g})"
+    )
     print(f"  {item['statement']}")
     print(f"  wrong: {item['what_was_wrong'] or '-'}   right: {item['what_is_right'] or '-'}")
     if item.get("rule"):
-        print(f"  rule:{_rule_text(item)[len(' (rule:'):-1]}")
+        print(f"  rule:{_rule_text(item)[len(' (rule:') : -1]}")
     elif item.get("suggested_rule"):
         sr = item["suggested_rule"]
         print(f"  approving creates: {sr['pattern_type']} {sr['pattern']!r} -> warn")
@@ -188,18 +235,30 @@ def _interactive(store, items: list[dict]) -> None:
                 if choice in ("a", "approve"):
                     rule = item.get("rule") or item.get("suggested_rule") or {}
                     action = _ask("Action warn/block", rule.get("action") or "warn")
-                    pattern = _ask("Pattern ('-' for no rule)" if rule.get("pattern") else "Pattern (empty: no rule)",
-                                   rule.get("pattern"))
+                    pattern = _ask(
+                        "Pattern ('-' for no rule)" if rule.get("pattern") else "Pattern (empty: no rule)",
+                        rule.get("pattern"),
+                    )
                     no_rule = pattern in ("-", "")
                     pattern = None if no_rule else pattern
                     ptype = None
                     if pattern and pattern != rule.get("pattern"):
                         ptype = _ask("Pattern type command/regex", rule.get("pattern_type") or "command")
-                    message = _ask("Message", (rule.get("message") if item.get("rule") else None)
-                                   or corr._sentence(item["statement"]))
+                    message = _ask(
+                        "Message",
+                        (rule.get("message") if item.get("rule") else None) or corr._sentence(item["statement"]),
+                    )
                     scope = _ask("Scope", (item.get("entry") or {}).get("scope") or item.get("scope") or "global")
-                    result = corr.approve(store, item["id"], action=action, pattern=pattern,
-                                          pattern_type=ptype, message=message, scope=scope, no_rule=no_rule)
+                    result = corr.approve(
+                        store,
+                        item["id"],
+                        action=action,
+                        pattern=pattern,
+                        pattern_type=ptype,
+                        message=message,
+                        scope=scope,
+                        no_rule=no_rule,
+                    )
                     print(f"Approved.{_rule_text(result)}")
                     counts["approved"] += 1
                     i += 1
@@ -211,16 +270,23 @@ def _interactive(store, items: list[dict]) -> None:
                 elif choice in ("e", "edit"):
                     wrong = _ask("What was wrong", item["what_was_wrong"] or None)
                     right = _ask("What is right", item["what_is_right"] or None)
-                    statement = _ask("Statement", corr.compose_statement(wrong, right)
-                                     if (wrong, right) != (item["what_was_wrong"], item["what_is_right"])
-                                     else item["statement"])
-                    edited = corr.edit(store, item["id"], what_was_wrong=wrong, what_is_right=right,
-                                       statement=statement)
+                    statement = _ask(
+                        "Statement",
+                        corr.compose_statement(wrong, right)
+                        if (wrong, right) != (item["what_was_wrong"], item["what_is_right"])
+                        else item["statement"],
+                    )
+                    edited = corr.edit(
+                        store, item["id"], what_was_wrong=wrong, what_is_right=right, statement=statement
+                    )
                     edited["item"] = item.get("item")
                     if item.get("item") == "correction":
                         spec = corr.derive_rule_spec(store.row("SELECT * FROM corrections WHERE id = ?", (item["id"],)))
-                        edited["suggested_rule"] = ({k: spec.get(k) for k in ("pattern", "pattern_type", "tools",
-                                                                               "alternative")} if spec else None)
+                        edited["suggested_rule"] = (
+                            {k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")}
+                            if spec
+                            else None
+                        )
                     items[i] = edited
                     counts["edited"] += 1
                     print("Edited.")
@@ -235,5 +301,7 @@ def _interactive(store, items: list[dict]) -> None:
                 print(f"Not done: {e}")
     except (EOFError, KeyboardInterrupt):
         print()
-    print(f"Done: {counts['approved']} approved, {counts['rejected']} rejected, {counts['skipped']} skipped"
-          + (f", {counts['edited']} edited." if counts["edited"] else "."))
+    print(
+        f"Done: {counts['approved']} approved, {counts['rejected']} rejected, {counts['skipped']} skipped"
+        + (f", {counts['edited']} edited." if counts["edited"] else ".")
+    )

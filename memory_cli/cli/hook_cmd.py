@@ -11,8 +11,15 @@ def register(app: typer.Typer) -> None:
     app.command("hook", help="Entry point Claude Code calls for every hook event (reads JSON on stdin).")(hook)
 
 
-def hook(event: Annotated[str, typer.Argument(help="SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
-                                               "PostToolUseFailure, PreCompact, Stop or SessionEnd")]):
+def hook(
+    event: Annotated[
+        str,
+        typer.Argument(
+            help="SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
+            "PostToolUseFailure, PreCompact, Stop or SessionEnd"
+        ),
+    ],
+):
     from ..hooks.runner import main
     from .common import state
 

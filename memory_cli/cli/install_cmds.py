@@ -35,15 +35,19 @@ def _rule_tools() -> list[str]:
 
 
 NO_MCP_HELP = "Leave the MCP server (the agent tools) out: hooks only."
-ENTRY_HELP = ("fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
-              "quicker per tool call); console: the memory-cli console script")
+ENTRY_HELP = (
+    "fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
+    "quicker per tool call); console: the memory-cli console script"
+)
 
 
-def install(scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "user",
-            dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
-            no_mcp: Annotated[bool, typer.Option("--no-mcp", help=NO_MCP_HELP)] = False,
-            entry: Annotated[str, typer.Option("--entry", help=ENTRY_HELP)] = "fast",
-            json_: JsonOpt = False):
+def install(
+    scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "user",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
+    no_mcp: Annotated[bool, typer.Option("--no-mcp", help=NO_MCP_HELP)] = False,
+    entry: Annotated[str, typer.Option("--entry", help=ENTRY_HELP)] = "fast",
+    json_: JsonOpt = False,
+):
     """Merge memory-cli's hooks into a Claude Code settings file and register its MCP server
     (idempotent, backed up, shown as a diff)."""
     from .. import install as lib
@@ -62,17 +66,18 @@ def install(scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "u
     _report_all(lib, changes, dry_run, json_, "installed")
 
 
-def uninstall(scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "user",
-              dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
-              json_: JsonOpt = False):
+def uninstall(
+    scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "user",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
+    json_: JsonOpt = False,
+):
     """Remove memory-cli's hooks and MCP server; everything else stays as it was."""
     from .. import install as lib
     from ..mcp import registration
 
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
-    changes = [(path, before, lib.without_ours(before)),
-               registration.plan(scope, lib.executable(), remove=True)]
+    changes = [(path, before, lib.without_ours(before)), registration.plan(scope, lib.executable(), remove=True)]
     _report_all(lib, changes, dry_run, json_, "uninstalled")
 
 
@@ -98,8 +103,13 @@ def _report(lib, path, before, after, dry_run, verb) -> dict:
             changed = False
         else:
             backup = registration.write(path, before, after)
-    out = {"settings_file": str(path), "changed": changed, "dry_run": dry_run,
-           "backup": str(backup) if backup else None, "diff": diff}
+    out = {
+        "settings_file": str(path),
+        "changed": changed,
+        "dry_run": dry_run,
+        "backup": str(backup) if backup else None,
+        "diff": diff,
+    }
     if not changed:
         out["text"] = f"{path}: already {verb}; nothing changed\n"
     elif dry_run:

@@ -18,10 +18,18 @@ def register(app: typer.Typer) -> None:
 
 def summarize(
     transcript: Annotated[Path, typer.Argument(metavar="TRANSCRIPT", help="A Claude Code transcript (.jsonl).")],
-    session_id: Annotated[Optional[str], typer.Option("--session-id", metavar="S", help="Session the memories belong to (default: the transcript's).")] = None,
-    project: Annotated[Optional[str], typer.Option("--project", metavar="NAME", help="Project scope (default: derived from the transcript's cwd).")] = None,
+    session_id: Annotated[
+        Optional[str],
+        typer.Option("--session-id", metavar="S", help="Session the memories belong to (default: the transcript's)."),
+    ] = None,
+    project: Annotated[
+        Optional[str],
+        typer.Option("--project", metavar="NAME", help="Project scope (default: derived from the transcript's cwd)."),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be stored; store nothing.")] = False,
-    from_start: Annotated[bool, typer.Option("--from-start", help="Read the whole transcript, not only the part not summarised yet.")] = False,
+    from_start: Annotated[
+        bool, typer.Option("--from-start", help="Read the whole transcript, not only the part not summarised yet.")
+    ] = False,
     json_: JsonOpt = False,
 ):
     """Write memories from a session transcript, as the session-end job does."""
@@ -30,16 +38,25 @@ def summarize(
     if session_id is not None and not session_id.strip():
         raise InvalidInput("--session-id is empty")
     with open_store() as store:
-        result = summarize_transcript(store, settings(), transcript, session_id=session_id, project=project,
-                                      dry_run=dry_run, from_start=from_start)
+        result = summarize_transcript(
+            store,
+            settings(),
+            transcript,
+            session_id=session_id,
+            project=project,
+            dry_run=dry_run,
+            from_start=from_start,
+        )
         flush_warnings(store)
     if want_json(json_):
         emit_json(result)
         return
     verb = "would store" if dry_run else "stored"
     new = sum(1 for m in result["memories"] if not m.get("duplicate_of"))
-    print(f"{result['provider']}: {verb} {new} of {len(result['memories'])} memories"
-          + (f" ({result['fallback']})" if result.get("fallback") else ""))
+    print(
+        f"{result['provider']}: {verb} {new} of {len(result['memories'])} memories"
+        + (f" ({result['fallback']})" if result.get("fallback") else "")
+    )
     for m in result["memories"]:
         mark = f"duplicate of {short(m['duplicate_of'])}" if m.get("duplicate_of") else short(m.get("id")) or "new"
         print(f"  {mark:>10}  [{m['type']}, {m['scope']}] {clip(m['content'], 100)}")
@@ -50,7 +67,10 @@ def summarize(
 
 
 def compact(
-    scope: Annotated[Optional[str], typer.Option("--scope", metavar="S", help="Only this scope (default: every scope over limits.per_scope).")] = None,
+    scope: Annotated[
+        Optional[str],
+        typer.Option("--scope", metavar="S", help="Only this scope (default: every scope over limits.per_scope)."),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
     json_: JsonOpt = False,
 ):
@@ -70,8 +90,11 @@ def compact(
         print(f"no scope holds more than {result['limit']} automatic memories")
         return
     for s in result["scopes"]:
-        print(f"{s['scope']}: {s['before']} -> {s['after']} (limit {s['limit']}, {s['method']})"
-              + (f"; {s['fallback']}" if s.get("fallback") else "") + (" [dry run]" if dry_run else ""))
+        print(
+            f"{s['scope']}: {s['before']} -> {s['after']} (limit {s['limit']}, {s['method']})"
+            + (f"; {s['fallback']}" if s.get("fallback") else "")
+            + (" [dry run]" if dry_run else "")
+        )
         for a in s["applied"]:
             arrow = " -> " if a["op"] != "archive" else "  "
             print(f"  {a['op']:>7} {', '.join(short(i) for i in a['ids'])}{arrow}{clip(a.get('content'), 80)}")

@@ -12,12 +12,17 @@ import typer
 from ..errors import InvalidInput
 from .common import JsonOpt, clip, confirmed, db_path, emit_json, flush_warnings, open_store, settings, short, want_json
 
-maintenance_app = typer.Typer(help="The daily maintenance run (decay, backup, audit retention).",
-                              no_args_is_help=True)
+maintenance_app = typer.Typer(help="The daily maintenance run (decay, backup, audit retention).", no_args_is_help=True)
 
-ProjectDirOpt = Annotated[Optional[Path], typer.Option(
-    "--project-dir", metavar="PATH", help="Project whose CLAUDE.md receives project-scoped pins (default: the "
-                                          "project around the current directory, or $CLAUDE_PROJECT_DIR).")]
+ProjectDirOpt = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--project-dir",
+        metavar="PATH",
+        help="Project whose CLAUDE.md receives project-scoped pins (default: the "
+        "project around the current directory, or $CLAUDE_PROJECT_DIR).",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -62,10 +67,14 @@ def _report_sync(reports: list[dict], *, quiet_nothing: bool = True) -> bool:
     return conflict
 
 
-def pin(entry_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Memory to pin (id or unique prefix).")] = None,
-        critical: Annotated[bool, typer.Option("--critical", help="Pin every active critical rule.")] = False,
-        project_dir: ProjectDirOpt = None,
-        json_: JsonOpt = False):
+def pin(
+    entry_id: Annotated[
+        Optional[str], typer.Argument(metavar="[ID]", help="Memory to pin (id or unique prefix).")
+    ] = None,
+    critical: Annotated[bool, typer.Option("--critical", help="Pin every active critical rule.")] = False,
+    project_dir: ProjectDirOpt = None,
+    json_: JsonOpt = False,
+):
     """Pin a memory into CLAUDE.md so it survives context compaction (at most pinning.max_pinned)."""
     from ..maintenance import pins
 
@@ -96,8 +105,10 @@ def pin(entry_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="
         verb = "already pinned" if result["already_pinned"] else "pinned"
         print(f"{verb} {short(e['id'])} into {result['path']}")
     for ev in result["evicted"]:
-        print(f"unpinned {short(ev['id'])} (least recently used; the limit is "
-              f"{pins.max_pinned(s)} pinned): {clip(ev['content'], 70)}")
+        print(
+            f"unpinned {short(ev['id'])} (least recently used; the limit is "
+            f"{pins.max_pinned(s)} pinned): {clip(ev['content'], 70)}"
+        )
     if _report_sync(result["sync"]):
         _warn("the pin is stored, but that block was not rewritten; `memory-cli pins --sync` shows what to do")
 
@@ -118,11 +129,18 @@ def unpin(entry_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt
         _warn("that block was not rewritten; `memory-cli pins --sync` shows what to do")
 
 
-def pins_(sync: Annotated[bool, typer.Option("--sync", help="Rewrite every pinned block to match the database.")] = False,
-          dry_run: Annotated[bool, typer.Option("--dry-run", help="With --sync: only say what would change.")] = False,
-          overwrite: Annotated[bool, typer.Option("--overwrite", help="With --sync: replace blocks edited by hand (the edit is kept in the audit log).")] = False,
-          project_dir: ProjectDirOpt = None,
-          json_: JsonOpt = False):
+def pins_(
+    sync: Annotated[bool, typer.Option("--sync", help="Rewrite every pinned block to match the database.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="With --sync: only say what would change.")] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite", help="With --sync: replace blocks edited by hand (the edit is kept in the audit log)."
+        ),
+    ] = False,
+    project_dir: ProjectDirOpt = None,
+    json_: JsonOpt = False,
+):
     """List pinned memories; with --sync, bring CLAUDE.md in line and report hand edits."""
     from ..maintenance import pins
 
@@ -162,15 +180,19 @@ def pins_(sync: Annotated[bool, typer.Option("--sync", help="Rewrite every pinne
                 print("  the block as it is now:")
                 for line in r["edited_block"].splitlines():
                     print(f"  | {line}")
-                print("  `memory-cli pins --sync --overwrite` replaces it with the pinned entries "
-                      "(your text is kept in the audit log); or undo the edit and sync again.")
+                print(
+                    "  `memory-cli pins --sync --overwrite` replaces it with the pinned entries "
+                    "(your text is kept in the audit log); or undo the edit and sync again."
+                )
         else:
             print(f"{r['path']}: {verb} {r['action']}: {r['reason']}")
     return 1 if conflict and not dry_run else 0
 
 
-def decay(dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
-          json_: JsonOpt = False):
+def decay(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,
+    json_: JsonOpt = False,
+):
     """Lower the confidence of memories unused for the grace period; archive the faded ones."""
     from ..maintenance.decay_store import run_decay
 
@@ -182,14 +204,18 @@ def decay(dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what wou
         return
     for c in result["changes"]:
         outcome = "archived" if c["archived"] else ("inactive" if c["inactive"] else "decayed")
-        print(f"{short(c['id'])}  {c['confidence_before']:.2f} -> {c['confidence_after']:.2f}  "
-              f"idle {c['idle_days']}d  {outcome:<8}  {clip(c['content'], 60)}")
+        print(
+            f"{short(c['id'])}  {c['confidence_before']:.2f} -> {c['confidence_after']:.2f}  "
+            f"idle {c['idle_days']}d  {outcome:<8}  {clip(c['content'], 60)}"
+        )
     p = result["policy"]
     head = "would change" if dry_run else "changed"
-    print(f"{head} {len(result['changes'])} of {result['considered']} active memories "
-          f"({result['decayed']} decayed, {result['archived']} archived); "
-          f"exempt: {result['exempt_pinned']} pinned, {result['exempt_confirmed_rules']} confirmed rules; "
-          f"grace {p['grace_days']:g} days, {p['rate_per_week']:g} per week after")
+    print(
+        f"{head} {len(result['changes'])} of {result['considered']} active memories "
+        f"({result['decayed']} decayed, {result['archived']} archived); "
+        f"exempt: {result['exempt_pinned']} pinned, {result['exempt_confirmed_rules']} confirmed rules; "
+        f"grace {p['grace_days']:g} days, {p['rate_per_week']:g} per week after"
+    )
 
 
 def _backups_dir(s) -> Path:
@@ -198,9 +224,13 @@ def _backups_dir(s) -> Path:
     return backups_dir(s, db_path())
 
 
-def backup_(to: Annotated[Optional[Path], typer.Option("--to", metavar="PATH", help="Write the backup here (a new file, or a directory).")] = None,
-            list_: Annotated[bool, typer.Option("--list", help="List the backups in the backup folder.")] = False,
-            json_: JsonOpt = False):
+def backup_(
+    to: Annotated[
+        Optional[Path], typer.Option("--to", metavar="PATH", help="Write the backup here (a new file, or a directory).")
+    ] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the backups in the backup folder.")] = False,
+    json_: JsonOpt = False,
+):
     """Consistent online backup of the database (safe while hooks write)."""
     from .. import audit
     from ..maintenance import backup
@@ -209,8 +239,12 @@ def backup_(to: Annotated[Optional[Path], typer.Option("--to", metavar="PATH", h
     if list_:
         found = backup.list_backups(_backups_dir(s))
         if want_json(json_):
-            emit_json([{"path": str(b.path), "taken_at": b.taken_at.isoformat(), "kind": b.kind or "daily",
-                        "size": b.size} for b in found])
+            emit_json(
+                [
+                    {"path": str(b.path), "taken_at": b.taken_at.isoformat(), "kind": b.kind or "daily", "size": b.size}
+                    for b in found
+                ]
+            )
             return
         for b in found:
             print(f"{b.path}  {b.size // 1024} KiB" + (f"  ({b.kind})" if b.kind else ""))
@@ -236,9 +270,11 @@ def backup_(to: Annotated[Optional[Path], typer.Option("--to", metavar="PATH", h
         print(f"backed up to {made}")
 
 
-def restore(path: Annotated[Path, typer.Argument(metavar="PATH", help="A backup written by memory-cli.")],
-            yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
-            json_: JsonOpt = False):
+def restore(
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="A backup written by memory-cli.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    json_: JsonOpt = False,
+):
     """Replace the database with a backup: checked first; the current one is saved before."""
     from .. import audit, migrations
     from ..db import APPLICATION_ID
@@ -247,25 +283,41 @@ def restore(path: Annotated[Path, typer.Argument(metavar="PATH", help="A backup 
     s = settings()
     live = db_path()
     if Path(live).exists():
-        check = backup.check_restorable(path.expanduser(), max_schema_version=migrations.LATEST,
-                                        application_id=APPLICATION_ID)
-        question = (f"Replace {live} with {path} ({check.entries} memories)? "
-                    "The current database is saved first.")
+        check = backup.check_restorable(
+            path.expanduser(), max_schema_version=migrations.LATEST, application_id=APPLICATION_ID
+        )
+        question = f"Replace {live} with {path} ({check.entries} memories)? The current database is saved first."
         if not confirmed(question, yes, "restore over the current database"):
             print("kept the current database")
             return
-    result = backup.restore(path.expanduser(), live, _backups_dir(s),
-                            max_schema_version=migrations.LATEST, application_id=APPLICATION_ID,
-                            keep=int(s["backup"]["max_backups"]))
+    result = backup.restore(
+        path.expanduser(),
+        live,
+        _backups_dir(s),
+        max_schema_version=migrations.LATEST,
+        application_id=APPLICATION_ID,
+        keep=int(s["backup"]["max_backups"]),
+    )
     with open_store() as store:  # migrates an older backup to the current schema
         with store.transaction():
-            audit.record(store, "restore", result=str(result.restored_from),
-                         details={"previous_saved_at": str(result.safety_backup) if result.safety_backup else None,
-                                  "entries": result.check.entries})
+            audit.record(
+                store,
+                "restore",
+                result=str(result.restored_from),
+                details={
+                    "previous_saved_at": str(result.safety_backup) if result.safety_backup else None,
+                    "entries": result.check.entries,
+                },
+            )
     if want_json(json_):
-        emit_json({"restored_from": str(result.restored_from), "database": str(live),
-                   "previous_saved_at": str(result.safety_backup) if result.safety_backup else None,
-                   "entries": result.check.entries})
+        emit_json(
+            {
+                "restored_from": str(result.restored_from),
+                "database": str(live),
+                "previous_saved_at": str(result.safety_backup) if result.safety_backup else None,
+                "entries": result.check.entries,
+            }
+        )
         return
     print(f"restored {result.check.entries} memories from {result.restored_from} into {live}")
     if result.safety_backup:
@@ -273,23 +325,28 @@ def restore(path: Annotated[Path, typer.Argument(metavar="PATH", help="A backup 
 
 
 @maintenance_app.command("run")
-def maintenance_run(force: Annotated[bool, typer.Option("--force", help="Run even if it already ran today.")] = False,
-                    json_: JsonOpt = False):
+def maintenance_run(
+    force: Annotated[bool, typer.Option("--force", help="Run even if it already ran today.")] = False,
+    json_: JsonOpt = False,
+):
     """Run today's maintenance now, in the foreground (what SessionEnd starts in the background)."""
     from ..maintenance import detached
     from ..maintenance.tasks import default_tasks
 
     s = settings()
     db = db_path()
-    status = detached.run_maintenance(default_tasks(db, s), db, force=force,
-                                      time_limit=float(s["maintenance"]["time_limit_s"]))
+    status = detached.run_maintenance(
+        default_tasks(db, s), db, force=force, time_limit=float(s["maintenance"]["time_limit_s"])
+    )
     if status == 75:
         raise InvalidInput("another maintenance run is in progress")
     if status == 1:
         from ..errors import MemoryCliError
 
-        raise MemoryCliError("maintenance finished with failed tasks (see the lines above); it will be "
-                             "tried again at the next session end")
+        raise MemoryCliError(
+            "maintenance finished with failed tasks (see the lines above); it will be "
+            "tried again at the next session end"
+        )
     return status
 
 
@@ -312,8 +369,13 @@ def maintenance_status(json_: JsonOpt = False):
             os.close(fd)
     log = rd / detached.LOG_NAME
     tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-10:] if log.exists() else []
-    data = {"database": str(db), "last_run": detached.last_run(rd, key), "running": running,
-            "log": str(log), "log_tail": tail}
+    data = {
+        "database": str(db),
+        "last_run": detached.last_run(rd, key),
+        "running": running,
+        "log": str(log),
+        "log_tail": tail,
+    }
     if want_json(json_):
         emit_json(data)
         return

@@ -19,13 +19,31 @@ def register(app: typer.Typer) -> None:
 
 
 def inject(
-    session_context: Annotated[Optional[str], typer.Option("--session-context", metavar="JSON", help='What the session is about, e.g. \'{"project": "WhisperClick V3", "file": "src/main.py"}\'. '
-             "Keys: project, project_root, cwd, file/files, task. Default: the current directory's project.")] = None,
-    source: Annotated[str, typer.Option("--source", help="startup|resume|clear|compact (compact re-injects pins first).")] = "startup",
-    session_id: Annotated[Optional[str], typer.Option("--session-id", help="Record the injection for this session.")] = None,
-    max_entries: Annotated[Optional[int], typer.Option("--max-entries", min=0, help="Override injection.max_entries.")] = None,
-    max_tokens: Annotated[Optional[int], typer.Option("--max-tokens", min=0, help="Override the token budget (config / MEMORY_CLI_BUDGET).")] = None,
-    instructions: Annotated[bool, typer.Option("--instructions/--no-instructions", help="Append the [MEMORY:...] marker instructions.")] = True,
+    session_context: Annotated[
+        Optional[str],
+        typer.Option(
+            "--session-context",
+            metavar="JSON",
+            help='What the session is about, e.g. \'{"project": "WhisperClick V3", "file": "src/main.py"}\'. '
+            "Keys: project, project_root, cwd, file/files, task. Default: the current directory's project.",
+        ),
+    ] = None,
+    source: Annotated[
+        str, typer.Option("--source", help="startup|resume|clear|compact (compact re-injects pins first).")
+    ] = "startup",
+    session_id: Annotated[
+        Optional[str], typer.Option("--session-id", help="Record the injection for this session.")
+    ] = None,
+    max_entries: Annotated[
+        Optional[int], typer.Option("--max-entries", min=0, help="Override injection.max_entries.")
+    ] = None,
+    max_tokens: Annotated[
+        Optional[int],
+        typer.Option("--max-tokens", min=0, help="Override the token budget (config / MEMORY_CLI_BUDGET)."),
+    ] = None,
+    instructions: Annotated[
+        bool, typer.Option("--instructions/--no-instructions", help="Append the [MEMORY:...] marker instructions.")
+    ] = True,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the block without counting it as use.")] = False,
     json_: JsonOpt = False,
 ):
@@ -38,8 +56,17 @@ def inject(
     if source not in ("startup", "resume", "clear", "compact"):
         raise InvalidInput(f"unknown --source {source!r}: use startup, resume, clear or compact")
     with open_store() as store:
-        result = inj.inject(store, sc, settings(), session_id=session_id, source=source, record=not dry_run,
-                            include_instructions=instructions, max_entries=max_entries, max_tokens=max_tokens)
+        result = inj.inject(
+            store,
+            sc,
+            settings(),
+            session_id=session_id,
+            source=source,
+            record=not dry_run,
+            include_instructions=instructions,
+            max_entries=max_entries,
+            max_tokens=max_tokens,
+        )
         flush_warnings(store)
     if want_json(json_):
         emit_json(result)
@@ -63,14 +90,30 @@ def _raw(text: Optional[str]) -> dict:
 
 
 def import_markdown(
-    paths: Annotated[Optional[List[str]], typer.Argument(metavar="[PATH]...", help="More sources (a shell glob after --source lands here).")] = None,
-    source: Annotated[Optional[List[str]], typer.Option("--source", metavar="PATH", help="A memory file, a folder (CLAUDE.md, MEMORY.md, *-memory.md/*-log.md files, a memory/ folder, "
-             "~/.claude) or a glob. Repeatable.")] = None,
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="Put everything in this scope instead of "
-                                                                   "the one each file's location implies.")] = None,
+    paths: Annotated[
+        Optional[List[str]],
+        typer.Argument(metavar="[PATH]...", help="More sources (a shell glob after --source lands here)."),
+    ] = None,
+    source: Annotated[
+        Optional[List[str]],
+        typer.Option(
+            "--source",
+            metavar="PATH",
+            help="A memory file, a folder (CLAUDE.md, MEMORY.md, *-memory.md/*-log.md files, a memory/ folder, "
+            "~/.claude) or a glob. Repeatable.",
+        ),
+    ] = None,
+    scope: Annotated[
+        Optional[str],
+        typer.Option(
+            "--scope", "-s", help="Put everything in this scope instead of the one each file's location implies."
+        ),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be imported; store nothing.")] = False,
-    rules: Annotated[bool, typer.Option("--rules/--no-rules", help="Give imported rules enforcement patterns "
-                                                               "as `add --type rule` does.")] = True,
+    rules: Annotated[
+        bool,
+        typer.Option("--rules/--no-rules", help="Give imported rules enforcement patterns as `add --type rule` does."),
+    ] = True,
     json_: JsonOpt = False,
 ):
     """Import existing markdown memory; running it again adds nothing new."""

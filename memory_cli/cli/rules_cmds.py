@@ -10,11 +10,23 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..errors import InvalidInput
-from .common import (JsonOpt, clip, console, content_from, emit_json, flush_warnings, load_shared, open_store,
-                     parse_json_arg, settings, short, want_json, warn_if_never_fires)
+from .common import (
+    JsonOpt,
+    clip,
+    console,
+    content_from,
+    emit_json,
+    flush_warnings,
+    load_shared,
+    open_store,
+    parse_json_arg,
+    settings,
+    short,
+    want_json,
+    warn_if_never_fires,
+)
 
-rules_app = typer.Typer(help="Enforcement rules: what hooks block, warn about or suggest.",
-                        no_args_is_help=True)
+rules_app = typer.Typer(help="Enforcement rules: what hooks block, warn about or suggest.", no_args_is_help=True)
 import_app = typer.Typer(help="Import rules written for other tools.", no_args_is_help=True)
 
 
@@ -24,26 +36,45 @@ def register(app: typer.Typer) -> None:
     app.add_typer(import_app, name="import-rules")
 
 
-ToolsOpt = Annotated[Optional[str], typer.Option(
-    "--tools", help="Comma-separated tool names (Bash,Write,Edit...). "
-                    "Default: Bash for command rules, every tool otherwise.")]
-FieldsOpt = Annotated[Optional[str], typer.Option(
-    "--fields", help="Comma-separated tool_input fields to match (default: command; content and file_path; "
-                     "new_string...).")]
-ConditionOpt = Annotated[Optional[List[str]], typer.Option(
-    "--condition", help="Extra condition FIELD:OPERATOR:PATTERN (all must hold); repeatable.")]
+ToolsOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--tools",
+        help="Comma-separated tool names (Bash,Write,Edit...). Default: Bash for command rules, every tool otherwise.",
+    ),
+]
+FieldsOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--fields",
+        help="Comma-separated tool_input fields to match (default: command; content and file_path; new_string...).",
+    ),
+]
+ConditionOpt = Annotated[
+    Optional[List[str]],
+    typer.Option("--condition", help="Extra condition FIELD:OPERATOR:PATTERN (all must hold); repeatable."),
+]
 
 
 # -- rules add/list/show ------------------------------------------------------------------
 
+
 @rules_app.command("add")
 def rules_add(
-    content_arg: Annotated[Optional[str], typer.Argument(metavar="[CONTENT]", help="The rule in words (what gets injected).")] = None,
+    content_arg: Annotated[
+        Optional[str], typer.Argument(metavar="[CONTENT]", help="The rule in words (what gets injected).")
+    ] = None,
     content: Annotated[Optional[str], typer.Option("--content", "-c")] = None,
-    pattern: Annotated[Optional[str], typer.Option("--pattern", "-p", help="What to match; derived from the content if omitted.")] = None,
-    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T", help="regex | command | intent")] = None,
+    pattern: Annotated[
+        Optional[str], typer.Option("--pattern", "-p", help="What to match; derived from the content if omitted.")
+    ] = None,
+    pattern_type: Annotated[
+        Optional[str], typer.Option("--pattern-type", "-T", help="regex | command | intent")
+    ] = None,
     action: Annotated[Optional[str], typer.Option("--action", "-a", help="block | warn | suggest | ask")] = None,
-    severity: Annotated[Optional[str], typer.Option("--severity", help="critical | high | medium | low (default: medium)")] = None,
+    severity: Annotated[
+        Optional[str], typer.Option("--severity", help="critical | high | medium | low (default: medium)")
+    ] = None,
     alternative: Annotated[Optional[str], typer.Option("--alternative", help="What to do instead.")] = None,
     message: Annotated[Optional[str], typer.Option("--message", help="What to say when it fires.")] = None,
     tools: ToolsOpt = None,
@@ -60,18 +91,33 @@ def rules_add(
 
     text = content_from(content_arg, content)
     with open_store() as store:
-        rule = api.add_rule(store, text, pattern=pattern, pattern_type=pattern_type, action=action,
-                            severity=severity, alternative=alternative, message=message, tools=tools,
-                            fields=fields, conditions=list(condition or []), scope=scope,
-                            case_sensitive=case_sensitive, name=name, enabled=not disabled)
+        rule = api.add_rule(
+            store,
+            text,
+            pattern=pattern,
+            pattern_type=pattern_type,
+            action=action,
+            severity=severity,
+            alternative=alternative,
+            message=message,
+            tools=tools,
+            fields=fields,
+            conditions=list(condition or []),
+            scope=scope,
+            case_sensitive=case_sensitive,
+            name=name,
+            enabled=not disabled,
+        )
         flush_warnings(store)
     if want_json(json_):
         emit_json(rule)
     else:
         print(rule["id"])
-        sys.stderr.write(f"rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}"
-                         + (f" (instead: {rule['alternative']})" if rule.get("alternative") else "")
-                         + "\n")
+        sys.stderr.write(
+            f"rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}"
+            + (f" (instead: {rule['alternative']})" if rule.get("alternative") else "")
+            + "\n"
+        )
     warn_if_never_fires(rule)
 
 
@@ -89,10 +135,14 @@ def rules_list(
 
     with open_store(reading=True) as store:
         load_shared(store)
-        rows = api.list_rules(store, status="all" if all_ else "active",
-                              enabled=False if disabled else (None if all_ else True),
-                              confirmed=False if unconfirmed else None,
-                              pattern_type=pattern_type, scope=scope)
+        rows = api.list_rules(
+            store,
+            status="all" if all_ else "active",
+            enabled=False if disabled else (None if all_ else True),
+            confirmed=False if unconfirmed else None,
+            pattern_type=pattern_type,
+            scope=scope,
+        )
     if want_json(json_):
         emit_json(rows)
         return
@@ -108,8 +158,16 @@ def rules_list(
         action = r["effective_action"] + ("" if r["confirmed"] else "?")
         if not r["enabled"]:
             action += " (off)"
-        t.add_row(short(r["id"]), action, r["severity"], r["pattern_type"], clip(r["pattern"], 40),
-                  r["scope"], str(r.get("violation_count") or 0), clip(r["content"], 60))
+        t.add_row(
+            short(r["id"]),
+            action,
+            r["severity"],
+            r["pattern_type"],
+            clip(r["pattern"], 40),
+            r["scope"],
+            str(r.get("violation_count") or 0),
+            clip(r["content"], 60),
+        )
     console().print(t)
 
 
@@ -125,11 +183,32 @@ def rules_show(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: Jso
     if want_json(json_):
         emit_json(dict(rule, history=history))
         return
-    for key in ("id", "content", "pattern", "pattern_type", "action", "effective_action",
-                "severity", "alternative", "message", "tools", "fields", "conditions",
-                "case_sensitive", "scope", "enabled", "confirmed", "provenance", "name",
-                "hook_events", "source_ref", "violation_count", "last_violation_at",
-                "created_at", "updated_at"):
+    for key in (
+        "id",
+        "content",
+        "pattern",
+        "pattern_type",
+        "action",
+        "effective_action",
+        "severity",
+        "alternative",
+        "message",
+        "tools",
+        "fields",
+        "conditions",
+        "case_sensitive",
+        "scope",
+        "enabled",
+        "confirmed",
+        "provenance",
+        "name",
+        "hook_events",
+        "source_ref",
+        "violation_count",
+        "last_violation_at",
+        "created_at",
+        "updated_at",
+    ):
         value = rule.get(key)
         if value in (None, [], "") and key not in ("tools",):
             continue
@@ -143,6 +222,7 @@ def rules_show(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: Jso
 
 
 # -- rules edit/enable/disable/confirm/delete -----------------------------------------------
+
 
 @rules_app.command("edit")
 def rules_edit(
@@ -168,11 +248,23 @@ def rules_edit(
 
     conditions = [] if clear_conditions else (list(condition) if condition else None)
     with open_store() as store:
-        rule = api.edit_rule(store, rule_id, content=content, pattern=pattern,
-                             pattern_type=pattern_type, action=action, severity=severity,
-                             alternative=alternative, message=message, tools=tools,
-                             fields=fields, conditions=conditions, scope=scope,
-                             case_sensitive=case_sensitive, name=name)
+        rule = api.edit_rule(
+            store,
+            rule_id,
+            content=content,
+            pattern=pattern,
+            pattern_type=pattern_type,
+            action=action,
+            severity=severity,
+            alternative=alternative,
+            message=message,
+            tools=tools,
+            fields=fields,
+            conditions=conditions,
+            scope=scope,
+            case_sensitive=case_sensitive,
+            name=name,
+        )
         flush_warnings(store)
     _done(rule, "updated", json_)
     if tools is not None:
@@ -184,8 +276,10 @@ def _done(rule: dict, verb: str, json_: bool) -> None:
         emit_json(rule)
     else:
         state = "enabled" if rule["enabled"] else "disabled"
-        print(f"{verb} {short(rule['id'])}: {rule['pattern_type']} {rule['pattern']!r} -> "
-              f"{rule['effective_action']} ({state}, {'confirmed' if rule['confirmed'] else 'unconfirmed'})")
+        print(
+            f"{verb} {short(rule['id'])}: {rule['pattern_type']} {rule['pattern']!r} -> "
+            f"{rule['effective_action']} ({state}, {'confirmed' if rule['confirmed'] else 'unconfirmed'})"
+        )
 
 
 @rules_app.command("enable")
@@ -209,9 +303,14 @@ def rules_disable(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: 
 
 
 @rules_app.command("confirm")
-def rules_confirm(rule_id: Annotated[str, typer.Argument(metavar="ID")],
-                  action: Annotated[Optional[str], typer.Option("--action", "-a", help="Action after confirming (a promoted warn rule becomes block by default).")] = None,
-                  json_: JsonOpt = False):
+def rules_confirm(
+    rule_id: Annotated[str, typer.Argument(metavar="ID")],
+    action: Annotated[
+        Optional[str],
+        typer.Option("--action", "-a", help="Action after confirming (a promoted warn rule becomes block by default)."),
+    ] = None,
+    json_: JsonOpt = False,
+):
     """Vouch for a rule (promoted rules only warn until confirmed)."""
     from ..rules import api
 
@@ -221,9 +320,11 @@ def rules_confirm(rule_id: Annotated[str, typer.Argument(metavar="ID")],
 
 
 @rules_app.command("delete")
-def rules_delete(rule_id: Annotated[str, typer.Argument(metavar="ID")],
-                 yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
-                 json_: JsonOpt = False):
+def rules_delete(
+    rule_id: Annotated[str, typer.Argument(metavar="ID")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    json_: JsonOpt = False,
+):
     """Delete a rule and its memory (the audit log keeps the last state)."""
     from ..rules import api
 
@@ -232,8 +333,7 @@ def rules_delete(rule_id: Annotated[str, typer.Argument(metavar="ID")],
         if not yes:
             if not sys.stdin.isatty():
                 raise InvalidInput("refusing to delete without confirmation: pass --yes")
-            if not typer.confirm(f"Delete rule {short(rule['id'])} ({clip(rule['content'], 60)})?",
-                                 default=False):
+            if not typer.confirm(f"Delete rule {short(rule['id'])} ({clip(rule['content'], 60)})?", default=False):
                 print("kept")
                 return
         api.delete_rule(store, rule["id"])
@@ -245,8 +345,8 @@ def rules_delete(rule_id: Annotated[str, typer.Argument(metavar="ID")],
 
 # -- checking calls -------------------------------------------------------------------------
 
-def _tool_input(tool: str, text: Optional[str], input_json: Optional[str],
-                file: Optional[str]) -> dict:
+
+def _tool_input(tool: str, text: Optional[str], input_json: Optional[str], file: Optional[str]) -> dict:
     if input_json is not None:
         ti = parse_json_arg(input_json, "--input-json")
         if not isinstance(ti, dict):
@@ -275,8 +375,7 @@ def _tool_input(tool: str, text: Optional[str], input_json: Optional[str],
     return {"input": text}
 
 
-def _check(tool: str, ti: dict, *, phase: str, cwd: Optional[str], only=None, rs=None,
-           audit_it: bool = True):
+def _check(tool: str, ti: dict, *, phase: str, cwd: Optional[str], only=None, rs=None, audit_it: bool = True):
     from .. import scope as scopes
     from ..rules import engine, ruleset
     from ..rules.spec import KNOWN_TOOLS
@@ -284,22 +383,25 @@ def _check(tool: str, ti: dict, *, phase: str, cwd: Optional[str], only=None, rs
     tool = next((t for t in KNOWN_TOOLS if t.lower() == tool.lower()), tool)
     s = settings()
     event = "PostToolUse" if phase == "post" else "PreToolUse"
-    budget = int(s.section("verification" if phase == "post" else "enforcement")
-                 .get("max_latency_ms", 100))
+    budget = int(s.section("verification" if phase == "post" else "enforcement").get("max_latency_ms", 100))
     root = scopes.find_project_root(os.path.abspath(cwd or os.getcwd()))
     project = scopes.project_name(root)
-    files = [v for k, v in ti.items() if k in ("file_path", "notebook_path", "path")
-             and isinstance(v, str) and v]
+    files = [v for k, v in ti.items() if k in ("file_path", "notebook_path", "path") and isinstance(v, str) and v]
     with open_store() as store:
         t0 = time.perf_counter()
         rules = rs if rs is not None else ruleset.load(store)
         verdict = engine.evaluate(
-            rules, event=event, tool_name=tool, tool_input=ti,
+            rules,
+            event=event,
+            tool_name=tool,
+            tool_input=ti,
             payload={"tool_name": tool, "tool_input": ti, "cwd": cwd or os.getcwd()},
             applies=lambda sc: scopes.applies(sc, project, files, root),
-            deadline=t0 + budget / 1000.0, only=only,
+            deadline=t0 + budget / 1000.0,
+            only=only,
             intent_threshold=float(s.section("enforcement").get("intent_threshold", 0.6)),
-            intent_timeout_ms=float(s.section("daemon").get("request_timeout_ms", 150)))
+            intent_timeout_ms=float(s.section("daemon").get("request_timeout_ms", 150)),
+        )
         verdict.elapsed_ms = (time.perf_counter() - t0) * 1000.0
         if audit_it:
             _audit_cli(store, verdict, tool, ti, event)
@@ -312,23 +414,37 @@ def _audit_cli(store, verdict, tool, ti, event) -> None:
 
     subject = ti.get("command") or ti.get("file_path")
     for m in verdict.matches:
-        audit.record_safely(store, f"enforce_{m.action}", entry_id=m.id, context=f"cli {tool}",
-                            result=verdict.decision,
-                            details={"matched": redact((m.snippet or "")[:300])[0],
-                                     "subject": redact(str(subject or "")[:300])[0],
-                                     "phase": event}, elapsed_ms=verdict.elapsed_ms)
+        audit.record_safely(
+            store,
+            f"enforce_{m.action}",
+            entry_id=m.id,
+            context=f"cli {tool}",
+            result=verdict.decision,
+            details={
+                "matched": redact((m.snippet or "")[:300])[0],
+                "subject": redact(str(subject or "")[:300])[0],
+                "phase": event,
+            },
+            elapsed_ms=verdict.elapsed_ms,
+        )
     if verdict.skipped:
         result = {"block": "denied", "ask": "asked"}.get(verdict.decision, "allowed")
-        audit.record_safely(store, "enforce_overrun", context=f"cli {tool}", result=result,
-                            details={"skipped": verdict.skipped[:50],
-                                     "unchecked_rules": verdict.unchecked[:50],
-                                     "intent_skipped": verdict.intent_skipped[:50],
-                                     "reason": verdict.intent_reason},
-                            elapsed_ms=verdict.elapsed_ms)
+        audit.record_safely(
+            store,
+            "enforce_overrun",
+            context=f"cli {tool}",
+            result=result,
+            details={
+                "skipped": verdict.skipped[:50],
+                "unchecked_rules": verdict.unchecked[:50],
+                "intent_skipped": verdict.intent_skipped[:50],
+                "reason": verdict.intent_reason,
+            },
+            elapsed_ms=verdict.elapsed_ms,
+        )
 
 
-_VERB = {"block": "blocked", "ask": "asked", "warn": "warned", "suggest": "suggested",
-         "allow": "allowed"}
+_VERB = {"block": "blocked", "ask": "asked", "warn": "warned", "suggest": "suggested", "allow": "allowed"}
 
 
 def _print_verdict(verdict, tool: str, phase: str = "pre") -> None:
@@ -338,16 +454,19 @@ def _print_verdict(verdict, tool: str, phase: str = "pre") -> None:
             extra = f"; {len(verdict.unchecked)} rule(s) not decided within the budget"
         if verdict.intent_skipped:
             extra += f"; {len(verdict.intent_skipped)} intent rule(s) skipped ({verdict.intent_reason})"
-        print(f"allowed: no rule matched this {tool} call ({verdict.checked} checked, "
-              f"{verdict.elapsed_ms:.1f} ms){extra}")
+        print(
+            f"allowed: no rule matched this {tool} call ({verdict.checked} checked, {verdict.elapsed_ms:.1f} ms){extra}"
+        )
         return
     for m in verdict.matches:
         d = m.to_dict()
         verb = _VERB[m.action]
         if phase == "post":  # the call already ran: block and warn rules were violated
             verb = "violated" if m.action in ("block", "warn") else verb
-        line = (f"{verb}: {tool} call matches rule {short(m.id)} ({d['severity']}, "
-                f"{d['pattern_type']} {d['pattern']!r}): {clip(d['message'], 120)}")
+        line = (
+            f"{verb}: {tool} call matches rule {short(m.id)} ({d['severity']}, "
+            f"{d['pattern_type']} {d['pattern']!r}): {clip(d['message'], 120)}"
+        )
         if d["alternative"]:
             line += f" -- instead: {d['alternative']}"
         print(line)
@@ -355,7 +474,9 @@ def _print_verdict(verdict, tool: str, phase: str = "pre") -> None:
 
 def enforce(
     tool: Annotated[str, typer.Option("--tool", help="Tool name: Bash, Write, Edit, ...")],
-    input_: Annotated[Optional[str], typer.Option("--input", "-i", help="The Bash command, the content for Write/Edit, ...")] = None,
+    input_: Annotated[
+        Optional[str], typer.Option("--input", "-i", help="The Bash command, the content for Write/Edit, ...")
+    ] = None,
     input_json: Annotated[Optional[str], typer.Option("--input-json", help="A whole tool_input as JSON.")] = None,
     file: Annotated[Optional[str], typer.Option("--file", help="file_path for Write/Edit with --input.")] = None,
     cwd: Annotated[Optional[str], typer.Option("--cwd", help="Directory of the call (decides project scopes).")] = None,
@@ -400,20 +521,39 @@ def rules_test(
             ptype = spec.check_pattern_type(pattern_type or api.guess_pattern_type(pattern))
             pat = spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive)
             rule = None
-            row = {"id": "(pattern)", "pattern": pat, "pattern_type": ptype, "action": "block",
-                   "severity": "medium", "alternative": None, "message": None,
-                   "tools": "[]" if ptype != "command" else '["Bash"]', "fields": "[]",
-                   "case_sensitive": case_sensitive, "provenance": "manual", "confirmed": 1,
-                   "conditions": "[]", "name": None, "hook_events": "[]", "analysis": None,
-                   "content": pat, "scope": "global"}
+            row = {
+                "id": "(pattern)",
+                "pattern": pat,
+                "pattern_type": ptype,
+                "action": "block",
+                "severity": "medium",
+                "alternative": None,
+                "message": None,
+                "tools": "[]" if ptype != "command" else '["Bash"]',
+                "fields": "[]",
+                "case_sensitive": case_sensitive,
+                "provenance": "manual",
+                "confirmed": 1,
+                "conditions": "[]",
+                "name": None,
+                "hook_events": "[]",
+                "analysis": None,
+                "content": pat,
+                "scope": "global",
+            }
     one = ruleset.single(row)  # scope and enabled state are ignored on purpose
     verdict, tool = _check(tool, ti, phase="pre", cwd=None, rs=one, audit_it=False)
     matched = bool(verdict.matches)
     if want_json(json_):
-        emit_json({"matches": matched, "rule": rule or {"pattern": row["pattern"],
-                                                        "pattern_type": row["pattern_type"]},
-                   "match": verdict.matches[0].to_dict() if matched else None,
-                   "undecided": bool(verdict.unchecked), "elapsed_ms": round(verdict.elapsed_ms, 3)})
+        emit_json(
+            {
+                "matches": matched,
+                "rule": rule or {"pattern": row["pattern"], "pattern_type": row["pattern_type"]},
+                "match": verdict.matches[0].to_dict() if matched else None,
+                "undecided": bool(verdict.unchecked),
+                "elapsed_ms": round(verdict.elapsed_ms, 3),
+            }
+        )
         return
     if matched:
         m = verdict.matches[0]
@@ -428,9 +568,12 @@ def rules_test(
 
 # -- import ----------------------------------------------------------------------------------
 
+
 @import_app.command("hookify")
 def import_hookify_cmd(
-    directory: Annotated[str, typer.Argument(metavar="DIR", help="A project (its .claude/), a .claude directory, or a rule file.")],
+    directory: Annotated[
+        str, typer.Argument(metavar="DIR", help="A project (its .claude/), a .claude directory, or a rule file.")
+    ],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be imported.")] = False,
     json_: JsonOpt = False,
 ):
@@ -442,8 +585,7 @@ def import_hookify_cmd(
     if not os.path.exists(path):
         raise InvalidInput(f"no such file or directory: {directory}")
     if not find_rule_files(path):
-        raise InvalidInput(f"no hookify rule files under {directory} "
-                           "(looked for .claude/hookify.*.local.md)")
+        raise InvalidInput(f"no hookify rule files under {directory} (looked for .claude/hookify.*.local.md)")
     with open_store() as store:
         report = import_hookify(store, path, dry_run=dry_run)
         flush_warnings(store)
@@ -451,11 +593,14 @@ def import_hookify_cmd(
         emit_json(report)
         return
     verb = "would import" if dry_run else "imported"
-    print(f"{verb} {len(report['created'])} new, {len(report['updated'])} updated, "
-          f"{len(report['unchanged'])} unchanged")
+    print(
+        f"{verb} {len(report['created'])} new, {len(report['updated'])} updated, {len(report['unchanged'])} unchanged"
+    )
     for item in report["created"]:
-        print(f"  + {short(item['id']) if item['id'] else '(new)'}  {item['name']}  "
-              f"{item['action']}  {clip(item['pattern'], 50)}")
+        print(
+            f"  + {short(item['id']) if item['id'] else '(new)'}  {item['name']}  "
+            f"{item['action']}  {clip(item['pattern'], 50)}"
+        )
     for item in report["updated"]:
         print(f"  ~ {short(item['id'])}  {item['name']}  ({', '.join(item['changed'])})")
     for w in report["warnings"]:

@@ -9,8 +9,9 @@ import typer
 
 from .common import JsonOpt, emit_json, open_store, short, want_json
 
-ToOpt = Annotated[str, typer.Option("--to", help="auto (each one available) | repo (.claude/memory-cli.toml) "
-                                                "| team (the team store)")]
+ToOpt = Annotated[
+    str, typer.Option("--to", help="auto (each one available) | repo (.claude/memory-cli.toml) | team (the team store)")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -18,8 +19,11 @@ def register(app: typer.Typer) -> None:
     app.command("unshare")(unshare)
 
 
-def share(entry_id: Annotated[str, typer.Argument(help="The memory's or rule's id (or prefix).")],
-          to: ToOpt = "auto", json_: JsonOpt = False):
+def share(
+    entry_id: Annotated[str, typer.Argument(help="The memory's or rule's id (or prefix).")],
+    to: ToOpt = "auto",
+    json_: JsonOpt = False,
+):
     """Share a memory or rule: write it into the repository's .claude/memory-cli.toml (commit it)
     and/or mark it for the team store."""
     from ..sharing import api
@@ -43,8 +47,9 @@ def report(out: dict) -> None:
         print(f"{short(out['id'])} marked for the team store; the next sync pushes it")
 
 
-def unshare(entry_id: Annotated[str, typer.Argument(help="The shared memory's id (or prefix).")],
-            json_: JsonOpt = False):
+def unshare(
+    entry_id: Annotated[str, typer.Argument(help="The shared memory's id (or prefix).")], json_: JsonOpt = False
+):
     """Stop sharing: remove it from .claude/memory-cli.toml and send the team store a deletion.
     The memory stays in this store."""
     from ..sharing import api

@@ -8,11 +8,20 @@ import typer
 
 from .common import JsonOpt, emit_json, open_store, short, want_json
 
-team_app = typer.Typer(help="Team memory on a PostgreSQL server: init, join, sync, status, confirm, leave.",
-                       no_args_is_help=True, add_completion=False, rich_markup_mode=None)
+team_app = typer.Typer(
+    help="Team memory on a PostgreSQL server: init, join, sync, status, confirm, leave.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
 
-UrlArg = Annotated[str, typer.Argument(help="libpq URL or conninfo, e.g. postgresql://db.example.com/memory "
-                                            "(passwords: ~/.pgpass or PGPASSWORD, never stored by memory-cli).")]
+UrlArg = Annotated[
+    str,
+    typer.Argument(
+        help="libpq URL or conninfo, e.g. postgresql://db.example.com/memory "
+        "(passwords: ~/.pgpass or PGPASSWORD, never stored by memory-cli)."
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -60,14 +69,18 @@ def team_sync(json_: JsonOpt = False):
     if want_json(json_):
         emit_json(out)
         return
-    print(f"pushed {out['pushed']}, deleted {out['deleted']}; pulled {out['added']} new, {out['updated']} "
-          f"updated, {out['archived']} archived, {out['conflict']} conflicts"
-          + (f"; {out['refused']} pushes lost to newer teammate edits" if out["refused"] else ""))
+    print(
+        f"pushed {out['pushed']}, deleted {out['deleted']}; pulled {out['added']} new, {out['updated']} "
+        f"updated, {out['archived']} archived, {out['conflict']} conflicts"
+        + (f"; {out['refused']} pushes lost to newer teammate edits" if out["refused"] else "")
+    )
 
 
 @team_app.command("status")
-def team_status(offline: Annotated[bool, typer.Option("--offline", help="Do not contact the server.")] = False,
-                json_: JsonOpt = False):
+def team_status(
+    offline: Annotated[bool, typer.Option("--offline", help="Do not contact the server.")] = False,
+    json_: JsonOpt = False,
+):
     """What is shared, when the last sync ran, whether the server answers."""
     from ..team import api
 
@@ -80,8 +93,10 @@ def team_status(offline: Annotated[bool, typer.Option("--offline", help="Do not 
         print("not in a team: memory-cli team join URL")
         return
     print(f"server: {out['server']}")
-    print(f"shared from here: {out['shared']} ({out['unpushed']} not pushed yet, "
-          f"{out['pending_tombstones']} deletions pending); from teammates: {out['from_teammates']}")
+    print(
+        f"shared from here: {out['shared']} ({out['unpushed']} not pushed yet, "
+        f"{out['pending_tombstones']} deletions pending); from teammates: {out['from_teammates']}"
+    )
     last = out["last_sync"]
     print(f"last sync: {last['at'] if last else 'never'}")
     if out["last_error"]:
@@ -89,15 +104,18 @@ def team_status(offline: Annotated[bool, typer.Option("--offline", help="Do not 
     if "reachable" in out:
         if out["reachable"]:
             c = out["server_counts"]
-            print(f"server: {c['entries']} entries, {c['tombstones']} tombstones, {c['confirmed_rules']} confirmed "
-                  f"rules; your roles: {', '.join(out['roles']) or 'none'}")
+            print(
+                f"server: {c['entries']} entries, {c['tombstones']} tombstones, {c['confirmed_rules']} confirmed "
+                f"rules; your roles: {', '.join(out['roles']) or 'none'}"
+            )
         else:
             print(f"server: {out['server_error']}")
 
 
 @team_app.command("confirm")
-def team_confirm(entry_id: Annotated[str, typer.Argument(help="A shared rule's id (or prefix).")],
-                 json_: JsonOpt = False):
+def team_confirm(
+    entry_id: Annotated[str, typer.Argument(help="A shared rule's id (or prefix).")], json_: JsonOpt = False
+):
     """Confirm a shared rule so it blocks in every teammate's store (maintainers only)."""
     from ..team import api
 
@@ -106,8 +124,10 @@ def team_confirm(entry_id: Annotated[str, typer.Argument(help="A shared rule's i
     if want_json(json_):
         emit_json(row)
         return
-    print(f"confirmed {short(row['id'])} in the team store (version {row['version']}); teammates get it "
-          "at their next sync")
+    print(
+        f"confirmed {short(row['id'])} in the team store (version {row['version']}); teammates get it "
+        "at their next sync"
+    )
 
 
 @team_app.command("leave")

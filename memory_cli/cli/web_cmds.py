@@ -14,11 +14,18 @@ def register(app: typer.Typer) -> None:
 
 
 def serve(
-    host: Annotated[str, typer.Option("--host", help="Address to bind (loopback unless --token is given).")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind (loopback unless --token is given).")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port (0: any free port).")] = 8765,
-    token: Annotated[Optional[str], typer.Option("--token", help="Access token (default: a new random one per run).")] = None,
+    token: Annotated[
+        Optional[str], typer.Option("--token", help="Access token (default: a new random one per run).")
+    ] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the dashboard in the browser.")] = False,
-    allow_host: Annotated[Optional[list[str]], typer.Option("--allow-host", help="Another name the server is reached by (Host header), e.g. behind a proxy.")] = None,
+    allow_host: Annotated[
+        Optional[list[str]],
+        typer.Option("--allow-host", help="Another name the server is reached by (Host header), e.g. behind a proxy."),
+    ] = None,
 ):
     """Serve the web dashboard and the REST API; prints the URL with its token."""
     import socket
@@ -35,8 +42,7 @@ def serve(
             s.bind((host, port))
         except OSError as e:
             raise MemoryCliError(
-                f"cannot serve on {host}:{port}: {e.strerror or e}"
-                + ("; pick another with --port" if port else "")
+                f"cannot serve on {host}:{port}: {e.strerror or e}" + ("; pick another with --port" if port else "")
             ) from None
         port = s.getsockname()[1]
     try:

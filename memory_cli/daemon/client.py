@@ -33,8 +33,7 @@ def _fail(reason: str):
     return None
 
 
-def request(msg: dict, timeout_ms: float = DEFAULT_TIMEOUT_MS,
-            socket_path: str | None = None) -> dict | None:
+def request(msg: dict, timeout_ms: float = DEFAULT_TIMEOUT_MS, socket_path: str | None = None) -> dict | None:
     """Send one request and return the daemon's answer (``ok`` true or false), or None.
 
     None means no answer within ``timeout_ms``: no daemon, refused, timed out, garbled.
@@ -98,8 +97,9 @@ def _ok(answer: dict | None) -> dict | None:
     return answer
 
 
-def embed(texts: list[str], timeout_ms: float = DEFAULT_TIMEOUT_MS,
-          socket_path: str | None = None, model: str | None = None) -> list[bytes] | None:
+def embed(
+    texts: list[str], timeout_ms: float = DEFAULT_TIMEOUT_MS, socket_path: str | None = None, model: str | None = None
+) -> list[bytes] | None:
     """Vectors (float32 little-endian bytes, normalised) for ``texts``, or None to fall back.
 
     ``model``: the model the caller's stored vectors come from. A daemon running another model

@@ -157,6 +157,7 @@ def _rotate_log(rundir: str) -> str:
 
 # --------------------------------------------------------------------------- public API
 
+
 def _defaults(model: str | None, idle_timeout_s: float | None) -> tuple[str, float]:
     if model is None or idle_timeout_s is None:
         from .. import settings
@@ -210,14 +211,24 @@ def _spawn(argv: list[str], lock_fd: int, log_file: str, env: dict) -> int:
         return 0
 
 
-def _spawn_locked(fd: int, rundir: str, model: str | None, idle_timeout_s: float | None,
-                  dbs=()) -> dict:
+def _spawn_locked(fd: int, rundir: str, model: str | None, idle_timeout_s: float | None, dbs=()) -> dict:
     """With the lock held on ``fd``: remove debris, spawn the daemon, hand it the lock."""
     cleaned = _remove_stale(rundir)
     model, idle = _defaults(model, idle_timeout_s)
-    argv = [sys.executable, "-m", "memory_cli.daemon.server", "run",
-            "--run-dir", rundir, "--model", model, "--idle-timeout", f"{idle:g}",
-            "--lock-fd", str(fd)]
+    argv = [
+        sys.executable,
+        "-m",
+        "memory_cli.daemon.server",
+        "run",
+        "--run-dir",
+        rundir,
+        "--model",
+        model,
+        "--idle-timeout",
+        f"{idle:g}",
+        "--lock-fd",
+        str(fd),
+    ]
     for db in dbs:
         if db:
             argv += ["--db", os.path.abspath(str(db))]
@@ -230,8 +241,13 @@ def _spawn_locked(fd: int, rundir: str, model: str | None, idle_timeout_s: float
     return {"started": bool(pid), "running": bool(pid), "pid": pid or None, "cleaned": cleaned}
 
 
-def start(model: str | None = None, idle_timeout_s: float | None = None,
-          rundir: str | None = None, wait_s: float = 0.0, dbs=()) -> dict:
+def start(
+    model: str | None = None,
+    idle_timeout_s: float | None = None,
+    rundir: str | None = None,
+    wait_s: float = 0.0,
+    dbs=(),
+) -> dict:
     """Start the daemon in the background unless one runs; returns without waiting for it.
 
     ``model`` and ``idle_timeout_s`` default to the config (``embedding.model``,
@@ -329,8 +345,13 @@ def stop(rundir: str | None = None, timeout_s: float = 10.0) -> dict:
             cleaned = _remove_stale(rd)
         finally:
             os.close(fd)
-    return {"was_running": was_running, "stopped": was_running and fd is not None,
-            "pid": pid, "how": how, "cleaned": cleaned}
+    return {
+        "was_running": was_running,
+        "stopped": was_running and fd is not None,
+        "pid": pid,
+        "how": how,
+        "cleaned": cleaned,
+    }
 
 
 def autostart_enabled(settings: dict) -> bool:
@@ -370,8 +391,9 @@ def ensure_started(settings: dict | None = None, db: str | None = None) -> dict 
 
             if not semantic_available():
                 return None
-            return _spawn_locked(fd, rd, settings["embedding"]["model"],
-                                 settings["daemon"]["idle_timeout_s"], [db] if db else [])
+            return _spawn_locked(
+                fd, rd, settings["embedding"]["model"], settings["daemon"]["idle_timeout_s"], [db] if db else []
+            )
         finally:
             os.close(fd)
     except Exception as e:  # fail open: a hook must never break on the daemon

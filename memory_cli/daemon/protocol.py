@@ -27,17 +27,17 @@ SUPPORTED_VERSIONS = (1,)
 OPS = ("ping", "status", "embed", "index", "shutdown")
 
 # Error codes (the ``error`` field); ``detail`` says more for people.
-E_COLD = "cold"                     # model still loading: ask again later, use keywords now
-E_MODEL_FAILED = "model_failed"     # model could not be loaded (see detail and the daemon log)
-E_BAD_REQUEST = "bad_request"       # not JSON, not an object, wrong field types, too large
+E_COLD = "cold"  # model still loading: ask again later, use keywords now
+E_MODEL_FAILED = "model_failed"  # model could not be loaded (see detail and the daemon log)
+E_BAD_REQUEST = "bad_request"  # not JSON, not an object, wrong field types, too large
 E_VERSION = "unsupported_version"
 E_UNKNOWN_OP = "unknown_op"
-E_BUSY = "busy"                     # too many connections at once
+E_BUSY = "busy"  # too many connections at once
 E_INTERNAL = "internal"
 
-MAX_LINE = 8 * 1024 * 1024          # one request or answer line, bytes
-MAX_TEXTS = 512                     # texts per embed request
-MAX_TEXT_CHARS = 20_000             # longer texts are cut (the model reads ~256 tokens anyway)
+MAX_LINE = 8 * 1024 * 1024  # one request or answer line, bytes
+MAX_TEXTS = 512  # texts per embed request
+MAX_TEXT_CHARS = 20_000  # longer texts are cut (the model reads ~256 tokens anyway)
 
 SOCKET_NAME = "daemon.sock"
 LOCK_NAME = "daemon.lock"
@@ -119,22 +119,24 @@ def check_request(msg: dict) -> dict | None:
     """The error answer for a malformed request, or None when it can be served."""
     v = msg.get("v")
     if v not in SUPPORTED_VERSIONS or isinstance(v, bool):
-        return error(E_VERSION, f"protocol version {v!r} is not supported; this daemon speaks "
-                                f"{', '.join(map(str, SUPPORTED_VERSIONS))}",
-                     supported=list(SUPPORTED_VERSIONS))
+        return error(
+            E_VERSION,
+            f"protocol version {v!r} is not supported; this daemon speaks {', '.join(map(str, SUPPORTED_VERSIONS))}",
+            supported=list(SUPPORTED_VERSIONS),
+        )
     op = msg.get("op")
     if op not in OPS:
         return error(E_UNKNOWN_OP, f"unknown op {op!r}; known: {', '.join(OPS)}")
     if op == "embed":
         texts = msg.get("texts")
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
-            return error(E_BAD_REQUEST, "embed needs \"texts\": a list of strings")
+            return error(E_BAD_REQUEST, 'embed needs "texts": a list of strings')
         if len(texts) > MAX_TEXTS:
             return error(E_BAD_REQUEST, f"at most {MAX_TEXTS} texts per request")
     if op == "index":
         db = msg.get("db")
         if not isinstance(db, str) or not os.path.isabs(db):
-            return error(E_BAD_REQUEST, "index needs \"db\": an absolute database path")
+            return error(E_BAD_REQUEST, 'index needs "db": an absolute database path')
     return None
 
 

@@ -34,8 +34,8 @@ DEFAULT_IDLE_TIMEOUT_S = 900
 MAX_CONNECTIONS = 32
 CONNECTION_TIMEOUT_S = 30.0
 EMBED_JOB_TIMEOUT_S = 120.0
-DRAIN_BATCH = 16            # texts per backfill step (~50-150 ms of model time on 2 cores)
-DB_POLL_S = 60.0            # how often known databases are checked for queued entries
+DRAIN_BATCH = 16  # texts per backfill step (~50-150 ms of model time on 2 cores)
+DB_POLL_S = 60.0  # how often known databases are checked for queued entries
 MAX_KNOWN_DBS = 32
 
 
@@ -123,8 +123,7 @@ class Daemon:
 
     def run(self) -> int:
         self.bind()
-        _log(f"listening on {self.socket_path} (model {self.model_name}, "
-             f"idle timeout {self.idle_timeout_s:g}s)")
+        _log(f"listening on {self.socket_path} (model {self.model_name}, idle timeout {self.idle_timeout_s:g}s)")
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
@@ -140,9 +139,12 @@ class Daemon:
         self.stopping.set()
 
     def _idle(self) -> bool:
-        return (self.state in ("ready", "failed") and self.active_embeds == 0
-                and not (self.pending_dbs and self.state == "ready")
-                and time.monotonic() - self.last_activity > self.idle_timeout_s)
+        return (
+            self.state in ("ready", "failed")
+            and self.active_embeds == 0
+            and not (self.pending_dbs and self.state == "ready")
+            and time.monotonic() - self.last_activity > self.idle_timeout_s
+        )
 
     def _accept_loop(self) -> None:
         while not self.stopping.is_set():
@@ -181,8 +183,10 @@ class Daemon:
                 os.unlink(protocol.pid_path(self.rundir))
             except OSError:
                 pass
-        _log(f"exiting ({self.exit_reason}) after {self.requests} requests, "
-             f"{self.texts} texts embedded, {self.backfilled} entries backfilled")
+        _log(
+            f"exiting ({self.exit_reason}) after {self.requests} requests, "
+            f"{self.texts} texts embedded, {self.backfilled} entries backfilled"
+        )
         try:
             os.close(self.lock_fd)
         except OSError:
@@ -208,8 +212,10 @@ class Daemon:
             self.embedder, self.dim = emb, emb.dim
             self.state = "ready"
             self.loaded_after_s = round(time.monotonic() - t0, 3)
-            _log(f"model {self.model_name} ready in {self.loaded_after_s}s "
-                 f"(dim {self.dim}, rss {rss_bytes() // 2**20} MB)")
+            _log(
+                f"model {self.model_name} ready in {self.loaded_after_s}s "
+                f"(dim {self.dim}, rss {rss_bytes() // 2**20} MB)"
+            )
         except BaseException as e:  # noqa: BLE001 - report any failure through status
             self.error = f"{type(e).__name__}: {e}"
             self.state = "failed"
@@ -270,8 +276,9 @@ class Daemon:
 
                 store = Store.open(path)
                 try:
-                    res = vectors.drain(store, self.embedder.embed, model=self.model_name,
-                                        batch=DRAIN_BATCH, max_batches=1)
+                    res = vectors.drain(
+                        store, self.embedder.embed, model=self.model_name, batch=DRAIN_BATCH, max_batches=1
+                    )
                 finally:
                     store.close()
                 n = res["embedded"] + res["removed"]
@@ -298,8 +305,7 @@ class Daemon:
                 if not line:
                     break
                 if not line.endswith(b"\n") and len(line) > protocol.MAX_LINE:
-                    conn.sendall(protocol.encode(protocol.error(protocol.E_BAD_REQUEST,
-                                                                "request too large")))
+                    conn.sendall(protocol.encode(protocol.error(protocol.E_BAD_REQUEST, "request too large")))
                     break
                 answer, stop_after = self.answer(line)
                 conn.sendall(protocol.encode(answer))
@@ -342,7 +348,7 @@ class Daemon:
             return protocol.error(protocol.E_MODEL_FAILED, self.error or "model failed"), False
         if self.state != "ready":
             return protocol.error(protocol.E_COLD, "the model is still loading"), False
-        texts = [t[:protocol.MAX_TEXT_CHARS] for t in msg["texts"]]
+        texts = [t[: protocol.MAX_TEXT_CHARS] for t in msg["texts"]]
         with self._counter:
             self.active_embeds += 1
         try:
@@ -355,8 +361,7 @@ class Daemon:
                 self.active_embeds -= 1
                 self.texts += len(texts)
             self.last_activity = time.monotonic()
-        return protocol.ok(vectors=protocol.encode_vectors(vectors), dim=self.dim,
-                           model=self.model_name), False
+        return protocol.ok(vectors=protocol.encode_vectors(vectors), dim=self.dim, model=self.model_name), False
 
     def status(self) -> dict:
         now = time.monotonic()
@@ -387,8 +392,13 @@ class Daemon:
         }
 
 
-def run(model: str, idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
-        rundir: str | None = None, lock_fd: int | None = None, dbs=()) -> int:
+def run(
+    model: str,
+    idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
+    rundir: str | None = None,
+    lock_fd: int | None = None,
+    dbs=(),
+) -> int:
     """Run the daemon in this process until it stops. Exit status 3 if another one holds the lock."""
     rd = control.ensure_private_dir(control._rundir(rundir))
     if lock_fd is None:

@@ -24,8 +24,12 @@ def session_start(ctx, resp) -> None:
         ctx.audit("hook_error", context="daemon autostart", result=out["error"][:300])
         return
     if out.get("started"):
-        ctx.audit("maintenance", context="daemon autostart", result=f"started pid {out.get('pid')}",
-                  details={"cleaned": out.get("cleaned") or []})
+        ctx.audit(
+            "maintenance",
+            context="daemon autostart",
+            result=f"started pid {out.get('pid')}",
+            details={"cleaned": out.get("cleaned") or []},
+        )
         return
     if db and ctx.store is not None:
         from ..embeddings import vectors

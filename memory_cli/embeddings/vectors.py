@@ -33,13 +33,15 @@ VEC_TABLE = "memory_vec"
 QUEUE_TABLE = "memory_vec_queue"
 KV_MODEL = "vectors.model"
 KV_DIM = "vectors.dim"
-MAX_K = 4096            # sqlite-vec's limit for k in one KNN query
-MAX_ATTEMPTS = 5        # an entry the model keeps failing on stops blocking the queue
+MAX_K = 4096  # sqlite-vec's limit for k in one KNN query
+MAX_ATTEMPTS = 5  # an entry the model keeps failing on stops blocking the queue
 
 _NOW_SQL = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-_ENQUEUE = (f"INSERT INTO {QUEUE_TABLE}(entry_id, queued_at) VALUES (@ID, {_NOW_SQL}) "
-            "ON CONFLICT(entry_id) DO UPDATE SET gen = gen + 1, queued_at = excluded.queued_at, "
-            "attempts = 0, last_error = NULL")
+_ENQUEUE = (
+    f"INSERT INTO {QUEUE_TABLE}(entry_id, queued_at) VALUES (@ID, {_NOW_SQL}) "
+    "ON CONFLICT(entry_id) DO UPDATE SET gen = gen + 1, queued_at = excluded.queued_at, "
+    "attempts = 0, last_error = NULL"
+)
 
 M004_VECTORS = [
     f"""CREATE TABLE IF NOT EXISTS {QUEUE_TABLE} (
@@ -50,15 +52,15 @@ M004_VECTORS = [
         last_error TEXT
     )""",
     f"""CREATE TRIGGER IF NOT EXISTS memory_entries_vec_insert AFTER INSERT ON memory_entries BEGIN
-        {_ENQUEUE.replace('@ID', 'new.id')};
+        {_ENQUEUE.replace("@ID", "new.id")};
     END""",
     f"""CREATE TRIGGER IF NOT EXISTS memory_entries_vec_update
         AFTER UPDATE OF content, status ON memory_entries
         WHEN old.content IS NOT new.content OR old.status IS NOT new.status BEGIN
-        {_ENQUEUE.replace('@ID', 'new.id')};
+        {_ENQUEUE.replace("@ID", "new.id")};
     END""",
     f"""CREATE TRIGGER IF NOT EXISTS memory_entries_vec_delete AFTER DELETE ON memory_entries BEGIN
-        {_ENQUEUE.replace('@ID', 'old.id')};
+        {_ENQUEUE.replace("@ID", "old.id")};
     END""",
     f"""INSERT OR IGNORE INTO {QUEUE_TABLE}(entry_id, queued_at)
         SELECT id, {_NOW_SQL} FROM memory_entries WHERE status = 'active'""",
@@ -80,6 +82,7 @@ def apply_schema(store) -> None:
 
 
 # --------------------------------------------------------------------------- small helpers
+
 
 def cosine(a: bytes, b: bytes) -> float:
     """Cosine similarity of two float32 little-endian vectors (stdlib only; 0.0 if unusable)."""
@@ -106,9 +109,11 @@ def _kv_get(store, key: str):
 def _kv_set(store, key: str, value) -> None:
     from ..util import now_iso
 
-    store.execute("INSERT INTO kv(key, value, updated_at) VALUES (?,?,?) ON CONFLICT(key) DO UPDATE "
-                  "SET value = excluded.value, updated_at = excluded.updated_at",
-                  (key, None if value is None else str(value), now_iso()))
+    store.execute(
+        "INSERT INTO kv(key, value, updated_at) VALUES (?,?,?) ON CONFLICT(key) DO UPDATE "
+        "SET value = excluded.value, updated_at = excluded.updated_at",
+        (key, None if value is None else str(value), now_iso()),
+    )
 
 
 def has_queue(store) -> bool:
@@ -150,9 +155,12 @@ def ensure_table(store, dim: int, model: str | None) -> None:
         else:
             raise VectorsStale(
                 f"stored vectors were made by {have_model or 'another model'} ({have_dim} "
-                f"dimensions), not {model} ({dim}); run `memory-cli reindex`")
-    store.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VEC_TABLE} USING vec0("
-                  f"entry_id TEXT PRIMARY KEY, embedding float[{int(dim)}] distance_metric=cosine)")
+                f"dimensions), not {model} ({dim}); run `memory-cli reindex`"
+            )
+    store.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {VEC_TABLE} USING vec0("
+        f"entry_id TEXT PRIMARY KEY, embedding float[{int(dim)}] distance_metric=cosine)"
+    )
     _kv_set(store, KV_DIM, int(dim))
     _kv_set(store, KV_MODEL, model)
 
@@ -160,14 +168,13 @@ def ensure_table(store, dim: int, model: str | None) -> None:
 def pending_count(store) -> int:
     if not has_queue(store):
         return 0
-    return int(store.value(f"SELECT count(*) FROM {QUEUE_TABLE} WHERE attempts < ?",
-                           (MAX_ATTEMPTS,)) or 0)
+    return int(store.value(f"SELECT count(*) FROM {QUEUE_TABLE} WHERE attempts < ?", (MAX_ATTEMPTS,)) or 0)
 
 
 # --------------------------------------------------------------------------- writing
 
-def _write(store, done: list[tuple[str, int, bytes]], removed: list[tuple[str, int]],
-           model: str | None) -> None:
+
+def _write(store, done: list[tuple[str, int, bytes]], removed: list[tuple[str, int]], model: str | None) -> None:
     """Store vectors and removals, and dequeue them unless they were re-queued meanwhile."""
     with store.transaction():
         if done:
@@ -184,8 +191,10 @@ def _write(store, done: list[tuple[str, int, bytes]], removed: list[tuple[str, i
 
 
 def _queued(store, limit: int, ids=None) -> list[dict]:
-    sql = (f"SELECT q.entry_id, q.gen, e.content, e.status FROM {QUEUE_TABLE} q "
-           "LEFT JOIN memory_entries e ON e.id = q.entry_id WHERE q.attempts < ?")
+    sql = (
+        f"SELECT q.entry_id, q.gen, e.content, e.status FROM {QUEUE_TABLE} q "
+        "LEFT JOIN memory_entries e ON e.id = q.entry_id WHERE q.attempts < ?"
+    )
     params: list = [MAX_ATTEMPTS]
     if ids is not None:
         sql += f" AND q.entry_id IN ({','.join('?' * len(ids))})"
@@ -197,8 +206,7 @@ def _queued(store, limit: int, ids=None) -> list[dict]:
 
 def _process(store, rows: list[dict], embed, model: str | None) -> dict:
     """Embed one batch of queue rows with ``embed``; None from ``embed`` leaves them queued."""
-    removed = [(r["entry_id"], r["gen"]) for r in rows
-               if r["content"] is None or r["status"] != "active"]
+    removed = [(r["entry_id"], r["gen"]) for r in rows if r["content"] is None or r["status"] != "active"]
     todo = [r for r in rows if r["content"] is not None and r["status"] == "active"]
     vectors: list[bytes] | None = []
     if todo:
@@ -206,9 +214,10 @@ def _process(store, rows: list[dict], embed, model: str | None) -> dict:
             vectors = embed([r["content"] for r in todo])
         except Exception as e:  # the model choked on something: count it against these rows
             with store.transaction():
-                store.executemany(f"UPDATE {QUEUE_TABLE} SET attempts = attempts + 1, last_error = ? "
-                                  "WHERE entry_id = ?",
-                                  [(f"{type(e).__name__}: {e}"[:500], r["entry_id"]) for r in todo])
+                store.executemany(
+                    f"UPDATE {QUEUE_TABLE} SET attempts = attempts + 1, last_error = ? WHERE entry_id = ?",
+                    [(f"{type(e).__name__}: {e}"[:500], r["entry_id"]) for r in todo],
+                )
             raise
         if vectors is None or len(vectors) != len(todo):
             vectors, todo = None, []
@@ -270,8 +279,9 @@ def request_backfill(store, db: str, timeout_ms: float) -> bool:
     return client.request(protocol.request("index", db=str(db)), timeout_ms) is not None
 
 
-def drain(store, embed, *, model: str | None = None, batch: int = 32,
-          max_batches: int | None = None, progress=None) -> dict:
+def drain(
+    store, embed, *, model: str | None = None, batch: int = 32, max_batches: int | None = None, progress=None
+) -> dict:
     """Embed queued entries with ``embed(texts) -> list[bytes] | None`` until the queue is empty.
 
     Used by the daemon (small batches, so hooks' requests interleave) and by ``reindex``.
@@ -283,8 +293,13 @@ def drain(store, embed, *, model: str | None = None, batch: int = 32,
     if not store.load_vec():
         raise VectorsUnavailable("sqlite-vec could not be loaded")
     have = table_model(store)
-    if model and have and have != model and store.table_exists(VEC_TABLE) \
-            and store.value(f"SELECT count(*) FROM {VEC_TABLE}"):
+    if (
+        model
+        and have
+        and have != model
+        and store.table_exists(VEC_TABLE)
+        and store.value(f"SELECT count(*) FROM {VEC_TABLE}")
+    ):
         raise VectorsStale(f"stored vectors were made by {have}, not {model}; run `memory-cli reindex`")
     total = {"embedded": 0, "removed": 0}
     batches = 0
@@ -304,8 +319,7 @@ def drain(store, embed, *, model: str | None = None, batch: int = 32,
     return total
 
 
-def reindex(store, embed, *, model: str | None, full: bool = True, batch: int = 32,
-            progress=None) -> dict:
+def reindex(store, embed, *, model: str | None, full: bool = True, batch: int = 32, progress=None) -> dict:
     """Rebuild vectors: every active entry when ``full``, else only what is queued.
 
     A different model or vector size replaces the table; otherwise vectors are overwritten in
@@ -326,10 +340,13 @@ def reindex(store, embed, *, model: str | None, full: bool = True, batch: int = 
             store.execute(
                 f"INSERT INTO {QUEUE_TABLE}(entry_id, queued_at) SELECT id, {_NOW_SQL} FROM memory_entries "
                 "WHERE status = 'active' ORDER BY created_at ON CONFLICT(entry_id) DO UPDATE SET gen = gen + 1, "
-                "queued_at = excluded.queued_at, attempts = 0, last_error = NULL")
+                "queued_at = excluded.queued_at, attempts = 0, last_error = NULL"
+            )
             if store.table_exists(VEC_TABLE):  # vectors whose entry is gone or inactive
-                store.execute(f"DELETE FROM {VEC_TABLE} WHERE entry_id NOT IN "
-                              "(SELECT id FROM memory_entries WHERE status = 'active')")
+                store.execute(
+                    f"DELETE FROM {VEC_TABLE} WHERE entry_id NOT IN "
+                    "(SELECT id FROM memory_entries WHERE status = 'active')"
+                )
         else:
             store.execute(f"UPDATE {QUEUE_TABLE} SET attempts = 0")
     queued = pending_count(store)
@@ -338,12 +355,18 @@ def reindex(store, embed, *, model: str | None, full: bool = True, batch: int = 
     except VectorsStale:
         # Only reached with full=False on a table of another model: rebuild everything.
         return reindex(store, embed, model=model, full=True, batch=batch, progress=progress)
-    res.update(queued=queued, vectors=count(store), model=table_model(store), dim=table_dim(store),
-               seconds=round(time.monotonic() - t0, 2))
+    res.update(
+        queued=queued,
+        vectors=count(store),
+        model=table_model(store),
+        dim=table_dim(store),
+        seconds=round(time.monotonic() - t0, 2),
+    )
     return res
 
 
 # --------------------------------------------------------------------------- reading
+
 
 def count(store) -> int:
     if not vec_ready(store):
@@ -367,21 +390,26 @@ def search(store, query_vector: bytes, k: int) -> list[tuple[str, float]]:
             return []
         # Vectors of entries archived or deleted since the queue was last drained still sit in
         # the table; ask for that many more so that filtering them out cannot shorten the list.
-        stale = store.value(
-            f"SELECT count(*) FROM {QUEUE_TABLE} q LEFT JOIN memory_entries e ON e.id = q.entry_id "
-            "WHERE e.id IS NULL OR e.status != 'active'") if has_queue(store) else 0
+        stale = (
+            store.value(
+                f"SELECT count(*) FROM {QUEUE_TABLE} q LEFT JOIN memory_entries e ON e.id = q.entry_id "
+                "WHERE e.id IS NULL OR e.status != 'active'"
+            )
+            if has_queue(store)
+            else 0
+        )
         kk = min(MAX_K, int(k) + int(stale or 0))
         rows = store.conn.execute(
             f"WITH knn AS (SELECT entry_id, distance FROM {VEC_TABLE} "
             "WHERE embedding MATCH ? AND k = ?) "
             "SELECT knn.entry_id, knn.distance FROM knn JOIN memory_entries e ON e.id = knn.entry_id "
             "WHERE e.status = 'active' ORDER BY knn.distance LIMIT ?",
-            (query_vector, kk, int(k))).fetchall()
+            (query_vector, kk, int(k)),
+        ).fetchall()
     except Exception:  # apsw errors, a damaged table: semantic search is optional
         return []
     # A zero vector has no direction: sqlite-vec gives NULL distance, which means no similarity.
-    return [(eid, 0.0 if dist is None else max(0.0, min(1.0, 1.0 - float(dist))))
-            for eid, dist in rows]
+    return [(eid, 0.0 if dist is None else max(0.0, min(1.0, 1.0 - float(dist)))) for eid, dist in rows]
 
 
 def stats(store) -> dict:
@@ -390,9 +418,13 @@ def stats(store) -> dict:
     active = int(store.value("SELECT count(*) FROM memory_entries WHERE status = 'active'") or 0)
     failed = 0
     if has_queue(store):
-        failed = int(store.value(f"SELECT count(*) FROM {QUEUE_TABLE} WHERE attempts >= ?",
-                                 (MAX_ATTEMPTS,)) or 0)
-    return {"sqlite_vec": loaded, "vectors": count(store) if loaded else 0, "active_entries": active,
-            "queued": pending_count(store), "failed": failed, "model": table_model(store),
-            "dim": table_dim(store)}
-
+        failed = int(store.value(f"SELECT count(*) FROM {QUEUE_TABLE} WHERE attempts >= ?", (MAX_ATTEMPTS,)) or 0)
+    return {
+        "sqlite_vec": loaded,
+        "vectors": count(store) if loaded else 0,
+        "active_entries": active,
+        "queued": pending_count(store),
+        "failed": failed,
+        "model": table_model(store),
+        "dim": table_dim(store),
+    }

@@ -28,10 +28,10 @@ def command_prefix(command: str) -> list[str] | None:
         return None
     if "hook" not in words:
         return None
-    prefix = words[:words.index("hook")]
+    prefix = words[: words.index("hook")]
     if "--db" in prefix:
         i = prefix.index("--db")
-        prefix = prefix[:i] + prefix[i + 2:]
+        prefix = prefix[:i] + prefix[i + 2 :]
     return [w for w in prefix if not w.startswith("--db=")]
 
 
@@ -42,7 +42,7 @@ def _launcher_parts(prefix: list[str]) -> tuple[str, str, list[str]] | None:
     script_at = next((i for i, w in enumerate(prefix) if is_launcher_script(w)), None)
     if script_at is None or script_at == 0:
         return None
-    rest = prefix[script_at + 1:]
+    rest = prefix[script_at + 1 :]
     folders = [rest[i + 1] for i in range(len(rest) - 1) if rest[i] == "--path"]
     return prefix[0], prefix[script_at], folders
 
@@ -53,8 +53,9 @@ def probe(prefix: list[str]) -> dict | None:
     import subprocess
 
     try:
-        proc = subprocess.run(prefix + ["--probe"], capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            prefix + ["--probe"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
         return json.loads(proc.stdout.strip().splitlines()[-1])
     except Exception:
         return None
@@ -75,41 +76,67 @@ def entry_checks(commands: dict[str, list[str]]) -> list[dict]:
             shown = " ".join(shlex.quote(w) for w in prefix)
             parts = _launcher_parts(prefix)
             if parts is None:
-                out.append(_check("hook start", "warn",
-                                  f"{where}: hooks start through {shown}, which loads `site` and "
-                                  "the console-script wrapper on every tool call; the lean "
-                                  "launcher starts about twice as fast: run `memory-cli install`"))
+                out.append(
+                    _check(
+                        "hook start",
+                        "warn",
+                        f"{where}: hooks start through {shown}, which loads `site` and "
+                        "the console-script wrapper on every tool call; the lean "
+                        "launcher starts about twice as fast: run `memory-cli install`",
+                    )
+                )
                 continue
             python, script, folders = parts
             missing = [p for p in [python, script, *folders] if not os.path.exists(p)]
             if missing:
-                out.append(_check("hook start", "fail",
-                                  f"{where}: {missing[0]} no longer exists, hooks cannot start: "
-                                  "run `memory-cli install` again"))
+                out.append(
+                    _check(
+                        "hook start",
+                        "fail",
+                        f"{where}: {missing[0]} no longer exists, hooks cannot start: run `memory-cli install` again",
+                    )
+                )
                 continue
             info = probe(prefix)
             if info is None:
-                out.append(_check("hook start", "fail", f"{where}: {shown} --probe did not answer: "
-                                                        "run `memory-cli install` again"))
+                out.append(
+                    _check(
+                        "hook start", "fail", f"{where}: {shown} --probe did not answer: run `memory-cli install` again"
+                    )
+                )
             elif info.get("site_fallback") or not info.get("apsw"):
-                out.append(_check("hook start", "warn",
-                                  f"{where}: the launcher's folders no longer hold apsw, so every "
-                                  "hook runs `site` to find it (slower): run `memory-cli install` "
-                                  "again"))
+                out.append(
+                    _check(
+                        "hook start",
+                        "warn",
+                        f"{where}: the launcher's folders no longer hold apsw, so every "
+                        "hook runs `site` to find it (slower): run `memory-cli install` "
+                        "again",
+                    )
+                )
             elif os.path.abspath(info.get("package") or "") != here:
-                out.append(_check("hook start", "warn",
-                                  f"{where}: hooks run memory-cli from {info.get('package')}, "
-                                  f"this command is {here}: run `memory-cli install` from the "
-                                  "environment you mean to use"))
+                out.append(
+                    _check(
+                        "hook start",
+                        "warn",
+                        f"{where}: hooks run memory-cli from {info.get('package')}, "
+                        f"this command is {here}: run `memory-cli install` from the "
+                        "environment you mean to use",
+                    )
+                )
             else:
-                out.append(_check("hook start", "ok",
-                                  f"{where}: lean launcher ({os.path.basename(python)} -I -S "
-                                  f"{script}; apsw found without site)"))
+                out.append(
+                    _check(
+                        "hook start",
+                        "ok",
+                        f"{where}: lean launcher ({os.path.basename(python)} -I -S {script}; apsw found without site)",
+                    )
+                )
     return out
 
 
 def _bytecode_state(source: str) -> str:
-    """"ok", "missing" or "stale" for the cached bytecode of one module."""
+    """ "ok", "missing" or "stale" for the cached bytecode of one module."""
     import importlib.util
 
     try:
@@ -140,19 +167,24 @@ def bytecode_check() -> dict:
         dirs[:] = [d for d in dirs if d != "__pycache__"]
         sources += [os.path.join(folder, f) for f in files if f.endswith(".py")]
     # The launcher script runs as __main__, which Python never caches: it is kept tiny.
-    sources = [s for s in sources if os.path.basename(s) != "fasthook.py"
-               or os.path.dirname(s) != package]
+    sources = [s for s in sources if os.path.basename(s) != "fasthook.py" or os.path.dirname(s) != package]
     bad = [s for s in sources if _bytecode_state(s) != "ok"]
     if not bad:
         return _check("hook bytecode", "ok", f"{len(sources)} modules compiled and current")
     writable = os.access(os.path.dirname(bad[0]), os.W_OK)
     fix = f"{shlex.quote(sys.executable)} -m compileall -q {shlex.quote(package)}"
-    why = ("the lean launcher writes it on first use, the console script does not under "
-           "PYTHONDONTWRITEBYTECODE" if writable else "the hook cannot write it there")
-    return _check("hook bytecode", "warn",
-                  f"{len(bad)} of {len(sources)} modules have no current bytecode "
-                  f"(e.g. {os.path.relpath(bad[0], os.path.dirname(package))}): every process "
-                  f"importing one, hooks included, compiles it from source ({why}): run `{fix}`")
+    why = (
+        "the lean launcher writes it on first use, the console script does not under PYTHONDONTWRITEBYTECODE"
+        if writable
+        else "the hook cannot write it there"
+    )
+    return _check(
+        "hook bytecode",
+        "warn",
+        f"{len(bad)} of {len(sources)} modules have no current bytecode "
+        f"(e.g. {os.path.relpath(bad[0], os.path.dirname(package))}): every process "
+        f"importing one, hooks included, compiles it from source ({why}): run `{fix}`",
+    )
 
 
 def rule_cache_check(store) -> dict:
@@ -177,17 +209,19 @@ def rule_cache_check(store) -> dict:
             return _check("rule cache", "fail", f"cannot build the rule set: {type(e).__name__}: {e}")
         built_ms = (time.perf_counter() - t0) * 1000.0
         if _cache_state(path, key) != "current":
-            return _check("rule cache", "warn",
-                          f"{path} cannot be written, so every hook rebuilds the rule set "
-                          f"({built_ms:.0f} ms here): make {os.path.dirname(path)} writable")
+            return _check(
+                "rule cache",
+                "warn",
+                f"{path} cannot be written, so every hook rebuilds the rule set "
+                f"({built_ms:.0f} ms here): make {os.path.dirname(path)} writable",
+            )
         note = f" (was {state}: rebuilt now in {built_ms:.0f} ms, as the next hook would have)"
     t0 = time.perf_counter()
     with open(path, "rb") as f:
         rs = ruleset.RuleSet(f.read())
     read_ms = (time.perf_counter() - t0) * 1000.0
     size_kb = os.path.getsize(path) / 1024.0
-    return _check("rule cache", "ok", f"{len(rs)} rules, {size_kb:.0f} KB, opened in "
-                                      f"{read_ms:.1f} ms{note}")
+    return _check("rule cache", "ok", f"{len(rs)} rules, {size_kb:.0f} KB, opened in {read_ms:.1f} ms{note}")
 
 
 def doctor_checks(store, settings) -> list[dict]:

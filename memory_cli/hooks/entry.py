@@ -114,7 +114,16 @@ def _probe(here: str, fell_back: bool) -> None:
         apsw_file = apsw.__file__
     except ImportError:
         apsw_file = None
-    sys.stdout.write(dumps({"package": here, "apsw": apsw_file, "site_fallback": fell_back,
-                            "python": sys.executable, "isolated": bool(sys.flags.isolated),
-                            "no_site": bool(sys.flags.no_site)}) + "\n")
-
+    sys.stdout.write(
+        dumps(
+            {
+                "package": here,
+                "apsw": apsw_file,
+                "site_fallback": fell_back,
+                "python": sys.executable,
+                "isolated": bool(sys.flags.isolated),
+                "no_site": bool(sys.flags.no_site),
+            }
+        )
+        + "\n"
+    )

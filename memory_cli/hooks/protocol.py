@@ -7,18 +7,34 @@ Code, a hand-written test): it is audited and the call is allowed, never blocked
 from __future__ import annotations
 
 # event -> {field: (python types, required)}
-_COMMON = {"session_id": (str, True), "hook_event_name": (str, False), "cwd": (str, False),
-           "transcript_path": (str, False), "permission_mode": (str, False),
-           "agent_id": (str, False), "agent_type": (str, False)}
+_COMMON = {
+    "session_id": (str, True),
+    "hook_event_name": (str, False),
+    "cwd": (str, False),
+    "transcript_path": (str, False),
+    "permission_mode": (str, False),
+    "agent_id": (str, False),
+    "agent_type": (str, False),
+}
 
 EVENTS: dict[str, dict] = {
     "SessionStart": {"source": (str, False), "model": (str, False)},
     "UserPromptSubmit": {"prompt": (str, True)},
     "PreToolUse": {"tool_name": (str, True), "tool_input": (dict, True), "tool_use_id": (str, False)},
-    "PostToolUse": {"tool_name": (str, True), "tool_input": (dict, True), "tool_response": (object, False),
-                    "tool_use_id": (str, False), "duration_ms": ((int, float), False)},
-    "PostToolUseFailure": {"tool_name": (str, True), "tool_input": (dict, True), "error": (object, False),
-                           "is_interrupt": (bool, False), "tool_use_id": (str, False)},
+    "PostToolUse": {
+        "tool_name": (str, True),
+        "tool_input": (dict, True),
+        "tool_response": (object, False),
+        "tool_use_id": (str, False),
+        "duration_ms": ((int, float), False),
+    },
+    "PostToolUseFailure": {
+        "tool_name": (str, True),
+        "tool_input": (dict, True),
+        "error": (object, False),
+        "is_interrupt": (bool, False),
+        "tool_use_id": (str, False),
+    },
     "PreCompact": {"trigger": (str, False), "custom_instructions": ((str, type(None)), False)},
     "Stop": {"stop_hook_active": (bool, False), "last_assistant_message": ((str, type(None)), False)},
     "SessionEnd": {"reason": (str, False)},

@@ -31,9 +31,16 @@ from . import protocol
 # machine stretches a hook's wall time, and a deny that arrives before Claude Code's own
 # timeout must not be thrown away by an earlier one of ours. Runaway regexes cannot happen in
 # process (risky ones run in a child killed at the budget; see rules.safe_regex).
-HARD_DEADLINE_S = {"PreToolUse": 4.5, "PostToolUse": 4.5, "PostToolUseFailure": 4.5,
-                   "UserPromptSubmit": 6.0, "SessionStart": 8.0, "Stop": 8.0,
-                   "PreCompact": 8.0, "SessionEnd": 1.2}
+HARD_DEADLINE_S = {
+    "PreToolUse": 4.5,
+    "PostToolUse": 4.5,
+    "PostToolUseFailure": 4.5,
+    "UserPromptSubmit": 6.0,
+    "SessionStart": 8.0,
+    "Stop": 8.0,
+    "PreCompact": 8.0,
+    "SessionEnd": 1.2,
+}
 # Longest wait for the write lock when auditing after the answer (concurrent hooks queue for
 # a few ms; a long writer such as an import makes the rows wait in the pending file instead).
 AUDIT_BUSY_MS = 1000
@@ -69,9 +76,13 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
             store = _open_store_quietly(db_path)
             _record_error(store, event, "invalid_input", str(e), started, raw_payload=raw)
             if event in protocol.EVENTS:  # an event from a newer Claude Code is skipped quietly
-                _notice(stdout, event, f"memory-cli: the {event} hook got a malformed payload "
-                                       f"({_first_line(str(e))[:160]}); nothing was checked or blocked; "
-                                       "run `memory-cli doctor`")
+                _notice(
+                    stdout,
+                    event,
+                    f"memory-cli: the {event} hook got a malformed payload "
+                    f"({_first_line(str(e))[:160]}); nothing was checked or blocked; "
+                    "run `memory-cli doctor`",
+                )
             return 0
         from ..db import Store
 
@@ -92,8 +103,9 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
             raise
         message = f"{type(e).__name__}: {e}".strip().rstrip(":")
         _record_error(store, event, "internal_error", message, started)
-        _notice(stdout, event, f"memory-cli: the {event} hook failed open ({_first_line(message)}); "
-                               "run `memory-cli doctor`")
+        _notice(
+            stdout, event, f"memory-cli: the {event} hook failed open ({_first_line(message)}); run `memory-cli doctor`"
+        )
         return 0
     finally:
         if pending:  # a handler failed after queueing rows: they are still written
@@ -129,10 +141,15 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None)
     if failed:
         # A deliberate decision survives; a half-built context does not hide the failure.
         response.notify(f"memory-cli: part of the {event} hook failed open; run `memory-cli doctor`")
-    ctx.audit("hook_error" if failed else "hook", context=tool or payload.get("source"),
-              result="error" if failed else (response.decision or "ok"), details=details,
-              session_id=payload.get("session_id"), hook_event=event,
-              elapsed_ms=(time.perf_counter() - started) * 1000.0)
+    ctx.audit(
+        "hook_error" if failed else "hook",
+        context=tool or payload.get("source"),
+        result="error" if failed else (response.decision or "ok"),
+        details=details,
+        session_id=payload.get("session_id"),
+        hook_event=event,
+        elapsed_ms=(time.perf_counter() - started) * 1000.0,
+    )
     return response
 
 
@@ -187,8 +204,11 @@ def _flush_audit(store, rows: list, wait_ms: int = AUDIT_BUSY_MS) -> None:
                 if action == "hook_error":
                     _append_error_log(kw.get("hook_event"), "handler_error", kw.get("details"))
             if lost:
-                _append_error_log(todo[0][1].get("hook_event"), "audit",
-                                  f"{len(lost)} audit row(s) could not be written ({type(e).__name__}: {e})")
+                _append_error_log(
+                    todo[0][1].get("hook_event"),
+                    "audit",
+                    f"{len(lost)} audit row(s) could not be written ({type(e).__name__}: {e})",
+                )
     if claimed is not None:
         try:
             os.unlink(claimed)
@@ -262,8 +282,9 @@ def _record_error(store, event, kind, message, started, raw_payload: bytes | Non
         details["stdin_preview"] = preview
     from ..audit import record_safely
 
-    if record_safely(store, "hook_error", context=kind, result="allowed", details=details,
-                     hook_event=event, elapsed_ms=elapsed):
+    if record_safely(
+        store, "hook_error", context=kind, result="allowed", details=details, hook_event=event, elapsed_ms=elapsed
+    ):
         return
     _append_error_log(event, kind, message)
 

@@ -16,8 +16,21 @@ from ..util import new_id, now_iso
 
 SEVERITIES = ("critical", "high", "medium", "low")
 STATUSES = ("open", "resolved")
-PUBLIC = ("id", "title", "symptoms", "service", "severity", "cause", "resolution", "status", "scope",
-          "session_id", "created_at", "updated_at", "resolved_at")
+PUBLIC = (
+    "id",
+    "title",
+    "symptoms",
+    "service",
+    "severity",
+    "cause",
+    "resolution",
+    "status",
+    "scope",
+    "session_id",
+    "created_at",
+    "updated_at",
+    "resolved_at",
+)
 EMBED_TIMEOUT_MS = 150
 VECTOR_CANDIDATES = 500  # most recent incidents compared by meaning; older ones by words only
 
@@ -47,8 +60,19 @@ def _set_vector(store, incident_id: str, timeout_ms: float = EMBED_TIMEOUT_MS) -
         store.execute("UPDATE incidents SET embedding = ? WHERE id = ?", (vecs[0], incident_id))
 
 
-def record(store, title, symptoms, *, service=None, severity=None, cause=None, resolution=None,
-           scope=None, session_id=None, embed_timeout_ms: float = EMBED_TIMEOUT_MS) -> dict:
+def record(
+    store,
+    title,
+    symptoms,
+    *,
+    service=None,
+    severity=None,
+    cause=None,
+    resolution=None,
+    scope=None,
+    session_id=None,
+    embed_timeout_ms: float = EMBED_TIMEOUT_MS,
+) -> dict:
     """Store a new incident (resolved at once when a resolution is given)."""
     title = fields.text(store, title, "title", required=True, max_len=300)
     symptoms = fields.text(store, symptoms, "symptoms", required=True)
@@ -64,11 +88,30 @@ def record(store, title, symptoms, *, service=None, severity=None, cause=None, r
         store.execute(
             "INSERT INTO incidents(id, title, symptoms, service, severity, cause, resolution, status, scope,"
             " session_id, created_at, updated_at, resolved_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (iid, title, symptoms, service, sev, cause, resolution, status, sc,
-             fields.text(store, session_id, "session_id", max_len=200), now, now,
-             now if resolution else None))
-        audit.record(store, "incident_record", context=title, result=status,
-                     details={"incident": iid, "severity": sev, "service": service}, session_id=session_id)
+            (
+                iid,
+                title,
+                symptoms,
+                service,
+                sev,
+                cause,
+                resolution,
+                status,
+                sc,
+                fields.text(store, session_id, "session_id", max_len=200),
+                now,
+                now,
+                now if resolution else None,
+            ),
+        )
+        audit.record(
+            store,
+            "incident_record",
+            context=title,
+            result=status,
+            details={"incident": iid, "severity": sev, "service": service},
+            session_id=session_id,
+        )
     if embed_timeout_ms > 0:
         _set_vector(store, iid, embed_timeout_ms)
     return get(store, iid)
@@ -95,11 +138,19 @@ def resolve(store, ref: str, resolution, *, cause=None, session_id=None) -> dict
     cause_text = fields.text(store, cause, "cause")
     now = now_iso()
     with store.transaction():
-        store.execute("UPDATE incidents SET resolution = ?, cause = coalesce(?, cause), status = 'resolved',"
-                      " resolved_at = ?, updated_at = ? WHERE id = ?", (text, cause_text, now, now, inc["id"]))
-        audit.record(store, "incident_resolve", context=inc["title"], result="resolved",
-                     details={"incident": inc["id"], "previous_resolution": inc["resolution"]},
-                     session_id=session_id)
+        store.execute(
+            "UPDATE incidents SET resolution = ?, cause = coalesce(?, cause), status = 'resolved',"
+            " resolved_at = ?, updated_at = ? WHERE id = ?",
+            (text, cause_text, now, now, inc["id"]),
+        )
+        audit.record(
+            store,
+            "incident_resolve",
+            context=inc["title"],
+            result="resolved",
+            details={"incident": inc["id"], "previous_resolution": inc["resolution"]},
+            session_id=session_id,
+        )
     _set_vector(store, inc["id"])
     return get(store, inc["id"])
 
@@ -109,13 +160,15 @@ def list_incidents(store, *, status=None, limit=50) -> list[dict]:
     if status:
         where = "WHERE status = ?"
         params.append(fields.choice(status, "status", STATUSES))
-    rows = store.rows(f"SELECT * FROM incidents {where} ORDER BY created_at DESC LIMIT ?",
-                      [*params, fields.limit(limit, 50, 10_000)])
+    rows = store.rows(
+        f"SELECT * FROM incidents {where} ORDER BY created_at DESC LIMIT ?", [*params, fields.limit(limit, 50, 10_000)]
+    )
     return [_public(r) for r in rows]
 
 
-def search(store, query, *, status=None, limit=5, scope=None, timeout_ms: float = EMBED_TIMEOUT_MS,
-           min_score: float = 0.15) -> list[dict]:
+def search(
+    store, query, *, status=None, limit=5, scope=None, timeout_ms: float = EMBED_TIMEOUT_MS, min_score: float = 0.15
+) -> list[dict]:
     """Incidents like ``query`` ("has this happened before?"), best first, each with ``score``."""
     from ..retrieval import fts, fusion
     from ..embeddings.vectors import cosine
@@ -135,13 +188,26 @@ def search(store, query, *, status=None, limit=5, scope=None, timeout_ms: float 
     keyword: dict[str, float] = {}
     expr = fts.match_expression(terms)
     if expr:
-        rows = store.rows("SELECT i.id AS id, -bm25(incidents_fts, 2.0, 1.0, 1.0, 0.5, 0.5) AS s FROM incidents_fts"
-                          " JOIN incidents i ON i.rowid = incidents_fts.rowid WHERE incidents_fts MATCH ?"
-                          + cond + " ORDER BY s DESC LIMIT 200", [expr, *params])
+        rows = store.rows(
+            "SELECT i.id AS id, -bm25(incidents_fts, 2.0, 1.0, 1.0, 0.5, 0.5) AS s FROM incidents_fts"
+            " JOIN incidents i ON i.rowid = incidents_fts.rowid WHERE incidents_fts MATCH ?"
+            + cond
+            + " ORDER BY s DESC LIMIT 200",
+            [expr, *params],
+        )
         total = int(store.value("SELECT count(*) FROM incidents") or 0)
-        idf = sum(fusion.query_term_idf(total, int(store.value(
-            "SELECT count(*) FROM incidents_fts WHERE incidents_fts MATCH ?", (fts.match_expression([t]),)) or 0))
-            for t in terms)
+        idf = sum(
+            fusion.query_term_idf(
+                total,
+                int(
+                    store.value(
+                        "SELECT count(*) FROM incidents_fts WHERE incidents_fts MATCH ?", (fts.match_expression([t]),)
+                    )
+                    or 0
+                ),
+            )
+            for t in terms
+        )
         # bm25 weights up to 2.0 on the title: halve so a full title match is ~1, like memories
         keyword = fusion.keyword_scores({r["id"]: float(r["s"]) / 2.0 for r in rows}, idf)
 
@@ -149,8 +215,12 @@ def search(store, query, *, status=None, limit=5, scope=None, timeout_ms: float 
     qv = _embed([text], timeout_ms) if timeout_ms > 0 else None
     if qv:
         vector = {}
-        rows = store.rows("SELECT i.id AS id, i.embedding AS embedding FROM incidents i WHERE i.embedding IS NOT NULL"
-                          + cond + " ORDER BY i.created_at DESC LIMIT ?", [*params, VECTOR_CANDIDATES])
+        rows = store.rows(
+            "SELECT i.id AS id, i.embedding AS embedding FROM incidents i WHERE i.embedding IS NOT NULL"
+            + cond
+            + " ORDER BY i.created_at DESC LIMIT ?",
+            [*params, VECTOR_CANDIDATES],
+        )
         vector = fusion.vector_scores({r["id"]: cosine(qv[0], r["embedding"]) for r in rows})
     scores = fusion.fuse(keyword, vector)
     best = sorted(((s, i) for i, s in scores.items() if s >= min_score), reverse=True)[:n]

@@ -27,8 +27,7 @@ def post_tool_use_failure(ctx, resp) -> None:
     if not query:
         return
     timeout = min(100.0, float(ctx.settings["daemon"]["request_timeout_ms"]))
-    found = api.search(ctx.store, query, status="resolved", limit=MAX_OFFERED, timeout_ms=timeout,
-                       min_score=MIN_SCORE)
+    found = api.search(ctx.store, query, status="resolved", limit=MAX_OFFERED, timeout_ms=timeout, min_score=MIN_SCORE)
     if not found:
         return
     lines = ["memory-cli: this failure looks like incidents resolved before:"]
@@ -36,5 +35,9 @@ def post_tool_use_failure(ctx, resp) -> None:
         cause = f" Cause: {inc['cause']}." if inc.get("cause") else ""
         lines.append(f"- {inc['title']} ({inc['created_at'][:10]}).{cause} Resolved by: {inc['resolution']}")
     resp.add_context("\n".join(lines))
-    ctx.audit("inject", context="incidents", result=f"{len(found)} incident(s)",
-              details={"incidents": [i["id"] for i in found]})
+    ctx.audit(
+        "inject",
+        context="incidents",
+        result=f"{len(found)} incident(s)",
+        details={"incidents": [i["id"] for i in found]},
+    )

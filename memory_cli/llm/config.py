@@ -47,7 +47,10 @@ def excluded(settings, project: str | None, cwd: str | None) -> bool:
             if fnmatch.fnmatchcase(name.lower(), pat.lower()):
                 return True
         for p in paths:
-            if fnmatch.fnmatchcase(p, expanded) or fnmatch.fnmatchcase(p, expanded.rstrip(os.sep) + os.sep + "*") \
-                    or p.rstrip(os.sep) == expanded.rstrip(os.sep):
+            if (
+                fnmatch.fnmatchcase(p, expanded)
+                or fnmatch.fnmatchcase(p, expanded.rstrip(os.sep) + os.sep + "*")
+                or p.rstrip(os.sep) == expanded.rstrip(os.sep)
+            ):
                 return True
     return False

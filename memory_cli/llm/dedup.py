@@ -32,8 +32,10 @@ def find_duplicate(store, content: str, scope: str, *, extra: list[dict] = ()) -
     except Exception:  # a broken index must not stop summarising; the scan below still runs
         pass
     for row in store.rows(
-            "SELECT id, content, scope FROM memory_entries WHERE status = 'active' AND scope IN (?, 'global') "
-            "ORDER BY updated_at DESC LIMIT ?", (scope, RECENT_PER_SCOPE)):
+        "SELECT id, content, scope FROM memory_entries WHERE status = 'active' AND scope IN (?, 'global') "
+        "ORDER BY updated_at DESC LIMIT ?",
+        (scope, RECENT_PER_SCOPE),
+    ):
         candidates.setdefault(row["id"], row)
     for other in list(candidates.values()) + [dict(m, id=m.get("id") or "(this batch)") for m in extra]:
         if other.get("scope") not in (scope, "global"):

@@ -18,8 +18,13 @@ def doctor_checks(store, settings) -> list[dict]:
     name = section.get("provider") or "none"
     checks = []
     if name == "none":
-        checks.append({"name": "session memories", "status": "ok",
-                       "detail": "provider none: the local extractive reader writes them; nothing is sent"})
+        checks.append(
+            {
+                "name": "session memories",
+                "status": "ok",
+                "detail": "provider none: the local extractive reader writes them; nothing is sent",
+            }
+        )
     elif name == "anthropic":
         problems = []
         try:
@@ -28,27 +33,54 @@ def doctor_checks(store, settings) -> list[dict]:
             problems.append("the anthropic SDK is not installed (pip install 'memory-cli[llm]')")
         if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
             problems.append("ANTHROPIC_API_KEY is not set in this environment")
-        checks.append({"name": "session memories", "status": "warn" if problems else "ok",
-                       "detail": "; ".join(problems) + "; the extractive reader is used instead" if problems
-                       else f"provider anthropic ({section.get('model') or providers.DEFAULT_ANTHROPIC_MODEL})"})
+        checks.append(
+            {
+                "name": "session memories",
+                "status": "warn" if problems else "ok",
+                "detail": "; ".join(problems) + "; the extractive reader is used instead"
+                if problems
+                else f"provider anthropic ({section.get('model') or providers.DEFAULT_ANTHROPIC_MODEL})",
+            }
+        )
     else:
         exe = shutil.which(os.path.expanduser(section.get("claude_command") or "claude"))
-        checks.append({"name": "session memories", "status": "ok" if exe else "warn",
-                       "detail": f"provider claude-cli ({exe})" if exe else
-                       f"{section.get('claude_command')!r} is not on PATH (llm.claude_command); "
-                       "the extractive reader is used instead"})
+        checks.append(
+            {
+                "name": "session memories",
+                "status": "ok" if exe else "warn",
+                "detail": f"provider claude-cli ({exe})"
+                if exe
+                else f"{section.get('claude_command')!r} is not on PATH (llm.claude_command); "
+                "the extractive reader is used instead",
+            }
+        )
     if name != "none":
         used, cap = providers.calls_today(store), int(section["max_calls_per_day"])
-        checks.append({"name": "LLM calls today", "status": "warn" if used >= cap else "ok",
-                       "detail": f"{used} of {cap}" + (" (cap reached: local fallbacks until tomorrow, UTC)"
-                                                       if used >= cap else "")})
+        checks.append(
+            {
+                "name": "LLM calls today",
+                "status": "warn" if used >= cap else "ok",
+                "detail": f"{used} of {cap}"
+                + (" (cap reached: local fallbacks until tomorrow, UTC)" if used >= cap else ""),
+            }
+        )
     pending = kvstate.with_prefix(store, PENDING_KEY)
     if len(pending) > 5:
-        checks.append({"name": "queued transcripts", "status": "warn",
-                       "detail": f"{len(pending)} transcripts wait for the session-end job "
-                                 "(see `memory-cli maintenance status`)"})
+        checks.append(
+            {
+                "name": "queued transcripts",
+                "status": "warn",
+                "detail": f"{len(pending)} transcripts wait for the session-end job "
+                "(see `memory-cli maintenance status`)",
+            }
+        )
     over = scopes_over_limit(store, settings)
     if over:
-        checks.append({"name": "per-scope limit", "status": "warn",
-                       "detail": f"{', '.join(over[:5])} over limits.per_scope; `memory-cli compact` fixes it"})
+        checks.append(
+            {
+                "name": "per-scope limit",
+                "status": "warn",
+                "detail": f"{', '.join(over[:5])} over limits.per_scope; `memory-cli compact` fixes it",
+            }
+        )
     return checks

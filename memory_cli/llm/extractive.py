@@ -26,7 +26,8 @@ _CONCLUSION = re.compile(
     r"\b(?:the (?:root )?cause (?:was|is)|the (?:real )?(?:fix|problem|issue|culprit|solution|reason) (?:was|is)"
     r"|it turn(?:s|ed) out|turns out|(?:was|were|is|are) caused by|(?:fails|failed|breaks|broke|happens|happened)"
     r" because|the trick (?:was|is)|lesson learned|note for next time|this project (?:uses|needs|requires))\b",
-    re.I)
+    re.I,
+)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 _EXIT = re.compile(r"\bexit (?:code|status)[: ]+([1-9]\d*)\b", re.I)
 _EXCEPTION_LINE = re.compile(r"(?m)^(?:E\s+)?.*\b\w*(?:Error|Exception)\b:.*$")
@@ -48,8 +49,15 @@ def _conclusions(ex: Excerpt) -> list[dict]:
                 continue
             seen.add(key)
             fixish = re.search(r"\b(fix|solution|trick|cause|because|culprit)\b", s, re.I)
-            out.append({"content": s, "type": "fact", "category": "remediation" if fixish else None,
-                        "subject": None, "why": "stated conclusion"})
+            out.append(
+                {
+                    "content": s,
+                    "type": "fact",
+                    "category": "remediation" if fixish else None,
+                    "subject": None,
+                    "why": "stated conclusion",
+                }
+            )
             if len(out) >= MAX_CONCLUSIONS:
                 return out
     return out
@@ -100,13 +108,22 @@ def _fixes(ex: Excerpt) -> list[dict]:
             if last_cmd.strip() != failure["cmd"].strip():
                 content = f"`{clip(failure['cmd'], 120)}` failed{err}; `{clip(last_cmd, 160)}` worked."
             elif edited:
-                content = (f"`{clip(failure['cmd'], 120)}` failed{err}; it passed after editing "
-                           f"{', '.join(clip(e, 80) for e in edited[:3])}.")
+                content = (
+                    f"`{clip(failure['cmd'], 120)}` failed{err}; it passed after editing "
+                    f"{', '.join(clip(e, 80) for e in edited[:3])}."
+                )
             else:
                 content = None
             if content:
-                out.append({"content": content, "type": "pattern", "category": "remediation",
-                            "subject": prog or None, "why": "fix that ended a failure"})
+                out.append(
+                    {
+                        "content": content,
+                        "type": "pattern",
+                        "category": "remediation",
+                        "subject": prog or None,
+                        "why": "fix that ended a failure",
+                    }
+                )
                 if len(out) >= MAX_FIXES:
                     break
         last_cmd = None
@@ -119,14 +136,18 @@ def report(ex: Excerpt, *, project: str | None) -> str:
     failures = [t for t in ex.turns if t.role == "result" and _failed(t)]
     edited = sorted({t.text for t in tools if t.tool in _EDIT_TOOLS and t.text})
     last = next((t.text for t in reversed(ex.turns) if t.role == "assistant"), "")
-    lines = [f"Session{' ' + ex.session_id if ex.session_id else ''}"
-             f"{' in ' + project if project else ''}: {len(prompts)} request(s), {len(tools)} tool call(s), "
-             f"{len(failures)} failed."]
+    lines = [
+        f"Session{' ' + ex.session_id if ex.session_id else ''}"
+        f"{' in ' + project if project else ''}: {len(prompts)} request(s), {len(tools)} tool call(s), "
+        f"{len(failures)} failed."
+    ]
     if prompts:
         lines.append(f"First request: {clip(prompts[0], 200)}")
     if edited:
-        lines.append(f"Files edited: {', '.join(clip(e, 80) for e in edited[:8])}"
-                     + (f" and {len(edited) - 8} more" if len(edited) > 8 else ""))
+        lines.append(
+            f"Files edited: {', '.join(clip(e, 80) for e in edited[:8])}"
+            + (f" and {len(edited) - 8} more" if len(edited) > 8 else "")
+        )
     if last:
         lines.append(f"Last answer: {clip(last, 300)}")
     return "\n".join(lines)

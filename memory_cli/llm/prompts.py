@@ -52,8 +52,10 @@ COMPACT_TOOL = {
                 "type": "array",
                 "items": {
                     "type": "object",
-                    "properties": {"ids": {"type": "array", "items": {"type": "string"}, "minItems": 2},
-                                   "content": {"type": "string"}},
+                    "properties": {
+                        "ids": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+                        "content": {"type": "string"},
+                    },
                     "required": ["ids", "content"],
                     "additionalProperties": False,
                 },
@@ -106,10 +108,19 @@ def save_prompt(transcript_text: str, *, project: str | None, existing: list[dic
 
 def compact_prompt(scope: str, entries: list[dict], *, limit: int) -> str:
     listing = "\n".join(
-        json.dumps({"id": e["id"], "type": e["type"], "content": e["content"], "created": e["created_at"][:10],
-                    "uses": e.get("use_count") or 0, "confidence": round(float(e.get("confidence") or 0), 2)},
-                   ensure_ascii=False)
-        for e in entries)
+        json.dumps(
+            {
+                "id": e["id"],
+                "type": e["type"],
+                "content": e["content"],
+                "created": e["created_at"][:10],
+                "uses": e.get("use_count") or 0,
+                "confidence": round(float(e.get("confidence") or 0), 2),
+            },
+            ensure_ascii=False,
+        )
+        for e in entries
+    )
     return (
         f"Scope: {scope}\nLimit: {limit} memories; there are {len(entries)}, so at least "
         f"{max(0, len(entries) - limit)} must go (a merge of k memories removes k-1).\n\n"

@@ -77,8 +77,7 @@ def take_call_slot(store, cap: int) -> int:
         if used >= cap:
             raise LLMError("cap", f"the daily cap of {cap} LLM calls is reached")
         kvstate.put(store, key, used + 1)
-        store.execute("DELETE FROM kv WHERE key >= ? AND key < ? AND key != ?",
-                      (CALLS_KEY, CALLS_KEY + "\uffff", key))
+        store.execute("DELETE FROM kv WHERE key >= ? AND key < ? AND key != ?", (CALLS_KEY, CALLS_KEY + "\uffff", key))
     return used + 1
 
 
@@ -100,9 +99,13 @@ class AnthropicProvider:
         client = anthropic.Anthropic(timeout=self.timeout, max_retries=0)
         try:
             msg = client.messages.create(
-                model=self.model, max_tokens=MAX_OUTPUT_TOKENS, system=system,
+                model=self.model,
+                max_tokens=MAX_OUTPUT_TOKENS,
+                system=system,
                 messages=[{"role": "user", "content": prompt}],
-                tools=[tool], tool_choice={"type": "tool", "name": tool["name"]})
+                tools=[tool],
+                tool_choice={"type": "tool", "name": tool["name"]},
+            )
         except anthropic.APITimeoutError as err:
             raise LLMError("timeout", f"no answer within {self.timeout:g}s", retryable=True) from err
         except anthropic.APIConnectionError as err:
@@ -120,8 +123,13 @@ class AnthropicProvider:
             if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool["name"]:
                 if not isinstance(block.input, dict):
                     raise LLMError("malformed", "the tool input is not an object")
-                return Answer(block.input, self.name, getattr(msg, "model", None) or self.model,
-                              getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None))
+                return Answer(
+                    block.input,
+                    self.name,
+                    getattr(msg, "model", None) or self.model,
+                    getattr(usage, "input_tokens", None),
+                    getattr(usage, "output_tokens", None),
+                )
         raise LLMError("malformed", f"the answer has no {tool['name']} tool call")
 
 
@@ -145,8 +153,19 @@ class ClaudeCliProvider:
             raise LLMError("config", f"claude-cli provider: {self.command!r} is not on PATH (llm.claude_command)")
         # No tools, no MCP servers (memory-cli's own would be one), no skills, no saved session:
         # the inner session can only answer. Hooks still load; MEMORY_CLI_DB="" silences ours.
-        args = [exe, "-p", "--output-format", "json", "--tools", "", "--strict-mcp-config",
-                "--disable-slash-commands", "--no-session-persistence", "--system-prompt", system]
+        args = [
+            exe,
+            "-p",
+            "--output-format",
+            "json",
+            "--tools",
+            "",
+            "--strict-mcp-config",
+            "--disable-slash-commands",
+            "--no-session-persistence",
+            "--system-prompt",
+            system,
+        ]
         if self.model:
             args += ["--model", self.model]
         env = dict(os.environ)
@@ -154,11 +173,19 @@ class ClaudeCliProvider:
         env.pop("CLAUDE_PROJECT_DIR", None)
         with tempfile.TemporaryDirectory(prefix="memory-cli-llm-") as cwd:
             try:
-                proc = subprocess.run(args, input=prompt + json_only_instruction(tool), capture_output=True,
-                                      text=True, timeout=self.timeout, env=env, cwd=cwd)
+                proc = subprocess.run(
+                    args,
+                    input=prompt + json_only_instruction(tool),
+                    capture_output=True,
+                    text=True,
+                    timeout=self.timeout,
+                    env=env,
+                    cwd=cwd,
+                )
             except subprocess.TimeoutExpired:
-                raise LLMError("timeout", f"claude -p gave no answer within {self.timeout:g}s",
-                               retryable=True) from None
+                raise LLMError(
+                    "timeout", f"claude -p gave no answer within {self.timeout:g}s", retryable=True
+                ) from None
             except OSError as err:
                 raise LLMError("config", f"cannot run {exe}: {err}") from None
         try:
@@ -166,9 +193,11 @@ class ClaudeCliProvider:
         except (ValueError, IndexError):
             out = None
         if not isinstance(out, dict):
-            raise LLMError("server" if proc.returncode else "malformed",
-                           f"claude -p exited {proc.returncode}: {_short(proc.stderr or proc.stdout)}",
-                           retryable=bool(proc.returncode))
+            raise LLMError(
+                "server" if proc.returncode else "malformed",
+                f"claude -p exited {proc.returncode}: {_short(proc.stderr or proc.stdout)}",
+                retryable=bool(proc.returncode),
+            )
         if out.get("is_error") or proc.returncode:
             status = out.get("api_error_status")
             text = _short(str(out.get("result") or proc.stderr))
@@ -194,7 +223,7 @@ def _json_object(text: str) -> dict | None:
     if start < 0 or end <= start:
         return None
     try:
-        data = json.loads(text[start: end + 1])
+        data = json.loads(text[start : end + 1])
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
@@ -224,8 +253,18 @@ def provider_for(settings):
     return None
 
 
-def ask(store, settings, provider, *, purpose: str, system: str, prompt: str, tool: dict,
-        session_id: str | None = None, scope: str | None = None) -> Answer:
+def ask(
+    store,
+    settings,
+    provider,
+    *,
+    purpose: str,
+    system: str,
+    prompt: str,
+    tool: dict,
+    session_id: str | None = None,
+    scope: str | None = None,
+) -> Answer:
     """Send one request (with retries) and return the tool input. Raises LLMError."""
     from memory_cli.redact import redact
 
@@ -239,23 +278,40 @@ def ask(store, settings, provider, *, purpose: str, system: str, prompt: str, to
         attempt += 1
         take_call_slot(store, cap)
         started = time.monotonic()
-        details = {"provider": provider.name, "model": provider.model, "purpose": purpose, "attempt": attempt,
-                   "request_chars": len(system) + len(prompt), "redacted": len(kinds), "scope": scope}
+        details = {
+            "provider": provider.name,
+            "model": provider.model,
+            "purpose": purpose,
+            "attempt": attempt,
+            "request_chars": len(system) + len(prompt),
+            "redacted": len(kinds),
+            "scope": scope,
+        }
         try:
             answer = provider.send(system, prompt, tool)
         except LLMError as err:
             details.update(error=str(err), kind=err.kind, elapsed_ms=round((time.monotonic() - started) * 1000))
             with store.transaction():
-                audit.record(store, "llm_call", context=purpose, result=f"failed: {err.kind}",
-                             details=details, session_id=session_id)
+                audit.record(
+                    store,
+                    "llm_call",
+                    context=purpose,
+                    result=f"failed: {err.kind}",
+                    details=details,
+                    session_id=session_id,
+                )
             if not err.retryable or attempt > retries:
                 raise
             backoff = BACKOFF_S * 2 ** (attempt - 1)
             delay = min(MAX_BACKOFF_S, err.retry_after if err.retry_after is not None else backoff)
             time.sleep(max(0.0, delay))
             continue
-        details.update(model=answer.model, input_tokens=answer.input_tokens, output_tokens=answer.output_tokens,
-                       elapsed_ms=round((time.monotonic() - started) * 1000))
+        details.update(
+            model=answer.model,
+            input_tokens=answer.input_tokens,
+            output_tokens=answer.output_tokens,
+            elapsed_ms=round((time.monotonic() - started) * 1000),
+        )
         with store.transaction():
             audit.record(store, "llm_call", context=purpose, result="ok", details=details, session_id=session_id)
         return answer

@@ -25,7 +25,9 @@ def enqueue_from_hook(ctx) -> bool:
         return False
     from memory_cli.maintenance import kvstate
 
-    kvstate.put(ctx.store, PENDING_KEY + os.path.realpath(path),
-                {"session_id": ctx.session_id, "project": f"project:{ctx.project}" if ctx.project else None,
-                 "cwd": ctx.cwd})
+    kvstate.put(
+        ctx.store,
+        PENDING_KEY + os.path.realpath(path),
+        {"session_id": ctx.session_id, "project": f"project:{ctx.project}" if ctx.project else None, "cwd": ctx.cwd},
+    )
     return True

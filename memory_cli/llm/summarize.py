@@ -40,7 +40,9 @@ def _existing(store, project: str | None) -> list[dict]:
     marks = ",".join("?" * len(wanted))
     return store.rows(
         f"SELECT content FROM memory_entries WHERE status = 'active' AND scope IN ({marks}) "
-        "ORDER BY confidence DESC, updated_at DESC LIMIT ?", (*wanted, EXISTING_IN_PROMPT))
+        "ORDER BY confidence DESC, updated_at DESC LIMIT ?",
+        (*wanted, EXISTING_IN_PROMPT),
+    )
 
 
 REPORT_MAX_CHARS = 4000
@@ -66,8 +68,16 @@ def _save_report(store, report: str, *, scope: str, session_id: str | None, deta
         return None
 
 
-def summarize_transcript(store, settings, path, *, session_id: str | None = None, project: str | None = None,
-                         dry_run: bool = False, from_start: bool = False) -> dict:
+def summarize_transcript(
+    store,
+    settings,
+    path,
+    *,
+    session_id: str | None = None,
+    project: str | None = None,
+    dry_run: bool = False,
+    from_start: bool = False,
+) -> dict:
     """Summarise what is new in ``path``; returns what was found and what was stored."""
     path = os.fspath(path)
     if not os.path.exists(path):
@@ -94,10 +104,19 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
         project = _project_of(ex.cwd)
     section = llm_config.llm_section(settings)
     provider = providers.provider_for(settings)
-    result = {"memories": [], "report": "", "provider": "none", "stored": 0, "fallback": None,
-              "refused": [], "session_id": session_id, "project": project, "dry_run": dry_run,
-              "transcript": {"path": path, "from": ex.start, "to": ex.end, "skipped_bytes": ex.skipped_bytes},
-              "redacted": redacted}
+    result = {
+        "memories": [],
+        "report": "",
+        "provider": "none",
+        "stored": 0,
+        "fallback": None,
+        "refused": [],
+        "session_id": session_id,
+        "project": project,
+        "dry_run": dry_run,
+        "transcript": {"path": path, "from": ex.start, "to": ex.end, "skipped_bytes": ex.skipped_bytes},
+        "redacted": redacted,
+    }
     if ex.empty:
         result["report"] = ""
         result["nothing_new"] = True
@@ -114,9 +133,16 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
         text, omitted = transcript.fit(transcript.render(ex), int(section["max_input_tokens"]) * 4 - 6000)
         try:
             answer = providers.ask(
-                store, settings, provider, purpose="summarize", system=prompts.SAVE_SYSTEM,
+                store,
+                settings,
+                provider,
+                purpose="summarize",
+                system=prompts.SAVE_SYSTEM,
                 prompt=prompts.save_prompt(text, project=project, existing=_existing(store, project)),
-                tool=prompts.SAVE_TOOL, session_id=session_id, scope=project)
+                tool=prompts.SAVE_TOOL,
+                session_id=session_id,
+                scope=project,
+            )
             memories, refused, report = check_save(answer.input, project=project)
             result["provider"] = provider.name
             result["refused"] = refused
@@ -125,14 +151,26 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
             if refused:
                 with store.transaction():
                     for r in refused:
-                        audit.record(store, "llm_refused", context="summarize", result=r["reason"],
-                                     details={"item": r["item"], "provider": provider.name}, session_id=session_id)
+                        audit.record(
+                            store,
+                            "llm_refused",
+                            context="summarize",
+                            result=r["reason"],
+                            details={"item": r["item"], "provider": provider.name},
+                            session_id=session_id,
+                        )
         except (providers.LLMError, Malformed) as err:
             kind = getattr(err, "kind", "malformed")
             result["fallback"] = f"{provider.name} failed ({kind}: {err}); used the extractive reader"
             with store.transaction():
-                audit.record(store, "llm_fallback", context="summarize", result=kind,
-                             details={"provider": provider.name, "error": str(err)}, session_id=session_id)
+                audit.record(
+                    store,
+                    "llm_fallback",
+                    context="summarize",
+                    result=kind,
+                    details={"provider": provider.name, "error": str(err)},
+                    session_id=session_id,
+                )
             memories = None
     if memories is None:
         memories, report = extractive.extract(ex, project=project)
@@ -141,8 +179,13 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
     kept: list[dict] = []
     for m in memories:
         dup = find_dup(store, m, kept)
-        out = {"content": m["content"], "type": m["type"], "scope": m["scope"],
-               "category": m.get("category"), "subject": m.get("subject")}
+        out = {
+            "content": m["content"],
+            "type": m["type"],
+            "scope": m["scope"],
+            "category": m.get("category"),
+            "subject": m.get("subject"),
+        }
         if dup is not None:
             out["duplicate_of"] = dup.get("id")
         else:
@@ -161,28 +204,54 @@ def summarize_transcript(store, settings, path, *, session_id: str | None = None
             result["raced"] = f"another run summarised this transcript meanwhile (now at byte {now_at})"
             return result
         for out in kept:
-            entry = entries.add(store, out["content"], out["type"], scope=out["scope"], source="session",
-                                confidence=SESSION_CONFIDENCE, category=out["category"], subject=out["subject"],
-                                session_id=session_id, tags=["session"],
-                                audit_context=f"session memory ({result['provider']})")
+            entry = entries.add(
+                store,
+                out["content"],
+                out["type"],
+                scope=out["scope"],
+                source="session",
+                confidence=SESSION_CONFIDENCE,
+                category=out["category"],
+                subject=out["subject"],
+                session_id=session_id,
+                tags=["session"],
+                audit_context=f"session memory ({result['provider']})",
+            )
             out["id"] = entry["id"]
             touched.add(out["scope"])
-        saved = _save_report(store, report, scope=project or "global", session_id=session_id,
-                             details=f"Written by {result['provider']} at session end; {len(kept)} memories stored.")
+        saved = _save_report(
+            store,
+            report,
+            scope=project or "global",
+            session_id=session_id,
+            details=f"Written by {result['provider']} at session end; {len(kept)} memories stored.",
+        )
         if saved is not None:
             result["report_id"] = saved.get("id")
         kvstate.put(store, key, ex.end)
-        audit.record(store, "summarize", context=path, result=f"{len(kept)} stored",
-                     details={"provider": result["provider"], "fallback": result["fallback"], "from": ex.start,
-                              "to": ex.end, "found": len(memories), "refused": len(result["refused"]),
-                              "report": report if saved is None else None},
-                     session_id=session_id)
+        audit.record(
+            store,
+            "summarize",
+            context=path,
+            result=f"{len(kept)} stored",
+            details={
+                "provider": result["provider"],
+                "fallback": result["fallback"],
+                "from": ex.start,
+                "to": ex.end,
+                "found": len(memories),
+                "refused": len(result["refused"]),
+                "report": report if saved is None else None,
+            },
+            session_id=session_id,
+        )
     result["stored"] = len(kept)
     if touched:
         from memory_cli.llm.compact import compact_scope
 
-        result["compacted"] = [c for c in (compact_scope(store, settings, sc) for sc in sorted(touched))
-                               if c["method"] != "none"]
+        result["compacted"] = [
+            c for c in (compact_scope(store, settings, sc) for sc in sorted(touched)) if c["method"] != "none"
+        ]
     return result
 
 
@@ -221,23 +290,32 @@ def _summarize_queued(store, settings, queued) -> list[dict]:
     for path, info in queued:
         info = info if isinstance(info, dict) else {}
         try:
-            r = summarize_transcript(store, settings, path, session_id=info.get("session_id"),
-                                     project=info.get("project"))
-            done.append({"transcript": path, "stored": r["stored"], "provider": r["provider"],
-                         "fallback": r["fallback"]})
+            r = summarize_transcript(
+                store, settings, path, session_id=info.get("session_id"), project=info.get("project")
+            )
+            done.append(
+                {"transcript": path, "stored": r["stored"], "provider": r["provider"], "fallback": r["fallback"]}
+            )
         except NotFound:
             with store.transaction():
-                audit.record(store, "summarize", context=path, result="transcript gone",
-                             session_id=info.get("session_id"))
+                audit.record(
+                    store, "summarize", context=path, result="transcript gone", session_id=info.get("session_id")
+                )
             done.append({"transcript": path, "stored": 0, "error": "transcript gone"})
         except InvalidInput as err:
             with store.transaction():
-                audit.record(store, "summarize", context=path, result=f"skipped: {err}",
-                             session_id=info.get("session_id"))
+                audit.record(
+                    store, "summarize", context=path, result=f"skipped: {err}", session_id=info.get("session_id")
+                )
             done.append({"transcript": path, "stored": 0, "error": str(err)})
         except Exception as err:  # stays queued: the next run tries again
-            audit.record_safely(store, "summarize", context=path, result=f"failed: {type(err).__name__}: {err}",
-                                session_id=info.get("session_id"))
+            audit.record_safely(
+                store,
+                "summarize",
+                context=path,
+                result=f"failed: {type(err).__name__}: {err}",
+                session_id=info.get("session_id"),
+            )
             done.append({"transcript": path, "stored": 0, "error": f"{type(err).__name__}: {err}"})
             continue
         with store.transaction():

@@ -19,9 +19,16 @@ TEXT_CHARS = 4000
 # A long session's transcript can reach tens of megabytes; only its last part is read.
 MAX_READ_BYTES = 8 * 1024 * 1024
 
-_NOISE_PREFIXES = ("<system-reminder>", "<user-prompt-submit-hook>", "[Request interrupted",
-                   "<local-command-stdout>", "<command-name>", "<command-message>",
-                   "Caveat: The messages below were generated", "<memory-cli>")
+_NOISE_PREFIXES = (
+    "<system-reminder>",
+    "<user-prompt-submit-hook>",
+    "[Request interrupted",
+    "<local-command-stdout>",
+    "<command-name>",
+    "<command-message>",
+    "Caveat: The messages below were generated",
+    "<memory-cli>",
+)
 
 
 @dataclass

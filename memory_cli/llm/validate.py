@@ -98,8 +98,15 @@ def check_save(data, *, project: str | None) -> tuple[list[dict], list[dict], st
         if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 <= conf <= 1):
             _refuse(refused, item, "confidence must be a number between 0 and 1")
             continue
-        accepted.append({"content": content, "type": mtype, "scope": scope, "category": category,
-                         "subject": subject.strip() if isinstance(subject, str) and subject.strip() else None})
+        accepted.append(
+            {
+                "content": content,
+                "type": mtype,
+                "scope": scope,
+                "category": category,
+                "subject": subject.strip() if isinstance(subject, str) and subject.strip() else None,
+            }
+        )
     return accepted, refused, report.strip()
 
 

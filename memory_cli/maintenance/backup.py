@@ -28,9 +28,7 @@ import apsw
 from memory_cli.errors import InvalidInput, NotFound, StoreRefused
 
 PRE_RESTORE = "pre-restore"
-_NAME_RE = re.compile(
-    r"^memory-(?P<ts>\d{8}T\d{6}Z)(?:-(?P<kind>pre-restore))?(?:-(?P<n>\d+))?\.db$"
-)
+_NAME_RE = re.compile(r"^memory-(?P<ts>\d{8}T\d{6}Z)(?:-(?P<kind>pre-restore))?(?:-(?P<n>\d+))?\.db$")
 REQUIRED_TABLES = ("memory_entries", "schema_migrations")
 SQLITE_MAGIC = b"SQLite format 3\x00"
 PAGES_PER_STEP = 256
@@ -275,9 +273,7 @@ def check_restorable(
         if fh.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
             raise StoreRefused(f"{path} is not an SQLite database")
     try:
-        conn = apsw.Connection(
-            f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-        )
+        conn = apsw.Connection(f"file:{path}?mode=ro", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI)
     except apsw.Error as err:
         raise StoreRefused(f"cannot open {path}: {err}") from None
     try:
@@ -287,10 +283,7 @@ def check_restorable(
             raise StoreRefused(f"{path} is damaged: {err}") from None
         if verdict != [("ok",)]:
             raise StoreRefused(f"{path} failed its integrity check: {verdict[0][0]}")
-        tables = {
-            row[0]
-            for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
-        }
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
         missing = [t for t in REQUIRED_TABLES if t not in tables]
         if missing:
             raise StoreRefused(f"{path} is not a memory-cli database (no {', '.join(missing)} table)")
@@ -400,8 +393,9 @@ def _restore_in_place(path: Path, live_db: Path, check, timeout: float, safety) 
             dest.execute("PRAGMA journal_mode=WAL")
         verdict = dest.execute("PRAGMA quick_check").fetchall()
         if verdict != [("ok",)]:  # pragma: no cover - the source passed integrity_check
-            raise StoreRefused(f"restored database failed its check: {verdict[:3]}; "
-                               f"the previous one is saved at {safety}")
+            raise StoreRefused(
+                f"restored database failed its check: {verdict[:3]}; the previous one is saved at {safety}"
+            )
     finally:
         dest.close()
         src.close()

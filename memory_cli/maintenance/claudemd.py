@@ -133,7 +133,7 @@ def _decode(raw: bytes) -> tuple[str, bytes, str, str]:
         codec, bom = "utf-8", b""
     # surrogateescape keeps stray non-UTF-8 bytes (a cp1252 file) exactly as they were.
     errors = "surrogateescape" if codec == "utf-8" else "surrogatepass"
-    payload = raw[len(bom):]
+    payload = raw[len(bom) :]
     try:
         text = payload.decode(codec, errors)
     except UnicodeDecodeError as err:
@@ -235,7 +235,7 @@ def _state_from_doc(path: Path, doc: _Doc) -> BlockState:
         return BlockState(path, True, False, problem=doc.problem)
     if not doc.found:
         return BlockState(path, True, False)
-    body = doc.text[doc.body_start:doc.end_start].replace("\r\n", "\n")
+    body = doc.text[doc.body_start : doc.end_start].replace("\r\n", "\n")
     m = _HASH_RE.search(doc.attrs)
     recorded = m.group(1).lower() if m else None
     new_file = re.search(rf"(?<![\w-]){NEW_FILE_FLAG}(?![\w-])", doc.attrs) is not None
@@ -271,8 +271,10 @@ def check_target(path: Path) -> Path:
     path = Path(path)
     real = os.path.realpath(path)
     if real != os.path.abspath(path) and not any(_within(real, r) for r in allowed_roots(path)):
-        raise UnsafeTarget(f"{path} is a symlink to {real}, outside its project and the Claude "
-                           "config dir; not writing through it (replace the link with a file)")
+        raise UnsafeTarget(
+            f"{path} is a symlink to {real}, outside its project and the Claude "
+            "config dir; not writing through it (replace the link with a file)"
+        )
     try:
         st = os.stat(real)
     except FileNotFoundError:
@@ -280,9 +282,17 @@ def check_target(path: Path) -> Path:
     except OSError as e:
         raise UnsafeTarget(f"cannot inspect {path}: {e.strerror}") from None
     if not stat.S_ISREG(st.st_mode):
-        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
-                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a socket"
-                if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        kind = (
+            "a directory"
+            if stat.S_ISDIR(st.st_mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a device"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "not a regular file"
+        )
         raise UnsafeTarget(f"{path} is {kind}, not a regular file; not writing it")
     return Path(real)
 
@@ -359,7 +369,7 @@ def _leading_terminator(text: str) -> str:
 
 def _text_without_block(doc: _Doc) -> str:
     t = doc.text
-    before, after = t[: doc.begin_start], t[doc.end_stop:]
+    before, after = t[: doc.begin_start], t[doc.end_stop :]
     term = _leading_terminator(after)
     if after == "":
         # Block is last and has no final newline: the original had none either, and we had
@@ -368,11 +378,11 @@ def _text_without_block(doc: _Doc) -> str:
     if after == term:
         # Block is last and ends with a newline: we had added one blank separator line.
         return _strip_terminators(before, 1, doc.nl) if before else ""
-    rest = after[len(term):]
+    rest = after[len(term) :]
     # Something follows the block (the person moved it or wrote after it): take the block's
     # lines and one adjacent blank separator line.
     if before == "":
-        return rest[len(_leading_terminator(rest)):]
+        return rest[len(_leading_terminator(rest)) :]
     trimmed = _strip_terminators(before, 1, doc.nl)
     if trimmed != before and (trimmed == "" or trimmed.endswith("\n")):
         before = trimmed  # a blank line preceded the block
@@ -404,45 +414,65 @@ def plan_sync(path: Path, body: str | None, *, overwrite_edits: bool = False) ->
         if not want:
             return SyncPlan(real, NOTHING, "no pins and no CLAUDE.md", None)
         after = _render_block(want, "\n", True) + "\n"
-        return SyncPlan(real, CREATE_FILE, "create CLAUDE.md holding only the pinned block",
-                        None, after.encode("utf-8"))
+        return SyncPlan(
+            real, CREATE_FILE, "create CLAUDE.md holding only the pinned block", None, after.encode("utf-8")
+        )
     try:
         doc = _parse(raw)
     except ClaudeMdError as err:
-        return SyncPlan(real, CONFLICT, f"cannot edit safely: {err}", raw,
-                        state=BlockState(path, True, False, problem=str(err)))
+        return SyncPlan(
+            real, CONFLICT, f"cannot edit safely: {err}", raw, state=BlockState(path, True, False, problem=str(err))
+        )
     state = _state_from_doc(path, doc)
     if doc.problem:
         return SyncPlan(real, CONFLICT, f"{doc.problem}; fix the markers by hand", raw, state=state)
     if state.edited:
         if not overwrite_edits:
             return SyncPlan(
-                real, CONFLICT,
+                real,
+                CONFLICT,
                 "the pinned block was edited by hand since memory-cli wrote it; "
                 "not overwriting (sync with overwrite to replace the edit)",
-                raw, edited_body=state.body, state=state)
+                raw,
+                edited_body=state.body,
+                state=state,
+            )
     edited_body = state.body if state.edited else None
     if not want:
         if not state.found:
             return SyncPlan(real, NOTHING, "no pins and no block", raw, state=state)
         rest = _text_without_block(doc)
         if state.new_file and rest == "" and not doc.bom:
-            return SyncPlan(real, DELETE_FILE,
-                            "last pin removed; memory-cli created this file, so it goes too",
-                            raw, None, edited_body, state)
-        return SyncPlan(real, REMOVE, "last pin removed; remove the block", raw,
-                        doc.encode(rest), edited_body, state)
+            return SyncPlan(
+                real,
+                DELETE_FILE,
+                "last pin removed; memory-cli created this file, so it goes too",
+                raw,
+                None,
+                edited_body,
+                state,
+            )
+        return SyncPlan(real, REMOVE, "last pin removed; remove the block", raw, doc.encode(rest), edited_body, state)
     if not state.found:
         block = _render_block(want, doc.nl, False)
-        return SyncPlan(real, INSERT, "append the pinned block", raw,
-                        doc.encode(_text_with_block(doc.text, block, doc.nl)), state=state)
+        return SyncPlan(
+            real,
+            INSERT,
+            "append the pinned block",
+            raw,
+            doc.encode(_text_with_block(doc.text, block, doc.nl)),
+            state=state,
+        )
     block = _render_block(want, doc.nl, state.new_file)
-    current = doc.text[doc.begin_start:doc.end_stop]
+    current = doc.text[doc.begin_start : doc.end_stop]
     if current == block:
         return SyncPlan(real, NOTHING, "the block is up to date", raw, state=state)
-    new_text = doc.text[: doc.begin_start] + block + doc.text[doc.end_stop:]
-    reason = ("overwrite the hand-edited block with the pinned entries" if edited_body is not None
-              else "update the pinned block")
+    new_text = doc.text[: doc.begin_start] + block + doc.text[doc.end_stop :]
+    reason = (
+        "overwrite the hand-edited block with the pinned entries"
+        if edited_body is not None
+        else "update the pinned block"
+    )
     return SyncPlan(real, REPLACE, reason, raw, doc.encode(new_text), edited_body, state)
 
 

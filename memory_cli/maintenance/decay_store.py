@@ -12,8 +12,14 @@ from datetime import datetime, timezone
 
 from memory_cli import audit
 from memory_cli.maintenance import kvstate
-from memory_cli.maintenance.decay import (DecayInput, DecayPolicy, effective_confidence, exemption,
-                                          last_activity, plan_decay)
+from memory_cli.maintenance.decay import (
+    DecayInput,
+    DecayPolicy,
+    effective_confidence,
+    exemption,
+    last_activity,
+    plan_decay,
+)
 from memory_cli.util import iso, now_iso
 
 LAST_RUN_KEY = "decay.last_run"
@@ -64,7 +70,7 @@ def dormant_ids(store, ids, settings=None, now: datetime | None = None) -> set[s
     policy = policy_from(settings)
     out: set[str] = set()
     for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
+        chunk = ids[i : i + 500]
         rows = store.rows(_SELECT_BY_ID.format(marks=",".join("?" * len(chunk))), chunk)
         for entry in _inputs(rows):
             if exemption(entry):
@@ -90,28 +96,40 @@ def run_decay(store, *, settings=None, now: datetime | None = None, dry_run: boo
         with store.transaction():  # read and write under one write lock: no lost reinforcement
             plan, content = compute()
             for c in plan.changes:
-                result = "archived" if c.archive else ("inactive" if c.confidence_after < policy.injection_floor else "decayed")
+                result = (
+                    "archived"
+                    if c.archive
+                    else ("inactive" if c.confidence_after < policy.injection_floor else "decayed")
+                )
                 store.execute(
                     "UPDATE memory_entries SET confidence = ?, decayed_at = ?,"
                     " status = CASE WHEN ? THEN 'archived' ELSE status END WHERE id = ?",
                     (c.confidence_after, iso(c.decayed_at), 1 if c.archive else 0, c.entry_id),
                 )
                 audit.record(store, "decay", entry_id=c.entry_id, result=result, details=c.audit_details())
-            kvstate.put(store, LAST_RUN_KEY, {
-                "at": now_iso(), "decayed": plan.decayed, "archived": plan.archived,
-            })
+            kvstate.put(
+                store,
+                LAST_RUN_KEY,
+                {
+                    "at": now_iso(),
+                    "decayed": plan.decayed,
+                    "archived": plan.archived,
+                },
+            )
     changes = []
     for c in plan.changes:
-        changes.append({
-            "id": c.entry_id,
-            "content": content.get(c.entry_id, ""),
-            "confidence_before": c.confidence_before,
-            "confidence_after": c.confidence_after,
-            "idle_days": c.idle_days,
-            "archived": c.archive,
-            "inactive": c.confidence_after < policy.injection_floor,
-            "became_inactive": c.became_inactive,
-        })
+        changes.append(
+            {
+                "id": c.entry_id,
+                "content": content.get(c.entry_id, ""),
+                "confidence_before": c.confidence_before,
+                "confidence_after": c.confidence_after,
+                "idle_days": c.idle_days,
+                "archived": c.archive,
+                "inactive": c.confidence_after < policy.injection_floor,
+                "became_inactive": c.became_inactive,
+            }
+        )
     return {
         "dry_run": dry_run,
         "considered": plan.considered,
@@ -121,8 +139,10 @@ def run_decay(store, *, settings=None, now: datetime | None = None, dry_run: boo
         "exempt_pinned": plan.exempt_pinned,
         "exempt_confirmed_rules": plan.exempt_confirmed,
         "policy": {
-            "grace_days": policy.grace_days, "rate_per_week": policy.rate_per_week,
-            "archive_threshold": policy.archive_threshold, "injection_floor": policy.injection_floor,
+            "grace_days": policy.grace_days,
+            "rate_per_week": policy.rate_per_week,
+            "archive_threshold": policy.archive_threshold,
+            "injection_floor": policy.injection_floor,
         },
         "changes": changes,
     }

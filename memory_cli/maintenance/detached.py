@@ -167,8 +167,19 @@ def spawn_maintenance(
 
         log_fd = _open_log(rd)
         try:
-            args = [python or sys.executable, "-m", CHILD_MODULE, "--db", os.path.abspath(os.fspath(db_path)),
-                    "--lock-fd", str(fd), "--run-dir", str(rd), "--time-limit", f"{time_limit:g}"]
+            args = [
+                python or sys.executable,
+                "-m",
+                CHILD_MODULE,
+                "--db",
+                os.path.abspath(os.fspath(db_path)),
+                "--lock-fd",
+                str(fd),
+                "--run-dir",
+                str(rd),
+                "--time-limit",
+                f"{time_limit:g}",
+            ]
             if force:
                 args.append("--force")
             if not full:
@@ -290,11 +301,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     from memory_cli.maintenance.tasks import default_tasks, summary_tasks
 
     if args.only == "summaries":  # not the daily run: no "ran today" stamp
-        return run_maintenance(summary_tasks(args.db), args.db, run_dir=args.run_dir, lock_fd=args.lock_fd,
-                               time_limit=args.time_limit, force=True, stamp=False)
+        return run_maintenance(
+            summary_tasks(args.db),
+            args.db,
+            run_dir=args.run_dir,
+            lock_fd=args.lock_fd,
+            time_limit=args.time_limit,
+            force=True,
+            stamp=False,
+        )
     return run_maintenance(
-        default_tasks(args.db), args.db, run_dir=args.run_dir, lock_fd=args.lock_fd,
-        time_limit=args.time_limit, force=args.force,
+        default_tasks(args.db),
+        args.db,
+        run_dir=args.run_dir,
+        lock_fd=args.lock_fd,
+        time_limit=args.time_limit,
+        force=args.force,
     )
 
 

@@ -15,25 +15,46 @@ def doctor_checks(store, settings) -> list[dict]:
     key = detached.db_key(store.path)
     last = detached.last_run(run_dir(), key)
     if not (settings.get("maintenance") or {}).get("enabled", True):
-        checks.append({"name": "maintenance", "status": "warn",
-                       "detail": "daily maintenance is disabled (maintenance.enabled = false)"})
+        checks.append(
+            {
+                "name": "maintenance",
+                "status": "warn",
+                "detail": "daily maintenance is disabled (maintenance.enabled = false)",
+            }
+        )
     elif last is None:
-        checks.append({"name": "maintenance", "status": "warn",
-                       "detail": "daily maintenance has not run yet (it starts from SessionStart/SessionEnd)"})
+        checks.append(
+            {
+                "name": "maintenance",
+                "status": "warn",
+                "detail": "daily maintenance has not run yet (it starts from SessionStart/SessionEnd)",
+            }
+        )
     else:
         try:
             age = datetime.now(timezone.utc) - datetime.fromisoformat(last)
             stale = age.days >= 3
         except ValueError:
             stale = False
-        checks.append({"name": "maintenance", "status": "warn" if stale else "ok",
-                       "detail": f"last daily run {last}" + (" (more than 2 days ago)" if stale else "")})
+        checks.append(
+            {
+                "name": "maintenance",
+                "status": "warn" if stale else "ok",
+                "detail": f"last daily run {last}" + (" (more than 2 days ago)" if stale else ""),
+            }
+        )
 
     if (settings.get("backup") or {}).get("enabled", True):
         found = backup.list_backups(backups_dir(settings, store.path), "")
-        checks.append({"name": "backups", "status": "ok" if found else "warn",
-                       "detail": f"{len(found)} in {backups_dir(settings, store.path)}" if found
-                       else f"no backups yet in {backups_dir(settings, store.path)} (`memory-cli backup` makes one)"})
+        checks.append(
+            {
+                "name": "backups",
+                "status": "ok" if found else "warn",
+                "detail": f"{len(found)} in {backups_dir(settings, store.path)}"
+                if found
+                else f"no backups yet in {backups_dir(settings, store.path)} (`memory-cli backup` makes one)",
+            }
+        )
 
     for target in sorted(set(kvstate.with_prefix(store, pins.FILE_KEY)) | {pins.GLOBAL_TARGET}):
         path = pins.target_path(target, settings)
@@ -41,8 +62,13 @@ def doctor_checks(store, settings) -> list[dict]:
         if state.problem:
             checks.append({"name": "pinned block", "status": "fail", "detail": f"{path}: {state.problem}"})
         elif state.edited:
-            checks.append({"name": "pinned block", "status": "warn",
-                           "detail": f"{path}: edited by hand; `memory-cli pins --sync` shows what to do"})
+            checks.append(
+                {
+                    "name": "pinned block",
+                    "status": "warn",
+                    "detail": f"{path}: edited by hand; `memory-cli pins --sync` shows what to do",
+                }
+            )
         elif state.found:
             checks.append({"name": "pinned block", "status": "ok", "detail": f"{path}: in sync"})
     return checks

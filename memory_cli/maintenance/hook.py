@@ -22,15 +22,22 @@ def _start_maintenance(ctx, *, session_summaries: bool = False) -> None:
 
     try:
         outcome = detached.spawn_maintenance(
-            ctx.store.path, time_limit=float(section.get("time_limit_s", detached.DEFAULT_TIME_LIMIT_S)),
-            session_summaries=session_summaries, daily=bool(section.get("enabled", True)))
+            ctx.store.path,
+            time_limit=float(section.get("time_limit_s", detached.DEFAULT_TIME_LIMIT_S)),
+            session_summaries=session_summaries,
+            daily=bool(section.get("enabled", True)),
+        )
     except OSError as err:
-        ctx.audit("maintenance", result="not started", context=ctx.event,
-                  details={"error": f"{type(err).__name__}: {err}"})
+        ctx.audit(
+            "maintenance", result="not started", context=ctx.event, details={"error": f"{type(err).__name__}: {err}"}
+        )
         return
     if outcome in (detached.SPAWNED, detached.SPAWNED_SUMMARIES):
-        ctx.audit("maintenance", result="started" if outcome == detached.SPAWNED else "started: session summaries",
-                  context=ctx.event)
+        ctx.audit(
+            "maintenance",
+            result="started" if outcome == detached.SPAWNED else "started: session summaries",
+            context=ctx.event,
+        )
 
 
 def session_start(ctx, resp) -> None:
@@ -62,5 +69,7 @@ def pre_compact(ctx, resp) -> None:
         return
     for r in reports:
         if r.get("conflict"):
-            resp.notify(f"memory-cli: the pinned block in {r['path']} was edited by hand, so it was "
-                        "not refreshed before compaction; run `memory-cli pins --sync` to see what to do")
+            resp.notify(
+                f"memory-cli: the pinned block in {r['path']} was edited by hand, so it was "
+                "not refreshed before compaction; run `memory-cli pins --sync` to see what to do"
+            )

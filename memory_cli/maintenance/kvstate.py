@@ -37,7 +37,7 @@ def with_prefix(store, prefix: str) -> dict:
     out = {}
     for r in store.rows("SELECT key, value FROM kv WHERE key >= ? AND key < ?", (prefix, prefix + "\uffff")):
         try:
-            out[r["key"][len(prefix):]] = json.loads(r["value"])
+            out[r["key"][len(prefix) :]] = json.loads(r["value"])
         except (TypeError, ValueError):
-            out[r["key"][len(prefix):]] = r["value"]
+            out[r["key"][len(prefix) :]] = r["value"]
     return out

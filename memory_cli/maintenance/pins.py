@@ -93,20 +93,27 @@ def target_for(store, entry: dict, project_root: str | None, settings=None) -> s
                 return target
         raise InvalidInput(
             f"{entry['id'][:8]} is scoped to {sc}: pin it from inside that project "
-            "(or pass --project-dir) so memory-cli knows which CLAUDE.md to write")
+            "(or pass --project-dir) so memory-cli knows which CLAUDE.md to write"
+        )
     if project_root:
         return project_target(project_root, settings)
     raise InvalidInput(
         f"{entry['id'][:8]} is scoped to {sc}: file-scoped pins go into a project's CLAUDE.md; "
-        "pin it from inside the project (or pass --project-dir)")
+        "pin it from inside the project (or pass --project-dir)"
+    )
 
 
 # --------------------------------------------------------------------------- pin / unpin
 
 
 def _summary(row: dict, target: str | None = None) -> dict:
-    return {"id": row["id"], "type": row.get("type"), "content": row.get("content"),
-            "scope": row.get("scope"), "target": target}
+    return {
+        "id": row["id"],
+        "type": row.get("type"),
+        "content": row.get("content"),
+        "scope": row.get("scope"),
+        "target": target,
+    }
 
 
 def _set_unpinned(store, entry_id: str, result: str, details: dict | None = None) -> None:
@@ -118,7 +125,8 @@ def _set_unpinned(store, entry_id: str, result: str, details: dict | None = None
 def _evict_over_limit(store, limit: int, keep: str) -> list[dict]:
     rows = store.rows(
         "SELECT id, type, content, scope, pinned_at, last_used FROM memory_entries"
-        " WHERE pinned = 1 AND status = 'active'")
+        " WHERE pinned = 1 AND status = 'active'"
+    )
     excess = len(rows) - limit
     if excess <= 0:
         return []
@@ -126,19 +134,20 @@ def _evict_over_limit(store, limit: int, keep: str) -> list[dict]:
     def recency(r):
         return max(r["pinned_at"] or "", r["last_used"] or "")
 
-    victims = sorted((r for r in rows if r["id"] != keep),
-                     key=lambda r: (recency(r), r["pinned_at"] or "", r["id"]))[:excess]
+    victims = sorted((r for r in rows if r["id"] != keep), key=lambda r: (recency(r), r["pinned_at"] or "", r["id"]))[
+        :excess
+    ]
     out = []
     for r in victims:
         target = kvstate.get(store, TARGET_KEY + r["id"])
-        _set_unpinned(store, r["id"], "evicted", {"reason": f"pin limit of {limit} reached",
-                                                  "for": keep, "last_used": recency(r)})
+        _set_unpinned(
+            store, r["id"], "evicted", {"reason": f"pin limit of {limit} reached", "for": keep, "last_used": recency(r)}
+        )
         out.append(dict(_summary(r, target), last_used=recency(r)))
     return out
 
 
-def pin(store, ref: str, *, project_root: str | None = None, settings=None,
-        sync_files: bool = True) -> dict:
+def pin(store, ref: str, *, project_root: str | None = None, settings=None, sync_files: bool = True) -> dict:
     """Pin an entry and write its CLAUDE.md block at once; reports any LRU eviction."""
     settings = _settings(settings)
     entry = entries.get(store, ref)
@@ -149,18 +158,28 @@ def pin(store, ref: str, *, project_root: str | None = None, settings=None,
     with store.transaction():
         already = bool(entry["pinned"])
         previous = kvstate.get(store, TARGET_KEY + entry["id"])
-        store.execute("UPDATE memory_entries SET pinned = 1, pinned_at = ? WHERE id = ?",
-                      (now_iso(), entry["id"]))
+        store.execute("UPDATE memory_entries SET pinned = 1, pinned_at = ? WHERE id = ?", (now_iso(), entry["id"]))
         kvstate.put(store, TARGET_KEY + entry["id"], target)
-        audit.record(store, "pin", entry_id=entry["id"], result="repinned" if already else "pinned",
-                     details={"target": str(target_path(target, settings))})
+        audit.record(
+            store,
+            "pin",
+            entry_id=entry["id"],
+            result="repinned" if already else "pinned",
+            details={"target": str(target_path(target, settings))},
+        )
         evicted = _evict_over_limit(store, max_pinned(settings), keep=entry["id"])
     touched = {target} | {e["target"] for e in evicted if e["target"]}
     if previous and previous != target:
         touched.add(previous)
     report = sync(store, targets=touched, settings=settings) if sync_files else []
-    return {"entry": entries.get(store, entry["id"]), "already_pinned": already, "target": target,
-            "path": str(target_path(target, settings)), "evicted": evicted, "sync": report}
+    return {
+        "entry": entries.get(store, entry["id"]),
+        "already_pinned": already,
+        "target": target,
+        "path": str(target_path(target, settings)),
+        "evicted": evicted,
+        "sync": report,
+    }
 
 
 def unpin(store, ref: str, *, settings=None, sync_files: bool = True) -> dict:
@@ -172,8 +191,13 @@ def unpin(store, ref: str, *, settings=None, sync_files: bool = True) -> dict:
         with store.transaction():
             _set_unpinned(store, entry["id"], "unpinned", {"target": target})
     report = sync(store, targets={target}, settings=settings) if (sync_files and target) else []
-    return {"entry": entries.get(store, entry["id"]), "was_pinned": was_pinned, "target": target,
-            "path": str(target_path(target, settings)) if target else None, "sync": report}
+    return {
+        "entry": entries.get(store, entry["id"]),
+        "was_pinned": was_pinned,
+        "target": target,
+        "path": str(target_path(target, settings)) if target else None,
+        "sync": report,
+    }
 
 
 def critical_rules(store) -> list[dict]:
@@ -181,7 +205,8 @@ def critical_rules(store) -> list[dict]:
         "SELECT e.id, e.type, e.content, e.scope, e.pinned FROM memory_entries e"
         " JOIN enforcement_rules r ON r.id = e.id"
         " WHERE r.severity = 'critical' AND r.active = 1 AND e.status = 'active'"
-        " ORDER BY e.created_at")
+        " ORDER BY e.created_at"
+    )
 
 
 def pin_critical(store, *, project_root: str | None = None, settings=None) -> dict:
@@ -199,8 +224,7 @@ def pin_critical(store, *, project_root: str | None = None, settings=None) -> di
         touched.add(r["target"])
         touched.update(e["target"] for e in r["evicted"] if e["target"])
     report = sync(store, targets=touched, settings=settings) if touched else []
-    return {"pinned": pinned, "already_pinned": already, "skipped": skipped, "evicted": evicted,
-            "sync": report}
+    return {"pinned": pinned, "already_pinned": already, "skipped": skipped, "evicted": evicted, "sync": report}
 
 
 def list_pins(store, settings=None) -> list[dict]:
@@ -208,13 +232,19 @@ def list_pins(store, settings=None) -> list[dict]:
     targets = kvstate.with_prefix(store, TARGET_KEY)
     rows = store.rows(
         "SELECT id, type, content, scope, status, pinned_at, last_used FROM memory_entries"
-        " WHERE pinned = 1 ORDER BY pinned_at")
+        " WHERE pinned = 1 ORDER BY pinned_at"
+    )
     out = []
     for r in rows:
         target = targets.get(r["id"])
-        out.append(dict(r, target=target,
-                        path=str(target_path(target, settings)) if target else None,
-                        last_used=max(r["pinned_at"] or "", r["last_used"] or "")))
+        out.append(
+            dict(
+                r,
+                target=target,
+                path=str(target_path(target, settings)) if target else None,
+                last_used=max(r["pinned_at"] or "", r["last_used"] or ""),
+            )
+        )
     return out
 
 
@@ -229,7 +259,9 @@ def render_body(store, target: str) -> str:
     rows = store.rows(
         "SELECT e.id, e.type, e.content, e.created_at, r.alternative FROM memory_entries e"
         " LEFT JOIN enforcement_rules r ON r.id = e.id"
-        f" WHERE e.pinned = 1 AND e.status = 'active' AND e.id IN ({marks})", ids)
+        f" WHERE e.pinned = 1 AND e.status = 'active' AND e.id IN ({marks})",
+        ids,
+    )
     rows.sort(key=lambda r: (TYPE_ORDER.get(r["type"], 9), r["created_at"], r["id"]))
     lines = []
     for r in rows:
@@ -245,11 +277,11 @@ def _tidy(store, settings) -> list[dict]:
     """Follow pins through supersession, drop pins of archived entries, forget stale targets."""
     notes = []
     targets = kvstate.with_prefix(store, TARGET_KEY)
-    rows = store.rows("SELECT id, status, superseded_by, scope, type, content, pinned_at FROM memory_entries"
-                      " WHERE pinned = 1")
+    rows = store.rows(
+        "SELECT id, status, superseded_by, scope, type, content, pinned_at FROM memory_entries WHERE pinned = 1"
+    )
     pinned_ids = {r["id"] for r in rows}
-    if all(eid in pinned_ids for eid in targets) and all(
-            r["status"] == "active" and r["id"] in targets for r in rows):
+    if all(eid in pinned_ids for eid in targets) and all(r["status"] == "active" and r["id"] in targets for r in rows):
         return notes  # the usual case: no write lock taken
     with store.transaction():
         for eid in targets:
@@ -263,16 +295,23 @@ def _tidy(store, settings) -> list[dict]:
                     if nxt is None or nxt["status"] != "superseded":
                         break
                     new_id, hops = nxt["superseded_by"], hops + 1
-                successor = store.row("SELECT id, status, pinned FROM memory_entries WHERE id = ?", (new_id,)) if new_id else None
+                successor = (
+                    store.row("SELECT id, status, pinned FROM memory_entries WHERE id = ?", (new_id,))
+                    if new_id
+                    else None
+                )
                 target = targets.get(r["id"])
                 _set_unpinned(store, r["id"], "superseded", {"successor": new_id})
                 if successor and successor["status"] == "active":
-                    store.execute("UPDATE memory_entries SET pinned = 1, pinned_at = ? WHERE id = ?",
-                                  (r["pinned_at"] or now_iso(), successor["id"]))
+                    store.execute(
+                        "UPDATE memory_entries SET pinned = 1, pinned_at = ? WHERE id = ?",
+                        (r["pinned_at"] or now_iso(), successor["id"]),
+                    )
                     if target:
                         kvstate.put(store, TARGET_KEY + successor["id"], target)
-                    audit.record(store, "pin", entry_id=successor["id"], result="carried over",
-                                 details={"from": r["id"]})
+                    audit.record(
+                        store, "pin", entry_id=successor["id"], result="carried over", details={"from": r["id"]}
+                    )
                     notes.append({"id": r["id"], "note": f"pin moved to its successor {successor['id'][:8]}"})
                 else:
                     notes.append({"id": r["id"], "note": "superseded; pin dropped"})
@@ -298,8 +337,15 @@ def _lock(settings):
     return FileLock(rd / LOCK_NAME, timeout=5.0)
 
 
-def sync(store, *, targets=None, project_root: str | None = None, overwrite_edits: bool = False,
-         dry_run: bool = False, settings=None) -> list[dict]:
+def sync(
+    store,
+    *,
+    targets=None,
+    project_root: str | None = None,
+    overwrite_edits: bool = False,
+    dry_run: bool = False,
+    settings=None,
+) -> list[dict]:
     """Bring CLAUDE.md blocks in line with the pinned entries; one report per file.
 
     ``targets`` None means every file memory-cli manages plus the global one (and the project's
@@ -320,8 +366,17 @@ def sync(store, *, targets=None, project_root: str | None = None, overwrite_edit
         for target in sorted(wanted):
             reports.append(_sync_one(store, target, settings, overwrite_edits, dry_run))
     if notes:
-        reports.append({"target": None, "path": None, "action": "tidy", "notes": notes,
-                        "conflict": False, "changed": False, "reason": "pins adjusted"})
+        reports.append(
+            {
+                "target": None,
+                "path": None,
+                "action": "tidy",
+                "notes": notes,
+                "conflict": False,
+                "changed": False,
+                "reason": "pins adjusted",
+            }
+        )
     return reports
 
 
@@ -335,10 +390,19 @@ def _sync_one(store, target: str, settings, overwrite_edits: bool, dry_run: bool
     except claudemd.UnsafeTarget as err:
         if not dry_run:
             with store.transaction():
-                audit.record(store, "pin", context="sync", result="refused",
-                             details={"path": str(path), "reason": str(err)})
-        return {"target": target, "path": str(path), "action": claudemd.CONFLICT, "reason": str(err),
-                "conflict": True, "changed": False, "pins": body.count("\n- ["), "edited_block": None}
+                audit.record(
+                    store, "pin", context="sync", result="refused", details={"path": str(path), "reason": str(err)}
+                )
+        return {
+            "target": target,
+            "path": str(path),
+            "action": claudemd.CONFLICT,
+            "reason": str(err),
+            "conflict": True,
+            "changed": False,
+            "pins": body.count("\n- ["),
+            "edited_block": None,
+        }
     changed = False
     if not dry_run and plan.changes_file:
         try:
@@ -348,9 +412,16 @@ def _sync_one(store, target: str, settings, overwrite_edits: bool, dry_run: bool
             if plan.changes_file:
                 claudemd.apply_sync(plan)
         changed = plan.changes_file
-    report = {"target": target, "path": str(plan.path), "action": plan.action, "reason": plan.reason,
-              "conflict": plan.conflict, "changed": changed, "pins": body.count("\n- ["),
-              "edited_block": plan.edited_body}
+    report = {
+        "target": target,
+        "path": str(plan.path),
+        "action": plan.action,
+        "reason": plan.reason,
+        "conflict": plan.conflict,
+        "changed": changed,
+        "pins": body.count("\n- ["),
+        "edited_block": plan.edited_body,
+    }
     if dry_run:
         return report
     if changed:
@@ -358,15 +429,18 @@ def _sync_one(store, target: str, settings, overwrite_edits: bool, dry_run: bool
             if plan.action in (claudemd.REMOVE, claudemd.DELETE_FILE):
                 kvstate.delete(store, FILE_KEY + target)
             else:
-                kvstate.put(store, FILE_KEY + target, {
-                    "project": _project_of_target(target),
-                    "synced_at": now_iso(), "action": plan.action})
+                kvstate.put(
+                    store,
+                    FILE_KEY + target,
+                    {"project": _project_of_target(target), "synced_at": now_iso(), "action": plan.action},
+                )
             details = {"path": str(plan.path), "reason": plan.reason}
             if plan.edited_body:
                 details["overwritten_block"] = redact(plan.edited_body)[0]
             audit.record(store, "pin", context="sync", result=plan.action, details=details)
     elif plan.conflict:
         with store.transaction():
-            audit.record(store, "pin", context="sync", result="conflict",
-                         details={"path": str(plan.path), "reason": plan.reason})
+            audit.record(
+                store, "pin", context="sync", result="conflict", details={"path": str(plan.path), "reason": plan.reason}
+            )
     return report

@@ -22,15 +22,21 @@ def hook_latency(store, *, days: int = LATENCY_WINDOW_DAYS, now: datetime | None
     since = iso((now or datetime.now(timezone.utc)) - timedelta(days=days))
     by_event: dict[str, list[float]] = {}
     for r in store.rows(
-            "SELECT hook_event, elapsed_ms FROM memory_audit_log WHERE action IN ('hook', 'hook_error')"
-            " AND elapsed_ms IS NOT NULL AND hook_event IS NOT NULL AND timestamp >= ?", (since,)):
+        "SELECT hook_event, elapsed_ms FROM memory_audit_log WHERE action IN ('hook', 'hook_error')"
+        " AND elapsed_ms IS NOT NULL AND hook_event IS NOT NULL AND timestamp >= ?",
+        (since,),
+    ):
         by_event.setdefault(r["hook_event"], []).append(float(r["elapsed_ms"]))
     out = {}
     for event, values in sorted(by_event.items()):
         values.sort()
-        out[event] = {"calls": len(values), "p50": round(_percentile(values, 50), 1),
-                      "p95": round(_percentile(values, 95), 1), "p99": round(_percentile(values, 99), 1),
-                      "max": round(values[-1], 1)}
+        out[event] = {
+            "calls": len(values),
+            "p50": round(_percentile(values, 50), 1),
+            "p95": round(_percentile(values, 95), 1),
+            "p99": round(_percentile(values, 99), 1),
+            "max": round(values[-1], 1),
+        }
     return out
 
 
@@ -54,23 +60,28 @@ def collect(store, settings=None) -> dict:
         },
         "decay": {
             "decayed_active": store.value(
-                "SELECT count(*) FROM memory_entries WHERE status = 'active' AND decayed_at IS NOT NULL"),
+                "SELECT count(*) FROM memory_entries WHERE status = 'active' AND decayed_at IS NOT NULL"
+            ),
             "below_injection_floor": store.value(
-                "SELECT count(*) FROM memory_entries WHERE status = 'active' AND confidence < ?", (floor,)),
+                "SELECT count(*) FROM memory_entries WHERE status = 'active' AND confidence < ?", (floor,)
+            ),
             "archived_by_decay": store.value(
-                "SELECT count(*) FROM memory_entries WHERE status = 'archived' AND decayed_at IS NOT NULL"),
+                "SELECT count(*) FROM memory_entries WHERE status = 'archived' AND decayed_at IS NOT NULL"
+            ),
             "last_run": (kvstate.get(store, LAST_RUN_KEY) or {}).get("at"),
         },
         "violations_per_rule": [
             {"id": r["id"], "content": r["content"], "violations": r["violation_count"]}
             for r in store.rows(
                 "SELECT id, content, violation_count FROM memory_entries WHERE type = 'rule'"
-                " AND violation_count > 0 ORDER BY violation_count DESC, id LIMIT 10")
+                " AND violation_count > 0 ORDER BY violation_count DESC, id LIMIT 10"
+            )
         ],
         "pending_review": {
             "corrections": store.value("SELECT count(*) FROM corrections WHERE status = 'pending'"),
             "unconfirmed_rules": store.value(
-                "SELECT count(*) FROM enforcement_rules WHERE confirmed = 0 AND active = 1"),
+                "SELECT count(*) FROM enforcement_rules WHERE confirmed = 0 AND active = 1"
+            ),
         },
         "backups": {
             "count": len(backups),
@@ -86,12 +97,15 @@ def render_lines(data: dict) -> list[str]:
     lines = []
     p = data.get("pinned") or {}
     if p:
-        lines.append(f"pinned: {p['count']} of {p['max']}"
-                     + (f" (in {', '.join(p['files'])})" if p.get("files") else ""))
+        lines.append(
+            f"pinned: {p['count']} of {p['max']}" + (f" (in {', '.join(p['files'])})" if p.get("files") else "")
+        )
     d = data.get("decay") or {}
     if d:
-        lines.append(f"decay: {d['decayed_active']} decayed, {d['below_injection_floor']} below the injection "
-                     f"floor, {d['archived_by_decay']} archived by decay; last run {d['last_run'] or 'never'}")
+        lines.append(
+            f"decay: {d['decayed_active']} decayed, {d['below_injection_floor']} below the injection "
+            f"floor, {d['archived_by_decay']} archived by decay; last run {d['last_run'] or 'never'}"
+        )
     v = data.get("violations_per_rule") or []
     if v:
         lines.append("violations per rule: " + ", ".join(f"{r['id'][:8]} {r['violations']}" for r in v))
@@ -102,6 +116,8 @@ def render_lines(data: dict) -> list[str]:
     if b:
         lines.append(f"backups: {b['count']} in {b['directory']}" + (f", newest {b['newest']}" if b["newest"] else ""))
     for event, s in (data.get("hook_latency_ms") or {}).items():
-        lines.append(f"hook latency {event}: p50 {s['p50']} ms, p95 {s['p95']} ms, p99 {s['p99']} ms "
-                     f"({s['calls']} calls, {LATENCY_WINDOW_DAYS} days)")
+        lines.append(
+            f"hook latency {event}: p50 {s['p50']} ms, p95 {s['p95']} ms, p99 {s['p99']} ms "
+            f"({s['calls']} calls, {LATENCY_WINDOW_DAYS} days)"
+        )
     return lines

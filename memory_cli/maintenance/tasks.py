@@ -81,8 +81,10 @@ def compaction_task(db_path: Path, settings) -> str:
 
     with Store.open(db_path) as store:
         r = compact_all(store, settings)
-    return "; ".join(f"{s['scope']}: {s['before']} -> {s['after']} ({s['method']})" for s in r["scopes"]) \
+    return (
+        "; ".join(f"{s['scope']}: {s['before']} -> {s['after']} ({s['method']})" for s in r["scopes"])
         or "no scope over its limit"
+    )
 
 
 def record_task(db_path: Path, results: dict) -> str:
@@ -112,6 +114,7 @@ def default_tasks(db_path: Path, settings=None) -> list:
                 results[name] = f"failed: {type(err).__name__}: {err}"
                 raise
             return results[name]
+
         return name, task
 
     if not db_path.exists():

@@ -22,13 +22,16 @@ from .markdown import Candidate, collect, discover, fingerprint
 
 def _known_fingerprints(store) -> tuple[set[str], set[str]]:
     """(present, deleted): fingerprints of stored entries and of entries a person deleted."""
-    present = {r["fingerprint"] for r in store.rows(
-        "SELECT fingerprint FROM memory_entries WHERE fingerprint IS NOT NULL")}
+    present = {
+        r["fingerprint"] for r in store.rows("SELECT fingerprint FROM memory_entries WHERE fingerprint IS NOT NULL")
+    }
     for r in store.rows("SELECT content, scope FROM memory_entries"):
         present.add(fingerprint(r["content"], r["scope"]))
     deleted = set()
-    for r in store.rows("SELECT json_extract(details, '$.entry.fingerprint') AS fp FROM memory_audit_log "
-                        "WHERE action = 'delete' AND details IS NOT NULL"):
+    for r in store.rows(
+        "SELECT json_extract(details, '$.entry.fingerprint') AS fp FROM memory_audit_log "
+        "WHERE action = 'delete' AND details IS NOT NULL"
+    ):
         if r["fp"]:
             deleted.add(r["fp"])
     return present, deleted
@@ -48,17 +51,34 @@ def _index(store, entry_ids: list[str]) -> None:
     try:
         vectors.index_entries(store, entry_ids)
     except Exception as e:  # an index problem must not undo the import; reindex repairs it
-        store.warn(f"imported memories are not yet searchable by meaning ({type(e).__name__}); "
-                   "run `memory-cli reindex`")
+        store.warn(
+            f"imported memories are not yet searchable by meaning ({type(e).__name__}); run `memory-cli reindex`"
+        )
 
 
 def _summary(c: Candidate, status: str, entry_id: str | None = None) -> dict:
-    return {"status": status, "id": entry_id, "content": c.content, "type": c.type, "scope": c.scope,
-            "tags": list(c.tags), "source_file": c.source_file, "line": c.line, "date": c.date}
+    return {
+        "status": status,
+        "id": entry_id,
+        "content": c.content,
+        "type": c.type,
+        "scope": c.scope,
+        "tags": list(c.tags),
+        "source_file": c.source_file,
+        "line": c.line,
+        "date": c.date,
+    }
 
 
-def import_sources(store, sources: Iterable[str | Path], *, scope: str | None = None, dry_run: bool = False,
-            claude_home: str | Path | None = None, attach_rules: bool = True) -> dict:
+def import_sources(
+    store,
+    sources: Iterable[str | Path],
+    *,
+    scope: str | None = None,
+    dry_run: bool = False,
+    claude_home: str | Path | None = None,
+    attach_rules: bool = True,
+) -> dict:
     """Import the memories under ``sources``; report what was added and what was skipped.
 
     Returns ``{"files": [{"path", "found", "added", "skipped"}], "entries": [...], "added": n,
@@ -107,21 +127,39 @@ def import_sources(store, sources: Iterable[str | Path], *, scope: str | None = 
             if dry_run:
                 out_entries.append(_summary(c, "would_add"))
                 continue
-            entry = entries.add(store, c.content, c.type, scope=c.scope, source="migrated", tags=c.tags,
-                                fingerprint=fp, audit_context=f"migrated from {c.source_file}:{c.line}")
+            entry = entries.add(
+                store,
+                c.content,
+                c.type,
+                scope=c.scope,
+                source="migrated",
+                tags=c.tags,
+                fingerprint=fp,
+                audit_context=f"migrated from {c.source_file}:{c.line}",
+            )
             if c.date and f"{c.date}T00:00:00.000000Z" < entry["created_at"]:
                 # Keep the log's own date as the creation date; the decay clock stays at now.
-                store.execute("UPDATE memory_entries SET created_at = ? WHERE id = ?",
-                              (f"{c.date}T00:00:00.000000Z", entry["id"]))
+                store.execute(
+                    "UPDATE memory_entries SET created_at = ? WHERE id = ?", (f"{c.date}T00:00:00.000000Z", entry["id"])
+                )
             if attach_rules and entry["type"] == "rule":
                 _attach_rule(store, entry)
             added_ids.append(entry["id"])
             out_entries.append(_summary(c, "added", entry["id"]))
         if not dry_run:
-            record(store, "import", context="import-markdown", result=f"{counts['added']} added",
-                   details={"sources": sources, **counts, "files": len(files), "errors": len(errors),
-                            "at": now_iso()})
+            record(
+                store,
+                "import",
+                context="import-markdown",
+                result=f"{counts['added']} added",
+                details={"sources": sources, **counts, "files": len(files), "errors": len(errors), "at": now_iso()},
+            )
     if added_ids:
         _index(store, added_ids)
-    return {"files": list(files.values()), "entries": out_entries, **counts,
-            "errors": [{"path": p, "error": e} for p, e in errors], "dry_run": dry_run}
+    return {
+        "files": list(files.values()),
+        "entries": out_entries,
+        **counts,
+        "errors": [{"path": p, "error": e} for p, e in errors],
+        "dry_run": dry_run,
+    }

@@ -32,8 +32,13 @@ ENTRY_TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision"
 
 #: Files recognised by name when a directory is given as a source.
 MEMORY_FILE_NAMES = (
-    "CLAUDE.md", "CLAUDE.local.md", "MEMORY.md",
-    "hot-memory.md", "corrections-log.md", "context-memory.md", "decisions-log.md",
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    "MEMORY.md",
+    "hot-memory.md",
+    "corrections-log.md",
+    "context-memory.md",
+    "decisions-log.md",
 )
 
 PIN_BEGIN = "<!-- memory-cli:pins:begin"
@@ -161,7 +166,7 @@ def _cwd_from_filesystem(encoded: str) -> str | None:
             if rest == enc:
                 return str(child)
             if rest.startswith(enc + "-"):
-                found = walk(child, rest[len(enc) + 1:], depth + 1)
+                found = walk(child, rest[len(enc) + 1 :], depth + 1)
                 if found:
                     return found
         return None
@@ -169,8 +174,23 @@ def _cwd_from_filesystem(encoded: str) -> str | None:
     return walk(Path("/"), encoded[1:], 0)
 
 
-_CONTAINER_DIRS = {"code", "src", "projects", "project", "repos", "repo", "dev", "work", "git",
-                   "workspace", "workspaces", "documents", "github", "source", "sites"}
+_CONTAINER_DIRS = {
+    "code",
+    "src",
+    "projects",
+    "project",
+    "repos",
+    "repo",
+    "dev",
+    "work",
+    "git",
+    "workspace",
+    "workspaces",
+    "documents",
+    "github",
+    "source",
+    "sites",
+}
 
 
 def decode_project_folder(folder: Path | str) -> str:
@@ -188,7 +208,7 @@ def decode_project_folder(folder: Path | str) -> str:
     rest = name
     home_enc = encode_project_path(str(Path.home()))
     if home_enc and rest.startswith(home_enc + "-"):
-        rest = rest[len(home_enc) + 1:]
+        rest = rest[len(home_enc) + 1 :]
     else:
         parts = [p for p in rest.split("-") if p]
         return parts[-1] if parts else name
@@ -255,26 +275,35 @@ def scope_for_file(path: Path | str, *, claude_home: Path | str | None = None) -
 
 _DECISION_WORDS = re.compile(
     r"\b(decided|decision|chose|chosen|opted (?:for|to)|went with|settled on|agreed to|ruled out|"
-    r"we rejected|rejected in favou?r|was rejected|considered and rejected)\b", re.I)
+    r"we rejected|rejected in favou?r|was rejected|considered and rejected)\b",
+    re.I,
+)
 _CONDITIONAL = re.compile(r"^(when|whenever|if|after|before|once)\b[^.;]{2,}?(,|:|->|→|\bthen\b)", re.I)
 _IMPERATIVE_START = re.compile(
-    r"^(never|always|must|don'?t|do not|avoid|stop|no more|only ever|make sure|ensure)\b", re.I)
+    r"^(never|always|must|don'?t|do not|avoid|stop|no more|only ever|make sure|ensure)\b", re.I
+)
 _IMPERATIVE_ANY = re.compile(r"\b(must|mustn'?t|shall not|should never)\b", re.I)
 _PREFERENCE = re.compile(
     r"\b(prefers?|preferred|preference|rather than|favou?rs?)\b"
     r"|\b(i|user|users|we|they|he|she|team|don'?t|doesn'?t|does not|do not)\s+(really\s+)?"
-    r"(likes?|loves?|hates?|dislikes?|wants?)\b", re.I)
+    r"(likes?|loves?|hates?|dislikes?|wants?)\b",
+    re.I,
+)
 _PATTERN_CUES = re.compile(
     r"\b(workaround|recurring|every time|each time|the fix( is|:)|fixed by|fix:|solution:|"
-    r"root cause|usually (caused|fixed)|symptom)\b|->|→", re.I)
+    r"root cause|usually (caused|fixed)|symptom)\b|->|→",
+    re.I,
+)
 
 _HEADING_HINTS = (
     (re.compile(r"\b(corrections?|mistakes?|lessons?( learned)?)\b", re.I), "correction"),
     (re.compile(r"\b(decisions?|adrs?|trade-?offs?)\b", re.I), "decision"),
     (re.compile(r"\b(rules?|don'?ts|do not|constraints?|guardrails?|requirements?|must)\b", re.I), "rule"),
     (re.compile(r"\b(preferences?|style|conventions?|likes?)\b", re.I), "preference"),
-    (re.compile(r"\b(patterns?|gotchas?|troubleshooting|fixes|known issues|workarounds?|recipes?|errors?)\b", re.I),
-     "pattern"),
+    (
+        re.compile(r"\b(patterns?|gotchas?|troubleshooting|fixes|known issues|workarounds?|recipes?|errors?)\b", re.I),
+        "pattern",
+    ),
 )
 
 _FRONTMATTER_TYPES = {"feedback": "correction", "user": "preference", "project": "fact", "reference": "fact"}
@@ -301,8 +330,7 @@ def _clauses(text: str) -> Iterator[str]:
         yield part
 
 
-def infer_type(text: str, *, kind: str = "notes", headings: Iterable[str] = (),
-               default: str | None = None) -> str:
+def infer_type(text: str, *, kind: str = "notes", headings: Iterable[str] = (), default: str | None = None) -> str:
     """rule, correction, preference, fact, pattern or decision, from the strongest evidence.
 
     Order: the file (a corrections log holds corrections), decision wording, an imperative
@@ -337,8 +365,11 @@ def infer_type(text: str, *, kind: str = "notes", headings: Iterable[str] = (),
 _REJECTED_PHRASES = (
     re.compile(r"\b(?:decided|chose|voted) against\s+(?:using\s+)?(?P<alt>[^.;,()]+)", re.I),
     re.compile(r"\b(?:rejected|ruled out|dropped|abandoned)\s+(?:using\s+)?(?P<alt>[^.;,()]+)", re.I),
-    re.compile(r"\b(?:chose|picked|went with|opted for|settled on|use|using|prefer)\s+[^.;,()]+?"
-               r"\s+(?:over|instead of|rather than)\s+(?P<alt>[^.;,()]+)", re.I),
+    re.compile(
+        r"\b(?:chose|picked|went with|opted for|settled on|use|using|prefer)\s+[^.;,()]+?"
+        r"\s+(?:over|instead of|rather than)\s+(?P<alt>[^.;,()]+)",
+        re.I,
+    ),
     re.compile(r"\bnot\s+(?P<alt>[A-Za-z0-9][\w.+-]*(?:\s[\w.+-]+)?)\s*\((?:rejected|considered)", re.I),
 )
 _ALT_STOP = re.compile(r"\s+(?:(?:because|since|as|due|for|which|so|after|when|but|until)\b|[—–-]\s).*$", re.I)
@@ -399,17 +430,39 @@ def _slug(text: str, words: int = 5) -> str:
     return "-".join(p.strip(".") for p in parts if p.strip("."))[:48].strip("-")
 
 
-_GENERIC_HEADINGS = {"notes", "note", "memory", "memories", "misc", "miscellaneous", "general", "other",
-                     "overview", "index", "claude.md", "claude", "hot memory", "context memory",
-                     "decisions log", "corrections log", "decision log", "correction log", "log",
-                     "memory index", "auto memory", "project memory", "claude.local.md"}
+_GENERIC_HEADINGS = {
+    "notes",
+    "note",
+    "memory",
+    "memories",
+    "misc",
+    "miscellaneous",
+    "general",
+    "other",
+    "overview",
+    "index",
+    "claude.md",
+    "claude",
+    "hot memory",
+    "context memory",
+    "decisions log",
+    "corrections log",
+    "decision log",
+    "correction log",
+    "log",
+    "memory index",
+    "auto memory",
+    "project memory",
+    "claude.local.md",
+}
 _TOC_HEADINGS = {"table of contents", "contents", "toc", "index of topics"}
 _BOILERPLATE = re.compile(
     r"^(todo|tbd|tba|n/?a|none|none yet|nothing yet|nothing here yet|empty|placeholder|\.\.\.|…|"
     r"\(none\)|\(empty\)|\(todo\)|add (more )?(entries|items|notes|rules) (here|below)|"
-    r"last updated\b.*|updated: ?\d.*|see (above|below)|etc\.?)$", re.I)
-_INIT_BOILERPLATE = re.compile(
-    r"^this file provides guidance to claude code|^# ?claude\.md$", re.I)
+    r"last updated\b.*|updated: ?\d.*|see (above|below)|etc\.?)$",
+    re.I,
+)
+_INIT_BOILERPLATE = re.compile(r"^this file provides guidance to claude code|^# ?claude\.md$", re.I)
 _TOC_LINK = re.compile(r"^\[[^\]]+\]\(#[^)]*\)$")
 
 
@@ -482,7 +535,7 @@ def split_frontmatter(text: str) -> tuple[dict, str, int]:
     close_block()
     fields.pop("_last_list", None)
     fields = {k: v for k, v in fields.items() if v != []}
-    return fields, "\n".join(lines[end + 1:]), end + 1
+    return fields, "\n".join(lines[end + 1 :]), end + 1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -500,17 +553,44 @@ _IMPORT_RE = re.compile(r"^@[\w./~-]+$")
 _FIELD_RE = re.compile(r"^(?:\*\*|__)?([A-Za-z][A-Za-z /'-]{0,30}?)(?::(?:\*\*|__)|(?:\*\*|__)\s*:|:)\s*(.*)$")
 
 _FIELD_KEYS = {
-    "decision": "decision", "decided": "decision", "chosen": "decision", "choice": "decision",
-    "rejected": "rejected", "rejected alternative": "rejected", "rejected alternatives": "rejected",
-    "alternatives": "rejected", "alternatives considered": "rejected", "considered": "rejected",
-    "not chosen": "rejected", "instead of": "rejected",
-    "why": "reason", "reason": "reason", "rationale": "reason", "because": "reason",
-    "context": "context", "status": "status", "date": "date", "consequences": "reason",
-    "wrong": "wrong", "what was wrong": "wrong", "mistake": "wrong", "incorrect": "wrong",
-    "right": "right", "what is right": "right", "correct": "right", "correction": "right",
-    "instead": "right", "lesson": "right",
-    "error": "error", "symptom": "error", "cause": "cause", "root cause": "cause",
-    "fix": "fix", "solution": "fix", "resolution": "fix", "how to apply": "reason",
+    "decision": "decision",
+    "decided": "decision",
+    "chosen": "decision",
+    "choice": "decision",
+    "rejected": "rejected",
+    "rejected alternative": "rejected",
+    "rejected alternatives": "rejected",
+    "alternatives": "rejected",
+    "alternatives considered": "rejected",
+    "considered": "rejected",
+    "not chosen": "rejected",
+    "instead of": "rejected",
+    "why": "reason",
+    "reason": "reason",
+    "rationale": "reason",
+    "because": "reason",
+    "context": "context",
+    "status": "status",
+    "date": "date",
+    "consequences": "reason",
+    "wrong": "wrong",
+    "what was wrong": "wrong",
+    "mistake": "wrong",
+    "incorrect": "wrong",
+    "right": "right",
+    "what is right": "right",
+    "correct": "right",
+    "correction": "right",
+    "instead": "right",
+    "lesson": "right",
+    "error": "error",
+    "symptom": "error",
+    "cause": "cause",
+    "root cause": "cause",
+    "fix": "fix",
+    "solution": "fix",
+    "resolution": "fix",
+    "how to apply": "reason",
 }
 
 
@@ -734,7 +814,14 @@ def _record(section: _Section, kind: str, fm_default: str | None) -> tuple[str, 
     if len(fields) < needed:
         return None
     roles = {_FIELD_KEYS[k] for k, _ in fields}
-    if kind not in ("decisions", "corrections") and not roles & {"decision", "rejected", "wrong", "right", "fix", "error"}:
+    if kind not in ("decisions", "corrections") and not roles & {
+        "decision",
+        "rejected",
+        "wrong",
+        "right",
+        "fix",
+        "error",
+    }:
         return None
     title = _heading_title(section.headings[-1][1]) if section.headings else ""
     date = None
@@ -776,8 +863,9 @@ def _record(section: _Section, kind: str, fm_default: str | None) -> tuple[str, 
     return content, typ, tags, date
 
 
-def parse_text(text: str, *, source_file: str = "", scope: str = "global", kind: str = "notes",
-               base_dir: Path | None = None) -> list[Candidate]:
+def parse_text(
+    text: str, *, source_file: str = "", scope: str = "global", kind: str = "notes", base_dir: Path | None = None
+) -> list[Candidate]:
     """Candidates from one markdown document (see the module docstring for what counts)."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     fm, body, used = split_frontmatter(text)
@@ -797,8 +885,14 @@ def parse_text(text: str, *, source_file: str = "", scope: str = "global", kind:
 
     out: list[Candidate] = []
 
-    def add(content: str, line: int, headings: list, typ: str | None = None, tags: Iterable[str] = (),
-            date: str | None = None) -> None:
+    def add(
+        content: str,
+        line: int,
+        headings: list,
+        typ: str | None = None,
+        tags: Iterable[str] = (),
+        date: str | None = None,
+    ) -> None:
         content = _clean_inline(content)
         if _is_boilerplate(content) or _IMPORT_RE.match(content):
             return
@@ -818,12 +912,16 @@ def parse_text(text: str, *, source_file: str = "", scope: str = "global", kind:
                 if m:
                     date = m.group(1)
                     break
-        out.append(Candidate(content=content, type=typ, scope=scope, tags=all_tags,
-                             source_file=source_file, line=line, date=date))
+        out.append(
+            Candidate(
+                content=content, type=typ, scope=scope, tags=all_tags, source_file=source_file, line=line, date=date
+            )
+        )
 
     # One fact per file (Claude Code auto-memory): the whole body is the memory.
     has_structure = any(s.headings for s in sections) or any(
-        k in ("item", "row") for s in sections for k, _, _ in s.blocks)
+        k in ("item", "row") for s in sections for k, _, _ in s.blocks
+    )
     if fm and not has_structure:
         paras = [" ".join(p) for s in sections for k, p, _ in s.blocks if k == "para"]
         body_text = " ".join(paras).strip() or str(fm.get("description") or "")
@@ -849,8 +947,12 @@ def parse_text(text: str, *, source_file: str = "", scope: str = "global", kind:
                 joined = " ".join(payload)
                 if joined.rstrip().endswith(":"):
                     continue  # a lead-in to the list that follows
-                if prose_only and title and not _is_generic_heading(title) \
-                        and not normalise_content(joined).startswith(normalise_content(title)):
+                if (
+                    prose_only
+                    and title
+                    and not _is_generic_heading(title)
+                    and not normalise_content(joined).startswith(normalise_content(title))
+                ):
                     joined = f"{title}: {joined}"
                 add(joined, line, section.headings)
             elif kind_of == "item":
@@ -878,8 +980,7 @@ def _index_pointer(text: str, base_dir: Path | None) -> bool:
     return False
 
 
-def parse_file(path: Path | str, *, scope: str | None = None,
-               claude_home: Path | str | None = None) -> list[Candidate]:
+def parse_file(path: Path | str, *, scope: str | None = None, claude_home: Path | str | None = None) -> list[Candidate]:
     """Candidates from one file; ``scope`` overrides the scope its location implies."""
     p = Path(path).expanduser()
     text = p.read_text(encoding="utf-8", errors="replace")
@@ -952,8 +1053,9 @@ def discover(sources: Iterable[Path | str], *, claude_home: Path | str | None = 
     return found
 
 
-def collect(sources: Iterable[Path | str], *, scope: str | None = None,
-            claude_home: Path | str | None = None) -> tuple[list[Candidate], list[tuple[str, str]]]:
+def collect(
+    sources: Iterable[Path | str], *, scope: str | None = None, claude_home: Path | str | None = None
+) -> tuple[list[Candidate], list[tuple[str, str]]]:
     """Every distinct candidate under ``sources`` and the files that could not be read.
 
     The same memory in two files of one scope is kept once (first seen), with both files' tags.

@@ -15,8 +15,9 @@ def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, floa
     from mcp.client.stdio import stdio_client
 
     async def run():
-        params = StdioServerParameters(command=entry["command"], args=list(entry.get("args") or []),
-                                       env=entry.get("env") or None)
+        params = StdioServerParameters(
+            command=entry["command"], args=list(entry.get("args") or []), env=entry.get("env") or None
+        )
         import subprocess
 
         async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w):
@@ -38,13 +39,17 @@ def doctor_checks(store, settings) -> list[dict]:
     found = [(scope, registration.registered(scope)) for scope in ("user", "project", "local")]
     found = [(scope, entry) for scope, entry in found if entry]
     if not found:
-        return [{"name": "mcp server", "status": "warn",
-                 "detail": "not registered: run `memory-cli install` (agent tools such as query_memory)"}]
+        return [
+            {
+                "name": "mcp server",
+                "status": "warn",
+                "detail": "not registered: run `memory-cli install` (agent tools such as query_memory)",
+            }
+        ]
     scope, entry = found[0]
     names, took, err = _probe(entry)
     if names is None:
-        return [{"name": "mcp server", "status": "fail",
-                 "detail": f"registered ({scope}) but did not start: {err}"}]
+        return [{"name": "mcp server", "status": "fail", "detail": f"registered ({scope}) but did not start: {err}"}]
     missing = [t for t in TOOLS if t not in names]
     status = "warn" if missing else "ok"
     detail = f"registered ({scope}); started in {took:.1f} s with {len(names)} tools"

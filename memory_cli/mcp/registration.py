@@ -60,8 +60,9 @@ def _servers(data: dict, keys: list[str], create: bool) -> dict | None:
     return node
 
 
-def plan(scope: str, exe: str, db: str | None = None, *, remove: bool = False,
-         cwd: str | None = None) -> tuple[Path, dict, dict]:
+def plan(
+    scope: str, exe: str, db: str | None = None, *, remove: bool = False, cwd: str | None = None
+) -> tuple[Path, dict, dict]:
     """(file, before, after) for registering (or with ``remove``, unregistering) the server."""
     import copy
 

@@ -23,10 +23,20 @@ from ..reports import api as reports
 from ..retrieval.search import query as ranked_search
 
 NAME = "memory-cli"
-TOOLS = ("query_memory", "remember", "record_incident", "search_incidents", "resolve_incident",
-         "save_report", "get_previous_report", "record_metric", "check_baseline")
+TOOLS = (
+    "query_memory",
+    "remember",
+    "record_incident",
+    "search_incidents",
+    "resolve_incident",
+    "save_report",
+    "get_previous_report",
+    "record_metric",
+    "check_baseline",
+)
 ENTRY_FIELDS = ("id", "content", "type", "scope", "category", "subject", "confidence", "source", "score")
 AGENT_CONFIDENCE = 0.5
+
 
 class _Server(MCPServer):
     """MCPServer whose argument-validation errors are one line naming each bad field
@@ -42,16 +52,20 @@ class _Server(MCPServer):
             if not isinstance(e.__cause__, ValidationError):
                 raise
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
-                for err in e.__cause__.errors())
+                f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}" for err in e.__cause__.errors()
+            )
             raise ToolError(f"Error executing tool {name}: invalid arguments: {problems}") from None
 
 
-app = _Server(NAME, instructions=(
-    "Local memory for this project: rules, corrections, preferences, facts, decisions; an incident "
-    "journal; session reports; metric baselines. Ask before guessing: query_memory for how things are "
-    "done here, search_incidents when something fails, get_previous_report at the start of work, "
-    "check_baseline when a run seems slow."))
+app = _Server(
+    NAME,
+    instructions=(
+        "Local memory for this project: rules, corrections, preferences, facts, decisions; an incident "
+        "journal; session reports; metric baselines. Ask before guessing: query_memory for how things are "
+        "done here, search_incidents when something fails, get_previous_report at the start of work, "
+        "check_baseline when a run seems slow."
+    ),
+)
 
 
 _db_override: str | None = None  # the CLI's --db
@@ -111,25 +125,46 @@ def query_memory(query: str, scope: str | None = None, type: str | None = None, 
 
 
 @app.tool()
-def remember(content: str, type: str, scope: str | None = None, category: str | None = None,
-             subject: str | None = None) -> dict:
+def remember(
+    content: str, type: str, scope: str | None = None, category: str | None = None, subject: str | None = None
+) -> dict:
     """Store a memory (secrets are redacted). `type`: rule, correction, preference, fact, pattern
     or decision; `scope` defaults to this project. It is stored unconfirmed, at confidence 0.5,
     with source `agent`, for the person to review."""
     sc = _scope(scope, _project_scope())
-    entry = _call(lambda s: entries.add(s, content, type, scope=sc, source="agent", confidence=AGENT_CONFIDENCE,
-                                        category=category, subject=subject, agent="mcp"))
+    entry = _call(
+        lambda s: entries.add(
+            s,
+            content,
+            type,
+            scope=sc,
+            source="agent",
+            confidence=AGENT_CONFIDENCE,
+            category=category,
+            subject=subject,
+            agent="mcp",
+        )
+    )
     return {"stored": _entry(entry)}
 
 
 @app.tool()
-def record_incident(title: str, symptoms: str, service: str | None = None, severity: str | None = None,
-                    cause: str | None = None, resolution: str | None = None) -> dict:
+def record_incident(
+    title: str,
+    symptoms: str,
+    service: str | None = None,
+    severity: str | None = None,
+    cause: str | None = None,
+    resolution: str | None = None,
+) -> dict:
     """Record what went wrong and how it showed (and, if known, why and what fixed it), so the
     next occurrence finds it. `severity`: critical, high, medium (default) or low."""
     sc = _project_scope()
-    inc = _call(lambda s: incidents.record(s, title, symptoms, service=service, severity=severity, cause=cause,
-                                           resolution=resolution, scope=sc))
+    inc = _call(
+        lambda s: incidents.record(
+            s, title, symptoms, service=service, severity=severity, cause=cause, resolution=resolution, scope=sc
+        )
+    )
     return {"incident": inc}
 
 

@@ -23,20 +23,28 @@ def save_report(store, summary, *, details=None, scope, session_id=None, source=
     sc = scopes.parse(scope)
     rid = new_id()
     with store.transaction():
-        store.execute("INSERT INTO session_reports(id, scope, summary, details, session_id, source, created_at)"
-                      " VALUES (?,?,?,?,?,?,?)",
-                      (rid, sc, text, more, fields.text(store, session_id, "session_id", max_len=200), src,
-                       now_iso()))
-        audit.record(store, "report_save", context=text[:200], result=sc,
-                     details={"report": rid, "source": src}, session_id=session_id)
+        store.execute(
+            "INSERT INTO session_reports(id, scope, summary, details, session_id, source, created_at)"
+            " VALUES (?,?,?,?,?,?,?)",
+            (rid, sc, text, more, fields.text(store, session_id, "session_id", max_len=200), src, now_iso()),
+        )
+        audit.record(
+            store,
+            "report_save",
+            context=text[:200],
+            result=sc,
+            details={"report": rid, "source": src},
+            session_id=session_id,
+        )
     return get(store, rid)
 
 
 def latest_report(store, scope) -> dict | None:
     """The newest report of exactly ``scope``, or None."""
     sc = scopes.parse(scope)
-    return _public(store.row("SELECT * FROM session_reports WHERE scope = ? ORDER BY created_at DESC, rowid DESC"
-                             " LIMIT 1", (sc,)))
+    return _public(
+        store.row("SELECT * FROM session_reports WHERE scope = ? ORDER BY created_at DESC, rowid DESC LIMIT 1", (sc,))
+    )
 
 
 AUTOMATIC = ("session",)  # written by the session-end summariser, not on purpose
@@ -50,14 +58,14 @@ def previous_report(store, scope) -> dict | None:
     latest = latest_report(store, scope)
     if latest is None or latest.get("source") not in AUTOMATIC or not latest.get("session_id"):
         return latest
-    started = store.value("SELECT min(timestamp) FROM memory_audit_log WHERE session_id = ?",
-                          (latest["session_id"],))
+    started = store.value("SELECT min(timestamp) FROM memory_audit_log WHERE session_id = ?", (latest["session_id"],))
     if not started:
         return latest
     chosen = store.row(
         "SELECT * FROM session_reports WHERE scope = ? AND source NOT IN (%s) AND created_at >= ?"
         " ORDER BY created_at DESC, rowid DESC LIMIT 1" % ",".join("?" * len(AUTOMATIC)),
-        (scopes.parse(scope), *AUTOMATIC, started))
+        (scopes.parse(scope), *AUTOMATIC, started),
+    )
     return _public(chosen) if chosen else latest
 
 
@@ -65,15 +73,18 @@ def list_reports(store, *, scope=None, limit=20) -> list[dict]:
     where, params = "", []
     if scope:
         where, params = "WHERE scope = ?", [scopes.parse(scope)]
-    rows = store.rows(f"SELECT * FROM session_reports {where} ORDER BY created_at DESC, rowid DESC LIMIT ?",
-                      [*params, fields.limit(limit, 20, 10_000)])
+    rows = store.rows(
+        f"SELECT * FROM session_reports {where} ORDER BY created_at DESC, rowid DESC LIMIT ?",
+        [*params, fields.limit(limit, 20, 10_000)],
+    )
     return [_public(r) for r in rows]
 
 
 def get(store, ref: str) -> dict:
     ref = (ref or "").strip()
-    rows = store.rows("SELECT * FROM session_reports WHERE id = ? OR (length(?) >= 4 AND id LIKE ?) LIMIT 2",
-                      (ref, ref, ref + "%"))
+    rows = store.rows(
+        "SELECT * FROM session_reports WHERE id = ? OR (length(?) >= 4 AND id LIKE ?) LIMIT 2", (ref, ref, ref + "%")
+    )
     exact = [r for r in rows if r["id"] == ref]
     if exact or len(rows) == 1:
         return _public((exact or rows)[0])

@@ -16,11 +16,16 @@ import re
 
 # (pattern for the concept in a question, instances a memory may name)
 _CONCEPTS = (
-    (r"package[- ]?managers?|install(?:ing)? (?:the )?(?:dependencies|deps|packages)|dependency manage\w*",
-     "npm pnpm yarn bun pip pipx uv poetry conda cargo gem composer brew apt"),
+    (
+        r"package[- ]?managers?|install(?:ing)? (?:the )?(?:dependencies|deps|packages)|dependency manage\w*",
+        "npm pnpm yarn bun pip pipx uv poetry conda cargo gem composer brew apt",
+    ),
     (r"linters?|linting", "ruff eslint flake8 pylint clippy golangci-lint shellcheck stylelint"),
     (r"formatters?|format(?:ting)? (?:the )?code|code style", "ruff black prettier gofmt rustfmt isort clang-format"),
-    (r"test runners?|testing framework|run(?:ning)? (?:the )?tests|test suite", "pytest jest vitest mocha unittest tox nox"),
+    (
+        r"test runners?|testing framework|run(?:ning)? (?:the )?tests|test suite",
+        "pytest jest vitest mocha unittest tox nox",
+    ),
     (r"virtual ?env(?:ironment)?s?|venvs?|python environments?", "uv venv virtualenv conda poetry pyenv"),
     (r"type[- ]?check(?:er|ing|s)?|static typing", "mypy pyright tsc typescript"),
     (r"containers?|containeri[sz]\w*", "docker podman compose kubernetes"),

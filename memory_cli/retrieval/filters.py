@@ -6,8 +6,14 @@ from .. import scope as scopes
 from ..entries import check_type
 
 
-def entry_filters(*, scope: str | None = None, type: str | None = None, project: str | None = None,
-                  include_inactive: bool = False, alias: str = "e") -> tuple[str, list]:
+def entry_filters(
+    *,
+    scope: str | None = None,
+    type: str | None = None,
+    project: str | None = None,
+    include_inactive: bool = False,
+    alias: str = "e",
+) -> tuple[str, list]:
     """SQL over ``alias`` for status, type and scope.
 
     ``scope`` means "applies in that scope": the scope itself plus global memories. Without a

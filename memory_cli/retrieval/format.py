@@ -185,8 +185,9 @@ def _header(title: str, included: int, total: int, tokens: int) -> str:
     return f"## {title} ({counted} {_plural(total if total > included else included)}, ~{tokens:,} tokens)"
 
 
-def _assemble(title: str, intro: str | None, groups: list[tuple[str | None, list[str]]],
-              included: int, total: int) -> tuple[str, int]:
+def _assemble(
+    title: str, intro: str | None, groups: list[tuple[str | None, list[str]]], included: int, total: int
+) -> tuple[str, int]:
     """Join the block and settle the header's own token count (which changes its length)."""
     parts: list[str] = []
     if intro:
@@ -249,8 +250,11 @@ def render_budgeted(
         if len(chosen) >= cap:
             break
         key = group_by(entry) if group_by else None
-        line = bullet(entry, entry_chars=entry_chars,
-                      show_subject=not key or key != one_line(field_of(entry, "subject") or "", 60))
+        line = bullet(
+            entry,
+            entry_chars=entry_chars,
+            show_subject=not key or key != one_line(field_of(entry, "subject") or "", 60),
+        )
         if len(line) + len(text) > limit and chosen:
             continue  # cannot fit whatever the layout; skip without re-rendering
         new_group = key not in grouped
@@ -294,9 +298,16 @@ def render_session(
     ``## Operational Memory (12 of 18 memories, ~1,847 tokens)`` then ``### project: x`` groups
     of ``- [type] content (confidence: c)`` bullets.
     """
-    return render_budgeted(entries, title=title, intro=SESSION_INTRO, total=total,
-                           max_entries=max_entries, max_tokens=max_tokens, max_chars=max_chars,
-                           unlimited=unlimited)
+    return render_budgeted(
+        entries,
+        title=title,
+        intro=SESSION_INTRO,
+        total=total,
+        max_entries=max_entries,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        unlimited=unlimited,
+    )
 
 
 def render_prompt(
@@ -308,9 +319,17 @@ def render_prompt(
     max_chars: int = HARD_CHAR_LIMIT,
 ) -> Rendered:
     """The per-prompt block: a few bullets, no groups, a small budget, shorter lines."""
-    return render_budgeted(entries, title=PROMPT_TITLE, total=total, max_entries=max_entries,
-                           max_tokens=max_tokens, max_chars=max_chars, group_by=None,
-                           last_group=None, entry_chars=300)
+    return render_budgeted(
+        entries,
+        title=PROMPT_TITLE,
+        total=total,
+        max_entries=max_entries,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        group_by=None,
+        last_group=None,
+        entry_chars=300,
+    )
 
 
 def render_solutions(
@@ -325,9 +344,18 @@ def render_solutions(
     """Memories offered after a failed tool call, introduced as matches for that failure."""
     what = f"the failed {one_line(tool_name, 60)} call" if tool_name else "the failed tool call"
     intro = f"Memories that match the error from {what}, best match first."
-    return render_budgeted(entries, title=SOLUTIONS_TITLE, intro=intro, total=total,
-                           max_entries=max_entries, max_tokens=max_tokens, max_chars=max_chars,
-                           group_by=None, last_group=None, entry_chars=400)
+    return render_budgeted(
+        entries,
+        title=SOLUTIONS_TITLE,
+        intro=intro,
+        total=total,
+        max_entries=max_entries,
+        max_tokens=max_tokens,
+        max_chars=max_chars,
+        group_by=None,
+        last_group=None,
+        entry_chars=400,
+    )
 
 
 def join_blocks(*blocks: str, limit: int = HARD_CHAR_LIMIT) -> str:

@@ -24,7 +24,8 @@ RANK_BM25 = "bm25(memory_rank_fts, {})".format(", ".join(str(w) for w in COLUMN_
 # Fallback for a store opened read-only before migration 5 (it still has the foundation's index).
 _BASE_BM25 = "bm25(memory_fts, 1.0, 0.5, 0.5)"
 
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a about above after again against all am an and any are aren't as at be because been before
 being below between both but by can cannot could couldn't did didn't do does doesn't doing don
 don't down during each few for from further had hadn't has hasn't have haven't having he he'd
@@ -36,7 +37,8 @@ they'd they'll they're they've this those through to too under until up very was
 we'll we're we've were weren't what what's when when's where where's which while who who's whom
 why why's will with won't would wouldn't you you'd you'll you're you've your yours yourself
 yourselves just
-""".split())
+""".split()
+)
 
 _WORD = re.compile(r"[\w][\w.\-']*", re.UNICODE)
 _PARTS = re.compile(r"[.\-']+")
@@ -99,9 +101,12 @@ def search(store, terms: list[str], *, limit: int = 300, where: str = "", params
     if expr is None or limit <= 0:
         return {}
     table, rank = _table(store)
-    sql = (f"SELECT e.id AS id, -{rank} AS s FROM {table} JOIN memory_entries e "
-           f"ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
-           + (f" AND {where}" if where else "") + f" ORDER BY {rank} LIMIT ?")
+    sql = (
+        f"SELECT e.id AS id, -{rank} AS s FROM {table} JOIN memory_entries e "
+        f"ON e.rowid = {table}.rowid WHERE {table} MATCH ?"
+        + (f" AND {where}" if where else "")
+        + f" ORDER BY {rank} LIMIT ?"
+    )
     rows = store.rows(sql, [expr, *params, int(limit)])
     return {r["id"]: float(r["s"]) for r in rows}
 

@@ -40,24 +40,41 @@ class Weights:
     A plain class rather than a dataclass: ``dataclasses`` costs ~10 ms to import on the hook path.
     """
 
-    __slots__ = ("keyword", "cos_floor", "cos_full", "keyword_context", "neighbours", "subject",
-                 "date", "rejected", "concept", "temporal", "feedback", "confidence", "recency", "half_life_days")
+    __slots__ = (
+        "keyword",
+        "cos_floor",
+        "cos_full",
+        "keyword_context",
+        "neighbours",
+        "subject",
+        "date",
+        "rejected",
+        "concept",
+        "temporal",
+        "feedback",
+        "confidence",
+        "recency",
+        "half_life_days",
+    )
 
-    def __init__(self, *,
-                 keyword: float = 0.6,           # share of the keyword signal in the base score
-                 cos_floor: float = 0.2,         # cosine mapped to 0 ...
-                 cos_full: float = 0.75,         # ... and to 1
-                 keyword_context: float = 0.3,   # share of the previous same-session memory's keyword score
-                 neighbours: float = 0.2,        # gap closed per unit of the neighbours' summed base score
-                 subject: float = 0.5,           # gap closed when the query names the memory's subject
-                 date: float = 0.5,              # gap closed when a date in the query matches the memory's day
-                 rejected: float = 0.5,          # gap closed for a rejected alternative asked about
-                 concept: float = 0.5,           # gap closed when the memory names an instance of a concept asked about
-                 temporal: float = 0.25,         # gap closed when a "when" question meets a time expression
-                 feedback: float = 0.15,         # gap closed by sharing the top hits' other words (feedback)
-                 confidence: float = 0.3,        # 0 = ignore confidence; 1 = score x confidence
-                 recency: float = 0.1,           # 0 = ignore age; 1 = score x 0.5 ** (age / half life)
-                 half_life_days: float = 90.0):
+    def __init__(
+        self,
+        *,
+        keyword: float = 0.6,  # share of the keyword signal in the base score
+        cos_floor: float = 0.2,  # cosine mapped to 0 ...
+        cos_full: float = 0.75,  # ... and to 1
+        keyword_context: float = 0.3,  # share of the previous same-session memory's keyword score
+        neighbours: float = 0.2,  # gap closed per unit of the neighbours' summed base score
+        subject: float = 0.5,  # gap closed when the query names the memory's subject
+        date: float = 0.5,  # gap closed when a date in the query matches the memory's day
+        rejected: float = 0.5,  # gap closed for a rejected alternative asked about
+        concept: float = 0.5,  # gap closed when the memory names an instance of a concept asked about
+        temporal: float = 0.25,  # gap closed when a "when" question meets a time expression
+        feedback: float = 0.15,  # gap closed by sharing the top hits' other words (feedback)
+        confidence: float = 0.3,  # 0 = ignore confidence; 1 = score x confidence
+        recency: float = 0.1,  # 0 = ignore age; 1 = score x 0.5 ** (age / half life)
+        half_life_days: float = 90.0,
+    ):
         for name in self.__slots__:
             setattr(self, name, float(locals()[name]))
 
@@ -76,6 +93,7 @@ DEFAULT = Weights()
 
 
 # ----------------------------------------------------------------------------- keyword side
+
 
 def fts5_idf(n_docs: int, doc_freq: int) -> float:
     """IDF exactly as SQLite FTS5's bm25() computes it (so that bm25 / sum(idf) is ~0-1).
@@ -104,8 +122,9 @@ def keyword_scores(bm25: Mapping[str, float], idf_sum: float) -> dict[str, float
     return {k: min(1.0, max(0.0, s / idf_sum)) for k, s in bm25.items()}
 
 
-def with_context(keyword: Mapping[str, float], previous: Mapping[str, str | None],
-                 share: float = 0.3) -> dict[str, float]:
+def with_context(
+    keyword: Mapping[str, float], previous: Mapping[str, str | None], share: float = 0.3
+) -> dict[str, float]:
     """Add the previous same-session memory's keyword score, so that an answer recorded right
     after the question it answers is found by the question's words. Clipped to 1."""
     out = {}
@@ -120,6 +139,7 @@ def with_context(keyword: Mapping[str, float], previous: Mapping[str, str | None
 
 # ----------------------------------------------------------------------------- vector side
 
+
 def vector_score(cosine: float, floor: float = DEFAULT.cos_floor, full: float = DEFAULT.cos_full) -> float:
     if full <= floor:
         return 1.0 if cosine >= full else 0.0
@@ -132,8 +152,10 @@ def vector_scores(cosines: Mapping[str, float], weights: Weights = DEFAULT) -> d
 
 # ----------------------------------------------------------------------------- fusion
 
-def fuse(keyword: Mapping[str, float], vector: Mapping[str, float] | None,
-         keyword_weight: float = DEFAULT.keyword) -> dict[str, float]:
+
+def fuse(
+    keyword: Mapping[str, float], vector: Mapping[str, float] | None, keyword_weight: float = DEFAULT.keyword
+) -> dict[str, float]:
     """Base relevance of every candidate of either list (missing on one side counts as 0).
 
     ``vector=None`` means no vectors could be consulted (daemon cold, no semantic extra): the
@@ -152,8 +174,9 @@ def close_gap(score: float, bonus: float) -> float:
     return score + (1.0 - score) * b
 
 
-def neighbour_bonus(base: Mapping[str, float], neighbours: Mapping[str, Iterable[str]],
-                    share: float = DEFAULT.neighbours) -> dict[str, float]:
+def neighbour_bonus(
+    base: Mapping[str, float], neighbours: Mapping[str, Iterable[str]], share: float = DEFAULT.neighbours
+) -> dict[str, float]:
     """Raise memories whose same-session neighbours are relevant too (computed from ``base``)."""
     out = dict(base)
     for k, s in base.items():
@@ -182,23 +205,39 @@ def names_subject(query: str, subject: str | None) -> bool:
     return pat.search(query) is not None
 
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _HAS_YEAR = re.compile(r"\d{4}")
 _DATE_RES: list = []  # compiled on first use: most queries name no date, and hooks pay for imports
 
 
 def _date_res():
     if not _DATE_RES:
-        mon = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-               r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
-        _DATE_RES.extend([
-            re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+" + mon + r"\.?,?\s+(\d{4})\b", re.I),
-            re.compile(r"\b" + mon + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4})\b", re.I),
-            re.compile(r"\b" + mon + r"\.?,?\s+(\d{4})\b", re.I),
-            re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
-            re.compile(r"\b(\d{4})-(\d{2})\b(?!-)"),
-        ])
+        mon = (
+            r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+            r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+        )
+        _DATE_RES.extend(
+            [
+                re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+" + mon + r"\.?,?\s+(\d{4})\b", re.I),
+                re.compile(r"\b" + mon + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4})\b", re.I),
+                re.compile(r"\b" + mon + r"\.?,?\s+(\d{4})\b", re.I),
+                re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
+                re.compile(r"\b(\d{4})-(\d{2})\b(?!-)"),
+            ]
+        )
     return _DATE_RES
 
 
@@ -235,8 +274,7 @@ def query_dates(query: str) -> list[tuple[str, str]]:
         day(m.group(1), m.group(2), m.group(3))
     if not out:
         months = [(int(m.group(2)), _month(m.group(1))) for m in month_year.finditer(query)]
-        months += [(int(m.group(1)), int(m.group(2))) for m in iso_month.finditer(query)
-                   if 1 <= int(m.group(2)) <= 12]
+        months += [(int(m.group(1)), int(m.group(2))) for m in iso_month.finditer(query) if 1 <= int(m.group(2)) <= 12]
         for y, mo in months:
             try:
                 first = dt.date(y, mo, 1)
@@ -274,17 +312,21 @@ def _cue(name: str):
             pat = re.compile(
                 r"\b(decided?|decision|chose|agreed)\s+(not|against)\b|\brejected\b|\bruled out\b"
                 r"|\bwhy (not|didn'?t we|don'?t we)\b|\b(didn'?t|did not|don'?t|do not) (we )?(use|go with|choose|pick)\b"
-                r"|\bnot to (do|use|go)\b|\binstead of\b|\balternatives?\b", re.I)
+                r"|\bnot to (do|use|go)\b|\binstead of\b|\balternatives?\b",
+                re.I,
+            )
         else:
             pat = re.compile(
                 r"\b(rejected|ruled out|instead of|rather than|decided against|decided not|chose not|not to use"
-                r"|don'?t use|do not use|never use|over)\b", re.I)
+                r"|don'?t use|do not use|never use|over)\b",
+                re.I,
+            )
         _CUE_RES[name] = pat
     return pat
 
 
 def asks_for_rejected(query: str) -> bool:
-    """"What did we decide not to do about caching?" and its relatives."""
+    """ "What did we decide not to do about caching?" and its relatives."""
     return bool(query) and _cue("asks").search(query) is not None
 
 
@@ -302,16 +344,24 @@ _TIME_RES: list = []
 
 def _time_res():
     if not _TIME_RES:
-        _TIME_RES.append(re.compile(
-            r"\bwhen\b|\bwhat (year|month|day|date|time|week)\b|\bhow long (ago|before|after|since)\b"
-            r"|\bwhich (year|month|day|week)\b", re.I))
+        _TIME_RES.append(
+            re.compile(
+                r"\bwhen\b|\bwhat (year|month|day|date|time|week)\b|\bhow long (ago|before|after|since)\b"
+                r"|\bwhich (year|month|day|week)\b",
+                re.I,
+            )
+        )
         days = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-        _TIME_RES.append(re.compile(
-            r"\b(yesterday|today|tonight|tomorrow|recently|ago|lately|earlier|weekend)\b"
-            r"|\b(last|next|this|past|coming|few|couple of)\s+(\w+\s+)?(week|weeks|month|months|year|years|night"
-            r"|weekend|summer|winter|spring|fall|autumn|" + days[1:-1] + r")\b"
-            r"|\b" + days + r"\b|\b(19|20)\d\d\b|\b(january|february|march|april|june|july|august|september"
-            r"|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b", re.I))
+        _TIME_RES.append(
+            re.compile(
+                r"\b(yesterday|today|tonight|tomorrow|recently|ago|lately|earlier|weekend)\b"
+                r"|\b(last|next|this|past|coming|few|couple of)\s+(\w+\s+)?(week|weeks|month|months|year|years|night"
+                r"|weekend|summer|winter|spring|fall|autumn|" + days[1:-1] + r")\b"
+                r"|\b" + days + r"\b|\b(19|20)\d\d\b|\b(january|february|march|april|june|july|august|september"
+                r"|october|november|december)\b|\b\d{4}-\d{2}-\d{2}\b",
+                re.I,
+            )
+        )
     return _TIME_RES
 
 
@@ -327,8 +377,10 @@ def mentions_time(content: str | None) -> bool:
 
 # ----------------------------------------------------------------------------- feedback
 
-def feedback_bonus(rel: Mapping[str, float], terms_of, query_terms: Iterable[str], share: float,
-                   top: int = 5, pool: int = 50) -> dict[str, float]:
+
+def feedback_bonus(
+    rel: Mapping[str, float], terms_of, query_terms: Iterable[str], share: float, top: int = 5, pool: int = 50
+) -> dict[str, float]:
     """Pseudo-relevance feedback inside the candidate set: the words the best ``top`` hits share
     (other than the query's own) describe what the query is about; the best ``pool`` candidates
     gain ``share x`` the weighted share of those words they hold (lower ones could not reach the
@@ -356,6 +408,7 @@ def feedback_bonus(rel: Mapping[str, float], terms_of, query_terms: Iterable[str
 
 # ----------------------------------------------------------------------------- weights
 
+
 def confidence_factor(confidence: float | None, strength: float = DEFAULT.confidence) -> float:
     """``1 - s + s * confidence``: at the default 0.3 a 0.3-confidence memory keeps 79 %."""
     c = 0.5 if confidence is None else min(1.0, max(0.0, float(confidence)))
@@ -363,8 +416,9 @@ def confidence_factor(confidence: float | None, strength: float = DEFAULT.confid
     return 1.0 - s + s * c
 
 
-def recency_factor(age_days: float | None, strength: float = DEFAULT.recency,
-                   half_life_days: float = DEFAULT.half_life_days) -> float:
+def recency_factor(
+    age_days: float | None, strength: float = DEFAULT.recency, half_life_days: float = DEFAULT.half_life_days
+) -> float:
     """``1 - s + s * 0.5 ** (age / half life)``: new memories 1.0, old ones down to ``1 - s``."""
     s = min(1.0, max(0.0, strength))
     if s == 0.0 or age_days is None or half_life_days <= 0:
@@ -384,8 +438,12 @@ def calibrate(relevance: float) -> float:
     return 1.0 - (1.0 - r) ** 2
 
 
-def final_score(relevance: float, *, confidence: float | None = None, age_days: float | None = None,
-                weights: Weights = DEFAULT) -> float:
+def final_score(
+    relevance: float, *, confidence: float | None = None, age_days: float | None = None, weights: Weights = DEFAULT
+) -> float:
     """Calibrated relevance x confidence x recency, on 0-1."""
-    return calibrate(relevance) * confidence_factor(confidence, weights.confidence) * recency_factor(
-        age_days, weights.recency, weights.half_life_days)
+    return (
+        calibrate(relevance)
+        * confidence_factor(confidence, weights.confidence)
+        * recency_factor(age_days, weights.recency, weights.half_life_days)
+    )

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 
 def _session_context(ctx) -> dict:
-    return {"project": ctx.project or "", "project_root": ctx.project_root, "cwd": ctx.cwd,
-            "files": list(ctx.files)}
+    return {"project": ctx.project or "", "project_root": ctx.project_root, "cwd": ctx.cwd, "files": list(ctx.files)}
 
 
 def session_start(ctx, resp):
@@ -24,8 +23,7 @@ def session_start(ctx, resp):
     sc = _session_context(ctx)
     if not sc["project"]:
         sc.pop("project")
-    result = inject(ctx.store, sc, ctx.settings, session_id=ctx.session_id or None, source=source,
-                    hook_event=ctx.event)
+    result = inject(ctx.store, sc, ctx.settings, session_id=ctx.session_id or None, source=source, hook_event=ctx.event)
     _add(resp, result["text"])
     if result.get("notice"):
         resp.notify(result["notice"])
@@ -42,8 +40,15 @@ def user_prompt_submit(ctx, resp):
         return
     # Retrieval reads the start of a prompt (a long paste adds no better query): bound the
     # work to it, whatever the prompt's size.
-    result = for_prompt(ctx.store, prompt[:PROMPT_CHARS], ctx.settings, project=ctx.project, project_root=ctx.project_root,
-                        session_id=ctx.session_id or None, hook_event=ctx.event)
+    result = for_prompt(
+        ctx.store,
+        prompt[:PROMPT_CHARS],
+        ctx.settings,
+        project=ctx.project,
+        project_root=ctx.project_root,
+        session_id=ctx.session_id or None,
+        hook_event=ctx.event,
+    )
     _add(resp, result["text"])
 
 
@@ -60,9 +65,18 @@ def _offer_solutions(ctx, resp, error: str) -> None:
     from .inject import for_failure
 
     command = ctx.tool_input.get("command") if isinstance(ctx.tool_input.get("command"), str) else None
-    result = for_failure(ctx.store, error, ctx.settings, tool_name=ctx.tool_name, command=command,
-                         project=ctx.project, project_root=ctx.project_root, files=ctx.files,
-                         session_id=ctx.session_id or None, hook_event=ctx.event)
+    result = for_failure(
+        ctx.store,
+        error,
+        ctx.settings,
+        tool_name=ctx.tool_name,
+        command=command,
+        project=ctx.project,
+        project_root=ctx.project_root,
+        files=ctx.files,
+        session_id=ctx.session_id or None,
+        hook_event=ctx.event,
+    )
     _add(resp, result["text"])
 
 
@@ -74,8 +88,10 @@ def _may_have_failed(tool_response) -> bool:
     stderr = tool_response.get("stderr")
     if isinstance(stderr, str) and stderr.strip():
         return True
-    return any(isinstance(tool_response.get(k), int) and tool_response.get(k) != 0
-               for k in ("exit_code", "exitCode", "returncode", "returnCode", "return_code"))
+    return any(
+        isinstance(tool_response.get(k), int) and tool_response.get(k) != 0
+        for k in ("exit_code", "exitCode", "returncode", "returnCode", "return_code")
+    )
 
 
 def post_tool_use(ctx, resp):

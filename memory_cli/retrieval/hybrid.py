@@ -35,10 +35,14 @@ MODES = ("hybrid", "keyword", "vector")
 # because a memory whose context is long is length-normalised as one document. Triggers keep it in
 # step with inserts, edits and deletions (a deleted memory's text must not linger as context).
 # The session index serves neighbour lookups, which would otherwise scan the table.
-_PREV = ("(SELECT p.{col} FROM memory_entries p WHERE p.session_id = {e}.session_id AND p.rowid < {e}.rowid "
-         "ORDER BY p.rowid DESC LIMIT 1)")
-_NEXT = ("(SELECT n.rowid FROM memory_entries n WHERE n.session_id = {e}.session_id AND n.rowid > {e}.rowid "
-         "ORDER BY n.rowid LIMIT 1)")
+_PREV = (
+    "(SELECT p.{col} FROM memory_entries p WHERE p.session_id = {e}.session_id AND p.rowid < {e}.rowid "
+    "ORDER BY p.rowid DESC LIMIT 1)"
+)
+_NEXT = (
+    "(SELECT n.rowid FROM memory_entries n WHERE n.session_id = {e}.session_id AND n.rowid > {e}.rowid "
+    "ORDER BY n.rowid LIMIT 1)"
+)
 RANK_TABLE = "memory_rank_fts"
 M006 = [
     "CREATE INDEX IF NOT EXISTS idx_entries_session ON memory_entries(session_id)",
@@ -47,27 +51,29 @@ M006 = [
     f"""CREATE TRIGGER IF NOT EXISTS memory_entries_rank_insert AFTER INSERT ON memory_entries BEGIN
         INSERT INTO {RANK_TABLE}(rowid, content, tags, subject, context)
         VALUES (new.rowid, new.content, new.tags, coalesce(new.subject, ''),
-                CASE WHEN new.session_id IS NULL THEN '' ELSE coalesce({_PREV.format(col='content', e='new')}, '') END);
+                CASE WHEN new.session_id IS NULL THEN '' ELSE coalesce({_PREV.format(col="content", e="new")}, '') END);
     END""",
     f"""CREATE TRIGGER IF NOT EXISTS memory_entries_rank_update AFTER UPDATE OF content, tags, subject ON memory_entries BEGIN
         UPDATE {RANK_TABLE} SET content = new.content, tags = new.tags, subject = coalesce(new.subject, '')
         WHERE rowid = new.rowid;
         UPDATE {RANK_TABLE} SET context = new.content
-        WHERE new.session_id IS NOT NULL AND old.content IS NOT new.content AND rowid = {_NEXT.format(e='new')};
+        WHERE new.session_id IS NOT NULL AND old.content IS NOT new.content AND rowid = {_NEXT.format(e="new")};
     END""",
     f"""CREATE TRIGGER IF NOT EXISTS memory_entries_rank_delete AFTER DELETE ON memory_entries BEGIN
         DELETE FROM {RANK_TABLE} WHERE rowid = old.rowid;
-        UPDATE {RANK_TABLE} SET context = coalesce({_PREV.format(col='content', e='old')}, '')
-        WHERE old.session_id IS NOT NULL AND rowid = {_NEXT.format(e='old')};
+        UPDATE {RANK_TABLE} SET context = coalesce({_PREV.format(col="content", e="old")}, '')
+        WHERE old.session_id IS NOT NULL AND rowid = {_NEXT.format(e="old")};
     END""",
 ]
 
 
 def _backfill_sql() -> str:
-    return (f"INSERT INTO {RANK_TABLE}(rowid, content, tags, subject, context) "
-            f"SELECT e.rowid, e.content, e.tags, coalesce(e.subject, ''), "
-            f"CASE WHEN e.session_id IS NULL THEN '' ELSE coalesce({_PREV.format(col='content', e='e')}, '') END "
-            f"FROM memory_entries e")
+    return (
+        f"INSERT INTO {RANK_TABLE}(rowid, content, tags, subject, context) "
+        f"SELECT e.rowid, e.content, e.tags, coalesce(e.subject, ''), "
+        f"CASE WHEN e.session_id IS NULL THEN '' ELSE coalesce({_PREV.format(col='content', e='e')}, '') END "
+        f"FROM memory_entries e"
+    )
 
 
 def apply_schema(store) -> None:
@@ -90,6 +96,7 @@ def rebuild_index(store) -> int:
 
 # ----------------------------------------------------------------------------- settings
 
+
 def weights_from(settings) -> fusion.Weights:
     """Ranking weights with the ``retrieval`` section of the config applied (missing = default)."""
     sec = {}
@@ -99,8 +106,11 @@ def weights_from(settings) -> fusion.Weights:
         pass
     w = fusion.DEFAULT
     changes = {}
-    for key, field in (("keyword_weight", "keyword"), ("confidence_weight", "confidence"),
-                       ("recency_weight", "recency")):
+    for key, field in (
+        ("keyword_weight", "keyword"),
+        ("confidence_weight", "confidence"),
+        ("recency_weight", "recency"),
+    ):
         value = sec.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             changes[field] = min(1.0, max(0.0, float(value)))
@@ -118,6 +128,7 @@ def _timeout(settings, timeout_ms):
 
 # ----------------------------------------------------------------------------- filters
 
+
 def _filters(*, scope, type, project, include_inactive) -> tuple[str, list]:
     from .filters import entry_filters
 
@@ -125,6 +136,7 @@ def _filters(*, scope, type, project, include_inactive) -> tuple[str, list]:
 
 
 # ----------------------------------------------------------------------------- the two sides
+
 
 def query_vector(text: str, timeout_ms: float, model: str | None = None) -> bytes | None:
     """The query's vector from the warm daemon, or None (cold, slow, not installed, or a daemon
@@ -161,7 +173,7 @@ def neighbours(store, ids) -> dict[str, tuple[str | None, str | None]]:
     ids = list(ids)
     out: dict[str, tuple[str | None, str | None]] = {}
     for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
+        chunk = ids[i : i + 500]
         rows = store.rows(
             "SELECT e.id AS id,"
             " (SELECT p.id FROM memory_entries p WHERE p.session_id = e.session_id AND p.rowid < e.rowid"
@@ -169,13 +181,15 @@ def neighbours(store, ids) -> dict[str, tuple[str | None, str | None]]:
             " (SELECT n.id FROM memory_entries n WHERE n.session_id = e.session_id AND n.rowid > e.rowid"
             "  AND n.status = 'active' ORDER BY n.rowid LIMIT 1) AS next"
             f" FROM memory_entries e WHERE e.session_id IS NOT NULL AND e.id IN ({','.join('?' * len(chunk))})",
-            chunk)
+            chunk,
+        )
         for r in rows:
             out[r["id"]] = (r["prev"], r["next"])
     return out
 
 
 # ----------------------------------------------------------------------------- ranking
+
 
 def _age_days(entry: dict, now: float) -> float | None:
     ts = entry.get("reinforced_at") or entry.get("created_at")
@@ -189,11 +203,23 @@ def _age_days(entry: dict, now: float) -> float | None:
         return None
 
 
-def search(store, text: str, *, scope: str | None = None, type: str | None = None, limit: int = 10,
-           project: str | None = None, files=(), min_score: float | None = None,
-           timeout_ms: float | None = None, mode: str = "hybrid", settings=None,
-           weights: fusion.Weights | None = None, include_inactive: bool = False,
-           candidates: int | None = None) -> list[dict]:
+def search(
+    store,
+    text: str,
+    *,
+    scope: str | None = None,
+    type: str | None = None,
+    limit: int = 10,
+    project: str | None = None,
+    files=(),
+    min_score: float | None = None,
+    timeout_ms: float | None = None,
+    mode: str = "hybrid",
+    settings=None,
+    weights: fusion.Weights | None = None,
+    include_inactive: bool = False,
+    candidates: int | None = None,
+) -> list[dict]:
     """Entries relevant to ``text``, best first, each with ``score`` on the 0-1 scale.
 
     ``mode``: ``hybrid`` (vectors when the daemon answers within ``timeout_ms``, else keywords),
@@ -212,9 +238,19 @@ def search(store, text: str, *, scope: str | None = None, type: str | None = Non
         settings = settings_mod.load()
     w = weights or weights_from(settings)
     depth = max(int(candidates or CANDIDATES), limit * 3)
-    cands = gather(store, text, scope=scope, type=type, project=project, files=files, mode=mode,
-                   settings=settings, timeout_ms=timeout_ms, include_inactive=include_inactive,
-                   depth=depth)
+    cands = gather(
+        store,
+        text,
+        scope=scope,
+        type=type,
+        project=project,
+        files=files,
+        mode=mode,
+        settings=settings,
+        timeout_ms=timeout_ms,
+        include_inactive=include_inactive,
+        depth=depth,
+    )
     if cands is None:
         return []
     scored = rank(cands, w, min_score=min_score)
@@ -235,16 +271,42 @@ class Candidates:
     without re-reading the store (the ranking itself is pure Python over these fields).
     """
 
-    __slots__ = ("text", "mode", "keyword", "cosines", "around", "previous", "rows", "dates", "asks_rejected",
-                 "asks_when", "instances", "now", "_terms", "_cues")
+    __slots__ = (
+        "text",
+        "mode",
+        "keyword",
+        "cosines",
+        "around",
+        "previous",
+        "rows",
+        "dates",
+        "asks_rejected",
+        "asks_when",
+        "instances",
+        "now",
+        "_terms",
+        "_cues",
+    )
 
     def __init__(self, **kw):
         for k in self.__slots__:
             setattr(self, k, kw.get(k))
 
 
-def gather(store, text: str, *, scope=None, type=None, project=None, files=(), mode="hybrid",
-           settings=None, timeout_ms=None, include_inactive=False, depth=CANDIDATES) -> Candidates | None:
+def gather(
+    store,
+    text: str,
+    *,
+    scope=None,
+    type=None,
+    project=None,
+    files=(),
+    mode="hybrid",
+    settings=None,
+    timeout_ms=None,
+    include_inactive=False,
+    depth=CANDIDATES,
+) -> Candidates | None:
     """Read the candidates of ``text`` from the store: keyword and vector evidence, session
     neighbours and the scoring columns (None when nothing can be found, e.g. vector mode cold)."""
     where, params = _filters(scope=scope, type=type, project=project, include_inactive=include_inactive)
@@ -272,23 +334,37 @@ def gather(store, text: str, *, scope=None, type=None, project=None, files=(), m
 
         proj = scopes.normalize_project(project) if project else None
         rows = [r for r in rows if not r["scope"].startswith("file:") or scopes.applies(r["scope"], proj, list(files))]
-    return Candidates(text=text, mode=mode, keyword=keyword, cosines=cosines, around=around, previous=previous,
-                      rows=[dict(r) for r in rows], dates=fusion.query_dates(text),
-                      asks_rejected=fusion.asks_for_rejected(text), asks_when=fusion.asks_when(text),
-                      instances=instances,
-                      now=time.time())
+    return Candidates(
+        text=text,
+        mode=mode,
+        keyword=keyword,
+        cosines=cosines,
+        around=around,
+        previous=previous,
+        rows=[dict(r) for r in rows],
+        dates=fusion.query_dates(text),
+        asks_rejected=fusion.asks_for_rejected(text),
+        asks_when=fusion.asks_when(text),
+        instances=instances,
+        now=time.time(),
+    )
 
 
 def _cues_of(c: Candidates) -> dict:
     """Per candidate, the query-dependent cues that no weight changes (computed once)."""
     if c._cues is None:
-        c._cues = {e["id"]: (bool(e["subject"]) and fusion.names_subject(c.text, e["subject"]),
-                             bool(c.dates) and fusion.date_matches(e["created_at"], c.dates),
-                             c.asks_rejected and e["type"] == "decision"
-                             and fusion.records_rejection(e["content"], _tags(e["tags"])),
-                             c.asks_when and fusion.mentions_time(e["content"]),
-                             bool(c.instances) and concepts.names_instance(e["content"], c.instances))
-                   for e in c.rows}
+        c._cues = {
+            e["id"]: (
+                bool(e["subject"]) and fusion.names_subject(c.text, e["subject"]),
+                bool(c.dates) and fusion.date_matches(e["created_at"], c.dates),
+                c.asks_rejected
+                and e["type"] == "decision"
+                and fusion.records_rejection(e["content"], _tags(e["tags"])),
+                c.asks_when and fusion.mentions_time(e["content"]),
+                bool(c.instances) and concepts.names_instance(e["content"], c.instances),
+            )
+            for e in c.rows
+        }
     return c._cues
 
 
@@ -306,6 +382,7 @@ def _terms_of(c: Candidates):
                 contents = {e["id"]: e["content"] for e in c.rows}
             got = c._terms[k] = fts.query_terms(contents.get(k) or "")
         return got
+
     return terms
 
 
@@ -377,7 +454,7 @@ def _rows(store, ids: list[str], where: str, params: list, columns: str | None =
 
     out = []
     for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
+        chunk = ids[i : i + 500]
         sql = f"SELECT {columns or 'e.*'} FROM memory_entries e WHERE e.id IN ({','.join('?' * len(chunk))})"
         if where:
             sql += " AND " + where

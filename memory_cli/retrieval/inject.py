@@ -39,8 +39,21 @@ SESSION_RELEVANCE_FLOOR = 0.35
 #: Global memories of these types bind the agent everywhere: injected whatever the session is about.
 BINDING_TYPES = ("rule", "correction", "preference")
 
-_FIELDS = ("id", "content", "type", "scope", "confidence", "tags", "pinned", "use_count", "last_used",
-           "updated_at", "subject", "category", "source")
+_FIELDS = (
+    "id",
+    "content",
+    "type",
+    "scope",
+    "confidence",
+    "tags",
+    "pinned",
+    "use_count",
+    "last_used",
+    "updated_at",
+    "subject",
+    "category",
+    "source",
+)
 _COLUMNS = ", ".join(_FIELDS)
 
 
@@ -62,8 +75,9 @@ def parse_session_context(raw) -> dict:
         except ValueError as e:
             raise InvalidInput(f"--session-context is not valid JSON ({e})") from None
     if not isinstance(raw, dict):
-        raise InvalidInput("--session-context must be a JSON object such as "
-                           '{"project": "WhisperClick V3", "file": "src/main.py"}')
+        raise InvalidInput(
+            '--session-context must be a JSON object such as {"project": "WhisperClick V3", "file": "src/main.py"}'
+        )
     out: dict = {}
     for key in ("project", "cwd", "task", "session_id", "source"):
         if isinstance(raw.get(key), str) and raw[key].strip():
@@ -104,8 +118,7 @@ def project_aliases(name: str | None) -> list[str]:
     return out
 
 
-def _applies(scope: str, projects: list[str], files: list[str], root: str | None,
-             always: tuple[str, ...] = ()) -> bool:
+def _applies(scope: str, projects: list[str], files: list[str], root: str | None, always: tuple[str, ...] = ()) -> bool:
     if scope == scopes.GLOBAL or scope in always:
         return True
     kind, _, value = scope.partition(":")
@@ -134,15 +147,32 @@ def _row(r: dict) -> dict:
 # Retrieval: the ranked search (documented 0-1 scores)
 
 
-def search(store, text: str, *, project: str | None = None, files=(), limit: int = 10,
-           min_score: float | None = None, type: str | None = None, timeout_ms: int | None = None) -> list[dict]:
+def search(
+    store,
+    text: str,
+    *,
+    project: str | None = None,
+    files=(),
+    limit: int = 10,
+    min_score: float | None = None,
+    type: str | None = None,
+    timeout_ms: int | None = None,
+) -> list[dict]:
     """:func:`memory_cli.retrieval.search.query` restricted to what applies in ``project``/``files``;
     a query with nothing to search for (only stop words) finds nothing."""
     from .search import query
 
     try:
-        return query(store, text, limit=limit, type=type, project=project, files=tuple(files),
-                     timeout_ms=timeout_ms, min_score=min_score)
+        return query(
+            store,
+            text,
+            limit=limit,
+            type=type,
+            project=project,
+            files=tuple(files),
+            timeout_ms=timeout_ms,
+            min_score=min_score,
+        )
     except InvalidInput:
         return []
 
@@ -151,9 +181,18 @@ def search(store, text: str, *, project: str | None = None, files=(), limit: int
 # Recording
 
 
-def _record(store, included: list[dict], *, session_id: str | None, context: str, total: int,
-            tokens: int, hook_event: str | None, extra: dict | None = None,
-            reset_session: bool = False) -> None:
+def _record(
+    store,
+    included: list[dict],
+    *,
+    session_id: str | None,
+    context: str,
+    total: int,
+    tokens: int,
+    hook_event: str | None,
+    extra: dict | None = None,
+    reset_session: bool = False,
+) -> None:
     """Use counts, last-use times, the session's injection list and one audit row, atomically."""
     from .. import entries
     from ..audit import record_safely
@@ -166,8 +205,15 @@ def _record(store, included: list[dict], *, session_id: str | None, context: str
     details = {"ids": ids, "tokens": tokens, "included": len(ids), "eligible": total}
     if extra:
         details.update(extra)
-    record_safely(store, "inject", context=context, result=f"{len(ids)} of {total}",
-                  details=details, session_id=session_id or None, hook_event=hook_event)
+    record_safely(
+        store,
+        "inject",
+        context=context,
+        result=f"{len(ids)} of {total}",
+        details=details,
+        session_id=session_id or None,
+        hook_event=hook_event,
+    )
 
 
 def _redacted(text: str) -> str:
@@ -179,8 +225,9 @@ def _redacted(text: str) -> str:
 def already_injected(store, session_id: str | None) -> set[str]:
     if not session_id:
         return set()
-    return {r["entry_id"] for r in store.rows(
-        "SELECT entry_id FROM session_injections WHERE session_id = ?", (session_id,))}
+    return {
+        r["entry_id"] for r in store.rows("SELECT entry_id FROM session_injections WHERE session_id = ?", (session_id,))
+    }
 
 
 def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
@@ -195,9 +242,14 @@ def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
     cutoff = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - grace_days * 86400))
     ids = [e["id"] for e in entries]
     marks = ",".join("?" * len(ids))
-    stale = [r["id"] for r in store.rows(
-        f"SELECT id FROM memory_entries WHERE id IN ({marks}) AND pinned = 0 AND "
-        "max(created_at, coalesce(reinforced_at, ''), coalesce(last_used, '')) < ?", [*ids, cutoff])]
+    stale = [
+        r["id"]
+        for r in store.rows(
+            f"SELECT id FROM memory_entries WHERE id IN ({marks}) AND pinned = 0 AND "
+            "max(created_at, coalesce(reinforced_at, ''), coalesce(last_used, '')) < ?",
+            [*ids, cutoff],
+        )
+    ]
     if not stale:
         return entries
     from ..maintenance.decay_store import dormant_ids
@@ -217,8 +269,10 @@ def already_offered_for_failures(store, session_id: str | None) -> set[str]:
     import json
 
     out: set[str] = set()
-    for r in store.rows("SELECT details FROM memory_audit_log WHERE action = 'inject' AND session_id = ? "
-                        "AND context LIKE 'failure:%'", (session_id,)):
+    for r in store.rows(
+        "SELECT details FROM memory_audit_log WHERE action = 'inject' AND session_id = ? AND context LIKE 'failure:%'",
+        (session_id,),
+    ):
         try:
             out.update(json.loads(r["details"] or "{}").get("ids") or [])
         except ValueError:
@@ -248,21 +302,33 @@ def _instructions() -> str:
     return text().strip()
 
 
-def _eligible(store, projects: list[str], files: list[str], root: str | None, min_conf: float,
-              always: tuple[str, ...], pool_size: int) -> tuple[list[dict], int]:
+def _eligible(
+    store,
+    projects: list[str],
+    files: list[str],
+    root: str | None,
+    min_conf: float,
+    always: tuple[str, ...],
+    pool_size: int,
+) -> tuple[list[dict], int]:
     """The best-known candidates (by pin and confidence) and how many memories are eligible."""
     scope_list = ["global"] + [f"project:{p}" for p in projects] + [s for s in always if s != "global"]
     marks = ",".join("?" * len(scope_list))
     base = f"status = 'active' AND confidence >= ? AND scope IN ({marks})"
     params = [min_conf, *scope_list]
     total = int(store.value(f"SELECT count(*) FROM memory_entries WHERE {base}", params) or 0)
-    rows = store.rows(f"SELECT {_COLUMNS} FROM memory_entries WHERE {base} "
-                      "ORDER BY pinned DESC, confidence DESC, use_count DESC, updated_at DESC LIMIT ?",
-                      [*params, pool_size])
+    rows = store.rows(
+        f"SELECT {_COLUMNS} FROM memory_entries WHERE {base} "
+        "ORDER BY pinned DESC, confidence DESC, use_count DESC, updated_at DESC LIMIT ?",
+        [*params, pool_size],
+    )
     pool = [_row(r) for r in rows]
     if files:
-        file_rows = store.rows(f"SELECT {_COLUMNS} FROM memory_entries WHERE status = 'active' "
-                               "AND confidence >= ? AND scope LIKE 'file:%' LIMIT 2000", (min_conf,))
+        file_rows = store.rows(
+            f"SELECT {_COLUMNS} FROM memory_entries WHERE status = 'active' "
+            "AND confidence >= ? AND scope LIKE 'file:%' LIMIT 2000",
+            (min_conf,),
+        )
         matching = [_row(r) for r in file_rows if _applies(r["scope"], projects, files, root)]
         total += len(matching)
         pool.extend(matching)
@@ -279,9 +345,13 @@ def _specificity(scope: str) -> float:
 
 def provenance(e: dict) -> str:
     """How a memory came to be, in a few words: ``preference, added by hand``."""
-    how = {"manual": "added by hand", "promoted": "promoted from corrections", "marker": "agent marker",
-           "imported": "imported", "correction": "captured correction"}.get(str(e.get("source") or ""),
-                                                                          str(e.get("source") or "").strip())
+    how = {
+        "manual": "added by hand",
+        "promoted": "promoted from corrections",
+        "marker": "agent marker",
+        "imported": "imported",
+        "correction": "captured correction",
+    }.get(str(e.get("source") or ""), str(e.get("source") or "").strip())
     return f"{e.get('type') or 'memory'}, {how}" if how else str(e.get("type") or "memory")
 
 
@@ -304,8 +374,10 @@ def drop_near_duplicates(ranked: list[dict], *, window: int = 60) -> list[dict]:
     kept_tokens: list[set] = []
     for e in ranked[:window]:
         toks = set(tokens(e.get("content") or ""))
-        twin = next((k for k, kt in zip(kept, kept_tokens)
-                     if same(toks, kt) and not (e.get("pinned") and k.get("pinned"))), None)
+        twin = next(
+            (k for k, kt in zip(kept, kept_tokens) if same(toks, kt) and not (e.get("pinned") and k.get("pinned"))),
+            None,
+        )
         if twin is None or (e.get("pinned") and not twin.get("pinned")):
             kept.append(e)
             kept_tokens.append(toks)
@@ -315,8 +387,9 @@ def drop_near_duplicates(ranked: list[dict], *, window: int = 60) -> list[dict]:
     return kept + ranked[window:]
 
 
-def needs_relevance(e: dict, projects: list[str], files: list[str], root: str | None,
-                    always: tuple[str, ...] = ()) -> bool:
+def needs_relevance(
+    e: dict, projects: list[str], files: list[str], root: str | None, always: tuple[str, ...] = ()
+) -> bool:
     """Must this memory clear :data:`SESSION_RELEVANCE_FLOOR` to be injected at session start?
 
     Exempt: pinned memories, rules/corrections/preferences of global scope or of a scope in
@@ -344,10 +417,19 @@ def session_query_text(ctx: dict) -> str:
     return " ".join(parts).strip()
 
 
-def inject(store, session_context: dict, settings, *, session_id: str | None = None,
-           source: str | None = None, record: bool = True, include_instructions: bool = True,
-           hook_event: str | None = None, max_entries: int | None = None,
-           max_tokens: int | None = None) -> dict:
+def inject(
+    store,
+    session_context: dict,
+    settings,
+    *,
+    session_id: str | None = None,
+    source: str | None = None,
+    record: bool = True,
+    include_instructions: bool = True,
+    hook_event: str | None = None,
+    max_entries: int | None = None,
+    max_tokens: int | None = None,
+) -> dict:
     """The session-start block for ``session_context`` (see :func:`parse_session_context`).
 
     Returns ``{"text", "memory_text", "ids", "included", "eligible", "tokens", "scopes",
@@ -370,8 +452,14 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
     text = session_query_text(sc)
     if text and max_entries > 0:
         timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
-        for hit in search(store, text, project=projects[0] if projects else None, files=files,
-                          limit=max(30, max_entries * 3), timeout_ms=timeout):
+        for hit in search(
+            store,
+            text,
+            project=projects[0] if projects else None,
+            files=files,
+            limit=max(30, max_entries * 3),
+            timeout_ms=timeout,
+        ):
             scope = hit.get("scope") or "global"
             if hit.get("status", "active") != "active" or float(hit.get("confidence") or 0) < min_conf:
                 continue
@@ -383,17 +471,23 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
                 entry["pinned"] = bool(entry.get("pinned"))
                 by_id[hit["id"]] = entry
     by_id = {e["id"]: e for e in drop_dormant(store, list(by_id.values()), settings)}
-    below_floor = [i for i, e in by_id.items() if relevance.get(i, 0.0) < SESSION_RELEVANCE_FLOOR
-                   and needs_relevance(e, projects, files, root, always)]
+    below_floor = [
+        i
+        for i, e in by_id.items()
+        if relevance.get(i, 0.0) < SESSION_RELEVANCE_FLOOR and needs_relevance(e, projects, files, root, always)
+    ]
     for i in below_floor:
         del by_id[i]
     total = max(0, total - len(below_floor))
 
     def rank(e: dict) -> tuple:
-        score = (W_RELEVANCE * relevance.get(e["id"], 0.0) + W_CONFIDENCE * float(e.get("confidence") or 0)
-                 + W_SPECIFIC * _specificity(e.get("scope") or "global")
-                 + W_TYPE * TYPE_WEIGHT.get(e.get("type") or "fact", 0.4)
-                 + (PINNED_BONUS if e.get("pinned") else 0.0))
+        score = (
+            W_RELEVANCE * relevance.get(e["id"], 0.0)
+            + W_CONFIDENCE * float(e.get("confidence") or 0)
+            + W_SPECIFIC * _specificity(e.get("scope") or "global")
+            + W_TYPE * TYPE_WEIGHT.get(e.get("type") or "fact", 0.4)
+            + (PINNED_BONUS if e.get("pinned") else 0.0)
+        )
         return (-score, -int(e.get("use_count") or 0), e.get("updated_at") or "")
 
     ranked = drop_near_duplicates(sorted(by_id.values(), key=rank), window=max(60, max_entries * 4))
@@ -406,24 +500,39 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
     instructions = _instructions() if include_instructions else ""
     limit = SESSION_CHAR_LIMIT - (len(instructions) + 2 if instructions else 0)
     if compact and any(e.get("pinned") for e in ranked):
-        needed = fmt.render_session([e for e in ranked if e.get("pinned")], max_entries=max_entries,
-                                    max_tokens=10**6, max_chars=limit)
+        needed = fmt.render_session(
+            [e for e in ranked if e.get("pinned")], max_entries=max_entries, max_tokens=10**6, max_chars=limit
+        )
         max_tokens = max(max_tokens, needed.tokens)
-    rendered = fmt.render_session(ranked, total=max(total, len(by_id)), max_entries=max_entries,
-                                  max_tokens=max_tokens, max_chars=limit)
+    rendered = fmt.render_session(
+        ranked, total=max(total, len(by_id)), max_entries=max_entries, max_tokens=max_tokens, max_chars=limit
+    )
     notice = ""
     if max_tokens * fmt.CHARS_PER_TOKEN > limit and rendered.count < min(max_entries, len(ranked)):
         # The budget allowed more than one hook answer can carry: say so instead of cutting silently.
-        unlimited = fmt.render_session(ranked, total=max(total, len(by_id)), max_entries=max_entries,
-                                       max_tokens=max_tokens, max_chars=10**9, unlimited=True)
+        unlimited = fmt.render_session(
+            ranked,
+            total=max(total, len(by_id)),
+            max_entries=max_entries,
+            max_tokens=max_tokens,
+            max_chars=10**9,
+            unlimited=True,
+        )
         cut = unlimited.count - rendered.count
         if cut > 0:
-            notice = (f"memory-cli: {cut} more {'memory' if cut == 1 else 'memories'} fit the "
-                      f"{max_tokens:,}-token budget but not Claude Code's {fmt.CLAUDE_OUTPUT_LIMIT:,}-character "
-                      f"limit on one hook answer (budgets are honoured up to about "
-                      f"{fmt.HARD_CHAR_LIMIT // fmt.CHARS_PER_TOKEN:,} tokens)")
-            rendered = fmt.render_session(ranked, total=max(total, len(by_id)), max_entries=max_entries,
-                                          max_tokens=max_tokens, max_chars=limit - len(notice) - 2)
+            notice = (
+                f"memory-cli: {cut} more {'memory' if cut == 1 else 'memories'} fit the "
+                f"{max_tokens:,}-token budget but not Claude Code's {fmt.CLAUDE_OUTPUT_LIMIT:,}-character "
+                f"limit on one hook answer (budgets are honoured up to about "
+                f"{fmt.HARD_CHAR_LIMIT // fmt.CHARS_PER_TOKEN:,} tokens)"
+            )
+            rendered = fmt.render_session(
+                ranked,
+                total=max(total, len(by_id)),
+                max_entries=max_entries,
+                max_tokens=max_tokens,
+                max_chars=limit - len(notice) - 2,
+            )
             rendered.text = rendered.text + "\n\n" + notice if rendered.text else ""
     full = fmt.join_blocks(rendered.text, instructions, limit=SESSION_CHAR_LIMIT)
     result = {
@@ -439,11 +548,22 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
         "below_floor": len(below_floor),
     }
     if record and (rendered.included or compact):
-        _record(store, rendered.included, session_id=session_id, context=f"session:{source}",
-                total=rendered.total, tokens=rendered.tokens, hook_event=hook_event,
-                extra={"project": sc.get("project"), "files": files[:5], "below_floor": len(below_floor),
-                       **({"limit_cut": notice} if notice else {})},
-                reset_session=source in ("compact", "clear"))
+        _record(
+            store,
+            rendered.included,
+            session_id=session_id,
+            context=f"session:{source}",
+            total=rendered.total,
+            tokens=rendered.tokens,
+            hook_event=hook_event,
+            extra={
+                "project": sc.get("project"),
+                "files": files[:5],
+                "below_floor": len(below_floor),
+                **({"limit_cut": notice} if notice else {}),
+            },
+            reset_session=source in ("compact", "clear"),
+        )
     return result
 
 
@@ -454,14 +574,45 @@ def inject(store, session_context: dict, settings, *, session_id: str | None = N
 _NEGATIVE_Q = re.compile(
     r"\b(decided?|decision|chose|agreed)\s+(not|against)\b|\brejected\b|\bruled out\b|\bdecided? against\b"
     r"|\bwhy (not|didn'?t we|don'?t we)\b|\b(didn'?t|did not|don'?t|do not) (we )?(use|go with|choose|pick)\b"
-    r"|\bnot to (do|use)\b|\binstead of\b|\balternatives?\b", re.I)
-_NEG_WORDS = {"decide", "decided", "decision", "not", "against", "rejected", "ruled", "out", "why", "didn",
-              "didn't", "did", "we", "use", "go", "with", "choose", "chose", "pick", "instead", "alternative",
-              "alternatives", "what", "do", "about", "to", "the", "a", "for", "on"}
+    r"|\bnot to (do|use)\b|\binstead of\b|\balternatives?\b",
+    re.I,
+)
+_NEG_WORDS = {
+    "decide",
+    "decided",
+    "decision",
+    "not",
+    "against",
+    "rejected",
+    "ruled",
+    "out",
+    "why",
+    "didn",
+    "didn't",
+    "did",
+    "we",
+    "use",
+    "go",
+    "with",
+    "choose",
+    "chose",
+    "pick",
+    "instead",
+    "alternative",
+    "alternatives",
+    "what",
+    "do",
+    "about",
+    "to",
+    "the",
+    "a",
+    "for",
+    "on",
+}
 
 
 def is_negative_question(text: str) -> bool:
-    """"What did we decide not to do about caching?" and its relatives."""
+    """ "What did we decide not to do about caching?" and its relatives."""
     return bool(_NEGATIVE_Q.search(text or ""))
 
 
@@ -480,8 +631,9 @@ def rejected_decisions(store, text: str, *, project: str | None, files=(), limit
     topic = [t for t in terms(text) if t not in _NEG_WORDS and len(t) > 2]
     if not topic:
         return []
-    hits = search(store, " ".join(topic) + " rejected", project=project, files=files,
-                  limit=max(10, limit * 4), type="decision")
+    hits = search(
+        store, " ".join(topic) + " rejected", project=project, files=files, limit=max(10, limit * 4), type="decision"
+    )
     out = []
     stems = {_stem(t) for t in topic}
     for h in hits:
@@ -495,12 +647,23 @@ def rejected_decisions(store, text: str, *, project: str | None, files=(), limit
     return out[:limit]
 
 
-_TRIVIAL_PROMPT = re.compile(r"^\s*(/\S+|y(es)?|no?|ok(ay)?|thanks?( you)?|continue|go on|go ahead|do it|sure)\W*\s*$", re.I)
+_TRIVIAL_PROMPT = re.compile(
+    r"^\s*(/\S+|y(es)?|no?|ok(ay)?|thanks?( you)?|continue|go on|go ahead|do it|sure)\W*\s*$", re.I
+)
 
 
-def for_prompt(store, prompt: str, settings, *, project: str | None = None, project_root: str | None = None,
-               files=(), session_id: str | None = None, record: bool = True,
-               hook_event: str | None = None) -> dict:
+def for_prompt(
+    store,
+    prompt: str,
+    settings,
+    *,
+    project: str | None = None,
+    project_root: str | None = None,
+    files=(),
+    session_id: str | None = None,
+    record: bool = True,
+    hook_event: str | None = None,
+) -> dict:
     """The few memories most relevant to what the person just asked, not yet seen this session."""
     from .fts import query_terms as terms
 
@@ -520,10 +683,22 @@ def for_prompt(store, prompt: str, settings, *, project: str | None = None, proj
     query_text = prompt[:2000]
     hits: list[dict] = []
     if is_negative_question(prompt):
-        hits.extend(rejected_decisions(store, query_text, project=projects[0] if projects else None,
-                                       files=files, limit=max_entries))
-    hits.extend(search(store, query_text, project=projects[0] if projects else None, files=files,
-                       limit=max_entries * 4, min_score=threshold, timeout_ms=timeout))
+        hits.extend(
+            rejected_decisions(
+                store, query_text, project=projects[0] if projects else None, files=files, limit=max_entries
+            )
+        )
+    hits.extend(
+        search(
+            store,
+            query_text,
+            project=projects[0] if projects else None,
+            files=files,
+            limit=max_entries * 4,
+            min_score=threshold,
+            timeout_ms=timeout,
+        )
+    )
     chosen, ids = [], set()
     for h in hits:
         if h["id"] in ids or h["id"] in seen or h.get("pinned"):
@@ -537,10 +712,22 @@ def for_prompt(store, prompt: str, settings, *, project: str | None = None, proj
     chosen = drop_dormant(store, chosen, settings)
     rendered = fmt.render_prompt(chosen, max_entries=max_entries, max_tokens=max_tokens)
     if record and rendered.included:
-        _record(store, rendered.included, session_id=session_id, context="prompt", total=rendered.total,
-                tokens=rendered.tokens, hook_event=hook_event)
-    return {"text": rendered.text, "ids": [e["id"] for e in rendered.included], "included": rendered.count,
-            "eligible": rendered.total, "tokens": rendered.tokens}
+        _record(
+            store,
+            rendered.included,
+            session_id=session_id,
+            context="prompt",
+            total=rendered.total,
+            tokens=rendered.tokens,
+            hook_event=hook_event,
+        )
+    return {
+        "text": rendered.text,
+        "ids": [e["id"] for e in rendered.included],
+        "included": rendered.count,
+        "eligible": rendered.total,
+        "tokens": rendered.tokens,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -550,12 +737,16 @@ def for_prompt(store, prompt: str, settings, *, project: str | None = None, proj
 _ERRORISH = re.compile(
     r"Traceback \(most recent call last\)|\b[A-Z]\w*(Error|Exception|Failure)\b|\berror\b|\bfatal\b|\bfailed\b"
     r"|command not found|No such file or directory|Permission denied|ERR!|\bexit (code|status) [1-9]"
-    r"|cannot|can't|could not|unable to|refused|denied|not found|timed out|segmentation fault", re.I)
+    r"|cannot|can't|could not|unable to|refused|denied|not found|timed out|segmentation fault",
+    re.I,
+)
 _NOISE = re.compile(r"0x[0-9a-f]{6,}|\b[0-9a-f]{12,}\b|\b\d{5,}\b", re.I)
 # Lines every error of a kind shares: they dilute the keyword score of the line that matters.
 _BOILERPLATE = re.compile(
     r"^(Traceback \(most recent call last\):?|During handling of the above exception.*"
-    r"|The above exception was the direct cause.*|File \".*\", line \d+.*|Exit code \d+|\^+)$", re.I)
+    r"|The above exception was the direct cause.*|File \".*\", line \d+.*|Exit code \d+|\^+)$",
+    re.I,
+)
 _PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")
 
 
@@ -590,8 +781,7 @@ def error_text(error) -> str:
 
 def failure_query(error: str, command: str | None = None) -> str:
     """The salient part of an error as search text: the last error-looking lines, the program."""
-    lines = [ln.strip() for ln in (error or "").splitlines()
-             if ln.strip() and not _BOILERPLATE.match(ln.strip())]
+    lines = [ln.strip() for ln in (error or "").splitlines() if ln.strip() and not _BOILERPLATE.match(ln.strip())]
     salient = [ln for ln in lines if _ERRORISH.search(ln)] or lines[-3:]
     picked = salient[-3:]
     if lines and lines[-1] not in picked and len(picked) < 4:
@@ -608,9 +798,20 @@ def failure_query(error: str, command: str | None = None) -> str:
     return " ".join(text.split())[:600]
 
 
-def for_failure(store, error: str, settings, *, tool_name: str | None = None, command: str | None = None,
-                project: str | None = None, project_root: str | None = None, files=(),
-                session_id: str | None = None, record: bool = True, hook_event: str | None = None) -> dict:
+def for_failure(
+    store,
+    error: str,
+    settings,
+    *,
+    tool_name: str | None = None,
+    command: str | None = None,
+    project: str | None = None,
+    project_root: str | None = None,
+    files=(),
+    session_id: str | None = None,
+    record: bool = True,
+    hook_event: str | None = None,
+) -> dict:
     """Past solutions to errors like this one, above the relevance threshold."""
     empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0, "query": ""}
     query = failure_query(error, command)
@@ -626,17 +827,41 @@ def for_failure(store, error: str, settings, *, tool_name: str | None = None, co
     projects = project_aliases(project)
     seen = already_offered_for_failures(store, session_id)
     timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
-    hits = search(store, query, project=projects[0] if projects else None, files=files,
-                  limit=max_entries * 4, min_score=threshold, timeout_ms=timeout)
-    chosen = [h for h in hits
-              if h["id"] not in seen and h.get("status", "active") == "active"
-              and float(h.get("confidence") or 0) >= min_conf
-              and _applies(h.get("scope") or "global", projects, list(files), project_root)]
+    hits = search(
+        store,
+        query,
+        project=projects[0] if projects else None,
+        files=files,
+        limit=max_entries * 4,
+        min_score=threshold,
+        timeout_ms=timeout,
+    )
+    chosen = [
+        h
+        for h in hits
+        if h["id"] not in seen
+        and h.get("status", "active") == "active"
+        and float(h.get("confidence") or 0) >= min_conf
+        and _applies(h.get("scope") or "global", projects, list(files), project_root)
+    ]
     chosen = drop_dormant(store, chosen, settings)
     rendered = fmt.render_solutions(chosen, tool_name=tool_name, max_entries=max_entries, max_tokens=max_tokens)
     if record and rendered.included:
-        _record(store, rendered.included, session_id=session_id, context=f"failure:{tool_name or 'tool'}",
-                total=rendered.total, tokens=rendered.tokens, hook_event=hook_event,
-                extra={"query": _redacted(query[:200])})
-    return {"text": rendered.text, "ids": [e["id"] for e in rendered.included], "included": rendered.count,
-            "eligible": rendered.total, "tokens": rendered.tokens, "query": query}
+        _record(
+            store,
+            rendered.included,
+            session_id=session_id,
+            context=f"failure:{tool_name or 'tool'}",
+            total=rendered.total,
+            tokens=rendered.tokens,
+            hook_event=hook_event,
+            extra={"query": _redacted(query[:200])},
+        )
+    return {
+        "text": rendered.text,
+        "ids": [e["id"] for e in rendered.included],
+        "included": rendered.count,
+        "eligible": rendered.total,
+        "tokens": rendered.tokens,
+        "query": query,
+    }

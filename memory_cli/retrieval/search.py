@@ -20,8 +20,16 @@ STOP_WORDS = fts.STOP_WORDS
 __all__ = ["query", "keyword_search", "terms", "entry_filters", "STOP_WORDS"]
 
 
-def keyword_search(store: Store, text: str, *, scope: str | None = None, type: str | None = None,
-                   limit: int = 10, include_inactive: bool = False, candidates: int | None = None) -> list[dict]:
+def keyword_search(
+    store: Store,
+    text: str,
+    *,
+    scope: str | None = None,
+    type: str | None = None,
+    limit: int = 10,
+    include_inactive: bool = False,
+    candidates: int | None = None,
+) -> list[dict]:
     """Entries matching ``text`` best first, each with ``score`` (positive BM25).
 
     ``scope`` restricts to what applies in that scope: the scope itself plus global memories
@@ -32,8 +40,10 @@ def keyword_search(store: Store, text: str, *, scope: str | None = None, type: s
         return []
     filters, params = entry_filters(scope=scope, type=type, include_inactive=include_inactive)
     table, rank = fts.RANK_TABLE, fts.RANK_BM25
-    sql = (f"SELECT e.*, -{rank} AS score FROM {table} JOIN memory_entries e ON e.rowid = {table}.rowid "
-           f"WHERE {table} MATCH ?" + (" AND " + filters if filters else "") + f" ORDER BY {rank} LIMIT ?")
+    sql = (
+        f"SELECT e.*, -{rank} AS score FROM {table} JOIN memory_entries e ON e.rowid = {table}.rowid "
+        f"WHERE {table} MATCH ?" + (" AND " + filters if filters else "") + f" ORDER BY {rank} LIMIT ?"
+    )
     out = []
     for r in store.rows(sql, [expr, *params, int(candidates or limit)]):
         d = decode(r)
@@ -42,9 +52,19 @@ def keyword_search(store: Store, text: str, *, scope: str | None = None, type: s
     return out[:limit]
 
 
-def query(store: Store, text: str, *, scope: str | None = None, type: str | None = None,
-          limit: int = 10, project: str | None = None, files=(), min_score: float | None = None,
-          timeout_ms: float | None = None, use_vectors: bool = True) -> list[dict]:
+def query(
+    store: Store,
+    text: str,
+    *,
+    scope: str | None = None,
+    type: str | None = None,
+    limit: int = 10,
+    project: str | None = None,
+    files=(),
+    min_score: float | None = None,
+    timeout_ms: float | None = None,
+    use_vectors: bool = True,
+) -> list[dict]:
     """Hybrid retrieval, best first.
 
     Every result has ``score`` on the documented 0-1 relevance scale: keyword and vector evidence
@@ -54,6 +74,15 @@ def query(store: Store, text: str, *, scope: str | None = None, type: str | None
     """
     if type:
         check_type(type)
-    return hybrid.search(store, text, scope=scope, type=type, limit=limit, project=project,
-                         files=files, min_score=min_score, timeout_ms=timeout_ms,
-                         mode="hybrid" if use_vectors else "keyword")
+    return hybrid.search(
+        store,
+        text,
+        scope=scope,
+        type=type,
+        limit=limit,
+        project=project,
+        files=files,
+        min_score=min_score,
+        timeout_ms=timeout_ms,
+        mode="hybrid" if use_vectors else "keyword",
+    )

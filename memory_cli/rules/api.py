@@ -16,12 +16,25 @@ from ..errors import InvalidInput, NotFound
 from ..util import now_iso
 from . import spec
 
-__all__ = ["add_rule", "create_rule", "attach_rule", "get_rule", "list_rules", "edit_rule", "set_enabled",
-           "confirm_rule", "delete_rule", "record_violation", "guess_pattern_type",
-           "public_rule"]
+__all__ = [
+    "add_rule",
+    "create_rule",
+    "attach_rule",
+    "get_rule",
+    "list_rules",
+    "edit_rule",
+    "set_enabled",
+    "confirm_rule",
+    "delete_rule",
+    "record_violation",
+    "guess_pattern_type",
+    "public_rule",
+]
 
-_SELECT = ("SELECT r.*, e.content, e.scope, e.status, e.confidence, e.violation_count, e.source,"
-           " e.tags FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id")
+_SELECT = (
+    "SELECT r.*, e.content, e.scope, e.status, e.confidence, e.violation_count, e.source,"
+    " e.tags FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id"
+)
 _JSON_COLUMNS = ("tools", "fields", "conditions", "hook_events", "tags")
 
 
@@ -74,24 +87,58 @@ def _intent_vector(text: str) -> bytes | None:
     return vectors[0] if vectors else None
 
 
-def _insert(store, entry_id: str, *, pattern: str, pattern_type: str, action: str,
-            severity: str, alternative: str | None, message: str | None, tools: list[str],
-            fields: list[str], case_sensitive: bool, provenance: str, confirmed: bool,
-            conditions: list[dict], enabled: bool, name: str | None, hook_events: list[str],
-            source_ref: str | None) -> None:
+def _insert(
+    store,
+    entry_id: str,
+    *,
+    pattern: str,
+    pattern_type: str,
+    action: str,
+    severity: str,
+    alternative: str | None,
+    message: str | None,
+    tools: list[str],
+    fields: list[str],
+    case_sensitive: bool,
+    provenance: str,
+    confirmed: bool,
+    conditions: list[dict],
+    enabled: bool,
+    name: str | None,
+    hook_events: list[str],
+    source_ref: str | None,
+) -> None:
     vector = _intent_vector(pattern) if pattern_type == "intent" else None
-    analysis = spec.analyze(pattern, pattern_type, case_sensitive=case_sensitive,
-                            conditions=conditions, vector=vector)
+    analysis = spec.analyze(pattern, pattern_type, case_sensitive=case_sensitive, conditions=conditions, vector=vector)
     now = now_iso()
     store.execute(
         "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative,"
         " active, message, tools, fields, case_sensitive, provenance, confirmed, created_at,"
         " updated_at, conditions, name, hook_events, source_ref, analysis)"
         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (entry_id, pattern, pattern_type, action, severity, alternative, 1 if enabled else 0,
-         message, json.dumps(tools), json.dumps(fields), 1 if case_sensitive else 0, provenance,
-         1 if confirmed else 0, now, now, json.dumps(conditions), name, json.dumps(hook_events),
-         source_ref, json.dumps(analysis)))
+        (
+            entry_id,
+            pattern,
+            pattern_type,
+            action,
+            severity,
+            alternative,
+            1 if enabled else 0,
+            message,
+            json.dumps(tools),
+            json.dumps(fields),
+            1 if case_sensitive else 0,
+            provenance,
+            1 if confirmed else 0,
+            now,
+            now,
+            json.dumps(conditions),
+            name,
+            json.dumps(hook_events),
+            source_ref,
+            json.dumps(analysis),
+        ),
+    )
 
 
 def _clean_text(value) -> str | None:
@@ -103,14 +150,34 @@ def _clean_text(value) -> str | None:
     return redact(text)[0] if text else None
 
 
-def create_rule(store, content: str, *, pattern: str, pattern_type: str, action: str,
-                severity: str = "medium", alternative: str | None = None,
-                message: str | None = None, tools=None, fields=None, scope: str = "global",
-                provenance: str = "manual", confirmed: bool = True, source: str = "manual",
-                conditions=None, case_sensitive: bool = False, enabled: bool = True,
-                name: str | None = None, hook_events=None, source_ref: str | None = None,
-                confidence: float | None = None, tags=None, session_id: str | None = None,
-                fingerprint: str | None = None, entry_id: str | None = None) -> dict:
+def create_rule(
+    store,
+    content: str,
+    *,
+    pattern: str,
+    pattern_type: str,
+    action: str,
+    severity: str = "medium",
+    alternative: str | None = None,
+    message: str | None = None,
+    tools=None,
+    fields=None,
+    scope: str = "global",
+    provenance: str = "manual",
+    confirmed: bool = True,
+    source: str = "manual",
+    conditions=None,
+    case_sensitive: bool = False,
+    enabled: bool = True,
+    name: str | None = None,
+    hook_events=None,
+    source_ref: str | None = None,
+    confidence: float | None = None,
+    tags=None,
+    session_id: str | None = None,
+    fingerprint: str | None = None,
+    entry_id: str | None = None,
+) -> dict:
     """Store a new rule (entry + enforcement row) in one transaction; returns the rule.
     ``entry_id`` keeps the id a rule has elsewhere (a teammate's store, the repository file)."""
     ptype = spec.check_pattern_type(pattern_type)
@@ -123,36 +190,84 @@ def create_rule(store, content: str, *, pattern: str, pattern_type: str, action:
     conds = spec.normalize_conditions(conditions)
     events = spec.normalize_hook_events(hook_events)
     with store.transaction():
-        entry = entries.add(store, content, "rule", scope=scope, source=source,
-                            confidence=confidence, tags=tags, session_id=session_id,
-                            fingerprint=fingerprint, entry_id=entry_id)
-        _insert(store, entry["id"], pattern=pat, pattern_type=ptype, action=act, severity=sev,
-                alternative=_clean_text(alternative), message=_clean_text(message),
-                tools=tool_list, fields=field_list, case_sensitive=case_sensitive,
-                provenance=prov, confirmed=confirmed, conditions=conds, enabled=enabled,
-                name=name, hook_events=events, source_ref=source_ref)
+        entry = entries.add(
+            store,
+            content,
+            "rule",
+            scope=scope,
+            source=source,
+            confidence=confidence,
+            tags=tags,
+            session_id=session_id,
+            fingerprint=fingerprint,
+            entry_id=entry_id,
+        )
+        _insert(
+            store,
+            entry["id"],
+            pattern=pat,
+            pattern_type=ptype,
+            action=act,
+            severity=sev,
+            alternative=_clean_text(alternative),
+            message=_clean_text(message),
+            tools=tool_list,
+            fields=field_list,
+            case_sensitive=case_sensitive,
+            provenance=prov,
+            confirmed=confirmed,
+            conditions=conds,
+            enabled=enabled,
+            name=name,
+            hook_events=events,
+            source_ref=source_ref,
+        )
     return get_rule(store, entry["id"])
 
 
-def attach_rule(store, entry: dict, *, pattern: str | None = None,
-                pattern_type: str | None = None, action: str | None = None,
-                severity: str | None = None, alternative: str | None = None,
-                message: str | None = None, tools=None, fields=None, conditions=None,
-                case_sensitive: bool = False) -> dict | None:
+def attach_rule(
+    store,
+    entry: dict,
+    *,
+    pattern: str | None = None,
+    pattern_type: str | None = None,
+    action: str | None = None,
+    severity: str | None = None,
+    alternative: str | None = None,
+    message: str | None = None,
+    tools=None,
+    fields=None,
+    conditions=None,
+    case_sensitive: bool = False,
+) -> dict | None:
     """Give a just-added ``rule`` entry its enforcement data, deriving a pattern from the
     content when none is given. Returns None (and warns) when nothing concrete can be derived:
     the entry stays a reminder that is injected but not enforced."""
     content = entry.get("content") or ""
-    filled = _fill_from_words(content, pattern=pattern, pattern_type=pattern_type, action=action, tools=tools,
-                              fields=fields, alternative=alternative, conditions=conditions)
+    filled = _fill_from_words(
+        content,
+        pattern=pattern,
+        pattern_type=pattern_type,
+        action=action,
+        tools=tools,
+        fields=fields,
+        alternative=alternative,
+        conditions=conditions,
+    )
     if filled is None:
-        store.warn("no pattern could be derived from this rule, so it is injected as a "
-                   "reminder but not enforced; add --pattern (and --pattern-type) to enforce it")
+        store.warn(
+            "no pattern could be derived from this rule, so it is injected as a "
+            "reminder but not enforced; add --pattern (and --pattern-type) to enforce it"
+        )
         return None
     derived = filled["derived"]
     pattern, pattern_type, action = filled["pattern"], filled["pattern_type"], filled["action"]
-    tools, fields, alternative, conditions = filled["tools"], filled["fields"], filled["alternative"], \
-        filled["conditions"]
+    tools, fields, alternative, conditions = (
+        filled["tools"],
+        filled["fields"],
+        filled["alternative"],
+        filled["conditions"],
+    )
     source = entry.get("source") or "manual"
     person_wrote_it = source in ("manual", "imported", "migrated")
     if source == "promoted":
@@ -166,20 +281,32 @@ def attach_rule(store, entry: dict, *, pattern: str | None = None,
     if not person_wrote_it and act == "block":
         act = "warn"  # captured, not written: it earns "block" when the person confirms it
     with store.transaction():
-        _insert(store, entry["id"],
-                pattern=spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive),
-                pattern_type=ptype, action=act, severity=spec.check_severity(severity or "medium"),
-                alternative=_clean_text(alternative), message=_clean_text(message),
-                tools=spec.normalize_tools(tools) if tools is not None else spec.default_tools(ptype),
-                fields=spec.normalize_fields(fields), case_sensitive=case_sensitive,
-                provenance=provenance, confirmed=person_wrote_it,
-                conditions=spec.normalize_conditions(conditions), enabled=True, name=None,
-                hook_events=[], source_ref=None)
+        _insert(
+            store,
+            entry["id"],
+            pattern=spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive),
+            pattern_type=ptype,
+            action=act,
+            severity=spec.check_severity(severity or "medium"),
+            alternative=_clean_text(alternative),
+            message=_clean_text(message),
+            tools=spec.normalize_tools(tools) if tools is not None else spec.default_tools(ptype),
+            fields=spec.normalize_fields(fields),
+            case_sensitive=case_sensitive,
+            provenance=provenance,
+            confirmed=person_wrote_it,
+            conditions=spec.normalize_conditions(conditions),
+            enabled=True,
+            name=None,
+            hook_events=[],
+            source_ref=None,
+        )
     return get_rule(store, entry["id"])
 
 
-def _fill_from_words(content: str, *, pattern, pattern_type, action, tools, fields, alternative,
-                     conditions) -> dict | None:
+def _fill_from_words(
+    content: str, *, pattern, pattern_type, action, tools, fields, alternative, conditions
+) -> dict | None:
     """What a rule in words leaves out: the pattern (and its type, tools, fields, alternative,
     conditions) derived from the content, the action from its wording ("never" blocks) or the
     configured default. None when no pattern is given and none can be derived."""
@@ -202,15 +329,36 @@ def _fill_from_words(content: str, *, pattern, pattern_type, action, tools, fiel
         from .. import settings as settings_mod
 
         action = settings_mod.load().section("enforcement").get("default_action") or "warn"
-    return {"pattern": pattern, "pattern_type": pattern_type or guess_pattern_type(pattern), "action": action,
-            "tools": tools, "fields": fields, "alternative": alternative, "conditions": conditions,
-            "derived": derived is not None}
+    return {
+        "pattern": pattern,
+        "pattern_type": pattern_type or guess_pattern_type(pattern),
+        "action": action,
+        "tools": tools,
+        "fields": fields,
+        "alternative": alternative,
+        "conditions": conditions,
+        "derived": derived is not None,
+    }
 
 
-def add_rule(store, content: str | None = None, *, pattern: str | None = None, pattern_type: str | None = None,
-             action: str | None = None, severity: str | None = None, alternative: str | None = None,
-             message: str | None = None, tools=None, fields=None, conditions=None, scope: str = "global",
-             case_sensitive: bool = False, name: str | None = None, enabled: bool = True) -> dict:
+def add_rule(
+    store,
+    content: str | None = None,
+    *,
+    pattern: str | None = None,
+    pattern_type: str | None = None,
+    action: str | None = None,
+    severity: str | None = None,
+    alternative: str | None = None,
+    message: str | None = None,
+    tools=None,
+    fields=None,
+    conditions=None,
+    scope: str = "global",
+    case_sensitive: bool = False,
+    name: str | None = None,
+    enabled: bool = True,
+) -> dict:
     """A rule a person writes (`memory-cli rules add`, the dashboard): words, a pattern, or both.
     Without a pattern one is derived from the words; without words they are made from the pattern."""
     text = (content or "").strip()
@@ -218,16 +366,40 @@ def add_rule(store, content: str | None = None, *, pattern: str | None = None, p
         text = f"{pattern_type or guess_pattern_type(pattern)} rule: {pattern}"
     if not text:
         raise InvalidInput("a rule needs content (the rule in words) or --pattern")
-    filled = _fill_from_words(text, pattern=pattern, pattern_type=pattern_type, action=action, tools=tools,
-                              fields=fields, alternative=alternative, conditions=conditions)
+    filled = _fill_from_words(
+        text,
+        pattern=pattern,
+        pattern_type=pattern_type,
+        action=action,
+        tools=tools,
+        fields=fields,
+        alternative=alternative,
+        conditions=conditions,
+    )
     if filled is None:
-        raise InvalidInput("nothing concrete to enforce could be derived from this content; give --pattern and "
-                           "--pattern-type (or add it as a reminder with `memory-cli add --type rule`)")
-    return create_rule(store, text, pattern=filled["pattern"], pattern_type=filled["pattern_type"],
-                       action=filled["action"], severity=severity or "medium", alternative=filled["alternative"],
-                       message=message, tools=filled["tools"], fields=filled["fields"], scope=scope,
-                       provenance="derived" if filled["derived"] else "manual", confirmed=True,
-                       conditions=filled["conditions"], case_sensitive=case_sensitive, enabled=enabled, name=name)
+        raise InvalidInput(
+            "nothing concrete to enforce could be derived from this content; give --pattern and "
+            "--pattern-type (or add it as a reminder with `memory-cli add --type rule`)"
+        )
+    return create_rule(
+        store,
+        text,
+        pattern=filled["pattern"],
+        pattern_type=filled["pattern_type"],
+        action=filled["action"],
+        severity=severity or "medium",
+        alternative=filled["alternative"],
+        message=message,
+        tools=filled["tools"],
+        fields=filled["fields"],
+        scope=scope,
+        provenance="derived" if filled["derived"] else "manual",
+        confirmed=True,
+        conditions=filled["conditions"],
+        case_sensitive=case_sensitive,
+        enabled=enabled,
+        name=name,
+    )
 
 
 def _resolve(store, ref: str) -> str:
@@ -235,9 +407,11 @@ def _resolve(store, ref: str) -> str:
         return entries.resolve_id(store, ref, "enforcement_rules")
     except NotFound:
         if store.value("SELECT 1 FROM memory_entries WHERE id = ? AND type = 'rule'", (ref,)):
-            raise NotFound(f"memory {ref!r} is a rule without a pattern (a reminder, not "
-                           "enforced); to enforce it, add it with `memory-cli rules add "
-                           "--pattern P`") from None
+            raise NotFound(
+                f"memory {ref!r} is a rule without a pattern (a reminder, not "
+                "enforced); to enforce it, add it with `memory-cli rules add "
+                "--pattern P`"
+            ) from None
         raise NotFound(f"no rule with id {ref!r}") from None
 
 
@@ -246,10 +420,17 @@ def get_rule(store, ref: str) -> dict:
     return public_rule(store.row(_SELECT + " WHERE r.id = ?", (rid,)))
 
 
-def list_rules(store, *, enabled: bool | None = None, status: str = "active",
-               scope: str | None = None, pattern_type: str | None = None,
-               provenance: str | None = None, confirmed: bool | None = None,
-               limit: int | None = None) -> list[dict]:
+def list_rules(
+    store,
+    *,
+    enabled: bool | None = None,
+    status: str = "active",
+    scope: str | None = None,
+    pattern_type: str | None = None,
+    provenance: str | None = None,
+    confirmed: bool | None = None,
+    limit: int | None = None,
+) -> list[dict]:
     where, params = [], []
     if status != "all":
         where.append("e.status = ?")
@@ -272,17 +453,31 @@ def list_rules(store, *, enabled: bool | None = None, status: str = "active",
         where.append("r.confirmed = ?")
         params.append(1 if confirmed else 0)
     sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "")
-    sql += (" ORDER BY CASE r.action WHEN 'block' THEN 0 WHEN 'ask' THEN 1 WHEN 'warn' THEN 2"
-            " ELSE 3 END, r.created_at")
+    sql += " ORDER BY CASE r.action WHEN 'block' THEN 0 WHEN 'ask' THEN 1 WHEN 'warn' THEN 2 ELSE 3 END, r.created_at"
     if limit:
         sql += " LIMIT ?"
         params.append(int(limit))
     return [public_rule(r) for r in store.rows(sql, params)]
 
 
-_EDITABLE = ("pattern", "pattern_type", "action", "severity", "alternative", "message", "tools",
-             "fields", "conditions", "case_sensitive", "scope", "content", "name", "hook_events",
-             "enabled", "confirmed")
+_EDITABLE = (
+    "pattern",
+    "pattern_type",
+    "action",
+    "severity",
+    "alternative",
+    "message",
+    "tools",
+    "fields",
+    "conditions",
+    "case_sensitive",
+    "scope",
+    "content",
+    "name",
+    "hook_events",
+    "enabled",
+    "confirmed",
+)
 
 
 def edit_rule(store, ref: str, **changes) -> dict:
@@ -303,9 +498,11 @@ def edit_rule(store, ref: str, **changes) -> dict:
         if "case_sensitive" in changes:
             new["case_sensitive"] = 1 if changes["case_sensitive"] else 0
         if "pattern" in changes or "pattern_type" in changes or "case_sensitive" in changes:
-            new["pattern"] = spec.check_pattern(changes.get("pattern", before["pattern"]),
-                                                new["pattern_type"],
-                                                case_sensitive=bool(new["case_sensitive"]))
+            new["pattern"] = spec.check_pattern(
+                changes.get("pattern", before["pattern"]),
+                new["pattern_type"],
+                case_sensitive=bool(new["case_sensitive"]),
+            )
         if "action" in changes:
             new["action"] = spec.check_action(changes["action"])
         if "severity" in changes:
@@ -328,21 +525,27 @@ def edit_rule(store, ref: str, **changes) -> dict:
         if "confirmed" in changes:
             new["confirmed"] = 1 if changes["confirmed"] else 0
         if any(k in changes for k in ("pattern", "pattern_type", "case_sensitive", "conditions")):
-            analysis = spec.analyze(new["pattern"], new["pattern_type"],
-                                    case_sensitive=bool(new["case_sensitive"]),
-                                    conditions=json.loads(new["conditions"] or "[]"),
-                                    vector=_intent_vector(new["pattern"])
-                                    if new["pattern_type"] == "intent" else None)
+            analysis = spec.analyze(
+                new["pattern"],
+                new["pattern_type"],
+                case_sensitive=bool(new["case_sensitive"]),
+                conditions=json.loads(new["conditions"] or "[]"),
+                vector=_intent_vector(new["pattern"]) if new["pattern_type"] == "intent" else None,
+            )
             new["analysis"] = json.dumps(analysis)
-        diff = {k: {"before": before[k], "after": new[k]} for k in new
-                if k not in ("updated_at", "analysis") and new[k] != before[k]}
+        diff = {
+            k: {"before": before[k], "after": new[k]}
+            for k in new
+            if k not in ("updated_at", "analysis") and new[k] != before[k]
+        }
         if diff or "analysis" in changes:
             new["updated_at"] = now_iso()
             cols = [k for k in new if k != "id" and new[k] != before[k]]
             if cols:
                 store.execute(
                     f"UPDATE enforcement_rules SET {', '.join(c + ' = ?' for c in cols)} WHERE id = ?",
-                    [new[c] for c in cols] + [rid])
+                    [new[c] for c in cols] + [rid],
+                )
             audit.record(store, "update", entry_id=rid, context="rule", details=diff)
     return get_rule(store, rid)
 
@@ -373,11 +576,13 @@ def record_violation(store, rule_id: str, *, escalate_after: int = 3) -> dict:
     and again each further ``escalate_after + 1`` (4th, 8th, 12th with the default 3)."""
     now = now_iso()
     with store.transaction():
-        store.execute("UPDATE memory_entries SET violation_count = violation_count + 1 WHERE id = ?",
-                      (rule_id,))
+        store.execute("UPDATE memory_entries SET violation_count = violation_count + 1 WHERE id = ?", (rule_id,))
         store.execute("UPDATE enforcement_rules SET last_violation_at = ? WHERE id = ?", (now, rule_id))
-        row = store.row("SELECT e.violation_count AS n, r.severity FROM enforcement_rules r"
-                        " JOIN memory_entries e ON e.id = r.id WHERE r.id = ?", (rule_id,))
+        row = store.row(
+            "SELECT e.violation_count AS n, r.severity FROM enforcement_rules r"
+            " JOIN memory_entries e ON e.id = r.id WHERE r.id = ?",
+            (rule_id,),
+        )
         if row is None:
             return {"violation_count": 0, "severity": None, "escalated": False}
         n, severity = row["n"], row["severity"]
@@ -385,11 +590,14 @@ def record_violation(store, rule_id: str, *, escalate_after: int = 3) -> dict:
         escalated = False
         if n > escalate_after and n % step == 0 and spec.SEVERITY_UP[severity] != severity:
             new = spec.SEVERITY_UP[severity]
-            store.execute("UPDATE enforcement_rules SET severity = ?, updated_at = ? WHERE id = ?",
-                          (new, now, rule_id))
-            audit.record(store, "update", entry_id=rule_id, context="rule",
-                         result="severity escalated",
-                         details={"severity": {"before": severity, "after": new},
-                                  "violations": n})
+            store.execute("UPDATE enforcement_rules SET severity = ?, updated_at = ? WHERE id = ?", (new, now, rule_id))
+            audit.record(
+                store,
+                "update",
+                entry_id=rule_id,
+                context="rule",
+                result="severity escalated",
+                details={"severity": {"before": severity, "after": new}, "violations": n},
+            )
             severity, escalated = new, True
     return {"violation_count": n, "severity": severity, "escalated": escalated}

@@ -30,28 +30,100 @@ import re
 
 from .shellparse import SimpleCommand, simple_commands
 
-__all__ = ["CommandPattern", "InvalidCommandPattern", "parse_command_pattern",
-           "normalize_program", "match_command"]
+__all__ = ["CommandPattern", "InvalidCommandPattern", "parse_command_pattern", "normalize_program", "match_command"]
 
 _EXE_SUFFIX = re.compile(r"\.(exe|com|bat|cmd)$", re.IGNORECASE)
 _SHORT_CLUSTER = re.compile(r"^-[A-Za-z0-9]{1,3}$")
 _LONG = re.compile(r"^--[A-Za-z0-9][A-Za-z0-9_.-]*(=.*)?$")
 
 # Programs whose first positional argument is a subcommand.
-_SUBCOMMAND_PROGRAMS = frozenset({
-    "git", "npm", "pnpm", "yarn", "bun", "deno", "docker", "podman", "kubectl", "helm",
-    "cargo", "go", "pip", "pip3", "uv", "poetry", "pipenv", "pdm", "hatch", "conda", "mamba",
-    "brew", "apt", "apt-get", "dnf", "yum", "pacman", "snap", "systemctl", "journalctl", "gh",
-    "terraform", "tofu", "dotnet", "gcloud", "aws", "az", "heroku", "flyctl", "fly", "vercel",
-    "netlify", "firebase", "svn", "hg", "make", "just", "rails", "bundle", "gem", "composer",
-    "mix", "rustup", "nvm", "volta", "docker-compose", "kind", "minikube", "ollama", "wrangler",
-})
+_SUBCOMMAND_PROGRAMS = frozenset(
+    {
+        "git",
+        "npm",
+        "pnpm",
+        "yarn",
+        "bun",
+        "deno",
+        "docker",
+        "podman",
+        "kubectl",
+        "helm",
+        "cargo",
+        "go",
+        "pip",
+        "pip3",
+        "uv",
+        "poetry",
+        "pipenv",
+        "pdm",
+        "hatch",
+        "conda",
+        "mamba",
+        "brew",
+        "apt",
+        "apt-get",
+        "dnf",
+        "yum",
+        "pacman",
+        "snap",
+        "systemctl",
+        "journalctl",
+        "gh",
+        "terraform",
+        "tofu",
+        "dotnet",
+        "gcloud",
+        "aws",
+        "az",
+        "heroku",
+        "flyctl",
+        "fly",
+        "vercel",
+        "netlify",
+        "firebase",
+        "svn",
+        "hg",
+        "make",
+        "just",
+        "rails",
+        "bundle",
+        "gem",
+        "composer",
+        "mix",
+        "rustup",
+        "nvm",
+        "volta",
+        "docker-compose",
+        "kind",
+        "minikube",
+        "ollama",
+        "wrangler",
+    }
+)
 
 # Programs that spell long options with one dash (find -delete, java -jar): for them a
 # pattern flag like -name is a whole word, never a cluster of letters.
-_SINGLE_DASH_LONG = frozenset({"find", "java", "javac", "gcc", "g++", "clang", "clang++",
-                               "ffmpeg", "ffprobe", "xcodebuild", "qemu-system-x86_64",
-                               "openssl", "convert", "magick", "tclsh", "wish"})
+_SINGLE_DASH_LONG = frozenset(
+    {
+        "find",
+        "java",
+        "javac",
+        "gcc",
+        "g++",
+        "clang",
+        "clang++",
+        "ffmpeg",
+        "ffprobe",
+        "xcodebuild",
+        "qemu-system-x86_64",
+        "openssl",
+        "convert",
+        "magick",
+        "tclsh",
+        "wish",
+    }
+)
 
 _FORCE = {"-f": "--force"}
 _RECURSIVE = {"-r": "--recursive", "-R": "--recursive"}
@@ -79,11 +151,22 @@ _FLAG_ALIASES: dict[str, dict[str, str]] = {
 
 # program -> {subcommand as typed: the subcommand it stands for}: ``npm i`` is ``npm install``.
 _SUBCOMMAND_ALIASES: dict[str, dict[str, str]] = {
-    "npm": {"i": "install", "add": "install", "in": "install", "isntall": "install", "rm": "uninstall",
-            "un": "uninstall", "remove": "uninstall", "r": "uninstall", "t": "test", "tst": "test",
-            "run-script": "run", "c": "config", "ci": "clean-install"},
-    "pnpm": {"i": "install", "rm": "remove", "un": "remove", "uninstall": "remove", "t": "test",
-             "run-script": "run"},
+    "npm": {
+        "i": "install",
+        "add": "install",
+        "in": "install",
+        "isntall": "install",
+        "rm": "uninstall",
+        "un": "uninstall",
+        "remove": "uninstall",
+        "r": "uninstall",
+        "t": "test",
+        "tst": "test",
+        "run-script": "run",
+        "c": "config",
+        "ci": "clean-install",
+    },
+    "pnpm": {"i": "install", "rm": "remove", "un": "remove", "uninstall": "remove", "t": "test", "run-script": "run"},
     "yarn": {"rm": "remove"},
     "docker": {"rmi": "image", "ps": "ps"},
     "kubectl": {},
@@ -116,9 +199,9 @@ def module_invocation(command: SimpleCommand) -> SimpleCommand | None:
     args = command.args
     for i, word in enumerate(args):
         if word == "-m" and i + 1 < len(args):
-            module, rest = args[i + 1], args[i + 2:]
+            module, rest = args[i + 1], args[i + 2 :]
         elif word.startswith("-m") and len(word) > 2:
-            module, rest = word[2:], args[i + 1:]
+            module, rest = word[2:], args[i + 1 :]
         elif word in _PY_FLAGS or (word.startswith("-3") and name == "py"):
             continue
         else:
@@ -160,8 +243,7 @@ class _Args:
 
     __slots__ = ("atoms", "words", "positionals", "after_flag")
 
-    def __init__(self, atoms: set[str], words: set[str], positionals: list[str],
-                 after_flag: list[bool]):
+    def __init__(self, atoms: set[str], words: set[str], positionals: list[str], after_flag: list[bool]):
         self.atoms, self.words = atoms, words
         self.positionals, self.after_flag = positionals, after_flag
 
@@ -197,8 +279,11 @@ def _analyze(program: str, args: list[str]) -> _Args:
         positionals.append(_norm_positional(a))
         after_flag.append(prev_flag)
         prev_flag = False
-    if program == "git" and positionals[:1] == ["push"] and any(
-            p.startswith("+") and len(p) > 1 for p in positionals[1:]):
+    if (
+        program == "git"
+        and positionals[:1] == ["push"]
+        and any(p.startswith("+") and len(p) > 1 for p in positionals[1:])
+    ):
         atoms.add("--force")  # git push origin +main is a force push of main
     _canonical_positionals(program, positionals, atoms)
     return _Args(atoms, words, positionals, after_flag)
@@ -220,8 +305,7 @@ def _canonical_positionals(program: str, positionals: list[str], atoms: set[str]
             positionals[i] = re.sub(r"^refs/heads/", "", p) or positionals[i]
     elif positionals[0] == "add":
         paths = positionals[1:]
-        everything = paths in ([], ["."], ["*"], [":/"], ["-A"]) and (
-            bool(paths) or "--all" in atoms or "-A" in atoms)
+        everything = paths in ([], ["."], ["*"], [":/"], ["-A"]) and (bool(paths) or "--all" in atoms or "-A" in atoms)
         if everything:
             atoms.update(("--all", "-A"))
             if "." not in paths:
@@ -238,8 +322,7 @@ class CommandPattern:
 
     __slots__ = ("text", "program", "path", "flags", "positionals", "_reqs")
 
-    def __init__(self, text: str, program: str, path: str, flags: tuple[str, ...],
-                 positionals: tuple[str, ...]):
+    def __init__(self, text: str, program: str, path: str, flags: tuple[str, ...], positionals: tuple[str, ...]):
         self.text = text
         self.program = program
         self.path = path
@@ -261,8 +344,10 @@ class CommandPattern:
         return hash(self.to_tuple())
 
     def __repr__(self) -> str:
-        return (f"CommandPattern(text={self.text!r}, program={self.program!r}, "
-                f"path={self.path!r}, flags={self.flags!r}, positionals={self.positionals!r})")
+        return (
+            f"CommandPattern(text={self.text!r}, program={self.program!r}, "
+            f"path={self.path!r}, flags={self.flags!r}, positionals={self.positionals!r})"
+        )
 
     @property
     def key(self) -> str:
@@ -357,7 +442,8 @@ def parse_command_pattern(text: str) -> CommandPattern:
     if len(top) != 1:
         raise InvalidCommandPattern(
             f"a command pattern describes one program invocation; {text!r} reads as "
-            f"{len(top)} commands (write one rule per command)")
+            f"{len(top)} commands (write one rule per command)"
+        )
     program = top[0].program
     if program.startswith("-"):
         raise InvalidCommandPattern(f"{program!r} is a flag, not a program name")

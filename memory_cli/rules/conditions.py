@@ -20,11 +20,19 @@ if TYPE_CHECKING:  # names for annotations only: the hook path never imports typ
     from typing import Any, Callable
 
 
-__all__ = ["Condition", "OPERATORS", "REGEX_OPERATORS", "field_value", "check_string_operator",
-           "WRITE_TOOLS", "tool_texts"]
+__all__ = [
+    "Condition",
+    "OPERATORS",
+    "REGEX_OPERATORS",
+    "field_value",
+    "check_string_operator",
+    "WRITE_TOOLS",
+    "tool_texts",
+]
 
-OPERATORS = frozenset({"regex_match", "not_regex_match", "contains", "not_contains", "equals",
-                       "not_equals", "starts_with", "ends_with"})
+OPERATORS = frozenset(
+    {"regex_match", "not_regex_match", "contains", "not_contains", "equals", "not_equals", "starts_with", "ends_with"}
+)
 REGEX_OPERATORS = frozenset({"regex_match", "not_regex_match"})
 WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 
@@ -49,8 +57,7 @@ class Condition:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Condition":
-        return cls(str(d.get("field", "")), str(d.get("operator") or "regex_match"),
-                   str(d.get("pattern", "")))
+        return cls(str(d.get("field", "")), str(d.get("operator") or "regex_match"), str(d.get("pattern", "")))
 
 
 def _s(value: Any) -> str:
@@ -60,6 +67,7 @@ def _s(value: Any) -> str:
         return ""
     if isinstance(value, (list, dict)):
         import json
+
         return json.dumps(value, ensure_ascii=False)
     return str(value)
 
@@ -71,8 +79,10 @@ def _edits(tool_input: dict, key: str) -> str | None:
     return None
 
 
-_INTERPRETER_RE = (r"^(?:python[\d.]*w?|py|pypy[\d.]*|node|nodejs|deno|bun|ruby|perl|php|lua|rscript)"
-                   r"(?:\.exe)?$")
+_INTERPRETER_RE = (
+    r"^(?:python[\d.]*w?|py|pypy[\d.]*|node|nodejs|deno|bun|ruby|perl|php|lua|rscript)"
+    r"(?:\.exe)?$"
+)
 _CODE_FLAG_RE = r"^-(?:[A-Za-z]*[ce]|-eval|-exec|-command|r|p|pe|ne)$"
 
 
@@ -106,8 +116,7 @@ def inline_code(command) -> str | None:
     return "\n".join(out) if out else None
 
 
-def field_value(field: str, tool_name: str, tool_input: dict | None,
-                payload: dict | None = None) -> str | None:
+def field_value(field: str, tool_name: str, tool_input: dict | None, payload: dict | None = None) -> str | None:
     """The text a condition on ``field`` looks at, or None when the call has no such field."""
     ti = tool_input if isinstance(tool_input, dict) else {}
     pl = payload if isinstance(payload, dict) else {}
@@ -145,8 +154,7 @@ def field_value(field: str, tool_name: str, tool_input: dict | None,
         if f in ("stdout", "stderr"):
             return _s(resp.get(f)) if isinstance(resp, dict) and f in resp else None
         if isinstance(resp, dict) and f == "output":
-            parts = [_s(resp.get(k)) for k in ("stdout", "stderr", "output", "content")
-                     if resp.get(k)]
+            parts = [_s(resp.get(k)) for k in ("stdout", "stderr", "output", "content") if resp.get(k)]
             return "\n".join(parts) if parts else _s(resp)
         return _s(resp)
     if f == "transcript":
@@ -188,8 +196,9 @@ def read_transcript(path) -> str | None:
         os.close(fd)
 
 
-def tool_texts(fields: list[str] | None, tool_name: str, tool_input: dict | None,
-               payload: dict | None = None) -> list[tuple[str, str]]:
+def tool_texts(
+    fields: list[str] | None, tool_name: str, tool_input: dict | None, payload: dict | None = None
+) -> list[tuple[str, str]]:
     """(field, text) pairs a pattern rule looks at. No fields given means the natural ones:
     Bash command; Write content and file_path; Edit new_string and file_path. Other tools
     (Read, Grep, WebFetch, MCP tools...) are looked at only through fields a rule names: a rule
@@ -210,8 +219,9 @@ def tool_texts(fields: list[str] | None, tool_name: str, tool_input: dict | None
     return out
 
 
-def check_string_operator(operator: str, pattern: str, value: str | None,
-                          regex: Callable[[str, str], bool] | None = None) -> bool:
+def check_string_operator(
+    operator: str, pattern: str, value: str | None, regex: Callable[[str, str], bool] | None = None
+) -> bool:
     """Evaluate one condition. ``regex(pattern, value)`` decides the regex operators (the
     caller supplies a budget-safe matcher). A missing field never matches, as in hookify."""
     if value is None:
@@ -231,6 +241,7 @@ def check_string_operator(operator: str, pattern: str, value: str | None,
     if operator in REGEX_OPERATORS:
         if regex is None:
             import re
+
             hit = re.search(pattern, value, re.IGNORECASE) is not None
         else:
             hit = regex(pattern, value)

@@ -12,7 +12,8 @@ _REAL_SKIPS_SQL = (
     " coalesce(json_array_length(details, '$.skipped'), 0) > 0"
     " OR coalesce(json_array_length(details, '$.unchecked_rules'), 0) > 0"
     " OR coalesce(json_array_length(details, '$.intent_skipped'), 0) > 0"
-    " OR coalesce(json_array_length(details, '$.rules'), 0) > 0)")
+    " OR coalesce(json_array_length(details, '$.rules'), 0) > 0)"
+)
 
 
 def doctor_checks(store, settings) -> list[dict]:
@@ -25,39 +26,67 @@ def doctor_checks(store, settings) -> list[dict]:
     try:
         rs = ruleset.load(store)
     except Exception as e:  # doctor reports, never raises
-        return [{"name": "rules", "status": "fail",
-                 "detail": f"cannot build the rule set: {type(e).__name__}: {e}"}]
+        return [{"name": "rules", "status": "fail", "detail": f"cannot build the rule set: {type(e).__name__}: {e}"}]
     total = store.value("SELECT count(*) FROM enforcement_rules") or 0
     disabled = store.value("SELECT count(*) FROM enforcement_rules WHERE active = 0") or 0
-    checks.append({"name": "rules", "status": "ok",
-                   "detail": f"{len(rs)} active rules ({total} stored, {disabled} disabled), "
-                             f"rule-set generation {rs.generation}"})
+    checks.append(
+        {
+            "name": "rules",
+            "status": "ok",
+            "detail": f"{len(rs)} active rules ({total} stored, {disabled} disabled), "
+            f"rule-set generation {rs.generation}",
+        }
+    )
     if rs.broken:
-        checks.append({"name": "rules: patterns", "status": "fail",
-                       "detail": f"{len(rs.broken)} rule(s) cannot be compiled and are skipped: "
-                                 + "; ".join(f"{i[:8]} {err}" for i, err in rs.broken[:5])})
-    unconfirmed = store.value("SELECT count(*) FROM enforcement_rules WHERE confirmed = 0 "
-                              "AND active = 1") or 0
+        checks.append(
+            {
+                "name": "rules: patterns",
+                "status": "fail",
+                "detail": f"{len(rs.broken)} rule(s) cannot be compiled and are skipped: "
+                + "; ".join(f"{i[:8]} {err}" for i, err in rs.broken[:5]),
+            }
+        )
+    unconfirmed = store.value("SELECT count(*) FROM enforcement_rules WHERE confirmed = 0 AND active = 1") or 0
     if unconfirmed:
-        checks.append({"name": "rules: unconfirmed", "status": "warn",
-                       "detail": f"{unconfirmed} rule(s) only warn until confirmed: "
-                                 "`memory-cli rules list --unconfirmed`, then `rules confirm ID`"})
+        checks.append(
+            {
+                "name": "rules: unconfirmed",
+                "status": "warn",
+                "detail": f"{unconfirmed} rule(s) only warn until confirmed: "
+                "`memory-cli rules list --unconfirmed`, then `rules confirm ID`",
+            }
+        )
     path = ruleset.cache_path(store)
     if path is not None:
         import os
 
         directory = os.path.dirname(path) or "."
         if not os.access(directory, os.W_OK):
-            checks.append({"name": "rules: cache", "status": "warn",
-                           "detail": f"{directory} is not writable: every hook rebuilds the rule set"})
+            checks.append(
+                {
+                    "name": "rules: cache",
+                    "status": "warn",
+                    "detail": f"{directory} is not writable: every hook rebuilds the rule set",
+                }
+            )
     if not fork_available():
-        checks.append({"name": "rules: regex budget", "status": "warn",
-                       "detail": "no os.fork here: risky regexes on large inputs are skipped "
-                                 "(and audited) instead of being run under a deadline"})
+        checks.append(
+            {
+                "name": "rules: regex budget",
+                "status": "warn",
+                "detail": "no os.fork here: risky regexes on large inputs are skipped "
+                "(and audited) instead of being run under a deadline",
+            }
+        )
     enforcement = settings.section("enforcement") if hasattr(settings, "section") else {}
     if not enforcement.get("enabled", True):
-        checks.append({"name": "rules: enforcement", "status": "warn",
-                       "detail": "enforcement.enabled is false: PreToolUse blocks nothing"})
+        checks.append(
+            {
+                "name": "rules: enforcement",
+                "status": "warn",
+                "detail": "enforcement.enabled is false: PreToolUse blocks nothing",
+            }
+        )
     pending = (getattr(store, "path", "") or "") + ".audit-pending"
     waiting = 0
     if os.path.isfile(pending):
@@ -67,12 +96,22 @@ def doctor_checks(store, settings) -> list[dict]:
         except OSError:
             pass
     if waiting:
-        checks.append({"name": "audit: pending", "status": "warn",
-                       "detail": f"{waiting} audit row(s) wait in {pending}: hooks could not get "
-                                 "the write lock; the next hook that can write moves them"})
+        checks.append(
+            {
+                "name": "audit: pending",
+                "status": "warn",
+                "detail": f"{waiting} audit row(s) wait in {pending}: hooks could not get "
+                "the write lock; the next hook that can write moves them",
+            }
+        )
     overruns = store.value(_REAL_SKIPS_SQL) or 0
     if overruns:
-        checks.append({"name": "rules: budget", "status": "warn",
-                       "detail": f"{overruns} call(s) in the last 7 days left rules unchecked "
-                                 "(`memory-cli audit --action enforce_overrun` for which and why)"})
+        checks.append(
+            {
+                "name": "rules: budget",
+                "status": "warn",
+                "detail": f"{overruns} call(s) in the last 7 days left rules unchecked "
+                "(`memory-cli audit --action enforce_overrun` for which and why)",
+            }
+        )
     return checks

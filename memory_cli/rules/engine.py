@@ -70,10 +70,20 @@ class Match:
 
     def to_dict(self) -> dict:
         r = self.rule
-        return {"id": r[R.ID], "pattern": r[R.PATTERN], "pattern_type": r[R.PTYPE],
-                "action": self.action, "severity": r[R.SEVERITY], "message": self.message,
-                "alternative": r[R.ALT], "name": r[R.NAME], "scope": r[R.SCOPE],
-                "confirmed": r[R.CONFIRMED], "field": self.field, "matched": self.snippet}
+        return {
+            "id": r[R.ID],
+            "pattern": r[R.PATTERN],
+            "pattern_type": r[R.PTYPE],
+            "action": self.action,
+            "severity": r[R.SEVERITY],
+            "message": self.message,
+            "alternative": r[R.ALT],
+            "name": r[R.NAME],
+            "scope": r[R.SCOPE],
+            "confirmed": r[R.CONFIRMED],
+            "field": self.field,
+            "matched": self.snippet,
+        }
 
 
 # Why a rule was left undecided (``Verdict.skipped``), in words for the audit log.
@@ -88,8 +98,18 @@ SKIP_REASONS = {
 
 
 class Verdict:
-    __slots__ = ("decision", "matches", "unchecked", "skipped", "intent_skipped",
-                 "intent_reason", "elapsed_ms", "checked", "forked", "timed_out")
+    __slots__ = (
+        "decision",
+        "matches",
+        "unchecked",
+        "skipped",
+        "intent_skipped",
+        "intent_reason",
+        "elapsed_ms",
+        "checked",
+        "forked",
+        "timed_out",
+    )
 
     def __init__(self) -> None:
         self.decision = "allow"
@@ -108,8 +128,12 @@ class Verdict:
         return [m for m in self.matches if m.action == action]
 
     def to_dict(self) -> dict:
-        out = {"decision": self.decision, "rules": [m.to_dict() for m in self.matches],
-               "elapsed_ms": round(self.elapsed_ms, 3), "checked": self.checked}
+        out = {
+            "decision": self.decision,
+            "rules": [m.to_dict() for m in self.matches],
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "checked": self.checked,
+        }
         if self.unchecked:
             out["unchecked"] = list(self.unchecked)
         if self.skipped:
@@ -167,14 +191,13 @@ def _candidates(rs: R.RuleSet, tool: str, ti: dict, payload: dict | None) -> lis
     texts = _call_texts(ti, payload)
     total = sum(len(t) for t in texts)
     if not rs.gram or total > GRAM_TEXT_CHARS:
-        return sorted(set(tool_all).union(star_all)) if tool_all and star_all \
-            else list(tool_all or star_all)
+        return sorted(set(tool_all).union(star_all)) if tool_all and star_all else list(tool_all or star_all)
     cand = set(rs.always.get(tool, ()))
     cand.update(rs.always.get("*", ()))
     gram = rs.gram
     for text in texts:
         f = text.casefold()
-        for g in {f[k:k + 3] for k in range(len(f) - 2)}:
+        for g in {f[k : k + 3] for k in range(len(f) - 2)}:
             hit = gram.get(g)
             if hit:
                 cand.update(hit)
@@ -221,15 +244,25 @@ class _Texts:
 
 def _literal_snippet(text: str, hay: str, pos: int, length: int) -> str:
     src = text if len(hay) == len(text) else hay
-    return src[pos:pos + min(length, 200)]
+    return src[pos : pos + min(length, 200)]
 
 
-def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
-             tool_input: dict | None = None, payload: dict | None = None, applies=None,
-             deadline: float | None = None, only: set[str] | None = None,
-             intent_threshold: float = 0.6, intent_timeout_ms: float = 150.0,
-             use_intent: bool = True, ceiling: float | None = None,
-             intent_deadline: float | None = None) -> Verdict:
+def evaluate(
+    rs: R.RuleSet,
+    *,
+    event: str,
+    tool_name: str | None = None,
+    tool_input: dict | None = None,
+    payload: dict | None = None,
+    applies=None,
+    deadline: float | None = None,
+    only: set[str] | None = None,
+    intent_threshold: float = 0.6,
+    intent_timeout_ms: float = 150.0,
+    use_intent: bool = True,
+    ceiling: float | None = None,
+    intent_deadline: float | None = None,
+) -> Verdict:
     """Which rules this call matches, and the decision they add up to.
 
     ``applies(scope) -> bool`` says whether a project/file scope applies to the call (global
@@ -279,13 +312,17 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
     every = 0 if per_rule >= 1 << 20 else 63  # large texts: look at the clocks every rule
     for n, i in enumerate(cand):
         if n & every == every:
-            over = ("large_scan" if scanned > CHEAP_SCAN_CHARS and time.perf_counter() >= deadline
-                    else "ceiling" if time.process_time() >= ceiling else None)
+            over = (
+                "large_scan"
+                if scanned > CHEAP_SCAN_CHARS and time.perf_counter() >= deadline
+                else "ceiling"
+                if time.process_time() >= ceiling
+                else None
+            )
             if over:
                 for j in cand[n:]:
                     rj = rule(j)
-                    if j in matched or not usable(j) or (
-                            tool_event and rj[R.TOOLS] and tool not in rj[R.TOOLS]):
+                    if j in matched or not usable(j) or (tool_event and rj[R.TOOLS] and tool not in rj[R.TOOLS]):
                         continue
                     if rj[R.PTYPE] == "regex":
                         unchecked[j] = over
@@ -320,9 +357,9 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
                 continue
             if regex_info is None:
                 from .safe_regex import RegexInfo, SafeRegex
+
                 regex_info = (RegexInfo, SafeRegex)
-            jobs.append((regex_info[1](r[R.PATTERN], case_sensitive=case,
-                                       info=regex_info[0](*r[R.COMPILED])), text))
+            jobs.append((regex_info[1](r[R.PATTERN], case_sensitive=case, info=regex_info[0](*r[R.COMPILED])), text))
             owners.append((i, field))
     if jobs:
         from .safe_regex import search_many
@@ -340,19 +377,30 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
     _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceiling, v)
 
     if intents and use_intent:
-        _intent_rules(rs, intents, matched, v, tool, ti, payload, event,
-                      intent_deadline if intent_deadline is not None else deadline,
-                      intent_threshold, intent_timeout_ms)
+        _intent_rules(
+            rs,
+            intents,
+            matched,
+            v,
+            tool,
+            ti,
+            payload,
+            event,
+            intent_deadline if intent_deadline is not None else deadline,
+            intent_threshold,
+            intent_timeout_ms,
+        )
 
-    v.matches = sorted(matched.values(), key=lambda m: (
-        ACTION_RANK.get(m.action, 9), SEVERITY_RANK.get(m.rule[R.SEVERITY], 9), m.rule[R.ID]))
+    v.matches = sorted(
+        matched.values(),
+        key=lambda m: (ACTION_RANK.get(m.action, 9), SEVERITY_RANK.get(m.rule[R.SEVERITY], 9), m.rule[R.ID]),
+    )
     left = sorted((rule(i)[R.ID], i) for i in unchecked if i not in matched)
     v.unchecked = [rid for rid, _i in left]
     v.skipped = [_skip_entry(rule(i), unchecked[i]) for _rid, i in left]
     if v.intent_skipped:
         by_id = {rule(i)[R.ID]: rule(i) for i in intents}
-        v.skipped += [_skip_entry(by_id[rid], "intent", v.intent_reason)
-                      for rid in v.intent_skipped if rid in by_id]
+        v.skipped += [_skip_entry(by_id[rid], "intent", v.intent_reason) for rid in v.intent_skipped if rid in by_id]
     if v.matches:
         v.decision = v.matches[0].action
     v.elapsed_ms = (time.perf_counter() - t0) * 1000.0
@@ -363,8 +411,13 @@ def evaluate(rs: R.RuleSet, *, event: str, tool_name: str | None = None,
 
 def _skip_entry(r: tuple, reason: str, detail: str | None = None) -> dict:
     name = r[R.NAME] or (r[R.CONTENT] or r[R.PATTERN] or "")[:80]
-    return {"id": r[R.ID], "name": name, "kind": r[R.PTYPE], "action": effective_action(r),
-            "reason": detail or SKIP_REASONS.get(reason, reason)}
+    return {
+        "id": r[R.ID],
+        "name": name,
+        "kind": r[R.PTYPE],
+        "action": effective_action(r),
+        "reason": detail or SKIP_REASONS.get(reason, reason),
+    }
 
 
 # Each byte that cannot be part of a program key (ruleset._WORD_CHARS) -> a space.
@@ -432,8 +485,7 @@ def _large_command_keys(command: str, keys, deadline: float) -> set | None:
     return found
 
 
-def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked,
-                   deadline: float | None = None) -> None:
+def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked, deadline: float | None = None) -> None:
     rule = rs.rule
     cmds = None
     written = False
@@ -441,9 +493,8 @@ def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked,
         command = ti.get("command")
         if isinstance(command, str) and command.strip():
             if len(command) > CMD_PARSE_CHARS:
-                found = _large_command_keys(command, rs.cmd, deadline or 0.0) \
-                    if rs.meta.get("cmd_words") else None
-                for k in (rs.cmd if found is None else found):
+                found = _large_command_keys(command, rs.cmd, deadline or 0.0) if rs.meta.get("cmd_words") else None
+                for k in rs.cmd if found is None else found:
                     unchecked.update((i, "large_scan") for i in rs.cmd[k] if usable(i))
                 return
             if rs.meta.get("cmd_words") and not might_run_any(command, rs.cmd):
@@ -564,8 +615,7 @@ def action_texts(tool: str, ti: dict, payload: dict | None = None) -> list[str]:
     return [action_text(tool, ti, payload)]
 
 
-def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, threshold,
-                  timeout_ms) -> None:
+def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, threshold, timeout_ms) -> None:
     try:
         from ..daemon import client
     except Exception as e:  # the daemon is optional; never let it break a decision
@@ -580,8 +630,7 @@ def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, t
     actions = action_texts(tool, ti, payload)
     texts = actions + [rules[i][R.PATTERN] for i in missing]
     try:
-        vectors = client.embed(texts, timeout_ms=min(remaining_ms - 2, timeout_ms)) \
-            if client is not None else None
+        vectors = client.embed(texts, timeout_ms=min(remaining_ms - 2, timeout_ms)) if client is not None else None
     except Exception as e:  # the daemon is optional; never let it break a decision
         vectors = None
         v.intent_reason = f"embedding failed: {type(e).__name__}"
@@ -591,8 +640,8 @@ def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, t
         return
     from ..embeddings.vectors import cosine
 
-    action_vecs = vectors[:len(actions)]
-    fresh = dict(zip(missing, vectors[len(actions):]))
+    action_vecs = vectors[: len(actions)]
+    fresh = dict(zip(missing, vectors[len(actions) :]))
     for i in intents:
         vec = rules[i][R.COMPILED] or fresh.get(i)
         if not vec:

@@ -37,8 +37,7 @@ class _Clock:
     __slots__ = ("section", "default_ms", "started", "budget_ms", "deadline", "ceiling")
 
     def __init__(self, ctx, section: str, default_ms: int):
-        self.budget_ms = int((ctx.settings.section(section) or {}).get("max_latency_ms")
-                             or default_ms)
+        self.budget_ms = int((ctx.settings.section(section) or {}).get("max_latency_ms") or default_ms)
         self.start()
 
     def start(self) -> None:
@@ -60,11 +59,17 @@ def _evaluate(ctx, event: str, clock: _Clock):
     daemon = ctx.settings.section("daemon") or {}
     clock.start()
     verdict = engine.evaluate(
-        rs, event=event, tool_name=ctx.tool_name, tool_input=ctx.tool_input,
-        payload=ctx.payload, applies=ctx.scope_applies, deadline=clock.deadline,
+        rs,
+        event=event,
+        tool_name=ctx.tool_name,
+        tool_input=ctx.tool_input,
+        payload=ctx.payload,
+        applies=ctx.scope_applies,
+        deadline=clock.deadline,
         ceiling=clock.ceiling,
         intent_threshold=float(enf.get("intent_threshold", 0.6)),
-        intent_timeout_ms=float(daemon.get("request_timeout_ms", 150)))
+        intent_timeout_ms=float(daemon.get("request_timeout_ms", 150)),
+    )
     return rs, verdict
 
 
@@ -87,8 +92,7 @@ def describe(m) -> str:
     return text + "."
 
 
-_RESULT = {"block": "denied", "ask": "asked", "warn": "allowed", "suggest": "allowed",
-           "allow": "allowed"}
+_RESULT = {"block": "denied", "ask": "asked", "warn": "allowed", "suggest": "allowed", "allow": "allowed"}
 
 
 def _audit_overrun(ctx, verdict, clock: _Clock, what: str, result: str | None = None) -> None:
@@ -98,26 +102,43 @@ def _audit_overrun(ctx, verdict, clock: _Clock, what: str, result: str | None = 
     if not verdict.skipped:
         return
     elapsed = clock.elapsed_ms()
-    ctx.audit("enforce_overrun", context=ctx.tool_name or ctx.event,
-              result=result or _RESULT.get(verdict.decision, "allowed"),
-              details={"phase": what, "budget_ms": clock.budget_ms,
-                       "elapsed_ms": round(elapsed, 1), "skipped": verdict.skipped[:50],
-                       "skipped_count": len(verdict.skipped),
-                       "unchecked_rules": verdict.unchecked[:50],
-                       "intent_skipped": verdict.intent_skipped[:50], "forked": verdict.forked},
-              elapsed_ms=elapsed)
+    ctx.audit(
+        "enforce_overrun",
+        context=ctx.tool_name or ctx.event,
+        result=result or _RESULT.get(verdict.decision, "allowed"),
+        details={
+            "phase": what,
+            "budget_ms": clock.budget_ms,
+            "elapsed_ms": round(elapsed, 1),
+            "skipped": verdict.skipped[:50],
+            "skipped_count": len(verdict.skipped),
+            "unchecked_rules": verdict.unchecked[:50],
+            "intent_skipped": verdict.intent_skipped[:50],
+            "forked": verdict.forked,
+        },
+        elapsed_ms=elapsed,
+    )
 
 
 def _audit_matches(ctx, verdict, subject: str | None) -> None:
     for m in verdict.matches:
-        ctx.audit(f"enforce_{m.action}", entry_id=m.id, context=ctx.tool_name or ctx.event,
-                  result={"block": "denied", "ask": "asked", "warn": "warned",
-                          "suggest": "suggested"}.get(m.action, m.action),
-                  details={"pattern": m.rule[PATTERN], "pattern_type": m.rule[PTYPE],
-                           "field": m.field,
-                           "matched": _redacted(m.snippet), "subject": _redacted(subject),
-                           "decision": verdict.decision},
-                  elapsed_ms=ctx.elapsed_ms())
+        ctx.audit(
+            f"enforce_{m.action}",
+            entry_id=m.id,
+            context=ctx.tool_name or ctx.event,
+            result={"block": "denied", "ask": "asked", "warn": "warned", "suggest": "suggested"}.get(
+                m.action, m.action
+            ),
+            details={
+                "pattern": m.rule[PATTERN],
+                "pattern_type": m.rule[PTYPE],
+                "field": m.field,
+                "matched": _redacted(m.snippet),
+                "subject": _redacted(subject),
+                "decision": verdict.decision,
+            },
+            elapsed_ms=ctx.elapsed_ms(),
+        )
 
 
 def _subject(ctx) -> str | None:
@@ -146,13 +167,11 @@ def pre_tool_use(ctx, resp) -> None:
     if blocks:
         lines = [describe(m) for m in blocks]
         resp.decide("deny", "Blocked by memory-cli: " + " ".join(lines))
-        resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": "
-                    + "; ".join(m.message for m in blocks))
+        resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(m.message for m in blocks))
     elif asks:
         resp.decide("ask", "memory-cli asks first: " + " ".join(describe(m) for m in asks))
     if warns:
-        resp.add_context("memory-cli warning (the call was allowed): "
-                         + " ".join(describe(m) for m in warns))
+        resp.add_context("memory-cli warning (the call was allowed): " + " ".join(describe(m) for m in warns))
         resp.notify("memory-cli warned: " + "; ".join(m.message for m in warns))
     if suggests:
         resp.add_context("memory-cli suggestion: " + " ".join(describe(m) for m in suggests))
@@ -173,15 +192,23 @@ def post_tool_use(ctx, resp) -> None:
     lines, notes = [], []
     for m in violations:
         counted = _count_violation(ctx, m.id, escalate_after)
-        ctx.audit("verify_fail", entry_id=m.id, context=ctx.tool_name, result="violation",
-                  details={"pattern": m.rule[PATTERN], "field": m.field,
-                           "matched": _redacted(m.snippet),
-                           "subject": _redacted(_subject(ctx)),
-                           "violation_count": counted.get("violation_count"),
-                           "severity": counted.get("severity"),
-                           "escalated": counted.get("escalated"),
-                           "count_error": counted.get("error")},
-                  elapsed_ms=ctx.elapsed_ms())
+        ctx.audit(
+            "verify_fail",
+            entry_id=m.id,
+            context=ctx.tool_name,
+            result="violation",
+            details={
+                "pattern": m.rule[PATTERN],
+                "field": m.field,
+                "matched": _redacted(m.snippet),
+                "subject": _redacted(_subject(ctx)),
+                "violation_count": counted.get("violation_count"),
+                "severity": counted.get("severity"),
+                "escalated": counted.get("escalated"),
+                "count_error": counted.get("error"),
+            },
+            elapsed_ms=ctx.elapsed_ms(),
+        )
         lines.append(describe(m))
         note = m.message
         if counted.get("violation_count") is not None:
@@ -245,4 +272,3 @@ def stop(ctx, resp) -> None:
 def user_prompt_submit(ctx, resp) -> None:
     """Imported hookify ``event: prompt`` rules."""
     _non_tool_event(ctx, resp, "UserPromptSubmit")
-

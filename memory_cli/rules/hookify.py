@@ -34,8 +34,17 @@ from pathlib import Path
 
 from .conditions import OPERATORS, REGEX_OPERATORS, Condition
 
-__all__ = ["HookifyRule", "HookifyError", "parse_frontmatter", "parse_rule_text",
-           "load_rule_file", "find_rule_files", "load_rules", "EVENT_TOOLS", "EVENT_HOOKS"]
+__all__ = [
+    "HookifyRule",
+    "HookifyError",
+    "parse_frontmatter",
+    "parse_rule_text",
+    "load_rule_file",
+    "find_rule_files",
+    "load_rules",
+    "EVENT_TOOLS",
+    "EVENT_HOOKS",
+]
 
 EVENTS = ("bash", "file", "stop", "prompt", "all")
 EVENT_TOOLS: dict[str, list[str] | None] = {
@@ -83,11 +92,19 @@ class HookifyRule:
         return EVENT_HOOKS.get(self.event, EVENT_HOOKS["all"])
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "enabled": self.enabled, "event": self.event,
-                "action": self.action, "conditions": [c.to_dict() for c in self.conditions],
-                "message": self.message, "tool_matcher": self.tool_matcher,
-                "tools": self.tools, "hook_events": self.hook_events, "source": self.source,
-                "warnings": list(self.warnings)}
+        return {
+            "name": self.name,
+            "enabled": self.enabled,
+            "event": self.event,
+            "action": self.action,
+            "conditions": [c.to_dict() for c in self.conditions],
+            "message": self.message,
+            "tool_matcher": self.tool_matcher,
+            "tools": self.tools,
+            "hook_events": self.hook_events,
+            "source": self.source,
+            "warnings": list(self.warnings),
+        }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,8 +112,21 @@ class HookifyRule:
 # ---------------------------------------------------------------------------------------------
 
 _KEY = re.compile(r"^(?P<key>[A-Za-z_][\w.-]*)\s*:(?:\s+(?P<value>.*?))?\s*$")
-_DQ_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "/": "/",
-               " ": " ", "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v"}
+_DQ_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "0": "\0",
+    "\\": "\\",
+    '"': '"',
+    "/": "/",
+    " ": " ",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "f": "\f",
+    "v": "\v",
+}
 
 
 def _unquote(value: str) -> str:
@@ -114,7 +144,7 @@ def _unquote(value: str) -> str:
                     out.append(_DQ_ESCAPES[e])
                     i += 2
                     continue
-                m = re.match(r"x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})", body[i + 1:])
+                m = re.match(r"x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})", body[i + 1 :])
                 if m:
                     out.append(chr(int(m.group(1) or m.group(2), 16)))
                     i += 1 + m.end()
@@ -187,8 +217,8 @@ def parse_frontmatter(text: str) -> tuple[dict, str]:
             break
     if end is None:
         return {}, text
-    fm_lines = lines[k + 1:end]
-    body = "\n".join(lines[end + 1:]).strip()
+    fm_lines = lines[k + 1 : end]
+    body = "\n".join(lines[end + 1 :]).strip()
     return _parse_block(fm_lines), body
 
 
@@ -262,7 +292,7 @@ def _parse_block(lines: list[str]) -> dict:
             # an indented non-dash line under a key with no value: a nested mapping
             nested_lines = []
             while i < n and (not lines[i].strip() or _indent(lines[i]) > _indent(line)):
-                nested_lines.append(lines[i][_indent(line) + 1:] if lines[i].strip() else "")
+                nested_lines.append(lines[i][_indent(line) + 1 :] if lines[i].strip() else "")
                 i += 1
             data[key] = _parse_block([ln2.strip() for ln2 in nested_lines])
             items = None  # type: ignore[assignment]
@@ -286,6 +316,7 @@ def _block_scalar(block: list[str], folded: bool) -> str:
 # Rules
 # ---------------------------------------------------------------------------------------------
 
+
 def _bool(v, default: bool = True) -> bool:
     if isinstance(v, bool):
         return v
@@ -298,11 +329,12 @@ def parse_rule_text(text: str, source: str = "") -> HookifyRule:
     """A rule spec from a rule file's text; raises HookifyError when it has no frontmatter."""
     fm, body = parse_frontmatter(text)
     if not fm:
-        raise HookifyError(f"{source or 'rule'}: no YAML frontmatter (the file must start "
-                           f"with a line '---')")
+        raise HookifyError(f"{source or 'rule'}: no YAML frontmatter (the file must start with a line '---')")
     warnings: list[str] = []
-    name = str(fm.get("name") or (Path(source).name.removeprefix("hookify.")
-                                  .removesuffix(".local.md") if source else "unnamed"))
+    name = str(
+        fm.get("name")
+        or (Path(source).name.removeprefix("hookify.").removesuffix(".local.md") if source else "unnamed")
+    )
     event = str(fm.get("event") or "all").strip().lower()
     if event not in EVENTS:
         warnings.append(f"unknown event {event!r}; treated as 'all'")
@@ -320,27 +352,36 @@ def parse_rule_text(text: str, source: str = "") -> HookifyRule:
                 continue
             cond = Condition.from_dict(c)
             if cond.operator not in OPERATORS:
-                warnings.append(f"condition on {cond.field!r} has unknown operator "
-                                f"{cond.operator!r}: it never matches (as in hookify)")
+                warnings.append(
+                    f"condition on {cond.field!r} has unknown operator "
+                    f"{cond.operator!r}: it never matches (as in hookify)"
+                )
             conditions.append(cond)
     pattern = fm.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
         pattern = str(pattern)
     if pattern and not conditions:
-        conditions = [Condition(_SIMPLE_PATTERN_FIELD.get(event, "content"), "regex_match",
-                                pattern)]
+        conditions = [Condition(_SIMPLE_PATTERN_FIELD.get(event, "content"), "regex_match", pattern)]
     if not conditions:
         warnings.append("no pattern and no conditions: the rule can never match")
     tool_matcher = fm.get("tool_matcher")
-    return HookifyRule(name=name, enabled=_bool(fm.get("enabled"), True), event=event,
-                       action=action, conditions=conditions, message=body.strip(),
-                       tool_matcher=str(tool_matcher) if tool_matcher else None,
-                       source=source, warnings=warnings)
+    return HookifyRule(
+        name=name,
+        enabled=_bool(fm.get("enabled"), True),
+        event=event,
+        action=action,
+        conditions=conditions,
+        message=body.strip(),
+        tool_matcher=str(tool_matcher) if tool_matcher else None,
+        source=source,
+        warnings=warnings,
+    )
 
 
 def validate(rule: HookifyRule) -> list[str]:
     """Errors that make a rule unusable (invalid regexes), as messages."""
     from .safe_regex import InvalidRegex, compile_user_regex
+
     errors = []
     for c in rule.conditions:
         if c.operator in REGEX_OPERATORS:

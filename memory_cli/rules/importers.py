@@ -36,21 +36,26 @@ def hookify_to_spec(rule: HookifyRule) -> dict:
     if main_idx is not None:
         pattern = conds[main_idx]["pattern"]
     else:
-        main_idx = next((k for k, c in enumerate(conds)
-                         if c["operator"] in ("contains", "equals", "starts_with", "ends_with")),
-                        None)
+        main_idx = next(
+            (k for k, c in enumerate(conds) if c["operator"] in ("contains", "equals", "starts_with", "ends_with")),
+            None,
+        )
         if main_idx is not None:
             c = conds[main_idx]
             body = re.escape(c["pattern"])
-            pattern = {"contains": body, "equals": r"\A" + body + r"\Z",
-                       "starts_with": r"\A" + body, "ends_with": body + r"\Z"}[c["operator"]]
+            pattern = {
+                "contains": body,
+                "equals": r"\A" + body + r"\Z",
+                "starts_with": r"\A" + body,
+                "ends_with": body + r"\Z",
+            }[c["operator"]]
             case_sensitive = True  # hookify's string operators are case-sensitive
         else:
             pattern = r"\A"  # only negative conditions: they decide, on a field that exists
             main_idx = None
     if main_idx is not None:
         field = conds[main_idx]["field"]
-        rest = conds[:main_idx] + conds[main_idx + 1:]
+        rest = conds[:main_idx] + conds[main_idx + 1 :]
     else:
         field = conds[0]["field"] if conds else "content"
         rest = conds
@@ -78,8 +83,20 @@ def hookify_to_spec(rule: HookifyRule) -> dict:
     }
 
 
-_COMPARED = ("content", "pattern", "action", "severity", "message", "tools", "fields",
-             "conditions", "case_sensitive", "enabled", "name", "hook_events")
+_COMPARED = (
+    "content",
+    "pattern",
+    "action",
+    "severity",
+    "message",
+    "tools",
+    "fields",
+    "conditions",
+    "case_sensitive",
+    "enabled",
+    "name",
+    "hook_events",
+)
 
 
 def import_hookify(store, directory: str, *, dry_run: bool = False) -> dict:
@@ -87,8 +104,7 @@ def import_hookify(store, directory: str, *, dry_run: bool = False) -> dict:
     from .api import create_rule, edit_rule, get_rule
 
     rules, errors = load_rules(directory)
-    report: dict = {"created": [], "updated": [], "unchanged": [], "errors": errors,
-                    "warnings": [], "dry_run": dry_run}
+    report: dict = {"created": [], "updated": [], "unchanged": [], "errors": errors, "warnings": [], "dry_run": dry_run}
     for rule in rules:
         spec = hookify_to_spec(rule)
         ref = os.path.abspath(rule.source)
@@ -104,21 +120,41 @@ def import_hookify(store, directory: str, *, dry_run: bool = False) -> dict:
                     continue
                 if not dry_run:
                     edit_rule(store, existing, **changed)
-                report["updated"].append({"id": existing, "name": rule.name, "file": ref,
-                                          "changed": sorted(changed)})
+                report["updated"].append({"id": existing, "name": rule.name, "file": ref, "changed": sorted(changed)})
                 continue
             if dry_run:
-                report["created"].append({"id": None, "name": rule.name, "file": ref,
-                                          "pattern": spec["pattern"], "action": spec["action"]})
+                report["created"].append(
+                    {"id": None, "name": rule.name, "file": ref, "pattern": spec["pattern"], "action": spec["action"]}
+                )
                 continue
             with store.transaction():
-                created = create_rule(store, spec.pop("content"), **spec, provenance="imported",
-                                      source="imported", confirmed=True, source_ref=ref,
-                                      fingerprint="hookify:" + ref)
-                audit.record(store, "import", entry_id=created["id"], context="hookify",
-                             result="created", details={"file": ref, "name": rule.name})
-            report["created"].append({"id": created["id"], "name": rule.name, "file": ref,
-                                      "pattern": created["pattern"], "action": created["action"]})
+                created = create_rule(
+                    store,
+                    spec.pop("content"),
+                    **spec,
+                    provenance="imported",
+                    source="imported",
+                    confirmed=True,
+                    source_ref=ref,
+                    fingerprint="hookify:" + ref,
+                )
+                audit.record(
+                    store,
+                    "import",
+                    entry_id=created["id"],
+                    context="hookify",
+                    result="created",
+                    details={"file": ref, "name": rule.name},
+                )
+            report["created"].append(
+                {
+                    "id": created["id"],
+                    "name": rule.name,
+                    "file": ref,
+                    "pattern": created["pattern"],
+                    "action": created["action"],
+                }
+            )
         except Exception as e:  # one bad rule file must not stop the others
             from ..errors import MemoryCliError
 

@@ -75,7 +75,7 @@ class Index:
     def _bucket(self, b: int) -> dict:
         d = self._buckets[b]
         if d is None:
-            d = marshal.loads(self._view[self._spans[2 * b]:self._spans[2 * b + 1]])
+            d = marshal.loads(self._view[self._spans[2 * b] : self._spans[2 * b + 1]])
             self._buckets[b] = d
         return d
 
@@ -131,7 +131,7 @@ class Meta:
         span = self._spans.get(name)
         if span is None:
             return default
-        value = marshal.loads(self._view[span[0]:span[1]])
+        value = marshal.loads(self._view[span[0] : span[1]])
         self._values[name] = value
         return value
 
@@ -163,8 +163,7 @@ class _Writer:
         return start, self.size
 
 
-def pack(key: tuple, rules: list[bytes], indexes: dict[str, dict], meta: dict,
-         broken: list) -> bytes:
+def pack(key: tuple, rules: list[bytes], indexes: dict[str, dict], meta: dict, broken: list) -> bytes:
     """Lay out marshalled rules, their indexes, meta values and broken rules in one buffer."""
     from array import array
 
@@ -188,28 +187,28 @@ def pack(key: tuple, rules: list[bytes], indexes: dict[str, dict], meta: dict,
         index_specs[name] = (nb, len(d), tuple(spans))
     meta_spans = {name: w.add(marshal.dumps(v)) for name, v in meta.items()}
     broken_span = w.add(marshal.dumps(broken))
-    header = marshal.dumps((key, len(rules), sys.byteorder, offsets.itemsize, off_span,
-                            blob_span, index_specs, meta_spans, broken_span))
+    header = marshal.dumps(
+        (key, len(rules), sys.byteorder, offsets.itemsize, off_span, blob_span, index_specs, meta_spans, broken_span)
+    )
     head = len(MAGIC) + 8 + len(header)
-    return b"".join([MAGIC, len(header).to_bytes(8, "little"), header, b"\0" * (-head % 8),
-                     *w.parts])
+    return b"".join([MAGIC, len(header).to_bytes(8, "little"), header, b"\0" * (-head % 8), *w.parts])
 
 
 class Packed:
     """A packed rule set opened for reading (no copy of ``data`` is made)."""
 
-    __slots__ = ("data", "view", "key", "n", "offsets", "blob_start", "indexes", "meta",
-                 "broken_span")
+    __slots__ = ("data", "view", "key", "n", "offsets", "blob_start", "indexes", "meta", "broken_span")
 
     def __init__(self, data: bytes):
-        if data[:len(MAGIC)] != MAGIC:
+        if data[: len(MAGIC)] != MAGIC:
             raise ValueError("not a packed rule set")
         start = len(MAGIC) + 8
-        head = start + int.from_bytes(data[len(MAGIC):start], "little")
-        (key, n, byteorder, itemsize, off_span, blob_span, index_specs, meta_spans,
-         broken_span) = marshal.loads(memoryview(data)[start:head])
-        view = memoryview(data)[head + (-head % 8):]  # sections: spans are relative to it
-        offsets = view[off_span[0]:off_span[1]].cast("I")
+        head = start + int.from_bytes(data[len(MAGIC) : start], "little")
+        (key, n, byteorder, itemsize, off_span, blob_span, index_specs, meta_spans, broken_span) = marshal.loads(
+            memoryview(data)[start:head]
+        )
+        view = memoryview(data)[head + (-head % 8) :]  # sections: spans are relative to it
+        offsets = view[off_span[0] : off_span[1]].cast("I")
         if byteorder != sys.byteorder or itemsize != offsets.itemsize or len(offsets) != n + 1:
             raise ValueError("rule set packed on another kind of machine")
         self.data = data
@@ -218,14 +217,13 @@ class Packed:
         self.n = n
         self.offsets = offsets
         self.blob_start = blob_span[0]
-        self.indexes = {name: Index(view, nb, count, spans)
-                        for name, (nb, count, spans) in index_specs.items()}
+        self.indexes = {name: Index(view, nb, count, spans) for name, (nb, count, spans) in index_specs.items()}
         self.meta = Meta(view, meta_spans)
         self.broken_span = broken_span
 
     def rule_bytes(self, i: int):
         b = self.blob_start
-        return self.view[b + self.offsets[i]:b + self.offsets[i + 1]]
+        return self.view[b + self.offsets[i] : b + self.offsets[i + 1]]
 
     def broken(self) -> list:
         a, b = self.broken_span

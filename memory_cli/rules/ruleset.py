@@ -20,14 +20,31 @@ import os
 FORMAT = 7
 
 # Positions in a compiled rule tuple.
-(ID, ACTION, SEVERITY, PTYPE, PATTERN, TOOLS, FIELDS, CASE, SCOPE, CONFIRMED, ALT, MSG,
- CONTENT, NAME, EVENTS, COMPILED, CONDS, PROVENANCE) = range(18)
+(
+    ID,
+    ACTION,
+    SEVERITY,
+    PTYPE,
+    PATTERN,
+    TOOLS,
+    FIELDS,
+    CASE,
+    SCOPE,
+    CONFIRMED,
+    ALT,
+    MSG,
+    CONTENT,
+    NAME,
+    EVENTS,
+    COMPILED,
+    CONDS,
+    PROVENANCE,
+) = range(18)
 
 _ACTION_RANK = {"block": 0, "ask": 1, "warn": 2, "suggest": 3}
 _SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 # Fields whose text is not in tool_input or tool_response: such rules are always candidates.
-_NON_CALL_FIELDS = frozenset({"transcript", "prompt", "user_prompt", "last_assistant_message",
-                              "reason"})
+_NON_CALL_FIELDS = frozenset({"transcript", "prompt", "user_prompt", "last_assistant_message", "reason"})
 
 _MEMO: dict[str, "RuleSet"] = {}
 
@@ -47,8 +64,7 @@ class RuleSet:
       no-parse shortcut); ``broken``: [(id, error)] rules whose stored pattern failed.
     The indexes are read-only mappings (``get``, ``[]``, ``in``, truth, ``len``)."""
 
-    __slots__ = ("key", "n", "_packed", "_cache", "_broken", "cmd", "gram", "always", "by_tool",
-                 "by_event", "meta")
+    __slots__ = ("key", "n", "_packed", "_cache", "_broken", "cmd", "gram", "always", "by_tool", "by_event", "meta")
 
     def __init__(self, data: bytes):
         from .packed import Packed
@@ -122,17 +138,31 @@ def _compile_row(row: dict) -> tuple:
             analysis = json.loads(row["analysis"])
         except ValueError:
             analysis = None
-    if not analysis or analysis.get("v") != spec.ANALYSIS_VERSION \
-            or (ptype == "regex" and "regex" not in analysis) \
-            or (ptype == "command" and "command" not in analysis):
+    if (
+        not analysis
+        or analysis.get("v") != spec.ANALYSIS_VERSION
+        or (ptype == "regex" and "regex" not in analysis)
+        or (ptype == "command" and "command" not in analysis)
+    ):
         vec = (analysis or {}).get("vector")
         import base64
-        analysis = spec.analyze(row["pattern"], ptype, case_sensitive=case, conditions=conditions,
-                                vector=base64.b64decode(vec) if vec else None)
+
+        analysis = spec.analyze(
+            row["pattern"],
+            ptype,
+            case_sensitive=case,
+            conditions=conditions,
+            vector=base64.b64decode(vec) if vec else None,
+        )
     if ptype == "regex":
         info = analysis["regex"]
-        compiled = (info.get("literal"), tuple(info.get("required") or ()), info.get("risk", "exp"),
-                    bool(info.get("fold_ok")), tuple(info["anchor"]) if info.get("anchor") else None)
+        compiled = (
+            info.get("literal"),
+            tuple(info.get("required") or ()),
+            info.get("risk", "exp"),
+            bool(info.get("fold_ok")),
+            tuple(info["anchor"]) if info.get("anchor") else None,
+        )
     elif ptype == "command":
         c = analysis["command"]
         compiled = (c[0], c[1], c[2], tuple(c[3]), tuple(c[4]))
@@ -140,6 +170,7 @@ def _compile_row(row: dict) -> tuple:
         vec = analysis.get("vector")
         if vec:
             import base64
+
             compiled = base64.b64decode(vec)
         else:
             compiled = None
@@ -148,22 +179,44 @@ def _compile_row(row: dict) -> tuple:
     for i, c in enumerate(conditions):
         info = cond_infos[i] if i < len(cond_infos) else None
         if info is not None:
-            info = (info.get("literal"), tuple(info.get("required") or ()), info.get("risk", "exp"),
-                    bool(info.get("fold_ok")), tuple(info["anchor"]) if info.get("anchor") else None)
+            info = (
+                info.get("literal"),
+                tuple(info.get("required") or ()),
+                info.get("risk", "exp"),
+                bool(info.get("fold_ok")),
+                tuple(info["anchor"]) if info.get("anchor") else None,
+            )
         conds.append((c["field"], c["operator"], c["pattern"], info))
     tools = tuple(json.loads(row["tools"] or "[]"))
-    return (row["id"], row["action"], row["severity"], ptype, row["pattern"], tools,
-            tuple(json.loads(row["fields"] or "[]")), case, row["scope"], bool(row["confirmed"]),
-            row["alternative"], row["message"], row["content"], row["name"],
-            tuple(json.loads(row["hook_events"] or "[]")), compiled, tuple(conds),
-            row["provenance"])
+    return (
+        row["id"],
+        row["action"],
+        row["severity"],
+        ptype,
+        row["pattern"],
+        tools,
+        tuple(json.loads(row["fields"] or "[]")),
+        case,
+        row["scope"],
+        bool(row["confirmed"]),
+        row["alternative"],
+        row["message"],
+        row["content"],
+        row["name"],
+        tuple(json.loads(row["hook_events"] or "[]")),
+        compiled,
+        tuple(conds),
+        row["provenance"],
+    )
 
 
-_ROWS_SQL = ("SELECT r.id, r.pattern, r.pattern_type, r.action, r.severity, r.alternative,"
-             " r.message, r.tools, r.fields, r.case_sensitive, r.provenance, r.confirmed,"
-             " r.conditions, r.name, r.hook_events, r.analysis, e.content, e.scope"
-             " FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id"
-             " WHERE r.active = 1 AND e.status = 'active'")
+_ROWS_SQL = (
+    "SELECT r.id, r.pattern, r.pattern_type, r.action, r.severity, r.alternative,"
+    " r.message, r.tools, r.fields, r.case_sensitive, r.provenance, r.confirmed,"
+    " r.conditions, r.name, r.hook_events, r.analysis, e.content, e.scope"
+    " FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id"
+    " WHERE r.active = 1 AND e.status = 'active'"
+)
 
 
 def _pick_gram(rule: tuple, buckets: dict) -> str | None:
@@ -178,7 +231,7 @@ def _pick_gram(rule: tuple, buckets: dict) -> str | None:
     for text in strings:
         folded = text.casefold()
         for k in range(len(folded) - 2):
-            g = folded[k:k + 3]
+            g = folded[k : k + 3]
             size = len(buckets.get(g, ()))
             if best is None or size < best[0]:
                 best = (size, g)
@@ -190,8 +243,7 @@ def _pick_gram(rule: tuple, buckets: dict) -> str | None:
 def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
     from .packed import pack
 
-    rules.sort(key=lambda r: (_effective_rank(r[ACTION], r[CONFIRMED]),
-                              _SEVERITY_RANK.get(r[SEVERITY], 9), r[ID]))
+    rules.sort(key=lambda r: (_effective_rank(r[ACTION], r[CONFIRMED]), _SEVERITY_RANK.get(r[SEVERITY], 9), r[ID]))
     parts = []
     cmd: dict[str, list[int]] = {}
     gram: dict[str, list[int]] = {}
@@ -227,10 +279,12 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
         else:
             for t in tools:
                 always.setdefault(t, []).append(i)
-    meta = {"cmd_words": _plain_words(cmd), "written_keys": sorted(written_keys),
-            "tool_keys": {t: sorted(ks) for t, ks in tool_keys.items()}}
-    indexes = {"cmd": cmd, "gram": gram, "always": always, "by_tool": by_tool,
-               "by_event": by_event}
+    meta = {
+        "cmd_words": _plain_words(cmd),
+        "written_keys": sorted(written_keys),
+        "tool_keys": {t: sorted(ks) for t, ks in tool_keys.items()},
+    }
+    indexes = {"cmd": cmd, "gram": gram, "always": always, "by_tool": by_tool, "by_event": by_event}
     return RuleSet(pack(key, parts, indexes, meta, broken))
 
 

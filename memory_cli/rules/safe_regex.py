@@ -49,8 +49,17 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants as _c  # type: ignore[no-redef]
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
-__all__ = ["InvalidRegex", "RegexInfo", "SafeRegex", "SearchOutcome", "compile_user_regex",
-           "analyze_regex", "search_many", "fork_available", "SNIPPET_CHARS"]
+__all__ = [
+    "InvalidRegex",
+    "RegexInfo",
+    "SafeRegex",
+    "SearchOutcome",
+    "compile_user_regex",
+    "analyze_regex",
+    "search_many",
+    "fork_available",
+    "SNIPPET_CHARS",
+]
 
 # In-process size limits per risk class (characters of one text). Past them the search runs in
 # the deadline-bound child. Worst cases measured: a linear pattern without a literal prefix
@@ -94,8 +103,14 @@ class RegexInfo:
 
     __slots__ = ("literal", "required", "risk", "fold_ok", "anchor")
 
-    def __init__(self, literal: str | None, required: tuple[str, ...], risk: str,
-                 fold_ok: bool, anchor: tuple[str, int, int] | None = None):
+    def __init__(
+        self,
+        literal: str | None,
+        required: tuple[str, ...],
+        risk: str,
+        fold_ok: bool,
+        anchor: tuple[str, int, int] | None = None,
+    ):
         self.literal = literal
         self.required = tuple(required)
         self.risk = risk
@@ -112,18 +127,30 @@ class RegexInfo:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return (f"RegexInfo(literal={self.literal!r}, required={self.required!r}, "
-                f"risk={self.risk!r}, fold_ok={self.fold_ok!r}, anchor={self.anchor!r})")
+        return (
+            f"RegexInfo(literal={self.literal!r}, required={self.required!r}, "
+            f"risk={self.risk!r}, fold_ok={self.fold_ok!r}, anchor={self.anchor!r})"
+        )
 
     def to_dict(self) -> dict:
-        return {"literal": self.literal, "required": list(self.required), "risk": self.risk,
-                "fold_ok": self.fold_ok, "anchor": list(self.anchor) if self.anchor else None}
+        return {
+            "literal": self.literal,
+            "required": list(self.required),
+            "risk": self.risk,
+            "fold_ok": self.fold_ok,
+            "anchor": list(self.anchor) if self.anchor else None,
+        }
 
     @classmethod
     def from_dict(cls, d: dict) -> "RegexInfo":
         anchor = d.get("anchor")
-        return cls(d.get("literal"), tuple(d.get("required") or ()), d.get("risk", "exp"),
-                   bool(d.get("fold_ok")), tuple(anchor) if anchor else None)
+        return cls(
+            d.get("literal"),
+            tuple(d.get("required") or ()),
+            d.get("risk", "exp"),
+            bool(d.get("fold_ok")),
+            tuple(anchor) if anchor else None,
+        )
 
 
 _UNBOUNDED = _c.MAXREPEAT
@@ -206,7 +233,7 @@ def _paths(items) -> float:
             elif p <= 1:
                 node = float(hi - lo + 1)
             else:
-                node, term = 0.0, p ** lo if lo else 1.0
+                node, term = 0.0, p**lo if lo else 1.0
                 for _ in range(lo, hi + 1):
                     node += term
                     term *= p
@@ -411,8 +438,7 @@ class SafeRegex:
 
     __slots__ = ("pattern", "case_sensitive", "info", "_compiled", "_folded")
 
-    def __init__(self, pattern: str, *, case_sensitive: bool = False,
-                 info: RegexInfo | dict | None = None):
+    def __init__(self, pattern: str, *, case_sensitive: bool = False, info: RegexInfo | dict | None = None):
         self.pattern = pattern
         self.case_sensitive = case_sensitive
         if info is None:
@@ -461,9 +487,11 @@ class SearchOutcome:
         self.timed_out = False
 
     def __repr__(self) -> str:
-        return (f"SearchOutcome(matches={self.matches!r}, unchecked={self.unchecked!r}, "
-                f"elapsed_ms={self.elapsed_ms:.1f}, forked={self.forked}, "
-                f"timed_out={self.timed_out})")
+        return (
+            f"SearchOutcome(matches={self.matches!r}, unchecked={self.unchecked!r}, "
+            f"elapsed_ms={self.elapsed_ms:.1f}, forked={self.forked}, "
+            f"timed_out={self.timed_out})"
+        )
 
 
 class _Folds:
@@ -482,9 +510,9 @@ class _Folds:
 
 def _snippet(text: str, folded: str, start: int, end: int, from_folded: bool) -> str:
     if from_folded and len(folded) == len(text):
-        return text[start:min(end, start + SNIPPET_CHARS)]
+        return text[start : min(end, start + SNIPPET_CHARS)]
     src = folded if from_folded else text
-    return src[start:min(end, start + SNIPPET_CHARS)]
+    return src[start : min(end, start + SNIPPET_CHARS)]
 
 
 def _prefilter(sr: SafeRegex, text: str, folds: _Folds) -> tuple[bool, str | None]:
@@ -585,14 +613,19 @@ def is_cheap(sr: SafeRegex, text: str) -> bool:
 
 
 # Why a job was left undecided (``SearchOutcome.reasons``).
-REASON_BUDGET = "budget"           # expensive job (risky pattern or large input), budget spent
-REASON_CEILING = "ceiling"         # cheap job, but the safety ceiling of the whole check passed
-REASON_NO_FORK = "no_fork"         # risky job and no os.fork to run it under a deadline
+REASON_BUDGET = "budget"  # expensive job (risky pattern or large input), budget spent
+REASON_CEILING = "ceiling"  # cheap job, but the safety ceiling of the whole check passed
+REASON_NO_FORK = "no_fork"  # risky job and no os.fork to run it under a deadline
 REASON_ERROR = "error"
 
 
-def search_many(jobs: Sequence[tuple[SafeRegex, str]], *, budget_ms: float | None = None,
-                deadline: float | None = None, ceiling: float | None = None) -> SearchOutcome:
+def search_many(
+    jobs: Sequence[tuple[SafeRegex, str]],
+    *,
+    budget_ms: float | None = None,
+    deadline: float | None = None,
+    ceiling: float | None = None,
+) -> SearchOutcome:
     """Search each (regex, text) job; cheap jobs always, expensive ones within the budget.
 
     ``deadline`` is an absolute ``time.perf_counter()`` value; ``budget_ms`` is relative to
@@ -654,8 +687,9 @@ def search_many(jobs: Sequence[tuple[SafeRegex, str]], *, budget_ms: float | Non
     return out
 
 
-def _search_in_child(jobs: Sequence[tuple[SafeRegex, str]], todo: list[int], folds: _Folds,
-                     deadline: float, out: SearchOutcome) -> None:
+def _search_in_child(
+    jobs: Sequence[tuple[SafeRegex, str]], todo: list[int], folds: _Folds, deadline: float, out: SearchOutcome
+) -> None:
     remaining = deadline - time.perf_counter()
     if remaining <= 0:
         out.timed_out = True
@@ -663,10 +697,9 @@ def _search_in_child(jobs: Sequence[tuple[SafeRegex, str]], todo: list[int], fol
         out.reasons.update((k, REASON_BUDGET) for k in todo)
         return
     for k in todo:  # compile in the parent: the child then starts matching at once, and a
-        try:        # compile error is reported here rather than lost in the child
+        try:  # compile error is reported here rather than lost in the child
             sr = jobs[k][0]
-            _ = sr.folded if (sr.info.fold_ok and len(jobs[k][1]) > FOLDED_SEARCH_CHARS) \
-                else sr.compiled
+            _ = sr.folded if (sr.info.fold_ok and len(jobs[k][1]) > FOLDED_SEARCH_CHARS) else sr.compiled
         except (InvalidRegex, re.error):
             pass
     try:
@@ -698,8 +731,11 @@ def _search_in_child(jobs: Sequence[tuple[SafeRegex, str]], todo: list[int], fol
                     hit = None
                     line = f"{k}\t?\t\n"
                 else:
-                    line = (f"{k}\t1\t{hit.encode('unicode_escape').decode('ascii')}\n"
-                            if hit is not None else f"{k}\t0\t\n")
+                    line = (
+                        f"{k}\t1\t{hit.encode('unicode_escape').decode('ascii')}\n"
+                        if hit is not None
+                        else f"{k}\t0\t\n"
+                    )
                 os.write(w, line.encode("ascii", "backslashreplace"))
         finally:
             os._exit(0)

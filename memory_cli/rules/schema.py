@@ -30,10 +30,8 @@ NEW_COLUMNS = [
 _BUMP = "UPDATE rules_state SET generation = generation + 1 WHERE id = 1;"
 
 TRIGGERS = [
-    f"CREATE TRIGGER IF NOT EXISTS rules_gen_insert AFTER INSERT ON enforcement_rules "
-    f"BEGIN {_BUMP} END",
-    f"CREATE TRIGGER IF NOT EXISTS rules_gen_delete AFTER DELETE ON enforcement_rules "
-    f"BEGIN {_BUMP} END",
+    f"CREATE TRIGGER IF NOT EXISTS rules_gen_insert AFTER INSERT ON enforcement_rules BEGIN {_BUMP} END",
+    f"CREATE TRIGGER IF NOT EXISTS rules_gen_delete AFTER DELETE ON enforcement_rules BEGIN {_BUMP} END",
     # Not last_violation_at: counting a violation must not invalidate every hook's cache.
     f"CREATE TRIGGER IF NOT EXISTS rules_gen_update AFTER UPDATE OF pattern, pattern_type, "
     f"action, severity, alternative, active, message, tools, fields, case_sensitive, "
@@ -52,11 +50,16 @@ def apply_schema(store) -> None:
     for name, ddl in NEW_COLUMNS:
         if name not in cols:
             store.execute(f"ALTER TABLE enforcement_rules ADD COLUMN {name} {ddl}")
-    store.execute("CREATE INDEX IF NOT EXISTS idx_rules_source_ref ON enforcement_rules(source_ref)"
-                  " WHERE source_ref IS NOT NULL")
-    store.execute("CREATE TABLE IF NOT EXISTS rules_state (id INTEGER PRIMARY KEY CHECK (id = 1),"
-                  " generation INTEGER NOT NULL DEFAULT 0, salt TEXT NOT NULL, created_at TEXT NOT NULL)")
-    store.execute("INSERT OR IGNORE INTO rules_state(id, generation, salt, created_at) VALUES (1, 0, ?, ?)",
-                  (os.urandom(8).hex(), now_iso()))
+    store.execute(
+        "CREATE INDEX IF NOT EXISTS idx_rules_source_ref ON enforcement_rules(source_ref) WHERE source_ref IS NOT NULL"
+    )
+    store.execute(
+        "CREATE TABLE IF NOT EXISTS rules_state (id INTEGER PRIMARY KEY CHECK (id = 1),"
+        " generation INTEGER NOT NULL DEFAULT 0, salt TEXT NOT NULL, created_at TEXT NOT NULL)"
+    )
+    store.execute(
+        "INSERT OR IGNORE INTO rules_state(id, generation, salt, created_at) VALUES (1, 0, ?, ?)",
+        (os.urandom(8).hex(), now_iso()),
+    )
     for ddl in TRIGGERS:
         store.execute(ddl)

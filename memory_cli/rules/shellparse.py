@@ -45,20 +45,23 @@ class SimpleCommand:
 
     __slots__ = ("program", "name", "args", "via")
 
-    def __init__(self, program: str, name: str, args: list[str] | None = None,
-                 via: tuple[str, ...] = ()):
+    def __init__(self, program: str, name: str, args: list[str] | None = None, via: tuple[str, ...] = ()):
         self.program = program
         self.name = name
         self.args = list(args) if args else []
         self.via = tuple(via)
 
     def __eq__(self, other: object) -> bool:
-        return (isinstance(other, SimpleCommand) and self.program == other.program
-                and self.name == other.name and self.args == other.args and self.via == other.via)
+        return (
+            isinstance(other, SimpleCommand)
+            and self.program == other.program
+            and self.name == other.name
+            and self.args == other.args
+            and self.via == other.via
+        )
 
     def __repr__(self) -> str:
-        return (f"SimpleCommand(program={self.program!r}, name={self.name!r}, args={self.args!r}, "
-                f"via={self.via!r})")
+        return f"SimpleCommand(program={self.program!r}, name={self.name!r}, args={self.args!r}, via={self.via!r})"
 
     @property
     def words(self) -> list[str]:
@@ -179,8 +182,21 @@ def _skip_double(s: str, i: int) -> int:
             i += 1
 
 
-_ANSI_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
-                   "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
+_ANSI_C_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "E": "\x1b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+}
 
 
 def _ansi_c(s: str, i: int) -> tuple[str, int]:
@@ -197,8 +213,7 @@ def _ansi_c(s: str, i: int) -> tuple[str, int]:
                 out.append(_ANSI_C_ESCAPES[e])
                 i += 2
                 continue
-            m = re.match(r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})",
-                         s[i + 1:i + 10])
+            m = re.match(r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})", s[i + 1 : i + 10])
             if m:
                 digits = m.group(1) or m.group(2) or m.group(3)
                 try:
@@ -256,7 +271,7 @@ class _Lexer:
         lines = []
         while self.i < self.n:
             j = s.find("\n", self.i)
-            line = s[self.i:] if j < 0 else s[self.i:j]
+            line = s[self.i :] if j < 0 else s[self.i : j]
             self.i = self.n if j < 0 else j + 1
             check = line.lstrip("\t") if doc.strip_tabs else line
             if check == doc.delimiter:
@@ -302,7 +317,7 @@ class _Lexer:
         if word is None:
             return
         # "2>" "10>&": a word of digits glued to a redirection is a file descriptor, not a word.
-        if (word.raw.isdigit() and self.i < self.n and self.s[self.i] in "<>"):
+        if word.raw.isdigit() and self.i < self.n and self.s[self.i] in "<>":
             self._redirect()
             return
         self.toks.append(_Tok("w", word.value, word))
@@ -349,8 +364,8 @@ class _Lexer:
                 quoted = True
                 j = s.find("'", i + 1)
                 j = n if j < 0 else j
-                value.append(s[i + 1:j])
-                win.append(s[i + 1:j])
+                value.append(s[i + 1 : j])
+                win.append(s[i + 1 : j])
                 i = j + 1
             elif c == '"':
                 quoted = True
@@ -398,9 +413,9 @@ class _Lexer:
         s, n = self.s, self.n
         j = s.find("`", i + 1)
         j = n if j < 0 else j
-        subs.append(s[i + 1:j])
-        value.append(s[i:j + 1])
-        win.append(s[i:j + 1])
+        subs.append(s[i + 1 : j])
+        value.append(s[i : j + 1])
+        win.append(s[i : j + 1])
         return j + 1
 
     def _read_double(self, i: int, value: list[str], win: list[str], subs: list[str]) -> int:
@@ -453,11 +468,39 @@ def split_words(text: str) -> list[str]:
 # From tokens to simple commands
 # --------------------------------------------------------------------------------------------
 
-_LEADING_KEYWORDS = {"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until",
-                     "coproc", "fi", "done", "esac"}
+_LEADING_KEYWORDS = {
+    "!",
+    "{",
+    "}",
+    "then",
+    "do",
+    "else",
+    "elif",
+    "if",
+    "while",
+    "until",
+    "coproc",
+    "fi",
+    "done",
+    "esac",
+}
 _HEADER_KEYWORDS = {"for", "select", "case", "in"}
-_SHELLS = {"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "tcsh", "csh",
-           "busybox-sh", "git-bash", "rbash"}
+_SHELLS = {
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "ash",
+    "fish",
+    "yash",
+    "tcsh",
+    "csh",
+    "busybox-sh",
+    "git-bash",
+    "rbash",
+}
 _EXE_SUFFIX = re.compile(r"\.(exe|com|bat|cmd)$", re.IGNORECASE)
 
 
@@ -533,8 +576,7 @@ class _Builder:
                 continue
             # separator
             op = t.text
-            if (op == "(" and len(cur.words) == 1 and i + 1 < n and toks[i + 1].kind == "op"
-                    and toks[i + 1].text == ")"):
+            if op == "(" and len(cur.words) == 1 and i + 1 < n and toks[i + 1].kind == "op" and toks[i + 1].text == ")":
                 # name() { ...; } defines a function: the name is not run here.
                 cur.words = []
                 i += 2
@@ -593,8 +635,7 @@ class _Builder:
             stdin_script = _piped_text(piped_from)
         self._command(program, values[1:], self.via, stdin_script)
 
-    def _command(self, program: str, args: list[str], via: tuple[str, ...],
-                 stdin_script: str | None) -> None:
+    def _command(self, program: str, args: list[str], via: tuple[str, ...], stdin_script: str | None) -> None:
         if len(self.out) >= _MAX_COMMANDS:
             return
         name = program_name(program)
@@ -606,16 +647,16 @@ class _Builder:
         _Builder(self.depth + 1, self.out, base + ((how,) if how else ())).parse(text)
 
     # -- wrappers ---------------------------------------------------------------------------
-    def _run_rest(self, rest: list[str], via: tuple[str, ...], stdin_script: str | None = None,
-                  allow_assignments: bool = False) -> None:
+    def _run_rest(
+        self, rest: list[str], via: tuple[str, ...], stdin_script: str | None = None, allow_assignments: bool = False
+    ) -> None:
         if allow_assignments:
             while rest and _ASSIGNMENT.match(rest[0]):
                 rest = rest[1:]
         if rest:
             self._command(rest[0], rest[1:], via, stdin_script)
 
-    def _unwrap(self, bare: str, name: str, args: list[str], via: tuple[str, ...],
-                stdin_script: str | None) -> None:
+    def _unwrap(self, bare: str, name: str, args: list[str], via: tuple[str, ...], stdin_script: str | None) -> None:
         if self.depth > _MAX_DEPTH:
             return
         via2 = via + (name,)
@@ -633,8 +674,7 @@ class _Builder:
                     self._nested(split, "", via2)
                     return
             rest = rest[positionals:]
-            self._run_rest(rest, via2, stdin_script,
-                           allow_assignments=bare in ("env", "sudo", "doas"))
+            self._run_rest(rest, via2, stdin_script, allow_assignments=bare in ("env", "sudo", "doas"))
             return
         if bare in _SUBCOMMAND_RUNNERS and args:
             sub = args[0]
@@ -673,22 +713,22 @@ class _Builder:
         if bare in ("fd", "fdfind"):
             for k, a in enumerate(args):
                 if a in ("-x", "--exec", "-X", "--exec-batch"):
-                    self._run_rest(args[k + 1:], via2)
+                    self._run_rest(args[k + 1 :], via2)
                     return
             return
         if bare == "parallel":
-            rest = _skip_options(args, {"-j", "--jobs", "-S", "--sshlogin", "--joblog",
-                                        "--delay", "--timeout", "-a", "--arg-file"})
+            rest = _skip_options(
+                args, {"-j", "--jobs", "-S", "--sshlogin", "--joblog", "--delay", "--timeout", "-a", "--arg-file"}
+            )
             if rest:
-                end = next((k for k, a in enumerate(rest) if a in (":::", "::::", ":::+")),
-                           len(rest))
+                end = next((k for k, a in enumerate(rest) if a in (":::", "::::", ":::+")), len(rest))
                 if end:
                     self._nested(" ".join(rest[:end]), "parallel", via)
             return
         if bare == "cmd":
             for k, a in enumerate(args):
                 if a.lower() in ("/c", "/k", "/r"):
-                    self._nested(" ".join(args[k + 1:]), "cmd /c", via)
+                    self._nested(" ".join(args[k + 1 :]), "cmd /c", via)
                     return
             return
         if bare in ("powershell", "pwsh"):
@@ -703,8 +743,7 @@ class _Builder:
                 self._run_rest(rest, via2)
             return
 
-    def _shell(self, args: list[str], via: tuple[str, ...], stdin_script: str | None,
-               name: str) -> None:
+    def _shell(self, args: list[str], via: tuple[str, ...], stdin_script: str | None, name: str) -> None:
         k = 0
         command_mode = False
         while k < len(args):
@@ -740,7 +779,7 @@ class _Builder:
                 end = k + 1
                 while end < len(args) and args[end] not in (";", "+"):
                     end += 1
-                self._run_rest(args[k + 1:end], via)
+                self._run_rest(args[k + 1 : end], via)
                 k = end + 1
             else:
                 k += 1
@@ -748,12 +787,10 @@ class _Builder:
     def _powershell(self, args: list[str], via: tuple[str, ...], name: str) -> None:
         for k, a in enumerate(args):
             low = a.lower()
-            if low in ("-command", "-c", "/command", "/c", "-com", "-comm", "-comma",
-                       "-comman"):
-                self._nested(" ".join(args[k + 1:]), f"{name} -Command", via)
+            if low in ("-command", "-c", "/command", "/c", "-com", "-comm", "-comma", "-comman"):
+                self._nested(" ".join(args[k + 1 :]), f"{name} -Command", via)
                 return
-            if low in ("-encodedcommand", "-enc", "-e", "-ec", "/encodedcommand") and \
-                    k + 1 < len(args):
+            if low in ("-encodedcommand", "-enc", "-e", "-ec", "/encodedcommand") and k + 1 < len(args):
                 try:
                     import base64
 
@@ -780,7 +817,7 @@ def _substitutions(text: str) -> list[str]:
         elif text[i] == "`":
             j = text.find("`", i + 1)
             j = n if j < 0 else j
-            subs.append(text[i + 1:j])
+            subs.append(text[i + 1 : j])
             i = j + 1
         elif text[i] == "\\":
             i += 2
@@ -815,7 +852,7 @@ def _skip_options(args: list[str], takes_value: set[str] | frozenset[str]) -> li
     while k < len(args):
         a = args[k]
         if a == "--":
-            return args[k + 1:]
+            return args[k + 1 :]
         if len(a) > 1 and a.startswith("-"):
             key = a.split("=", 1)[0]
             if "=" not in a and key in takes_value:
@@ -833,7 +870,7 @@ def _option_value(args: list[str], names: tuple[str, ...]) -> str | None:
             return args[k + 1]
         for nm in names:
             if nm.startswith("--") and a.startswith(nm + "="):
-                return a[len(nm) + 1:]
+                return a[len(nm) + 1 :]
     return None
 
 
@@ -841,11 +878,11 @@ def _env_split_string(args: list[str]) -> str | None:
     """``env -S 'prog args'`` splits its argument into a command line."""
     for k, a in enumerate(args):
         if a in ("-S", "--split-string") and k + 1 < len(args):
-            return " ".join(args[k + 1:])
+            return " ".join(args[k + 1 :])
         if a.startswith("--split-string="):
-            return " ".join([a.split("=", 1)[1], *args[k + 1:]])
+            return " ".join([a.split("=", 1)[1], *args[k + 1 :]])
         if a.startswith("-S") and len(a) > 2:
-            return " ".join([a[2:], *args[k + 1:]])
+            return " ".join([a[2:], *args[k + 1 :]])
         if not a.startswith("-") and not _ASSIGNMENT.match(a):
             return None
     return None
@@ -854,13 +891,36 @@ def _env_split_string(args: list[str]) -> str | None:
 # wrapper -> (options that take a value, positional words before the program, options that
 # mean the program is not run)
 _WRAPPERS: dict[str, tuple[frozenset[str], int, frozenset[str]]] = {
-    "sudo": (frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "--user",
-                        "--group", "--host", "--prompt", "--close-from", "--chdir", "--role",
-                        "--type", "--other-user", "--command-timeout"}), 0,
-             frozenset({"-l", "--list", "-v", "--validate", "-k", "-K", "-e", "--edit"})),
+    "sudo": (
+        frozenset(
+            {
+                "-u",
+                "-g",
+                "-h",
+                "-p",
+                "-C",
+                "-D",
+                "-r",
+                "-t",
+                "-U",
+                "-T",
+                "--user",
+                "--group",
+                "--host",
+                "--prompt",
+                "--close-from",
+                "--chdir",
+                "--role",
+                "--type",
+                "--other-user",
+                "--command-timeout",
+            }
+        ),
+        0,
+        frozenset({"-l", "--list", "-v", "--validate", "-k", "-K", "-e", "--edit"}),
+    ),
     "doas": (frozenset({"-u", "-C"}), 0, frozenset()),
-    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}), 0,
-            frozenset()),
+    "env": (frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}), 0, frozenset()),
     "nohup": (frozenset(), 0, frozenset()),
     "time": (frozenset({"-f", "--format", "-o", "--output"}), 0, frozenset()),
     "nice": (frozenset({"-n", "--adjustment"}), 0, frozenset()),
@@ -869,19 +929,41 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int, frozenset[str]]] = {
     "exec": (frozenset({"-a"}), 0, frozenset()),
     "command": (frozenset(), 0, frozenset({"-v", "-V"})),
     "builtin": (frozenset(), 0, frozenset()),
-    "xargs": (frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--arg-file",
-                         "--delimiter", "--max-args", "--max-procs", "--max-lines",
-                         "--replace", "--eof", "--max-chars", "--process-slot-var"}), 0,
-              frozenset()),
-    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0,
-               frozenset()),
+    "xargs": (
+        frozenset(
+            {
+                "-I",
+                "-n",
+                "-P",
+                "-L",
+                "-d",
+                "-E",
+                "-s",
+                "-a",
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+                "--max-lines",
+                "--replace",
+                "--eof",
+                "--max-chars",
+                "--process-slot-var",
+            }
+        ),
+        0,
+        frozenset(),
+    ),
+    "stdbuf": (frozenset({"-i", "-o", "-e", "--input", "--output", "--error"}), 0, frozenset()),
     "setsid": (frozenset(), 0, frozenset()),
     "unbuffer": (frozenset(), 0, frozenset()),
     "caffeinate": (frozenset({"-t", "-w"}), 0, frozenset()),
-    "strace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P",
-                          "-S", "-X"}), 0, frozenset()),
-    "ltrace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-x", "-F"}), 0,
-               frozenset()),
+    "strace": (
+        frozenset({"-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-P", "-S", "-X"}),
+        0,
+        frozenset(),
+    ),
+    "ltrace": (frozenset({"-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-x", "-F"}), 0, frozenset()),
     "flock": (frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}), 1, frozenset()),
     "chroot": (frozenset({"--userspec", "--groups"}), 1, frozenset()),
     "taskset": (frozenset(), 1, frozenset()),
@@ -901,8 +983,22 @@ _WRAPPERS: dict[str, tuple[frozenset[str], int, frozenset[str]]] = {
 
 # program -> {subcommand: options taking a value}: `uv run pytest` runs pytest.
 _SUBCOMMAND_RUNNERS: dict[str, dict[str, frozenset[str]]] = {
-    "uv": {"run": frozenset({"--with", "--python", "-p", "--project", "--directory",
-                             "--package", "--extra", "--group", "--env-file", "--from"})},
+    "uv": {
+        "run": frozenset(
+            {
+                "--with",
+                "--python",
+                "-p",
+                "--project",
+                "--directory",
+                "--package",
+                "--extra",
+                "--group",
+                "--env-file",
+                "--from",
+            }
+        )
+    },
     "poetry": {"run": frozenset({"-C", "--directory", "-P", "--project"})},
     "pipenv": {"run": frozenset()},
     "pdm": {"run": frozenset({"-p", "--project"})},

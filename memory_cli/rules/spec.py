@@ -19,8 +19,21 @@ PROVENANCES = ("manual", "promoted", "imported", "derived")
 SEVERITY_UP = {"low": "medium", "medium": "high", "high": "critical", "critical": "critical"}
 
 # Claude Code's tool names; lowercase spellings people type are accepted.
-KNOWN_TOOLS = ("Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Read", "Glob", "Grep",
-               "WebFetch", "WebSearch", "Agent", "Task", "TodoWrite")
+KNOWN_TOOLS = (
+    "Bash",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "Read",
+    "Glob",
+    "Grep",
+    "WebFetch",
+    "WebSearch",
+    "Agent",
+    "Task",
+    "TodoWrite",
+)
 _TOOL_CASE = {t.lower(): t for t in KNOWN_TOOLS}
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
 
@@ -108,8 +121,7 @@ def normalize_conditions(value) -> list[dict]:
         if isinstance(c, str):  # FIELD:OPERATOR:PATTERN from the command line
             parts = c.split(":", 2)
             if len(parts) != 3:
-                raise InvalidInput(f"condition {c!r}: write FIELD:OPERATOR:PATTERN, e.g. "
-                                   "file_path:regex_match:\\.env$")
+                raise InvalidInput(f"condition {c!r}: write FIELD:OPERATOR:PATTERN, e.g. file_path:regex_match:\\.env$")
             c = {"field": parts[0], "operator": parts[1], "pattern": parts[2]}
         elif hasattr(c, "to_dict"):
             c = c.to_dict()
@@ -121,8 +133,7 @@ def normalize_conditions(value) -> list[dict]:
         if not field:
             raise InvalidInput(f"condition {c!r} has no field")
         if op not in OPERATORS:
-            raise InvalidInput(f"condition on {field!r}: unknown operator {op!r} "
-                               f"(use {', '.join(sorted(OPERATORS))})")
+            raise InvalidInput(f"condition on {field!r}: unknown operator {op!r} (use {', '.join(sorted(OPERATORS))})")
         if pattern is None:
             raise InvalidInput(f"condition on {field!r} has no pattern")
         pattern = str(pattern)
@@ -162,8 +173,14 @@ def check_pattern(pattern, pattern_type: str, *, case_sensitive: bool = False) -
 ANALYSIS_VERSION = 2
 
 
-def analyze(pattern: str, pattern_type: str, *, case_sensitive: bool = False,
-            conditions: list[dict] | None = None, vector: bytes | None = None) -> dict:
+def analyze(
+    pattern: str,
+    pattern_type: str,
+    *,
+    case_sensitive: bool = False,
+    conditions: list[dict] | None = None,
+    vector: bytes | None = None,
+) -> dict:
     """The plain-data analysis stored in ``enforcement_rules.analysis``."""
     from .safe_regex import analyze_regex
 

@@ -21,12 +21,21 @@ from __future__ import annotations
 
 import os
 
-_SHELL_EXT = {".sh", ".bash", ".zsh", ".ksh", ".fish", ".bat", ".cmd", ".ps1", ".psm1",
-              ".command", ".mk"}
-_SHELL_NAMES = {"makefile", "gnumakefile", "dockerfile", "containerfile", "justfile",
-                "procfile", ".bashrc", ".zshrc", ".profile", ".bash_profile", "vagrantfile"}
-_PROSE_EXT = {".md", ".markdown", ".txt", ".rst", ".adoc", ".org", ".rtf", ".tex", ".html",
-              ".htm", ".csv", ".log"}
+_SHELL_EXT = {".sh", ".bash", ".zsh", ".ksh", ".fish", ".bat", ".cmd", ".ps1", ".psm1", ".command", ".mk"}
+_SHELL_NAMES = {
+    "makefile",
+    "gnumakefile",
+    "dockerfile",
+    "containerfile",
+    "justfile",
+    "procfile",
+    ".bashrc",
+    ".zshrc",
+    ".profile",
+    ".bash_profile",
+    "vagrantfile",
+}
+_PROSE_EXT = {".md", ".markdown", ".txt", ".rst", ".adoc", ".org", ".rtf", ".tex", ".html", ".htm", ".csv", ".log"}
 # Past this size a word scan (needed with many command rules) would eat the budget.
 MAX_SCAN_CHARS = 2 * 1024 * 1024
 # Up to this many characters searched (keys x text), substring checks rule files out first.
@@ -40,16 +49,20 @@ def _re():
     if _patterns is None:
         import re
 
-        _patterns = (re.compile(r"[\w.+-]+"),
-                     re.compile(r'"((?:[^"\\\n]|\\.){1,2000})"|\'((?:[^\'\\\n]|\\.){1,2000})\'|'
-                                r'`([^`\n]{1,2000})`'),
-                     re.compile(r"\.(exe|com|bat|cmd)$", re.IGNORECASE),
-                     re.compile(r"^\s*(?:RUN|CMD|ENTRYPOINT)\s+(?:\[)?", re.IGNORECASE))
+        _patterns = (
+            re.compile(r"[\w.+-]+"),
+            re.compile(
+                r'"((?:[^"\\\n]|\\.){1,2000})"|\'((?:[^\'\\\n]|\\.){1,2000})\'|'
+                r"`([^`\n]{1,2000})`"
+            ),
+            re.compile(r"\.(exe|com|bat|cmd)$", re.IGNORECASE),
+            re.compile(r"^\s*(?:RUN|CMD|ENTRYPOINT)\s+(?:\[)?", re.IGNORECASE),
+        )
     return _patterns
 
 
 def kind_of(file_path: str | None, content: str) -> str:
-    """"shell", "code" or "prose"."""
+    """ "shell", "code" or "prose"."""
     name = os.path.basename((file_path or "").replace("\\", "/")).lower()
     ext = os.path.splitext(name)[1]
     if ext in _SHELL_EXT or name in _SHELL_NAMES or content.startswith("#!"):

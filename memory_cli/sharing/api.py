@@ -28,23 +28,40 @@ KV_PREFIX = "sharing.file:"
 def _root(root: str | None) -> str:
     found = scopes.find_project_root(root or os.getcwd())
     if not found:
-        raise InvalidInput("not in a project: sharing writes .claude/memory-cli.toml at the repository's root "
-                           "(run it inside a git repository, or set CLAUDE_PROJECT_DIR)")
+        raise InvalidInput(
+            "not in a project: sharing writes .claude/memory-cli.toml at the repository's root "
+            "(run it inside a git repository, or set CLAUDE_PROJECT_DIR)"
+        )
     return found
 
 
 def _file_entry(store, entry_id: str) -> dict:
     e = entries.get(store, entry_id)
-    out = {"id": e["id"], "type": e["type"], "content": e["content"], "category": e["category"],
-           "subject": e["subject"], "tags": e["tags"], "rule": None}
+    out = {
+        "id": e["id"],
+        "type": e["type"],
+        "content": e["content"],
+        "category": e["category"],
+        "subject": e["subject"],
+        "tags": e["tags"],
+        "rule": None,
+    }
     r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (e["id"],))
     if r is not None:
-        out["rule"] = {"pattern": r["pattern"], "pattern_type": r["pattern_type"], "action": r["action"],
-                       "severity": r["severity"], "alternative": r["alternative"], "message": r["message"],
-                       "tools": json.loads(r["tools"] or "[]"), "fields": json.loads(r["fields"] or "[]"),
-                       "case_sensitive": bool(r["case_sensitive"]),
-                       "conditions": json.loads(r["conditions"] or "[]"), "name": r["name"],
-                       "hook_events": json.loads(r["hook_events"] or "[]")}
+        out["rule"] = {
+            "pattern": r["pattern"],
+            "pattern_type": r["pattern_type"],
+            "action": r["action"],
+            "severity": r["severity"],
+            "alternative": r["alternative"],
+            "message": r["message"],
+            "tools": json.loads(r["tools"] or "[]"),
+            "fields": json.loads(r["fields"] or "[]"),
+            "case_sensitive": bool(r["case_sensitive"]),
+            "conditions": json.loads(r["conditions"] or "[]"),
+            "name": r["name"],
+            "hook_events": json.loads(r["hook_events"] or "[]"),
+        }
     return out
 
 
@@ -73,8 +90,7 @@ def share_entry(store, entry_id: str, root: str | None = None) -> dict:
     _write(path, items)
     with store.transaction():
         audit.record(store, "share", entry_id=item["id"], context=path)
-    return {"path": path, "id": item["id"], "replaced": replaced,
-            "redacted": "[REDACTED" in json.dumps(item)}
+    return {"path": path, "id": item["id"], "replaced": replaced, "redacted": "[REDACTED" in json.dumps(item)}
 
 
 def unshare_entry(store, entry_id: str, root: str | None = None) -> dict:
@@ -127,8 +143,12 @@ def load(store, root: str | None) -> dict | None:
                 entries.archive(store, gone, reason=f"removed from {path}")
                 counts["archived"] += 1
         kvstate.put(store, key, {"hash": h, "ids": sorted(i["id"] for i in items)})
-        audit.record(store, "repo_load", context=path, result=f"{counts['added']} added, {counts['updated']} "
-                     f"updated, {counts['archived']} archived")
+        audit.record(
+            store,
+            "repo_load",
+            context=path,
+            result=f"{counts['added']} added, {counts['updated']} updated, {counts['archived']} archived",
+        )
     return counts
 
 
@@ -139,31 +159,75 @@ def _apply(store, item: dict, scope: str, path: str) -> str:
     rule = item["rule"]
     if local is None:
         if rule is not None:
-            rules.create_rule(store, item["content"], pattern=rule["pattern"], pattern_type=rule["pattern_type"],
-                              action=rule["action"], severity=rule["severity"], alternative=rule.get("alternative"),
-                              message=rule.get("message"), tools=rule["tools"], fields=rule["fields"], scope=scope,
-                              provenance="imported", confirmed=True, source="repo",
-                              conditions=rule["conditions"], case_sensitive=bool(rule.get("case_sensitive")),
-                              name=rule.get("name"), hook_events=rule["hook_events"], source_ref=path,
-                              tags=item["tags"], entry_id=item["id"])
+            rules.create_rule(
+                store,
+                item["content"],
+                pattern=rule["pattern"],
+                pattern_type=rule["pattern_type"],
+                action=rule["action"],
+                severity=rule["severity"],
+                alternative=rule.get("alternative"),
+                message=rule.get("message"),
+                tools=rule["tools"],
+                fields=rule["fields"],
+                scope=scope,
+                provenance="imported",
+                confirmed=True,
+                source="repo",
+                conditions=rule["conditions"],
+                case_sensitive=bool(rule.get("case_sensitive")),
+                name=rule.get("name"),
+                hook_events=rule["hook_events"],
+                source_ref=path,
+                tags=item["tags"],
+                entry_id=item["id"],
+            )
         else:
-            entries.add(store, item["content"], item["type"], scope=scope, source="repo", tags=item["tags"],
-                        category=item.get("category"), subject=item.get("subject"), entry_id=item["id"],
-                        audit_context=f"repo: {path}")
+            entries.add(
+                store,
+                item["content"],
+                item["type"],
+                scope=scope,
+                source="repo",
+                tags=item["tags"],
+                category=item.get("category"),
+                subject=item.get("subject"),
+                entry_id=item["id"],
+                audit_context=f"repo: {path}",
+            )
         return "added"
-    changed = entries.update(store, item["id"], audit_action="repo_update", content=item["content"],
-                             tags=item["tags"], category=item.get("category"), subject=item.get("subject"),
-                             status="active" if local["source"] == "repo" else None)
+    changed = entries.update(
+        store,
+        item["id"],
+        audit_action="repo_update",
+        content=item["content"],
+        tags=item["tags"],
+        category=item.get("category"),
+        subject=item.get("subject"),
+        status="active" if local["source"] == "repo" else None,
+    )
     updated = changed["updated_at"] != local["updated_at"]
     if rule is not None and store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (item["id"],)):
         before = store.value("SELECT updated_at FROM enforcement_rules WHERE id = ?", (item["id"],))
-        rules.edit_rule(store, item["id"], pattern=rule["pattern"], pattern_type=rule["pattern_type"],
-                        action=rule["action"], severity=rule["severity"], alternative=rule.get("alternative") or "",
-                        message=rule.get("message") or "", tools=rule["tools"], fields=rule["fields"],
-                        conditions=rule["conditions"], case_sensitive=bool(rule.get("case_sensitive")),
-                        hook_events=rule["hook_events"], confirmed=True)
-        updated = updated or store.value("SELECT updated_at FROM enforcement_rules WHERE id = ?",
-                                         (item["id"],)) != before
+        rules.edit_rule(
+            store,
+            item["id"],
+            pattern=rule["pattern"],
+            pattern_type=rule["pattern_type"],
+            action=rule["action"],
+            severity=rule["severity"],
+            alternative=rule.get("alternative") or "",
+            message=rule.get("message") or "",
+            tools=rule["tools"],
+            fields=rule["fields"],
+            conditions=rule["conditions"],
+            case_sensitive=bool(rule.get("case_sensitive")),
+            hook_events=rule["hook_events"],
+            confirmed=True,
+        )
+        updated = (
+            updated or store.value("SELECT updated_at FROM enforcement_rules WHERE id = ?", (item["id"],)) != before
+        )
     return "updated" if updated else "unchanged"
 
 
@@ -178,8 +242,10 @@ def load_quietly(store, root: str | None, warn) -> dict | None:
 
 def loaded_rules(store) -> list[dict]:
     """Rules that came from a repository file, for `doctor`."""
-    return store.rows("SELECT e.id, e.content, e.scope, e.status, r.source_ref FROM memory_entries e"
-                      " JOIN enforcement_rules r ON r.id = e.id WHERE e.source = 'repo' ORDER BY e.created_at")
+    return store.rows(
+        "SELECT e.id, e.content, e.scope, e.status, r.source_ref FROM memory_entries e"
+        " JOIN enforcement_rules r ON r.id = e.id WHERE e.source = 'repo' ORDER BY e.created_at"
+    )
 
 
 def file_states(store) -> dict:
@@ -204,8 +270,10 @@ def targets(store, *, root: str | None = None, where: str = "auto") -> tuple[boo
     use_repo = where == "repo" or (where == "auto" and project_root is not None)
     use_team = where == "team" or (where == "auto" and team.joined(store) is not None)
     if not use_repo and not use_team:
-        raise InvalidInput("nothing to share with: run inside a git repository (for .claude/memory-cli.toml) "
-                           "or join a team store (memory-cli team join URL)")
+        raise InvalidInput(
+            "nothing to share with: run inside a git repository (for .claude/memory-cli.toml) "
+            "or join a team store (memory-cli team join URL)"
+        )
     return use_repo, use_team
 
 

@@ -18,5 +18,7 @@ def session_start(ctx, resp) -> None:
         ctx.audit("repo_load", result="malformed", context=str(err))
         return
     if result and (result["added"] or result["archived"]):
-        resp.notify(f"memory-cli: loaded {result['added']} shared memories from .claude/memory-cli.toml"
-                    + (f", archived {result['archived']} removed from it" if result["archived"] else ""))
+        resp.notify(
+            f"memory-cli: loaded {result['added']} shared memories from .claude/memory-cli.toml"
+            + (f", archived {result['archived']} removed from it" if result["archived"] else "")
+        )

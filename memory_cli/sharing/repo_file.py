@@ -23,8 +23,20 @@ HEADER = (
     "# `memory-cli unshare ID`, or by hand.\n\n"
 )
 ENTRY_KEYS = ("id", "type", "content", "category", "subject", "tags")
-RULE_KEYS = ("pattern", "pattern_type", "action", "severity", "alternative", "message", "tools", "fields",
-             "case_sensitive", "conditions", "name", "hook_events")
+RULE_KEYS = (
+    "pattern",
+    "pattern_type",
+    "action",
+    "severity",
+    "alternative",
+    "message",
+    "tools",
+    "fields",
+    "case_sensitive",
+    "conditions",
+    "name",
+    "hook_events",
+)
 TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
 
 
@@ -103,8 +115,9 @@ def _check_rule(rule, label: str) -> dict:
         ptype = spec.check_pattern_type(rule.get("pattern_type", "regex"))
         out = dict(rule)
         out["pattern_type"] = ptype
-        out["pattern"] = spec.check_pattern(rule.get("pattern"), ptype,
-                                            case_sensitive=bool(rule.get("case_sensitive", False)))
+        out["pattern"] = spec.check_pattern(
+            rule.get("pattern"), ptype, case_sensitive=bool(rule.get("case_sensitive", False))
+        )
         out["action"] = spec.check_action(rule.get("action", "warn"))
         out["severity"] = spec.check_severity(rule.get("severity", "medium"))
         out["tools"] = spec.normalize_tools(rule["tools"]) if "tools" in rule else spec.default_tools(ptype)

@@ -22,8 +22,18 @@ KEY_MARK = "team.mark"
 KEY_LAST_SYNC = "team.last_sync"
 KEY_LAST_ERROR = "team.last_error"
 
-__all__ = ["init", "join", "leave", "status", "sync_now", "mark_shared", "unmark_shared", "confirm",
-           "joined", "TeamUnavailable"]
+__all__ = [
+    "init",
+    "join",
+    "leave",
+    "status",
+    "sync_now",
+    "mark_shared",
+    "unmark_shared",
+    "confirm",
+    "joined",
+    "TeamUnavailable",
+]
 
 
 def safe_conninfo(url: str) -> tuple[str, bool]:
@@ -114,8 +124,11 @@ def mark_shared(store, entry_id: str) -> bool:
     (an entry marked before joining is pushed by the first sync after it)."""
     eid = entries.resolve_id(store, entry_id)
     with store.transaction():
-        store.execute("INSERT INTO team_entries(entry_id, shared_at) VALUES (?, ?)"
-                      " ON CONFLICT(entry_id) DO UPDATE SET state = 'shared'", (eid, now_iso()))
+        store.execute(
+            "INSERT INTO team_entries(entry_id, shared_at) VALUES (?, ?)"
+            " ON CONFLICT(entry_id) DO UPDATE SET state = 'shared'",
+            (eid, now_iso()),
+        )
         audit.record(store, "team_share", entry_id=eid)
     return joined(store) is not None
 
@@ -179,13 +192,17 @@ def confirm(store, entry_id: str, *, cwd: str | None = None) -> dict:
 
 def status(store, *, check_server: bool = True) -> dict:
     conninfo = joined(store)
-    out = {"joined": conninfo is not None, "server": conninfo,
-           "shared": store.value("SELECT count(*) FROM team_entries WHERE state = 'shared'") or 0,
-           "pending_tombstones": store.value("SELECT count(*) FROM team_entries WHERE state = 'tombstone'") or 0,
-           "unpushed": store.value("SELECT count(*) FROM team_entries WHERE version = 0") or 0,
-           "from_teammates": store.value("SELECT count(*) FROM memory_entries WHERE source = 'team'"
-                                         " AND status = 'active'") or 0,
-           "last_sync": kvstate.get(store, KEY_LAST_SYNC), "last_error": kvstate.get(store, KEY_LAST_ERROR)}
+    out = {
+        "joined": conninfo is not None,
+        "server": conninfo,
+        "shared": store.value("SELECT count(*) FROM team_entries WHERE state = 'shared'") or 0,
+        "pending_tombstones": store.value("SELECT count(*) FROM team_entries WHERE state = 'tombstone'") or 0,
+        "unpushed": store.value("SELECT count(*) FROM team_entries WHERE version = 0") or 0,
+        "from_teammates": store.value("SELECT count(*) FROM memory_entries WHERE source = 'team' AND status = 'active'")
+        or 0,
+        "last_sync": kvstate.get(store, KEY_LAST_SYNC),
+        "last_error": kvstate.get(store, KEY_LAST_ERROR),
+    }
     if conninfo and check_server:
         try:
             conn = server.connect(conninfo)

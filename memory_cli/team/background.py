@@ -62,10 +62,25 @@ def maybe_start(store, settings, *, at_end: bool, run_dir=None, python: str | No
         log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
             subprocess.Popen(
-                [python or sys.executable, "-m", CHILD_MODULE, "--db", os.path.abspath(os.fspath(store.path)),
-                 "--lock-fd", str(fd), "--stamp", str(stamp)],
-                stdin=subprocess.DEVNULL, stdout=log_fd, stderr=log_fd, pass_fds=(fd,), close_fds=True,
-                start_new_session=True, cwd=os.getcwd())
+                [
+                    python or sys.executable,
+                    "-m",
+                    CHILD_MODULE,
+                    "--db",
+                    os.path.abspath(os.fspath(store.path)),
+                    "--lock-fd",
+                    str(fd),
+                    "--stamp",
+                    str(stamp),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log_fd,
+                stderr=log_fd,
+                pass_fds=(fd,),
+                close_fds=True,
+                start_new_session=True,
+                cwd=os.getcwd(),
+            )
         finally:
             os.close(log_fd)
         return STARTED

@@ -15,9 +15,19 @@ def doctor_checks(store, settings) -> list[dict]:
     shared = store.value("SELECT count(*) FROM team_entries") or 0
     unpushed = store.value("SELECT count(*) FROM team_entries WHERE version = 0 OR state = 'tombstone'") or 0
     if err:
-        return [{"name": "team", "status": "warn",
-                 "detail": f"last team sync failed at {err['at']}: {err['message']} ({unpushed} of {shared} shared "
-                           "entries wait for the next sync; the local store works as usual)"}]
+        return [
+            {
+                "name": "team",
+                "status": "warn",
+                "detail": f"last team sync failed at {err['at']}: {err['message']} ({unpushed} of {shared} shared "
+                "entries wait for the next sync; the local store works as usual)",
+            }
+        ]
     when = last["at"] if last else "never"
-    return [{"name": "team", "status": "ok",
-             "detail": f"joined {conninfo}; last sync {when}; {shared} shared entries, {unpushed} waiting"}]
+    return [
+        {
+            "name": "team",
+            "status": "ok",
+            "detail": f"joined {conninfo}; last sync {when}; {shared} shared entries, {unpushed} waiting",
+        }
+    ]

@@ -9,8 +9,9 @@ def _start(ctx, at_end: bool) -> None:
     try:
         outcome = background.maybe_start(ctx.store, ctx.settings, at_end=at_end)
     except OSError as err:
-        ctx.audit("team_sync", result="not started", context=ctx.event,
-                  details={"error": f"{type(err).__name__}: {err}"})
+        ctx.audit(
+            "team_sync", result="not started", context=ctx.event, details={"error": f"{type(err).__name__}: {err}"}
+        )
         return
     if outcome == background.STARTED:
         ctx.audit("team_sync", result="started", context=ctx.event)

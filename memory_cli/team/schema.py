@@ -37,10 +37,32 @@ MAINTAINER_ROLE = "memory_cli_maintainer"
 
 #: Columns a member may write; ``confirmed``/``confirmed_by`` are the maintainers' alone, and the
 #: server's trigger owns ``version``, times and ``change_xid``.
-MEMBER_INSERT_COLUMNS = ("id", "type", "content", "scope", "category", "subject", "tags", "confidence",
-                         "rule", "deleted", "author", "updated_by")
-MEMBER_UPDATE_COLUMNS = ("type", "content", "scope", "category", "subject", "tags", "confidence", "rule",
-                         "deleted", "updated_by")
+MEMBER_INSERT_COLUMNS = (
+    "id",
+    "type",
+    "content",
+    "scope",
+    "category",
+    "subject",
+    "tags",
+    "confidence",
+    "rule",
+    "deleted",
+    "author",
+    "updated_by",
+)
+MEMBER_UPDATE_COLUMNS = (
+    "type",
+    "content",
+    "scope",
+    "category",
+    "subject",
+    "tags",
+    "confidence",
+    "rule",
+    "deleted",
+    "updated_by",
+)
 
 SERVER_DDL = f"""
 CREATE SCHEMA IF NOT EXISTS {SCHEMA};
@@ -102,8 +124,8 @@ DO $$ BEGIN
 END $$;
 GRANT USAGE ON SCHEMA {SCHEMA} TO {MEMBER_ROLE};
 GRANT SELECT ON {SCHEMA}.meta, {SCHEMA}.entries TO {MEMBER_ROLE};
-GRANT INSERT ({', '.join(MEMBER_INSERT_COLUMNS)}) ON {SCHEMA}.entries TO {MEMBER_ROLE};
-GRANT UPDATE ({', '.join(MEMBER_UPDATE_COLUMNS)}) ON {SCHEMA}.entries TO {MEMBER_ROLE};
+GRANT INSERT ({", ".join(MEMBER_INSERT_COLUMNS)}) ON {SCHEMA}.entries TO {MEMBER_ROLE};
+GRANT UPDATE ({", ".join(MEMBER_UPDATE_COLUMNS)}) ON {SCHEMA}.entries TO {MEMBER_ROLE};
 GRANT INSERT (confirmed, confirmed_by), UPDATE (confirmed, confirmed_by) ON {SCHEMA}.entries TO {MAINTAINER_ROLE};
 """
 

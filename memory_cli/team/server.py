@@ -44,8 +44,9 @@ def one_line(err: BaseException) -> str:
 def connect(conninfo: str, *, autocommit: bool = False):
     psycopg = _psycopg()
     try:
-        return psycopg.connect(conninfo, connect_timeout=CONNECT_TIMEOUT_S, autocommit=autocommit,
-                               application_name="memory-cli")
+        return psycopg.connect(
+            conninfo, connect_timeout=CONNECT_TIMEOUT_S, autocommit=autocommit, application_name="memory-cli"
+        )
     except psycopg.Error as err:
         msg = one_line(err)
         if "password" in msg:
@@ -59,14 +60,17 @@ def wrap(fn):
     try:
         return fn()
     except psycopg.errors.InsufficientPrivilege as err:
-        raise TeamUnavailable(f"the team server refused: {one_line(err)} (confirming rules needs the "
-                              "memory_cli_maintainer role; sharing needs memory_cli_member)") from None
+        raise TeamUnavailable(
+            f"the team server refused: {one_line(err)} (confirming rules needs the "
+            "memory_cli_maintainer role; sharing needs memory_cli_member)"
+        ) from None
     except psycopg.Error as err:
         raise TeamUnavailable(f"team server error: {one_line(err)}") from None
 
 
 def create_schema(conn) -> None:
     """Create (or complete) the schema and the two roles; idempotent."""
+
     def run():
         with conn.transaction():
             version = _read_version(conn)
@@ -74,16 +78,20 @@ def create_schema(conn) -> None:
                 raise _newer(version)
             conn.execute(schema.SERVER_DDL)
             conn.execute(schema.ROLES_DDL)
-            conn.execute(f"INSERT INTO {schema.SCHEMA}.meta(key, value) VALUES ('schema_version', %s)"
-                         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                         (str(schema.SERVER_SCHEMA_VERSION),))
+            conn.execute(
+                f"INSERT INTO {schema.SCHEMA}.meta(key, value) VALUES ('schema_version', %s)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(schema.SERVER_SCHEMA_VERSION),),
+            )
+
     wrap(run)
 
 
 def _newer(version: int) -> TeamUnavailable:
     return TeamUnavailable(
         f"the team store has schema {version}, newer than this memory-cli knows "
-        f"({schema.SERVER_SCHEMA_VERSION}); upgrade memory-cli (the local store keeps working)")
+        f"({schema.SERVER_SCHEMA_VERSION}); upgrade memory-cli (the local store keeps working)"
+    )
 
 
 def _read_version(conn) -> int | None:
@@ -96,10 +104,12 @@ def _read_version(conn) -> int | None:
 
 def check_schema(conn) -> None:
     """Refuse a server without the schema or with a newer one, in one line."""
+
     def run():
         version = _read_version(conn)
         conn.rollback()
         return version
+
     version = wrap(run)
     if version is None:
         raise TeamUnavailable("no memory-cli team store on that server: an admin runs `memory-cli team init URL` first")
@@ -107,8 +117,25 @@ def check_schema(conn) -> None:
         raise _newer(version)
 
 
-COLUMNS = ("id", "version", "type", "content", "scope", "category", "subject", "tags", "confidence", "rule",
-           "confirmed", "confirmed_by", "deleted", "author", "updated_by", "created_at", "updated_at")
+COLUMNS = (
+    "id",
+    "version",
+    "type",
+    "content",
+    "scope",
+    "category",
+    "subject",
+    "tags",
+    "confidence",
+    "rule",
+    "confirmed",
+    "confirmed_by",
+    "deleted",
+    "author",
+    "updated_by",
+    "created_at",
+    "updated_at",
+)
 
 
 def _row(values) -> dict:
@@ -127,31 +154,49 @@ def pull_since(conn, mark: str) -> tuple[list[dict], str]:
     or above it, so nothing that commits late is ever skipped; a row seen twice is recognised by
     its version and ignored.
     """
+
     def run():
         with conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             nxt = conn.execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").fetchone()[0]
             cur = conn.execute(
                 f"SELECT {', '.join(COLUMNS)} FROM {schema.SCHEMA}.entries WHERE change_xid >= %s::xid8"
-                " ORDER BY change_xid, id", (mark,))
+                " ORDER BY change_xid, id",
+                (mark,),
+            )
             rows = [_row(r) for r in cur.fetchall()]
         return rows, nxt
+
     return wrap(run)
 
 
-_INSERT = (f"INSERT INTO {schema.SCHEMA}.entries(id, type, content, scope, category, subject, tags, confidence,"
-           " rule, deleted, author, updated_by) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,false,%s,%s)"
-           f" ON CONFLICT (id) DO NOTHING RETURNING {', '.join(COLUMNS)}")
-_UPDATE = (f"UPDATE {schema.SCHEMA}.entries SET type=%s, content=%s, scope=%s, category=%s, subject=%s, tags=%s,"
-           " confidence=%s, rule=%s, updated_by=%s WHERE id=%s AND version=%s AND NOT deleted"
-           f" RETURNING {', '.join(COLUMNS)}")
-_TOMBSTONE = (f"UPDATE {schema.SCHEMA}.entries SET deleted=true, updated_by=%s WHERE id=%s AND version=%s"
-              f" AND NOT deleted RETURNING {', '.join(COLUMNS)}")
+_INSERT = (
+    f"INSERT INTO {schema.SCHEMA}.entries(id, type, content, scope, category, subject, tags, confidence,"
+    " rule, deleted, author, updated_by) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,false,%s,%s)"
+    f" ON CONFLICT (id) DO NOTHING RETURNING {', '.join(COLUMNS)}"
+)
+_UPDATE = (
+    f"UPDATE {schema.SCHEMA}.entries SET type=%s, content=%s, scope=%s, category=%s, subject=%s, tags=%s,"
+    " confidence=%s, rule=%s, updated_by=%s WHERE id=%s AND version=%s AND NOT deleted"
+    f" RETURNING {', '.join(COLUMNS)}"
+)
+_TOMBSTONE = (
+    f"UPDATE {schema.SCHEMA}.entries SET deleted=true, updated_by=%s WHERE id=%s AND version=%s"
+    f" AND NOT deleted RETURNING {', '.join(COLUMNS)}"
+)
 
 
 def _fields(p: dict) -> tuple:
-    return (p["type"], p["content"], p["scope"], p["category"], p["subject"], json.dumps(p["tags"]),
-            p["confidence"], json.dumps(p["rule"]) if p["rule"] is not None else None)
+    return (
+        p["type"],
+        p["content"],
+        p["scope"],
+        p["category"],
+        p["subject"],
+        json.dumps(p["tags"]),
+        p["confidence"],
+        json.dumps(p["rule"]) if p["rule"] is not None else None,
+    )
 
 
 def push_batch(conn, items: list[tuple[str, dict | str, int]], author: str) -> list[dict | None]:
@@ -160,6 +205,7 @@ def push_batch(conn, items: list[tuple[str, dict | str, int]], author: str) -> l
     ``insert`` adds a new entry (None back when the id exists already); ``update`` and
     ``delete`` apply only if the server row is still at the known version (None back when a
     teammate changed it since: the caller resolves that with the next pull)."""
+
     def run():
         cursors = []
         with conn.transaction():
@@ -179,19 +225,23 @@ def push_batch(conn, items: list[tuple[str, dict | str, int]], author: str) -> l
                 row = cur.fetchone()
                 out.append(_row(row) if row else None)
         return out
+
     return wrap(run)
 
 
 def confirm(conn, entry_id: str, who: str) -> dict | None:
     """A maintainer vouches for a shared rule. PostgreSQL itself refuses members."""
+
     def run():
         with conn.transaction():
             cur = conn.execute(
                 f"UPDATE {schema.SCHEMA}.entries SET confirmed=true, confirmed_by=%s"
                 f" WHERE id=%s AND NOT deleted AND rule IS NOT NULL RETURNING {', '.join(COLUMNS)}",
-                (who, entry_id))
+                (who, entry_id),
+            )
             row = cur.fetchone()
         return _row(row) if row else None
+
     return wrap(run)
 
 
@@ -203,6 +253,7 @@ def counts(conn) -> dict:
         ).fetchone()
         conn.rollback()
         return {"entries": row[0], "tombstones": row[1], "confirmed_rules": row[2]}
+
     return wrap(run)
 
 
@@ -210,7 +261,9 @@ def roles_of(conn) -> list[str]:
     def run():
         rows = conn.execute(
             "SELECT r FROM unnest(ARRAY[%s, %s]) AS r WHERE pg_has_role(current_user, r, 'MEMBER')",
-            (schema.MEMBER_ROLE, schema.MAINTAINER_ROLE)).fetchall()
+            (schema.MEMBER_ROLE, schema.MAINTAINER_ROLE),
+        ).fetchall()
         conn.rollback()
         return [r[0] for r in rows]
+
     return wrap(run)

@@ -21,8 +21,21 @@ from ..redact import redact
 from ..util import now_iso
 from . import server
 
-RULE_FIELDS = ("pattern", "pattern_type", "action", "severity", "alternative", "message", "tools", "fields",
-               "case_sensitive", "conditions", "name", "hook_events", "enabled")
+RULE_FIELDS = (
+    "pattern",
+    "pattern_type",
+    "action",
+    "severity",
+    "alternative",
+    "message",
+    "tools",
+    "fields",
+    "case_sensitive",
+    "conditions",
+    "name",
+    "hook_events",
+    "enabled",
+)
 
 
 def _clean(text):
@@ -38,16 +51,30 @@ def local_payload(store, entry_id: str) -> dict | None:
     r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry_id,))
     if r is not None:
         rule = {
-            "pattern": r["pattern"], "pattern_type": r["pattern_type"], "action": r["action"],
-            "severity": r["severity"], "alternative": _clean(r["alternative"]), "message": _clean(r["message"]),
-            "tools": json.loads(r["tools"] or "[]"), "fields": json.loads(r["fields"] or "[]"),
-            "case_sensitive": bool(r["case_sensitive"]), "conditions": json.loads(r["conditions"] or "[]"),
-            "name": r["name"], "hook_events": json.loads(r["hook_events"] or "[]"), "enabled": bool(r["active"]),
+            "pattern": r["pattern"],
+            "pattern_type": r["pattern_type"],
+            "action": r["action"],
+            "severity": r["severity"],
+            "alternative": _clean(r["alternative"]),
+            "message": _clean(r["message"]),
+            "tools": json.loads(r["tools"] or "[]"),
+            "fields": json.loads(r["fields"] or "[]"),
+            "case_sensitive": bool(r["case_sensitive"]),
+            "conditions": json.loads(r["conditions"] or "[]"),
+            "name": r["name"],
+            "hook_events": json.loads(r["hook_events"] or "[]"),
+            "enabled": bool(r["active"]),
         }
     return {
-        "id": e["id"], "type": e["type"], "content": _clean(e["content"]), "scope": e["scope"],
-        "category": e["category"], "subject": _clean(e["subject"]),
-        "tags": json.loads(e["tags"] or "[]"), "confidence": round(float(e["confidence"]), 4), "rule": rule,
+        "id": e["id"],
+        "type": e["type"],
+        "content": _clean(e["content"]),
+        "scope": e["scope"],
+        "category": e["category"],
+        "subject": _clean(e["subject"]),
+        "tags": json.loads(e["tags"] or "[]"),
+        "confidence": round(float(e["confidence"]), 4),
+        "rule": rule,
     }
 
 
@@ -68,8 +95,16 @@ def _remember(store, row: dict, *, synced_hash: str) -> None:
         " shared_at) VALUES (?,?,?,?,?,?, 'shared', ?) ON CONFLICT(entry_id) DO UPDATE SET"
         " version=excluded.version, synced_hash=excluded.synced_hash, author=excluded.author,"
         " server_updated_at=excluded.server_updated_at, confirmed=excluded.confirmed, state='shared'",
-        (row["id"], row["version"], synced_hash, row["author"], row["updated_at"], 1 if row["confirmed"] else 0,
-         now_iso()))
+        (
+            row["id"],
+            row["version"],
+            synced_hash,
+            row["author"],
+            row["updated_at"],
+            1 if row["confirmed"] else 0,
+            now_iso(),
+        ),
+    )
 
 
 # -- push ----------------------------------------------------------------------------------------
@@ -96,7 +131,7 @@ def push(store, conn, author: str) -> dict:
         with store.transaction():
             store.executemany("DELETE FROM team_entries WHERE entry_id = ?", [(e,) for e in forget])
     for i in range(0, len(work), PUSH_BATCH):
-        batch = work[i:i + PUSH_BATCH]
+        batch = work[i : i + PUSH_BATCH]
         rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch], author)
         with store.transaction():
             for (kind, p, _v, h), row in zip(batch, rows):
@@ -105,8 +140,12 @@ def push(store, conn, author: str) -> dict:
                     store.execute("DELETE FROM team_entries WHERE entry_id = ?", (eid,))
                     if row is None:  # a teammate changed it since: the pull brings it back
                         out["refused"] += 1
-                        audit.record(store, "team_conflict", entry_id=eid,
-                                     result="deletion lost to a teammate's newer edit; the entry comes back")
+                        audit.record(
+                            store,
+                            "team_conflict",
+                            entry_id=eid,
+                            result="deletion lost to a teammate's newer edit; the entry comes back",
+                        )
                     else:
                         out["deleted"] += 1
                 elif row is None:
@@ -133,10 +172,14 @@ def apply_remote(store, row: dict) -> str:
             if local is not None and local["status"] == "active":
                 current = local_payload(store, row["id"])
                 if m["synced_hash"] and payload_hash(current) != m["synced_hash"]:
-                    audit.record(store, "team_conflict", entry_id=row["id"],
-                                 result=f"{row['updated_by']} deleted it before the local edit reached the "
-                                        "team store; the edited version stays here, archived",
-                                 details={"loser": {"content": current["content"], "rule": current["rule"]}})
+                    audit.record(
+                        store,
+                        "team_conflict",
+                        entry_id=row["id"],
+                        result=f"{row['updated_by']} deleted it before the local edit reached the "
+                        "team store; the edited version stays here, archived",
+                        details={"loser": {"content": current["content"], "rule": current["rule"]}},
+                    )
                 entries.archive(store, row["id"], reason=f"deleted from the team store by {row['updated_by']}")
                 return "archived"
         return "skipped"
@@ -149,8 +192,12 @@ def apply_remote(store, row: dict) -> str:
             result = "added"
         else:
             current = local_payload(store, row["id"])
-            if m is not None and m["synced_hash"] and payload_hash(current) != m["synced_hash"] \
-                    and payload_hash(current) != remote_hash:
+            if (
+                m is not None
+                and m["synced_hash"]
+                and payload_hash(current) != m["synced_hash"]
+                and payload_hash(current) != remote_hash
+            ):
                 _keep_losing_version(store, row, current)
                 result = "conflict"
             else:
@@ -165,30 +212,68 @@ def _create_local(store, row: dict) -> None:
         from ..rules import api as rules
 
         r = row["rule"]
-        rules.create_rule(store, row["content"], pattern=r["pattern"], pattern_type=r["pattern_type"],
-                          action=r["action"], severity=r.get("severity") or "medium",
-                          alternative=r.get("alternative"), message=r.get("message"), tools=r.get("tools"),
-                          fields=r.get("fields"), scope=row["scope"], provenance="imported",
-                          confirmed=bool(row["confirmed"]), source="team", conditions=r.get("conditions"),
-                          case_sensitive=bool(r.get("case_sensitive")), enabled=r.get("enabled", True),
-                          name=r.get("name"), hook_events=r.get("hook_events"), confidence=row["confidence"],
-                          tags=row["tags"], entry_id=row["id"])
+        rules.create_rule(
+            store,
+            row["content"],
+            pattern=r["pattern"],
+            pattern_type=r["pattern_type"],
+            action=r["action"],
+            severity=r.get("severity") or "medium",
+            alternative=r.get("alternative"),
+            message=r.get("message"),
+            tools=r.get("tools"),
+            fields=r.get("fields"),
+            scope=row["scope"],
+            provenance="imported",
+            confirmed=bool(row["confirmed"]),
+            source="team",
+            conditions=r.get("conditions"),
+            case_sensitive=bool(r.get("case_sensitive")),
+            enabled=r.get("enabled", True),
+            name=r.get("name"),
+            hook_events=r.get("hook_events"),
+            confidence=row["confidence"],
+            tags=row["tags"],
+            entry_id=row["id"],
+        )
     else:
-        entries.add(store, row["content"], row["type"], scope=row["scope"], source="team",
-                    confidence=row["confidence"], tags=row["tags"], category=row["category"],
-                    subject=row["subject"], entry_id=row["id"], audit_context=f"team: {row['author']}")
+        entries.add(
+            store,
+            row["content"],
+            row["type"],
+            scope=row["scope"],
+            source="team",
+            confidence=row["confidence"],
+            tags=row["tags"],
+            category=row["category"],
+            subject=row["subject"],
+            entry_id=row["id"],
+            audit_context=f"team: {row['author']}",
+        )
 
 
 def _overwrite_local(store, row: dict) -> None:
-    entries.update(store, row["id"], audit_action="team_pull", content=row["content"], type=row["type"],
-                   scope=row["scope"], tags=row["tags"], category=row["category"],
-                   subject=row["subject"])
+    entries.update(
+        store,
+        row["id"],
+        audit_action="team_pull",
+        content=row["content"],
+        type=row["type"],
+        scope=row["scope"],
+        tags=row["tags"],
+        category=row["category"],
+        subject=row["subject"],
+    )
     if row["rule"] is not None and store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (row["id"],)):
         from ..rules import api as rules
 
         r = row["rule"]
-        rules.edit_rule(store, row["id"], confirmed=bool(row["confirmed"]),
-                        **{k: r[k] for k in RULE_FIELDS if k in r and r[k] is not None})
+        rules.edit_rule(
+            store,
+            row["id"],
+            confirmed=bool(row["confirmed"]),
+            **{k: r[k] for k in RULE_FIELDS if k in r and r[k] is not None},
+        )
 
 
 def _keep_losing_version(store, row: dict, current: dict) -> None:
@@ -199,12 +284,31 @@ def _keep_losing_version(store, row: dict, current: dict) -> None:
     store.execute(
         "INSERT INTO memory_entries(id, content, type, scope, source, confidence, tags, created_at, updated_at,"
         " category, subject, status, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?, 'superseded', ?)",
-        (loser_id, current["content"], current["type"], current["scope"], "team", current["confidence"],
-         json.dumps(current["tags"]), now_iso(), now_iso(), current["category"], current["subject"], row["id"]))
-    audit.record(store, "team_conflict", entry_id=row["id"], result=f"kept {row['updated_by']}'s version "
-                 f"{row['version']}; the local edit is {loser_id[:8]} (superseded)",
-                 details={"winner": {k: row.get(k) for k in ("content", "rule", "updated_by", "version")},
-                          "loser": {"id": loser_id, "content": current["content"], "rule": current["rule"]}})
+        (
+            loser_id,
+            current["content"],
+            current["type"],
+            current["scope"],
+            "team",
+            current["confidence"],
+            json.dumps(current["tags"]),
+            now_iso(),
+            now_iso(),
+            current["category"],
+            current["subject"],
+            row["id"],
+        ),
+    )
+    audit.record(
+        store,
+        "team_conflict",
+        entry_id=row["id"],
+        result=f"kept {row['updated_by']}'s version {row['version']}; the local edit is {loser_id[:8]} (superseded)",
+        details={
+            "winner": {k: row.get(k) for k in ("content", "rule", "updated_by", "version")},
+            "loser": {"id": loser_id, "content": current["content"], "rule": current["rule"]},
+        },
+    )
 
 
 def pull(store, conn, mark: str) -> tuple[dict, str]:

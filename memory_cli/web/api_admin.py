@@ -35,9 +35,7 @@ def overview(store, days: int = 30) -> dict:
     }
 
 
-@router.get(
-    "/overview", summary="The overview page's numbers: counts, gate activity per day, hook latency, funnel"
-)
+@router.get("/overview", summary="The overview page's numbers: counts, gate activity per day, hook latency, funnel")
 def api_overview(days: int = Query(30, ge=1, le=365), store=Depends(deps.get_store)):
     return overview(store, days)
 
@@ -51,9 +49,7 @@ def audit_rows(store, *, action=None, since=None, entry=None, limit=50) -> list[
         try:
             since_iso = iso(parse_iso(since))
         except ValueError:
-            raise deps.FieldError(
-                "since", f"since {since!r} is not an ISO date/time (e.g. 2026-11-01)"
-            ) from None
+            raise deps.FieldError("since", f"since {since!r} is not an ISO date/time (e.g. 2026-11-01)") from None
     entry_id = None
     if entry:
         try:

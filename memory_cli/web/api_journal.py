@@ -16,8 +16,12 @@ router = APIRouter(prefix="/api", tags=["incidents, reports and baselines"])
 
 
 @router.get("/incidents", summary="Incidents, newest first, or ranked by `q` (has this happened before?)")
-def api_incidents(q: Optional[str] = None, status: Optional[str] = Query(None, pattern="^(open|resolved)$"),
-                  limit: int = Query(50, ge=1, le=1000), store=Depends(deps.get_store)):
+def api_incidents(
+    q: Optional[str] = None,
+    status: Optional[str] = Query(None, pattern="^(open|resolved)$"),
+    limit: int = Query(50, ge=1, le=1000),
+    store=Depends(deps.get_store),
+):
     if q:
         return {"items": incidents.search(store, q, status=status, limit=min(limit, 100))}
     return {"items": incidents.list_incidents(store, status=status, limit=limit)}
@@ -29,8 +33,7 @@ def api_incident(incident_id: str, store=Depends(deps.get_store)):
 
 
 @router.get("/reports", summary="Session reports, newest first")
-def api_reports(scope: Optional[str] = None, limit: int = Query(20, ge=1, le=1000),
-                store=Depends(deps.get_store)):
+def api_reports(scope: Optional[str] = None, limit: int = Query(20, ge=1, le=1000), store=Depends(deps.get_store)):
     return {"items": reports.list_reports(store, scope=scope, limit=limit)}
 
 
@@ -41,5 +44,8 @@ def api_baselines(store=Depends(deps.get_store)):
 
 def journal(store) -> dict:
     """What the journal page shows."""
-    return {"incidents": incidents.list_incidents(store, limit=100), "reports": reports.list_reports(store, limit=20),
-            "metrics": api_baselines(store)["items"]}
+    return {
+        "incidents": incidents.list_incidents(store, limit=100),
+        "reports": reports.list_reports(store, limit=20),
+        "metrics": api_baselines(store)["items"],
+    }

@@ -127,9 +127,7 @@ def list_memories(
                 continue
             keep.append(h)
         return {"items": keep[offset : offset + limit], "total": len(keep)}
-    items = entries.list_entries(
-        store, **filters, limit=limit, offset=offset, order=order, descending=descending
-    )
+    items = entries.list_entries(store, **filters, limit=limit, offset=offset, order=order, descending=descending)
     return {"items": items, "total": entries.count_entries(store, **filters)}
 
 
@@ -181,9 +179,7 @@ def create_memory(store, body: MemoryIn) -> dict:
     )
     rule_opts = body.model_dump(include={"pattern", "pattern_type", "action", "severity", "alternative"})
     if any(v is not None for v in rule_opts.values()) and body.type.strip().lower() != "rule":
-        raise deps.FieldError(
-            "type", 'pattern, pattern_type, action, severity and alternative need type "rule"'
-        )
+        raise deps.FieldError("type", 'pattern, pattern_type, action, severity and alternative need type "rule"')
     with store.transaction():
         entry = entries.add(
             store,
@@ -266,9 +262,7 @@ def api_delete(entry_id: str, store=Depends(deps.get_store)):
 
 
 def bulk_change(store, action: str, ids: list[str]) -> int:
-    touched = [
-        e for e in (store.row("SELECT id, pinned FROM memory_entries WHERE id = ?", (i,)) for i in ids) if e
-    ]
+    touched = [e for e in (store.row("SELECT id, pinned FROM memory_entries WHERE id = ?", (i,)) for i in ids) if e]
     with deps.field("ids"):
         n = entries.bulk(store, action, ids)
     resync_pins(store, *touched)

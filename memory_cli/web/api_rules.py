@@ -146,9 +146,7 @@ def api_corrections(
         return corr.list_corrections(store, status=status, limit=limit)
 
 
-@router.post(
-    "/corrections/{correction_id}/approve", summary="Approve: the rule enforces (with the action given)"
-)
+@router.post("/corrections/{correction_id}/approve", summary="Approve: the rule enforces (with the action given)")
 def api_approve(correction_id: str, body: Optional[ApproveIn] = None, store=Depends(deps.get_store)):
     b = body or ApproveIn()
     with deps.field("action"):

@@ -234,9 +234,7 @@ def memory_edit(request: Request, entry_id: str, store=Depends(deps.get_store)):
 
 
 @router.post("/ui/memories/{entry_id}", response_class=HTMLResponse)
-def memory_save(
-    request: Request, entry_id: str, form: dict = Depends(form_data), store=Depends(deps.get_store)
-):
+def memory_save(request: Request, entry_id: str, form: dict = Depends(form_data), store=Depends(deps.get_store)):
     changes = {k: form.get(k) for k in ("content", "type", "scope", "confidence", "category", "subject")}
     changes = {k: v for k, v in changes.items() if v not in (None,)}
     if "tags" in form:
@@ -283,9 +281,7 @@ def rules_page(request: Request, status: str = "active", store=Depends(deps.get_
     status = status if status in ("active", "archived", "all") else "active"
     rules = rules_api.list_rules(store, status=status)
     fired = stats.rule_last_fired(store)
-    return render(
-        request, "rules.html", nav="rules", rules=rules, fired=fired, status=status, pending=_pending(store)
-    )
+    return render(request, "rules.html", nav="rules", rules=rules, fired=fired, status=status, pending=_pending(store))
 
 
 def _rule_row(request, store, rule_id, template="_rule_row.html"):
@@ -330,9 +326,7 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 def review_page(request: Request, store=Depends(deps.get_store)):
     items = corr.review_queue(store)
     recent = [
-        c
-        for c in corr.list_corrections(store, status="all", limit=30)
-        if c["status"] in ("approved", "rejected")
+        c for c in corr.list_corrections(store, status="all", limit=30) if c["status"] in ("approved", "rejected")
     ][:10]
     return render(request, "review.html", nav="review", items=items, recent=recent, pending=len(items))
 
@@ -375,9 +369,7 @@ def audit_page(
         rows = api_admin.audit_rows(store, action=action, since=since, entry=entry, limit=limit)
     except MemoryCliError as e:
         rows, error = [], str(e)
-    actions = [
-        r["action"] for r in store.rows("SELECT DISTINCT action FROM memory_audit_log ORDER BY action")
-    ]
+    actions = [r["action"] for r in store.rows("SELECT DISTINCT action FROM memory_audit_log ORDER BY action")]
     return render(
         request,
         "audit.html",

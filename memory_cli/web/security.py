@@ -106,9 +106,7 @@ class SecurityMiddleware:
         is_api = path.startswith("/api")
         host = headers.get("host", "").lower()
         if host not in self.hosts:
-            return await _refuse(
-                send, 400, f"host {host or '(none)'!r} is not one this server was started for", is_api
-            )
+            return await _refuse(send, 400, f"host {host or '(none)'!r} is not one this server was started for", is_api)
         query = scope.get("query_string", b"").decode("latin-1")
         params = parse_qsl(query, keep_blank_values=True)
         url_token = next((v for k, v in params if k == "token"), None)
@@ -144,8 +142,7 @@ class SecurityMiddleware:
             return await _refuse(
                 send,
                 401,
-                "a token is required: open the URL `memory-cli serve` printed, "
-                "or send Authorization: Bearer TOKEN",
+                "a token is required: open the URL `memory-cli serve` printed, or send Authorization: Bearer TOKEN",
                 is_api,
             )
 

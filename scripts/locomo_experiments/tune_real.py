@@ -1,19 +1,29 @@
 """Tune on the real store code: build the five stores once (through bench_retrieval's loader),
 cache query vectors, then evaluate hybrid.search under different Weights. Scratch."""
+
 from __future__ import annotations
 import json, os, pickle, sys
 from pathlib import Path
-sys.path.insert(0, "/work/main"); sys.path.insert(0, "/work/main/scripts")
+
+sys.path.insert(0, "/work/main")
+sys.path.insert(0, "/work/main/scripts")
 BASE = Path("/tmp/locomo_real")
 os.environ["CLAUDE_CONFIG_DIR"] = str(BASE / "claude")
 os.environ["MEMORY_CLI_CONFIG"] = str(BASE / "config.json")
-(BASE / "config.json").write_text(json.dumps({"retrieval": {"confidence_weight": 0, "recency_weight": 0},
-                                               "daemon": {"request_timeout_ms": 5000, "autostart": False}}))
+(BASE / "config.json").write_text(
+    json.dumps(
+        {
+            "retrieval": {"confidence_weight": 0, "recency_weight": 0},
+            "daemon": {"request_timeout_ms": 5000, "autostart": False},
+        }
+    )
+)
 import bench_retrieval as B
 from memory_cli.db import Store
 from memory_cli.retrieval import hybrid, fusion
 from memory_cli import settings as S
 import glob
+
 FILES = sorted(glob.glob("/work/shared/data/locomo/conv-*.json"))
 cfg = S.load()
 QV = BASE / "qvec.pkl"
@@ -22,6 +32,7 @@ QV = BASE / "qvec.pkl"
 def build():
     from memory_cli.daemon import control, client
     from memory_cli.embeddings import vectors
+
     control.start(wait_s=180)
     qcache = {}
     allq = {}

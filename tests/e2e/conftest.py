@@ -93,8 +93,10 @@ def pytest_terminal_summary(terminalreporter):
         tr.write_line(f"{secs:6.1f} s  {turns:2d} req  rc={rc}  {name:60s}  {prompt[:40]!r}")
     total = sum(t[2] for t in SESSION_TIMES)
     secs = sorted(t[2] for t in SESSION_TIMES)
-    tr.write_line(f"{len(SESSION_TIMES)} sessions, {total:.0f} s in all, median {secs[len(secs) // 2]:.1f} s, "
-                  f"slowest {secs[-1]:.1f} s")
+    tr.write_line(
+        f"{len(SESSION_TIMES)} sessions, {total:.0f} s in all, median {secs[len(secs) // 2]:.1f} s, "
+        f"slowest {secs[-1]:.1f} s"
+    )
 
 
 def pytest_collection_modifyitems(items):
@@ -107,19 +109,24 @@ def pytest_collection_modifyitems(items):
 def claude_bin() -> Path:
     """The pinned Claude Code binary; installs it once if npm is there and it is missing."""
     if not MEMORY_CLI.exists():
-        pytest.skip(f"no memory-cli console script beside {sys.executable}: run the tests with the "
-                    "project's venv (make test)")
+        pytest.skip(
+            f"no memory-cli console script beside {sys.executable}: run the tests with the project's venv (make test)"
+        )
     override = os.environ.get("MEMORY_CLI_E2E_CLAUDE")
     if override:
         return Path(override)
     if not _right_version(CLAUDE_BIN):
         if shutil.which("npm") is None:
-            pytest.skip("npm not found: the end-to-end tests need Node.js with npm to install "
-                        f"@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION} (scripts/setup_claude_code.sh)")
+            pytest.skip(
+                "npm not found: the end-to-end tests need Node.js with npm to install "
+                f"@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION} (scripts/setup_claude_code.sh)"
+            )
         proc = subprocess.run(["bash", str(SETUP_SCRIPT)], capture_output=True, text=True, timeout=600, check=False)
         if not _right_version(CLAUDE_BIN):
-            pytest.skip("Claude Code could not be installed by scripts/setup_claude_code.sh: "
-                        + (proc.stderr or proc.stdout).strip()[-300:])
+            pytest.skip(
+                "Claude Code could not be installed by scripts/setup_claude_code.sh: "
+                + (proc.stderr or proc.stdout).strip()[-300:]
+            )
     return CLAUDE_BIN
 
 
@@ -127,8 +134,7 @@ def _right_version(binary: Path) -> bool:
     if not binary.exists():
         return False
     try:
-        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
-                             check=False).stdout
+        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60, check=False).stdout
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out.startswith(CLAUDE_CODE_VERSION + " ")
@@ -188,16 +194,21 @@ class SessionResult:
     def system_messages(self) -> list[str]:
         """What hooks showed the person (``systemMessage``): the stream's ``informational``
         lines, as Claude Code words them (``"UserPromptSubmit says: memory-cli: ..."``)."""
-        return [e.get("content", "") for e in self.events
-                if e.get("type") == "system" and e.get("subtype") == "informational"]
+        return [
+            e.get("content", "")
+            for e in self.events
+            if e.get("type") == "system" and e.get("subtype") == "informational"
+        ]
 
     def describe(self) -> str:
         """A compact account of the session for assertion messages."""
         lines = [f"rc={self.returncode} {self.elapsed_s:.1f}s, {len(self.main_requests)} turns"]
         for e in self.events:
             if e.get("type") == "system" and e.get("subtype") == "hook_response":
-                lines.append(f"  hook {e.get('hook_name')}: exit {e.get('exit_code')} "
-                             f"out={str(e.get('output') or e.get('stdout'))[:200]!r}")
+                lines.append(
+                    f"  hook {e.get('hook_name')}: exit {e.get('exit_code')} "
+                    f"out={str(e.get('output') or e.get('stdout'))[:200]!r}"
+                )
         if self.main_requests:
             for tr in self.tool_results():
                 lines.append(f"  tool_result error={tr['is_error']}: {tr['text'][:200]!r}")
@@ -235,14 +246,16 @@ class E2EHome:
 
     def env(self, extra: dict | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB_PREFIXES)}
-        env.update({
-            "HOME": str(self.home),
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "ANTHROPIC_API_KEY": "sk-ant-e2e-standin",
-        })
+        env.update(
+            {
+                "HOME": str(self.home),
+                "DISABLE_TELEMETRY": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_ERROR_REPORTING": "1",
+                "ANTHROPIC_API_KEY": "sk-ant-e2e-standin",
+            }
+        )
         env.update(self.extra_env)
         for k, v in (extra or {}).items():
             if v is None:
@@ -251,15 +264,30 @@ class E2EHome:
                 env[k] = v
         return env
 
-    def cli(self, *args, check: bool = True, env: dict | None = None, input: str | None = None,
-            cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    def cli(
+        self,
+        *args,
+        check: bool = True,
+        env: dict | None = None,
+        input: str | None = None,
+        cwd: Path | None = None,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess:
         """Run the venv's ``memory-cli ARGS`` as the person owning this HOME would."""
-        proc = subprocess.run([str(MEMORY_CLI), *map(str, args)], capture_output=True, text=True, check=False,
-                              env=self.env(env), cwd=str(cwd or self.project),
-                              input="" if input is None else input, timeout=timeout)
+        proc = subprocess.run(
+            [str(MEMORY_CLI), *map(str, args)],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=self.env(env),
+            cwd=str(cwd or self.project),
+            input="" if input is None else input,
+            timeout=timeout,
+        )
         if check and proc.returncode != 0:
-            raise AssertionError(f"memory-cli {' '.join(map(str, args))} exited {proc.returncode}: "
-                                 f"{proc.stderr.strip()}")
+            raise AssertionError(
+                f"memory-cli {' '.join(map(str, args))} exited {proc.returncode}: {proc.stderr.strip()}"
+            )
         return proc
 
     def cli_json(self, *args, **kw):
@@ -310,10 +338,18 @@ class E2EHome:
             out.append((int(entry), cmd))
         return out
 
-    def run_session(self, prompt: str | list[str], script=(), *, subagents: dict | None = None,
-                    extra_args=(), env: dict | None = None,
-                    allowed_tools: str = DEFAULT_TOOLS, cwd: Path | None = None,
-                    timeout: float = 180) -> SessionResult:
+    def run_session(
+        self,
+        prompt: str | list[str],
+        script=(),
+        *,
+        subagents: dict | None = None,
+        extra_args=(),
+        env: dict | None = None,
+        allowed_tools: str = DEFAULT_TOOLS,
+        cwd: Path | None = None,
+        timeout: float = 180,
+    ) -> SessionResult:
         """Run ``claude -p PROMPT`` in the project with the model scripted by ``script``.
 
         A list of prompts runs them one after another in the same session (``--input-format
@@ -336,8 +372,16 @@ class E2EHome:
             if prompts is None:
                 # An empty pipe, not /dev/null: print mode appends whatever stdin holds to the
                 # prompt, and a shared machine's /dev/null is not always the device it should be.
-                proc = subprocess.run(cmd, capture_output=True, text=True, env=run_env, input="", check=False,
-                                      cwd=str(cwd or self.project), timeout=timeout)
+                proc = subprocess.run(
+                    cmd,
+                    capture_output=True,
+                    text=True,
+                    env=run_env,
+                    input="",
+                    check=False,
+                    cwd=str(cwd or self.project),
+                    timeout=timeout,
+                )
                 returncode, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
             else:
                 returncode, stdout, stderr = _converse(cmd, prompts, run_env, cwd or self.project, timeout)
@@ -350,9 +394,15 @@ class E2EHome:
                     events.append(json.loads(line))
                 except ValueError:
                     pass
-        result = SessionResult(prompt if isinstance(prompt, str) else " | ".join(prompt), returncode, events,
-                               list(standin.requests), stderr,
-                               elapsed, standin)
+        result = SessionResult(
+            prompt if isinstance(prompt, str) else " | ".join(prompt),
+            returncode,
+            events,
+            list(standin.requests),
+            stderr,
+            elapsed,
+            standin,
+        )
         self.sessions.append(result)
         test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
         SESSION_TIMES.append((test, result.prompt, elapsed, len(result.main_requests), returncode))
@@ -362,8 +412,9 @@ class E2EHome:
 def _converse(cmd, prompts, env, cwd, timeout) -> tuple[int, str, str]:
     """Feed prompts one at a time as stream-json input, each after the previous turn's
     ``result`` (a prompt sent while a turn runs is folded into that turn as a side note)."""
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=env, cwd=str(cwd))
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=str(cwd)
+    )
     lines: queue.Queue = queue.Queue()
     err: list[str] = []
     threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)], daemon=True).start()

@@ -82,29 +82,72 @@ def render_stream(blocks: list[dict], model: str = MODEL) -> bytes:
     """One assistant message as the Messages API streams it."""
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
     msg_id = f"msg_e2e{next(_ids):05d}"
-    out = [_sse("message_start", {"type": "message_start", "message": {
-        "id": msg_id, "type": "message", "role": "assistant", "model": model, "content": [],
-        "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 50, "output_tokens": 1}}})]
+    out = [
+        _sse(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": msg_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 50, "output_tokens": 1},
+                },
+            },
+        )
+    ]
     for i, block in enumerate(blocks):
         if block["type"] == "text":
-            out.append(_sse("content_block_start", {"type": "content_block_start", "index": i,
-                                                    "content_block": {"type": "text", "text": ""}}))
-            out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                    "delta": {"type": "text_delta", "text": block["text"]}}))
+            out.append(
+                _sse(
+                    "content_block_start",
+                    {"type": "content_block_start", "index": i, "content_block": {"type": "text", "text": ""}},
+                )
+            )
+            out.append(
+                _sse(
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": block["text"]}},
+                )
+            )
         elif block["type"] == "tool_use":
-            out.append(_sse("content_block_start", {"type": "content_block_start", "index": i,
-                                                    "content_block": {"type": "tool_use", "id": block["id"],
-                                                                      "name": block["name"], "input": {}}}))
-            out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": i,
-                                                    "delta": {"type": "input_json_delta",
-                                                              "partial_json": json.dumps(block["input"])}}))
+            out.append(
+                _sse(
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": i,
+                        "content_block": {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}},
+                    },
+                )
+            )
+            out.append(
+                _sse(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                    },
+                )
+            )
         else:
             raise ValueError(f"unsupported block type {block['type']!r}")
         out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": i}))
-    out.append(_sse("message_delta", {"type": "message_delta",
-                                      "delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": 20}}))
+    out.append(
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": 20},
+            },
+        )
+    )
     out.append(_sse("message_stop", {"type": "message_stop"}))
     return b"".join(out)
 
@@ -112,9 +155,16 @@ def render_stream(blocks: list[dict], model: str = MODEL) -> bytes:
 def render_message(blocks: list[dict], model: str = MODEL) -> dict:
     """The same message as a non-streamed JSON body."""
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-    return {"id": f"msg_e2e{next(_ids):05d}", "type": "message", "role": "assistant", "model": model,
-            "content": blocks, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 50, "output_tokens": 20}}
+    return {
+        "id": f"msg_e2e{next(_ids):05d}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": blocks,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 50, "output_tokens": 20},
+    }
 
 
 # -- recorded requests --------------------------------------------------------------------------
@@ -132,8 +182,12 @@ class Request:
     def is_main(self) -> bool:
         """A main-conversation turn: a messages request that offers tools (and is not a
         compaction, which offers them too)."""
-        return (self.path.split("?")[0] == "/v1/messages" and isinstance(self.body, dict)
-                and bool(self.body.get("tools")) and not self.is_compaction)
+        return (
+            self.path.split("?")[0] == "/v1/messages"
+            and isinstance(self.body, dict)
+            and bool(self.body.get("tools"))
+            and not self.is_compaction
+        )
 
     @property
     def is_compaction(self) -> bool:
@@ -163,8 +217,13 @@ class Request:
                 continue
             for b in content:
                 if isinstance(b, dict) and b.get("type") == "tool_result":
-                    out.append({"tool_use_id": b.get("tool_use_id"), "is_error": bool(b.get("is_error")),
-                                "text": _text_of(b.get("content"))})
+                    out.append(
+                        {
+                            "tool_use_id": b.get("tool_use_id"),
+                            "is_error": bool(b.get("is_error")),
+                            "text": _text_of(b.get("content")),
+                        }
+                    )
         return out
 
     def user_texts(self) -> list[str]:
@@ -179,8 +238,7 @@ class Request:
             if isinstance(content, str):
                 out.append(content)
             elif isinstance(content, list):
-                out.extend(b.get("text", "") for b in content
-                           if isinstance(b, dict) and b.get("type") == "text")
+                out.extend(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
         return out
 
     def hook_outputs(self) -> list[tuple[str, str, str]]:
@@ -196,12 +254,12 @@ class Request:
         for t in self.user_texts():
             found = list(_HOOK_FRAME.finditer(t))
             for i, m in enumerate(found):
-                body = t[m.end():found[i + 1].start() if i + 1 < len(found) else len(t)]
+                body = t[m.end() : found[i + 1].start() if i + 1 < len(found) else len(t)]
                 close = body.rfind("</memory-cli-context>")
                 if close != -1:
-                    body = body[:close + len("</memory-cli-context>")]
+                    body = body[: close + len("</memory-cli-context>")]
                 elif "\n\n" in body:
-                    body = body[:body.index("\n\n")]
+                    body = body[: body.index("\n\n")]
                 kind = "context" if m.group(2) == "additional context" else "feedback"
                 out.append((m.group(1), kind, body.strip()))
         return out
@@ -209,13 +267,19 @@ class Request:
     def hook_contexts(self, event: str) -> list[str]:
         """Additional context from hooks of ``event`` (``"SessionStart"``, ``"PreToolUse"``,
         or with the tool: ``"PreToolUse:Bash"``), oldest first."""
-        return [text for label, kind, text in self.hook_outputs()
-                if kind == "context" and event in (label, label.split(":")[0])]
+        return [
+            text
+            for label, kind, text in self.hook_outputs()
+            if kind == "context" and event in (label, label.split(":")[0])
+        ]
 
     def hook_feedback(self, event: str) -> list[str]:
         """Blocking feedback from hooks of ``event`` (PostToolUse ``decision: block`` reasons)."""
-        return [text for label, kind, text in self.hook_outputs()
-                if kind == "feedback" and event in (label, label.split(":")[0])]
+        return [
+            text
+            for label, kind, text in self.hook_outputs()
+            if kind == "feedback" and event in (label, label.split(":")[0])
+        ]
 
     def shown_text(self) -> str:
         """Everything the model could read in this request (system prompt, all messages, tool
@@ -228,7 +292,9 @@ class Request:
         return "\n".join(p for p in parts if p)
 
 
-_HOOK_FRAME = re.compile(r'\b([A-Z][A-Za-z]+(?::[^\s:]+)?) hook (additional context|blocking error from command: "[^"\n]*"):\s')
+_HOOK_FRAME = re.compile(
+    r'\b([A-Z][A-Za-z]+(?::[^\s:]+)?) hook (additional context|blocking error from command: "[^"\n]*"):\s'
+)
 
 
 def _text_of(content) -> str:
@@ -251,17 +317,25 @@ def _text_of(content) -> str:
 class StandIn:
     """The scripted model service. Use as a context manager::
 
-        with StandIn([bash("touch x"), "done"]) as api:
-            env["ANTHROPIC_BASE_URL"] = api.url
-            ...  # run claude -p
-        api.main_requests()[1].tool_results()
+    with StandIn([bash("touch x"), "done"]) as api:
+        env["ANTHROPIC_BASE_URL"] = api.url
+        ...  # run claude -p
+    api.main_requests()[1].tool_results()
     """
 
-    def __init__(self, script: Iterable = (), *, subagents: dict[str, Iterable] | None = None,
-                 side_text: str = "e2e session",
-                 final_text: str = "Done.", max_lifetime_s: float = 600.0,
-                 summary_text: str = ("<analysis>Scripted conversation.</analysis>\n<summary>1. Primary "
-                                      "Request and Intent: a scripted end-to-end test session.</summary>")):
+    def __init__(
+        self,
+        script: Iterable = (),
+        *,
+        subagents: dict[str, Iterable] | None = None,
+        side_text: str = "e2e session",
+        final_text: str = "Done.",
+        max_lifetime_s: float = 600.0,
+        summary_text: str = (
+            "<analysis>Scripted conversation.</analysis>\n<summary>1. Primary "
+            "Request and Intent: a scripted end-to-end test session.</summary>"
+        ),
+    ):
         self.script = [_blocks(t) for t in script]
         # Subagents (the Task tool) send conversation requests of their own, with their task's
         # prompt as the first user message: those get the turns scripted under that prompt.
@@ -297,8 +371,11 @@ class StandIn:
         if not self.subagents or not msgs:
             return None
         first = msgs[0].get("content")
-        texts = [first] if isinstance(first, str) else [b.get("text", "") for b in first or []
-                                                         if isinstance(b, dict) and b.get("type") == "text"]
+        texts = (
+            [first]
+            if isinstance(first, str)
+            else [b.get("text", "") for b in first or [] if isinstance(b, dict) and b.get("type") == "text"]
+        )
         for prompt in self.subagents:
             if any(t.strip() == prompt for t in texts):
                 return prompt
@@ -357,7 +434,11 @@ class StandIn:
                     self._send(200, "application/json", json.dumps({"input_tokens": n}).encode())
                     return
                 if path != "/v1/messages":
-                    self._send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}')
+                    self._send(
+                        404,
+                        "application/json",
+                        b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}',
+                    )
                     return
                 if req.is_main:
                     blocks = standin.next_turn(req)
@@ -374,14 +455,19 @@ class StandIn:
 
             def do_GET(self):
                 self._record()
-                self._send(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}')
+                self._send(
+                    404,
+                    "application/json",
+                    b'{"type":"error","error":{"type":"not_found_error","message":"not scripted"}}',
+                )
 
             do_HEAD = do_GET
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
-                                        name="anthropic-standin", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, name="anthropic-standin", daemon=True
+        )
         self._thread.start()
         self._timer = threading.Timer(self.max_lifetime_s, self.stop)
         self._timer.daemon = True

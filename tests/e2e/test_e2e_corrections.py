@@ -20,11 +20,14 @@ PROMPTS = [
 @pytest.fixture(scope="module")
 def three_sessions(e2e_home):
     """The same correction in three sessions; the third session then runs npm."""
-    sessions = [e2e_home.run_session(PROMPTS[0], ["Understood, pnpm from now on."]),
-                e2e_home.run_session(PROMPTS[1], ["Sorry, pnpm it is."])]
+    sessions = [
+        e2e_home.run_session(PROMPTS[0], ["Understood, pnpm from now on."]),
+        e2e_home.run_session(PROMPTS[1], ["Sorry, pnpm it is."]),
+    ]
     e2e_home.rules_before_third = e2e_home.cli_json("rules", "list", "--all")
-    sessions.append(e2e_home.run_session(PROMPTS[2], [
-        bash("touch ran.txt && npm --version", "check the npm version"), "Noted."]))
+    sessions.append(
+        e2e_home.run_session(PROMPTS[2], [bash("touch ran.txt && npm --version", "check the npm version"), "Noted."])
+    )
     return sessions
 
 

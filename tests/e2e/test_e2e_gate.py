@@ -19,11 +19,14 @@ def gate_session(e2e_home):
     """One session: a command a block rule denies, then one a warn rule lets through."""
     e2e_home.cli("rules", "add", "Never use pythonw.exe", "--alternative", "use python.exe")
     e2e_home.cli("rules", "add", "Prefer uv over pip")
-    return e2e_home.run_session("launch the app, then check pip", [
-        bash("touch denied.txt && pythonw.exe src/main.py", "launch"),
-        bash("touch warned.txt && pip --version", "check pip"),
-        "Done.",
-    ])
+    return e2e_home.run_session(
+        "launch the app, then check pip",
+        [
+            bash("touch denied.txt && pythonw.exe src/main.py", "launch"),
+            bash("touch warned.txt && pip --version", "check pip"),
+            "Done.",
+        ],
+    )
 
 
 def test_pre_tool_use_deny_stops_the_command_and_tells_the_model_why(e2e_home, gate_session):
@@ -56,11 +59,19 @@ def test_post_tool_use_feeds_a_rule_violation_in_a_written_file_back(e2e_home):
     ran, verification reads the written launcher, finds the program the rule forbids, and puts
     the violation beside the tool result."""
     target = e2e_home.project / "src" / "launch.py"
-    s = e2e_home.run_session("write a launcher", [
-        tool_use("Write", {"file_path": str(target),
-                           "content": "import subprocess\n\nsubprocess.run(['pythonw.exe', 'main.py'])\n"}),
-        "Written.",
-    ])
+    s = e2e_home.run_session(
+        "write a launcher",
+        [
+            tool_use(
+                "Write",
+                {
+                    "file_path": str(target),
+                    "content": "import subprocess\n\nsubprocess.run(['pythonw.exe', 'main.py'])\n",
+                },
+            ),
+            "Written.",
+        ],
+    )
     assert s.returncode == 0, s.describe()
     assert target.exists()  # the Write itself ran
     assert s.tool_results()[-1]["is_error"] is False
@@ -72,12 +83,20 @@ def test_post_tool_use_feeds_a_rule_violation_in_a_written_file_back(e2e_home):
 
 
 def test_post_tool_use_failure_offers_the_stored_fix(e2e_home):
-    e2e_home.cli("add", "ModuleNotFoundError: No module named whisper_core means the audio extra is "
-                 "missing; uv sync --extra audio installs it", "--category", "remediation")
-    s = e2e_home.run_session("run the transcriber", [
-        bash("python3 -c 'import whisper_core'", "import check"),
-        "I will install the extra.",
-    ])
+    e2e_home.cli(
+        "add",
+        "ModuleNotFoundError: No module named whisper_core means the audio extra is "
+        "missing; uv sync --extra audio installs it",
+        "--category",
+        "remediation",
+    )
+    s = e2e_home.run_session(
+        "run the transcriber",
+        [
+            bash("python3 -c 'import whisper_core'", "import check"),
+            "I will install the extra.",
+        ],
+    )
     assert s.returncode == 0, s.describe()
     failed = s.tool_results()[-1]
     assert failed["is_error"] and "No module named 'whisper_core'" in failed["text"], failed
@@ -90,9 +109,12 @@ def test_post_tool_use_failure_offers_the_stored_fix(e2e_home):
 def test_deny_holds_with_permission_checks_bypassed(e2e_home):
     """``--dangerously-skip-permissions`` (permission mode ``bypassPermissions``, allowed for
     root only in a sandbox) skips Claude Code's own prompts, not memory-cli's gate."""
-    s = e2e_home.run_session("launch it, no questions asked", [
-        bash("touch bypassed.txt && pythonw.exe src/main.py", "launch"), "Done."],
-        extra_args=["--dangerously-skip-permissions"], env={"IS_SANDBOX": "1"})
+    s = e2e_home.run_session(
+        "launch it, no questions asked",
+        [bash("touch bypassed.txt && pythonw.exe src/main.py", "launch"), "Done."],
+        extra_args=["--dangerously-skip-permissions"],
+        env={"IS_SANDBOX": "1"},
+    )
     assert s.returncode == 0, s.describe()
     assert [e.get("permissionMode") for e in s.events if e.get("subtype") == "init"][:1] == ["bypassPermissions"]
     denied = s.tool_results()[-1]
@@ -103,10 +125,12 @@ def test_deny_holds_with_permission_checks_bypassed(e2e_home):
 def test_an_ask_rule_in_print_mode_is_a_refusal_the_model_understands(e2e_home):
     """``ask`` hands the decision to the person; ``claude -p`` has nobody to ask, so Claude Code
     refuses the call, lists it in ``permission_denials`` and the model reads the rule."""
-    e2e_home.cli("rules", "add", "Ask before pushing", "--pattern", "git push",
-                 "--pattern-type", "command", "--action", "ask")
-    s = e2e_home.run_session("publish the branch", [
-        bash("touch pushed.txt && git push origin main", "push"), "Waiting for you."])
+    e2e_home.cli(
+        "rules", "add", "Ask before pushing", "--pattern", "git push", "--pattern-type", "command", "--action", "ask"
+    )
+    s = e2e_home.run_session(
+        "publish the branch", [bash("touch pushed.txt && git push origin main", "push"), "Waiting for you."]
+    )
     assert s.returncode == 0, s.describe()
     refused = s.tool_results()[-1]
     assert refused["is_error"] and "Ask before pushing" in refused["text"], s.describe()

@@ -14,9 +14,11 @@ pytestmark = pytest.mark.e2e
 
 def test_report_saved_by_the_model_starts_the_next_session(e2e_home):
     tool = "mcp__memory-cli__save_report"
-    first = e2e_home.run_session("wrap up", [
-        tool_use(tool, {"summary": "Moved the config loader to pydantic; next: drop the YAML fallback"}),
-        "Saved."], allowed_tools=f"Bash,{tool}")
+    first = e2e_home.run_session(
+        "wrap up",
+        [tool_use(tool, {"summary": "Moved the config loader to pydantic; next: drop the YAML fallback"}), "Saved."],
+        allowed_tools=f"Bash,{tool}",
+    )
     assert first.returncode == 0, first.describe()
     [saved] = first.last_request.tool_results()
     assert not saved["is_error"], saved
@@ -34,8 +36,9 @@ def test_report_saved_by_the_model_starts_the_next_session(e2e_home):
 def test_a_slow_recurring_command_is_flagged_against_its_baseline(e2e_home):
     (e2e_home.project / "Makefile").write_text("test:\n\tsleep 2\n")
     for _ in range(5):
-        e2e_home.cli("baselines", "record", "cmd: make test", "0.5", "--unit", "s",
-                     "--scope", "project:" + e2e_home.project.name)
+        e2e_home.cli(
+            "baselines", "record", "cmd: make test", "0.5", "--unit", "s", "--scope", "project:" + e2e_home.project.name
+        )
     s = e2e_home.run_session("run the tests", [bash("make test", "run the tests"), "Done."])
     assert s.returncode == 0, s.describe()
     shown = s.last_request.shown_text()

@@ -41,8 +41,12 @@ def test_pre_compact_restores_the_pinned_block_before_claude_code_rereads_claude
 
     s = e2e_home.run_session(
         ["reset CLAUDE.md to the main branch's copy", "/compact", "which port does the API use?"],
-        [bash(f"printf '{HEADER.replace(chr(10), chr(92) + 'n')}' > CLAUDE.md && git --version",
-              "reset CLAUDE.md"), "Reset.", "Port 8080."])
+        [
+            bash(f"printf '{HEADER.replace(chr(10), chr(92) + 'n')}' > CLAUDE.md && git --version", "reset CLAUDE.md"),
+            "Reset.",
+            "Port 8080.",
+        ],
+    )
     assert s.returncode == 0, s.describe()
     reset = s.main_requests[1].tool_results()[-1]
     assert not reset["is_error"], reset
@@ -71,8 +75,11 @@ def test_session_end_leaves_no_process_behind(e2e_home):
     assert s.returncode == 0, s.describe()
     left = _wait_until_gone(e2e_home, 60)
     assert left == [], left
-    ends = [r for r in e2e_home.cli_json("audit", "--action", "hook", "--limit", "200")
-            if r["hook_event"] == "SessionEnd" and r["session_id"] == s.result["session_id"]]
+    ends = [
+        r
+        for r in e2e_home.cli_json("audit", "--action", "hook", "--limit", "200")
+        if r["hook_event"] == "SessionEnd" and r["session_id"] == s.result["session_id"]
+    ]
     assert ends and ends[0]["result"] == "ok", ends
     runs = e2e_home.cli_json("audit", "--action", "maintenance", "--limit", "200")
     assert any(r["result"] == "done" for r in runs), runs
@@ -84,9 +91,11 @@ def test_store_disabled_hooks_are_silent_and_the_session_works(e2e_home):
     e2e_home.cli("rules", "add", "Never use telnet")
     before = e2e_home.cli_json("audit", "--limit", "100000")
     entries_before = e2e_home.cli_json("list")
-    s = e2e_home.run_session("No, use ssh, not telnet.", [
-        bash("touch unguarded.txt && telnet --version; true", "try telnet"), "Done."],
-        env={"MEMORY_CLI_DB": ""})
+    s = e2e_home.run_session(
+        "No, use ssh, not telnet.",
+        [bash("touch unguarded.txt && telnet --version; true", "try telnet"), "Done."],
+        env={"MEMORY_CLI_DB": ""},
+    )
     assert s.returncode == 0, s.describe()
     assert s.result.get("subtype") == "success"
     for r in s.main_requests:
@@ -109,17 +118,25 @@ def test_hooks_answer_while_the_daemon_is_still_starting_and_it_leaves_by_itself
     home = fresh_home
     home.write_config({"daemon": {"idle_timeout_s": 5}})
     home.cli("rules", "add", "Never use pythonw.exe")
-    home.cli("add", "whisperclick-daemon: command not found means the audio service is not "
-             "installed; make audio-service installs it", "--category", "remediation")
-    s = home.run_session("start the service", [
-        bash("memory-cli daemon status", "daemon state"),
-        bash("pythonw.exe run.py", "try pythonw"),
-        bash("whisperclick-daemon --start", "start"),
-        "Done."], env={"MEMORY_CLI_DAEMON_AUTOSTART": None,
-                       "PATH": f"{home.cli_bin_dir}:{os.environ['PATH']}"})
+    home.cli(
+        "add",
+        "whisperclick-daemon: command not found means the audio service is not "
+        "installed; make audio-service installs it",
+        "--category",
+        "remediation",
+    )
+    s = home.run_session(
+        "start the service",
+        [
+            bash("memory-cli daemon status", "daemon state"),
+            bash("pythonw.exe run.py", "try pythonw"),
+            bash("whisperclick-daemon --start", "start"),
+            "Done.",
+        ],
+        env={"MEMORY_CLI_DAEMON_AUTOSTART": None, "PATH": f"{home.cli_bin_dir}:{os.environ['PATH']}"},
+    )
     assert s.returncode == 0, s.describe()
-    started = [r for r in home.cli_json("audit", "--action", "maintenance")
-               if r["context"] == "daemon autostart"]
+    started = [r for r in home.cli_json("audit", "--action", "maintenance") if r["context"] == "daemon autostart"]
     assert started and started[0]["result"].startswith("started pid"), started
     start = s.first_request.hook_contexts("SessionStart")
     assert start and "Never use pythonw.exe" in start[0]

@@ -14,17 +14,25 @@ from llm_standin import StandIn, slow, text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "session_whisperclick.jsonl"
 SECRETS = ("sk-ant-api03-Qm7vX2pL9wK4tR8nB3cF6hJ1yD5sG0aZ", "ghp_R4nd0mT0k3nV4lu3Xq9Zt7Lm2Wp5Ks8Jd1Hy6")
-ANSWER = {"memories": [
-    {"content": "whisperclick's audio tests need the fake input device from tests/conftest.py.", "type": "fact",
-     "scope": "project", "category": "remediation"},
-    {"content": "Run the whisperclick audio tests with -p no:randomly.", "type": "preference", "scope": "project"},
-], "report": "Fixed the failing audio tests."}
+ANSWER = {
+    "memories": [
+        {
+            "content": "whisperclick's audio tests need the fake input device from tests/conftest.py.",
+            "type": "fact",
+            "scope": "project",
+            "category": "remediation",
+        },
+        {"content": "Run the whisperclick audio tests with -p no:randomly.", "type": "preference", "scope": "project"},
+    ],
+    "report": "Fixed the failing audio tests.",
+}
 
 
 @pytest.fixture
 def home(fresh_home, claude_bin):
-    fresh_home.write_config({"llm": {"provider": "claude-cli", "claude_command": str(claude_bin),
-                                     "timeout_s": 120, "retries": 0}})
+    fresh_home.write_config(
+        {"llm": {"provider": "claude-cli", "claude_command": str(claude_bin), "timeout_s": 120, "retries": 0}}
+    )
     (fresh_home.project / "CLAUDE.md").write_text("PROJECT-CLAUDE-MD-MARKER: never read by the summariser\n")
     return fresh_home
 
@@ -76,8 +84,9 @@ def test_claude_cli_unusable_answer_falls_back(home):
 
 
 def test_claude_cli_timeout_falls_back(home):
-    home.write_config({"llm": {"provider": "claude-cli", "claude_command": str(home.claude_bin),
-                               "timeout_s": 15, "retries": 0}})
+    home.write_config(
+        {"llm": {"provider": "claude-cli", "claude_command": str(home.claude_bin), "timeout_s": 15, "retries": 0}}
+    )
     with StandIn([slow(120, text("{}"))], default=text("ok")) as si:
         r = home.cli("summarize", str(transcript(home)), "--json", env={"ANTHROPIC_BASE_URL": si.url})
     out = json.loads(r.stdout)

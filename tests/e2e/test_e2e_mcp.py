@@ -12,8 +12,10 @@ from .standin import tool_use
 
 pytestmark = pytest.mark.e2e
 
-TOOLS = ",".join(f"mcp__memory-cli__{t}" for t in (
-    "query_memory", "record_incident", "search_incidents", "check_baseline", "record_metric"))
+TOOLS = ",".join(
+    f"mcp__memory-cli__{t}"
+    for t in ("query_memory", "record_incident", "search_incidents", "check_baseline", "record_metric")
+)
 
 
 def _payload(result: dict) -> dict:
@@ -22,19 +24,36 @@ def _payload(result: dict) -> dict:
 
 
 def test_the_model_asks_memory_and_the_incident_journal_mid_session(e2e_home):
-    e2e_home.cli("add", "Run the billing tests with `make test-billing`, never bare pytest",
-                 "--type", "rule", "--scope", "project:" + e2e_home.project.name)
+    e2e_home.cli(
+        "add",
+        "Run the billing tests with `make test-billing`, never bare pytest",
+        "--type",
+        "rule",
+        "--scope",
+        "project:" + e2e_home.project.name,
+    )
     for v in (41, 39, 40, 42, 38):
         e2e_home.cli("baselines", "record", "make test-billing", str(v), "--unit", "s")
-    s = e2e_home.run_session("the billing tests hang; look into it", [
-        tool_use("mcp__memory-cli__query_memory", {"query": "how do I run the billing tests"}),
-        tool_use("mcp__memory-cli__record_incident", {
-            "title": "Billing tests hang", "symptoms": "make test-billing stuck at test_invoice_pdf",
-            "service": "billing", "severity": "high"}),
-        tool_use("mcp__memory-cli__search_incidents", {"query": "billing tests stuck at test_invoice_pdf"}),
-        tool_use("mcp__memory-cli__check_baseline", {"name": "make test-billing", "value": 245}),
-        "The run took six times its usual time; the incident is recorded.",
-    ], allowed_tools=TOOLS, env={"ENABLE_TOOL_SEARCH": "false"})
+    s = e2e_home.run_session(
+        "the billing tests hang; look into it",
+        [
+            tool_use("mcp__memory-cli__query_memory", {"query": "how do I run the billing tests"}),
+            tool_use(
+                "mcp__memory-cli__record_incident",
+                {
+                    "title": "Billing tests hang",
+                    "symptoms": "make test-billing stuck at test_invoice_pdf",
+                    "service": "billing",
+                    "severity": "high",
+                },
+            ),
+            tool_use("mcp__memory-cli__search_incidents", {"query": "billing tests stuck at test_invoice_pdf"}),
+            tool_use("mcp__memory-cli__check_baseline", {"name": "make test-billing", "value": 245}),
+            "The run took six times its usual time; the incident is recorded.",
+        ],
+        allowed_tools=TOOLS,
+        env={"ENABLE_TOOL_SEARCH": "false"},
+    )
     assert s.returncode == 0, s.describe()
     init = next(e for e in s.events if e.get("type") == "system" and e.get("subtype") == "init")
     servers = {m["name"]: m["status"] for m in init.get("mcp_servers", [])}

@@ -35,10 +35,13 @@ def test_stop_marker_is_stored_and_injected_in_the_next_session(e2e_home, run_se
     """The assistant writes a ``[MEMORY:...]`` marker in its final text; the Stop hook stores it
     in the project's scope, and the next session starts with it in its context."""
     observation = "Accepts connections about 15s after the whisperclick container starts"
-    first = run_session("bring the database up", [
-        bash("echo started", "start the database"),
-        f"The database is up.\n[MEMORY:timing:postgres] {observation}\nReady when you are.",
-    ])
+    first = run_session(
+        "bring the database up",
+        [
+            bash("echo started", "start the database"),
+            f"The database is up.\n[MEMORY:timing:postgres] {observation}\nReady when you are.",
+        ],
+    )
     assert first.returncode == 0, first.describe()
     stored = [e for e in e2e_home.cli_json("list") if e["content"] == observation]
     assert len(stored) == 1, e2e_home.cli("list").stdout
@@ -89,8 +92,11 @@ def test_prompt_injection_finds_a_memory_by_keyword_with_the_daemon_off(fresh_ho
     home.cli("import-markdown", "--source", notes, "--scope", "global")
     needle = "The hotkey listener needs the uinput kernel module loaded before startup"
     home.cli("add", needle, "--confidence", "0.4")  # migrated notes come in at 0.7
-    s = home.run_session("why does the hotkey listener fail at startup", ["Let me check uinput."],
-                         env={"MEMORY_CLI_DAEMON_AUTOSTART": None})
+    s = home.run_session(
+        "why does the hotkey listener fail at startup",
+        ["Let me check uinput."],
+        env={"MEMORY_CLI_DAEMON_AUTOSTART": None},
+    )
     assert s.returncode == 0, s.describe()
     start = s.first_request.hook_contexts("SessionStart")
     assert not start or needle not in start[0], start
@@ -101,8 +107,12 @@ def test_prompt_injection_finds_a_memory_by_keyword_with_the_daemon_off(fresh_ho
 
 
 def test_a_session_started_in_a_subfolder_belongs_to_the_repository(e2e_home, run_session):
-    e2e_home.cli("add", "The whisperclick hotkey daemon reads ~/.config/whisperclick/keys.toml",
-                 "--scope", "project:whisperclick")
+    e2e_home.cli(
+        "add",
+        "The whisperclick hotkey daemon reads ~/.config/whisperclick/keys.toml",
+        "--scope",
+        "project:whisperclick",
+    )
     s = run_session("which file holds the hotkeys?", ["keys.toml"], cwd=e2e_home.project / "src")
     assert s.returncode == 0, s.describe()
     start = s.first_request.hook_contexts("SessionStart")

@@ -31,16 +31,22 @@ def plugin_dir(tmp_path):
 def test_the_plugin_loads_its_hooks_commands_and_mcp_server(fresh_home, plugin_dir):
     fresh_home.cli("uninstall")  # only the plugin registers memory-cli in this HOME
     fresh_home.cli("add", "Deploys go through `make deploy`, never kubectl apply", "--type", "rule")
-    s = fresh_home.run_session("what do you remember?", [
-        tool_use("mcp__plugin_memory-cli_memory-cli__query_memory", {"query": "how do deploys work"}),
-        "Deploys go through make deploy.",
-    ], extra_args=["--plugin-dir", str(plugin_dir)],
-        allowed_tools="mcp__plugin_memory-cli_memory-cli__query_memory")
+    s = fresh_home.run_session(
+        "what do you remember?",
+        [
+            tool_use("mcp__plugin_memory-cli_memory-cli__query_memory", {"query": "how do deploys work"}),
+            "Deploys go through make deploy.",
+        ],
+        extra_args=["--plugin-dir", str(plugin_dir)],
+        allowed_tools="mcp__plugin_memory-cli_memory-cli__query_memory",
+    )
     assert s.returncode == 0, s.describe()
     init = next(e for e in s.events if e.get("type") == "system" and e.get("subtype") == "init")
     assert any(p.get("name") == "memory-cli" for p in init.get("plugins", [])), init.get("plugins")
     commands = set(init.get("slash_commands", []))
-    assert {"memory-cli:remember", "memory-cli:forget", "memory-cli:memories", "memory-cli:review"} <= commands, commands
+    assert {"memory-cli:remember", "memory-cli:forget", "memory-cli:memories", "memory-cli:review"} <= commands, (
+        commands
+    )
     servers = {m["name"]: m["status"] for m in init.get("mcp_servers", [])}
     assert servers.get("plugin:memory-cli:memory-cli") in ("connected", "pending"), servers  # still starting
     assert any("make deploy" in c for c in s.first_request.hook_contexts("SessionStart")), s.describe()
@@ -53,9 +59,12 @@ def test_plugin_remember_is_allowed_to_call_the_plugins_own_tool(fresh_home, plu
     allowed-tools must cover that name, or a plugin-only user is refused (print mode) or asked."""
     fresh_home.cli("uninstall")
     tool = "mcp__plugin_memory-cli_memory-cli__remember"
-    s = fresh_home.run_session("/memory-cli:remember the API listens on 8081", [
-        tool_use(tool, {"content": "The API listens on port 8081", "type": "fact"}), "Stored."],
-        extra_args=["--plugin-dir", str(plugin_dir)], allowed_tools="Read")
+    s = fresh_home.run_session(
+        "/memory-cli:remember the API listens on 8081",
+        [tool_use(tool, {"content": "The API listens on port 8081", "type": "fact"}), "Stored."],
+        extra_args=["--plugin-dir", str(plugin_dir)],
+        allowed_tools="Read",
+    )
     assert s.returncode == 0, s.describe()
     assert "the API listens on 8081" in s.first_request.shown_text()  # $ARGUMENTS expanded
     [result] = s.last_request.tool_results()

@@ -17,11 +17,19 @@ def test_subagent_calls_are_gated_and_its_report_is_not_a_correction(e2e_home):
     e2e_home.cli("rules", "add", "Never use pythonw.exe")
     s = e2e_home.run_session(
         "delegate the set-up",
-        [tool_use("Task", {"description": "install deps", "prompt": TASK, "subagent_type": "claude"}),
-         "Delegated.", "The subagent is done."],
-        subagents={TASK: [bash("touch from-subagent.txt && pythonw.exe setup.py", "set up"),
-                          "Installed. No, never use yarn here, use pnpm instead: the yarn lockfile is stale."]},
-        allowed_tools="Bash,Task")
+        [
+            tool_use("Task", {"description": "install deps", "prompt": TASK, "subagent_type": "claude"}),
+            "Delegated.",
+            "The subagent is done.",
+        ],
+        subagents={
+            TASK: [
+                bash("touch from-subagent.txt && pythonw.exe setup.py", "set up"),
+                "Installed. No, never use yarn here, use pnpm instead: the yarn lockfile is stale.",
+            ]
+        },
+        allowed_tools="Bash,Task",
+    )
     assert s.returncode == 0, s.describe()
     sub = [r for r in s.main_requests if r.messages and TASK in r.user_texts()[:3]]
     denied = [t for r in sub for t in r.tool_results() if t["is_error"]]
