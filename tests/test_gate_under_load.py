@@ -1,9 +1,12 @@
 """The gate holds when the machine is busy.
 
 With 6 x cores busy-loop processes competing for the CPU (not niced), every confirmed block
-rule of every kind denies 100 of 100 matching calls through the real ``memory-cli hook``
-process with the default budgets, and allows 100 of 100 look-alikes. A slow interpreter start
-must never turn a cheap check into an allow. Behaviour, not speed: nothing here is timed.
+rule of every kind denies every one of its matching calls through the real ``memory-cli hook``
+process with the default budgets, and allows every look-alike. A slow interpreter start must
+never turn a cheap check into an allow. Behaviour, not speed: nothing here is timed.
+
+``MEMORY_CLI_LOAD_CALLS`` sets the calls per rule kind and side: 40 in the everyday suite
+(about 1,000 hook processes under load), 100 for the full run (`MEMORY_CLI_LOAD_CALLS=100`).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from memory_cli.db import Store
 from memory_cli.rules import api
 from memory_cli.rules.importers import import_hookify
 
-CALLS = 100
+CALLS = int(os.environ.get("MEMORY_CLI_LOAD_CALLS", "40"))
 WORKERS = 4
 
 HOOKIFY_RULE = """---
@@ -219,7 +222,7 @@ def _run_all(jobs, db_path, event="PreToolUse"):
 
 
 @pytest.mark.slow
-def test_every_block_rule_kind_holds_100_of_100_under_full_load(gated, busy_machine, db_path):
+def test_every_block_rule_kind_holds_every_call_under_full_load(gated, busy_machine, db_path):
     project, other = gated
     cases = _cases(project, other)
     jobs, labels = [], []
@@ -258,7 +261,7 @@ def test_every_block_rule_kind_holds_100_of_100_under_full_load(gated, busy_mach
 
 
 @pytest.mark.slow
-def test_verification_holds_100_of_100_under_full_load(gated, busy_machine, db_path):
+def test_verification_holds_every_call_under_full_load(gated, busy_machine, db_path):
     """PostToolUse has a budget too: a violation is fed back every time."""
     project, other = gated
 
