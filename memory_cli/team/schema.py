@@ -1,8 +1,9 @@
 """The local tables that remember what is shared with the team store, and the server's schema.
 
-Locally, ``team_entries`` maps each shared entry to the server version it was last synced at
-and a hash of what was synced, so a sync pushes only what changed here and can tell a local
-edit that raced a teammate's (a conflict) from a plain update. The connection and the pull
+Locally, ``team_entries`` maps each shared entry to the server version it was last synced at,
+a hash of what was synced and when (``synced_at``), so a sync looks only at entries changed
+since (their ``updated_at`` is later), pushes only what changed here, and can tell a local edit
+that raced a teammate's (a conflict) from a plain update. The connection and the pull
 mark live in ``kv`` (``team.*`` keys).
 
 On the server everything lives in one schema (``memory_cli``); ``meta.schema_version`` lets an
@@ -20,7 +21,8 @@ CREATE TABLE IF NOT EXISTS team_entries (
     server_updated_at TEXT,
     confirmed         INTEGER NOT NULL DEFAULT 0,
     state             TEXT NOT NULL DEFAULT 'shared' CHECK (state IN ('shared', 'tombstone')),
-    shared_at         TEXT NOT NULL
+    shared_at         TEXT NOT NULL,
+    synced_at         TEXT
 );
 """
 

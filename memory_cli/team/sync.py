@@ -92,9 +92,10 @@ def _mapping(store, entry_id: str) -> dict | None:
 def _remember(store, row: dict, *, synced_hash: str) -> None:
     store.execute(
         "INSERT INTO team_entries(entry_id, version, synced_hash, author, server_updated_at, confirmed, state,"
-        " shared_at) VALUES (?,?,?,?,?,?, 'shared', ?) ON CONFLICT(entry_id) DO UPDATE SET"
+        " shared_at, synced_at) VALUES (?,?,?,?,?,?, 'shared', ?, ?) ON CONFLICT(entry_id) DO UPDATE SET"
         " version=excluded.version, synced_hash=excluded.synced_hash, author=excluded.author,"
-        " server_updated_at=excluded.server_updated_at, confirmed=excluded.confirmed, state='shared'",
+        " server_updated_at=excluded.server_updated_at, confirmed=excluded.confirmed, state='shared',"
+        " synced_at=excluded.synced_at",
         (
             row["id"],
             row["version"],
@@ -103,6 +104,7 @@ def _remember(store, row: dict, *, synced_hash: str) -> None:
             row["updated_at"],
             1 if row["confirmed"] else 0,
             now_iso(),
+            now_iso(),
         ),
     )
 
@@ -110,12 +112,23 @@ def _remember(store, row: dict, *, synced_hash: str) -> None:
 # -- push ----------------------------------------------------------------------------------------
 PUSH_BATCH = 500
 
+# Only what may need pushing: never synced, to delete, gone locally, or written since its last
+# sync. A sync of a store sharing 100,000 entries reads these rows, not all of them.
+_CHANGED_SINCE_SYNC = (
+    "SELECT t.* FROM team_entries t"
+    " LEFT JOIN memory_entries e ON e.id = t.entry_id"
+    " LEFT JOIN enforcement_rules r ON r.id = t.entry_id"
+    " WHERE t.state = 'tombstone' OR t.version = 0 OR t.synced_at IS NULL OR e.id IS NULL"
+    " OR e.updated_at > t.synced_at OR r.updated_at > t.synced_at"
+    " ORDER BY t.entry_id"
+)
+
 
 def push(store, conn, author: str) -> dict:
     out = {"pushed": 0, "deleted": 0, "refused": 0}
     work = []  # (kind, payload or id, known version, hash)
-    forget = []
-    for m in store.rows("SELECT * FROM team_entries ORDER BY entry_id"):
+    forget, unchanged = [], []
+    for m in store.rows(_CHANGED_SINCE_SYNC):
         p = local_payload(store, m["entry_id"])
         if m["state"] == "tombstone" or p is None:
             if m["version"]:
@@ -125,11 +138,14 @@ def push(store, conn, author: str) -> dict:
             continue
         h = payload_hash(p)
         if m["version"] and h == m["synced_hash"]:
+            unchanged.append(m["entry_id"])  # touched, not changed (a use count, decay)
             continue
         work.append(("update" if m["version"] else "insert", p, m["version"], h))
-    if forget:
+    if forget or unchanged:
         with store.transaction():
             store.executemany("DELETE FROM team_entries WHERE entry_id = ?", [(e,) for e in forget])
+            now = now_iso()
+            store.executemany("UPDATE team_entries SET synced_at = ? WHERE entry_id = ?", [(now, e) for e in unchanged])
     for i in range(0, len(work), PUSH_BATCH):
         batch = work[i : i + PUSH_BATCH]
         rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch], author)
