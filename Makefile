@@ -1,6 +1,10 @@
 # Two entry points for a fresh machine (see README): `make demo` and `make test`.
 .PHONY: setup demo test bench
 
+# Most tests wait on processes, sockets and the model rather than the CPU: three workers on two
+# cores finish sooner. The tests marked `exclusive` (a machine loaded on purpose) run alone after.
+TEST_WORKERS ?= 3
+
 setup:
 	bash scripts/setup.sh
 
@@ -13,7 +17,8 @@ test: setup
 	bash scripts/setup_postgres.sh
 	.venv/bin/ruff check memory_cli tests scripts
 	.venv/bin/ruff format --check memory_cli tests scripts
-	.venv/bin/python -m pytest -q -p no:cacheprovider
+	.venv/bin/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile -m "not exclusive"
+	.venv/bin/python -m pytest -q -p no:cacheprovider -m exclusive
 
 bench: setup
 	.venv/bin/python scripts/bench_hooks.py

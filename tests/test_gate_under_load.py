@@ -25,6 +25,9 @@ from memory_cli.db import Store
 from memory_cli.rules import api
 from memory_cli.rules.importers import import_hookify
 
+# Loads the machine on purpose or needs it quiet: `make test` runs these after the parallel part.
+pytestmark = pytest.mark.exclusive
+
 CALLS = int(os.environ.get("MEMORY_CLI_LOAD_CALLS", "40"))
 WORKERS = 4
 

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+# Loads the machine on purpose or needs it quiet: `make test` runs these after the parallel part.
+pytestmark = pytest.mark.exclusive
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -15,6 +15,9 @@ from test_daemon_cli import rundir  # noqa: F401  (fixture: stops any daemon the
 
 from memory_cli.daemon import client, protocol
 
+# Loads the machine on purpose or needs it quiet: `make test` runs these after the parallel part.
+pytestmark = pytest.mark.exclusive
+
 CALLS = 100
 
 
