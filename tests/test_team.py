@@ -384,3 +384,20 @@ def test_share_and_unshare_commands_reach_the_team_store(team, tmp_path):
     assert r.returncode == 0 and "team store" in r.stdout
     team.sync("alice")
     assert team.server_row(out["id"])[2] is True
+
+
+def test_a_row_this_store_cannot_use_is_left_out_and_does_not_stop_later_syncs(team):
+    team.join("carol")
+    # Written by a newer or broken client: a regex this memory-cli refuses.
+    team.pg.sql(
+        "INSERT INTO memory_cli.entries(id, type, content, rule, author, updated_by) VALUES"
+        ' (\'bad-row-1\', \'rule\', \'broken\', \'{"pattern": "(", "pattern_type": "regex", "action": "block"}\','
+        " 'x@example.com', 'x@example.com')",
+        db=team.name,
+    )
+    out = team.sync("carol")
+    assert out["refused_rows"] == 1
+    good = team.shared_by("alice", "Staging resets at midnight UTC")
+    assert team.sync("carol")["added"] == 1
+    assert team.status("carol", good["id"]) == "active"
+    assert team.row("carol", "SELECT 1 AS x FROM memory_entries WHERE id = 'bad-row-1'") is None

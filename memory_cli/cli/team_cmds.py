@@ -73,6 +73,11 @@ def team_sync(json_: JsonOpt = False):
         f"pushed {out['pushed']}, deleted {out['deleted']}; pulled {out['added']} new, {out['updated']} "
         f"updated, {out['archived']} archived, {out['conflict']} conflicts"
         + (f"; {out['refused']} pushes lost to newer teammate edits" if out["refused"] else "")
+        + (
+            f"; {out['refused_rows']} entries left out (`memory-cli audit --action team_pull` says why)"
+            if out["refused_rows"]
+            else ""
+        )
     )
 
 

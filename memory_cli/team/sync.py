@@ -329,10 +329,27 @@ def _keep_losing_version(store, row: dict, current: dict) -> None:
 
 def pull(store, conn, mark: str) -> tuple[dict, str]:
     """Apply every change since ``mark`` in one local transaction: a pull is all or nothing,
-    and a failed one is repeated whole by the next sync (applying a row twice is a no-op)."""
+    and a failed one is repeated whole by the next sync (applying a row twice is a no-op).
+
+    A row this store refuses (a rule whose pattern does not compile here, written by another
+    version) is left out and audited, so one bad row cannot stop every later sync."""
+    from ..errors import MemoryCliError
+
     rows, nxt = server.pull_since(conn, mark)
-    out = {"added": 0, "updated": 0, "archived": 0, "conflict": 0, "skipped": 0}
+    out = {"added": 0, "updated": 0, "archived": 0, "conflict": 0, "skipped": 0, "refused_rows": 0}
     with store.transaction():
         for row in rows:
-            out[apply_remote(store, row)] += 1
+            try:
+                with store.transaction():  # a savepoint: a refused row leaves nothing behind
+                    out[apply_remote(store, row)] += 1
+            except MemoryCliError as err:
+                out["refused_rows"] += 1
+                audit.record(
+                    store,
+                    "team_pull",
+                    entry_id=row["id"],
+                    result="refused",
+                    context=str(err),
+                    details={"author": row["author"], "version": row["version"]},
+                )
     return out, nxt
