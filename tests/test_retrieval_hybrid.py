@@ -159,3 +159,38 @@ def test_meaning_finds_a_memory_that_shares_no_keyword(store, monkeypatch):
     got = search.query(store, query)
     assert got and got[0]["id"] == target["id"]
     assert hybrid.search(store, query, mode="vector")[0]["id"] == target["id"]
+
+
+def test_searches_while_others_write_never_fail(db_path):
+    """Readers and writers in parallel connections, as the MCP server, the dashboard and hooks
+    run them: a search reads counts in separate statements and must cope with writes between."""
+    import threading
+
+    from memory_cli import entries
+    from memory_cli.db import Store
+    from memory_cli.retrieval.search import query
+
+    with Store.open(db_path) as s:
+        for i in range(30):
+            entries.add(s, f"fact number {i} about the deploy", "fact")
+    errors = []
+
+    def reader():
+        for _ in range(25):
+            try:
+                with Store.open(db_path) as s:
+                    query(s, "deploy", limit=5, use_vectors=False)
+            except Exception as e:  # noqa: BLE001 - any failure is what this test looks for
+                errors.append(repr(e))
+
+    def writer():
+        for i in range(60):
+            with Store.open(db_path) as s:
+                entries.add(s, f"another deploy fact {i}", "fact")
+
+    threads = [threading.Thread(target=reader) for _ in range(6)] + [threading.Thread(target=writer) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

@@ -102,6 +102,9 @@ def fts5_idf(n_docs: int, doc_freq: int) -> float:
     """
     if doc_freq <= 0 or n_docs <= 0:
         return 0.0
+    # The two counts come from separate statements, so a write in between can make the word
+    # count exceed the row count (seen with concurrent writers); FTS5 itself never sees that.
+    doc_freq = min(doc_freq, n_docs)
     idf = math.log((n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
     return idf if idf > 0 else 1e-6
 
