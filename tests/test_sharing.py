@@ -29,6 +29,20 @@ def clone(tmp_path):
     return _git_repo(tmp_path / "teammate" / "shop")
 
 
+# The rule every scenario shares: `add` arguments.
+PROD_MIGRATION_RULE = (
+    "Never run the migration against prod from a laptop",
+    "--type",
+    "rule",
+    "--pattern",
+    "alembic upgrade --prod",
+    "--pattern-type",
+    "command",
+    "--action",
+    "block",
+)
+
+
 def _file(root):
     return root / ".claude" / "memory-cli.toml"
 
@@ -67,19 +81,7 @@ def _bash(db, root, command):
 
 
 def test_share_writes_a_reviewable_block_and_unshare_removes_it(cli, repo):
-    rule = _add(
-        cli,
-        repo,
-        "Never run the migration against prod from a laptop",
-        "--type",
-        "rule",
-        "--pattern",
-        "alembic upgrade --prod",
-        "--pattern-type",
-        "command",
-        "--action",
-        "block",
-    )
+    rule = _add(cli, repo, *PROD_MIGRATION_RULE)
     r = cli("share", rule["id"][:8], cwd=repo)
     assert r.returncode == 0 and "review and commit" in r.stdout
     text = _file(repo).read_text()
@@ -100,15 +102,7 @@ def test_a_teammates_session_loads_the_file_and_the_rule_blocks(cli, repo, clone
     rule = _add(
         cli,
         repo,
-        "Never run the migration against prod from a laptop",
-        "--type",
-        "rule",
-        "--pattern",
-        "alembic upgrade --prod",
-        "--pattern-type",
-        "command",
-        "--action",
-        "block",
+        *PROD_MIGRATION_RULE,
         "--share",
     )
     (clone / ".claude").mkdir()

@@ -57,6 +57,34 @@ def public_rule(row: dict | None) -> dict | None:
     return out
 
 
+#: A rule's enforcement fields as another store re-creates them (the repository file, the team
+#: store), in the shape :func:`public_rule` gives them.
+PORTABLE_FIELDS = (
+    "pattern",
+    "pattern_type",
+    "action",
+    "severity",
+    "alternative",
+    "message",
+    "tools",
+    "fields",
+    "case_sensitive",
+    "conditions",
+    "name",
+    "hook_events",
+    "enabled",
+)
+
+
+def portable_rule(store, entry_id: str) -> dict | None:
+    """The :data:`PORTABLE_FIELDS` of the rule on ``entry_id``; None when the entry has none."""
+    row = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry_id,))
+    if row is None:
+        return None
+    rule = public_rule(row)
+    return {k: rule[k] for k in PORTABLE_FIELDS}
+
+
 def effective_action(action: str, confirmed: bool, pattern_type: str | None = None) -> str:
     """An unconfirmed rule never blocks: it warns until the person confirms it. An intent rule
     never blocks or asks: similarity is a hint, not proof (see engine.effective_action)."""

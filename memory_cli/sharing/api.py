@@ -20,6 +20,7 @@ from .. import audit, entries
 from .. import scope as scopes
 from ..errors import InvalidInput
 from ..maintenance import kvstate
+from ..rules import api as rules_api
 from . import repo_file
 
 KV_PREFIX = "sharing.file:"
@@ -44,24 +45,8 @@ def _file_entry(store, entry_id: str) -> dict:
         "category": e["category"],
         "subject": e["subject"],
         "tags": e["tags"],
-        "rule": None,
     }
-    r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (e["id"],))
-    if r is not None:
-        out["rule"] = {
-            "pattern": r["pattern"],
-            "pattern_type": r["pattern_type"],
-            "action": r["action"],
-            "severity": r["severity"],
-            "alternative": r["alternative"],
-            "message": r["message"],
-            "tools": json.loads(r["tools"] or "[]"),
-            "fields": json.loads(r["fields"] or "[]"),
-            "case_sensitive": bool(r["case_sensitive"]),
-            "conditions": json.loads(r["conditions"] or "[]"),
-            "name": r["name"],
-            "hook_events": json.loads(r["hook_events"] or "[]"),
-        }
+    out["rule"] = rules_api.portable_rule(store, e["id"])
     return out
 
 
@@ -153,13 +138,11 @@ def load(store, root: str | None) -> dict | None:
 
 
 def _apply(store, item: dict, scope: str, path: str) -> str:
-    from ..rules import api as rules
-
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (item["id"],))
     rule = item["rule"]
     if local is None:
         if rule is not None:
-            rules.create_rule(
+            rules_api.create_rule(
                 store,
                 item["content"],
                 pattern=rule["pattern"],
@@ -209,7 +192,7 @@ def _apply(store, item: dict, scope: str, path: str) -> str:
     updated = changed["updated_at"] != local["updated_at"]
     if rule is not None and store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (item["id"],)):
         before = store.value("SELECT updated_at FROM enforcement_rules WHERE id = ?", (item["id"],))
-        rules.edit_rule(
+        rules_api.edit_rule(
             store,
             item["id"],
             pattern=rule["pattern"],

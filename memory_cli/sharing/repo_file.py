@@ -13,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import os
 
+from ..entries import TYPES
 from ..errors import InvalidInput
+from ..rules.api import PORTABLE_FIELDS
 
 FILE_NAME = "memory-cli.toml"
 HEADER = (
@@ -23,21 +25,8 @@ HEADER = (
     "# `memory-cli unshare ID`, or by hand.\n\n"
 )
 ENTRY_KEYS = ("id", "type", "content", "category", "subject", "tags")
-RULE_KEYS = (
-    "pattern",
-    "pattern_type",
-    "action",
-    "severity",
-    "alternative",
-    "message",
-    "tools",
-    "fields",
-    "case_sensitive",
-    "conditions",
-    "name",
-    "hook_events",
-)
-TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
+# A rule's portable fields; whether it is switched on is each store's own choice.
+RULE_KEYS = tuple(k for k in PORTABLE_FIELDS if k != "enabled")
 
 
 def path_for(root: str) -> str:

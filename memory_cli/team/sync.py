@@ -18,24 +18,9 @@ import json
 
 from .. import audit, entries
 from ..redact import redact
+from ..rules import api as rules_api
 from ..util import now_iso
 from . import server
-
-RULE_FIELDS = (
-    "pattern",
-    "pattern_type",
-    "action",
-    "severity",
-    "alternative",
-    "message",
-    "tools",
-    "fields",
-    "case_sensitive",
-    "conditions",
-    "name",
-    "hook_events",
-    "enabled",
-)
 
 
 def _clean(text):
@@ -47,24 +32,9 @@ def local_payload(store, entry_id: str) -> dict | None:
     e = store.row("SELECT * FROM memory_entries WHERE id = ?", (entry_id,))
     if e is None:
         return None
-    rule = None
-    r = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry_id,))
-    if r is not None:
-        rule = {
-            "pattern": r["pattern"],
-            "pattern_type": r["pattern_type"],
-            "action": r["action"],
-            "severity": r["severity"],
-            "alternative": _clean(r["alternative"]),
-            "message": _clean(r["message"]),
-            "tools": json.loads(r["tools"] or "[]"),
-            "fields": json.loads(r["fields"] or "[]"),
-            "case_sensitive": bool(r["case_sensitive"]),
-            "conditions": json.loads(r["conditions"] or "[]"),
-            "name": r["name"],
-            "hook_events": json.loads(r["hook_events"] or "[]"),
-            "enabled": bool(r["active"]),
-        }
+    rule = rules_api.portable_rule(store, entry_id)
+    if rule is not None:
+        rule["alternative"], rule["message"] = _clean(rule["alternative"]), _clean(rule["message"])
     return {
         "id": e["id"],
         "type": e["type"],
@@ -208,12 +178,8 @@ def apply_remote(store, row: dict) -> str:
             result = "added"
         else:
             current = local_payload(store, row["id"])
-            if (
-                m is not None
-                and m["synced_hash"]
-                and payload_hash(current) != m["synced_hash"]
-                and payload_hash(current) != remote_hash
-            ):
+            current_hash = payload_hash(current)
+            if m is not None and m["synced_hash"] and current_hash not in (m["synced_hash"], remote_hash):
                 _keep_losing_version(store, row, current)
                 result = "conflict"
             else:
@@ -225,10 +191,8 @@ def apply_remote(store, row: dict) -> str:
 
 def _create_local(store, row: dict) -> None:
     if row["rule"] is not None:
-        from ..rules import api as rules
-
         r = row["rule"]
-        rules.create_rule(
+        rules_api.create_rule(
             store,
             row["content"],
             pattern=r["pattern"],
@@ -281,14 +245,12 @@ def _overwrite_local(store, row: dict) -> None:
         subject=row["subject"],
     )
     if row["rule"] is not None and store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (row["id"],)):
-        from ..rules import api as rules
-
         r = row["rule"]
-        rules.edit_rule(
+        rules_api.edit_rule(
             store,
             row["id"],
             confirmed=bool(row["confirmed"]),
-            **{k: r[k] for k in RULE_FIELDS if k in r and r[k] is not None},
+            **{k: r[k] for k in rules_api.PORTABLE_FIELDS if k in r and r[k] is not None},
         )
 
 
