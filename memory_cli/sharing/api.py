@@ -21,9 +21,7 @@ from .. import scope as scopes
 from ..errors import InvalidInput
 from ..maintenance import kvstate
 from ..rules import api as rules_api
-from . import repo_file
-
-KV_PREFIX = "sharing.file:"
+from . import KV_PREFIX, path_for, repo_file
 
 
 def _root(root: str | None) -> str:
@@ -67,7 +65,7 @@ def share_entry(store, entry_id: str, root: str | None = None) -> dict:
     """Write an entry into the project's file (replacing its earlier version there).
     Returns {"path", "id", "replaced", "redacted"}. Secrets were redacted when the entry was
     stored, so the file never holds one; ``redacted`` says when the text shows a redaction."""
-    path = repo_file.path_for(_root(root))
+    path = path_for(_root(root))
     item = _file_entry(store, entry_id)
     items = _current(path)
     replaced = any(i["id"] == item["id"] for i in items)
@@ -80,7 +78,7 @@ def share_entry(store, entry_id: str, root: str | None = None) -> dict:
 
 def unshare_entry(store, entry_id: str, root: str | None = None) -> dict:
     """Take an entry out of the project's file; the local entry stays as it is."""
-    path = repo_file.path_for(_root(root))
+    path = path_for(_root(root))
     items = _current(path)
     eid = entry_id
     matches = [i for i in items if i["id"] == entry_id or i["id"].startswith(entry_id)]
@@ -105,7 +103,7 @@ def load(store, root: str | None) -> dict | None:
     file, with nothing changed."""
     if not root:
         return None
-    path = repo_file.path_for(root)
+    path = path_for(root)
     key = KV_PREFIX + root
     data = repo_file.read_bytes(path)
     state = kvstate.get(store, key)

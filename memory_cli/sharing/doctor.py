@@ -8,13 +8,13 @@ import os
 def doctor_checks(store, settings) -> list[dict]:
     from ..errors import InvalidInput
     from ..scope import find_project_root
-    from . import api, repo_file
+    from . import api, path_for, repo_file
 
     checks = []
     root = find_project_root(os.getcwd())
     states = api.file_states(store)
     if root:
-        path = repo_file.path_for(root)
+        path = path_for(root)
         data = repo_file.read_bytes(path)
         if data is not None:
             loaded = (states.get(root) or {}).get("hash")

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 
 def session_start(ctx, resp) -> None:
-    if not ctx.project_root:
+    from memory_cli import sharing
+
+    if not ctx.project_root or sharing.nothing_to_load(ctx.store, ctx.project_root):
         return
     from memory_cli.errors import InvalidInput
     from memory_cli.sharing import api

@@ -10,14 +10,12 @@ one block.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from ..entries import TYPES
 from ..errors import InvalidInput
 from ..rules.api import PORTABLE_FIELDS
 
-FILE_NAME = "memory-cli.toml"
 HEADER = (
     "# Memory shared with everyone who works in this repository, loaded by memory-cli (its\n"
     "# docs/sharing.md says how). Review changes like code: the rules below are\n"
@@ -29,10 +27,6 @@ ENTRY_KEYS = ("id", "type", "content", "category", "subject", "tags")
 RULE_KEYS = tuple(k for k in PORTABLE_FIELDS if k != "enabled")
 
 
-def path_for(root: str) -> str:
-    return os.path.join(root, ".claude", FILE_NAME)
-
-
 def read_bytes(path: str) -> bytes | None:
     try:
         with open(path, "rb") as f:
@@ -42,6 +36,8 @@ def read_bytes(path: str) -> bytes | None:
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # ~2.5 ms to import; only a file that exists is hashed
+
     return hashlib.sha256(data).hexdigest()
 
 
