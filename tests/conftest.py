@@ -189,9 +189,19 @@ class HookResult:
 
 
 def run_hook(
-    event: str, payload, *, db: Path | None = None, env: dict | None = None, timeout: float = 60
+    event: str,
+    payload,
+    *,
+    db: Path | None = None,
+    env: dict | None = None,
+    timeout: float = 60,
+    new_session: bool = False,
 ) -> HookResult:
-    """Run the registered hook command for EVENT with the payload on stdin, as Claude Code does."""
+    """Run the registered hook command for EVENT with the payload on stdin, as Claude Code does.
+
+    ``new_session`` starts it in a session of its own, so that with autogroup scheduling it
+    competes for the CPU as one process among the others rather than sharing one group's
+    share with every other process this test run started."""
     cmd = hook_cmd()
     if db is not None:
         cmd += ["--db", str(db)]
@@ -204,7 +214,12 @@ def run_hook(
     if env:
         full_env.update(env)
     proc = subprocess.run(
-        cmd, input=data.encode() if isinstance(data, str) else data, capture_output=True, env=full_env, timeout=timeout
+        cmd,
+        input=data.encode() if isinstance(data, str) else data,
+        capture_output=True,
+        env=full_env,
+        timeout=timeout,
+        start_new_session=new_session,
     )
     return HookResult(
         subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())

@@ -80,12 +80,25 @@ def _is_usage_error(e: BaseException) -> bool:
     return hasattr(e, "format_message") and isinstance(getattr(e, "exit_code", None), int)
 
 
+_command = None
+
+
+def click_command():
+    """The command tree, built once per process: building it evaluates every command's
+    annotations (about 0.1 s), which a process running several commands (the test suite, the
+    demo) would otherwise pay for each."""
+    global _command
+    if _command is None:
+        _command = typer.main.get_command(app)
+    return _command
+
+
 def run(argv: list[str]) -> int:
     from ..errors import MemoryCliError
 
     global _json_requested
     _json_requested = "--json" in argv
-    command = typer.main.get_command(app)
+    command = click_command()
     try:
         result = command.main(args=argv, prog_name="memory-cli", standalone_mode=False)
         return result if isinstance(result, int) else 0
