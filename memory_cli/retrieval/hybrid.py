@@ -150,18 +150,55 @@ def query_vector(text: str, timeout_ms: float, model: str | None = None) -> byte
     return vecs[0] if vecs else None
 
 
-def vector_cosines(store, text: str, *, timeout_ms: float, k: int = CANDIDATES) -> dict[str, float] | None:
-    """``{entry id: cosine}`` of the nearest active entries, or None when vectors are unavailable."""
-    try:
-        from ..embeddings import vectors
+class _PendingVector:
+    """The query's vector, asked of the daemon in a thread while the keyword side reads the
+    store: the round trip (~14 ms) is a wait on a socket, and the keyword side takes about as
+    long, so doing both at once takes one of them off every search. ``None`` when the store
+    has no vectors (nothing is asked)."""
 
-        model = vectors.table_model(store)
-    except Exception:
-        return None
-    qv = query_vector(text, timeout_ms, model)
+    __slots__ = ("model", "_thread", "_vector")
+
+    def __init__(self, store, text: str, timeout_ms: float):
+        self.model = None
+        self._thread = None
+        self._vector = None
+        try:
+            from ..embeddings import vectors
+
+            self.model = vectors.table_model(store)
+        except Exception:
+            return
+        import threading
+
+        def ask():
+            self._vector = query_vector(text, timeout_ms, self.model)
+
+        # A daemon thread: the request has its own timeout, and a stuck one must not hold up
+        # the process's exit.
+        self._thread = threading.Thread(target=ask, name="memory-cli-query-vector", daemon=True)
+        self._thread.start()
+
+    def result(self, timeout_ms: float) -> bytes | None:
+        if self._thread is None:
+            return None
+        self._thread.join(timeout_ms / 1000.0 + 0.05)
+        return self._vector
+
+
+def vector_cosines(
+    store, text: str, *, timeout_ms: float, k: int = CANDIDATES, pending: _PendingVector | None = None
+) -> dict[str, float] | None:
+    """``{entry id: cosine}`` of the nearest active entries, or None when vectors are unavailable.
+
+    ``pending``: the query's vector already asked for (see :class:`_PendingVector`)."""
+    if pending is None:
+        pending = _PendingVector(store, text, timeout_ms)
+    qv = pending.result(timeout_ms)
     if qv is None:
         return None
     try:
+        from ..embeddings import vectors
+
         hits = vectors.search(store, qv, k)
     except Exception:
         return None
@@ -196,9 +233,15 @@ def _age_days(entry: dict, now: float) -> float | None:
     if not ts:
         return None
     try:
-        from ..util import parse_iso
+        if ts.endswith("Z"):  # the store's own stamps (util.now_iso): the C parser, no conversions
+            from datetime import datetime
 
-        return max(0.0, (now - parse_iso(ts).timestamp()) / 86400.0)
+            stamp = datetime.fromisoformat(ts[:-1] + "+00:00").timestamp()
+        else:
+            from ..util import parse_iso
+
+            stamp = parse_iso(ts).timestamp()
+        return max(0.0, (now - stamp) / 86400.0)
     except (ValueError, TypeError):
         return None
 
@@ -312,23 +355,30 @@ def gather(
     where, params = _filters(scope=scope, type=type, project=project, include_inactive=include_inactive)
     keyword: dict[str, float] = {}
     instances = concepts.instances(text)
+    pending = _PendingVector(store, text, _timeout(settings, timeout_ms)) if mode != "keyword" else None
     if mode != "vector":
         keyword = fts.keyword_scores(store, text, limit=depth, where=where, params=params)
         if instances:  # memories naming a tool of the concept asked about are candidates too
             for k in fts.search(store, instances, limit=depth, where=where, params=params):
                 keyword.setdefault(k, 0.0)
+    # While the daemon computes the query's vector, read what the keyword side found.
+    around = neighbours(store, list(keyword))
+    got = {r["id"]: r for r in _rows(store, _with_next(keyword, around), where, params, columns=_SCORING_COLUMNS)}
     cosines = None
     if mode != "keyword":
-        cosines = vector_cosines(store, text, timeout_ms=_timeout(settings, timeout_ms), k=depth)
+        cosines = vector_cosines(store, text, timeout_ms=_timeout(settings, timeout_ms), k=depth, pending=pending)
         if cosines is None and mode == "vector":
             return None
-    around = neighbours(store, list(dict.fromkeys([*keyword, *(cosines or {})])))
+        around.update(neighbours(store, [k for k in cosines or () if k not in around]))
     previous = {k: p for k, (p, _n) in around.items()}
     for k, (_p, n) in around.items():  # an entry found only through its matching predecessor
         if n and k in keyword and n not in previous:
             previous[n] = k
     ids = list(dict.fromkeys([*keyword, *(cosines or {}), *previous]))
-    rows = _rows(store, ids, where, params, columns=_SCORING_COLUMNS)
+    missing = [i for i in ids if i not in got]
+    if missing:
+        got.update((r["id"], r) for r in _rows(store, missing, where, params, columns=_SCORING_COLUMNS))
+    rows = [got[i] for i in ids if i in got]
     if files or project is not None:
         from .. import scope as scopes
 
@@ -350,13 +400,41 @@ def gather(
     )
 
 
+def _with_next(keyword, around) -> list[str]:
+    """The keyword hits plus the entry after each (found through its matching predecessor)."""
+    out = dict.fromkeys(keyword)
+    for k in keyword:
+        n = (around.get(k) or (None, None))[1]
+        if n:
+            out.setdefault(n)
+    return list(out)
+
+
 def _cues_of(c: Candidates) -> dict:
-    """Per candidate, the query-dependent cues that no weight changes (computed once)."""
+    """Per candidate, the query-dependent cues that no weight changes (computed once). Subjects
+    and days repeat across hundreds of candidates (a session's memories share both), so each
+    distinct one is tested once."""
     if c._cues is None:
+        named: dict = {}
+        dated: dict = {}
+
+        def names(subject):
+            got = named.get(subject)
+            if got is None:
+                got = named[subject] = bool(subject) and fusion.names_subject(c.text, subject)
+            return got
+
+        def on_day(created):
+            day = (created or "")[:10]
+            got = dated.get(day)
+            if got is None:
+                got = dated[day] = fusion.date_matches(created, c.dates)
+            return got
+
         c._cues = {
             e["id"]: (
-                bool(e["subject"]) and fusion.names_subject(c.text, e["subject"]),
-                bool(c.dates) and fusion.date_matches(e["created_at"], c.dates),
+                names(e["subject"]),
+                bool(c.dates) and on_day(e["created_at"]),
                 c.asks_rejected
                 and e["type"] == "decision"
                 and fusion.records_rejection(e["content"], _tags(e["tags"])),
@@ -422,12 +500,20 @@ def rank(c: Candidates, w: fusion.Weights, *, min_score: float | None = None) ->
     if w.feedback > 0:
         cued = fusion.feedback_bonus(cued, _terms_of(c), fts.query_terms(c.text), w.feedback)
     scored = []
+    # Confidence and age repeat across candidates (a session's memories share both): each
+    # distinct pair's factor is computed once. Same values as fusion.final_score.
+    factors: dict = {}
     for e in c.rows:
         r = cued.get(e["id"])
         if r is None:
             continue
-        age = _age_days(e, c.now) if w.recency > 0 else None
-        score = fusion.final_score(r, confidence=e["confidence"], age_days=age, weights=w)
+        ts = (e.get("reinforced_at") or e.get("created_at")) if w.recency > 0 else None
+        key = (e["confidence"], ts)
+        f = factors.get(key)
+        if f is None:
+            age = _age_days(e, c.now) if ts else None
+            f = factors[key] = fusion.final_score(1.0, confidence=e["confidence"], age_days=age, weights=w)
+        score = fusion.calibrate(r) * f
         if min_score is not None and score < min_score:
             continue
         scored.append((-score, -(e["confidence"] or 0.0), e["id"]))
@@ -435,7 +521,9 @@ def rank(c: Candidates, w: fusion.Weights, *, min_score: float | None = None) ->
     return [(i, -s) for s, _c, i in scored]
 
 
-_SCORING_COLUMNS = "e.id, e.scope, e.type, e.subject, e.created_at, e.reinforced_at, e.confidence, e.content, e.tags"
+_SCORING_COLUMNS = (
+    "e.id, e.scope, e.type, e.subject, e.created_at, e.reinforced_at, e.confidence, e.content, e.tags, e.session_id"
+)
 
 
 def _tags(raw) -> list:
