@@ -192,7 +192,7 @@ _SOURCES = {
     "forgot": r"^you\s+(?:forgot\s+to|forgot|failed\s+to|missed|neglected\s+to|skipped)\s+(?P<right>.+)$",
     # "no sudo", "no pip, use uv", "No wildcard imports": a thing banned by naming it after "no"
     "no_thing": r"^no\s+(?!(?:problem|problems|worries|worry|thanks|thank|need|biggie|doubt|way|kidding|issues?|rush|"
-    r"pressure|probs?|sweat|idea|change|changes|luck|clue|complaints?|notes?|comments?|difference|one|"
+    r"pressure|probs?|sweat|idea|change|changes|luck|clue|complaints?|objections?|concerns?|notes?|comments?|difference|one|"
     r"longer|matter|big\s+deal|offense|harm|hurry|reason|chance|news|response|errors?|output|"
     r"tests?\s+(?:are|were|fail)|it|that|this|i|we|you|sir|ma'?am)\b)"
     r"(?P<wrong>(?:more\s+)?[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.`'/@+\-\ue000\ue001]+){0,4}?)"
@@ -213,16 +213,20 @@ _SOURCES = {
     r"again\s+with\s+(?:the\s+)?(?P<wrong2>.+?))\W*$",
     # "too many comments", "less chatty please", "shorter answers please"
     "style_amount": r"^(?P<what>(?:way\s+)?(?:too|less|fewer|shorter|simpler|smaller|more\s+concise|much\s+shorter)"
-    r"(?:\s+[\w'-]+){0,4}?)(?:\s+(?:please|pls|plz|again|now))*\W*$",
+    r"(?:\s+[\w'-]+){0,4}?)(?:\s+(?:please|pls|plz|again|now))*(?:\W*$|\s*(?:,|;|—|–)\s*(?=\w).{0,120}$)",
     # "X does Y, don't use it": the object comes back as a pronoun after a comma
     "pronoun_ban": r"^(?P<subj>[\w.`'/@+\-\ue000\ue001]+)\b.*?,\s*(?:so\s+)?(?:don'?t|never|do\s+not|stop)\s+"
     r"(?:use|using|run|running|call|calling|touch|touching)\s+(?:it|that|this|them)\W*$",
     # "you broke the build"
-    "you_broke": r"^you(?:'ve|\s+have)?\s+(?:broke|broken|messed\s+up|screwed\s+up|ruined|overwrote|clobbered)\s+"
+    "you_broke": r"^(?:you(?:'ve|\s+have)?|(?:that|this|your)(?:\s+(?:last\s+)?(?:change|edit|commit|fix|refactor|update))?"
+    r"(?:\s+has)?)\s+(?:broke|broken|messed\s+up|screwed\s+up|ruined|overwrote|clobbered)\s+"
     r"(?P<wrong>.+?)\W*$",
     # "undo that", "revert that change", "put it back"
-    "revert": r"^(?:undo|revert|roll\s+back)\s+(?:that|this|it|those|these|your)\b(?P<rest>.*)$|"
-    r"^(?:put|change|set)\s+(?:it|that|them|this)\s+back\b(?P<rest2>.*)$",
+    "revert": r"^(?:please\s+)?(?:undo|revert|roll\s+back)\s+(?:that|this|it|those|these|your|"
+    r"what\s+you(?:\s+just)?\s+(?:did|changed|wrote|added|removed)|the\s+(?:last|previous)\s+(?:change|edit)|"
+    r"(?:the|those|these)\s+changes?\s+you)\b(?P<rest>.*)$|"
+    r"^(?:please\s+)?(?:put|change|set|roll)\s+(?:it|that|them|this|the\s+(?:old|original|previous)\s+[\w.`'/-]+"
+    r"(?:\s+[\w.`'/-]+)?)\s+back\b(?P<rest2>.*)$",
     # "you weren't supposed to touch the frontend"
     "not_supposed": r"^you\s+(?:weren'?t|were\s+not|wasn'?t|was\s+not)\s+supposed\s+to\s+(?P<wrong>.+)$",
     # one cheap scan before anything else: a correction holds at least one of these words
@@ -230,7 +234,8 @@ _SOURCES = {
     r"wrong|incorrect|told|tell|again|said|time|why|ask|asked|keep|still|forgot|failed|missed|"
     r"meant|should|should'?ve|shouldn'?t|supposed|prefer|not|from\s+now\s+on|going\s+forward|"
     r"future|mentioned|explained|skipped|neglected|constantly|use|using|it'?s|that'?s|"
-    r"too|less|fewer|shorter|simpler|broke|undo|revert|back|supposed|stop|alone|once|been\s+over)\b",
+    r"too|less|fewer|shorter|simpler|broke|undo|revert|back|supposed|stop|alone|once|been\s+over|"
+    r"gone|deprecated|obsolete|legacy)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
     r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
     r"need\s+(?!to\b)|want\s+(?!to\b))\b",
@@ -613,6 +618,8 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
             return None  # "we don't go often": a habit, not a convention
         if first in _PAST_TENSE:
             return None  # "never saw this coming"
+        if re.match(r"^\w+\s+(?:anything|nothing|everything)(?:\s+else)?\W*$", rest, re.I):
+            return None  # "perfect, don't change anything else": no thing named to ban
         if lead == "stop" or lead == "quit":
             if first == "with":  # "stop with the print() calls"
                 rest = re.sub(r"^with\s+(?:the\s+|all\s+the\s+|these\s+|those\s+)?", "", rest, flags=re.I)
@@ -702,6 +709,27 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
     )
     if m:
         return hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"), verb=m.group("verb").lower())
+
+    # "setup.py is gone, everything is in pyproject now": what replaced it said in a clause
+    m = re.match(
+        r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:gone|deprecated|dead|outdated|"
+        r"obsolete|banned|not\s+allowed|legacy|no\s+longer\s+(?:used|supported|there))\b\s*(?:,|;|—|–|\.)\s*"
+        r"(?P<right>.{3,120}?)\W*$",
+        body,
+        re.I,
+    )
+    if m and not m.group("wrong").lower().startswith(("it", "that", "this", "he", "she", "they")):
+        return hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"))
+
+    # "the env var is DATABASE_URL, not DB_URL", "the port is 5433 not 5432"
+    m = re.match(
+        r"^(?:the|our|its|this|that)\s+(?P<what>[\w.\-]+(?:\s+[\w.\-]+){0,2})\s+(?:is|are|should\s+be)\s+"
+        r"(?P<right>[^,;]{1,60}?)\s*(?:,|;|—|–)?\s+not\s+(?P<wrong>[^,;]{1,60}?)\W*$",
+        body,
+        re.I,
+    )
+    if m:
+        return hit("x-is-y-not-z", wrong=m.group("wrong"), right=m.group("right"))
 
     m = re.match(r"^leave\s+(?P<wrong>.{1,60}?)\s+alone\b", body, re.I)
     if m:
