@@ -85,8 +85,8 @@ _command = None
 
 def click_command():
     """The command tree, built once per process: building it evaluates every command's
-    annotations (about 0.1 s), which a process running several commands (the test suite, the
-    demo) would otherwise pay for each."""
+    annotations (about 50 ms), which a process running several commands (the test suite runs
+    the CLI in its own process) would otherwise pay for each."""
     global _command
     if _command is None:
         _command = typer.main.get_command(app)

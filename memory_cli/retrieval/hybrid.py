@@ -153,8 +153,9 @@ def query_vector(text: str, timeout_ms: float, model: str | None = None) -> byte
 class _PendingVector:
     """The query's vector, asked of the daemon in a thread while the keyword side reads the
     store: the round trip (~14 ms) is a wait on a socket, and the keyword side takes about as
-    long, so doing both at once takes one of them off every search. ``None`` when the store
-    has no vectors (nothing is asked)."""
+    long, so doing both at once takes one of them off every search. The thread only talks to
+    the daemon, never to the store. :meth:`result` is ``None`` when the store's vector table
+    cannot be read (nothing is asked) or the daemon does not answer in time."""
 
     __slots__ = ("model", "_thread", "_vector")
 
