@@ -281,11 +281,16 @@ def test_a_huge_write_is_scanned_within_the_budget_and_the_rest_named(store):
 
     from memory_cli.rules import engine, ruleset
 
+    ids = {}
     for k in range(60):
-        api.create_rule(
+        r = api.create_rule(
             store, f"no token {k}", pattern=f"token_{k}_x", pattern_type="regex", action="block", tools=["Write"]
         )
-    content = "y = 1\n" * 2_000_000 + "token_59_x\n"  # 12 MB; the last rule would match
+        ids[r["id"]] = k
+    # Rules of one action and severity are checked in id order (ids are random): the rule
+    # checked last would match, so the cheap first part of the scan can never reach it.
+    last = ids[max(ids)]
+    content = "y = 1\n" * 2_000_000 + f"token_{last}_x\n"  # 12 MB
     rs = ruleset.load(store)
     v = engine.evaluate(
         rs,
