@@ -194,3 +194,50 @@ def test_searches_while_others_write_never_fail(db_path):
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_a_daemon_that_does_not_answer_costs_its_timeout_and_keywords_still_rank(store, monkeypatch):
+    """The query's vector is asked for in a thread beside the keyword side: a daemon that hangs
+    holds the search up by its timeout only, and the keyword hits come back."""
+    import time
+
+    target = add(store, "The staging database listens on port 5433", "fact")
+    add(store, "Invoices are stored in cents", "fact")
+    asked = []
+
+    def hangs(text, timeout_ms, model=None):
+        asked.append(text)
+        time.sleep(3)
+        return None
+
+    monkeypatch.setattr(hybrid, "query_vector", hangs)
+    t0 = time.perf_counter()
+    got = hybrid.search(store, "which port does the staging database use", timeout_ms=200)
+    elapsed = time.perf_counter() - t0
+    assert asked == ["which port does the staging database use"]
+    assert got and got[0]["id"] == target["id"]
+    assert elapsed < 2.0, elapsed  # not the 3 s the daemon took
+
+
+def test_the_vector_asked_in_a_thread_is_the_one_the_ranking_uses(store, monkeypatch):
+    """A vector that arrives while the keyword side reads is used: vector mode finds the memory
+    the vector points at, with no keyword in common."""
+    from memory_cli.embeddings import vectors
+
+    a = add(store, "alpha memory", "fact")
+    b = add(store, "beta memory", "fact")
+    dim = 384
+    unit = [0.0] * dim
+    unit[7] = 1.0
+    other = [0.0] * dim
+    other[8] = 1.0
+    import struct
+
+    pack = lambda v: struct.pack(f"<{dim}f", *v)  # noqa: E731
+    if not store.load_vec():
+        pytest.skip("sqlite-vec unavailable")
+    vectors.reindex(store, lambda texts: [pack(unit if "alpha" in t else other) for t in texts], model="test-model")
+    monkeypatch.setattr(hybrid, "query_vector", lambda text, timeout_ms, model=None: pack(other))
+    got = hybrid.search(store, "nothing in common", mode="vector")
+    assert [e["id"] for e in got] == [b["id"]]  # alpha's vector is orthogonal: no evidence at all
+    assert a["id"] not in [e["id"] for e in got]
