@@ -82,6 +82,10 @@ POSITIVE = [
     ("Why did you delete the tests?", I, 0.3, "delete the tests", ""),
     ("why are you using sudo?", I, 0.3, "sudo", ""),
     ("Why didn't you run the formatter?", I, 0.3, "", "run the formatter"),
+    ("you used npm, use pnpm instead", E, 0.9, "npm", "pnpm"),
+    ("you edited the generated file, edit the template instead", E, 0.9, "the generated file", "the template"),
+    ("the env var is DATABASE_URL, not DB_URL", E, 0.9, "DB_URL", "DATABASE_URL"),
+    ("incorrect, timeout should be 30 seconds", E, 0.9, "", "timeout should be 30 seconds"),
 ]
 
 NEGATIVE = [
@@ -156,6 +160,10 @@ NEGATIVE = [
     "Don't merge until CI is green",
     "",
     "   ",
+    "no, it should be fine",
+    "you ran the tests, now run the linter",
+    "perfect, don't change anything else",
+    "revert the last commit on the release branch, the tag is wrong",
 ]
 
 

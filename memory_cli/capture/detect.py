@@ -778,6 +778,20 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
     if m:
         return hit("dont", wrong=m.group("subj"), verb="use")
 
+    # "you used npm, use pnpm instead", "you edited the generated file, edit the template instead"
+    m = re.match(
+        r"^you(?:'ve|\s+have)?\s+(?:used|ran|run|edited|changed|called|installed|opened|picked|chose|wrote|"
+        r"imported|modified|touched|deleted|added|started|launched)\s+(?P<wrong>.{1,80}?)\s*(?:,|;|—|–)\s*"
+        rf"(?:so\s+|just\s+|please\s+)?(?P<verb>{_VERB_ALT})\s+(?P<right>.{{1,80}}?)\s+instead\W*$",
+        body,
+        re.I,
+    )
+    if m:
+        verb = m.group("verb").lower()
+        return hit(
+            "you-did-x-do-y", wrong=m.group("wrong"), right=m.group("right"), verb="use" if verb == "use" else verb
+        )
+
     m = _re("not_supposed").match(body)
     if m:
         return hit("shouldnt-have", wrong=m.group("wrong"))
@@ -806,7 +820,8 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         if m:
             return hit("no-then", right=m.group("right"))
         m = re.match(
-            r"^(?:the|its|it'?s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|should\s+be|must\s+be)\s+(?P<value>.{1,60})$",
+            r"^(?:(?:the|its|it'?s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|should\s+be|must\s+be)|"
+            r"[\w-]+(?:\s+[\w-]+)?\s+(?:should|must|needs\s+to)\s+be)\s+(?P<value>.{1,60})$",
             body,
             re.I,
         )
@@ -834,6 +849,13 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         m = _re("bare_not").match(body)
         if m and _wordcount(m.group("right")) <= 5 and _wordcount(m.group("wrong")) <= 6:
             return hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
+        if re.match(
+            r"^(?:it|that|this|everything|all\s+of\s+it)\s+should\s+(?:be\s+)?(?:fine|ok|okay|good|alright|"
+            r"all\s+right|safe|work|pass|done)\b",
+            body,
+            re.I,
+        ):
+            return None  # "no, it should be fine": reassurance
         if _re("imperative").match(body) and not _re("temporary").search(body):
             right, verb = _strip_use(body)
             return hit("no-then", right=right, verb=verb)
