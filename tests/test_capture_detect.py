@@ -161,6 +161,7 @@ NEGATIVE = [
     "",
     "   ",
     "no, it should be fine",
+    "that commit broke the build last week",
     "you ran the tests, now run the linter",
     "perfect, don't change anything else",
     "revert the last commit on the release branch, the tag is wrong",

@@ -218,7 +218,7 @@ _SOURCES = {
     "pronoun_ban": r"^(?P<subj>[\w.`'/@+\-\ue000\ue001]+)\b.*?,\s*(?:so\s+)?(?:don'?t|never|do\s+not|stop)\s+"
     r"(?:use|using|run|running|call|calling|touch|touching)\s+(?:it|that|this|them)\W*$",
     # "you broke the build"
-    "you_broke": r"^(?:you(?:'ve|\s+have)?|(?:that|this|your)(?:\s+(?:last\s+)?(?:change|edit|commit|fix|refactor|update))?"
+    "you_broke": r"^(?:you(?:'ve|\s+have)?|(?:that|this|your)(?:\s+(?:last\s+)?(?:change|edit|fix|refactor))?"
     r"(?:\s+has)?)\s+(?:broke|broken|messed\s+up|screwed\s+up|ruined|overwrote|clobbered)\s+"
     r"(?P<wrong>.+?)\W*$",
     # "undo that", "revert that change", "put it back"
