@@ -198,6 +198,23 @@ def test_when_questions_and_time_expressions():
     assert F.mentions_time("I went to a support group yesterday")
     assert F.mentions_time("we migrated last week") and F.mentions_time("released in 2022")
     assert not F.mentions_time("the tray icon vanishes after explorer restarts")
+    for said in (
+        "deployed on 2023-05-08 at noon",
+        "a couple of months ago",
+        "this past summer we moved",
+        "see you on Friday!",
+        "In September the API froze",
+        "(last week) the build broke",
+    ):
+        assert F.mentions_time(said), said
+    for said in (
+        "they outlast week one",  # "last" inside a word is not "last week"
+        "you may want to retry",  # "may" is the verb
+        "port 8080 and 443",
+        "this is the last step",  # a start word with no unit after it
+        "last, week",  # a comma between: not a phrase
+    ):
+        assert not F.mentions_time(said), said
 
 
 def test_feedback_raises_candidates_that_share_the_top_hits_words():
