@@ -29,8 +29,8 @@ def parse_iso(text: str):
     from datetime import datetime, timezone
 
     t = text.strip()
-    if t.endswith("Z"):
-        t = t[:-1] + "+00:00"
+    if t.endswith("Z"):  # the store's own stamps: already UTC, nothing to convert
+        return datetime.fromisoformat(t[:-1] + "+00:00")
     dt = datetime.fromisoformat(t)
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)

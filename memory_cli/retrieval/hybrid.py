@@ -243,14 +243,9 @@ def _age_days(entry: dict, now: float) -> float | None:
     if not ts:
         return None
     try:
-        if ts.endswith("Z"):  # the store's own stamps (util.now_iso): the C parser, no conversions
-            from datetime import datetime
+        from ..util import parse_iso
 
-            stamp = datetime.fromisoformat(ts[:-1] + "+00:00").timestamp()
-        else:
-            from ..util import parse_iso
-
-            stamp = parse_iso(ts).timestamp()
+        stamp = parse_iso(ts).timestamp()
         return max(0.0, (now - stamp) / 86400.0)
     except (ValueError, TypeError):
         return None
