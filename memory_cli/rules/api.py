@@ -85,6 +85,16 @@ def portable_rule(store, entry_id: str) -> dict | None:
     return {k: rule[k] for k in PORTABLE_FIELDS}
 
 
+def portable_kwargs(rule: dict) -> dict:
+    """:func:`create_rule`'s keyword arguments for a rule another store described with
+    :data:`PORTABLE_FIELDS` (the repository file, the team store); a field it left out or
+    left empty takes create_rule's default."""
+    out = {k: rule[k] for k in PORTABLE_FIELDS if rule.get(k) is not None}
+    if "case_sensitive" in out:
+        out["case_sensitive"] = bool(out["case_sensitive"])
+    return out
+
+
 def effective_action(action: str, confirmed: bool, pattern_type: str | None = None) -> str:
     """An unconfirmed rule never blocks: it warns until the person confirms it. An intent rule
     never blocks or asks: similarity is a hint, not proof (see engine.effective_action)."""

@@ -143,25 +143,14 @@ def _apply(store, item: dict, scope: str, path: str) -> str:
             rules_api.create_rule(
                 store,
                 item["content"],
-                pattern=rule["pattern"],
-                pattern_type=rule["pattern_type"],
-                action=rule["action"],
-                severity=rule["severity"],
-                alternative=rule.get("alternative"),
-                message=rule.get("message"),
-                tools=rule["tools"],
-                fields=rule["fields"],
                 scope=scope,
                 provenance="imported",
                 confirmed=True,
                 source="repo",
-                conditions=rule["conditions"],
-                case_sensitive=bool(rule.get("case_sensitive")),
-                name=rule.get("name"),
-                hook_events=rule["hook_events"],
                 source_ref=path,
                 tags=item["tags"],
                 entry_id=item["id"],
+                **rules_api.portable_kwargs(rule),
             )
         else:
             entries.add(

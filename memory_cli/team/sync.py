@@ -195,26 +195,14 @@ def _create_local(store, row: dict) -> None:
         rules_api.create_rule(
             store,
             row["content"],
-            pattern=r["pattern"],
-            pattern_type=r["pattern_type"],
-            action=r["action"],
-            severity=r.get("severity") or "medium",
-            alternative=r.get("alternative"),
-            message=r.get("message"),
-            tools=r.get("tools"),
-            fields=r.get("fields"),
             scope=row["scope"],
             provenance="imported",
             confirmed=bool(row["confirmed"]),
             source="team",
-            conditions=r.get("conditions"),
-            case_sensitive=bool(r.get("case_sensitive")),
-            enabled=r.get("enabled", True),
-            name=r.get("name"),
-            hook_events=r.get("hook_events"),
             confidence=row["confidence"],
             tags=row["tags"],
             entry_id=row["id"],
+            **rules_api.portable_kwargs(r),
         )
     else:
         entries.add(
@@ -250,7 +238,7 @@ def _overwrite_local(store, row: dict) -> None:
             store,
             row["id"],
             confirmed=bool(row["confirmed"]),
-            **{k: r[k] for k in rules_api.PORTABLE_FIELDS if k in r and r[k] is not None},
+            **rules_api.portable_kwargs(r),
         )
 
 
