@@ -1,9 +1,11 @@
-"""Correction detection scored on the labelled prompt set (tests/fixtures/correction_corpus.py).
+"""Correction detection scored on the labelled prompt sets (tests/fixtures/correction_corpus*.py).
 
-The set is three times the size of the examples in test_capture_detect.py, written from how
-people correct coding agents and from prompts that only look like corrections. Nothing in the
-detector is fitted to numbers: its rules are hand-written. They were refined on the misses of
-one half of the set ("dev"); ``scripts/bench_capture.py`` prints the confusion for both halves.
+The sets are written from how people correct coding agents and from prompts that only look like
+corrections. The detector's rules are hand-written and were refined on the misses of the first
+three sets, so those hold the rules alone (``detect_by_rules``) to the targets; the learned model
+beside the rules is trained on them too, and is scored by cross-validation
+(``scripts/train_capture_model.py``). The fourth set was never used for either: it is the held-out
+estimate. ``scripts/bench_capture.py`` prints every figure.
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from correction_corpus import CORRECTIONS, LOOKALIKES, fold  # noqa: E402
+from correction_corpus_fourth import FOURTH_CORRECTIONS, FOURTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
+from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
 
-from memory_cli.capture.detect import detect  # noqa: E402
+from memory_cli.capture.detect import detect, detect_by_rules  # noqa: E402
+
+
+def _scores(corrections, lookalikes, judge=detect):
+    missed = [m for _i, m in corrections if judge(m) is None]
+    alarms = [m for _k, m in lookalikes if judge(m) is not None]
+    tp = len(corrections) - len(missed)
+    return tp / max(1, tp + len(alarms)), tp / len(corrections), missed, alarms
 
 
 def test_the_labelled_set_is_large_and_varied():
@@ -30,13 +41,11 @@ def test_the_labelled_set_is_large_and_varied():
 
 
 def test_precision_and_recall_on_the_labelled_set():
-    missed = [m for _i, m in CORRECTIONS if detect(m) is None]
-    alarms = [m for _k, m in LOOKALIKES if detect(m) is not None]
-    tp = len(CORRECTIONS) - len(missed)
-    precision = tp / (tp + len(alarms))
-    recall = tp / len(CORRECTIONS)
+    precision, recall, missed, alarms = _scores(CORRECTIONS, LOOKALIKES, detect_by_rules)
     assert precision >= 0.97, alarms
     assert recall >= 0.95, missed
+    precision, recall, _missed, _alarms = _scores(CORRECTIONS, LOOKALIKES)
+    assert precision >= 0.97 and recall >= 0.95
 
 
 def test_the_second_set_written_later_is_held_to_the_same_targets():
@@ -46,11 +55,40 @@ def test_the_second_set_written_later_is_held_to_the_same_targets():
     assert len(FRESH_CORRECTIONS) >= 60 and len(FRESH_LOOKALIKES) >= 60
     fresh = {m for _i, m in FRESH_CORRECTIONS + FRESH_LOOKALIKES}
     assert not fresh & {m for _i, m in CORRECTIONS + LOOKALIKES}
-    missed = [m for _i, m in FRESH_CORRECTIONS if detect(m) is None]
-    alarms = [m for _k, m in FRESH_LOOKALIKES if detect(m) is not None]
-    tp = len(FRESH_CORRECTIONS) - len(missed)
-    assert tp / (tp + len(alarms)) >= 0.97, alarms
-    assert tp / len(FRESH_CORRECTIONS) >= 0.95, missed
+    precision, recall, missed, alarms = _scores(FRESH_CORRECTIONS, FRESH_LOOKALIKES, detect_by_rules)
+    assert precision >= 0.97, alarms
+    assert recall >= 0.95, missed
+
+
+def test_the_third_set_indirect_phrasings_are_held_to_the_same_targets():
+    """Written by someone who had seen neither the rules nor the other sets, and scored first at
+    recall .350: most of its corrections lack a correction's usual opening ("the api listens on
+    8081 not 8080", "CI's red since your commit", "`any` is a no-go", "back that out"). The
+    second stage (capture/cues.py) was written from its misses by class."""
+    assert len(THIRD_CORRECTIONS) >= 120 and len(THIRD_LOOKALIKES) >= 120
+    precision, recall, missed, alarms = _scores(THIRD_CORRECTIONS, THIRD_LOOKALIKES, detect_by_rules)
+    assert precision >= 0.97, alarms
+    assert recall >= 0.95, missed
+
+
+def test_ordinary_prompts_holding_the_second_stage_cue_words_are_left_alone():
+    """A contrast in a statement, a failure beside "your" that is praise or history, "revert" as
+    a planned task, "keep the diff minimal" as a first instruction, reported speech."""
+    alarms = [(m, detect(m)) for _k, m in THIRD_CUE_LOOKALIKES if detect(m) is not None]
+    assert not alarms
+
+
+def test_the_held_out_set_scores_what_the_docs_say():
+    """Never used to write a rule or to train: the honest estimate on new phrasings. Measured at
+    recall .439 before the second stage, .602 with it and .694 with the learned model, all at
+    precision .98-1.0 (docs/corrections.md); this guards against falling back."""
+    every = [m for _i, m in FOURTH_CORRECTIONS + FOURTH_LOOKALIKES]
+    earlier = CORRECTIONS + LOOKALIKES + FRESH_CORRECTIONS + FRESH_LOOKALIKES + THIRD_CORRECTIONS + THIRD_LOOKALIKES
+    assert not {m.lower() for m in every} & {m.lower() for _i, m in earlier}
+    precision, recall, _missed, alarms = _scores(FOURTH_CORRECTIONS, FOURTH_LOOKALIKES)
+    assert precision >= 0.97, alarms
+    assert recall >= 0.69
+    assert recall > _scores(FOURTH_CORRECTIONS, FOURTH_LOOKALIKES, detect_by_rules)[1] + 0.05
 
 
 def test_every_kind_of_correction_is_mostly_caught():

@@ -53,6 +53,14 @@ def test_correction_gets_one_factual_line_and_is_never_blocked(hook, store, tmp_
     assert row["context"] == "after Bash: npm install; project whisperclick"
 
 
+def test_a_correction_only_the_learned_model_recognises_is_recorded_with_low_confidence(hook, store):
+    r = _prompt(hook, "wrong again, the staging url has a -eu suffix")
+    assert r.returncode == 0
+    assert r.context.splitlines()[0] == "Recorded correction: wrong again, the staging url has a -eu suffix."
+    row = store.row("SELECT * FROM corrections")
+    assert (row["what_was_wrong"], row["what_is_right"], row["confidence"]) == ("", "", 0.3)
+
+
 def test_ordinary_prompt_leaves_nothing(hook, store):
     r = _prompt(hook, "add a flag so it doesn't print colors")
     assert r.returncode == 0

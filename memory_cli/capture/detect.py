@@ -30,9 +30,18 @@ Kinds and confidence (explicit high, implicit medium, inferred low):
 from __future__ import annotations
 
 import re
+
+from . import cues
 from .similar import correction_key
 
-__all__ = ["Detection", "detect", "EXPLICIT_CONFIDENCE", "IMPLICIT_CONFIDENCE", "INFERRED_CONFIDENCE"]
+__all__ = [
+    "Detection",
+    "detect",
+    "detect_by_rules",
+    "EXPLICIT_CONFIDENCE",
+    "IMPLICIT_CONFIDENCE",
+    "INFERRED_CONFIDENCE",
+]
 
 EXPLICIT_CONFIDENCE = 0.9
 IMPLICIT_CONFIDENCE = 0.6
@@ -130,6 +139,7 @@ _SOURCES = {
     # interjections that may open a sentence; "no" is remembered as a signal
     "interj": r"(?P<w>no+|nope|nah|wrong|incorrect|ugh+|argh+|hey|ok(?:ay)?|so|well|and|but|also|please|pls|plz|"
     r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+|omg|ffs|"
+    r"whoa|woah|uh+|um+|erm|hold\s+on|hang\s+on|yikes|oof|"
     r"for\s+(?:the\s+love\s+of\s+\w+|(?:god|heaven|pete|christ)'?s\s+sake|crying\s+out\s+loud))"
     r"(?:\s*[,.!:;—–-]+\s*|\s+(?=(?:don'?t|do not|never|not|stop|i|that'?s|it'?s|wrong|just|"
     r"please|use|always|instead|you|so|ok|okay|well|and|but|also|no|nope|hey|look|listen|seriously|"
@@ -154,7 +164,7 @@ _SOURCES = {
     r"the\s+wrong\s+\w+|the\s+(?:prod|production|live)\s+\w+)\b(?P<rest>.*)$",
     "you_wrong_thing": r"^you\s+(?:used|edited|ran|changed|deleted|picked|opened|modified|touched|called|installed)\s+"
     r"the\s+wrong\s+(?P<thing>.+)$",
-    "wrong_thing": r"^wrong\s+(?P<thing>file|branch|directory|folder|command|function|method|class|package|"
+    "wrong_thing": r"^wrong\s+(?:[\w.\-]+\s+){0,2}?(?P<thing>file|branch|directory|folder|command|function|method|class|package|"
     r"repo|repository|project|version|path|tool|module|test|one|place|approach|port|host|url|"
     r"region|database|db|env|environment|key|name|value|table|column|endpoint|library|image|tag|"
     r"format|order|variable|account|bucket|server|service|config|package\s+manager)\b(?P<rest>.*)$",
@@ -235,7 +245,15 @@ _SOURCES = {
     r"meant|should|should'?ve|shouldn'?t|supposed|prefer|not|from\s+now\s+on|going\s+forward|"
     r"future|mentioned|explained|skipped|neglected|constantly|use|using|it'?s|that'?s|"
     r"too|less|fewer|shorter|simpler|broke|undo|revert|back|supposed|stop|alone|once|been\s+over|"
-    r"gone|deprecated|obsolete|legacy)\b",
+    r"gone|deprecated|obsolete|legacy|"
+    # the second stage (cues.py)
+    r"your|you'?ve|you'?re|you\s+(?:want|just|also|now|have|edited|patched|changed|modified|got|bumped|used|put|"
+    r"added|wrote|created|installed|upgraded|reformatted|touched|deleted|removed|renamed|moved|pointed|hardcoded|"
+    r"committed|pushed|imported|set|reverted|updated|replaced)|whatever|table|no[\s-]?go|forbidden|banned|"
+    r"prohibited|unacceptable|limits|out\s+of|away|off|weren'?t|wasn'?t|isn'?t|yours|needed|required|part|outdated|"
+    r"ancient|dead|removed|retired|old|longer|moved|migrated|switched|went|wanted|scrap|restore|reset|rid|throw|"
+    r"only|stick|beyond|scope|outside|over\s+(?:this|that|it)|swap|switch|replace|lose|ditch|broken|fails?|"
+    r"failed|failing|crash\w*|blank|red|bad|worse|wiped|500)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
     r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
     r"need\s+(?!to\b)|want\s+(?!to\b))\b",
@@ -940,6 +958,10 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         m
         and not _re("imperative").match(body)
         and not _re("finite").search(body)
+        and not re.search(r"\b(?:broke|crashed|died|went|fell|hung|\w+ed)\b", body, re.I)
+        and not re.search(
+            r"\b(?:congrat\w*|thanks?|great|nice|good|glad|happy|chat|talk|see|meet|welcome)\b", body, re.I
+        )
         and not _re("question_word").match(body)
     ):
         wrong, verb = _strip_use(m.group("wrong") or m.group("wrong2") or "")
@@ -1078,16 +1100,40 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
             re.I,
         )
         if m and not re.match(
-            r"(?:if|when|whenever|once|unless|until|after|before|while|as\s+soon\s+as|in\s+case)\b",
+            r"(?:if|when|whenever|once|unless|until|after|before|while|as\s+soon\s+as|in\s+case|"
+            r"exactly|yes|yeah|yep|yup|right|correct|perfect|good|great|fine|sure|lgtm|looks\s+good)\b",
             m.group("first"),
             re.I,
         ):
             hit = _explicit(
                 re.sub(r"^so\s+", "", m.group("second"), flags=re.I), masked, after_no=False, question=False
             )
+    if hit is None and not question:
+        hit = _cue_hit(body, masked, after_no=after_no)
     if hit is not None:
         hit.sentence = masked.restore(s)
     return hit, False
+
+
+# Second-stage signals that name what is wrong with enough certainty to count as explicit.
+_EXPLICIT_CUES = frozenset({"contrast", "verdict", "deprecated", "prefer", "wrong-thing"})
+
+
+def _cue_hit(body: str, masked: _Masked, *, after_no: bool) -> _Hit | None:
+    """The indirect phrasings of :mod:`.cues`, as a hit with its parts cleaned."""
+    if _re("temporary").search(body):
+        return None
+    found = cues.match(body, masked.text, after_no=after_no)
+    if found is None:
+        return None
+    signal, wrong, right = found
+    w, s1 = _clean(wrong, masked) if wrong else ("", None)
+    r, s2 = _clean(right, masked) if right else ("", None)
+    if signal in _EXPLICIT_CUES and (w or r):
+        kind, confidence = "explicit", EXPLICIT_CONFIDENCE
+    else:
+        kind, confidence = "implicit", IMPLICIT_CONFIDENCE
+    return _Hit(kind, confidence, f"cue-{signal}", w, r, "", repeated=signal == "repeat", scope_hint=s1 or s2)
 
 
 def _statement(hit: _Hit) -> str:
@@ -1095,8 +1141,10 @@ def _statement(hit: _Hit) -> str:
     if hit.wrong and hit.right:
         return f"{verb} {hit.right}, not {hit.wrong}".strip() if verb else f"{hit.right}, not {hit.wrong}"
     if hit.wrong:
-        if hit.signal.endswith("avoid"):
+        if hit.signal.endswith("avoid") or hit.signal in ("cue-verdict", "cue-deprecated"):
             return f"avoid {hit.wrong}"
+        if hit.signal == "cue-scope":
+            return f"do not change {hit.wrong} unless asked"
         if hit.signal.endswith("shouldnt-have"):
             return f"should not have {hit.wrong}"
         if hit.signal.endswith("wrong-thing"):
@@ -1110,7 +1158,35 @@ def _statement(hit: _Hit) -> str:
 
 
 def detect(message: str) -> Detection | None:
-    """Return the correction in ``message`` or None. Never raises on text input."""
+    """Return the correction in ``message`` or None. Never raises on text input.
+
+    The hand-written rules first (they say what was wrong and what is right); for a short prompt
+    they pass over, the learned model of :mod:`.learned` may still recognise a correction, which
+    is then recorded as inferred with the prompt as its statement."""
+    found = detect_by_rules(message)
+    if found is not None or not message or not isinstance(message, str):
+        return found
+    from . import learned
+
+    masked = _Masked(message[:_MAX_MESSAGE])
+    if not masked.text.strip() or _Masked.only_quote(masked.text) or not learned.is_correction(masked.text):
+        return None
+    sentence = masked.restore(masked.text).strip()
+    statement = sentence if len(sentence) <= _MAX_PART else sentence[:_MAX_PART].rstrip() + "…"
+    return Detection(
+        kind="implicit",
+        what_was_wrong="",
+        what_is_right="",
+        confidence=INFERRED_CONFIDENCE,
+        key="",
+        statement=statement,
+        signal="learned",
+        sentence=sentence,
+    )
+
+
+def detect_by_rules(message: str) -> Detection | None:
+    """The hand-written rules alone (:func:`detect` without the learned model)."""
     if not message or not isinstance(message, str):
         return None
     text = message[:_MAX_MESSAGE]
@@ -1119,11 +1195,18 @@ def detect(message: str) -> Detection | None:
     masked = _Masked(text)
     hits: list[_Hit] = []
     prev_no = False
+    prev_question = ""
     for sentence in _re("split").split(masked.text):
         if sentence is None:
             continue
         hit, bare_no = _sentence_hit(sentence, masked, prev_no=prev_no)
+        if hit is None and prev_question and cues.strong_no(sentence):
+            # "kubectl delete against prod? absolutely not.": the refusal names what came before
+            wrong, hint = _clean(prev_question.rstrip(" ?"), masked)
+            hit = _Hit("explicit", EXPLICIT_CONFIDENCE, "refused", wrong, "", "", scope_hint=hint)
+            hit.sentence = masked.restore(f"{prev_question} {sentence.strip()}")
         prev_no = bare_no
+        prev_question = sentence.strip() if sentence.strip().endswith("?") else ""
         if hit is not None:
             hits.append(hit)
     if not hits:

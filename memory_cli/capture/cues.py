@@ -1,0 +1,497 @@
+"""The second stage of correction detection: indirect phrasings, judged by two cues at once.
+
+:mod:`.detect` recognises corrections by how they open ("never use X", "use X, not Y", "I told
+you ..."). People also correct an agent without any such opening: "the api listens on 8081 not
+8080", "`any` is a no-go in our TS code", "CI's red since your commit", "back that out",
+"componentWillMount is long gone, use a useEffect". Each form here pairs a cue that is common in
+ordinary prompts with a second one that makes it a correction, so that the look-alikes keep
+passing:
+
+* a **contrast** ("X, not Y") only after a verb that states where or what something is
+  ("is", "lives in", "goes in", "listens on", "we're on");
+* a **failure** ("blank", "fails", "500", "crashloops") only beside the agent's own change
+  ("since your edit", "after you changed", "whatever you did");
+* a **verdict** on a practice ("is off the table", "is a no-go", "is forbidden", "weren't
+  needed", "aren't yours to change");
+* **deprecation** ("is deprecated", "is ancient", "is the old v1 binary") only with the
+  replacement in the same message ("use v4", "it's docker compose now");
+* the agent's **action** ("you edited", "you bumped", "you've got") only with what was meant
+  ("instead of", "the source is in", "should be", "everywhere");
+* **undo** and **scope** verbs that only make sense about the agent's last change ("back that
+  out", "scrap the refactor", "reset that file to HEAD", "only change what I asked",
+  "keep the diff minimal").
+
+Reported speech ("the docs say ...", "the reviewer wrote ..."), conditions ("if it fails ...")
+and questions are left to the first stage, which already refuses them. Each function returns
+``(signal, wrong, right)`` or None; :mod:`.detect` builds the hit and cleans the parts.
+"""
+
+from __future__ import annotations
+
+import re
+
+_F = re.IGNORECASE
+
+
+class _Lazy:
+    """A pattern compiled on first use. Every prompt is a fresh hook process and compiling all of
+    these costs about 17 ms; :func:`match` tries only the forms whose words the sentence holds."""
+
+    __slots__ = ("source", "flags", "_p")
+
+    def __init__(self, source: str, flags: int = _F):
+        self.source, self.flags, self._p = source, flags, None
+
+    def _get(self) -> re.Pattern[str]:
+        if self._p is None:
+            self._p = re.compile(self.source, self.flags)
+        return self._p
+
+    def match(self, s: str) -> re.Match[str] | None:
+        return self._get().match(s)
+
+    def search(self, s: str) -> re.Match[str] | None:
+        return self._get().search(s)
+
+
+# The end of a sentence: punctuation only. Not ``\W*$``, which would also take the closing mark of
+# a masked quote and leave the quote unrestorable.
+_END = r"[\s.!?,;:…]*$"
+
+# One word of a name, a path, a flag or a masked quote ("\ue000" ... "\ue001").
+_W = r"[\w.`'/@+:#=~*\-\ue000\ue001]+"
+
+_CONTRAST = _Lazy(
+    r"^(?:(?:the|our|my|this|that|its|their)\s+)?(?P<subj>(?:" + _W + r"\s+){0,5}?)"
+    r"(?:is|are|'s|goes|go|lives?|belongs?|sits?|listens\s+on|runs\s+on|should\s+be|should\s+go\s+(?:in|to|under)|"
+    r"needs\s+to\s+be|has\s+to\s+be|have\s+to\s+be|must\s+be|we'?re\s+on|we\s+are\s+on|we'?re\s+using|"
+    r"(?:go|goes|live|lives)\s+(?:in|under|into)|have\s+to\s+be\s+run\s+via|has\s+to\s+be\s+run\s+via|"
+    r"we\s+go\s+through|we\s+use)\s+"
+    r"(?P<right>[^,;]{1,80}?)\s*,?\s+(?:and\s+)?(?:not|rather\s+than|instead\s+of)\s+(?P<wrong>[^,;!?]{1,80}?)"
+    r"(?:\s*[,;—–]\s+.{0,120})?" + _END,
+    _F,
+)
+# A contrast sets two names or values side by side; a verb or a condition in the first one makes
+# it a sentence ("so important - even if it's not always easy").
+_CLAUSE_WORD = _Lazy(r"\b(?:if|when|though|although|it'?s|is|are|was|were|be|been)\b", _F)
+_PLEASE_NOT = _Lazy(
+    r"^(?P<right>[^,;]{1,60}?)\s+please\s*[,;—–-]?\s*(?:not|rather\s+than|instead\s+of)\s+(?P<wrong>.{1,80}?)" + _END,
+    _F,
+)
+_THAT_IS_THE = _Lazy(
+    r"^(?:that'?s|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)\s+(?P<wrong>[^,;]{1,60}?)\s*[,;]\s*"
+    r"the\s+(?:real|actual|live|right|correct|current|proper|new|main)\s+(?:\w+\s+)?(?:is|are|lives?|sits?)\s+"
+    r"(?:(?:in|under|at|on)\s+)?(?P<right>.{1,80}?)" + _END,
+    _F,
+)
+_THAT_IS_THE_OLD = _Lazy(
+    r"^(?:that'?s|that\s+is|this\s+is|those\s+are)\s+the\s+(?:old|outdated|legacy|deprecated|v\d|generated|compiled|"
+    r"vendored|wrong)\s+(?P<wrong>.{1,60}?)" + _END,
+    _F,
+)
+
+_IS_WRONG = _Lazy(
+    r"^(?:the|that|this|your|those|these)\s+(?P<wrong>(?:"
+    + _W
+    + r"\s+){0,3}?"
+    + _W
+    + r")\s+(?:is|are|was|were|looks|seems)\s+"
+    r"(?:(?:all|completely|totally|still|just|clearly|definitely|obviously)\s+)?(?:wrong|incorrect|not\s+right)\b",
+    _F,
+)
+_THAT_IS_A = _Lazy(r"^(?:that'?s|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)\s+(?P<wrong>[^,;]{1,60}?)" + _END, _F)
+
+_CHANGE_VERBS = (
+    r"touched|changed|edited|added|removed|deleted|renamed|moved|bumped|upgraded|downgraded|refactored|rewrote|"
+    r"reformatted|merged|pushed|committed|ran|updated|modified|replaced|patched|installed|did\s+that|did\s+this|"
+    r"made\s+(?:that|this|the|your)"
+)
+_AGENT_CHANGE = _Lazy(
+    r"\b(?:since|after|before|when)\s+you\s+(?:just\s+)?(?:" + _CHANGE_VERBS + r")\b|"
+    r"\byour\s+(?:last\s+|latest\s+|recent\s+|new\s+)?(?:" + _W + r"\s+)?"
+    r"(?:edit|change|commit|refactor|fix|patch|update|pr|rewrite|tweak|migration|push|merge|upgrade)s?\b|"
+    r"\bwhatever\s+you\s+(?:did|changed|touched)\b|"
+    r"^(?:that|this)\s+(?:last\s+)?(?:change|edit|migration|commit|refactor|fix|patch|update|rename|upgrade)\b",
+    _F,
+)
+_FAILURE = _Lazy(
+    r"\b(?:blank|broke|broken|breaks|breaking|fails?|failed|failing|red|crash\w*|500s?|"
+    r"stopped\s+working|no\s+longer\s+(?:works?|builds?|compiles?|starts?)|"
+    r"(?:doesn'?t|does\s+not|won'?t|can'?t)\s+(?:work|compile|build|start|load|submit|connect|render|boot|run)|"
+    r"wiped|wipes|destroy|deleted|wrecked|bad|worse|regress\w*|hangs?|times?\s+out|refused|panics?|segfaults?)\b",
+    _F,
+)
+# "that commit broke the build last week" is history, not the agent's last change.
+_LONG_AGO = _Lazy(r"\b(?:last\s+(?:week|month|year|night|sprint|release)|yesterday|ago|in\s+(?:19|20)\d\d)\b", _F)
+_SUCCESS = _Lazy(
+    r"\b(?:(?:now|all)\s+(?:pass|passes|passing|green|works?)|(?:pass|passes|passing|green|works?)\s+(?:now|again)|"
+    r"(?:is|are|'re|'s)\s+(?:green|passing|fixed)|fixed\s+it|thanks|thank\s+you|great|nice|better|looks\s+good|lgtm|"
+    r"flaky|unrelated|not\s+(?:your|you)|wasn'?t\s+(?:your|you)|my\s+(?:fault|bad|mistake))\b",
+    _F,
+)
+
+_VERDICT = _Lazy(
+    r"^(?P<wrong>.{1,80}?)\s+(?:is|are|'s|'re)\s+(?:(?:absolutely|totally|strictly|completely|simply|just)\s+)?"
+    r"(?:off\s+the\s+table|a\s+(?:hard\s+)?no[\s-]?go|not\s+(?:acceptable|allowed|an\s+option|how\s+we\s+do\s+(?:it|things))|"
+    r"not\s+ok(?:ay)?\s*,?\s+(?:ever|here|in\b)|forbidden|banned|prohibited|unacceptable|off[\s-]limits|"
+    r"never\s+(?:ok(?:ay)?|acceptable|allowed|fine))\b",
+    _F,
+)
+_NOT_HOW = _Lazy(
+    r"^(?:that'?s|this\s+is|that\s+is)\s+not\s+how\s+we\s+do\s+(?:it|things|that)(?:\s+here)?\s*[:,;—–-]\s*(?P<rest>.+)$",
+    _F,
+)
+_STAY_OUT = _Lazy(
+    r"^(?P<wrong>.{1,60}?)\s+(?:stays?|goes?|keeps?)\s+out\s+of\s+(?:the\s+)?(?:repo|repository|git|codebase|code|commits?|"
+    r"source\s+control|logs?)\b",
+    _F,
+)
+_STAY_AWAY = _Lazy(
+    r"^(?:(?:please|just)\s+)?(?:stay|keep)\s+away\s+from\s+(?P<wrong>.+?)" + _END + r"|"
+    r"^(?P<subj>"
+    + _W
+    + r")\s.{0,80}?[,;—–]\s*(?:so\s+)?(?:stay|keep)\s+away\s+from\s+(?:it|that|them|this)"
+    + _END
+    + r"|"
+    r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?stop\s+with\s+(?P<wrong3>.+?)" + _END + r"|"
+    r"^(?:(?:please|just)\s+)?keep\s+(?:your\s+hands|it)\s+off\s+(?:of\s+)?(?P<wrong2>.+?)" + _END,
+    _F,
+)
+_NOT_NEEDED = _Lazy(
+    r"^(?P<wrong>.{1,80}?)\s+(?:weren'?t|were\s+not|wasn'?t|was\s+not)\s+(?:needed|necessary|wanted|asked\s+for|"
+    r"part\s+of\s+(?:this|the|my)\s+\w+)\b|"
+    r"^(?P<wrong2>.{1,80}?)\s+(?:aren'?t|are\s+not|isn'?t|is\s+not)\s+yours\s+to\s+\w+|"
+    r"^(?P<wrong3>.{1,80}?)\s+(?:isn'?t|is\s+not|aren'?t|are\s+not)\s+(?:needed|necessary|required)\b.*?[,;]\s*"
+    r"(?:so\s+)?(?:drop|remove|delete|lose|take\s+out)\s+(?:it|them|that)\b|"
+    r"^(?P<wrong4>.{1,80}?)\s+(?:isn'?t|is\s+not|aren'?t|are\s+not)\s+part\s+of\s+(?:the|our)\s+(?:toolchain|stack|setup)\b",
+    _F,
+)
+
+_DEPRECATED = _Lazy(
+    r"^(?P<wrong>.{1,80}?)\s+(?:is|are|'s|was|were)\s+(?:(?:now|long|officially|basically|way|so|the)\s+)?"
+    r"(?:deprecated|gone|obsolete|outdated|ancient|legacy|dead|removed|retired|on\s+(?:its|their)\s+way\s+out|"
+    r"the\s+old(?:\s+" + _W + r"){0,3}|no\s+longer\s+(?:used|supported|maintained|a\s+thing))\b(?P<rest>.*)$",
+    _F,
+)
+_MOVED_OFF = _Lazy(
+    r"^we\s+(?:moved|migrated|switched|went)\s+(?:off|away\s+from)\s+(?P<wrong>.+?)(?:\s+(?:ages|years|months|a\s+while)\s+ago)?"
+    r"\s*(?:[,;—–]\s*(?P<rest>.+))?$",
+    _F,
+)
+_REPLACEMENT = _Lazy(
+    r"\b(?:use|using|it'?s|we\s+use|write\s+to|switch\s+to|go\s+with|everything\s+(?:goes|is|lives)|replaced\s+by|"
+    r"now|instead|in\s+favou?r\s+of)\b",
+    _F,
+)
+
+_USE_LEAD = _Lazy(
+    r"[,;:—–]\s*(?:just\s+|so\s+)?(?:use|it'?s|we\s+use|write\s+to|switch\s+to|go\s+with)\s+(?P<right>.+?)(?:\s+now)?"
+    + _END,
+    _F,
+)
+_YOU_DID = _Lazy(
+    r"(?:^|[,;:—–]\s*)you(?:'ve|\s+have|'re|\s+are)?\s+(?:just\s+|also\s+|now\s+)?(?P<act>edited|patched|changed|modified|looking\s+at|"
+    r"got|bumped|used|put|added|wrote|created|installed|upgraded|reformatted|touched|deleted|removed|renamed|moved|"
+    r"pointed|hardcoded|hard-coded|committed|pushed|imported|set|reverted|updated|replaced)\b(?P<what>.*)$",
+    _F,
+)
+_MEANT = _Lazy(
+    r"\binstead\s+of\b|\bnot\s+the\b|[,;]\s*(?:the|it'?s|that'?s)\s+(?:real|actual|right|correct|live|source|original|"
+    r"proper)\b|\bthe\s+(?:real|actual|source|live|right|correct)\s+\w+(?:\s+\w+)?\s+(?:is|are|lives?)\b|"
+    r"\bshould\s+be\b(?!\s+(?:good|fine|ok|okay|done|ready|enough|all\s+set))|\beverywhere\b|\bwhile\s+(?:fixing|i|you\s+were)|\bwhen\s+i\s+(?:asked|only|just|said)\b|"
+    r"\bwhich\s+(?:our|the|we)\b.{0,40}\b(?:don'?t|doesn'?t|can'?t|isn'?t)\b",
+    _F,
+)
+_YOU_WANT = _Lazy(
+    r"^(?:you\s+want|what\s+you\s+want\s+is)\s+(?P<right>(?:[\w.\-]*\d[\w.\-]*|\ue000\d+\ue001))" + _END, _F
+)
+
+_UNDO = _Lazy(
+    r"^(?:(?:please|just|can\s+you|could\s+you)\s+)?(?:"
+    r"back\s+(?:that|it|this|those|these)\s+out|back\s+out\s+(?:of\s+)?(?:that|those|these|the|your)\b|"
+    r"scrap\s+(?:that|this|it|your|those|these|the\s+(?:refactor|rewrite|change|changes|approach|whole\s+thing|"
+    r"last|new|edit|edits))\b|"
+    r"restore\s+the\s+(?:previous|old|original|earlier)\s+(?:version|behaviou?r|code|state|implementation|logic|"
+    r"file|one|value|setting|config|wording|text|name|signature)\b|"
+    r"reset\s+(?:that|this|it|the)\b.*?\bto\s+(?:head|main|master|origin|how\s+it\s+was|what\s+it\s+was)\b|"
+    r"revert\s+(?:the|your|those|these|all\s+the)\s+(?:" + _W + r"\s+){0,3}?(?:changes?|edits?)\b|"
+    r"take\s+.{1,60}?\s+back\s+out\b|"
+    r"get\s+rid\s+of\s+(?:what|everything|whatever)\s+you\b|"
+    r"put\s+.{1,60}?\s+back\s+(?:exactly\s+)?(?:as|the\s+way|how|to\s+how|to\s+what)\b|"
+    r"throw\s+(?:that|it|this)\s+(?:away|out)\b)",
+    _F,
+)
+_SCOPE = _Lazy(
+    r"^(?:(?:please|just)\s+)?(?:only\s+(?:change|touch|edit|do|fix)\s+what\s+i\s+(?:asked|said|told)|"
+    r"stick\s+to\s+(?:the\s+task|what\s+i\s+asked|the\s+ticket|the\s+brief)(?:\s+at\s+hand)?(?="
+    + _END
+    + r"|\s*[,;.!])|"
+    r"(?:that'?s|this\s+is|that\s+is)\s+(?:way\s+|far\s+|well\s+)?(?:beyond|more\s+than|outside\s+(?:of\s+)?)\s*"
+    r"(?:what\s+i\s+asked|the\s+scope|scope)|"
+    r"(?:that'?s|this\s+is)\s+out\s+of\s+scope)\b|"
+    r"[,;:—–]\s*(?:please\s+)?keep\s+the\s+(?:diff|change|pr|patch)\s+(?:minimal|small|focused|tight)\b",
+    _F,
+)
+_REPEAT = _Lazy(
+    r"^(?:how\s+many\s+times\b(?!\s+(?:does|do|did|is|are|was|were|has|have|will|should|can|would)\s+(?!i\b))|"
+    r"once\s+more\s*[:,—–-]|"
+    r"(?:we|i)\s+(?:literally\s+|just\s+|only\s+)*(?:just\s+)?(?:went|gone|been)\s+over\s+(?:this|that|it)\b|"
+    r"(?:this\s+is|that'?s|it'?s)\s+the\s+(?:second|third|fourth|fifth|\w+th|\d+(?:st|nd|rd|th))\s+time\s+"
+    r"you(?:'ve|\s+have)?\s+(?!asked|mentioned|said|told|explained|wanted)(?:\w+ed|done|made|broken|got|gotten|written|run|did|made|forgotten|ignored)\b)",
+    _F,
+)
+_PREFER = _Lazy(
+    r"^(?:we|i)\s+(?:much\s+|strongly\s+|always\s+)?prefer\s+(?P<right>.+?)\s+(?:over|to|rather\s+than|instead\s+of)\s+"
+    r"(?P<wrong>.+?)(?:\s+(?:here|in\s+this\s+\w+))?(?:\s*[,;—–]\s*.*)?$",
+    _F,
+)
+_RATHER = _Lazy(
+    r"^i'?d\s+(?:much\s+|really\s+)?rather\s+you\s+(?:(?P<neg>didn'?t|did\s+not|not|never)\s+(?P<wrong>.+)|"
+    r"(?P<right>.+?)\s+(?:instead\s+of|rather\s+than)\s+(?P<wrong2>.+?)"
+    r"\s+(?:going\s+forward|from\s+now\s+on|in\s+future|in\s+the\s+future|here|in\s+this\s+\w+))(?:\s*[,;—–].*)?"
+    + _END,
+    _F,
+)
+_SWAP = _Lazy(
+    r"^(?:(?:please|just)\s+)?(?:swap|switch)\s+(?:that|this|it|those|these)\s+(?:out\s+)?(?:for|with|to)\s+(?P<right>.+?)"
+    + _END
+    + r"|"
+    r"^(?:(?:please|just)\s+)?replace\s+(?:that|this|it|those|these)\s+with\s+(?P<right2>.+?)" + _END,
+    _F,
+)
+_LOSE = _Lazy(
+    r"^(?:(?:please|just)\s+)?(?:lose|ditch)\s+(?:the|those|these|that|all\s+the|all\s+those)\s+(?P<wrong>.+?)" + _END,
+    _F,
+)
+_WE_DONT_DO = _Lazy(
+    r"^we\s+(?:don'?t|do\s+not|never)\s+do\s+(?P<wrong>.+?)\s+(?:here|in\s+this\s+(?:repo|codebase|project|team|house))\b",
+    _F,
+)
+_NOT_LANGUAGE = _Lazy(
+    r"^(?P<right>.{1,60}?)\s*[,;—–]\s*this\s+(?:isn'?t|is\s+not|ain'?t)\s+"
+    r"(?:java|javascript|go|golang|c|c\+\+|c#|python|php|ruby|perl|rust|node|kotlin|swift)" + _END,
+    _F,
+)
+_STRONG_NO = _Lazy(r"^(?:absolutely|definitely|certainly|hell)\s+not|^hell\s+no\b|^no\s+way\b|^not\s+a\s+chance\b", _F)
+
+_REPORTED = _Lazy(
+    r"\b(?:says?|said|wrote|writes|commented|printed|prints|reads|according\s+to|"
+    r"the\s+(?:docs|ticket|reviewer|linter|log|error|warning|message|issue|changelog)\b)",
+    _F,
+)
+_CONDITION = _Lazy(
+    r"^(?:if|when|whenever|once(?!\s+more\b)|unless|until|(?:after|before)(?!\s+(?:your|you)\b)|while|as\s+soon\s+as|"
+    r"in\s+case|maybe|perhaps|"
+    r"we\s+(?:could|might|should\s+probably))\b",
+    _F,
+)
+_SELF = _Lazy(r"\b(?:i|i'?ve|i\s+have)\s+(?:gave|give|given|sent|told|typed|pasted|wrote|made|broke)\b", _F)
+
+
+def strong_no(sentence: str) -> bool:
+    """A flat refusal on its own ("absolutely not.", "hell no"): it rejects what came before."""
+    return bool(_STRONG_NO.match(sentence.strip()))
+
+
+# The words each form needs, checked as plain substrings of the lower-cased sentence before its
+# pattern is compiled or run.
+_GATES = {
+    "is_wrong": ("wrong", "incorrect", "not right"),
+    "that_is_the": (
+        "the real ",
+        "the actual ",
+        "the live ",
+        "the right ",
+        "the correct ",
+        "the current ",
+        "the proper ",
+        "the new ",
+        "the main ",
+    ),
+    "contrast": ("not ", "rather than", "instead of"),
+    "failure": (
+        "blank",
+        "broke",
+        "break",
+        "fail",
+        "red",
+        "crash",
+        "500",
+        "working",
+        "longer",
+        "n't",
+        "not ",
+        "wiped",
+        "destroy",
+        "deleted",
+        "wrecked",
+        "bad",
+        "worse",
+        "regress",
+        "hang",
+        "time",
+        "refused",
+        "panic",
+        "segfault",
+    ),
+    "verdict": (
+        "off the table",
+        "no-go",
+        "no go",
+        "nogo",
+        "not acceptable",
+        "not allowed",
+        "not an option",
+        "not ok",
+        "forbidden",
+        "banned",
+        "prohibited",
+        "unacceptable",
+        "off-limits",
+        "off limits",
+        "never ok",
+        "never acceptable",
+        "never allowed",
+        "never fine",
+        "out of",
+    ),
+    "not_how": ("not how we do",),
+    "stay_away": ("away from", "hands off", "keep it off", "stop with"),
+    "not_needed": ("needed", "necessary", "wanted", "asked for", "part of", "yours to", "required"),
+    "deprecated": (
+        "deprecated",
+        "gone",
+        "obsolete",
+        "outdated",
+        "ancient",
+        "legacy",
+        "dead",
+        "removed",
+        "retired",
+        "way out",
+        "the old",
+        "no longer",
+        "moved off",
+        "migrated off",
+        "switched off",
+        "away from",
+        "the generated",
+        "the compiled",
+        "the vendored",
+        "the wrong",
+        "the v",
+    ),
+    "you": ("you",),
+    "undo": ("back", "scrap", "restore", "reset", "revert", "take ", "rid of", "put ", "throw"),
+    "scope": ("only ", "stick to", "keep the", "beyond", "more than", "outside", "out of scope"),
+    "repeat": ("how many times", "once more", "over this", "over that", "over it", "time you"),
+    "prefer": ("prefer", "rather"),
+    "swap": ("swap", "switch", "replace"),
+    "verdict2": ("lose ", "ditch ", "do "),
+    "language": ("this isn't", "this is not", "this ain't"),
+}
+
+
+def _has(low: str, gate: str) -> bool:
+    return any(word in low for word in _GATES[gate])
+
+
+def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str, str] | None:
+    """``(signal, wrong, right)`` for a sentence ``body`` of ``message`` that corrects the agent
+    without the openings the first stage knows, or None. ``after_no``: the sentence follows a
+    "no" / "nope", so "that's the generated file" names the wrong thing."""
+    b = body.strip()
+    low = b.lower().replace("’", "'")
+    if not b or not any(_has(low, gate) for gate in _GATES) and not after_no:
+        return None
+    if _CONDITION.match(b) or _REPORTED.search(b):
+        return None
+    if after_no and (m := _THAT_IS_A.match(b)):
+        return "wrong-thing", m.group("wrong"), ""
+    if _has(low, "is_wrong") and (m := _IS_WRONG.match(b)):
+        return "wrong-thing", m.group("wrong"), ""
+    if _has(low, "that_is_the") and (m := _THAT_IS_THE.match(b)):
+        return "contrast", m.group("wrong"), m.group("right")
+    if _has(low, "contrast"):
+        m = _CONTRAST.match(b) or _PLEASE_NOT.match(b)
+        if m and len(m.group("wrong").split()) <= 8 and not _CLAUSE_WORD.search(m.group("right")):
+            return "contrast", _head(m.group("wrong")), m.group("right")
+    if (
+        _has(low, "failure")
+        and ("you" in low or low.startswith(("that ", "this ")))
+        and _AGENT_CHANGE.search(b)
+        and _FAILURE.search(b)
+        and not _SUCCESS.search(b)
+        and not _SELF.search(b)
+        and not _LONG_AGO.search(b)
+    ):
+        return "broke", "", ""
+    if _has(low, "verdict") and (m := _VERDICT.match(b) or _STAY_OUT.match(b)):
+        return "verdict", _tail(m.group("wrong")), ""
+    if _has(low, "not_how") and (m := _NOT_HOW.match(b)):
+        return "verdict", "", m.group("rest")
+    if _has(low, "stay_away") and (m := _STAY_AWAY.match(b)):
+        return "verdict", _head(m.group("wrong") or m.group("subj") or m.group("wrong2") or m.group("wrong3") or ""), ""
+    if _has(low, "not_needed") and (m := _NOT_NEEDED.match(b)):
+        return "scope", _tail(next(g for g in m.group("wrong", "wrong2", "wrong3", "wrong4") if g)), ""
+    if _has(low, "deprecated"):
+        m = _DEPRECATED.match(b)
+        if m and (_REPLACEMENT.search(m.group("rest")) or _short_rest(message, body)):
+            use = _USE_LEAD.search(m.group("rest"))
+            return "deprecated", _tail(m.group("wrong")), _head(use.group("right")) if use else ""
+        m = _MOVED_OFF.match(b)
+        if m and m.group("rest"):
+            return "deprecated", m.group("wrong"), m.group("rest") or ""
+        m = _THAT_IS_THE_OLD.match(b)
+        if m and _short_rest(message, body):
+            return "wrong-thing", m.group("wrong"), ""
+    if _has(low, "you"):
+        m = _YOU_DID.search(b)
+        if m and _MEANT.search(m.group("what")) and not _SUCCESS.search(b):
+            return "you-did", "", ""
+        m = _YOU_WANT.match(b)
+        if m:
+            return "you-want", "", m.group("right")
+    if _has(low, "undo") and _UNDO.match(b):
+        return "revert", "", ""
+    if _has(low, "scope") and _SCOPE.search(b):
+        return "scope", "", ""
+    if _has(low, "repeat") and _REPEAT.match(b):
+        return "repeat", "", ""
+    if _has(low, "prefer"):
+        m = _PREFER.match(b)
+        if m:
+            return "prefer", m.group("wrong"), m.group("right")
+        m = _RATHER.match(b)
+        if m:
+            return "prefer", m.group("wrong") or m.group("wrong2") or "", m.group("right") or ""
+    if _has(low, "swap") and (m := _SWAP.match(b)):
+        return "swap", "", m.group("right") or m.group("right2") or ""
+    if _has(low, "verdict2") and (m := _LOSE.match(b) or _WE_DONT_DO.match(b)):
+        return "verdict", m.group("wrong"), ""
+    if _has(low, "language") and (m := _NOT_LANGUAGE.match(b)):
+        return "style", "", m.group("right")
+    return None
+
+
+def _head(part: str) -> str:
+    """The part before a following clause: "the public API, other teams use it" -> "the public API"."""
+    return re.split(r"\s*[,;:—–]\s+", part.strip(), maxsplit=1)[0]
+
+
+def _tail(part: str) -> str:
+    """The part after a leading clause: "that's not how we do it: raw SQL" -> "raw SQL"."""
+    return re.split(r"[,;:—–]\s+", part.strip())[-1]
+
+
+def _short_rest(message: str, body: str) -> bool:
+    """Whether the replacement follows ``body`` as a sentence of its own: a bare name or a few
+    words ("networking.k8s.io/v1"), or one that says to use it; not a question."""
+    i = message.find(body)
+    if i < 0:
+        return False
+    rest = message[i + len(body) :].strip(" .!,;:—–-\n")
+    nxt = re.split(r"(?<=[.!?])\s+|\n+", rest, maxsplit=1)[0].strip()
+    if len(nxt) < 2 or nxt.endswith("?"):
+        return False
+    return len(nxt.split()) <= 4 or bool(_REPLACEMENT.match(nxt))

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Train the learned second opinion of correction detection (memory_cli/capture/learned.py).
+
+Reads the labelled sets in tests/fixtures (correction_corpus, _fresh and _third; never _fourth,
+which stays held out), fits an L2-regularised logistic regression over
+``learned.features`` by plain gradient descent (numpy, deterministic), and chooses its
+threshold by 10-fold cross-validation: the lowest of 0.50, 0.55, ... 0.95 at which the
+detector as shipped (rules, then the model for prompts the rules pass) keeps a held-out
+precision of at least 0.97 over the folds. Writes memory_cli/capture/correction_model.json with
+the cross-validated figures, and prints them.
+
+    .venv/bin/python scripts/train_capture_model.py [--check]
+
+``--check`` trains and compares with the shipped file instead of writing it (exit 1 when they
+differ): the model in the package is the one these sets give.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+
+from correction_corpus import CORRECTIONS, LOOKALIKES  # noqa: E402
+from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
+from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
+
+from memory_cli.capture import learned  # noqa: E402
+from memory_cli.capture.detect import _Masked, detect_by_rules  # noqa: E402
+
+L2 = 1.0  # regularisation strength (scaled by the number of examples)
+EPOCHS = 300
+STEP = 2.5
+MAX_WORDS = 25  # longest correction in the sets is 19 words
+TARGET_PRECISION = 0.97
+FOLDS = 10
+
+
+def examples() -> list[tuple[str, int]]:
+    pos = CORRECTIONS + FRESH_CORRECTIONS + THIRD_CORRECTIONS
+    neg = LOOKALIKES + FRESH_LOOKALIKES + THIRD_LOOKALIKES + THIRD_CUE_LOOKALIKES
+    rows = [(m, 1) for _, m in pos] + [(m, 0) for _, m in neg]
+    random.Random(1).shuffle(rows)
+    return rows
+
+
+def feats(message: str) -> set[str]:
+    return learned.features(_Masked(message).text)
+
+
+def fit(rows: list[tuple[set[str], int]]) -> dict:
+    vocab: dict[str, int] = {}
+    for f, _ in rows:
+        for x in sorted(f):
+            vocab.setdefault(x, len(vocab))
+    X = np.zeros((len(rows), len(vocab)))
+    y = np.array([label for _, label in rows], dtype=float)
+    for i, (f, _) in enumerate(rows):
+        X[i, [vocab[x] for x in f]] = 1.0
+    w, b = np.zeros(len(vocab)), 0.0
+    for _ in range(EPOCHS):
+        p = 1.0 / (1.0 + np.exp(-(X @ w + b)))
+        w -= STEP * (X.T @ (p - y) + L2 * w) / len(y)
+        b -= STEP * float((p - y).mean())
+    weights = {x: round(float(w[i]), 4) for x, i in vocab.items() if abs(w[i]) >= 5e-4}
+    return {"bias": round(b, 4), "weights": dict(sorted(weights.items()))}
+
+
+def shipped_detects(message: str, model: dict, threshold: float) -> bool:
+    if detect_by_rules(message) is not None:
+        return True
+    text = _Masked(message).text
+    return len(text.split()) <= MAX_WORDS and learned.probability(text, model) >= threshold
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="compare with the shipped model instead of writing it")
+    args = ap.parse_args()
+
+    rows = examples()
+    scored: list[tuple[str, float, int]] = []
+    for k in range(FOLDS):
+        train = [(feats(m), y) for i, (m, y) in enumerate(rows) if i % FOLDS != k]
+        model = fit(train)
+        for m, y in rows[k::FOLDS]:
+            text = _Masked(m).text
+            p = learned.probability(text, model) if len(text.split()) <= MAX_WORDS else 0.0
+            scored.append((m, p, y))
+    by_rules = {m: detect_by_rules(m) is not None for m, _ in rows}
+    n_pos = sum(y for _, y in rows)
+
+    def figures(th: float) -> dict:
+        tp = sum(1 for m, p, y in scored if y and (by_rules[m] or p >= th))
+        fp = sum(1 for m, p, y in scored if not y and (by_rules[m] or p >= th))
+        mtp = sum(1 for m, p, y in scored if y and p >= th)
+        mfp = sum(1 for m, p, y in scored if not y and p >= th)
+        return {
+            "precision": round(tp / (tp + fp), 4),
+            "recall": round(tp / n_pos, 4),
+            "model_alone_precision": round(mtp / max(1, mtp + mfp), 4),
+            "model_alone_recall": round(mtp / n_pos, 4),
+        }
+
+    thresholds = [round(0.5 + 0.05 * i, 2) for i in range(10)]
+    threshold = next((t for t in thresholds if figures(t)["precision"] >= TARGET_PRECISION), thresholds[-1])
+    final = fit([(feats(m), y) for m, y in rows])
+    out = {
+        "about": "memory_cli/capture/learned.py; written by scripts/train_capture_model.py",
+        "threshold": threshold,
+        "max_words": MAX_WORDS,
+        "trained_on": {"corrections": n_pos, "look_alikes": len(rows) - n_pos},
+        "cross_validated": {"folds": FOLDS, **figures(threshold)},
+        **final,
+    }
+    print(f"{'threshold':>10}{'precision':>11}{'recall':>8}{'model P':>9}{'model R':>9}  (10-fold, rules + model)")
+    for t in thresholds:
+        f = figures(t)
+        mark = "  <- chosen" if t == threshold else ""
+        print(
+            f"{t:>10.2f}{f['precision']:>11.3f}{f['recall']:>8.3f}"
+            f"{f['model_alone_precision']:>9.3f}{f['model_alone_recall']:>9.3f}{mark}"
+        )
+    text = json.dumps(out, indent=0, sort_keys=False) + "\n"
+    path = Path(learned.MODEL_PATH)
+    if args.check:
+        same = path.exists() and path.read_text(encoding="utf-8") == text
+        print("shipped model is up to date" if same else "shipped model differs: run without --check")
+        return 0 if same else 1
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path.relative_to(ROOT)} ({len(final['weights'])} weights)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

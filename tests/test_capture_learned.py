@@ -1,0 +1,60 @@
+"""The learned second opinion of correction detection (memory_cli/capture/learned.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from memory_cli.capture import learned
+from memory_cli.capture.detect import INFERRED_CONFIDENCE, detect, detect_by_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Caught by the model only: no rule knows "wrong again" followed by a statement of fact.
+ONLY_THE_MODEL = "wrong again, the staging url has a -eu suffix"
+
+
+def test_the_shipped_model_is_the_one_the_labelled_sets_give():
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "train_capture_model.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "up to date" in r.stdout
+
+
+def test_its_threshold_keeps_the_cross_validated_precision():
+    model = json.loads(Path(learned.MODEL_PATH).read_text(encoding="utf-8"))
+    cv = model["cross_validated"]
+    assert cv["folds"] == 10 and cv["precision"] >= 0.97 and cv["recall"] >= 0.95
+    assert cv["model_alone_recall"] > 0.2  # it does find corrections on its own
+    assert 0.5 <= model["threshold"] < 1.0 and model["max_words"] >= 19
+
+
+def test_a_correction_only_the_model_recognises_is_recorded_as_inferred():
+    assert detect_by_rules(ONLY_THE_MODEL) is None
+    d = detect(ONLY_THE_MODEL)
+    assert d is not None
+    assert (d.signal, d.kind, d.confidence) == ("learned", "implicit", INFERRED_CONFIDENCE)
+    assert d.statement == ONLY_THE_MODEL and d.what_was_wrong == d.what_is_right == ""
+
+
+def test_long_text_and_quotes_are_not_judged_by_the_model():
+    filler = " ".join(["the report lists each service with its owner and its region"] * 3)
+    assert detect(f"{ONLY_THE_MODEL}. {filler}") is None
+    assert detect(f"`{ONLY_THE_MODEL}`") is None
+    assert detect(f'the ticket says "{ONLY_THE_MODEL}"') is None
+
+
+def test_without_a_readable_model_the_rules_still_run(monkeypatch, tmp_path):
+    broken = tmp_path / "model.json"
+    broken.write_text("{not json", encoding="utf-8")
+    monkeypatch.setattr(learned, "MODEL_PATH", str(broken))
+    monkeypatch.setattr(learned, "_model", None)
+    assert learned.load(str(broken)) is None
+    assert detect(ONLY_THE_MODEL) is None
+    assert detect("use pnpm, not npm").statement == "use pnpm, not npm"
