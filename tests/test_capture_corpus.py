@@ -2,9 +2,9 @@
 
 The sets are written from how people correct coding agents and from prompts that only look like
 corrections. The detector's rules are hand-written and were refined on the misses of the first
-three sets, so those hold the rules alone (``detect_by_rules``) to the targets; the learned model
+four sets, so those hold the rules alone (``detect_by_rules``) to the targets; the learned model
 beside the rules is trained on them too, and is scored by cross-validation
-(``scripts/train_capture_model.py``). The fourth set was never used for either: it is the held-out
+(``scripts/train_capture_model.py``). The fifth set was never used for either: it is the held-out
 estimate. ``scripts/bench_capture.py`` prints every figure.
 """
 
@@ -16,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from correction_corpus import CORRECTIONS, LOOKALIKES, fold  # noqa: E402
+from correction_corpus_fifth import FIFTH_CORRECTIONS, FIFTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fourth import FOURTH_CORRECTIONS, FOURTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
 from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
@@ -78,17 +79,37 @@ def test_ordinary_prompts_holding_the_second_stage_cue_words_are_left_alone():
     assert not alarms
 
 
+def test_the_fourth_set_is_caught_by_the_rules_refined_on_it():
+    """Held out until the rules were refined on its misses (recall .694 then, docs/corrections.md).
+    Six corrections stay to the model: a reason given instead of a ban ("cargo build --release
+    takes ten minutes here, use cargo check while iterating") or a value asked for with "please"."""
+    precision, recall, missed, alarms = _scores(FOURTH_CORRECTIONS, FOURTH_LOOKALIKES, detect_by_rules)
+    assert precision >= 0.97, alarms
+    assert recall >= 0.93, missed
+
+
 def test_the_held_out_set_scores_what_the_docs_say():
     """Never used to write a rule or to train: the honest estimate on new phrasings. Measured at
-    recall .439 before the second stage, .602 with it and .694 with the learned model, all at
-    precision .98-1.0 (docs/corrections.md); this guards against falling back."""
-    every = [m for _i, m in FOURTH_CORRECTIONS + FOURTH_LOOKALIKES]
-    earlier = CORRECTIONS + LOOKALIKES + FRESH_CORRECTIONS + FRESH_LOOKALIKES + THIRD_CORRECTIONS + THIRD_LOOKALIKES
+    recall .273 (precision .964) before the second stage and .677 (precision .957) as shipped
+    (docs/corrections.md); this guards against falling back. Its misses are never printed."""
+    every = [m for _i, m in FIFTH_CORRECTIONS + FIFTH_LOOKALIKES]
+    earlier = (
+        CORRECTIONS
+        + LOOKALIKES
+        + FRESH_CORRECTIONS
+        + FRESH_LOOKALIKES
+        + THIRD_CORRECTIONS
+        + THIRD_LOOKALIKES
+        + THIRD_CUE_LOOKALIKES
+        + FOURTH_CORRECTIONS
+        + FOURTH_LOOKALIKES
+    )
+    assert len(FIFTH_CORRECTIONS) >= 99 and len(FIFTH_LOOKALIKES) >= 99
     assert not {m.lower() for m in every} & {m.lower() for _i, m in earlier}
-    precision, recall, _missed, alarms = _scores(FOURTH_CORRECTIONS, FOURTH_LOOKALIKES)
-    assert precision >= 0.97, alarms
-    assert recall >= 0.69
-    assert recall > _scores(FOURTH_CORRECTIONS, FOURTH_LOOKALIKES, detect_by_rules)[1] + 0.05
+    precision, recall, _missed, _alarms = _scores(FIFTH_CORRECTIONS, FIFTH_LOOKALIKES)
+    assert precision >= 0.95
+    assert recall >= 0.67
+    assert recall > _scores(FIFTH_CORRECTIONS, FIFTH_LOOKALIKES, detect_by_rules)[1] + 0.1
 
 
 def test_every_kind_of_correction_is_mostly_caught():

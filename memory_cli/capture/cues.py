@@ -64,6 +64,7 @@ _W = r"[\w.`'/@+:#=~*\-\ue000\ue001]+"
 _CONTRAST = _Lazy(
     r"^(?:(?:the|our|my|this|that|its|their)\s+)?(?P<subj>(?:" + _W + r"\s+){0,5}?)"
     r"(?:is|are|'s|goes|go|lives?|belongs?|sits?|listens\s+on|runs\s+on|should\s+be|should\s+go\s+(?:in|to|under)|"
+    r"takes|expects|accepts|uses|returns|needs|wants|means|"
     r"needs\s+to\s+be|has\s+to\s+be|have\s+to\s+be|must\s+be|we'?re\s+on|we\s+are\s+on|we'?re\s+using|"
     r"(?:go|goes|live|lives)\s+(?:in|under|into)|have\s+to\s+be\s+run\s+via|has\s+to\s+be\s+run\s+via|"
     r"we\s+go\s+through|we\s+use)\s+"
@@ -73,20 +74,23 @@ _CONTRAST = _Lazy(
 )
 # A contrast sets two names or values side by side; a verb or a condition in the first one makes
 # it a sentence ("so important - even if it's not always easy").
-_CLAUSE_WORD = _Lazy(r"\b(?:if|when|though|although|it'?s|is|are|was|were|be|been)\b", _F)
+_CLAUSE_WORD = _Lazy(
+    r"\b(?:if|when|though|although|it'?s|is|are|was|were|be|been|could|can|did|does|do|would|should|will|must|may|"
+    r"might)\b"
+)
 _PLEASE_NOT = _Lazy(
     r"^(?P<right>[^,;]{1,60}?)\s+please\s*[,;—–-]?\s*(?:not|rather\s+than|instead\s+of)\s+(?P<wrong>.{1,80}?)" + _END,
     _F,
 )
 _THAT_IS_THE = _Lazy(
-    r"^(?:that'?s|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)\s+(?P<wrong>[^,;]{1,60}?)\s*[,;]\s*"
+    r"^(?:that'?s|thats|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)\s+(?P<wrong>[^,;]{1,60}?)\s*[,;]\s*"
     r"the\s+(?:real|actual|live|right|correct|current|proper|new|main)\s+(?:\w+\s+)?(?:is|are|lives?|sits?)\s+"
     r"(?:(?:in|under|at|on)\s+)?(?P<right>.{1,80}?)" + _END,
     _F,
 )
 _THAT_IS_THE_OLD = _Lazy(
-    r"^(?:that'?s|that\s+is|this\s+is|those\s+are)\s+the\s+(?:old|outdated|legacy|deprecated|v\d|generated|compiled|"
-    r"vendored|wrong)\s+(?P<wrong>.{1,60}?)" + _END,
+    r"^(?:that'?s|thats|that\s+is|this\s+is|those\s+are)\s+the\s+(?:old|outdated|legacy|deprecated|v\d|generated|"
+    r"compiled|vendored|wrong|staging|test|dev|local|prod|production)\s+(?P<wrong>.{1,60}?)" + _END,
     _F,
 )
 
@@ -99,15 +103,18 @@ _IS_WRONG = _Lazy(
     r"(?:(?:all|completely|totally|still|just|clearly|definitely|obviously)\s+)?(?:wrong|incorrect|not\s+right)\b",
     _F,
 )
-_THAT_IS_A = _Lazy(r"^(?:that'?s|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)\s+(?P<wrong>[^,;]{1,60}?)" + _END, _F)
+_THAT_IS_A = _Lazy(r"^(?:that'?s|thats|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)\s+(?P<wrong>[^,;]{1,60}?)" + _END, _F)
 
 _CHANGE_VERBS = (
     r"touched|changed|edited|added|removed|deleted|renamed|moved|bumped|upgraded|downgraded|refactored|rewrote|"
-    r"reformatted|merged|pushed|committed|ran|updated|modified|replaced|patched|installed|did\s+that|did\s+this|"
+    r"reformatted|merged|pushed|committed|ran|updated|modified|replaced|patched|installed|dropped|switched|"
+    r"did\s+that|did\s+this|"
     r"made\s+(?:that|this|the|your)"
 )
 _AGENT_CHANGE = _Lazy(
     r"\b(?:since|after|before|when)\s+you\s+(?:just\s+)?(?:" + _CHANGE_VERBS + r")\b|"
+    r"(?:^|[,;:—–]\s*)you(?:'ve|\s+have)?\s+(?:just\s+)?(?:" + _CHANGE_VERBS + r")\b|"
+    r"\b(?:the|that|this)\s+" + _W + r"\s+you\s+(?:just\s+)?(?:" + _CHANGE_VERBS + r")\b|"
     r"\byour\s+(?:last\s+|latest\s+|recent\s+|new\s+)?(?:" + _W + r"\s+)?"
     r"(?:edit|change|commit|refactor|fix|patch|update|pr|rewrite|tweak|migration|push|merge|upgrade)s?\b|"
     r"\bwhatever\s+you\s+(?:did|changed|touched)\b|"
@@ -159,7 +166,7 @@ _STAY_AWAY = _Lazy(
 )
 _NOT_NEEDED = _Lazy(
     r"^(?P<wrong>.{1,80}?)\s+(?:weren'?t|were\s+not|wasn'?t|was\s+not)\s+(?:needed|necessary|wanted|asked\s+for|"
-    r"part\s+of\s+(?:this|the|my)\s+\w+)\b|"
+    r"part\s+of\s+(?:this|that|it|the|my)(?:\s+\w+)?)\b|"
     r"^(?P<wrong2>.{1,80}?)\s+(?:aren'?t|are\s+not|isn'?t|is\s+not)\s+yours\s+to\s+\w+|"
     r"^(?P<wrong3>.{1,80}?)\s+(?:isn'?t|is\s+not|aren'?t|are\s+not)\s+(?:needed|necessary|required)\b.*?[,;]\s*"
     r"(?:so\s+)?(?:drop|remove|delete|lose|take\s+out)\s+(?:it|them|that)\b|"
@@ -168,8 +175,8 @@ _NOT_NEEDED = _Lazy(
 )
 
 _DEPRECATED = _Lazy(
-    r"^(?P<wrong>.{1,80}?)\s+(?:is|are|'s|was|were)\s+(?:(?:now|long|officially|basically|way|so|the)\s+)?"
-    r"(?:deprecated|gone|obsolete|outdated|ancient|legacy|dead|removed|retired|on\s+(?:its|their)\s+way\s+out|"
+    r"^(?P<wrong>.{1,80}?)\s+(?:is|are|'s|was|were)\s+(?:[\w.\-]+\s+and\s+)?(?:(?:now|long|officially|basically|way|so|"
+    r"the)\s+)?(?:deprecated|unsupported|gone|obsolete|outdated|ancient|legacy|dead|removed|retired|on\s+(?:its|their)\s+way\s+out|"
     r"the\s+old(?:\s+" + _W + r"){0,3}|no\s+longer\s+(?:used|supported|maintained|a\s+thing))\b(?P<rest>.*)$",
     _F,
 )
@@ -179,7 +186,8 @@ _MOVED_OFF = _Lazy(
     _F,
 )
 _REPLACEMENT = _Lazy(
-    r"\b(?:use|using|it'?s|we\s+use|write\s+to|switch\s+to|go\s+with|everything\s+(?:goes|is|lives)|replaced\s+by|"
+    r"\b(?:use|using|it'?s|we\s+use|we'?re\s+on|we\s+are\s+on|write\s+to|switch\s+to|go\s+with|"
+    r"everything\s+(?:goes|is|lives)|replaced\s+by|"
     r"now|instead|in\s+favou?r\s+of)\b",
     _F,
 )
@@ -211,8 +219,15 @@ _UNDO = _Lazy(
     r"back\s+(?:that|it|this|those|these)\s+out|back\s+out\s+(?:of\s+)?(?:that|those|these|the|your)\b|"
     r"scrap\s+(?:that|this|it|your|those|these|the\s+(?:refactor|rewrite|change|changes|approach|whole\s+thing|"
     r"last|new|edit|edits))\b|"
-    r"restore\s+the\s+(?:previous|old|original|earlier)\s+(?:version|behaviou?r|code|state|implementation|logic|"
-    r"file|one|value|setting|config|wording|text|name|signature)\b|"
+    r"restore\s+the\s+(?:previous|old|earlier)\s+(?:version|behaviou?r|code|state|implementation|logic|"
+    r"file|one|value|setting|config|wording|text|name|signature)\b|restore\s+the\s+original\b|"
+    r"(?:undo|roll\s+back)\s+(?:the|your|that|this|those|these)\s+(?:last\s+|latest\s+|previous\s+|recent\s+)?"
+    r"(?:"
+    + _W
+    + r"\s+)?(?:rename|renaming|change|changes|edit|edits|refactor|commit|update|upgrade|bump|fix|patch|move|"
+    r"deletion|removal|reformat|reformatting)\b(?!.*\b(?:last\s+week|yesterday|ago)\b)|"
+    r"i\s+(?:liked|preferred)\s+the\s+(?:previous|old|original|earlier)\s+(?:version|one|way|code)\b|"
+    r"put\s+(?:the|my|that|this|those|these|it)\s+(?:" + _W + r"\s+){0,3}?back(?=[\s.!?,;:…]*$|\s*[,;.!])|"
     r"reset\s+(?:that|this|it|the)\b.*?\bto\s+(?:head|main|master|origin|how\s+it\s+was|what\s+it\s+was)\b|"
     r"revert\s+(?:the|your|those|these|all\s+the)\s+(?:" + _W + r"\s+){0,3}?(?:changes?|edits?)\b|"
     r"take\s+.{1,60}?\s+back\s+out\b|"
@@ -236,6 +251,7 @@ _REPEAT = _Lazy(
     r"^(?:how\s+many\s+times\b(?!\s+(?:does|do|did|is|are|was|were|has|have|will|should|can|would)\s+(?!i\b))|"
     r"once\s+more\s*[:,—–-]|"
     r"(?:we|i)\s+(?:literally\s+|just\s+|only\s+)*(?:just\s+)?(?:went|gone|been)\s+over\s+(?:this|that|it)\b|"
+    r"(?:the\s+)?same\s+(?:thing|mistake|issue|problem)\s+(?:as|again)\b|"
     r"(?:this\s+is|that'?s|it'?s)\s+the\s+(?:second|third|fourth|fifth|\w+th|\d+(?:st|nd|rd|th))\s+time\s+"
     r"you(?:'ve|\s+have)?\s+(?!asked|mentioned|said|told|explained|wanted)(?:\w+ed|done|made|broken|got|gotten|written|run|did|made|forgotten|ignored)\b)",
     _F,
@@ -272,10 +288,45 @@ _NOT_LANGUAGE = _Lazy(
     r"(?:java|javascript|go|golang|c|c\+\+|c#|python|php|ruby|perl|rust|node|kotlin|swift)" + _END,
     _F,
 )
+_PREFER_IF = _Lazy(
+    r"^(?:i'?d|i\s+would)\s+(?:really\s+|much\s+)?prefer\s+(?!to\b)(?:if\s+you\s+|that\s+you\s+|you\s+)?"
+    r"(?P<right>[^,;]+?)(?:\s+(?:rather\s+than|instead\s+of|over)\s+(?P<wrong>[^,;]+?))?(?:\s*[,;—–]\s*.*)?" + _END
+)
+_INSTEAD = _Lazy(
+    r"[,;]\s*so\s+(?P<right>[^,;]{1,60}?)\s+instead\s+of\s+(?P<wrong>[^,;]{1,60}?)"
+    r"(?:\s+(?:every\s+time|each\s+time|always|please|here|going\s+forward|from\s+now\s+on))?" + _END + r"|"
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?P<right2>[^,;]{1,60}?)\s+instead\s+of\s+(?P<wrong2>[^,;]{1,60}?)"
+    r"\s+(?:every\s+time|each\s+time|always|going\s+forward|from\s+now\s+on|in\s+(?:the\s+)?future)"
+    r"(?:\s*[,;—–?]\s*.*)?" + _END
+)
+_QUOTED_NOT = _Lazy(r"[,;:]\s*(?P<right>\ue000\d+\ue001)\s*,?\s+not\s+(?P<wrong>\ue000\d+\ue001)" + _END)
+_LETS_NOT = _Lazy(r"^let'?s\s+(?:not|never)\s+(?P<wrong>.+?)" + _END)
+_NO_CIRCUMSTANCES = _Lazy(
+    r"^under\s+no\s+circumstances\s+(?:should\s+you|are\s+you\s+to|do|may\s+you|can\s+you)\s+(?P<wrong>.+?)" + _END
+)
+_STANDING = _Lazy(
+    r"^(?:when(?:ever)?|every\s+time|each\s+time)\s+you\s+(?!'re|are\b|finish|get\s+a\s+chance)[^,]{1,60},\s*"
+    r"(?P<lead>always|never)\s+(?P<rest>.+?)" + _END
+)
+_SHOULD_BE_VALUE = _Lazy(
+    r"^(?:the|that|this|our)\s+(?P<wrong>(?:" + _W + r"\s+){0,4}?)should\s+be\s+"
+    r"(?P<right>[\w.\-/:@]*(?:\d|[\w][./_:@-][\w])[\w.\-/:@]*|\ue000\d+\ue001)(?:\s*[,;—–]\s*.*)?" + _END
+)
+_MEANT_NEXT = _Lazy(
+    r"^(?:our|only|just|the\s+(?:real|actual|right|correct|source|live|original|proper)\b|"
+    r"(?:it'?s|it\s+is|they'?re)\s+(?:in|under|at)\b)"
+)
+_I_SAID = _Lazy(
+    r"^i\s+(?:already\s+|clearly\s+|literally\s+)?said\s+(?!(?:i|we|you|he|she|they|it|that|this|so|no|yes|"
+    r"something|nothing)\b)(?P<right>(?:" + _W + r")(?:\s+" + _W + r"){0,2}?)(?:\s*[,;—–]\s*.*)?" + _END
+)
+_REFRAIN = _Lazy(r"^(?:please\s+)?(?:refrain|abstain)\s+from\s+(?P<wrong>.+?)" + _END)
+_TONE = _Lazy(r"^(?:please\s+)?tone\s+(?:it|that|this)\s+down\b")
 _STRONG_NO = _Lazy(r"^(?:absolutely|definitely|certainly|hell)\s+not|^hell\s+no\b|^no\s+way\b|^not\s+a\s+chance\b", _F)
 
 _REPORTED = _Lazy(
-    r"\b(?:says?|said|wrote|writes|commented|printed|prints|reads|according\s+to|"
+    r"\b(?:(?<!\bi\s)(?:says?|said)|wrote|writes|commented|printed|prints|reads|according\s+to|complain\w*|error:|"
+    r"warning:|traceback|exception|"
     r"the\s+(?:docs|ticket|reviewer|linter|log|error|warning|message|issue|changelog)\b)",
     _F,
 )
@@ -360,6 +411,7 @@ _GATES = {
     "not_needed": ("needed", "necessary", "wanted", "asked for", "part of", "yours to", "required"),
     "deprecated": (
         "deprecated",
+        "unsupported",
         "gone",
         "obsolete",
         "outdated",
@@ -380,12 +432,44 @@ _GATES = {
         "the vendored",
         "the wrong",
         "the v",
+        "the staging",
+        "the test",
+        "the dev",
+        "the local",
+        "the prod",
     ),
     "you": ("you",),
-    "undo": ("back", "scrap", "restore", "reset", "revert", "take ", "rid of", "put ", "throw"),
+    "undo": (
+        "back",
+        "scrap",
+        "restore",
+        "reset",
+        "revert",
+        "take ",
+        "rid of",
+        "put ",
+        "throw",
+        "undo",
+        "liked the",
+        "preferred the",
+    ),
     "scope": ("only ", "stick to", "keep the", "beyond", "more than", "outside", "out of scope"),
-    "repeat": ("how many times", "once more", "over this", "over that", "over it", "time you"),
+    "repeat": ("how many times", "once more", "over this", "over that", "over it", "time you", "same "),
     "prefer": ("prefer", "rather"),
+    "standing": ("whenever you", "when you", "every time you", "each time you"),
+    "should_be": ("should be",),
+    "said": ("i said", "i already said", "i clearly said", "i literally said"),
+    "refrain": (
+        "refrain",
+        "abstain",
+        "tone it down",
+        "tone that down",
+        "tone this down",
+        "let's not",
+        "lets not",
+        "let's never",
+        "no circumstances",
+    ),
     "swap": ("swap", "switch", "replace"),
     "verdict2": ("lose ", "ditch ", "do "),
     "language": ("this isn't", "this is not", "this ain't"),
@@ -404,6 +488,11 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
     low = b.lower().replace("’", "'")
     if not b or not any(_has(low, gate) for gate in _GATES) and not after_no:
         return None
+    # "when you run kubectl, always pass --context": a standing rule, not a one-off condition
+    if _has(low, "standing") and (m := _STANDING.match(b)) and not _REPORTED.search(b):
+        return (
+            ("verdict", m.group("rest"), "") if m.group("lead").lower() == "never" else ("always", "", m.group("rest"))
+        )
     if _CONDITION.match(b) or _REPORTED.search(b):
         return None
     if after_no and (m := _THAT_IS_A.match(b)):
@@ -416,6 +505,15 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         m = _CONTRAST.match(b) or _PLEASE_NOT.match(b)
         if m and len(m.group("wrong").split()) <= 8 and not _CLAUSE_WORD.search(m.group("right")):
             return "contrast", _head(m.group("wrong")), m.group("right")
+        m = _INSTEAD.search(b)
+        right = m and (m.group("right") or m.group("right2"))
+        if m and not _CLAUSE_WORD.search(right) and not _CONDITION.match(right):
+            return "contrast", m.group("wrong") or m.group("wrong2"), right
+        m = _QUOTED_NOT.search(b)
+        if m:
+            return "contrast", m.group("wrong"), m.group("right")
+    if _has(low, "should_be") and (m := _SHOULD_BE_VALUE.match(b)):
+        return "contrast", "", m.group("right")
     if (
         _has(low, "failure")
         and ("you" in low or low.startswith(("that ", "this ")))
@@ -443,11 +541,15 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         if m and m.group("rest"):
             return "deprecated", m.group("wrong"), m.group("rest") or ""
         m = _THAT_IS_THE_OLD.match(b)
-        if m and _short_rest(message, body):
+        if m and (_short_rest(message, body) or re.search(r"\b(?:is|are|lives?)\b", _next_sentence(message, body))):
             return "wrong-thing", m.group("wrong"), ""
     if _has(low, "you"):
         m = _YOU_DID.search(b)
-        if m and _MEANT.search(m.group("what")) and not _SUCCESS.search(b):
+        if (
+            m
+            and (_MEANT.search(m.group("what")) or _MEANT_NEXT.match(_next_sentence(message, body)))
+            and not _SUCCESS.search(b)
+        ):
             return "you-did", "", ""
         m = _YOU_WANT.match(b)
         if m:
@@ -458,8 +560,17 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         return "scope", "", ""
     if _has(low, "repeat") and _REPEAT.match(b):
         return "repeat", "", ""
+    if _has(low, "said") and (m := _I_SAID.match(b)):
+        return "prefer", "", m.group("right")
+    if _has(low, "refrain"):
+        if m := _REFRAIN.match(b):
+            return "verdict", m.group("wrong"), ""
+        if _TONE.match(b):
+            return "style", "", ""
+        if m := _LETS_NOT.match(b) or _NO_CIRCUMSTANCES.match(b):
+            return "verdict", m.group("wrong"), ""
     if _has(low, "prefer"):
-        m = _PREFER.match(b)
+        m = _PREFER.match(b) or _PREFER_IF.match(b)
         if m:
             return "prefer", m.group("wrong"), m.group("right")
         m = _RATHER.match(b)
@@ -482,6 +593,15 @@ def _head(part: str) -> str:
 def _tail(part: str) -> str:
     """The part after a leading clause: "that's not how we do it: raw SQL" -> "raw SQL"."""
     return re.split(r"[,;:—–]\s+", part.strip())[-1]
+
+
+def _next_sentence(message: str, body: str) -> str:
+    """The sentence after ``body`` in the message, or ""."""
+    i = message.find(body)
+    if i < 0:
+        return ""
+    rest = message[i + len(body) :].strip(" .!,;:—–-\n")
+    return re.split(r"(?<=[.!?])\s+|\n+", rest, maxsplit=1)[0].strip()
 
 
 def _short_rest(message: str, body: str) -> bool:

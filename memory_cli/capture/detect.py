@@ -137,9 +137,9 @@ _NEG_LEAD = (
 )
 _SOURCES = {
     # interjections that may open a sentence; "no" is remembered as a signal
-    "interj": r"(?P<w>no+|nope|nah|wrong|incorrect|ugh+|argh+|hey|ok(?:ay)?|so|well|and|but|also|please|pls|plz|"
+    "interj": r"(?P<w>no+|nope|nah|negative|wrong|incorrect|ugh+|argh+|hey|ok(?:ay)?|so|well|and|but|also|please|pls|plz|"
     r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+|omg|ffs|"
-    r"whoa|woah|uh+|um+|erm|hold\s+on|hang\s+on|yikes|oof|"
+    r"whoa|woah|uh+|um+|erm|hold\s+on|hang\s+on|yikes|oof|as\s+a\s+rule|"
     r"for\s+(?:the\s+love\s+of\s+\w+|(?:god|heaven|pete|christ)'?s\s+sake|crying\s+out\s+loud))"
     r"(?:\s*[,.!:;—–-]+\s*|\s+(?=(?:don'?t|do not|never|not|stop|i|that'?s|it'?s|wrong|just|"
     r"please|use|always|instead|you|so|ok|okay|well|and|but|also|no|nope|hey|look|listen|seriously|"
@@ -253,7 +253,8 @@ _SOURCES = {
     r"prohibited|unacceptable|limits|out\s+of|away|off|weren'?t|wasn'?t|isn'?t|yours|needed|required|part|outdated|"
     r"ancient|dead|removed|retired|old|longer|moved|migrated|switched|went|wanted|scrap|restore|reset|rid|throw|"
     r"only|stick|beyond|scope|outside|over\s+(?:this|that|it)|swap|switch|replace|lose|ditch|broken|fails?|"
-    r"failed|failing|crash\w*|blank|red|bad|worse|wiped|500)\b",
+    r"failed|failing|crash\w*|blank|red|bad|worse|wiped|500|negative|rule|refrain|undo|liked|takes|expects|"
+    r"accepts|returns|anymore|tone|said|whenever|let'?s|circumstances|same|roll)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
     r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
     r"need\s+(?!to\b)|want\s+(?!to\b))\b",
@@ -1058,7 +1059,7 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
         if not m or m.end() == 0:
             break
         word = m.group("w").lower()
-        if word.startswith("no") or word in ("nah", "wrong", "incorrect"):
+        if word.startswith("no") or word in ("nah", "negative", "wrong", "incorrect"):
             saw_no = True
         elif word in _EXASPERATED or word.startswith(("ugh", "argh", "for ")):
             exasperated = True
@@ -1087,6 +1088,10 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
         and not re.match(r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:stop|quit|not|never)\b", body, re.I)
     ):
         hit = _implicit(body, masked, question=True)
+        if hit is None and re.match(_POLITE_UNDO, body, re.I):
+            hit = _cue_hit(body, masked, after_no=after_no)
+            if hit is not None:
+                hit.sentence = masked.restore(s)
         return hit, False
     hit = _explicit(body, masked, after_no=after_no, question=question)
     if hit is None:
@@ -1095,7 +1100,7 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
         # "we use pytest, don't write unittest classes": a ban in the second clause, unless the first
         # sets a condition ("if the build fails, don't retry")
         m = re.match(
-            r"^(?P<first>[^,;]{3,80}?)\s*[,;]\s*(?P<second>(?:so\s+)?(?:don'?t|do\s+not|never|stop|avoid)\b.+)$",
+            r"^(?P<first>[^,;]{3,80}?)\s*[,;]\s*(?P<second>(?:so\s+)?(?:don'?t|do\s+not|never|stop|quit|avoid)\b.+)$",
             body,
             re.I,
         )
@@ -1108,12 +1113,19 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
             hit = _explicit(
                 re.sub(r"^so\s+", "", m.group("second"), flags=re.I), masked, after_no=False, question=False
             )
-    if hit is None and not question:
+    if hit is None and (not question or re.match(_POLITE_UNDO, body, re.I)):
         hit = _cue_hit(body, masked, after_no=after_no)
     if hit is not None:
         hit.sentence = masked.restore(s)
     return hit, False
 
+
+# "can you back out the commit you just made?", "could you use podman instead of docker going
+# forward?": a correction asked politely
+_POLITE_UNDO = (
+    r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:undo|revert|back\s+out|roll\s+back|restore|scrap)\b|"
+    r"^(?:can|could|would|will)\s+you\s+.{1,80}\b(?:instead\s+of|going\s+forward|from\s+now\s+on)\b"
+)
 
 # Second-stage signals that name what is wrong with enough certainty to count as explicit.
 _EXPLICIT_CUES = frozenset({"contrast", "verdict", "deprecated", "prefer", "wrong-thing"})
