@@ -59,6 +59,7 @@ def test_a_correction_only_the_learned_model_recognises_is_recorded_with_low_con
     assert r.context.splitlines()[0] == "Recorded correction: wrong again, the staging url has a -eu suffix."
     row = store.row("SELECT * FROM corrections")
     assert (row["what_was_wrong"], row["what_is_right"], row["confidence"]) == ("", "", 0.3)
+    assert row["detection_type"] == "inferred"
 
 
 def test_ordinary_prompt_leaves_nothing(hook, store):

@@ -39,8 +39,24 @@ def test_a_correction_only_the_model_recognises_is_recorded_as_inferred():
     assert detect_by_rules(ONLY_THE_MODEL) is None
     d = detect(ONLY_THE_MODEL)
     assert d is not None
-    assert (d.signal, d.kind, d.confidence) == ("learned", "implicit", INFERRED_CONFIDENCE)
+    assert (d.signal, d.kind, d.confidence) == ("learned", "inferred", INFERRED_CONFIDENCE)
     assert d.statement == ONLY_THE_MODEL and d.what_was_wrong == d.what_is_right == ""
+
+
+def test_it_waits_at_the_end_of_the_review_queue_and_can_be_completed(store):
+    from memory_cli.capture import corrections as corr
+
+    corr.capture(store, "use pnpm, not npm", session_id="s1")
+    corr.capture(store, "seriously, again?", session_id="s1")  # implicit, nothing to review
+    corr.capture(store, ONLY_THE_MODEL, session_id="s1")
+    queue = corr.review_queue(store)
+    assert [i["statement"] for i in queue] == ["use pnpm, not npm", ONLY_THE_MODEL]
+    assert queue[-1]["kind"] == "inferred" and queue[-1]["suggested_rule"] is None
+    learned_id = queue[-1]["id"]
+    corr.edit(store, learned_id, what_was_wrong="the staging url without -eu", what_is_right="the -eu suffix")
+    after = {i["id"]: i for i in corr.review_queue(store)}
+    assert len(after) == 2 and after[learned_id]["what_is_right"] == "the -eu suffix"
+    assert store.value("SELECT key FROM corrections WHERE id = ?", (learned_id,))  # later repeats match it
 
 
 def test_long_text_and_quotes_are_not_judged_by_the_model():

@@ -597,8 +597,10 @@ def list_corrections(store, *, status: str | None = None, limit: int = 100) -> l
 
 def review_queue(store) -> list[dict]:
     """What waits for the person: proposed rules first, then corrections that have content,
-    most repeated first. Each item has ``item`` = "proposal" | "correction" and, for pending
-    corrections, the rule approval would create (``suggested_rule``)."""
+    most repeated first, then inferred ones that have none yet (a prompt the learned model took
+    for a correction: only the person can say what it meant, or reject it). Each item has
+    ``item`` = "proposal" | "correction" and, for pending corrections, the rule approval would
+    create (``suggested_rule``)."""
     items = []
     for r in store.rows("SELECT * FROM corrections WHERE status = 'promoted' ORDER BY last_seen_at DESC"):
         v = view(store, r)
@@ -614,6 +616,14 @@ def review_queue(store) -> list[dict]:
         v["suggested_rule"] = (
             {k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")} if spec else None
         )
+        items.append(v)
+    for r in store.rows(
+        "SELECT * FROM corrections WHERE status = 'pending' AND coalesce(key, '') = ''"
+        " AND detection_type = 'inferred' ORDER BY last_seen_at DESC"
+    ):
+        v = view(store, r)
+        v["item"] = "correction"
+        v["suggested_rule"] = None
         items.append(v)
     return items
 

@@ -69,7 +69,7 @@ _DETECTION_FIELDS = (
 class Detection:
     """One detected correction. A plain class: ``dataclasses`` costs ~6 ms per hook process.
 
-    kind: "explicit" | "implicit"; what_was_wrong / what_is_right: "" when the person did not
+    kind: "explicit" | "implicit" | "inferred" (the learned model's, with no parts); what_was_wrong / what_is_right: "" when the person did not
     say (the caller fills the wrong part from context); key: normalised dedupe key
     (similar.correction_key); statement: one short sentence ("use pnpm, not npm"); signal:
     which form matched ("use-not", "never", "already-told", ...); sentence: where it came from,
@@ -1186,7 +1186,7 @@ def detect(message: str) -> Detection | None:
     sentence = masked.restore(masked.text).strip()
     statement = sentence if len(sentence) <= _MAX_PART else sentence[:_MAX_PART].rstrip() + "…"
     return Detection(
-        kind="implicit",
+        kind="inferred",
         what_was_wrong="",
         what_is_right="",
         confidence=INFERRED_CONFIDENCE,

@@ -11,7 +11,8 @@ that to 70 % on the same held-out set at the same precision.
 It only decides *whether* a prompt corrects the agent, not what the correction says, so a hit is
 recorded as ``inferred`` (confidence 0.3) with the prompt itself as its statement and no
 wrong or right part. Such a correction is never matched to others or proposed as a rule: it waits
-in ``memory-cli review`` for the person to fill in those parts or reject it.
+at the end of the ``memory-cli review`` queue for the person to fill in those parts, keep it as
+it is, or reject it.
 
 Inference is standard library only (one dict lookup per feature; the weights load once per
 process from ``correction_model.json`` beside this file, about 1 ms). Only prompts of at most

@@ -74,3 +74,19 @@ def test_a_secret_in_a_correction_is_stored_and_echoed_redacted(e2e_home):
     assert "[REDACTED:anthropic-key]" in queue and key[:20] not in queue, queue
     stored = b"".join(p.read_bytes() for p in e2e_home.db.parent.glob("memory.db*") if p.is_file())
     assert key[:20].encode() not in stored
+
+
+def test_corrections_without_the_usual_openings_are_recorded_too(e2e_home):
+    """An indirect correction (the second stage of detection) and one only the learned model
+    recognises, each typed in a real session: both are acknowledged to the model in the same
+    turn, and both wait in the review queue."""
+    indirect = e2e_home.run_session("`any` is a no-go in our TS code. type it properly", ["Understood."])
+    assert indirect.returncode == 0, indirect.describe()
+    said = indirect.first_request.hook_contexts("UserPromptSubmit")
+    assert said and "Recorded correction: avoid any." in said[0], indirect.describe()
+    learned = e2e_home.run_session("wrong again, the staging url has a -eu suffix", ["Fixing the URL."])
+    assert learned.returncode == 0, learned.describe()
+    said = learned.first_request.hook_contexts("UserPromptSubmit")
+    assert said and "Recorded correction: wrong again, the staging url has a -eu suffix." in said[0], learned.describe()
+    queue = e2e_home.cli("review", "--list").stdout
+    assert "avoid any" in queue and "wrong again, the staging url" in queue, queue
