@@ -173,6 +173,32 @@ def test_a_member_editing_a_confirmed_rule_needs_a_maintainer_again(team):
     assert _pre_tool_use(team.db("bob"), "git push -f").decision != "deny"
 
 
+def test_a_teammate_removing_a_rules_alternative_removes_it_everywhere(team):
+    rule = add_rule(
+        team.db("alice"),
+        "Use pnpm, not npm",
+        pattern="npm install",
+        pattern_type="command",
+        action="warn",
+        alternative="pnpm install",
+        message="This repo is a pnpm workspace.",
+    )
+    team.join("alice")
+    team.share("alice", rule["id"])
+    team.sync("alice")
+    team.join("bob")
+    pulled = team.row("bob", "SELECT alternative, message FROM enforcement_rules WHERE id = ?", (rule["id"],))
+    assert (pulled["alternative"], pulled["message"]) == ("pnpm install", "This repo is a pnpm workspace.")
+    r = team.cli("alice", "rules", "edit", rule["id"], "--alternative", "", "--message", "")
+    assert r.returncode == 0, r.stderr
+    team.sync("alice")
+    team.sync("bob")
+    after = team.row("bob", "SELECT alternative, message, pattern FROM enforcement_rules WHERE id = ?", (rule["id"],))
+    assert (after["alternative"], after["message"], after["pattern"]) == (None, None, "npm install")
+    hook = _pre_tool_use(team.db("bob"), "npm install left-pad")
+    assert "pnpm install" not in hook.context + hook.system_message
+
+
 def test_unsharing_sends_a_tombstone_and_teammates_archive_their_copy(team):
     entry = team.shared_by("alice", "The staging VPN drops every 8 hours", "fact")
     team.join("carol")

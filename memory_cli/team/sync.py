@@ -233,13 +233,12 @@ def _overwrite_local(store, row: dict) -> None:
         subject=row["subject"],
     )
     if row["rule"] is not None and store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (row["id"],)):
-        r = row["rule"]
-        rules_api.edit_rule(
-            store,
-            row["id"],
-            confirmed=bool(row["confirmed"]),
-            **rules_api.portable_kwargs(r),
-        )
+        changes = rules_api.portable_kwargs(row["rule"])
+        # The teammate's version is the whole rule: a text it no longer has is cleared here too
+        # (edit_rule ignores a missing field and clears on "").
+        for key in ("alternative", "message", "name"):
+            changes.setdefault(key, "")
+        rules_api.edit_rule(store, row["id"], confirmed=bool(row["confirmed"]), **changes)
 
 
 def _keep_losing_version(store, row: dict, current: dict) -> None:
