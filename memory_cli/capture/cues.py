@@ -64,7 +64,7 @@ _W = r"[\w.`'/@+:#=~*\-\ue000\ue001]+"
 _CONTRAST = _Lazy(
     r"^(?:(?:the|our|my|this|that|its|their)\s+)?(?P<subj>(?:" + _W + r"\s+){0,5}?)"
     r"(?:is|are|'s|goes|go|lives?|belongs?|sits?|listens\s+on|runs\s+on|should\s+be|should\s+go\s+(?:in|to|under)|"
-    r"takes|expects|accepts|uses|returns|needs|wants|means|"
+    r"takes|expects|accepts|uses|returns|needs|wants|means|(?:we'?re|we\s+are|you'?re|you\s+are)\s+supposed\s+to\s+use|"
     r"needs\s+to\s+be|has\s+to\s+be|have\s+to\s+be|must\s+be|we'?re\s+on|we\s+are\s+on|we'?re\s+using|"
     r"(?:go|goes|live|lives)\s+(?:in|under|into)|have\s+to\s+be\s+run\s+via|has\s+to\s+be\s+run\s+via|"
     r"we\s+go\s+through|we\s+use)\s+"
@@ -100,7 +100,8 @@ _IS_WRONG = _Lazy(
     + r"\s+){0,3}?"
     + _W
     + r")\s+(?:is|are|was|were|looks|seems)\s+"
-    r"(?:(?:all|completely|totally|still|just|clearly|definitely|obviously)\s+)?(?:wrong|incorrect|not\s+right)\b",
+    r"(?:(?:all|completely|totally|still|just|clearly|definitely|obviously)\s+)?(?:wrong|incorrect|not\s+right|"
+    r"not\s+(?:the\s+)?(?:correct|right)(?:\s+one)?)\b",
     _F,
 )
 _THAT_IS_A = _Lazy(r"^(?:that'?s|thats|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)\s+(?P<wrong>[^,;]{1,60}?)" + _END, _F)
@@ -181,12 +182,12 @@ _DEPRECATED = _Lazy(
     _F,
 )
 _MOVED_OFF = _Lazy(
-    r"^we\s+(?:moved|migrated|switched|went)\s+(?:off|away\s+from)\s+(?P<wrong>.+?)(?:\s+(?:ages|years|months|a\s+while)\s+ago)?"
+    r"^we\s+(?:moved|migrated|switched|went)\s+(?:off|away\s+from)\s+(?P<wrong>.+?)(?:\s+(?:ages|years|months|weeks|a\s+while)\s+ago)?"
     r"\s*(?:[,;—–]\s*(?P<rest>.+))?$",
     _F,
 )
 _REPLACEMENT = _Lazy(
-    r"\b(?:use|using|it'?s|we\s+use|we'?re\s+on|we\s+are\s+on|write\s+to|switch\s+to|go\s+with|"
+    r"\b(?:use|using|it'?s|we\s+use|we'?re\s+on|we\s+are\s+on|write\s+to|switch\s+to|go\s+with|just\s+(?:put|write|call)|"
     r"everything\s+(?:goes|is|lives)|replaced\s+by|"
     r"now|instead|in\s+favou?r\s+of)\b",
     _F,
@@ -244,14 +245,15 @@ _SCOPE = _Lazy(
     r"(?:that'?s|this\s+is|that\s+is)\s+(?:way\s+|far\s+|well\s+)?(?:beyond|more\s+than|outside\s+(?:of\s+)?)\s*"
     r"(?:what\s+i\s+asked|the\s+scope|scope)|"
     r"(?:that'?s|this\s+is)\s+out\s+of\s+scope)\b|"
-    r"[,;:—–]\s*(?:please\s+)?keep\s+the\s+(?:diff|change|pr|patch)\s+(?:minimal|small|focused|tight)\b",
+    r"[,;:—–]\s*(?:please\s+)?keep\s+the\s+(?:diff|change|pr|patch)\s+(?:minimal|small|focused|tight)\b|"
+    r"^(?:just|only)\s+.{1,60}?,\s*nothing\s+else\b",
     _F,
 )
 _REPEAT = _Lazy(
     r"^(?:how\s+many\s+times\b(?!\s+(?:does|do|did|is|are|was|were|has|have|will|should|can|would)\s+(?!i\b))|"
     r"once\s+more\s*[:,—–-]|"
     r"(?:we|i)\s+(?:literally\s+|just\s+|only\s+)*(?:just\s+)?(?:went|gone|been)\s+over\s+(?:this|that|it)\b|"
-    r"(?:the\s+)?same\s+(?:thing|mistake|issue|problem)\s+(?:as|again)\b|"
+    r"(?:the\s+)?same\s+(?:thing|mistake|issue|problem)\s+(?:as|again)\b|once\s+more\s+you\b|"
     r"(?:this\s+is|that'?s|it'?s)\s+the\s+(?:second|third|fourth|fifth|\w+th|\d+(?:st|nd|rd|th))\s+time\s+"
     r"you(?:'ve|\s+have)?\s+(?!asked|mentioned|said|told|explained|wanted)(?:\w+ed|done|made|broken|got|gotten|written|run|did|made|forgotten|ignored)\b)",
     _F,
@@ -280,7 +282,8 @@ _LOSE = _Lazy(
     _F,
 )
 _WE_DONT_DO = _Lazy(
-    r"^we\s+(?:don'?t|do\s+not|never)\s+do\s+(?P<wrong>.+?)\s+(?:here|in\s+this\s+(?:repo|codebase|project|team|house))\b",
+    r"^we\s+(?:don'?t|do\s+not|never)\s+do\s+(?P<wrong>.+?)\s+(?:here|in\s+this\s+(?:repo|codebase|project|team|house)|"
+    r"any\s*more)\b",
     _F,
 )
 _NOT_LANGUAGE = _Lazy(
@@ -302,7 +305,7 @@ _INSTEAD = _Lazy(
 _QUOTED_NOT = _Lazy(r"[,;:]\s*(?P<right>\ue000\d+\ue001)\s*,?\s+not\s+(?P<wrong>\ue000\d+\ue001)" + _END)
 _LETS_NOT = _Lazy(r"^let'?s\s+(?:not|never)\s+(?P<wrong>.+?)" + _END)
 _NO_CIRCUMSTANCES = _Lazy(
-    r"^under\s+no\s+circumstances\s+(?:should\s+you|are\s+you\s+to|do|may\s+you|can\s+you)\s+(?P<wrong>.+?)" + _END
+    r"^under\s+no\s+circumstances\s+(?:(?:should\s+you|are\s+you\s+to|do|may\s+you|can\s+you)\s+)?(?P<wrong>.+?)" + _END
 )
 _STANDING = _Lazy(
     r"^(?:when(?:ever)?|every\s+time|each\s+time)\s+you\s+(?!'re|are\b|finish|get\s+a\s+chance)[^,]{1,60},\s*"
@@ -322,13 +325,40 @@ _I_SAID = _Lazy(
 )
 _REFRAIN = _Lazy(r"^(?:please\s+)?(?:refrain|abstain)\s+from\s+(?P<wrong>.+?)" + _END)
 _TONE = _Lazy(r"^(?:please\s+)?tone\s+(?:it|that|this)\s+down\b")
+_MOVED_TO = _Lazy(
+    r"^we\s+(?:moved|migrated|switched)\s+(?:over\s+)?to\s+(?P<right>[^,;]{1,60}?)(?:\s+(?:ages|years|months|weeks|a\s+while)\s+"
+    r"ago|\s+(?:last|this)\s+\w+)?(?:\s*[,;—–]\s*.*)?" + _END
+)
+_STICK_WITH = _Lazy(r"(?:^|[,;]\s*)(?:just\s+)?stick\s+with\s+(?P<right>[^,;]{1,60}?)" + _END)
+_NOT_REASON = _Lazy(
+    r"^(?P<right>[^,;]{1,40}?)\s*,\s*not\s+(?P<wrong>[^,;]{1,40}?)\s*[,;]\s+(?:the|it|this|that|we|our|they|since|because|as|"
+    r"same|otherwise)\b.*$"
+)
+_ALWAYS_END = _Lazy(
+    r"^(?:please\s+)?(?P<right>[^,;]{3,80}?)\s*,\s*(?:always|every\s+(?:single\s+)?time|each\s+time|from\s+now\s+on|"
+    r"going\s+forward)" + _END
+)
+_SARCASM = _Lazy(
+    r"^(?:sure|great|yeah|oh\s+sure|perfect)\s*,\s*(?P<wrong>.{3,100}?)\s*[,;—–]\s*(?:what\s+could\s+(?:possibly\s+)?go\s+wrong|"
+    r"that'?ll\s+(?:go|end|work\s+out)\s+(?:great|well|fine))"
+)
+_YOU_SET = _Lazy(
+    r"\b(?:the|that|this)\s+(?:"
+    + _W
+    + r"\s+){0,2}you\s+(?:just\s+)?(?:set|used|picked|chose|wrote|added|put|gave)\b.*?"
+    r"\bshould\s+be\s+(?P<right>" + _W + r")"
+)
+_CONVENTION = _Lazy(
+    r"^(?P<right>.{3,100}?)\s*[,;—–]\s*(?:that'?s|that\s+is|it'?s)\s+(?:our|the)\s+(?:\w+\s+){0,2}?"
+    r"(?:convention|style|rule|standard|setting|guideline|policy)\b"
+)
 _STRONG_NO = _Lazy(r"^(?:absolutely|definitely|certainly|hell)\s+not|^hell\s+no\b|^no\s+way\b|^not\s+a\s+chance\b", _F)
 
 _REPORTED = _Lazy(
-    r"\b(?:(?<!\bi\s)(?:says?|said)|wrote|writes|commented|printed|prints|reads|according\s+to|complain\w*|error:|"
-    r"warning:|traceback|exception|"
-    r"the\s+(?:docs|ticket|reviewer|linter|log|error|warning|message|issue|changelog)\b)",
-    _F,
+    r"\b(?:the\s+[\w-]+(?:\s+[\w-]+)?|he|she|they|someone|somebody|it|\w+'s\s+\w+)\s+(?:says?|said|wrote|writes|"
+    r"commented|printed|prints|reads|complains?|complained|mentions?|mentioned|states?|claims?)\b|"
+    r"\b[\w.-]+\s+(?:says?|said|printed|prints|outputs?|reads|complains?|wrote)\s*:|"
+    r"\b(?:according\s+to|is\s+complaining|error:|warning:|traceback|exception)"
 )
 _CONDITION = _Lazy(
     r"^(?:if|when|whenever|once(?!\s+more\b)|unless|until|(?:after|before)(?!\s+(?:your|you)\b)|while|as\s+soon\s+as|"
@@ -347,7 +377,7 @@ def strong_no(sentence: str) -> bool:
 # The words each form needs, checked as plain substrings of the lower-cased sentence before its
 # pattern is compiled or run.
 _GATES = {
-    "is_wrong": ("wrong", "incorrect", "not right"),
+    "is_wrong": ("wrong", "incorrect", "not right", "not correct", "not the correct", "not the right"),
     "that_is_the": (
         "the real ",
         "the actual ",
@@ -459,6 +489,11 @@ _GATES = {
     "standing": ("whenever you", "when you", "every time you", "each time you"),
     "should_be": ("should be",),
     "said": ("i said", "i already said", "i clearly said", "i literally said"),
+    "moved": ("moved to", "migrated to", "switched to", "moved over to", "stick with"),
+    "always_end": ("always", "every time", "each time", "from now on", "going forward"),
+    "sarcasm": ("what could", "that'll go", "that'll end", "that'll work", "thatll"),
+    "you_set": ("you set", "you used", "you picked", "you chose", "you wrote", "you added", "you put", "you gave"),
+    "convention": ("convention", "style", "rule", "standard", "setting", "guideline", "policy"),
     "refrain": (
         "refrain",
         "abstain",
@@ -512,18 +547,21 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         m = _QUOTED_NOT.search(b)
         if m:
             return "contrast", m.group("wrong"), m.group("right")
+    if _has(low, "contrast") and (m := _NOT_REASON.match(b)) and not _CLAUSE_WORD.search(m.group("right")):
+        return "contrast", m.group("wrong"), m.group("right")
+    if _has(low, "you_set") and (m := _YOU_SET.search(b)):
+        return "you-did", "", m.group("right")
     if _has(low, "should_be") and (m := _SHOULD_BE_VALUE.match(b)):
         return "contrast", "", m.group("right")
-    if (
-        _has(low, "failure")
-        and ("you" in low or low.startswith(("that ", "this ")))
-        and _AGENT_CHANGE.search(b)
-        and _FAILURE.search(b)
-        and not _SUCCESS.search(b)
-        and not _SELF.search(b)
-        and not _LONG_AGO.search(b)
-    ):
-        return "broke", "", ""
+    if ("you" in low or low.startswith(("that ", "this "))) and _AGENT_CHANGE.search(b):
+        # the failure in the same sentence, or in the one before ("now nothing compiles. you removed ...")
+        around = b if _has(low, "failure") and _FAILURE.search(b) else _prev_sentence(message, body)
+        if (
+            around
+            and _FAILURE.search(around)
+            and not any(p.search(t) for t in (b, around) for p in (_SUCCESS, _SELF, _LONG_AGO))
+        ):
+            return "broke", "", ""
     if _has(low, "verdict") and (m := _VERDICT.match(b) or _STAY_OUT.match(b)):
         return "verdict", _tail(m.group("wrong")), ""
     if _has(low, "not_how") and (m := _NOT_HOW.match(b)):
@@ -560,6 +598,17 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         return "scope", "", ""
     if _has(low, "repeat") and _REPEAT.match(b):
         return "repeat", "", ""
+    if _has(low, "moved"):
+        if m := _MOVED_TO.match(b):
+            return "prefer", "", m.group("right")
+        if m := _STICK_WITH.search(b):
+            return "prefer", "", m.group("right")
+    if _has(low, "always_end") and (m := _ALWAYS_END.match(b)) and not _CLAUSE_WORD.search(m.group("right")):
+        return "always", "", m.group("right")
+    if _has(low, "sarcasm") and (m := _SARCASM.match(b)):
+        return "verdict", m.group("wrong"), ""
+    if _has(low, "convention") and (m := _CONVENTION.match(b)):
+        return "prefer", "", m.group("right")
     if _has(low, "said") and (m := _I_SAID.match(b)):
         return "prefer", "", m.group("right")
     if _has(low, "refrain"):
@@ -593,6 +642,15 @@ def _head(part: str) -> str:
 def _tail(part: str) -> str:
     """The part after a leading clause: "that's not how we do it: raw SQL" -> "raw SQL"."""
     return re.split(r"[,;:—–]\s+", part.strip())[-1]
+
+
+def _prev_sentence(message: str, body: str) -> str:
+    """The sentence before ``body`` in the message, or ""."""
+    i = message.find(body)
+    if i <= 0:
+        return ""
+    before = message[:i].strip()
+    return re.split(r"(?<=[.!?])\s+|\n+", before)[-1].strip() if before else ""
 
 
 def _next_sentence(message: str, body: str) -> str:

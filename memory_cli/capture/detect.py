@@ -139,7 +139,9 @@ _SOURCES = {
     # interjections that may open a sentence; "no" is remembered as a signal
     "interj": r"(?P<w>no+|nope|nah|negative|wrong|incorrect|ugh+|argh+|hey|ok(?:ay)?|so|well|and|but|also|please|pls|plz|"
     r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+|omg|ffs|"
-    r"whoa|woah|uh+|um+|erm|hold\s+on|hang\s+on|yikes|oof|as\s+a\s+rule|"
+    r"whoa|woah|uh+|um+|erm|hold\s+on|hang\s+on|yikes|oof|as\s+a\s+rule|actually|absolutely|"
+    r"(?:sorry\s*,?\s*)?i\s+think|(?:sorry\s*,?\s*)?i\s+believe|sorry\s+to\s+be\s+(?:picky|pedantic|a\s+pain)\s*,?\s*but|"
+    r"like\s+(?:before|last\s+time)|as\s+usual|same\s+as\s+(?:before|last\s+time)|"
     r"for\s+(?:the\s+love\s+of\s+\w+|(?:god|heaven|pete|christ)'?s\s+sake|crying\s+out\s+loud))"
     r"(?:\s*[,.!:;—–-]+\s*|\s+(?=(?:don'?t|do not|never|not|stop|i|that'?s|it'?s|wrong|just|"
     r"please|use|always|instead|you|so|ok|okay|well|and|but|also|no|nope|hey|look|listen|seriously|"
@@ -164,7 +166,8 @@ _SOURCES = {
     r"the\s+wrong\s+\w+|the\s+(?:prod|production|live)\s+\w+)\b(?P<rest>.*)$",
     "you_wrong_thing": r"^you\s+(?:used|edited|ran|changed|deleted|picked|opened|modified|touched|called|installed)\s+"
     r"the\s+wrong\s+(?P<thing>.+)$",
-    "wrong_thing": r"^wrong\s+(?:[\w.\-]+\s+){0,2}?(?P<thing>file|branch|directory|folder|command|function|method|class|package|"
+    "wrong_thing": r"^wrong\s+(?:[\w.\-]+\s+){0,2}?(?P<thing>file|branch|dir|directory|folder|spot|location|namespace|"
+    r"context|cluster|workspace|command|function|method|class|package|"
     r"repo|repository|project|version|path|tool|module|test|one|place|approach|port|host|url|"
     r"region|database|db|env|environment|key|name|value|table|column|endpoint|library|image|tag|"
     r"format|order|variable|account|bucket|server|service|config|package\s+manager)\b(?P<rest>.*)$",
@@ -254,7 +257,8 @@ _SOURCES = {
     r"ancient|dead|removed|retired|old|longer|moved|migrated|switched|went|wanted|scrap|restore|reset|rid|throw|"
     r"only|stick|beyond|scope|outside|over\s+(?:this|that|it)|swap|switch|replace|lose|ditch|broken|fails?|"
     r"failed|failing|crash\w*|blank|red|bad|worse|wiped|500|negative|rule|refrain|undo|liked|takes|expects|"
-    r"accepts|returns|anymore|tone|said|whenever|let'?s|circumstances|same|roll)\b",
+    r"accepts|returns|anymore|tone|said|whenever|let'?s|circumstances|same|roll|belongs|convention|else|"
+    r"stick|moved|correct)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
     r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
     r"need\s+(?!to\b)|want\s+(?!to\b))\b",
@@ -1053,6 +1057,7 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     body = s
     saw_no = False
     exasperated = False
+    repeated = False
     interjections = 0
     while True:
         m = _re("interj").match(body)
@@ -1063,6 +1068,8 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
             saw_no = True
         elif word in _EXASPERATED or word.startswith(("ugh", "argh", "for ")):
             exasperated = True
+        elif word.startswith(("like ", "as usual", "same as")):
+            repeated = True
         elif word == "but" and saw_no:
             return None, False  # "Nope, but it's my first time": an answer with a contrast
         body = body[m.end() :].lstrip()
@@ -1093,6 +1100,12 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
             if hit is not None:
                 hit.sentence = masked.restore(s)
         return hit, False
+    # "In Ruby we don't write `return` ...": a leading scope phrase before a team convention
+    m = re.match(
+        r"^(?:in|for|with)\s+[^,]{1,30}?,?\s+(?=we\s+(?:don'?t|do\s+not|never|always|use|prefer)\b)", body, re.I
+    )
+    if m:
+        body = body[m.end() :]
     hit = _explicit(body, masked, after_no=after_no, question=question)
     if hit is None:
         hit = _implicit(body, masked, question=question)
@@ -1113,10 +1126,13 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
             hit = _explicit(
                 re.sub(r"^so\s+", "", m.group("second"), flags=re.I), masked, after_no=False, question=False
             )
-    if hit is None and (not question or re.match(_POLITE_UNDO, body, re.I)):
+    # A question mark after a statement is hedging ("the java version should be 17, not 21?"):
+    # the second stage reads it; questions that open with a question word stay questions.
+    if hit is None and (not question or not _re("question_word").match(body) or re.match(_POLITE_UNDO, body, re.I)):
         hit = _cue_hit(body, masked, after_no=after_no)
     if hit is not None:
         hit.sentence = masked.restore(s)
+        hit.repeated = hit.repeated or repeated
     return hit, False
 
 
