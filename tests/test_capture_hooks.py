@@ -54,9 +54,9 @@ def test_correction_gets_one_factual_line_and_is_never_blocked(hook, store, tmp_
 
 
 def test_a_correction_only_the_learned_model_recognises_is_recorded_with_low_confidence(hook, store):
-    r = _prompt(hook, "wrong again, the staging url has a -eu suffix")
+    r = _prompt(hook, "please quit sprinkling print calls everywhere")
     assert r.returncode == 0
-    assert r.context.splitlines()[0] == "Recorded correction: wrong again, the staging url has a -eu suffix."
+    assert r.context.splitlines()[0] == "Recorded correction: please quit sprinkling print calls everywhere."
     row = store.row("SELECT * FROM corrections")
     assert (row["what_was_wrong"], row["what_is_right"], row["confidence"]) == ("", "", 0.3)
     assert row["detection_type"] == "inferred"

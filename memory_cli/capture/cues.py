@@ -78,6 +78,11 @@ _CLAUSE_WORD = _Lazy(
     r"\b(?:if|when|though|although|it'?s|is|are|was|were|be|been|could|can|did|does|do|would|should|will|must|may|"
     r"might)\b"
 )
+# "staging is down, not related to anything we did": "not" before an adjective negates it
+_NOT_A_THING = _Lazy(
+    r"(?:related|sure|really|yet|just|only|even|necessarily|exactly|quite|that|because|due|caused|ready|done|"
+    r"working|needed|important|relevant|supported|possible)\b"
+)
 _PLEASE_NOT = _Lazy(
     r"^(?P<right>[^,;]{1,60}?)\s+please\s*[,;—–-]?\s*(?:not|rather\s+than|instead\s+of)\s+(?P<wrong>.{1,80}?)" + _END,
     _F,
@@ -101,7 +106,7 @@ _IS_WRONG = _Lazy(
     + _W
     + r")\s+(?:is|are|was|were|looks|seems)\s+"
     r"(?:(?:all|completely|totally|still|just|clearly|definitely|obviously)\s+)?(?:wrong|incorrect|not\s+right|"
-    r"not\s+(?:the\s+)?(?:correct|right)(?:\s+one)?)\b",
+    r"not\s+(?:the\s+)?(?:correct|right)(?:\s+one)?)\b(?!\s+about\b)",
     _F,
 )
 _THAT_IS_A = _Lazy(r"^(?:that'?s|thats|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)\s+(?P<wrong>[^,;]{1,60}?)" + _END, _F)
@@ -126,7 +131,8 @@ _FAILURE = _Lazy(
     r"\b(?:blank|broke|broken|breaks|breaking|fails?|failed|failing|red|crash\w*|500s?|"
     r"stopped\s+working|no\s+longer\s+(?:works?|builds?|compiles?|starts?)|"
     r"(?:doesn'?t|does\s+not|won'?t|can'?t)\s+(?:work|compile|build|start|load|submit|connect|render|boot|run)|"
-    r"wiped|wipes|destroy|deleted|wrecked|bad|worse|regress\w*|hangs?|times?\s+out|refused|panics?|segfaults?)\b",
+    r"wiped|wipes|destroy|deleted|wrecked|bad|worse|regress\w*|hangs?|times?\s+out|refused|panics?|segfaults?|lost|"
+    r"loop|did\s+nothing)\b",
     _F,
 )
 # "that commit broke the build last week" is history, not the agent's last change.
@@ -134,7 +140,8 @@ _LONG_AGO = _Lazy(r"\b(?:last\s+(?:week|month|year|night|sprint|release)|yesterd
 _SUCCESS = _Lazy(
     r"\b(?:(?:now|all)\s+(?:pass|passes|passing|green|works?)|(?:pass|passes|passing|green|works?)\s+(?:now|again)|"
     r"(?:is|are|'re|'s)\s+(?:green|passing|fixed)|fixed\s+it|thanks|thank\s+you|great|nice|better|looks\s+good|lgtm|"
-    r"flaky|unrelated|not\s+(?:your|you)|wasn'?t\s+(?:your|you)|my\s+(?:fault|bad|mistake))\b",
+    r"flaky|unrelated|not\s+(?:your|you)|wasn'?t\s+(?:your|you)|my\s+(?:fault|bad|mistake)|cleanly|well\s+done|"
+    r"(?:nothing|never|didn'?t|did\s+not|doesn'?t|hasn'?t|without)\s+(?:\w+\s+)?(?:broke|break|breaking|fail\w*))\b",
     _F,
 )
 
@@ -142,7 +149,7 @@ _VERDICT = _Lazy(
     r"^(?P<wrong>.{1,80}?)\s+(?:is|are|'s|'re)\s+(?:(?:absolutely|totally|strictly|completely|simply|just)\s+)?"
     r"(?:off\s+the\s+table|a\s+(?:hard\s+)?no[\s-]?go|not\s+(?:acceptable|allowed|an\s+option|how\s+we\s+do\s+(?:it|things))|"
     r"not\s+ok(?:ay)?\s*,?\s+(?:ever|here|in\b)|forbidden|banned|prohibited|unacceptable|off[\s-]limits|"
-    r"never\s+(?:ok(?:ay)?|acceptable|allowed|fine))\b",
+    r"never\s+(?:ok(?:ay)?|acceptable|allowed|fine)|read[\s-]only\s+for\s+you)\b",
     _F,
 )
 _NOT_HOW = _Lazy(
@@ -171,12 +178,13 @@ _NOT_NEEDED = _Lazy(
     r"^(?P<wrong2>.{1,80}?)\s+(?:aren'?t|are\s+not|isn'?t|is\s+not)\s+yours\s+to\s+\w+|"
     r"^(?P<wrong3>.{1,80}?)\s+(?:isn'?t|is\s+not|aren'?t|are\s+not)\s+(?:needed|necessary|required)\b.*?[,;]\s*"
     r"(?:so\s+)?(?:drop|remove|delete|lose|take\s+out)\s+(?:it|them|that)\b|"
-    r"^(?P<wrong4>.{1,80}?)\s+(?:isn'?t|is\s+not|aren'?t|are\s+not)\s+part\s+of\s+(?:the|our)\s+(?:toolchain|stack|setup)\b",
+    r"^(?P<wrong4>.{1,80}?)\s+(?:isn'?t|is\s+not|aren'?t|are\s+not)\s+part\s+of\s+(?:the|our)\s+(?:toolchain|stack|setup)\b|"
+    r"^(?P<wrong5>.{1,80}?)\s+(?:was|were)\s+(?:unnecessary|overkill|not\s+needed|not\s+necessary)\b",
     _F,
 )
 
 _DEPRECATED = _Lazy(
-    r"^(?P<wrong>.{1,80}?)\s+(?:is|are|'s|was|were)\s+(?:[\w.\-]+\s+and\s+)?(?:(?:now|long|officially|basically|way|so|"
+    r"^(?P<wrong>.{1,80}?)\s+(?:is|are|'s|was|were|has\s+been|have\s+been)\s+(?:[\w.\-]+\s+and\s+)?(?:(?:now|long|officially|basically|way|so|"
     r"the)\s+)?(?:deprecated|unsupported|gone|obsolete|outdated|ancient|legacy|dead|removed|retired|on\s+(?:its|their)\s+way\s+out|"
     r"the\s+old(?:\s+" + _W + r"){0,3}|no\s+longer\s+(?:used|supported|maintained|a\s+thing))\b(?P<rest>.*)$",
     _F,
@@ -188,6 +196,7 @@ _MOVED_OFF = _Lazy(
 )
 _REPLACEMENT = _Lazy(
     r"\b(?:use|using|it'?s|we\s+use|we'?re\s+on|we\s+are\s+on|write\s+to|switch\s+to|go\s+with|just\s+(?:put|write|call)|"
+    r"put|rewrite|swap|move|migrate|needs|it\s+needs|requires|"
     r"everything\s+(?:goes|is|lives)|replaced\s+by|"
     r"now|instead|in\s+favou?r\s+of)\b",
     _F,
@@ -222,10 +231,10 @@ _UNDO = _Lazy(
     r"last|new|edit|edits))\b|"
     r"restore\s+the\s+(?:previous|old|earlier)\s+(?:version|behaviou?r|code|state|implementation|logic|"
     r"file|one|value|setting|config|wording|text|name|signature)\b|restore\s+the\s+original\b|"
-    r"(?:undo|roll\s+back)\s+(?:the|your|that|this|those|these)\s+(?:last\s+|latest\s+|previous\s+|recent\s+)?"
+    r"(?:undo|roll\s+back|reverse)\s+(?:the|your|that|this|those|these)\s+(?:last\s+|latest\s+|previous\s+|recent\s+)?"
     r"(?:"
     + _W
-    + r"\s+)?(?:rename|renaming|change|changes|edit|edits|refactor|commit|update|upgrade|bump|fix|patch|move|"
+    + r"\s+){0,2}?(?:rename|renaming|change|changes|edit|edits|refactor|commit|update|upgrade|bump|fix|patch|move|"
     r"deletion|removal|reformat|reformatting)\b(?!.*\b(?:last\s+week|yesterday|ago)\b)|"
     r"i\s+(?:liked|preferred)\s+the\s+(?:previous|old|original|earlier)\s+(?:version|one|way|code)\b|"
     r"put\s+(?:the|my|that|this|those|these|it)\s+(?:" + _W + r"\s+){0,3}?back(?=[\s.!?,;:…]*$|\s*[,;.!])|"
@@ -246,7 +255,9 @@ _SCOPE = _Lazy(
     r"(?:what\s+i\s+asked|the\s+scope|scope)|"
     r"(?:that'?s|this\s+is)\s+out\s+of\s+scope)\b|"
     r"[,;:—–]\s*(?:please\s+)?keep\s+the\s+(?:diff|change|pr|patch)\s+(?:minimal|small|focused|tight)\b|"
-    r"^(?:just|only)\s+.{1,60}?,\s*nothing\s+else\b",
+    r"^(?:just|only)\s+.{1,60}?,\s*nothing\s+else\b|"
+    r"^(?:please\s+)?keep\s+(?:the\s+|your\s+|all\s+)?changes\s+(?:inside|within|to|in)\b|\bscope\s+creep\b|"
+    r"\band\s+stick\s+to\s+(?:the\s+task|what\s+i\s+asked|the\s+ticket|the\s+brief)\b",
     _F,
 )
 _REPEAT = _Lazy(
@@ -309,7 +320,7 @@ _NO_CIRCUMSTANCES = _Lazy(
 )
 _STANDING = _Lazy(
     r"^(?:when(?:ever)?|every\s+time|each\s+time)\s+you\s+(?!'re|are\b|finish|get\s+a\s+chance)[^,]{1,60},\s*"
-    r"(?P<lead>always|never)\s+(?P<rest>.+?)" + _END
+    r"(?P<lead>always|never|it'?s|use)\s+(?P<rest>.+?)" + _END
 )
 _SHOULD_BE_VALUE = _Lazy(
     r"^(?:the|that|this|our)\s+(?P<wrong>(?:" + _W + r"\s+){0,4}?)should\s+be\s+"
@@ -336,7 +347,7 @@ _NOT_REASON = _Lazy(
 )
 _ALWAYS_END = _Lazy(
     r"^(?:please\s+)?(?P<right>[^,;]{3,80}?)\s*,\s*(?:always|every\s+(?:single\s+)?time|each\s+time|from\s+now\s+on|"
-    r"going\s+forward)" + _END
+    r"from\s+here\s+on(?:\s+out)?|going\s+forward)" + _END
 )
 _SARCASM = _Lazy(
     r"^(?:sure|great|yeah|oh\s+sure|perfect)\s*,\s*(?P<wrong>.{3,100}?)\s*[,;—–]\s*(?:what\s+could\s+(?:possibly\s+)?go\s+wrong|"
@@ -352,6 +363,42 @@ _CONVENTION = _Lazy(
     r"^(?P<right>.{3,100}?)\s*[,;—–]\s*(?:that'?s|that\s+is|it'?s)\s+(?:our|the)\s+(?:\w+\s+){0,2}?"
     r"(?:convention|style|rule|standard|setting|guideline|policy)\b"
 )
+_OVER_FROM_NOW = _Lazy(
+    r"^(?P<right>[^,;]{1,40}?)\s+over\s+(?P<wrong>[^,;]{1,40}?)\s*,?\s+(?:from\s+(?:here|now)\s+on(?:\s+out)?|going\s+forward|"
+    r"always|please)\b"
+)
+_STANDING_NEG = _Lazy(
+    r"^(?P<wrong>.{1,60}?)\s+(?:shouldn'?t|should\s+not|must\s+not|mustn'?t|can'?t|cannot)\s+.*\b(?:going\s+forward|"
+    r"from\s+now\s+on|from\s+here\s+on|in\s+(?:the\s+)?future|any\s*more)\b"
+)
+_YOU_BEEN = _Lazy(
+    r"\byou(?:'ve|\s+have)\s+been\s+(?!doing|feeling|keeping|getting|working|busy|having|thinking|enjoying|looking)"
+    r"(?:\w+ing)\b|\byou\s+(?:just\s+)?(?:ran|used|called|ran)\b.*\b(?:twice|again|"
+    r"every\s+(?:single\s+)?time|three\s+times|(?:twice|two\s+times)\s+now)\b"
+)
+_YOU_MADE = _Lazy(
+    r"\b(?:the|that|this|your)\s+(?:" + _W + r"\s+){0,2}you\s+(?:just\s+)?(?:generated|wrote|created|added|declared|"
+    r"changed|set|used|touched|edited|picked|put|made|modified)\b"
+)
+_MADE_WRONG = _Lazy(
+    r"\b(?:but|yet|instead|everywhere|wrong|did\s+nothing|isn'?t|is\s+not|aren'?t|doesn'?t|won'?t|should|needs\s+to|"
+    r"belongs|is\s+the\s+(?:dev|test|old|wrong|legacy|generated|staging|local|template)\b)"
+)
+_REMEMBER = _Lazy(r"^(?:please\s+)?remember\s+to\s+(?P<right>.+?)" + _END)
+_CONVENTION_IS = _Lazy(
+    r"^(?:our|the)\s+(?:\w+\s+){0,2}?(?:convention|style|rule|standard)\s+(?:is|says)\s+"
+    r"(?!(?:on|in|at|documented|described|written|here|there|a|an|the)\b)(?P<right>[^,;.]{2,60}?)(?:\s*[,;—–].*)?"
+    + _END
+)
+_MOVED_IN = _Lazy(
+    r"^(?P<wrong>.{1,60}?)\s+(?:moved|was\s+moved|has\s+moved)\s+to\s+(?P<right>[^,;]{1,60}?)\s+(?:back\s+)?"
+    r"(?:in|since|a\s+while\s+ago|long\s+ago|years\s+ago)\b"
+)
+_SOMEONE_REMOVED = _Lazy(
+    r"^(?:[\w.-]+\s+){1,2}(?:removed|dropped)\s+(?P<wrong>.{1,60}?)\s+(?:long\s+ago|years\s+ago|ages\s+ago|in\s+[\w.]+)\b"
+)
+_TWO_TOKENS = _Lazy(r"^(?P<right>[\w.\-/:@\ue000\ue001]+)\s+not\s+(?P<wrong>[\w.\-/:@\ue000\ue001]+)" + _END)
+_OFF_LIMITS = _Lazy(r"^off[\s-]limits\b[^:]*:\s*(?P<wrong>.+?)" + _END)
 _STRONG_NO = _Lazy(r"^(?:absolutely|definitely|certainly|hell)\s+not|^hell\s+no\b|^no\s+way\b|^not\s+a\s+chance\b", _F)
 
 _REPORTED = _Lazy(
@@ -416,6 +463,8 @@ _GATES = {
         "segfault",
     ),
     "verdict": (
+        "read-only for you",
+        "read only for you",
         "off the table",
         "no-go",
         "no go",
@@ -438,7 +487,7 @@ _GATES = {
     ),
     "not_how": ("not how we do",),
     "stay_away": ("away from", "hands off", "keep it off", "stop with"),
-    "not_needed": ("needed", "necessary", "wanted", "asked for", "part of", "yours to", "required"),
+    "not_needed": ("needed", "necessary", "wanted", "asked for", "part of", "yours to", "required", "overkill"),
     "deprecated": (
         "deprecated",
         "unsupported",
@@ -471,6 +520,7 @@ _GATES = {
     "you": ("you",),
     "undo": (
         "back",
+        "reverse",
         "scrap",
         "restore",
         "reset",
@@ -483,14 +533,26 @@ _GATES = {
         "liked the",
         "preferred the",
     ),
-    "scope": ("only ", "stick to", "keep the", "beyond", "more than", "outside", "out of scope"),
+    "scope": (
+        "only ",
+        "stick to",
+        "keep the",
+        "beyond",
+        "more than",
+        "outside",
+        "out of scope",
+        "keep changes",
+        "keep your changes",
+        "keep all changes",
+        "scope creep",
+    ),
     "repeat": ("how many times", "once more", "over this", "over that", "over it", "time you", "same "),
     "prefer": ("prefer", "rather"),
     "standing": ("whenever you", "when you", "every time you", "each time you"),
     "should_be": ("should be",),
     "said": ("i said", "i already said", "i clearly said", "i literally said"),
     "moved": ("moved to", "migrated to", "switched to", "moved over to", "stick with"),
-    "always_end": ("always", "every time", "each time", "from now on", "going forward"),
+    "always_end": ("always", "every time", "each time", "from now on", "going forward", "from here on"),
     "sarcasm": ("what could", "that'll go", "that'll end", "that'll work", "thatll"),
     "you_set": ("you set", "you used", "you picked", "you chose", "you wrote", "you added", "you put", "you gave"),
     "convention": ("convention", "style", "rule", "standard", "setting", "guideline", "policy"),
@@ -538,8 +600,15 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         return "contrast", m.group("wrong"), m.group("right")
     if _has(low, "contrast"):
         m = _CONTRAST.match(b) or _PLEASE_NOT.match(b)
-        if m and len(m.group("wrong").split()) <= 8 and not _CLAUSE_WORD.search(m.group("right")):
+        if (
+            m
+            and len(m.group("wrong").split()) <= 8
+            and not _CLAUSE_WORD.search(m.group("right"))
+            and not _NOT_A_THING.match(m.group("wrong"))
+        ):
             return "contrast", _head(m.group("wrong")), m.group("right")
+        if m := _OVER_FROM_NOW.match(b) or _TWO_TOKENS.match(b):
+            return "contrast", m.group("wrong"), m.group("right")
         m = _INSTEAD.search(b)
         right = m and (m.group("right") or m.group("right2"))
         if m and not _CLAUSE_WORD.search(right) and not _CONDITION.match(right):
@@ -556,6 +625,8 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
     if ("you" in low or low.startswith(("that ", "this "))) and _AGENT_CHANGE.search(b):
         # the failure in the same sentence, or in the one before ("now nothing compiles. you removed ...")
         around = b if _has(low, "failure") and _FAILURE.search(b) else _prev_sentence(message, body)
+        if not (around and _FAILURE.search(around)):
+            around = _next_sentence(message, body)
         if (
             around
             and _FAILURE.search(around)
@@ -569,7 +640,7 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
     if _has(low, "stay_away") and (m := _STAY_AWAY.match(b)):
         return "verdict", _head(m.group("wrong") or m.group("subj") or m.group("wrong2") or m.group("wrong3") or ""), ""
     if _has(low, "not_needed") and (m := _NOT_NEEDED.match(b)):
-        return "scope", _tail(next(g for g in m.group("wrong", "wrong2", "wrong3", "wrong4") if g)), ""
+        return "scope", _tail(next(g for g in m.group("wrong", "wrong2", "wrong3", "wrong4", "wrong5") if g)), ""
     if _has(low, "deprecated"):
         m = _DEPRECATED.match(b)
         if m and (_REPLACEMENT.search(m.group("rest")) or _short_rest(message, body)):
@@ -592,6 +663,25 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         m = _YOU_WANT.match(b)
         if m:
             return "you-want", "", m.group("right")
+    if _has(low, "you"):
+        if _YOU_BEEN.search(b) and not _SUCCESS.search(b):
+            return "you-keep", "", ""
+        if _YOU_MADE.search(b) and _MADE_WRONG.search(b) and not _SUCCESS.search(b):
+            return "you-did", "", ""
+        if m := _STANDING_NEG.match(b):
+            return "verdict", m.group("wrong"), ""
+    elif _STANDING_NEG.match(b) and (m := _STANDING_NEG.match(b)):
+        return "verdict", m.group("wrong"), ""
+    if "remember" in low and (m := _REMEMBER.match(b)):
+        return "always", "", m.group("right")
+    if _has(low, "convention") and (m := _CONVENTION_IS.match(b)):
+        return "prefer", "", m.group("right")
+    if "moved" in low and (m := _MOVED_IN.match(b)):
+        return "deprecated", m.group("wrong"), m.group("right")
+    if ("removed" in low or "dropped" in low) and (m := _SOMEONE_REMOVED.match(b)) and _short_rest(message, body):
+        return "deprecated", m.group("wrong"), ""
+    if "limits" in low and (m := _OFF_LIMITS.match(b)):
+        return "verdict", m.group("wrong"), ""
     if _has(low, "undo") and _UNDO.match(b):
         return "revert", "", ""
     if _has(low, "scope") and _SCOPE.search(b):

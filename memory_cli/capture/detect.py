@@ -139,7 +139,8 @@ _SOURCES = {
     # interjections that may open a sentence; "no" is remembered as a signal
     "interj": r"(?P<w>no+|nope|nah|negative|wrong|incorrect|ugh+|argh+|hey|ok(?:ay)?|so|well|and|but|also|please|pls|plz|"
     r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+|omg|ffs|"
-    r"whoa|woah|uh+|um+|erm|hold\s+on|hang\s+on|yikes|oof|as\s+a\s+rule|actually|absolutely|"
+    r"whoa|woah|uh+|um+|erm|hold\s+on|hang\s+on|yikes|oof|as\s+a\s+rule|actually|absolutely|kindly|"
+    r"as\s+(?:mentioned|discussed|agreed)(?:\s+(?:earlier|before|above|yesterday))?|"
     r"(?:sorry\s*,?\s*)?i\s+think|(?:sorry\s*,?\s*)?i\s+believe|sorry\s+to\s+be\s+(?:picky|pedantic|a\s+pain)\s*,?\s*but|"
     r"like\s+(?:before|last\s+time)|as\s+usual|same\s+as\s+(?:before|last\s+time)|"
     r"for\s+(?:the\s+love\s+of\s+\w+|(?:god|heaven|pete|christ)'?s\s+sake|crying\s+out\s+loud))"
@@ -181,6 +182,8 @@ _SOURCES = {
     r"didn'?t\s+i\s+(?:just\s+)?(?:tell|ask)\s+you|did\s+i\s+not\s+(?:tell|ask)\s+you|"
     r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:tell|ask|remind)\s+you|"
     r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+i\s+(?:have\s+to\s+|got\s+to\s+)?(?:say|repeat)(?:\s+(?:it|this|that))?|"
+    r"how\s+many\s+times\s+(?:do|must|should|will|have)\s+(?:i|we)\s+(?:need\s+to\s+|have\s+to\s+)?"
+    r"(?:go\s+over|discuss|talk\s+about)\s+(?:this|that|it)|"
     r"we(?:'ve|\s+have)\s+(?:been\s+over|discussed|talked\s+about|gone\s+over)\s+(?:this|that|it)|"
     r"(?:this\s+is\s+|that'?s\s+)?the\s+(?:second|third|fourth|fifth|tenth|nth|umpteenth|hundredth|\d+(?:st|nd|rd|th))\s+"
     r"time\s+(?:i'?m\s+|i\s+am\s+|i'?ve\s+|i\s+have\s+)?(?:telling|saying|asking|told|said|asked)(?:\s+you)?|"
@@ -195,6 +198,7 @@ _SOURCES = {
     "why": r"^why\s+(?P<aux>did|would|are|were|have|do|didn'?t|don'?t|is\s+it\s+that)\s+you\s+"
     r"(?P<keep>keep\s+(?:on\s+)?)?(?P<what>.+?)\s*\??$",
     "didnt_ask": r"^(?:i\s+(?:didn'?t|did\s+not|never)\s+ask(?:ed)?(?:\s+you)?(?:\s+(?:for|to))?|"
+    r"did\s+(?:anyone|anybody|i)\s+ask(?:\s+you)?\s+(?:for|to)|"
     r"nobody\s+asked(?:\s+you)?(?:\s+(?:for|to))?|no\s*one\s+asked(?:\s+you)?(?:\s+(?:for|to))?)\b"
     r"\s*(?P<wrong>.*)$",
     "keep": r"^you(?:'re|\s+are)?\s+(?:keep|still|again|constantly)\s+(?:on\s+)?(?P<wrong>\w+ing\b.*)$",
@@ -258,7 +262,8 @@ _SOURCES = {
     r"only|stick|beyond|scope|outside|over\s+(?:this|that|it)|swap|switch|replace|lose|ditch|broken|fails?|"
     r"failed|failing|crash\w*|blank|red|bad|worse|wiped|500|negative|rule|refrain|undo|liked|takes|expects|"
     r"accepts|returns|anymore|tone|said|whenever|let'?s|circumstances|same|roll|belongs|convention|else|"
-    r"stick|moved|correct)\b",
+    r"stick|moved|correct|kindly|mentioned|remember|forward|here\s+on|creep|keep|reverse|deprecated|removed|"
+    r"limits|read-only|unnecessary|overkill|been|that'?ll|what\s+could)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
     r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
     r"need\s+(?!to\b)|want\s+(?!to\b))\b",
@@ -273,6 +278,7 @@ _SOURCES = {
     r"excellent|amazing|nice|well|exactly|alright|cool)\b|^(?:not\s+(?:yet|now|really|quite|"
     r"sure|today|exactly|at\s+all|necessarily|bad))\b|^i\s+(?:don'?t|do\s+not)\s+think\b",
     "neg_exclude": r"^(?:worry|worries|mind|know|think|understand|apologi[sz]e|be\s+sorry|hesitate|care|"
+    r"tell\s+(?:anyone|anybody|him|her|them|my\s+\w+)|"
     r"get\s+me\s+wrong|thank|panic|rush|stress|feel|stop\b|forget|believe|remember|recall|see|"
     r"seen|been|had|heard|thought|felt|known|gone|got|gotten|was|were|is|are|have|has|mean|"
     r"matter|bother|give\s+up|quit\b(?=\s*(?:[.!,]|$|on\b|now\b))|say\s+never|lose\s+(?:hope|heart|faith|sight)|"
@@ -1068,7 +1074,7 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
             saw_no = True
         elif word in _EXASPERATED or word.startswith(("ugh", "argh", "for ")):
             exasperated = True
-        elif word.startswith(("like ", "as usual", "same as")):
+        elif word.startswith(("like ", "as usual", "same as", "as mentioned", "as discussed", "as agreed")):
             repeated = True
         elif word == "but" and saw_no:
             return None, False  # "Nope, but it's my first time": an answer with a contrast

@@ -84,9 +84,9 @@ def test_corrections_without_the_usual_openings_are_recorded_too(e2e_home):
     assert indirect.returncode == 0, indirect.describe()
     said = indirect.first_request.hook_contexts("UserPromptSubmit")
     assert said and "Recorded correction: avoid any." in said[0], indirect.describe()
-    learned = e2e_home.run_session("wrong again, the staging url has a -eu suffix", ["Fixing the URL."])
+    learned = e2e_home.run_session("please quit sprinkling print calls everywhere", ["Switching to the logger."])
     assert learned.returncode == 0, learned.describe()
     said = learned.first_request.hook_contexts("UserPromptSubmit")
-    assert said and "Recorded correction: wrong again, the staging url has a -eu suffix." in said[0], learned.describe()
+    assert said and "Recorded correction: please quit sprinkling print calls everywhere." in said[0], learned.describe()
     queue = e2e_home.cli("review", "--list").stdout
-    assert "avoid any" in queue and "wrong again, the staging url" in queue, queue
+    assert "avoid any" in queue and "please quit sprinkling print calls" in queue, queue
