@@ -1,12 +1,16 @@
-"""Find corrections in what the person typed: rules of English, no model, no network.
+"""Find corrections in what the person typed: rules of English first, then a small learned model
+over words; no network.
 
 Runs inside the UserPromptSubmit hook on every prompt, so it must be cheap and must rather
 miss a correction than invent one: a false positive becomes a remembered "rule" nobody gave.
 The design follows from that:
 
-* Only **clause-initial** forms count. "Never use X" and "No, don't X" are corrections;
-  "add a flag so it doesn't print colors" and "make sure the tests don't hit the network" hold
-  the same words in a subordinate clause and are requests.
+* The first stage counts only **clause-initial** forms. "Never use X" and "No, don't X" are
+  corrections; "add a flag so it doesn't print colors" and "make sure the tests don't hit the
+  network" hold the same words in a subordinate clause and are requests. A second stage
+  (:mod:`.cues`) reads phrasings without such an opening, each by two cues at once ("the api
+  listens on 8081 not 8080", "CI's red since your commit"). For a short prompt both pass over,
+  a learned model (:mod:`.learned`) may still say it is a correction, without its parts.
 * **Quoted material is masked** before matching: code fences, `inline code`, "double",
   'single' and “curly” quotes, and lines starting with ``>``. What the person quotes is not
   what the person says. Masked spans are restored in what is extracted, so
@@ -69,8 +73,9 @@ _DETECTION_FIELDS = (
 class Detection:
     """One detected correction. A plain class: ``dataclasses`` costs ~6 ms per hook process.
 
-    kind: "explicit" | "implicit" | "inferred" (the learned model's, with no parts); what_was_wrong / what_is_right: "" when the person did not
-    say (the caller fills the wrong part from context); key: normalised dedupe key
+    kind: "explicit" | "implicit" | "inferred" (the learned model's, with no parts);
+    what_was_wrong / what_is_right: "" when the person did not say (the caller fills the wrong
+    part from context); key: normalised dedupe key
     (similar.correction_key); statement: one short sentence ("use pnpm, not npm"); signal:
     which form matched ("use-not", "never", "already-told", ...); sentence: where it came from,
     quotes restored; repeated: the person said it is a repetition; scope_hint: "project" when
@@ -254,16 +259,16 @@ _SOURCES = {
     r"too|less|fewer|shorter|simpler|broke|undo|revert|back|supposed|stop|alone|once|been\s+over|"
     r"gone|deprecated|obsolete|legacy|"
     # the second stage (cues.py)
-    r"your|you'?ve|you'?re|you\s+(?:want|just|also|now|have|edited|patched|changed|modified|got|bumped|used|put|"
-    r"added|wrote|created|installed|upgraded|reformatted|touched|deleted|removed|renamed|moved|pointed|hardcoded|"
-    r"committed|pushed|imported|set|reverted|updated|replaced)|whatever|table|no[\s-]?go|forbidden|banned|"
-    r"prohibited|unacceptable|limits|out\s+of|away|off|weren'?t|wasn'?t|isn'?t|yours|needed|required|part|outdated|"
-    r"ancient|dead|removed|retired|old|longer|moved|migrated|switched|went|wanted|scrap|restore|reset|rid|throw|"
-    r"only|stick|beyond|scope|outside|over\s+(?:this|that|it)|swap|switch|replace|lose|ditch|broken|fails?|"
-    r"failed|failing|crash\w*|blank|red|bad|worse|wiped|500|negative|rule|refrain|undo|liked|takes|expects|"
-    r"accepts|returns|anymore|tone|said|whenever|let'?s|circumstances|same|roll|belongs|convention|else|"
-    r"stick|moved|correct|kindly|mentioned|remember|forward|here\s+on|creep|keep|reverse|deprecated|removed|"
-    r"limits|read-only|unnecessary|overkill|been|that'?ll|what\s+could)\b",
+    r"your|you'?ve|you'?re|you\s+(?:want|just|also|now|have|edited|patched|changed|modified|got|bumped|used|"
+    r"put|added|wrote|created|installed|upgraded|reformatted|touched|deleted|removed|renamed|moved|pointed|"
+    r"hardcoded|committed|pushed|imported|set|reverted|updated|replaced)|whatever|table|no[\s-]?go|forbidden|"
+    r"banned|prohibited|unacceptable|limits|out\s+of|away|off|weren'?t|wasn'?t|isn'?t|yours|needed|required|"
+    r"part|outdated|ancient|dead|retired|old|longer|migrated|switched|went|wanted|scrap|restore|reset|rid|"
+    r"throw|only|stick|beyond|scope|outside|over\s+(?:this|that|it)|swap|switch|replace|lose|ditch|broken|"
+    r"fails?|failing|crash\w*|blank|red|bad|worse|wiped|500|negative|rule|refrain|liked|takes|expects|accepts|"
+    r"returns|anymore|tone|whenever|let'?s|circumstances|same|roll|belongs|convention|else|correct|kindly|"
+    r"remember|forward|here\s+on|creep|reverse|moved|removed|read-only|unnecessary|overkill|been|that'?ll|"
+    r"what\s+could)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
     r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
     r"need\s+(?!to\b)|want\s+(?!to\b))\b",
