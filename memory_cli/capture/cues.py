@@ -549,6 +549,8 @@ _GATES = {
     "repeat": ("how many times", "once more", "over this", "over that", "over it", "time you", "same "),
     "prefer": ("prefer", "rather"),
     "standing": ("whenever you", "when you", "every time you", "each time you"),
+    "from_now": ("going forward", "from now on", "from here on", "future", "anymore", "any more"),
+    "misc": ("remember", "moved", "removed", "dropped", "limits"),
     "should_be": ("should be",),
     "said": ("i said", "i already said", "i clearly said", "i literally said"),
     "moved": ("moved to", "migrated to", "switched to", "moved over to", "stick with"),
@@ -616,8 +618,9 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         m = _QUOTED_NOT.search(b)
         if m:
             return "contrast", m.group("wrong"), m.group("right")
-    if _has(low, "contrast") and (m := _NOT_REASON.match(b)) and not _CLAUSE_WORD.search(m.group("right")):
-        return "contrast", m.group("wrong"), m.group("right")
+        m = _NOT_REASON.match(b)
+        if m and not _CLAUSE_WORD.search(m.group("right")):
+            return "contrast", m.group("wrong"), m.group("right")
     if _has(low, "you_set") and (m := _YOU_SET.search(b)):
         return "you-did", "", m.group("right")
     if _has(low, "should_be") and (m := _SHOULD_BE_VALUE.match(b)):
@@ -663,14 +666,11 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         m = _YOU_WANT.match(b)
         if m:
             return "you-want", "", m.group("right")
-    if _has(low, "you"):
         if _YOU_BEEN.search(b) and not _SUCCESS.search(b):
             return "you-keep", "", ""
         if _YOU_MADE.search(b) and _MADE_WRONG.search(b) and not _SUCCESS.search(b):
             return "you-did", "", ""
-        if m := _STANDING_NEG.match(b):
-            return "verdict", m.group("wrong"), ""
-    elif _STANDING_NEG.match(b) and (m := _STANDING_NEG.match(b)):
+    if _has(low, "from_now") and (m := _STANDING_NEG.match(b)):
         return "verdict", m.group("wrong"), ""
     if "remember" in low and (m := _REMEMBER.match(b)):
         return "always", "", m.group("right")
