@@ -22,10 +22,11 @@ paragraphs in ten.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
+
+from ..fastjson import loads
 
 # os.path, not pathlib: importing pathlib costs the hook process about 4 ms.
 MODEL_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correction_model.json")
@@ -67,7 +68,7 @@ def load(path: str = MODEL_PATH) -> dict | None:
     if _model is None:
         try:
             with open(path, encoding="utf-8") as fh:
-                _model = json.load(fh)
+                _model = loads(fh.read())
         except (OSError, ValueError):
             _model = {}
     return _model or None
