@@ -19,10 +19,15 @@ passing:
   ("instead of", "the source is in", "should be", "everywhere");
 * **undo** and **scope** verbs that only make sense about the agent's last change ("back that
   out", "scrap the refactor", "reset that file to HEAD", "only change what I asked",
-  "keep the diff minimal").
+  "keep the diff minimal");
+* **standing** instructions and team conventions, told by a marker of time or of the team
+  ("when you push, it's --force-with-lease", "..., always", "going forward", "our convention
+  is snake_case", "we moved to date-fns").
 
-Reported speech ("the docs say ...", "the reviewer wrote ..."), conditions ("if it fails ...")
-and questions are left to the first stage, which already refuses them. Each function returns
+Reported speech ("the docs say ...", "kubectl says: ..."), conditions ("if it fails ...") and
+one-off instructions ("for now") are refused here. Questions stay with the first stage, except
+a statement hedged with a question mark ("the java version should be 17, not 21?") and a polite
+request to undo ("can you back out the commit you just made?"). :func:`match` returns
 ``(signal, wrong, right)`` or None; :mod:`.detect` builds the hit and cleans the parts.
 """
 
