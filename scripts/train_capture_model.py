@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Train the learned second opinion of correction detection (memory_cli/capture/learned.py).
 
-Reads the labelled sets in tests/fixtures (correction_corpus, _fresh, _third, _fourth, _fifth and
-_sixth; never _seventh, which stays held out), fits an L2-regularised logistic regression over
+Reads the labelled sets in tests/fixtures (correction_corpus, _fresh, _third to _seventh; never
+_eighth, which stays held out), fits an L2-regularised logistic regression over
 ``learned.features`` by plain gradient descent (numpy, deterministic), and chooses its
 threshold by 10-fold cross-validation: the lowest of 0.50, 0.55, ... 0.95 at which the
 detector as shipped (rules, then the model for prompts the rules pass) keeps a held-out
@@ -33,6 +33,7 @@ from correction_corpus import CORRECTIONS, LOOKALIKES  # noqa: E402
 from correction_corpus_fifth import FIFTH_CORRECTIONS, FIFTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fourth import FOURTH_CORRECTIONS, FOURTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
+from correction_corpus_seventh import SEVENTH_CORRECTIONS, SEVENTH_LOOKALIKES  # noqa: E402
 from correction_corpus_sixth import SIXTH_CORRECTIONS, SIXTH_LOOKALIKES  # noqa: E402
 from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
 
@@ -48,18 +49,25 @@ FOLDS = 10
 
 
 def examples() -> list[tuple[str, int]]:
-    pos = (
-        CORRECTIONS + FRESH_CORRECTIONS + THIRD_CORRECTIONS + FOURTH_CORRECTIONS + FIFTH_CORRECTIONS + SIXTH_CORRECTIONS
-    )
-    neg = (
-        LOOKALIKES
-        + FRESH_LOOKALIKES
-        + THIRD_LOOKALIKES
-        + THIRD_CUE_LOOKALIKES
-        + FOURTH_LOOKALIKES
-        + FIFTH_LOOKALIKES
-        + SIXTH_LOOKALIKES
-    )
+    pos = [
+        *CORRECTIONS,
+        *FRESH_CORRECTIONS,
+        *THIRD_CORRECTIONS,
+        *FOURTH_CORRECTIONS,
+        *FIFTH_CORRECTIONS,
+        *SIXTH_CORRECTIONS,
+        *SEVENTH_CORRECTIONS,
+    ]
+    neg = [
+        *LOOKALIKES,
+        *FRESH_LOOKALIKES,
+        *THIRD_LOOKALIKES,
+        *THIRD_CUE_LOOKALIKES,
+        *FOURTH_LOOKALIKES,
+        *FIFTH_LOOKALIKES,
+        *SIXTH_LOOKALIKES,
+        *SEVENTH_LOOKALIKES,
+    ]
     rows = [(m, 1) for _, m in pos] + [(m, 0) for _, m in neg]
     random.Random(1).shuffle(rows)
     return rows

@@ -2,9 +2,9 @@
 
 The sets are written from how people correct coding agents and from prompts that only look like
 corrections. The detector's rules are hand-written and were refined on the misses of the first
-six sets, so those hold the rules alone (``detect_by_rules``) to what they reached; the learned
-model beside the rules is trained on them too, and is scored by cross-validation
-(``scripts/train_capture_model.py``). The seventh set was never used for either: it is the
+seven sets, so those hold the rules alone (``detect_by_rules``) to what they reached; the
+learned model beside the rules is trained on them too, and is scored by cross-validation
+(``scripts/train_capture_model.py``). The eighth set was never used for either: it is the
 held-out estimate. ``scripts/bench_capture.py`` prints every figure.
 """
 
@@ -16,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from correction_corpus import CORRECTIONS, LOOKALIKES, fold  # noqa: E402
+from correction_corpus_eighth import EIGHTH_CORRECTIONS, EIGHTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fifth import FIFTH_CORRECTIONS, FIFTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fourth import FOURTH_CORRECTIONS, FOURTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
@@ -90,46 +91,49 @@ def test_the_fourth_set_is_caught_by_the_rules_refined_on_it():
     assert recall >= 0.93, missed
 
 
-def test_the_fifth_and_sixth_sets_keep_what_the_rules_reached_on_them():
-    """Each was the held-out set of one round (recall .677 and .626 as shipped then,
+def test_the_later_sets_keep_what_the_rules_reached_on_them():
+    """Each was the held-out set of one round (recall .677, .626 and .610 as shipped then,
     docs/corrections.md) before the rules were refined on its misses. Longer, more formal
     prompts: the rules alone stay well short of the first sets, the model covers part of it."""
-    for corrections, lookalikes, floor in (
-        (FIFTH_CORRECTIONS, FIFTH_LOOKALIKES, 0.72),
-        (SIXTH_CORRECTIONS, SIXTH_LOOKALIKES, 0.64),
+    for corrections, lookalikes, floor, exact in (
+        (FIFTH_CORRECTIONS, FIFTH_LOOKALIKES, 0.74, 0.97),
+        (SIXTH_CORRECTIONS, SIXTH_LOOKALIKES, 0.65, 0.96),  # two instructions about code ("..., return a miss instead")
+        (SEVENTH_CORRECTIONS, SEVENTH_LOOKALIKES, 0.55, 0.97),
     ):
         precision, recall, missed, alarms = _scores(corrections, lookalikes, detect_by_rules)
-        assert precision >= 0.96, alarms  # two instructions about code ("..., return a miss instead")
+        assert precision >= exact, alarms
         assert recall >= floor, missed
 
 
 def test_the_held_out_set_scores_what_the_docs_say():
     """Never used to write a rule or to train: the honest estimate on new phrasings. Measured at
-    recall .210 (precision .808) with the detector this work started from and .610 (precision
-    .910) as shipped (docs/corrections.md); this guards against falling back. Its misses are
+    recall .270 (precision .871) with the detector this work started from and .680 (precision
+    .932) as shipped (docs/corrections.md); this guards against falling back. Its misses are
     never printed."""
-    every = [m for _i, m in SEVENTH_CORRECTIONS + SEVENTH_LOOKALIKES]
-    earlier = (
-        CORRECTIONS
-        + LOOKALIKES
-        + FRESH_CORRECTIONS
-        + FRESH_LOOKALIKES
-        + THIRD_CORRECTIONS
-        + THIRD_LOOKALIKES
-        + THIRD_CUE_LOOKALIKES
-        + FOURTH_CORRECTIONS
-        + FOURTH_LOOKALIKES
-        + FIFTH_CORRECTIONS
-        + FIFTH_LOOKALIKES
-        + SIXTH_CORRECTIONS
-        + SIXTH_LOOKALIKES
-    )
-    assert len(SEVENTH_CORRECTIONS) >= 100 and len(SEVENTH_LOOKALIKES) >= 99
+    every = [m for _i, m in EIGHTH_CORRECTIONS + EIGHTH_LOOKALIKES]
+    earlier = [
+        *CORRECTIONS,
+        *LOOKALIKES,
+        *FRESH_CORRECTIONS,
+        *FRESH_LOOKALIKES,
+        *THIRD_CORRECTIONS,
+        *THIRD_LOOKALIKES,
+        *THIRD_CUE_LOOKALIKES,
+        *FOURTH_CORRECTIONS,
+        *FOURTH_LOOKALIKES,
+        *FIFTH_CORRECTIONS,
+        *FIFTH_LOOKALIKES,
+        *SIXTH_CORRECTIONS,
+        *SIXTH_LOOKALIKES,
+        *SEVENTH_CORRECTIONS,
+        *SEVENTH_LOOKALIKES,
+    ]
+    assert len(EIGHTH_CORRECTIONS) >= 100 and len(EIGHTH_LOOKALIKES) >= 99
     assert not {m.lower() for m in every} & {m.lower() for _i, m in earlier}
-    precision, recall, _missed, _alarms = _scores(SEVENTH_CORRECTIONS, SEVENTH_LOOKALIKES)
-    assert precision >= 0.90
-    assert recall >= 0.60
-    assert recall > _scores(SEVENTH_CORRECTIONS, SEVENTH_LOOKALIKES, detect_by_rules)[1] + 0.15
+    precision, recall, _missed, _alarms = _scores(EIGHTH_CORRECTIONS, EIGHTH_LOOKALIKES)
+    assert precision >= 0.92
+    assert recall >= 0.67
+    assert recall > _scores(EIGHTH_CORRECTIONS, EIGHTH_LOOKALIKES, detect_by_rules)[1] + 0.15
 
 
 def test_every_kind_of_correction_is_mostly_caught():

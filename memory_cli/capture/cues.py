@@ -74,7 +74,7 @@ _CONTRAST = _Lazy(
     r"(?:go|goes|live|lives)\s+(?:in|under|into)|have\s+to\s+be\s+run\s+via|has\s+to\s+be\s+run\s+via|"
     r"we\s+go\s+through|we\s+use)\s+"
     r"(?P<right>[^,;]{1,80}?)\s*,?\s+(?:and\s+)?(?:not|rather\s+than|instead\s+of)\s+(?P<wrong>[^,;!?]{1,80}?)"
-    r"(?:\s*[,;—–]\s+.{0,120})?" + _END,
+    r"(?:\s*[,;—–]\s+.{0,200})?" + _END,
     _F,
 )
 # A contrast sets two names or values side by side; a verb or a condition in the first one makes
@@ -89,7 +89,8 @@ _NOT_A_THING = _Lazy(
     r"working|needed|important|relevant|supported|possible)\b"
 )
 _PLEASE_NOT = _Lazy(
-    r"^(?P<right>[^,;]{1,60}?)\s+please\s*[,;—–-]?\s*(?:not|rather\s+than|instead\s+of)\s+(?P<wrong>.{1,80}?)" + _END,
+    r"^(?P<right>[^,;]{1,60}?)\s+(?:please|pls|plz)\s*[,;—–-]?\s*(?:not|rather\s+than|instead\s+of)\s+(?P<wrong>.{1,80}?)"
+    + _END,
     _F,
 )
 _THAT_IS_THE = _Lazy(
@@ -119,7 +120,7 @@ _THAT_IS_A = _Lazy(r"^(?:that'?s|thats|that\s+is|this\s+is|it'?s)\s+(?:the|a|an)
 _CHANGE_VERBS = (
     r"touched|changed|edited|added|removed|deleted|renamed|moved|bumped|upgraded|downgraded|refactored|rewrote|"
     r"reformatted|merged|pushed|committed|ran|updated|modified|replaced|patched|installed|dropped|switched|"
-    r"did\s+that|did\s+this|"
+    r"set|put|wrote|enabled|disabled|turned|did\s+that|did\s+this|"
     r"made\s+(?:that|this|the|your)"
 )
 _AGENT_CHANGE = _Lazy(
@@ -129,6 +130,7 @@ _AGENT_CHANGE = _Lazy(
     r"\byour\s+(?:last\s+|latest\s+|recent\s+|new\s+)?(?:" + _W + r"\s+)?"
     r"(?:edit|change|commit|refactor|fix|patch|update|pr|rewrite|tweak|migration|push|merge|upgrade)s?\b|"
     r"\bwhatever\s+you\s+(?:did|changed|touched)\b|"
+    r"\b(?:since|after)\s+(?:the|that|this)\s+last\s+(?:change|edit|commit|push|update)\b|"
     r"^(?:that|this)\s+(?:last\s+)?(?:change|edit|migration|commit|refactor|fix|patch|update|rename|upgrade)\b",
     _F,
 )
@@ -137,7 +139,7 @@ _FAILURE = _Lazy(
     r"stopped\s+working|no\s+longer\s+(?:works?|builds?|compiles?|starts?)|"
     r"(?:doesn'?t|does\s+not|won'?t|can'?t)\s+(?:work|compile|build|start|load|submit|connect|render|boot|run)|"
     r"wiped|wipes|destroy|deleted|wrecked|bad|worse|regress\w*|hangs?|times?\s+out|refused|panics?|segfaults?|lost|"
-    r"loop|did\s+nothing)\b",
+    r"loop|did\s+nothing|spins?|spinning|stuck|forever|infinite|freezes|frozen|jitter\w*|oom\S*|killed)\b",
     _F,
 )
 # "that commit broke the build last week" is history, not the agent's last change.
@@ -154,7 +156,8 @@ _VERDICT = _Lazy(
     r"^(?P<wrong>.{1,80}?)\s+(?:is|are|'s|'re)\s+(?:(?:absolutely|totally|strictly|completely|simply|just)\s+)?"
     r"(?:off\s+the\s+table|a\s+(?:hard\s+)?no[\s-]?go|not\s+(?:acceptable|allowed|an\s+option|how\s+we\s+do\s+(?:it|things))|"
     r"not\s+ok(?:ay)?\s*,?\s+(?:ever|here|in\b)|forbidden|banned|prohibited|unacceptable|off[\s-]limits|"
-    r"never\s+(?:ok(?:ay)?|acceptable|allowed|fine)|read[\s-]only\s+for\s+you)\b",
+    r"never\s+(?:ok(?:ay)?|acceptable|allowed|fine)|read[\s-]only\s+for\s+you)\b|"
+    r"^(?P<wrong2>.{1,80}?)\s+(?:isn'?t|aren'?t)\s+(?:acceptable|allowed|an\s+option)\b",
     _F,
 )
 _NOT_HOW = _Lazy(
@@ -342,7 +345,7 @@ _I_SAID = _Lazy(
 _REFRAIN = _Lazy(r"^(?:please\s+)?(?:refrain|abstain)\s+from\s+(?P<wrong>.+?)" + _END)
 _TONE = _Lazy(r"^(?:please\s+)?tone\s+(?:it|that|this)\s+down\b")
 _MOVED_TO = _Lazy(
-    r"^we\s+(?:moved|migrated|switched)\s+(?:over\s+)?to\s+(?P<right>[^,;]{1,60}?)(?:\s+(?:ages|years|months|weeks|a\s+while)\s+"
+    r"(?:^|[:—–]\s*)we\s+(?:moved|migrated|switched)\s+(?:over\s+)?to\s+(?P<right>[^,;]{1,60}?)(?:\s+(?:ages|years|months|weeks|a\s+while)\s+"
     r"ago|\s+(?:last|this)\s+\w+)?(?:\s*[,;—–]\s*.*)?" + _END
 )
 _STICK_WITH = _Lazy(r"(?:^|[,;]\s*)(?:just\s+)?stick\s+with\s+(?P<right>[^,;]{1,60}?)" + _END)
@@ -404,6 +407,41 @@ _SOMEONE_REMOVED = _Lazy(
 )
 _TWO_TOKENS = _Lazy(r"^(?P<right>[\w.\-/:@\ue000\ue001]+)\s+not\s+(?P<wrong>[\w.\-/:@\ue000\ue001]+)" + _END)
 _OFF_LIMITS = _Lazy(r"^off[\s-]limits\b[^:]*:\s*(?P<wrong>.+?)" + _END)
+_POLITE_USE = _Lazy(
+    r"^(?:would\s+you\s+mind|could\s+you|can\s+you|please)\s+(?:using|use|switching|switch|going|go|moving|move)\b"
+)
+# "..., for this screen and any new ones", "in this file and everything after": a rule for later
+_STANDING_MARK = _Lazy(
+    r"\b(?:any\s+(?:new|future)\s+\w+|everything\s+after|from\s+now(?:\s+on)?|going\s+forward|for\s+(?:next\s+time|"
+    r"the\s+future|future\s+\w+)|in\s+(?:the\s+)?future|throughout|every\s+(?:script|file|function|component|"
+    r"screen|module|test)\s+you\s+(?:touch|write|add))\b"
+)
+# "That's a standing rule.", "That's the house style.", "That goes for every script you touch.":
+# the sentence before it is the rule
+_RULE_MARK = _Lazy(
+    r"^(?:that'?s|this\s+is|it'?s)\s+(?:a|the|our)\s+(?:standing\s+|hard\s+|house\s+|team\s+)?"
+    r"(?:rule|style|convention|standard|pattern\s+to\s+follow|way\s+we\s+do\s+(?:it|things))\b|"
+    r"^that\s+goes\s+for\s+(?:every|all|any)\b|^(?:and\s+)?remember\s+(?:that|this)\s+for\s+(?:next\s+time|the\s+future|later)\b|"
+    r"^stick\s+to\s+(?:that|this|it)\b|^keep\s+to\s+(?:that|this)\s+(?:format|style|pattern)\b|"
+    r"^(?:and\s+)?(?:for|in)\s+any\s+(?:future|new)\s+\w+\s+(?:as\s+well|too)\b"
+)
+_KEEP_USING = _Lazy(r"^(?:(?:just|please)\s+)?keep\s+using\s+(?P<right>.+?)" + _END)
+_LETS_USE = _Lazy(
+    r"^let'?s\s+(?:use|stick\s+with|keep)\s+(?P<right>.+?)\s+(?:throughout|everywhere|from\s+now\s+on|going\s+forward)"
+    + _END
+)
+_SPARE_ME = _Lazy(r"^(?:(?:please|just)\s+)?spare\s+me\s+(?:the\s+)?(?P<wrong>.+?)" + _END)
+_LEAVE_ALONE = _Lazy(
+    r"\bleave\s+(?:the\s+|my\s+|that\s+|those\s+|our\s+)?(?P<wrong>[^,;]{1,40}?)\s+(?:alone|untouched|as\s+(?:it\s+)?is)\b"
+)
+_REVERT_THAT = _Lazy(
+    r"^(?:(?:please|just)\s+)?revert\s+(?:just\s+|only\s+)?(?:that|this|those|these)\b|"
+    r"^(?:(?:would|could|can)\s+you\s+(?:kindly\s+|please\s+)?)(?:change|set|rename|switch|turn)\s+.{1,60}?\s+back\s+to\b"
+)
+_RULE_GATE = re.compile(
+    r"rule|style|convention|standard|pattern|goes\s+for|remember|stick\s+to|keep\s+to|any\s+(?:future|new)"
+)
+_LAST_TIMES = _Lazy(r"\b(?:like|as|same\s+as)\s+the\s+last\s+(?:two|three|four|few|couple\s+of|\d+)\s+times\b")
 _STRONG_NO = _Lazy(r"^(?:absolutely|definitely|certainly|hell)\s+not|^hell\s+no\b|^no\s+way\b|^not\s+a\s+chance\b", _F)
 
 _REPORTED = _Lazy(
@@ -468,6 +506,12 @@ _GATES = {
         "segfault",
     ),
     "verdict": (
+        "isn't acceptable",
+        "isnt acceptable",
+        "aren't acceptable",
+        "isn't allowed",
+        "aren't allowed",
+        "isn't an option",
         "read-only for you",
         "read only for you",
         "off the table",
@@ -555,7 +599,30 @@ _GATES = {
     "prefer": ("prefer", "rather"),
     "standing": ("whenever you", "when you", "every time you", "each time you"),
     "from_now": ("going forward", "from now on", "from here on", "future", "anymore", "any more"),
-    "misc": ("remember", "moved", "removed", "dropped", "limits"),
+    "misc": (
+        "remember",
+        "moved",
+        "removed",
+        "dropped",
+        "limits",
+        "alone",
+        "untouched",
+        "as it is",
+        "keep using",
+        "let",
+        "spare me",
+        "times",
+        "rule",
+        "style",
+        "convention",
+        "standard",
+        "pattern",
+        "goes for",
+        "stick to",
+        "keep to",
+        "any future",
+        "any new",
+    ),
     "should_be": ("should be",),
     "said": ("i said", "i already said", "i clearly said", "i literally said"),
     "moved": ("moved to", "migrated to", "switched to", "moved over to", "stick with"),
@@ -641,7 +708,9 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
             and not any(p.search(t) for t in (b, around) for p in (_SUCCESS, _SELF, _LONG_AGO))
         ):
             return "broke", "", ""
-    if _has(low, "verdict") and (m := _VERDICT.match(b) or _STAY_OUT.match(b)):
+    if _has(low, "verdict") and (m := _VERDICT.match(b)):
+        return "verdict", _tail(m.group("wrong") or m.group("wrong2")), ""
+    if _has(low, "verdict") and (m := _STAY_OUT.match(b)):
         return "verdict", _tail(m.group("wrong")), ""
     if _has(low, "not_how") and (m := _NOT_HOW.match(b)):
         return "verdict", "", m.group("rest")
@@ -687,14 +756,27 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         return "deprecated", m.group("wrong"), ""
     if "limits" in low and (m := _OFF_LIMITS.match(b)):
         return "verdict", m.group("wrong"), ""
-    if _has(low, "undo") and _UNDO.match(b):
+    if _has(low, "undo") and (_UNDO.match(b) or _REVERT_THAT.match(b)):
         return "revert", "", ""
+    if "alone" in low or "untouched" in low or "as it is" in low:
+        if m := _LEAVE_ALONE.search(b):
+            return "scope", m.group("wrong"), ""
+    if "keep using" in low and (m := _KEEP_USING.match(b)):
+        return "prefer", "", m.group("right")
+    if "let" in low and (m := _LETS_USE.match(b)):
+        return "always", "", m.group("right")
+    if "spare me" in low and (m := _SPARE_ME.match(b)):
+        return "verdict", m.group("wrong"), ""
+    if "times" in low and _LAST_TIMES.search(b):
+        return "repeat", "", ""
+    if _RULE_GATE.search(low) and _RULE_MARK.match(b) and (before := _prev_sentence(message, body)):
+        return "always", "", before
     if _has(low, "scope") and _SCOPE.search(b):
         return "scope", "", ""
     if _has(low, "repeat") and _REPEAT.match(b):
         return "repeat", "", ""
     if _has(low, "moved"):
-        if m := _MOVED_TO.match(b):
+        if m := _MOVED_TO.search(b):
             return "prefer", "", m.group("right")
         if m := _STICK_WITH.search(b):
             return "prefer", "", m.group("right")
@@ -765,6 +847,10 @@ def _short_rest(message: str, body: str) -> bool:
         return False
     rest = message[i + len(body) :].strip(" .!,;:—–-\n")
     nxt = re.split(r"(?<=[.!?])\s+|\n+", rest, maxsplit=1)[0].strip()
-    if len(nxt) < 2 or nxt.endswith("?"):
+    if len(nxt) < 2:
         return False
-    return len(nxt.split()) <= 4 or bool(_REPLACEMENT.match(nxt))
+    if nxt.endswith("?"):
+        return bool(_POLITE_USE.match(nxt))
+    return len(nxt.split()) <= 4 or bool(
+        _REPLACEMENT.match(nxt) or _STANDING_MARK.search(nxt) or "instead" in nxt.lower()
+    )

@@ -146,6 +146,8 @@ _SOURCES = {
     r"seriously|wait|hm+|oh|look|listen|dude|man|come on|geez|jeez|sigh|hmm+|omg|ffs|"
     r"whoa|woah|uh+|um+|erm|hold\s+on|hang\s+on|yikes|oof|as\s+a\s+rule|actually|absolutely|kindly|"
     r"as\s+(?:mentioned|discussed|agreed)(?:\s+(?:earlier|before|above|yesterday))?|"
+    r"if\s+it'?s\s+not\s+too\s+much\s+trouble|if\s+you\s+don'?t\s+mind|one\s+(?:small|more|last)\s+thing|"
+    r"(?:so\s+)?sorry\s+to\s+nitpick|thank\s+you\s+for\s+this|thanks\s+for\s+this|"
     r"(?:sorry\s*,?\s*)?i\s+think|(?:sorry\s*,?\s*)?i\s+believe|sorry\s+to\s+be\s+(?:picky|pedantic|a\s+pain)\s*,?\s*but|"
     r"like\s+(?:before|last\s+time)|as\s+usual|same\s+as\s+(?:before|last\s+time)|"
     r"for\s+(?:the\s+love\s+of\s+\w+|(?:god|heaven|pete|christ)'?s\s+sake|crying\s+out\s+loud))"
@@ -180,7 +182,8 @@ _SOURCES = {
     "should_have": r"^you\s+(?:should\s+have|should'?ve|were\s+supposed\s+to|was\s+supposed\s+to)\s+(?P<right>.+)$",
     "shouldnt_have": r"^you\s+(?:shouldn'?t\s+have|should\s+not\s+have|should\s+never\s+have)\s+(?P<wrong>.+)$",
     "i_meant": r"^i\s+(?:meant|wanted|asked\s+for|asked\s+you\s+to)\s+(?P<right>.+)$",
-    "can_you_stop": r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:stop|quit|not|never)\s+(?P<rest>.+?)\??$",
+    "can_you_stop": r"^(?:can|could|would|will)\s+you\s+(?:please\s+|maybe\s+|just\s+)*(?:stop|quit|not|never)\s+"
+    r"(?P<rest>.+?)\??$",
     "no_not": r"^not\s+(?P<wrong>.+?)(?:\s*(?:,|;|—|–)\s*(?:but\s+)?(?P<right>.+))?$",
     # implicit
     "told": r"^(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|literally\s+|specifically\s+|clearly\s+)?(?:told|asked)\s+you|"
@@ -268,7 +271,7 @@ _SOURCES = {
     r"fails?|failing|crash\w*|blank|red|bad|worse|wiped|500|negative|rule|refrain|liked|takes|expects|accepts|"
     r"returns|anymore|tone|whenever|let'?s|circumstances|same|roll|belongs|convention|else|correct|kindly|"
     r"remember|forward|here\s+on|creep|reverse|moved|removed|read-only|unnecessary|overkill|been|that'?ll|"
-    r"what\s+could)\b",
+    r"what\s+could|spins?|stuck|forever|disabled|spare|acceptable|throughout|times|standing|pattern|pls|plz)\b",
     "we_verbs": r"(?:use|run|call|commit|push|write|deploy|merge|allow|put|store|hardcode|hard-code|add|install|"
     r"import|touch|edit|modify|check\s+in|ship|mock|rely|depend|keep|log|print|expose|release|"
     r"need\s+(?!to\b)|want\s+(?!to\b))\b",
@@ -284,6 +287,7 @@ _SOURCES = {
     r"sure|today|exactly|at\s+all|necessarily|bad))\b|^i\s+(?:don'?t|do\s+not)\s+think\b",
     "neg_exclude": r"^(?:worry|worries|mind|know|think|understand|apologi[sz]e|be\s+sorry|hesitate|care|"
     r"tell\s+(?:anyone|anybody|him|her|them|my\s+\w+)|"
+    r"(?:locally|remotely|here|there|again|once|twice|anywhere|before|since)(?=\W*$)|"
     r"get\s+me\s+wrong|thank|panic|rush|stress|feel|stop\b|forget|believe|remember|recall|see|"
     r"seen|been|had|heard|thought|felt|known|gone|got|gotten|was|were|is|are|have|has|mean|"
     r"matter|bother|give\s+up|quit\b(?=\s*(?:[.!,]|$|on\b|now\b))|say\s+never|lose\s+(?:hope|heart|faith|sight)|"
@@ -974,7 +978,7 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         m
         and not _re("imperative").match(body)
         and not _re("finite").search(body)
-        and not re.search(r"\b(?:broke|crashed|died|went|fell|hung|\w+ed)\b", body, re.I)
+        and not re.search(r"\b(?:broke|crashed|died|went|fell|hung|gone|done|been|\w+ed)\b", body, re.I)
         and not re.search(
             r"\b(?:congrat\w*|thanks?|great|nice|good|glad|happy|chat|talk|see|meet|welcome)\b", body, re.I
         )
@@ -1103,7 +1107,9 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     if (
         question
         and _re("question_word").match(body)
-        and not re.match(r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:stop|quit|not|never)\b", body, re.I)
+        and not re.match(
+            r"^(?:can|could|would|will)\s+you\s+(?:please\s+|maybe\s+|just\s+)*(?:stop|quit|not|never)\b", body, re.I
+        )
     ):
         hit = _implicit(body, masked, question=True)
         if hit is None and re.match(_POLITE_UNDO, body, re.I):
@@ -1124,7 +1130,8 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
         # "we use pytest, don't write unittest classes": a ban in the second clause, unless the first
         # sets a condition ("if the build fails, don't retry")
         m = re.match(
-            r"^(?P<first>[^,;]{3,80}?)\s*[,;]\s*(?P<second>(?:so\s+)?(?:don'?t|do\s+not|never|stop|quit|avoid)\b.+)$",
+            r"^(?P<first>[^,;]{3,80}?)(?:\s*[,;]\s*(?P<second>(?:so\s+)?(?:don'?t|do\s+not|never|stop|quit|avoid)\b.+)|"
+            r"\s+and\s+(?P<second2>(?:quit|stop)\s+\w+ing\b.+))$",
             body,
             re.I,
         )
@@ -1135,7 +1142,10 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
             re.I,
         ):
             hit = _explicit(
-                re.sub(r"^so\s+", "", m.group("second"), flags=re.I), masked, after_no=False, question=False
+                re.sub(r"^so\s+", "", m.group("second") or m.group("second2"), flags=re.I),
+                masked,
+                after_no=False,
+                question=False,
             )
     # A question mark after a statement is hedging ("the java version should be 17, not 21?"):
     # the second stage reads it; questions that open with a question word stay questions.
@@ -1152,6 +1162,13 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
 _POLITE_UNDO = (
     r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:undo|revert|back\s+out|roll\s+back|restore|scrap)\b|"
     r"^(?:can|could|would|will)\s+you\s+.{1,80}\b(?:instead\s+of|going\s+forward|from\s+now\s+on)\b"
+)
+
+# "my bad, I gave you the wrong ticket number": the person corrects their own message, not the agent
+_OWN_MISTAKE = re.compile(
+    r"\b(?:my\s+(?:bad|fault|mistake|typo)|i\s+messed\s+(?:it\s+)?up|i\s+(?:gave|sent|told)\s+you\s+the\s+wrong|"
+    r"i\s+(?:pasted|typed|copied)\s+the\s+wrong)\b",
+    re.I,
 )
 
 # Second-stage signals that name what is wrong with enough certainty to count as explicit.
@@ -1229,7 +1246,7 @@ def detect_by_rules(message: str) -> Detection | None:
     if not message or not isinstance(message, str):
         return None
     text = message[:_MAX_MESSAGE]
-    if not _re("prefilter").search(text):
+    if not _re("prefilter").search(text) or _OWN_MISTAKE.search(text):
         return None
     masked = _Masked(text)
     hits: list[_Hit] = []
