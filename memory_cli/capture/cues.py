@@ -821,13 +821,17 @@ def _tail(part: str) -> str:
     return re.split(r"[,;:—–]\s+", part.strip())[-1]
 
 
+# Sentences of the whole message; unlike the detector's own split, ";" does not end one here.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
 def _prev_sentence(message: str, body: str) -> str:
     """The sentence before ``body`` in the message, or ""."""
     i = message.find(body)
     if i <= 0:
         return ""
     before = message[:i].strip()
-    return re.split(r"(?<=[.!?])\s+|\n+", before)[-1].strip() if before else ""
+    return _SENTENCE_END.split(before)[-1].strip() if before else ""
 
 
 def _next_sentence(message: str, body: str) -> str:
@@ -836,17 +840,13 @@ def _next_sentence(message: str, body: str) -> str:
     if i < 0:
         return ""
     rest = message[i + len(body) :].strip(" .!,;:—–-\n")
-    return re.split(r"(?<=[.!?])\s+|\n+", rest, maxsplit=1)[0].strip()
+    return _SENTENCE_END.split(rest, maxsplit=1)[0].strip()
 
 
 def _short_rest(message: str, body: str) -> bool:
     """Whether the replacement follows ``body`` as a sentence of its own: a bare name or a few
     words ("networking.k8s.io/v1"), or one that says to use it; not a question."""
-    i = message.find(body)
-    if i < 0:
-        return False
-    rest = message[i + len(body) :].strip(" .!,;:—–-\n")
-    nxt = re.split(r"(?<=[.!?])\s+|\n+", rest, maxsplit=1)[0].strip()
+    nxt = _next_sentence(message, body)
     if len(nxt) < 2:
         return False
     if nxt.endswith("?"):

@@ -461,10 +461,12 @@ def _clean(part: str, masked: _Masked) -> tuple[str, str | None]:
     m = _re("new_clause").search(s)
     if m and m.start() > 0:
         s = s[: m.start()]
-    s = masked.restore(s).strip().strip("\"'`“”").strip()
-    if len(s) > _MAX_PART:
-        s = s[:_MAX_PART].rstrip() + "…"
-    return s, scope_hint
+    return _clip(masked.restore(s).strip().strip("\"'`“”").strip()), scope_hint
+
+
+def _clip(s: str) -> str:
+    """At most ``_MAX_PART`` characters of a stored part, marked when cut."""
+    return s if len(s) <= _MAX_PART else s[:_MAX_PART].rstrip() + "…"
 
 
 def _strip_use(obj: str) -> tuple[str, str]:
@@ -1219,16 +1221,19 @@ def detect(message: str) -> Detection | None:
     The hand-written rules first (they say what was wrong and what is right); for a short prompt
     they pass over, the learned model of :mod:`.learned` may still recognise a correction, which
     is then recorded as inferred with the prompt as its statement."""
-    found = detect_by_rules(message)
-    if found is not None or not message or not isinstance(message, str):
+    if not message or not isinstance(message, str):
+        return None
+    text = message[:_MAX_MESSAGE]
+    masked = _Masked(text)
+    found = _by_rules(text, masked)
+    if found is not None:
         return found
     from . import learned
 
-    masked = _Masked(message[:_MAX_MESSAGE])
     if not masked.text.strip() or _Masked.only_quote(masked.text) or not learned.is_correction(masked.text):
         return None
     sentence = masked.restore(masked.text).strip()
-    statement = sentence if len(sentence) <= _MAX_PART else sentence[:_MAX_PART].rstrip() + "…"
+    statement = _clip(sentence)
     return Detection(
         kind="inferred",
         what_was_wrong="",
@@ -1245,10 +1250,14 @@ def detect_by_rules(message: str) -> Detection | None:
     """The hand-written rules alone (:func:`detect` without the learned model)."""
     if not message or not isinstance(message, str):
         return None
-    text = message[:_MAX_MESSAGE]
+    return _by_rules(message[:_MAX_MESSAGE])
+
+
+def _by_rules(text: str, masked: _Masked | None = None) -> Detection | None:
+    """The rules on ``text`` (already cut to ``_MAX_MESSAGE``); ``masked`` when the caller has it."""
     if not _re("prefilter").search(text) or _OWN_MISTAKE.search(text):
         return None
-    masked = _Masked(text)
+    masked = masked or _Masked(text)
     hits: list[_Hit] = []
     prev_no = False
     prev_question = ""
