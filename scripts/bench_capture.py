@@ -35,6 +35,7 @@ from correction_corpus_fifth import FIFTH_CORRECTIONS, FIFTH_LOOKALIKES  # noqa:
 from correction_corpus_fourth import FOURTH_CORRECTIONS, FOURTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
 from correction_corpus_seventh import SEVENTH_CORRECTIONS, SEVENTH_LOOKALIKES  # noqa: E402
+from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
 from correction_corpus_sixth import SIXTH_CORRECTIONS, SIXTH_LOOKALIKES  # noqa: E402
 from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
 
@@ -80,28 +81,8 @@ def main() -> int:
     )
     missed8 = Counter(i for i, m in EIGHTH_CORRECTIONS if detect(m) is None)
     print("eighth set, misses per intent: " + ", ".join(f"{i} {n}" for i, n in missed8.most_common()))
-    seen = [
-        *CORRECTIONS,
-        *FRESH_CORRECTIONS,
-        *THIRD_CORRECTIONS,
-        *FOURTH_CORRECTIONS,
-        *FIFTH_CORRECTIONS,
-        *SIXTH_CORRECTIONS,
-        *SEVENTH_CORRECTIONS,
-    ]
-    misses = [(i, m) for i, m in seen if detect(m) is None]
-    alarms = [
-        (k, m, detect(m))
-        for k, m in LOOKALIKES
-        + FRESH_LOOKALIKES
-        + THIRD_LOOKALIKES
-        + THIRD_CUE_LOOKALIKES
-        + FOURTH_LOOKALIKES
-        + FIFTH_LOOKALIKES
-        + SIXTH_LOOKALIKES
-        + SEVENTH_LOOKALIKES
-        if detect(m)
-    ]
+    misses = [(i, m) for i, m in TUNING_CORRECTIONS if detect(m) is None]
+    alarms = [(k, m, d) for k, m in TUNING_LOOKALIKES if (d := detect(m)) is not None]
     if misses:
         print("\nmissed corrections (sets 1-7):")
         for i, m in misses:

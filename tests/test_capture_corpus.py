@@ -22,6 +22,7 @@ from correction_corpus_fourth import FOURTH_CORRECTIONS, FOURTH_LOOKALIKES  # no
 from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
 from correction_corpus_seventh import SEVENTH_CORRECTIONS, SEVENTH_LOOKALIKES  # noqa: E402
 from correction_corpus_sixth import SIXTH_CORRECTIONS, SIXTH_LOOKALIKES  # noqa: E402
+from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
 from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
 
 from memory_cli.capture.detect import detect, detect_by_rules  # noqa: E402
@@ -111,23 +112,7 @@ def test_the_held_out_set_scores_what_the_docs_say():
     .932) as shipped (docs/corrections.md); this guards against falling back. Its misses are
     never printed."""
     every = [m for _i, m in EIGHTH_CORRECTIONS + EIGHTH_LOOKALIKES]
-    earlier = [
-        *CORRECTIONS,
-        *LOOKALIKES,
-        *FRESH_CORRECTIONS,
-        *FRESH_LOOKALIKES,
-        *THIRD_CORRECTIONS,
-        *THIRD_LOOKALIKES,
-        *THIRD_CUE_LOOKALIKES,
-        *FOURTH_CORRECTIONS,
-        *FOURTH_LOOKALIKES,
-        *FIFTH_CORRECTIONS,
-        *FIFTH_LOOKALIKES,
-        *SIXTH_CORRECTIONS,
-        *SIXTH_LOOKALIKES,
-        *SEVENTH_CORRECTIONS,
-        *SEVENTH_LOOKALIKES,
-    ]
+    earlier = TUNING_CORRECTIONS + TUNING_LOOKALIKES
     assert len(EIGHTH_CORRECTIONS) >= 100 and len(EIGHTH_LOOKALIKES) >= 99
     assert not {m.lower() for m in every} & {m.lower() for _i, m in earlier}
     precision, recall, _missed, _alarms = _scores(EIGHTH_CORRECTIONS, EIGHTH_LOOKALIKES)
