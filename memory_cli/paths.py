@@ -123,6 +123,7 @@ def _own_dirs(path: str) -> set:
         os.path.abspath(memory_dir_str()),
         os.path.abspath(os.path.join(memory_dir_str(), "run")),
         os.path.abspath(os.path.join(memory_dir_str(), "backups")),
+        os.path.abspath(os.path.join(memory_dir_str(), "cache")),
     }
 
 

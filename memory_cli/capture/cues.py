@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import re
 
+from .. import regex_cache
+
 _F = re.IGNORECASE
 
 
@@ -49,7 +51,7 @@ class _Lazy:
 
     def _get(self) -> re.Pattern[str]:
         if self._p is None:
-            self._p = re.compile(self.source, self.flags)
+            self._p = regex_cache.compile(self.source, self.flags)
         return self._p
 
     def match(self, s: str) -> re.Match[str] | None:
@@ -57,6 +59,13 @@ class _Lazy:
 
     def search(self, s: str) -> re.Match[str] | None:
         return self._get().search(s)
+
+
+def compile_all() -> None:
+    """Compile every lazy pattern of this module (for :func:`detect.warm_regex_cache`)."""
+    for value in list(globals().values()):
+        if isinstance(value, _Lazy):
+            value._get()
 
 
 # The end of a sentence: punctuation only. Not ``\W*$``, which would also take the closing mark of
@@ -438,7 +447,7 @@ _REVERT_THAT = _Lazy(
     r"^(?:(?:please|just)\s+)?revert\s+(?:just\s+|only\s+)?(?:that|this|those|these)\b|"
     r"^(?:(?:would|could|can)\s+you\s+(?:kindly\s+|please\s+)?)(?:change|set|rename|switch|turn)\s+.{1,60}?\s+back\s+to\b"
 )
-_RULE_GATE = re.compile(
+_RULE_GATE = regex_cache.compile(
     r"rule|style|convention|standard|pattern|goes\s+for|remember|stick\s+to|keep\s+to|any\s+(?:future|new)"
 )
 _LAST_TIMES = _Lazy(r"\b(?:like|as|same\s+as)\s+the\s+last\s+(?:two|three|four|few|couple\s+of|\d+)\s+times\b")
@@ -727,7 +736,9 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         if m and m.group("rest"):
             return "deprecated", m.group("wrong"), m.group("rest") or ""
         m = _THAT_IS_THE_OLD.match(b)
-        if m and (_short_rest(message, body) or re.search(r"\b(?:is|are|lives?)\b", _next_sentence(message, body))):
+        if m and (
+            _short_rest(message, body) or regex_cache.search(r"\b(?:is|are|lives?)\b", _next_sentence(message, body))
+        ):
             return "wrong-thing", m.group("wrong"), ""
     if _has(low, "you"):
         m = _YOU_DID.search(b)
@@ -813,16 +824,16 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
 
 def _head(part: str) -> str:
     """The part before a following clause: "the public API, other teams use it" -> "the public API"."""
-    return re.split(r"\s*[,;:—–]\s+", part.strip(), maxsplit=1)[0]
+    return regex_cache.split(r"\s*[,;:—–]\s+", part.strip(), maxsplit=1)[0]
 
 
 def _tail(part: str) -> str:
     """The part after a leading clause: "that's not how we do it: raw SQL" -> "raw SQL"."""
-    return re.split(r"[,;:—–]\s+", part.strip())[-1]
+    return regex_cache.split(r"[,;:—–]\s+", part.strip())[-1]
 
 
 # Sentences of the whole message; unlike the detector's own split, ";" does not end one here.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_SENTENCE_END = regex_cache.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def _prev_sentence(message: str, body: str) -> str:

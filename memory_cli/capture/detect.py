@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 
+from .. import regex_cache
 from . import cues
 from .similar import correction_key
 
@@ -327,7 +328,7 @@ def _re(name: str) -> re.Pattern[str]:
     p = _P.get(name)
     if p is None:
         flags = re.IGNORECASE | (re.MULTILINE if name == "split" else 0)
-        p = re.compile(_SOURCES[name], flags)
+        p = regex_cache.compile(_SOURCES[name], flags)
         _P[name] = p
     return p
 
@@ -343,12 +344,12 @@ class _Masked:
     def __init__(self, text: str):
         self.spans: list[str] = []
         t = text.replace("’", "'").replace("‘", "'")
-        t = re.sub(r"(?ms)^(```|~~~).*?(?:^\1[^\n]*$|\Z)", self._hide_block, t)
-        t = re.sub(r"(?m)^[ \t]*>.*$", "", t)  # quoted reply lines
-        t = re.sub(r"`([^`\n]+)`", self._hide, t)
-        t = re.sub(r'"([^"\n]{1,300})"', self._hide, t)
-        t = re.sub(r"“([^”\n]{1,300})”", self._hide, t)
-        t = re.sub(r"(?<![A-Za-z0-9])'([^'\n]{1,300}?)'(?![A-Za-z0-9])", self._hide, t)
+        t = regex_cache.sub(r"(?ms)^(```|~~~).*?(?:^\1[^\n]*$|\Z)", self._hide_block, t)
+        t = regex_cache.sub(r"(?m)^[ \t]*>.*$", "", t)  # quoted reply lines
+        t = regex_cache.sub(r"`([^`\n]+)`", self._hide, t)
+        t = regex_cache.sub(r'"([^"\n]{1,300})"', self._hide, t)
+        t = regex_cache.sub(r"“([^”\n]{1,300})”", self._hide, t)
+        t = regex_cache.sub(r"(?<![A-Za-z0-9])'([^'\n]{1,300}?)'(?![A-Za-z0-9])", self._hide, t)
         self.text = t
 
     def _hide(self, m: re.Match[str]) -> str:
@@ -357,16 +358,16 @@ class _Masked:
 
     def _hide_block(self, m: re.Match[str]) -> str:
         body = m.group(0).strip("`~\n ")
-        body = body.split("\n", 1)[1] if "\n" in body and re.match(r"^\w*$", body.split("\n", 1)[0]) else body
+        body = body.split("\n", 1)[1] if "\n" in body and regex_cache.match(r"^\w*$", body.split("\n", 1)[0]) else body
         self.spans.append(body.strip())
         return f" {_MARK_OPEN}{len(self.spans) - 1}{_MARK_CLOSE} "
 
     def restore(self, s: str) -> str:
-        return re.sub(f"{_MARK_OPEN}(\\d+){_MARK_CLOSE}", lambda m: self.spans[int(m.group(1))], s)
+        return regex_cache.sub(f"{_MARK_OPEN}(\\d+){_MARK_CLOSE}", lambda m: self.spans[int(m.group(1))], s)
 
     @staticmethod
     def only_quote(s: str) -> bool:
-        return re.fullmatch(f"\\s*(?:{_MARK_OPEN}\\d+{_MARK_CLOSE}\\s*)+[.!?]*\\s*", s) is not None
+        return regex_cache.fullmatch(f"\\s*(?:{_MARK_OPEN}\\d+{_MARK_CLOSE}\\s*)+[.!?]*\\s*", s) is not None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -547,7 +548,7 @@ _PAST_TENSE = {
     "realised",
     "stopped",
 }
-_AUX_END = re.compile(
+_AUX_END = regex_cache.compile(
     r"\b(?:do|does|did|is|are|was|were|can|could|should|would|will|must|have|has|had|may|might)$", re.I
 )
 
@@ -606,7 +607,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         and not _AUX_END.search(m.group("right"))
         and not (
             m.group("wrong").lower().startswith(("only", "just", "yet", "now"))
-            and not (m.group("sep") and re.match(r"(?:only|just)\s+(?:the|a|one)\b", m.group("wrong"), re.I))
+            and not (m.group("sep") and regex_cache.match(r"(?:only|just)\s+(?:the|a|one)\b", m.group("wrong"), re.I))
         )
         and (
             m.group("sep")
@@ -649,7 +650,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         lead, rest = m.group("lead").lower(), m.group("rest")
         if _re("neg_exclude").match(rest) or _re("temporary").search(rest):
             return None
-        if lead.startswith("no") and re.search(
+        if lead.startswith("no") and regex_cache.search(
             r"\b(?:thanks|thank\s+you|nice|great|finally|yay|awesome)\b", rest, re.I
         ):
             return None  # "no more warnings, thanks!": relief, not a ban
@@ -658,11 +659,11 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
             return None  # "we don't go often": a habit, not a convention
         if first in _PAST_TENSE:
             return None  # "never saw this coming"
-        if re.match(r"^\w+\s+(?:anything|nothing|everything)(?:\s+else)?\W*$", rest, re.I):
+        if regex_cache.match(r"^\w+\s+(?:anything|nothing|everything)(?:\s+else)?\W*$", rest, re.I):
             return None  # "perfect, don't change anything else": no thing named to ban
         if lead == "stop" or lead == "quit":
             if first == "with":  # "stop with the print() calls"
-                rest = re.sub(r"^with\s+(?:the\s+|all\s+the\s+|these\s+|those\s+)?", "", rest, flags=re.I)
+                rest = regex_cache.sub(r"^with\s+(?:the\s+|all\s+the\s+|these\s+|those\s+)?", "", rest, flags=re.I)
             elif not (first.endswith("ing") or first in ("it", "that", "this", "doing")):
                 return None  # "stop the server" is an instruction, not a correction
         elif first.endswith("ed") and first not in (
@@ -677,7 +678,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         ):
             return None  # "never used it before": a statement
         # "don't use npm, use pnpm (instead)" / "never X - Y instead"
-        alt = re.match(
+        alt = regex_cache.match(
             rf"^(?P<wrong>.+?)\s*(?:,|;|—|–|\s-)\s*(?:but\s+|instead\s*,?\s*|just\s+|rather\s*,?\s*)?"
             rf"(?P<verb>{_VERB_ALT})\s+(?P<right>.+?)(?:\s+instead)?\W*$",
             rest,
@@ -703,7 +704,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
             body.lower().startswith("we ")
             and (
                 not _re("we_verbs").match(m.group("right"))
-                or re.search(
+                or regex_cache.search(
                     r"\bon\s+\w+days?\b|\bevery\s+\w+|\bat\s+(?:night|midnight|noon|\d)", m.group("right"), re.I
                 )
             )
@@ -714,7 +715,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
 
     m = _re("wrong").match(body)
     if m:
-        rest = re.sub(r"^\s*(?:[,:;.!—–-]+|\s+)\s*", "", m.group("rest"))
+        rest = regex_cache.sub(r"^\s*(?:[,:;.!—–-]+|\s+)\s*", "", m.group("rest"))
         inner = _explicit(rest, masked, after_no=True, question=False) if rest else None
         if inner is not None:
             inner.signal = "thats-wrong+" + inner.signal
@@ -728,7 +729,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
 
     m = _re("wrong_thing").match(body)
     if m:
-        rest = re.sub(r"^\s*[,:;.!—–-]*\s*", "", m.group("rest"))
+        rest = regex_cache.sub(r"^\s*[,:;.!—–-]*\s*", "", m.group("rest"))
         right, verb = _strip_use(rest) if rest else ("", "")
         return hit("wrong-thing", wrong="the wrong " + m.group("thing"), right=right, verb=verb)
 
@@ -736,11 +737,11 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
     if m:
         right, verb = _strip_use(m.group("right"))
         if right == m.group("right"):
-            right = re.sub(r"^used\s+", "", right, flags=re.I)
+            right = regex_cache.sub(r"^used\s+", "", right, flags=re.I)
             verb = "use" if right != m.group("right") else ""
         return hit("should-have", right=right, verb=verb)
 
-    m = re.match(
+    m = regex_cache.match(
         r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:wrong|gone|deprecated|dead|"
         r"outdated|obsolete|banned|not\s+allowed|the\s+old\s+\w+|legacy)\b[^,;.]*(?:,|;|—|–|\.)\s*"
         r"(?:so\s+|just\s+)?(?P<verb>use|run)\s+(?P<right>.+?)\W*$",
@@ -751,7 +752,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         return hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"), verb=m.group("verb").lower())
 
     # "setup.py is gone, everything is in pyproject now": what replaced it said in a clause
-    m = re.match(
+    m = regex_cache.match(
         r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:gone|deprecated|dead|outdated|"
         r"obsolete|banned|not\s+allowed|legacy|no\s+longer\s+(?:used|supported|there))\b\s*(?:,|;|—|–|\.)\s*"
         r"(?P<right>.{3,120}?)\W*$",
@@ -762,7 +763,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         return hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"))
 
     # "the env var is DATABASE_URL, not DB_URL", "the port is 5433 not 5432"
-    m = re.match(
+    m = regex_cache.match(
         r"^(?:the|our|its|this|that)\s+(?P<what>[\w.\-]+(?:\s+[\w.\-]+){0,2})\s+(?:is|are|should\s+be)\s+"
         r"(?P<right>[^,;]{1,60}?)\s*(?:,|;|—|–)?\s+not\s+(?P<wrong>[^,;]{1,60}?)\W*$",
         body,
@@ -771,11 +772,11 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
     if m:
         return hit("x-is-y-not-z", wrong=m.group("wrong"), right=m.group("right"))
 
-    m = re.match(r"^leave\s+(?P<wrong>.{1,60}?)\s+alone\b", body, re.I)
+    m = regex_cache.match(r"^leave\s+(?P<wrong>.{1,60}?)\s+alone\b", body, re.I)
     if m:
         return hit("dont", wrong="touch " + m.group("wrong"))
 
-    m = re.match(
+    m = regex_cache.match(
         r"^you(?:'re|\s+are)\s+(?:on|in|using|editing|looking\s+at|in\s+the)\s+the\s+wrong\s+(?P<thing>[\w-]+)",
         body,
         re.I,
@@ -783,7 +784,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
     if m:
         return hit("wrong-thing", wrong="the wrong " + m.group("thing"))
 
-    m = re.match(
+    m = regex_cache.match(
         r"^not\s+(?!(?:sure|yet|now|really|bad|quite|exactly|at\s+all|necessarily|today|much|a\s+problem|"
         r"an?\s+issue|that\s+i\s+know|so|too|great|good|ideal|again|anymore|my|your|his|her|our|their|me|us|"
         r"him|them|even|only|just|always|ever|every|all|everything|i|we|you|it|a\s+big|likely|possible|"
@@ -809,7 +810,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
             right = ""  # "no git reset --hard, you'll lose my work": a reason, not the alternative
         return hit(
             "no-thing",
-            wrong=re.sub(r"^more\s+", "", wrong, flags=re.I),
+            wrong=regex_cache.sub(r"^more\s+", "", wrong, flags=re.I),
             right=right,
             verb="use" if verb == "use" else (v2 or verb),
         )
@@ -819,7 +820,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         return hit("dont", wrong=m.group("subj"), verb="use")
 
     # "you used npm, use pnpm instead", "you edited the generated file, edit the template instead"
-    m = re.match(
+    m = regex_cache.match(
         r"^you(?:'ve|\s+have)?\s+(?:used|ran|run|edited|changed|called|installed|opened|picked|chose|wrote|"
         r"imported|modified|touched|deleted|added|started|launched)\s+(?P<wrong>.{1,80}?)\s*(?:,|;|—|–)\s*"
         rf"(?:so\s+|just\s+|please\s+)?(?P<verb>{_VERB_ALT})\s+(?P<right>.{{1,80}}?)\s+instead\W*$",
@@ -847,11 +848,11 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
             return hit("style", wrong=what)
         return hit("style", right=what)
 
-    if re.match(r"^not\s+like\s+(?:that|this)\b", body, re.I):
+    if regex_cache.match(r"^not\s+like\s+(?:that|this)\b", body, re.I):
         return hit("not-like-that")
 
     if after_no:
-        m = re.match(
+        m = regex_cache.match(
             r"^(?P<right>(?:a|an|the|plain|just\s+a|just\s+an)\s+.{1,40}?)\s+(?:is|are)\s+"
             r"(?:fine|enough|ok|okay|good\s+enough|sufficient)\b",
             body,
@@ -859,7 +860,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         )
         if m:
             return hit("no-then", right=m.group("right"))
-        m = re.match(
+        m = regex_cache.match(
             r"^(?:(?:the|its|it'?s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|should\s+be|must\s+be)|"
             r"[\w-]+(?:\s+[\w-]+)?\s+(?:should|must|needs\s+to)\s+be)\s+(?P<value>.{1,60})$",
             body,
@@ -868,7 +869,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         if (
             m
             and not _re("praise_after_no").match(m.group("value"))
-            and not re.match(
+            and not regex_cache.match(
                 r"(?:fine|good|great|ok|okay|done|green|passing|working|back|up|down|gone|there)\b",
                 m.group("value"),
                 re.I,
@@ -889,7 +890,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         m = _re("bare_not").match(body)
         if m and _wordcount(m.group("right")) <= 5 and _wordcount(m.group("wrong")) <= 6:
             return hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
-        if re.match(
+        if regex_cache.match(
             r"^(?:it|that|this|everything|all\s+of\s+it)\s+should\s+(?:be\s+)?(?:fine|ok|okay|good|alright|"
             r"all\s+right|safe|work|pass|done)\b",
             body,
@@ -980,8 +981,8 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         m
         and not _re("imperative").match(body)
         and not _re("finite").search(body)
-        and not re.search(r"\b(?:broke|crashed|died|went|fell|hung|gone|done|been|\w+ed)\b", body, re.I)
-        and not re.search(
+        and not regex_cache.search(r"\b(?:broke|crashed|died|went|fell|hung|gone|done|been|\w+ed)\b", body, re.I)
+        and not regex_cache.search(
             r"\b(?:congrat\w*|thanks?|great|nice|good|glad|happy|chat|talk|see|meet|welcome)\b", body, re.I
         )
         and not _re("question_word").match(body)
@@ -997,7 +998,7 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         if m:
             return with_inner(signal.replace("_", "-"), m.group("rest"))
 
-    m = re.match(
+    m = regex_cache.match(
         r"^still\s+(?:wrong|incorrect|not\s+(?:right|correct|it|what\s+i\s+(?:asked|wanted|meant)))\b\W*(?P<rest>.*)$",
         body,
         re.I,
@@ -1005,7 +1006,7 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
     if m:
         return with_inner("still-wrong", m.group("rest"))
 
-    m = re.match(r"^for\s+once\b\s*[,:]?\s*(?P<rest>.+)$", body, re.I)
+    m = regex_cache.match(r"^for\s+once\b\s*[,:]?\s*(?P<rest>.+)$", body, re.I)
     if m and _re("imperative").match(m.group("rest")):  # "for once, run the tests" (not "for once it worked")
         return with_inner("for-once", m.group("rest"))
 
@@ -1013,7 +1014,7 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
     if m:
         return hit("you-broke", wrong="breaking " + m.group("wrong"))
 
-    m = re.match(r"^i\s+(?:said|told\s+you)\s*[:,]?\s+(?P<rest>.+)$", body, re.I)
+    m = regex_cache.match(r"^i\s+(?:said|told\s+you)\s*[:,]?\s+(?P<rest>.+)$", body, re.I)
     if m:
         inner = _explicit(m.group("rest"), masked, after_no=True, question=False)
         if inner is not None:
@@ -1024,7 +1025,7 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
             right, verb = _strip_use(m.group("rest"))
             return hit("i-said", right=right, verb=verb)
 
-    if re.match(r"^stop\W*$", body, re.I):
+    if regex_cache.match(r"^stop\W*$", body, re.I):
         return hit("stop")
 
     m = _re("didnt_ask").match(body)
@@ -1037,7 +1038,7 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
 
     m = _re("did_it_again").match(body)
     if m:
-        rest = re.sub(r"^\s*[,:;.!—–-]*\s*", "", m.group("rest"))
+        rest = regex_cache.sub(r"^\s*[,:;.!—–-]*\s*", "", m.group("rest"))
         return with_inner("did-it-again", rest)
 
     m = _re("keep").match(body)
@@ -1051,7 +1052,7 @@ def _implicit(body: str, masked: _Masked, *, question: bool) -> _Hit | None:
         return hit("you-always", wrong=wrong, verb=verb)
 
     m = _re("you_never").match(body)
-    if m and not re.match(r"(?:know|cease|fail\s+to)\b", m.group("right"), re.I):
+    if m and not regex_cache.match(r"(?:know|cease|fail\s+to)\b", m.group("right"), re.I):
         right, verb = _strip_use(m.group("right"))
         return hit("you-never", right=right, verb=verb)
 
@@ -1070,7 +1071,7 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     s = sentence.strip()
     if not s or _Masked.only_quote(s):
         return None, False
-    question = s.rstrip().endswith("?") or bool(re.search(r"\?\s*[!.]*$", s))
+    question = s.rstrip().endswith("?") or bool(regex_cache.search(r"\?\s*[!.]*$", s))
     body = s
     saw_no = False
     exasperated = False
@@ -1096,31 +1097,31 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     body = body.strip()
     if not body:
         return None, saw_no  # "No." on its own: remember it for the next sentence
-    if exasperated and re.match(r"^(?:again|(?:you\s+did\s+it\s+)?again)\W*$", body, re.I):
+    if exasperated and regex_cache.match(r"^(?:again|(?:you\s+did\s+it\s+)?again)\W*$", body, re.I):
         hit = _Hit("implicit", IMPLICIT_CONFIDENCE, "again", "", "", "", repeated=True)
         hit.sentence = masked.restore(s)
         return hit, False
     if saw_no and _re("praise_after_no").match(body):
         return None, False
-    if re.match(r"^never\s*mind\b", body, re.I):
+    if regex_cache.match(r"^never\s*mind\b", body, re.I):
         return None, False
     after_no = saw_no or prev_no
     # Question forms other than the rhetorical ones are not corrections.
     if (
         question
         and _re("question_word").match(body)
-        and not re.match(
+        and not regex_cache.match(
             r"^(?:can|could|would|will)\s+you\s+(?:please\s+|maybe\s+|just\s+)*(?:stop|quit|not|never)\b", body, re.I
         )
     ):
         hit = _implicit(body, masked, question=True)
-        if hit is None and re.match(_POLITE_UNDO, body, re.I):
+        if hit is None and regex_cache.match(_POLITE_UNDO, body, re.I):
             hit = _cue_hit(body, masked, after_no=after_no)
             if hit is not None:
                 hit.sentence = masked.restore(s)
         return hit, False
     # "In Ruby we don't write `return` ...": a leading scope phrase before a team convention
-    m = re.match(
+    m = regex_cache.match(
         r"^(?:in|for|with)\s+[^,]{1,30}?,?\s+(?=we\s+(?:don'?t|do\s+not|never|always|use|prefer)\b)", body, re.I
     )
     if m:
@@ -1131,27 +1132,29 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     if hit is None and not question:
         # "we use pytest, don't write unittest classes": a ban in the second clause, unless the first
         # sets a condition ("if the build fails, don't retry")
-        m = re.match(
+        m = regex_cache.match(
             r"^(?P<first>[^,;]{3,80}?)(?:\s*[,;]\s*(?P<second>(?:so\s+)?(?:don'?t|do\s+not|never|stop|quit|avoid)\b.+)|"
             r"\s+and\s+(?P<second2>(?:quit|stop)\s+\w+ing\b.+))$",
             body,
             re.I,
         )
-        if m and not re.match(
+        if m and not regex_cache.match(
             r"(?:if|when|whenever|once|unless|until|after|before|while|as\s+soon\s+as|in\s+case|"
             r"exactly|yes|yeah|yep|yup|right|correct|perfect|good|great|fine|sure|lgtm|looks\s+good)\b",
             m.group("first"),
             re.I,
         ):
             hit = _explicit(
-                re.sub(r"^so\s+", "", m.group("second") or m.group("second2"), flags=re.I),
+                regex_cache.sub(r"^so\s+", "", m.group("second") or m.group("second2"), flags=re.I),
                 masked,
                 after_no=False,
                 question=False,
             )
     # A question mark after a statement is hedging ("the java version should be 17, not 21?"):
     # the second stage reads it; questions that open with a question word stay questions.
-    if hit is None and (not question or not _re("question_word").match(body) or re.match(_POLITE_UNDO, body, re.I)):
+    if hit is None and (
+        not question or not _re("question_word").match(body) or regex_cache.match(_POLITE_UNDO, body, re.I)
+    ):
         hit = _cue_hit(body, masked, after_no=after_no)
     if hit is not None:
         hit.sentence = masked.restore(s)
@@ -1167,7 +1170,7 @@ _POLITE_UNDO = (
 )
 
 # "my bad, I gave you the wrong ticket number": the person corrects their own message, not the agent
-_OWN_MISTAKE = re.compile(
+_OWN_MISTAKE = regex_cache.compile(
     r"\b(?:my\s+(?:bad|fault|mistake|typo)|i\s+messed\s+(?:it\s+)?up|i\s+(?:gave|sent|told)\s+you\s+the\s+wrong|"
     r"i\s+(?:pasted|typed|copied)\s+the\s+wrong)\b",
     re.I,
@@ -1244,6 +1247,20 @@ def detect(message: str) -> Detection | None:
         signal="learned",
         sentence=sentence,
     )
+
+
+def warm_regex_cache() -> bool:
+    """Compile every pattern of both stages and write them to :mod:`memory_cli.regex_cache`, so
+    that no prompt's hook compiles one (``memory-cli install`` calls this). Patterns used inline
+    are added by the hooks that first need them. True when the cache file was written."""
+    from .. import regex_cache
+
+    for name in _SOURCES:
+        _re(name)
+    cues.compile_all()
+    from . import learned  # noqa: F401  (its patterns compile on import)
+
+    return regex_cache.save(replace=True)
 
 
 def detect_by_rules(message: str) -> Detection | None:

@@ -14,26 +14,31 @@ wrong or right part. Such a correction is never matched to others or proposed as
 at the end of the ``memory-cli review`` queue for the person to fill in those parts, keep it as
 it is, or reject it.
 
-Inference is standard library only (one dict lookup per feature; the weights load once per
-process from ``correction_model.json`` beside this file, about 6 ms). Only prompts of at most
-``max_words`` words are scored: on longer text (pasted documentation) it fires on four
-paragraphs in ten.
+Inference is standard library only. Features are hashed into a fixed number of buckets (the
+hashing trick: CRC-32 of the feature, masked), so the weights are one array of float32 that loads
+in well under a millisecond from ``correction_model.json`` beside this file; a dictionary of
+feature names cost about 6 ms to load in every hook process. ``scripts/train_capture_model.py
+--top`` lists the weightiest features by name. Only prompts of at most ``max_words`` words are
+scored: on longer text (pasted documentation) it fires on four paragraphs in ten.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import re
+import sys
+from array import array
+from binascii import a2b_base64, crc32
 
+from .. import regex_cache
 from ..fastjson import loads
 
 # os.path, not pathlib: importing pathlib costs the hook process about 4 ms.
 MODEL_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correction_model.json")
 
-_PLACEHOLDER = re.compile("\ue000\\d+\ue001")
-_SENTENCE = re.compile(r"(?<=[.!?;:—])\s+|\n+")
-_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|[!?]")
+_PLACEHOLDER = regex_cache.compile("\ue000\\d+\ue001")
+_SENTENCE = regex_cache.compile(r"(?<=[.!?;:—])\s+|\n+")
+_TOKEN = regex_cache.compile(r"[a-z]+(?:'[a-z]+)?|[!?]")
 
 _model: dict | None = None
 
@@ -61,6 +66,28 @@ def features(masked_text: str) -> set[str]:
     return out
 
 
+def bucket(feature: str, buckets: int) -> int:
+    """The bucket of one feature (``buckets`` is a power of two)."""
+    return crc32(feature.encode("utf-8")) & (buckets - 1)
+
+
+def indexes(masked_text: str, buckets: int) -> set[int]:
+    """The buckets of the prompt's features."""
+    return {bucket(f, buckets) for f in features(masked_text)}
+
+
+def decode(data: dict) -> dict:
+    """The model in memory from the file's JSON: its weights as an ``array('f')``. Raises
+    ValueError on a file that does not hold a whole model."""
+    buckets = data["buckets"]
+    weights = array("f", a2b_base64(data["weights_f32le"]))
+    if sys.byteorder == "big":
+        weights.byteswap()
+    if buckets <= 0 or buckets & (buckets - 1) or len(weights) != buckets:
+        raise ValueError("the weights do not fill the buckets")
+    return {**data, "weights": weights}
+
+
 def load(path: str = MODEL_PATH) -> dict | None:
     """The shipped model, once per process; None when the file is missing or unreadable (the
     rules still run: a capture must never break a prompt)."""
@@ -68,8 +95,8 @@ def load(path: str = MODEL_PATH) -> dict | None:
     if _model is None:
         try:
             with open(path, encoding="utf-8") as fh:
-                _model = loads(fh.read())
-        except (OSError, ValueError):
+                _model = decode(loads(fh.read()))
+        except (OSError, ValueError, KeyError, TypeError):
             _model = {}
     return _model or None
 
@@ -80,7 +107,7 @@ def probability(masked_text: str, model: dict | None = None) -> float:
     if not model:
         return 0.0
     weights = model["weights"]
-    z = model["bias"] + sum(weights.get(f, 0.0) for f in features(masked_text))
+    z = model["bias"] + sum(weights[i] for i in indexes(masked_text, model["buckets"]))
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 

@@ -24,6 +24,8 @@ import json
 import os
 import re
 
+from .. import regex_cache
+
 __all__ = [
     "CATEGORIES",
     "MARKER_REGEX",
@@ -58,7 +60,7 @@ _compiled: dict[str, re.Pattern[str]] = {}
 def _re(name: str) -> re.Pattern[str]:
     p = _compiled.get(name)
     if p is None:
-        p = re.compile(
+        p = regex_cache.compile(
             {
                 "marker": MARKER_REGEX,
                 "any": _ANY_MARKER_REGEX,
@@ -121,8 +123,8 @@ def wrap_injected(text: str) -> str:
 
 def _clean_observation(obs: str) -> str:
     obs = obs.strip()
-    obs = re.sub(r"^[*_~]+\s*", "", obs)  # "**[MEMORY:x]** observation"
-    obs = re.sub(r"\s*[*_~]+$", "", obs)
+    obs = regex_cache.sub(r"^[*_~]+\s*", "", obs)  # "**[MEMORY:x]** observation"
+    obs = regex_cache.sub(r"\s*[*_~]+$", "", obs)
     obs = obs.strip()
     if len(obs) > MAX_OBSERVATION:
         obs = obs[:MAX_OBSERVATION].rstrip() + "…"

@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import re
 
+from .. import regex_cache
+
 __all__ = [
     "SAME_THRESHOLD",
     "TOPIC_THRESHOLD",
@@ -175,7 +177,7 @@ def _re(name: str) -> re.Pattern[str]:
             "main_clause": r"\s+(?:--|—|–|-)\s+|;|\(|:\s|,?\s+(?:not|rather\s+than|instead\s+of)\s+(?=\S+\s*$)|"
             r",\s*(?:not|rather\s+than|instead\s+of)\b",
         }
-        pattern = re.compile(sources[name])
+        pattern = regex_cache.compile(sources[name])
         _compiled[name] = pattern
     return pattern
 
@@ -221,7 +223,7 @@ def _stem(word: str) -> str:
 def _raw_tokens(text: str) -> list[str]:
     t = text.lower().replace("’", "'").replace("`", " ")
     for pattern, replacement in _CONTRACTIONS:
-        t = re.sub(pattern, replacement, t)
+        t = regex_cache.sub(pattern, replacement, t)
     t = _fold_durations(t)
     return _re("token").findall(t)
 
@@ -303,7 +305,7 @@ def _negated(text: str) -> bool:
 def _durations(text: str) -> list[float]:
     out = []
     for tok in tokens(text):
-        m = re.fullmatch(r"(\d+(?:\.\d+)?)s", tok)
+        m = regex_cache.fullmatch(r"(\d+(?:\.\d+)?)s", tok)
         if m:
             out.append(float(m.group(1)))
     return out

@@ -64,6 +64,10 @@ def install(
     if not no_mcp:
         changes.append(registration.plan(scope, lib.executable(), state.db))
     _report_all(lib, changes, dry_run, json_, "installed")
+    if not dry_run:  # the hooks' patterns compiled once now, not in the first prompts' hooks
+        from ..capture.detect import warm_regex_cache
+
+        warm_regex_cache()
 
 
 def uninstall(

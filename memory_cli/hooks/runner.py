@@ -95,6 +95,9 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
             stdout.write(dumps(rendered, ensure_ascii=False))
             stdout.flush()
         _flush_audit(store, pending, _audit_wait_ms(event, armed))
+        cache = sys.modules.get("memory_cli.regex_cache")
+        if cache is not None:  # patterns this process compiled, kept for the next hook process
+            cache.save()
         return 0
     except BrokenPipeError:
         return 0

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .. import regex_cache
+
 # (pattern for the concept in a question, instances a memory may name)
 _CONCEPTS = (
     (
@@ -39,7 +41,7 @@ _COMPILED: list = []
 
 def _compiled():
     if not _COMPILED:
-        _COMPILED.extend((re.compile(r"\b(?:" + p + r")\b", re.I), tuple(i.split())) for p, i in _CONCEPTS)
+        _COMPILED.extend((regex_cache.compile(r"\b(?:" + p + r")\b", re.I), tuple(i.split())) for p, i in _CONCEPTS)
     return _COMPILED
 
 

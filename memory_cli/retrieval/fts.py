@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from .. import regex_cache
 from . import fusion
 
 # memory_rank_fts (retrieval's ranking index, migration 5): content, tags, subject, context.
@@ -40,8 +41,8 @@ yourselves just
 """.split()
 )
 
-_WORD = re.compile(r"[\w][\w.\-']*", re.UNICODE)
-_PARTS = re.compile(r"[.\-']+")
+_WORD = regex_cache.compile(r"[\w][\w.\-']*", re.UNICODE)
+_PARTS = regex_cache.compile(r"[.\-']+")
 
 
 def query_terms(text: str) -> list[str]:

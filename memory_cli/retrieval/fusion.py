@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import math
 import re
+
+from .. import regex_cache
 from collections.abc import Iterable, Mapping  # cheap (re already loads collections); typing is not
 
 
@@ -222,7 +224,7 @@ _MONTHS = (
     "november",
     "december",
 )
-_HAS_YEAR = re.compile(r"\d{4}")
+_HAS_YEAR = regex_cache.compile(r"\d{4}")
 _DATE_RES: list = []  # compiled on first use: most queries name no date, and hooks pay for imports
 
 
@@ -234,11 +236,11 @@ def _date_res():
         )
         _DATE_RES.extend(
             [
-                re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+" + mon + r"\.?,?\s+(\d{4})\b", re.I),
-                re.compile(r"\b" + mon + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4})\b", re.I),
-                re.compile(r"\b" + mon + r"\.?,?\s+(\d{4})\b", re.I),
-                re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
-                re.compile(r"\b(\d{4})-(\d{2})\b(?!-)"),
+                regex_cache.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+" + mon + r"\.?,?\s+(\d{4})\b", re.I),
+                regex_cache.compile(r"\b" + mon + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s*(\d{4})\b", re.I),
+                regex_cache.compile(r"\b" + mon + r"\.?,?\s+(\d{4})\b", re.I),
+                regex_cache.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"),
+                regex_cache.compile(r"\b(\d{4})-(\d{2})\b(?!-)"),
             ]
         )
     return _DATE_RES
@@ -312,14 +314,14 @@ def _cue(name: str):
     pat = _CUE_RES.get(name)
     if pat is None:
         if name == "asks":
-            pat = re.compile(
+            pat = regex_cache.compile(
                 r"\b(decided?|decision|chose|agreed)\s+(not|against)\b|\brejected\b|\bruled out\b"
                 r"|\bwhy (not|didn'?t we|don'?t we)\b|\b(didn'?t|did not|don'?t|do not) (we )?(use|go with|choose|pick)\b"
                 r"|\bnot to (do|use|go)\b|\binstead of\b|\balternatives?\b",
                 re.I,
             )
         else:
-            pat = re.compile(
+            pat = regex_cache.compile(
                 r"\b(rejected|ruled out|instead of|rather than|decided against|decided not|chose not|not to use"
                 r"|don'?t use|do not use|never use|over)\b",
                 re.I,
@@ -348,7 +350,7 @@ _TIME_RES: list = []
 def _time_res():
     if not _TIME_RES:
         _TIME_RES.append(
-            re.compile(
+            regex_cache.compile(
                 r"\bwhen\b|\bwhat (year|month|day|date|time|week)\b|\bhow long (ago|before|after|since)\b"
                 r"|\bwhich (year|month|day|week)\b",
                 re.I,
@@ -356,7 +358,7 @@ def _time_res():
         )
         days = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
         _TIME_RES.append(
-            re.compile(
+            regex_cache.compile(
                 r"\b(last|next|this|past|coming|few|couple of)\s+(\w+\s+)?(week|weeks|month|months|year|years|night"
                 r"|weekend|summer|winter|spring|fall|autumn|" + days[1:-1] + r")\b",
                 re.I,
@@ -378,8 +380,8 @@ _TIME_WORDS = (
     | frozenset(m for m in _MONTHS if m != "may")
 )
 _TIME_STARTS = frozenset("last next this past coming few couple".split())
-_WORDS = re.compile(r"\w+")
-_ISO_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_WORDS = regex_cache.compile(r"\w+")
+_ISO_DAY = regex_cache.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 
 
 def mentions_time(content: str | None) -> bool:

@@ -532,10 +532,10 @@ _SCORING_COLUMNS = (
 
 
 def _tags(raw) -> list:
-    import json
+    from ..fastjson import loads
 
     try:
-        value = json.loads(raw or "[]")
+        value = loads(raw or "[]")
     except ValueError:
         return []
     return value if isinstance(value, list) else []

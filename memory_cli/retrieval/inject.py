@@ -20,9 +20,10 @@ Standard library and apsw only at module level: this runs inside hook processes.
 
 from __future__ import annotations
 
-import json
 import re
 
+from .. import fastjson as json  # json's loads/dumps without importing json (and its patterns)
+from .. import regex_cache
 from .. import scope as scopes
 from ..errors import InvalidInput
 from . import format as fmt
@@ -102,7 +103,7 @@ def parse_session_context(raw) -> dict:
     return out
 
 
-_VERSION_TAIL = re.compile(r"(-(v?\d+(\.\d+)*|v\d+\w*|latest|main|dev))+$")
+_VERSION_TAIL = regex_cache.compile(r"(-(v?\d+(\.\d+)*|v\d+\w*|latest|main|dev))+$")
 
 
 def project_aliases(name: str | None) -> list[str]:
@@ -266,8 +267,6 @@ def already_offered_for_failures(store, session_id: str | None) -> set[str]:
     """
     if not session_id:
         return set()
-    import json
-
     out: set[str] = set()
     for r in store.rows(
         "SELECT details FROM memory_audit_log WHERE action = 'inject' AND session_id = ? AND context LIKE 'failure:%'",
@@ -411,7 +410,7 @@ def session_query_text(ctx: dict) -> str:
     if ctx.get("project"):
         parts.append(ctx["project"])
     for f in ctx.get("files") or []:
-        parts.append(re.sub(r"[/\\._-]+", " ", f))
+        parts.append(regex_cache.sub(r"[/\\._-]+", " ", f))
     if ctx.get("task"):
         parts.append(ctx["task"])
     return " ".join(parts).strip()
@@ -571,7 +570,7 @@ def inject(
 # Per prompt
 
 
-_NEGATIVE_Q = re.compile(
+_NEGATIVE_Q = regex_cache.compile(
     r"\b(decided?|decision|chose|agreed)\s+(not|against)\b|\brejected\b|\bruled out\b|\bdecided? against\b"
     r"|\bwhy (not|didn'?t we|don'?t we)\b|\b(didn'?t|did not|don'?t|do not) (we )?(use|go with|choose|pick)\b"
     r"|\bnot to (do|use)\b|\binstead of\b|\balternatives?\b",
@@ -640,14 +639,14 @@ def rejected_decisions(store, text: str, *, project: str | None, files=(), limit
         tags = h.get("tags") or []
         rejected = [t for t in tags if str(t).lower().startswith("rejected:")]
         body = (h.get("content") or "").lower() + " " + " ".join(str(t).lower() for t in tags)
-        words = {_stem(w) for w in re.findall(r"[a-z0-9]+", body)}
-        says_rejected = rejected or re.search(r"\b(against|rejected|over|instead of|rather than|not)\b", body)
+        words = {_stem(w) for w in regex_cache.findall(r"[a-z0-9]+", body)}
+        says_rejected = rejected or regex_cache.search(r"\b(against|rejected|over|instead of|rather than|not)\b", body)
         if says_rejected and stems & words:
             out.append(h)
     return out[:limit]
 
 
-_TRIVIAL_PROMPT = re.compile(
+_TRIVIAL_PROMPT = regex_cache.compile(
     r"^\s*(/\S+|y(es)?|no?|ok(ay)?|thanks?( you)?|continue|go on|go ahead|do it|sure)\W*\s*$", re.I
 )
 
@@ -734,20 +733,20 @@ def for_prompt(
 # After a failure
 
 
-_ERRORISH = re.compile(
+_ERRORISH = regex_cache.compile(
     r"Traceback \(most recent call last\)|\b[A-Z]\w*(Error|Exception|Failure)\b|\berror\b|\bfatal\b|\bfailed\b"
     r"|command not found|No such file or directory|Permission denied|ERR!|\bexit (code|status) [1-9]"
     r"|cannot|can't|could not|unable to|refused|denied|not found|timed out|segmentation fault",
     re.I,
 )
-_NOISE = re.compile(r"0x[0-9a-f]{6,}|\b[0-9a-f]{12,}\b|\b\d{5,}\b", re.I)
+_NOISE = regex_cache.compile(r"0x[0-9a-f]{6,}|\b[0-9a-f]{12,}\b|\b\d{5,}\b", re.I)
 # Lines every error of a kind shares: they dilute the keyword score of the line that matters.
-_BOILERPLATE = re.compile(
+_BOILERPLATE = regex_cache.compile(
     r"^(Traceback \(most recent call last\):?|During handling of the above exception.*"
     r"|The above exception was the direct cause.*|File \".*\", line \d+.*|Exit code \d+|\^+)$",
     re.I,
 )
-_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")
+_PATH = regex_cache.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.@+-]+){2,}")
 
 
 def bash_failed(tool_response) -> str | None:
@@ -787,12 +786,12 @@ def failure_query(error: str, command: str | None = None) -> str:
     if lines and lines[-1] not in picked and len(picked) < 4:
         picked.append(lines[-1])  # the final line of a traceback names the exception
     text = " ".join(ln[:240] for ln in picked)
-    text = _PATH.sub(lambda m: re.split(r"[\\/]", m.group(0))[-1], text)
+    text = _PATH.sub(lambda m: regex_cache.split(r"[\\/]", m.group(0))[-1], text)
     text = _NOISE.sub(" ", text)
     if command:
         first = command.strip().split()
         if first:
-            prog = re.split(r"[\\/]", first[0])[-1]
+            prog = regex_cache.split(r"[\\/]", first[0])[-1]
             if prog and prog.lower() not in text.lower():
                 text = f"{prog} {text}"
     return " ".join(text.split())[:600]
