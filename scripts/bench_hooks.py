@@ -327,6 +327,13 @@ def run(root: Path) -> int:
         project,
         prompt="Can you make the release script also tag the docker image with the git sha?",
     )
+    # A correction is recorded (one write, a similarity check against the earlier ones); hookify
+    # has no prompt capture, so its column times its UserPromptSubmit hook on the same text.
+    correction = payload(
+        "UserPromptSubmit",
+        project,
+        prompt="no, use the git sha as the image tag, not latest",
+    )
     stop = payload(
         "Stop",
         project,
@@ -425,6 +432,7 @@ def run(root: Path) -> int:
             row("PostToolUse", db, post, note=f"{n:,} rules, 1.9 KB Write", rules=n, target_ratio=1.0)
             row("PostToolUseFailure", db, failure, note=f"{n:,} rules, daemon down", rules=n)
             row("UserPromptSubmit", db, prompt, note=f"{n:,} rules, daemon down", rules=n)
+            row("UserPromptSubmit", db, correction, note=f"{n:,} rules, a correction, daemon down", rules=n)
             row("Stop", db, stop, note=f"{n:,} rules, daemon down, one marker", rules=n)
     if not have_rules:
         results.append(

@@ -74,3 +74,12 @@ def test_without_a_readable_model_the_rules_still_run(monkeypatch, tmp_path):
     assert learned.load(str(broken)) is None
     assert detect(ONLY_THE_MODEL) is None
     assert detect("use pnpm, not npm").statement == "use pnpm, not npm"
+
+
+def test_a_message_owning_up_to_the_persons_own_mistake_is_not_judged_by_the_model(monkeypatch):
+    """ "I pasted the wrong log, ..." corrects the person's own message, not the agent: the rules
+    stand down, and so does the model, however sure it is."""
+    monkeypatch.setattr(learned, "is_correction", lambda text: True)
+    assert detect(f"I pasted the wrong log, {ONLY_THE_MODEL}") is None
+    assert detect("my bad, scrap that and use src/app.py") is None
+    assert detect(ONLY_THE_MODEL) is not None  # the same model's yes counts elsewhere

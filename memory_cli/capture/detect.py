@@ -1227,6 +1227,8 @@ def detect(message: str) -> Detection | None:
     if not message or not isinstance(message, str):
         return None
     text = message[:_MAX_MESSAGE]
+    if _OWN_MISTAKE.search(text):  # the person corrects their own message: neither rules nor model
+        return None
     masked = _Masked(text)
     found = _by_rules(text, masked)
     if found is not None:
