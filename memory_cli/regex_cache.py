@@ -10,11 +10,13 @@ than everything else the hook does. CPython compiles a pattern in two steps:
 :func:`compile` keeps the code of step 1 in a cache file and repeats only step 2. The result is
 the same pattern object ``re.compile`` returns.
 
-The file is ``<memory dir>/cache/regex-<interpreter>-<engine version>.json``, 0600 in a 0700
-folder. It holds the patterns' own source text and the engine's code for them, nothing the person
-typed. The engine checks any code it is given, so a damaged file cannot crash the process. An
-entry that fails that check, another interpreter version or any error falls back to
-``re.compile``.
+The file is ``<memory dir>/cache/regex-<interpreter>-<engine version>.bin``, 0600 in a 0700
+folder, in :mod:`marshal` format: the interpreter's own format for its bytecode caches
+(``__pycache__``), read in a fraction of a millisecond where JSON took two. Like a bytecode cache,
+it is trusted as much as the folder it sits in. It holds the patterns' own source text and the
+engine's code for them, nothing the person typed. The engine checks any code it is given, so a
+damaged entry is refused rather than run; an entry that fails that check, a file of another
+shape or version, or any error falls back to ``re.compile``.
 
 Hooks add the patterns they compiled (:func:`save`, only when there are new ones); ``memory-cli
 install`` writes every capture pattern at once (``memory_cli.capture.detect.warm_regex_cache``).
@@ -24,9 +26,11 @@ memory's subject, a rule's regex) would be written to the file, so those use ``r
 
 from __future__ import annotations
 
+import marshal
 import os
 import re
 import sys
+from array import array
 
 import _sre
 
@@ -36,7 +40,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_compile as _compiler
     import sre_parse as _parser
 
-_TAG = f"{sys.implementation.cache_tag}-{getattr(_sre, 'MAGIC', 0)}-{getattr(_sre, 'CODESIZE', 0)}"
+_TAG = f"{sys.implementation.cache_tag}-{getattr(_sre, 'MAGIC', 0)}-{getattr(_sre, 'CODESIZE', 0)}-{marshal.version}"
 
 _loaded: dict | None = None
 _seen: dict = {}  # every pattern this process compiled, from the cache or not: key -> entry
@@ -46,7 +50,7 @@ _new: set = set()  # the keys of those the cache file does not hold
 def cache_file() -> str:
     from .paths import memory_dir_str
 
-    return os.path.join(memory_dir_str(), "cache", f"regex-{_TAG}.json")
+    return os.path.join(memory_dir_str(), "cache", f"regex-{_TAG}.bin")
 
 
 def _entries() -> dict:
@@ -54,13 +58,11 @@ def _entries() -> dict:
     if _loaded is None:
         _loaded = {}
         try:
-            with open(cache_file(), encoding="utf-8") as fh:
-                from .fastjson import loads
-
-                data = loads(fh.read())
+            with open(cache_file(), "rb") as fh:
+                data = marshal.loads(fh.read())
             if isinstance(data, dict) and data.get("tag") == _TAG and isinstance(data.get("patterns"), dict):
                 _loaded = data["patterns"]
-        except (OSError, ValueError):
+        except (OSError, ValueError, EOFError, TypeError):
             pass
     return _loaded
 
@@ -92,45 +94,37 @@ def compile(source: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def _generate(source: str, flags: int) -> list:
-    """Step 1 of ``re._compiler.compile``: the engine's code and group tables, as JSON values."""
-    from array import array
-    from binascii import b2a_base64
-
+    """Step 1 of ``re._compiler.compile``: the engine's code (as bytes) and group tables."""
     parsed = _parser.parse(source, flags)
     code = _compiler._code(parsed, flags)
     groupindex = dict(parsed.state.groupdict)
     indexgroup = [None] * parsed.state.groups
     for name, i in groupindex.items():
         indexgroup[i] = name
-    raw = array("I", code).tobytes()
-    return [
+    return (
         flags | parsed.state.flags,
-        b2a_base64(raw, newline=False).decode("ascii"),
+        array("I", code).tobytes(),
         parsed.state.groups - 1,
         groupindex,
-        indexgroup,
-    ]
+        tuple(indexgroup),
+    )
 
 
-def _build(source: str, entry: list) -> re.Pattern[str]:
+def _build(source: str, entry: tuple) -> re.Pattern[str]:
     """Step 2: hand the code to the engine, which validates it."""
-    from array import array
-    from binascii import a2b_base64
-
     flags, code, groups, groupindex, indexgroup = entry
-    return _sre.compile(source, flags, array("I", a2b_base64(code)).tolist(), groups, groupindex, tuple(indexgroup))
+    return _sre.compile(source, flags, array("I", code).tolist(), groups, dict(groupindex), tuple(indexgroup))
 
 
 def save(replace: bool = False) -> bool:
     """Write the patterns compiled in this process to the cache file: merged with what it
-    holds, or, with ``replace``, instead of it (dropping patterns no longer used). One write through a temporary file and a rename, so a reader
-    never sees half a file; two processes saving at once lose at most each other's additions.
+    holds, or, with ``replace``, instead of it (dropping patterns no longer used). One write
+    through a temporary file and a rename, so a reader never sees half a file; two processes saving at once lose at most each other's additions.
     Never raises: the cache only saves time."""
     global _loaded
     if not _new and not replace:
         return False
     try:
-        from .fastjson import dumps
         from .paths import ensure_private_dir
 
         path = cache_file()
@@ -139,8 +133,8 @@ def save(replace: bool = False) -> bool:
         patterns.update(_seen if replace else {k: _seen[k] for k in _new})
         tmp = f"{path}.{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(dumps({"tag": _TAG, "patterns": patterns}))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(marshal.dumps({"tag": _TAG, "patterns": patterns}))
         os.replace(tmp, path)
     except Exception:
         return False

@@ -4,6 +4,7 @@ private files, and a damaged cache that only costs time."""
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import re
 import stat
@@ -36,13 +37,17 @@ def _capture_sources() -> list[tuple[str, int]]:
     ]
 
 
+def _held(path: Path) -> dict:
+    return marshal.loads(path.read_bytes())["patterns"]
+
+
 def test_a_pattern_rebuilt_from_the_cache_answers_like_re_compile():
-    """Every capture pattern, through the JSON of the cache file and back, finds the same
+    """Every capture pattern, through the cache file's format and back, finds the same
     matches on every labelled prompt as the pattern ``re.compile`` builds."""
     sources = _capture_sources()
     assert len(sources) > 100
     for source, flags in sources:
-        entry = json.loads(json.dumps(regex_cache._generate(source, int(flags))))
+        entry = marshal.loads(marshal.dumps(regex_cache._generate(source, int(flags))))
         cached, plain = regex_cache._build(source, entry), re.compile(source, flags)
         assert (cached.pattern, cached.flags, cached.groups, cached.groupindex) == (
             plain.pattern,
@@ -103,7 +108,7 @@ def test_the_prompt_hook_keeps_its_patterns_in_a_private_file(claude_dir, db_pat
     path = Path(regex_cache.cache_file())
     assert path.is_relative_to(claude_dir) and path.is_file()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
-    assert json.loads(path.read_text())["patterns"] and "pnpm" not in path.read_text()  # code, not prompts
+    assert _held(path) and b"pnpm" not in path.read_bytes()  # code, not prompts
     before = path.stat().st_mtime_ns
     again = run_hook("UserPromptSubmit", p, db=db_path)
     assert again.returncode == 0 and "Recorded correction: use pnpm, not npm (said 2 times)." in again.stdout
@@ -114,22 +119,23 @@ def test_a_damaged_cache_costs_time_not_answers(claude_dir, db_path):
     path = Path(regex_cache.cache_file())
     path.parent.mkdir(parents=True, exist_ok=True)
     p = payload("UserPromptSubmit", prompt="no, use pnpm not npm")
-    path.write_text("{not json")
+    path.write_bytes(b"\x00not a cache")
     r = run_hook("UserPromptSubmit", p, db=db_path)
     assert r.returncode == 0 and "Recorded correction: use pnpm, not npm." in r.stdout
-    # Valid JSON whose engine code is garbage: the engine refuses it, the pattern is compiled anew.
-    data = json.loads(path.read_text())
-    for entry in data["patterns"].values():
-        entry[1] = "AAAAAAAAAAA="
-    path.write_text(json.dumps(data))
+    # A well-formed file whose engine code is garbage: the engine refuses it, the pattern is
+    # compiled anew.
+    data = marshal.loads(path.read_bytes())
+    garbage = b"\x63\x00\x00\x00" * 4
+    data["patterns"] = {k: (e[0], garbage, *e[2:]) for k, e in data["patterns"].items()}
+    path.write_bytes(marshal.dumps(data))
     r = run_hook("UserPromptSubmit", payload("UserPromptSubmit", prompt="no, use yarn not npm"), db=db_path)
     assert r.returncode == 0 and "Recorded correction: use yarn, not npm." in r.stdout
-    damaged = sum(e[1] == "AAAAAAAAAAA=" for e in json.loads(path.read_text())["patterns"].values())
+    damaged = sum(e[1] == garbage for e in _held(path).values())
     assert damaged < len(data["patterns"]) // 2  # the patterns it used were written back whole
 
 
 def test_install_compiles_every_capture_pattern_once(claude_dir):
     assert run_cli("install", "--no-mcp").returncode == 0
-    held = json.loads(Path(regex_cache.cache_file()).read_text())["patterns"]
+    held = _held(Path(regex_cache.cache_file()))
     keys = {f"{int(flags)}:{source}" for source, flags in _capture_sources()}
     assert keys <= set(held)
