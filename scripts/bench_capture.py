@@ -17,11 +17,24 @@ of the eighth: reading them would end its use as a held-out set; only its misses
 are counted).
 
     .venv/bin/python scripts/bench_capture.py
+    .venv/bin/python scripts/bench_capture.py --timing [--prompts N]
+
+``--timing`` measures instead what detection costs a prompt: each of N labelled prompts (half
+corrections, half look-alikes, a fixed sample) is judged by a fresh process, as a hook judges
+it, timing ``detect`` alone (imports excluded): with no compiled-pattern cache (every process
+compiles what it needs, as before ``memory_cli/regex_cache.py``); with the cache ``memory-cli
+install`` writes, each process adding what it compiled as the hooks do (the first prompts after
+install); and again once those prompts have been seen (the steady state).
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import random
+import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -54,6 +67,12 @@ def confusion(rows_pos, rows_neg, judge):
 
 
 def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--timing", action="store_true", help="time detection per prompt in fresh processes")
+    ap.add_argument("--prompts", type=int, default=120, help="prompts to time (default 120)")
+    args = ap.parse_args()
+    if args.timing:
+        return timing(args.prompts)
     sets = [
         ("all", CORRECTIONS, LOOKALIKES),
         ("dev", [r for r in CORRECTIONS if fold(r[1]) == "dev"], [r for r in LOOKALIKES if fold(r[1]) == "dev"]),
@@ -92,6 +111,70 @@ def main() -> int:
         for k, m, d in alarms:
             print(f"  [{k}] {m!r} -> {d.signal}: wrong={d.what_was_wrong!r} right={d.what_is_right!r}")
     probes()
+    return 0
+
+
+_TIME_ONE = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from memory_cli.capture.detect import detect
+text = sys.stdin.read()
+started = time.perf_counter()
+detect(text)
+print((time.perf_counter() - started) * 1000)
+if sys.argv[2] == "save":  # as the hook runner does after every event
+    from memory_cli import regex_cache
+
+    regex_cache.save()
+"""
+
+
+def timing(n: int) -> int:
+    rnd = random.Random(3)
+    half = max(1, n // 2)
+    sample = [m for _, m in rnd.sample(TUNING_CORRECTIONS, half)] + [m for _, m in rnd.sample(TUNING_LOOKALIKES, half)]
+
+    def run(env: dict, save: bool) -> list[float]:
+        out = []
+        for text in sample:
+            r = subprocess.run(
+                [sys.executable, "-I", "-S", "-c", _TIME_ONE, str(ROOT), "save" if save else "-"],
+                input=text,
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            out.append(float(r.stdout))
+        return sorted(out)
+
+    def pct(v: list[float], q: float) -> float:
+        return v[min(len(v) - 1, int(q / 100 * len(v)))]
+
+    print(f"detect() per prompt, fresh process each, {len(sample)} labelled prompts (ms)")
+    print(f"{'cache':<34}{'median':>8}{'p90':>8}{'max':>8}")
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, CLAUDE_CONFIG_DIR=d)
+        cold = run(env, save=False)  # every process compiles what its prompt needs
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"import sys; sys.path.insert(0, {str(ROOT)!r}); "
+                "from memory_cli.capture.detect import warm_regex_cache; warm_regex_cache()",
+            ],
+            env=env,
+            check=True,
+        )
+        first = run(env, save=True)
+        steady = run(env, save=False)
+    rows = (
+        ("none (every process compiles)", cold),
+        ("after install, first prompts", first),
+        ("after install, steady state", steady),
+    )
+    for label, v in rows:
+        print(f"{label:<34}{pct(v, 50):>8.1f}{pct(v, 90):>8.1f}{v[-1]:>8.1f}")
     return 0
 
 
