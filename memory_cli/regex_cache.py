@@ -178,3 +178,22 @@ def split(pattern: str, string: str, maxsplit: int = 0, flags: int = 0) -> list[
 
 def findall(pattern: str, string: str, flags: int = 0) -> list:
     return _get(pattern, flags).findall(string)
+
+
+def status() -> dict:
+    """What ``memory-cli doctor`` shows: the file, how many patterns it holds for this
+    interpreter, and whether this user can write it (hooks could not keep their patterns)."""
+    path = cache_file()
+    held = 0
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+        if isinstance(data, dict) and data.get("tag") == _TAG and isinstance(data.get("patterns"), dict):
+            held = len(data["patterns"])
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    probe = os.path.dirname(path)
+    while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)  # the nearest folder that exists: save() creates the rest
+    writable = os.path.isdir(probe) and os.access(probe, os.W_OK)
+    return {"path": path, "patterns": held, "writable": writable}

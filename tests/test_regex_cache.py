@@ -139,3 +139,26 @@ def test_install_compiles_every_capture_pattern_once(claude_dir):
     held = _held(Path(regex_cache.cache_file()))
     keys = {f"{int(flags)}:{source}" for source, flags in _capture_sources()}
     assert keys <= set(held)
+
+
+def _doctor_line(db_path) -> dict:
+    r = run_cli("doctor", "--json", db=db_path)
+    checks = json.loads(r.stdout)["checks"]
+    return next(c for c in checks if c["name"] == "capture: compiled patterns")
+
+
+def test_doctor_says_how_many_patterns_are_kept(claude_dir, store, db_path):
+    before = _doctor_line(db_path)
+    assert before["status"] == "ok" and "no compiled patterns kept yet" in before["detail"]
+    run_cli("install", "--no-mcp")
+    after = _doctor_line(db_path)
+    assert after["status"] == "ok" and int(after["detail"].split()[0]) >= len(_capture_sources())
+
+
+def test_doctor_warns_when_the_cache_cannot_be_written(claude_dir, store, db_path):
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "cache").write_text("a file where the cache folder should be")
+    line = _doctor_line(db_path)
+    assert line["status"] == "warn" and "cannot be written" in line["detail"]
+    r = run_hook("UserPromptSubmit", payload("UserPromptSubmit", prompt="no, use pnpm not npm"), db=db_path)
+    assert r.returncode == 0 and "Recorded correction: use pnpm, not npm." in r.stdout  # slower, not broken

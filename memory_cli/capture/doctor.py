@@ -16,6 +16,7 @@ def doctor_checks(store, settings) -> list[dict]:
             "detail": "on" if enabled else "off (capture.enabled = false): corrections and markers are ignored",
         }
     )
+    checks.append(_pattern_cache_check())
     if not store.table_exists("corrections"):
         return checks
     proposals = store.value("SELECT count(*) FROM corrections WHERE status = 'promoted'") or 0
@@ -53,3 +54,27 @@ def doctor_checks(store, settings) -> list[dict]:
         }
     )
     return checks
+
+
+def _pattern_cache_check() -> dict:
+    from ..regex_cache import status
+
+    st = status()
+    if not st["writable"]:
+        status_, detail = (
+            "warn",
+            (
+                f"{st['path']} cannot be written: every prompt compiles its capture patterns again "
+                "(10-40 ms); make the folder writable"
+            ),
+        )
+    elif not st["patterns"]:
+        status_, detail = (
+            "ok",
+            (
+                "no compiled patterns kept yet: the first prompts compile them (`memory-cli install` writes them at once)"
+            ),
+        )
+    else:
+        status_, detail = "ok", f"{st['patterns']} patterns kept in {st['path']}"
+    return {"name": "capture: compiled patterns", "status": status_, "detail": detail}
