@@ -149,7 +149,7 @@ def _doctor_line(db_path) -> dict:
 
 def test_doctor_says_how_many_patterns_are_kept(claude_dir, store, db_path):
     before = _doctor_line(db_path)
-    assert before["status"] == "ok" and "no compiled patterns kept yet" in before["detail"]
+    assert before["status"] == "ok" and "none kept yet" in before["detail"]
     run_cli("install", "--no-mcp")
     after = _doctor_line(db_path)
     assert after["status"] == "ok" and int(after["detail"].split()[0]) >= len(_capture_sources())

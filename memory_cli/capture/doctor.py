@@ -60,21 +60,15 @@ def _pattern_cache_check() -> dict:
     from ..regex_cache import status
 
     st = status()
+    check = {"name": "capture: compiled patterns", "status": "ok"}
     if not st["writable"]:
-        status_, detail = (
-            "warn",
-            (
-                f"{st['path']} cannot be written: every prompt compiles its capture patterns again "
-                "(10-40 ms); make the folder writable"
-            ),
+        check["status"] = "warn"
+        check["detail"] = (
+            f"{st['path']} cannot be written: every prompt compiles its capture patterns again "
+            "(10-40 ms); make the folder writable"
         )
     elif not st["patterns"]:
-        status_, detail = (
-            "ok",
-            (
-                "no compiled patterns kept yet: the first prompts compile them (`memory-cli install` writes them at once)"
-            ),
-        )
+        check["detail"] = "none kept yet: the first prompts compile them (`memory-cli install` does it at once)"
     else:
-        status_, detail = "ok", f"{st['patterns']} patterns kept in {st['path']}"
-    return {"name": "capture: compiled patterns", "status": status_, "detail": detail}
+        check["detail"] = f"{st['patterns']} patterns kept in {st['path']}"
+    return check
