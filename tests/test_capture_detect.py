@@ -48,6 +48,8 @@ POSITIVE = [
     ("No, I meant the other file", E, 0.9, "", "the other file"),
     ("Nope, not that one, the staging config", E, 0.9, "that one", "the staging config"),
     ("No. Use the staging database.", E, 0.9, "", "the staging database"),
+    # any verb after "no": the rule reads what is right and what was wrong, not only the model
+    ("no, tag the image with the git sha, not latest", E, 0.9, "latest", "tag the image with the git sha"),
     ("Wrong branch, use develop", E, 0.9, "the wrong branch", "develop"),
     ("You used the wrong file", E, 0.9, "the wrong file", ""),
     ("You should have used pathlib", E, 0.9, "", "pathlib"),

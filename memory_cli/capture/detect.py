@@ -888,7 +888,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         if m and not _re("praise_after_no").match(body):
             return hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
         m = _re("bare_not").match(body)
-        if m and _wordcount(m.group("right")) <= 5 and _wordcount(m.group("wrong")) <= 6:
+        if m and _wordcount(m.group("right")) <= 8 and _wordcount(m.group("wrong")) <= 6:
             return hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
         if regex_cache.match(
             r"^(?:it|that|this|everything|all\s+of\s+it)\s+should\s+(?:be\s+)?(?:fine|ok|okay|good|alright|"
