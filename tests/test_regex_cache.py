@@ -162,3 +162,23 @@ def test_doctor_warns_when_the_cache_cannot_be_written(claude_dir, store, db_pat
     assert line["status"] == "warn" and "cannot be written" in line["detail"]
     r = run_hook("UserPromptSubmit", payload("UserPromptSubmit", prompt="no, use pnpm not npm"), db=db_path)
     assert r.returncode == 0 and "Recorded correction: use pnpm, not npm." in r.stdout  # slower, not broken
+
+
+def test_prompt_hooks_running_at_once_leave_a_whole_cache(claude_dir, db_path):
+    """Eight sessions' prompts at the same moment, the cache cold: each answers, and the file they
+    race to write is whole (each writes a temporary file and renames it)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    tools = ["pnpm", "yarn", "bun", "uv", "poetry", "pipx", "hatch", "pdm"]
+
+    def prompt(tool: str):
+        p = payload("UserPromptSubmit", prompt=f"no, use {tool} not npm", session_id=f"s-{tool}")
+        return tool, run_hook("UserPromptSubmit", p, db=db_path)
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(prompt, tools))
+    for tool, r in results:
+        assert r.returncode == 0 and f"Recorded correction: use {tool}, not npm" in r.stdout, r.stderr
+    path = Path(regex_cache.cache_file())
+    assert len(_held(path)) > 20
+    assert not list(path.parent.glob("*.tmp"))
