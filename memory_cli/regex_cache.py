@@ -53,17 +53,23 @@ def cache_file() -> str:
     return os.path.join(memory_dir_str(), "cache", f"regex-{_TAG}.bin")
 
 
+def _read(path: str) -> dict:
+    """The patterns the file holds for this interpreter ({} when it is missing, unreadable or
+    another interpreter's)."""
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+    if isinstance(data, dict) and data.get("tag") == _TAG and isinstance(data.get("patterns"), dict):
+        return data["patterns"]
+    return {}
+
+
 def _entries() -> dict:
     global _loaded
     if _loaded is None:
-        _loaded = {}
-        try:
-            with open(cache_file(), "rb") as fh:
-                data = marshal.loads(fh.read())
-            if isinstance(data, dict) and data.get("tag") == _TAG and isinstance(data.get("patterns"), dict):
-                _loaded = data["patterns"]
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
+        _loaded = _read(cache_file())
     return _loaded
 
 
@@ -184,14 +190,7 @@ def status() -> dict:
     """What ``memory-cli doctor`` shows: the file, how many patterns it holds for this
     interpreter, and whether this user can write it (hooks could not keep their patterns)."""
     path = cache_file()
-    held = 0
-    try:
-        with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())
-        if isinstance(data, dict) and data.get("tag") == _TAG and isinstance(data.get("patterns"), dict):
-            held = len(data["patterns"])
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
+    held = len(_read(path))
     probe = os.path.dirname(path)
     while not os.path.exists(probe) and os.path.dirname(probe) != probe:
         probe = os.path.dirname(probe)  # the nearest folder that exists: save() creates the rest

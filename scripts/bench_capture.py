@@ -129,6 +129,8 @@ if sys.argv[2] == "save":  # as the hook runner does after every event
 
 
 def timing(n: int) -> int:
+    from bench_retrieval import pct  # the benchmarks' one percentile
+
     rnd = random.Random(3)
     half = max(1, n // 2)
     sample = [m for _, m in rnd.sample(TUNING_CORRECTIONS, half)] + [m for _, m in rnd.sample(TUNING_LOOKALIKES, half)]
@@ -146,9 +148,6 @@ def timing(n: int) -> int:
             )
             out.append(float(r.stdout))
         return sorted(out)
-
-    def pct(v: list[float], q: float) -> float:
-        return v[min(len(v) - 1, int(q / 100 * len(v)))]
 
     print(f"detect() per prompt, fresh process each, {len(sample)} labelled prompts (ms)")
     print(f"{'cache':<34}{'median':>8}{'p90':>8}{'max':>8}")

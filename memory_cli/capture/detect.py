@@ -1269,12 +1269,13 @@ def detect_by_rules(message: str) -> Detection | None:
     """The hand-written rules alone (:func:`detect` without the learned model)."""
     if not message or not isinstance(message, str):
         return None
-    return _by_rules(message[:_MAX_MESSAGE])
+    text = message[:_MAX_MESSAGE]
+    return None if _OWN_MISTAKE.search(text) else _by_rules(text)
 
 
 def _by_rules(text: str, masked: _Masked | None = None) -> Detection | None:
     """The rules on ``text`` (already cut to ``_MAX_MESSAGE``); ``masked`` when the caller has it."""
-    if not _re("prefilter").search(text) or _OWN_MISTAKE.search(text):
+    if not _re("prefilter").search(text):
         return None
     masked = masked or _Masked(text)
     hits: list[_Hit] = []
