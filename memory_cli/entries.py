@@ -285,6 +285,13 @@ def count_entries(store: Store, **filters) -> int:
 
 
 # -- writing ---------------------------------------------------------------------------------
+def _check_owner(store: Store, eid: str, by: str, what: str) -> None:
+    if by != "person":
+        from .provenance import check_may_change
+
+        check_may_change(store, eid, by, what)
+
+
 def add(
     store: Store,
     content: str,
@@ -301,13 +308,30 @@ def add(
     fingerprint: str | None = None,
     entry_id: str | None = None,
     audit_context: str | None = None,
+    origin: str | None = None,
+    home_scope: str | None = None,
 ) -> dict:
+    """Store a new entry. ``origin`` says who wrote it (default: what ``source`` means, see
+    :mod:`memory_cli.provenance`). An agent or a model (origin ``agent``/``session``) writes
+    only into ``home_scope``, the project it works in: a wider ``scope`` is stored at home (or,
+    without a home, held back as archived) and waits in review as ``requested_scope``."""
+    from . import provenance
     from .util import new_id
 
     text = check_content(store, content)
     t = check_type(type)
     sc = scopes.parse(scope)
     src = check_source(source)
+    org = origin or provenance.ORIGIN_OF_SOURCE.get(src, provenance.PERSON)
+    requested, status = None, "active"
+    if org in provenance.UNREVIEWED:
+        home = scopes.parse(home_scope) if home_scope else None
+        if sc != home:
+            requested = sc
+            if home is not None:
+                sc = home
+            else:
+                status = "archived"
     conf = clamp_confidence(store, DEFAULT_CONFIDENCE.get(src, 0.5) if confidence is None else confidence)
     tag_list = parse_tags(tags)
     cat = check_category(category)
@@ -317,8 +341,9 @@ def add(
     with store.transaction():
         store.execute(
             "INSERT INTO memory_entries(id, content, type, scope, source, confidence, tags, created_at,"
-            " updated_at, category, subject, session_id, agent, reinforced_at, fingerprint)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            " updated_at, category, subject, session_id, agent, reinforced_at, fingerprint, origin,"
+            " requested_scope, status)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 eid,
                 text,
@@ -335,22 +360,30 @@ def add(
                 agent,
                 now,
                 fingerprint,
+                org,
+                requested,
+                status,
             ),
         )
+        details = {"scope": sc, "source": src, "confidence": conf, "origin": org}
+        if requested:
+            details["requested_scope"] = requested
         audit.record(
             store,
             "add",
             entry_id=eid,
             context=audit_context,
             result=t,
-            details={"scope": sc, "source": src, "confidence": conf},
+            details=details,
             session_id=session_id,
         )
     return get(store, eid)
 
 
-def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -> dict:
+def update(store: Store, ref: str, *, audit_action: str = "update", by: str = "person", **changes) -> dict:
     """Change fields in place. Content changes that deserve history should use :func:`supersede`.
+    ``by`` is who asks (an origin): only the person, or the source that created the entry
+    (:class:`memory_cli.provenance.NotOwner` otherwise).
 
     Raising an archived entry's confidence to :data:`REACTIVATE_AT` or more also sets it active
     again (unless ``status`` is given explicitly); the audit row records both changes.
@@ -359,6 +392,7 @@ def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -
     if unknown:
         raise InvalidInput(f"cannot update {', '.join(sorted(unknown))}")
     eid = resolve_id(store, ref)
+    _check_owner(store, eid, by, "change")
     with store.transaction():
         before = store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,))
         sets, params, diff = [], [], {}
@@ -416,21 +450,25 @@ def update(store: Store, ref: str, *, audit_action: str = "update", **changes) -
     return get(store, eid)
 
 
-def supersede(store: Store, ref: str, content: str, **fields) -> dict:
+def supersede(store: Store, ref: str, content: str, *, by: str = "person", **fields) -> dict:
     """Replace an entry with a new one; the old keeps its history and points to the new."""
     old = get(store, ref)
+    _check_owner(store, old["id"], by, "replace")
+    scope = fields.pop("scope", None) or old["scope"]
     with store.transaction():
         new = add(
             store,
             content,
             fields.pop("type", None) or old["type"],
-            scope=fields.pop("scope", None) or old["scope"],
+            scope=scope,
             source=fields.pop("source", None) or old["source"],
             confidence=fields.pop("confidence", None) if "confidence" in fields else old["confidence"],
             tags=fields.pop("tags", None) if fields.get("tags") is not None else old["tags"],
             category=fields.pop("category", None) or old["category"],
             subject=fields.pop("subject", None) or old["subject"],
             audit_context=f"supersedes {old['id']}",
+            origin=fields.pop("origin", None) or old.get("origin"),
+            home_scope=scope if by == "person" else old["scope"],
         )
         store.execute(
             "UPDATE memory_entries SET status='superseded', superseded_by=?, updated_at=? WHERE id=?",
@@ -440,17 +478,19 @@ def supersede(store: Store, ref: str, content: str, **fields) -> dict:
     return new
 
 
-def archive(store: Store, ref: str, reason: str | None = None) -> dict:
+def archive(store: Store, ref: str, reason: str | None = None, *, by: str = "person") -> dict:
     eid = resolve_id(store, ref)
+    _check_owner(store, eid, by, "archive")
     with store.transaction():
         store.execute("UPDATE memory_entries SET status='archived', updated_at=? WHERE id=?", (now_iso(), eid))
         audit.record(store, "archive", entry_id=eid, context=reason)
     return get(store, eid)
 
 
-def delete(store: Store, ref: str) -> dict:
+def delete(store: Store, ref: str, *, by: str = "person") -> dict:
     """Remove an entry for good. The full row is kept in the audit log's details."""
     eid = resolve_id(store, ref)
+    _check_owner(store, eid, by, "delete")
     with store.transaction():
         row = decode(store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,)))
         rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (eid,))

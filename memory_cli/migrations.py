@@ -176,6 +176,11 @@ MIGRATIONS: list[tuple] = [
     ),
     (8, "retrieval: one FTS index (memory_rank_fts); drop the foundation's memory_fts", M008_ONE_FTS_INDEX),
     (9, "team: entries shared with a team store", _area("memory_cli.team.schema")),
+    (
+        10,
+        "provenance: who wrote each entry (origin) and the wider scope it waits to be given",
+        _area("memory_cli.provenance"),
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

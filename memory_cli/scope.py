@@ -1,4 +1,9 @@
-"""Scopes say where a memory applies: everywhere, in one project, or for one file.
+"""Scopes say where a memory applies: everywhere, in one project, in one repository checkout,
+or for one file.
+
+``repo:<absolute root>`` is the scope of what a repository's own ``.claude/memory-cli.toml``
+brings: it applies only in the checkout at that root, not in another clone that happens to
+have the same folder name (which ``project:<name>`` would match).
 
 The project is derived from ``CLAUDE_PROJECT_DIR`` or the git root above the hook's ``cwd``
 (which follows ``cd``), never from the process's own working directory: Claude Code may start
@@ -32,12 +37,16 @@ def parse(scope: str | None) -> str:
     kind, sep, value = s.partition(":")
     kind = kind.lower()
     value = value.strip()
-    if not sep or kind not in ("project", "file"):
-        raise InvalidInput(f"unknown scope {scope!r}: use global, project:<name> or file:<path>")
+    if not sep or kind not in ("project", "file", "repo"):
+        raise InvalidInput(f"unknown scope {scope!r}: use global, project:<name>, repo:<root> or file:<path>")
     if not value:
         raise InvalidInput(f"scope {scope!r} needs a name after '{kind}:'")
     if kind == "project":
         return "project:" + normalize_project(value)
+    if kind == "repo":
+        if not os.path.isabs(value):
+            raise InvalidInput(f"scope {scope!r}: a repo scope needs the repository's absolute root")
+        return "repo:" + os.path.normpath(value)
     return "file:" + value.replace("\\", "/")
 
 
@@ -96,6 +105,8 @@ def applies(scope: str, project: str | None, files: list[str] | tuple = (), proj
         return project is not None and value == project
     if kind == "file":
         return any(file_matches(value, f, project_root) for f in files)
+    if kind == "repo":
+        return project_root is not None and value == project_root
     return False
 
 
@@ -121,9 +132,15 @@ def file_matches(pattern: str, path: str, project_root: str | None = None) -> bo
     return False
 
 
-def applicable_scopes_sql(project: str | None, alias: str = "") -> tuple[str, list]:
-    """SQL filter for entries that apply in a project (file scopes are checked in Python)."""
+def applicable_scopes_sql(project: str | None, alias: str = "", root: str | None = None) -> tuple[str, list]:
+    """SQL filter for entries that apply in a project, and in the checkout at ``root`` when
+    given (file scopes are checked in Python)."""
     col = f"{alias}.scope" if alias else "scope"
+    extra, params = "", []
     if project:
-        return f"({col} = 'global' OR {col} = ? OR {col} LIKE 'file:%')", ["project:" + project]
-    return f"({col} = 'global' OR {col} LIKE 'file:%')", []
+        extra += f" OR {col} = ?"
+        params.append("project:" + project)
+    if root:
+        extra += f" OR {col} = ?"
+        params.append("repo:" + root)
+    return f"({col} = 'global'{extra} OR {col} LIKE 'file:%')", params

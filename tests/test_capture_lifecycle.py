@@ -22,8 +22,16 @@ def _entries(store, **where):
 def _seed(store, category, subject, observation, confidence):
     from memory_cli import entries
 
+    # A marker memory the person let apply everywhere (an agent's own reach is its project).
     e = entries.add(
-        store, observation, "fact", category=category, subject=subject, confidence=confidence, source="marker"
+        store,
+        observation,
+        "fact",
+        category=category,
+        subject=subject,
+        confidence=confidence,
+        source="marker",
+        home_scope="global",
     )
     return e["id"]
 

@@ -109,13 +109,13 @@ def test_a_teammates_session_loads_the_file_and_the_rule_blocks(cli, repo, clone
     _file(clone).write_bytes(_file(repo).read_bytes())  # what a pull of the commit does
     mate = tmp_path / "mate.db"
     start = _session_start(mate, clone)
-    assert start.returncode == 0 and "loaded 1 shared" in start.system_message
+    assert start.returncode == 0 and "memory-cli.toml: 1 added" in start.system_message
     assert "Never run the migration" in start.context
     denied = _bash(mate, clone, "alembic upgrade --prod head")
     assert denied.decision == "deny"
     assert _bash(mate, clone, "alembic upgrade head").decision != "deny"
     shown = json.loads(run_cli("show", rule["id"], "--json", db=mate).stdout)
-    assert shown["source"] == "repo" and shown["scope"] == "project:shop"
+    assert shown["source"] == "repo" and shown["scope"] == f"repo:{clone}" and shown["origin"] == f"repo:{clone}"
     # The second session start finds the same hash: nothing reloaded, nothing said.
     again = _session_start(mate, clone)
     assert "loaded" not in again.system_message
@@ -142,7 +142,7 @@ def test_removed_entries_are_archived_and_edited_ones_updated(cli, repo, tmp_pat
     )
     fact = _add(cli, repo, "CI runs on Fridays only", "--type", "fact", "--share")
     mate = tmp_path / "mate.db"
-    run_cli("list", db=mate, cwd=repo)  # a command that reads memories loads the file too
+    _session_start(mate, repo)
     assert json.loads(run_cli("show", fact["id"], "--json", db=mate).stdout)["source"] == "repo"
     text = _file(repo).read_text()
     text = text.replace("CI runs on Fridays only", "CI runs nightly")

@@ -44,7 +44,8 @@ def _candidates(store, category: str, subject: str | None, scopes: list[str]) ->
         where = "subject IS NULL"
         params = [category, *scopes]
     return store.rows(
-        f"SELECT id, content, confidence, scope FROM memory_entries WHERE status = 'active' AND category = ?"
+        "SELECT id, content, confidence, scope, origin FROM memory_entries WHERE category = ?"
+        " AND (status = 'active' OR (status = 'archived' AND requested_scope IS NOT NULL))"
         f" AND {where} AND scope IN ({marks}) ORDER BY confidence DESC, updated_at DESC",
         params,
     )
@@ -87,7 +88,9 @@ def record_marker(
         contradicted = []
         for c in candidates:
             if contradicts(c["content"], observation):
-                contradicted.append(c)
+                # An agent's marker weakens only what agents wrote, never the person's entries.
+                if c.get("origin", "agent") == "agent":
+                    contradicted.append(c)
             elif same is None and same_observation(c["content"], observation):
                 same = c
         if same is None and not contradicted and candidates and embed is not None:
@@ -146,6 +149,7 @@ def record_marker(
             session_id=session_id,
             agent=agent,
             audit_context="memory marker",
+            home_scope=None if scope == "global" else scope,
         )
         audit.record(
             store,

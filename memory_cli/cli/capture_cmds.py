@@ -106,9 +106,11 @@ def review(
     scope: Annotated[Optional[str], typer.Option("--scope", help="With --approve: global | project:<name>.")] = None,
     json_: JsonOpt = False,
 ):
-    """Go through pending corrections and proposed rules: approve, reject, edit or skip.
+    """Go through pending corrections and proposed rules, and memories an agent or a model
+    asked to apply more widely than their project: approve, reject, edit or skip.
 
     Interactive on a terminal; scriptable with --list, --approve ID and --reject ID."""
+    from .. import provenance
     from ..capture import corrections as corr
 
     if approve and reject:
@@ -116,6 +118,17 @@ def review(
     if not approve and any(v is not None for v in (action, pattern, pattern_type, message, scope)):
         raise InvalidInput("--action, --pattern, --pattern-type, --message and --scope go with --approve")
     with open_store() as store:
+        if (approve or reject) and _scope_request(store, approve or reject):
+            if any(v is not None for v in (action, pattern, pattern_type, message, scope)):
+                raise InvalidInput("a memory's wider scope is approved or rejected as asked; no other options")
+            entry = provenance.approve(store, approve) if approve else provenance.reject(store, reject)
+            if want_json(json_):
+                emit_json(entry)
+            elif approve:
+                print(f"approved {short(entry['id'])}: it now applies in {entry['scope']}")
+            else:
+                print(f"rejected {short(entry['id'])}: it stays in {entry['scope']} ({entry['status']})")
+            return
         if approve or reject:
             result = (
                 corr.approve(
@@ -138,17 +151,77 @@ def review(
                 print(f"{verb} {short(result['id'])}: {result['statement']}{_rule_text(result)}")
             return
         items = corr.list_corrections(store, status="all", limit=1000) if all_ else corr.review_queue(store)
+        requests = [_scope_item(r) for r in provenance.pending(store)]
         interactive = not list_ and not want_json(json_) and sys.stdin.isatty() and sys.stdout.isatty()
         if not interactive:
             if want_json(json_):
-                emit_json([_public(i) for i in items])
+                emit_json([_public(i) for i in items] + requests)
             else:
-                _print_list(items)
-                if not list_ and items:
+                _print_list(items, requests)
+                if not list_ and (items or requests):
                     sys.stderr.write("review: not a terminal; use --approve ID or --reject ID\n")
             return
         _interactive(store, items)
+        _interactive_requests(store, requests)
         flush_warnings(store)
+
+
+def _scope_request(store, ref: str) -> bool:
+    """Is ``ref`` a memory waiting for a wider scope (and not a correction)?"""
+    from .. import provenance
+    from ..capture import corrections as corr
+    from ..errors import NotFound
+
+    try:
+        corr.resolve(store, ref)
+        return False
+    except NotFound:
+        pass
+    try:
+        provenance._pending_row(store, ref)
+    except NotFound:
+        return False
+    return True
+
+
+def _scope_item(row: dict) -> dict:
+    from .. import provenance
+
+    return {
+        "item": "scope",
+        "id": row["id"],
+        "content": row["content"],
+        "type": row["type"],
+        "origin": row["origin"],
+        "written_by": provenance.describe(row["origin"]),
+        "scope": row["scope"],
+        "status": row["status"],
+        "requested_scope": row["requested_scope"],
+    }
+
+
+def _interactive_requests(store, requests: list[dict]) -> None:
+    from .. import provenance
+
+    for n, r in enumerate(requests, 1):
+        where = r["scope"] if r["status"] == "active" else "nowhere yet (no project)"
+        print()
+        print(f"[{n}/{len(requests)}] {r['written_by'].capitalize()} wrote {short(r['id'])} ({r['type']}):")
+        print(f"  {r['content']}")
+        print(f"  applies in {where}; asks for {r['requested_scope']}")
+        try:
+            choice = input("(a)pprove the wider scope, (r)eject, (s)kip, (q)uit? ").strip().lower()
+        except (EOFError, KeyboardInterrupt):
+            print()
+            return
+        if choice in ("a", "approve"):
+            provenance.approve(store, r["id"])
+            print(f"Approved: it now applies in {r['requested_scope']}.")
+        elif choice in ("r", "reject"):
+            provenance.reject(store, r["id"])
+            print("Rejected; it stays where it was written.")
+        elif choice in ("q", "quit"):
+            return
 
 
 def instructions(json_: JsonOpt = False):
@@ -180,14 +253,19 @@ def _rule_text(item: dict) -> str:
     return f" (rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}, {conf}, {state})"
 
 
-def _print_list(items: list[dict]) -> None:
-    if not items:
+def _print_list(items: list[dict], requests: list[dict] = ()) -> None:
+    if not items and not requests:
         print("Nothing to review.")
         return
     for item in items:
         label = item.get("item") or item["status"]
         n, s = item["occurrences"], item["sessions"]
         print(f"{short(item['id'])}  {label:<10}  x{n}/{s}s  {clip(item['statement'], 70)}{_rule_text(item)}")
+    for r in requests:
+        print(
+            f"{short(r['id'])}  {'scope':<10}  {r['origin']}: {clip(r['content'], 60)}"
+            f" (asks for {r['requested_scope']}, applies in {r['scope'] if r['status'] == 'active' else 'nowhere'})"
+        )
 
 
 def _describe(item: dict, index: int, total: int) -> None:

@@ -164,18 +164,32 @@ def warn_if_never_fires(rule: dict | None) -> None:
         sys.stderr.write(f"warning: {line}\n")
 
 
-def load_shared(store) -> None:
-    """Bring the repository's shared file (.claude/memory-cli.toml) into the store if it changed
-    since it was last loaded, as SessionStart does; a malformed file is one warning line."""
+def note_shared(store) -> None:
+    """Say (one stderr line) when the repository's shared file (.claude/memory-cli.toml) changed
+    since it was last loaded. Reading commands never load it: a file that arrived with a clone
+    is applied by a session in that repository, which tells the person what it did."""
     import os
 
     from .. import scope
-    from ..sharing import api
+    from ..errors import InvalidInput
+    from ..sharing import KV_PREFIX, path_for, repo_file
 
     root = scope.find_project_root(os.getcwd())
-    if not root or store.conn.readonly("main"):
+    if not root or not os.path.lexists(path_for(root)):
         return
-    api.load_quietly(store, root, warn=lambda m: sys.stderr.write(m + "\n"))
+    try:
+        data = repo_file.read_bytes(path_for(root))
+    except InvalidInput as err:
+        sys.stderr.write(f"memory-cli: {err}\n")
+        return
+    from ..maintenance import kvstate
+
+    loaded = (kvstate.get(store, KV_PREFIX + root) or {}).get("hash")
+    if data is not None and loaded != repo_file.digest(data):
+        sys.stderr.write(
+            "memory-cli: .claude/memory-cli.toml is not loaded in its current form; "
+            "the next session in this repository loads it\n"
+        )
 
 
 def content_from(argument: str | None, option: str | None) -> str | None:

@@ -20,7 +20,7 @@ from .common import (
     content_from,
     emit_json,
     flush_warnings,
-    load_shared,
+    note_shared,
     open_store,
     short,
     want_json,
@@ -151,7 +151,7 @@ def query(
         raise InvalidInput("query text is empty")
     scope = scope_mod.resolve_here(scope) if scope else None
     with open_store() as store:
-        load_shared(store)
+        note_shared(store)
         results = search.query(store, text, scope=scope, type=type, limit=limit)
         flush_warnings(store)
     if want_json(json_):
@@ -190,7 +190,7 @@ def list_(
     """List memories (newest first)."""
     scope = scope_mod.resolve_here(scope) if scope else None
     with open_store(reading=True) as store:
-        load_shared(store)
+        note_shared(store)
         rows = entries.list_entries(
             store,
             type=type,

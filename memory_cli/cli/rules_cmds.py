@@ -17,7 +17,7 @@ from .common import (
     content_from,
     emit_json,
     flush_warnings,
-    load_shared,
+    note_shared,
     open_store,
     parse_json_arg,
     settings,
@@ -134,7 +134,7 @@ def rules_list(
     from ..rules import api
 
     with open_store(reading=True) as store:
-        load_shared(store)
+        note_shared(store)
         rows = api.list_rules(
             store,
             status="all" if all_ else "active",

@@ -216,6 +216,7 @@ def summarize_transcript(
                 session_id=session_id,
                 tags=["session"],
                 audit_context=f"session memory ({result['provider']})",
+                home_scope=project,
             )
             out["id"] = entry["id"]
             touched.add(out["scope"])

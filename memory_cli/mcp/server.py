@@ -34,7 +34,19 @@ TOOLS = (
     "record_metric",
     "check_baseline",
 )
-ENTRY_FIELDS = ("id", "content", "type", "scope", "category", "subject", "confidence", "source", "score")
+ENTRY_FIELDS = (
+    "id",
+    "content",
+    "type",
+    "scope",
+    "category",
+    "subject",
+    "confidence",
+    "source",
+    "origin",
+    "requested_scope",
+    "score",
+)
 AGENT_CONFIDENCE = 0.5
 
 
@@ -130,8 +142,10 @@ def remember(
 ) -> dict:
     """Store a memory (secrets are redacted). `type`: rule, correction, preference, fact, pattern
     or decision; `scope` defaults to this project. It is stored unconfirmed, at confidence 0.5,
-    with source `agent`, for the person to review."""
-    sc = _scope(scope, _project_scope())
+    with source `agent`. It applies in this project only: a wider scope (global, another
+    project) is kept as `requested_scope` and waits for the person in `memory-cli review`."""
+    home = _project_scope()
+    sc = _scope(scope, home)
     entry = _call(
         lambda s: entries.add(
             s,
@@ -143,6 +157,7 @@ def remember(
             category=category,
             subject=subject,
             agent="mcp",
+            home_scope=None if home == "global" else home,
         )
     )
     return {"stored": _entry(entry)}

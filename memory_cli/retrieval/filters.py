@@ -13,12 +13,14 @@ def entry_filters(
     project: str | None = None,
     include_inactive: bool = False,
     alias: str = "e",
+    root: str | None = None,
 ) -> tuple[str, list]:
     """SQL over ``alias`` for status, type and scope.
 
     ``scope`` means "applies in that scope": the scope itself plus global memories. Without a
     scope, ``project`` keeps global, that project's and file-scoped entries (file scopes are
-    matched against the files in play afterwards, in Python).
+    matched against the files in play afterwards, in Python). ``root`` adds what the
+    repository file of that checkout brought (scope ``repo:<root>``).
     """
     where, params = [], []
     if not include_inactive:
@@ -34,7 +36,7 @@ def entry_filters(
             where.append(f"({alias}.scope = 'global' OR {alias}.scope = ?)")
             params.append(sc)
     elif project is not None:
-        sql, p = scopes.applicable_scopes_sql(scopes.normalize_project(project) if project else None, alias)
+        sql, p = scopes.applicable_scopes_sql(scopes.normalize_project(project) if project else None, alias, root)
         where.append(sql)
         params.extend(p)
     return " AND ".join(where), params

@@ -140,7 +140,9 @@ def bullet(entry: Any, *, entry_chars: int = DEFAULT_ENTRY_CHARS, show_subject: 
     ``- [timing] jellyfin: Takes 60s to start (confidence: 0.9)`` unless it is listed under that
     subject's own heading (``show_subject=False``): the observation alone does not say what it is
     about. A decision whose rejected alternative is only in its tags gets it spelled out, so
-    "what did we decide not to do" is answerable from the injected text itself.
+    "what did we decide not to do" is answerable from the injected text itself. An entry the
+    person did not write says where it came from (``; written by the agent``), so Claude can
+    weigh a repository's, a teammate's or a model's text as such.
     """
     kind = one_line(field_of(entry, "category") or field_of(entry, "type") or "memory", 40)
     content = one_line(field_of(entry, "content") or field_of(entry, "observation") or "", entry_chars)
@@ -156,6 +158,11 @@ def bullet(entry: Any, *, entry_chars: int = DEFAULT_ENTRY_CHARS, show_subject: 
         for m in merged:
             counts[one_line(m, 60)] = counts.get(one_line(m, 60), 0) + 1
         extra += "; also recorded as " + "; ".join(f"{m} x{n}" if n > 1 else m for m, n in list(counts.items())[:3])
+    origin = field_of(entry, "origin")
+    if origin and origin != "person":
+        from ..provenance import label
+
+        extra += f"; {label(origin)}"
     return f"- [{kind}] {content} (confidence: {format_confidence(field_of(entry, 'confidence', 0.0))}{extra})"
 
 

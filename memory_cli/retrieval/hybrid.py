@@ -129,10 +129,10 @@ def _timeout(settings, timeout_ms):
 # ----------------------------------------------------------------------------- filters
 
 
-def _filters(*, scope, type, project, include_inactive) -> tuple[str, list]:
+def _filters(*, scope, type, project, include_inactive, root=None) -> tuple[str, list]:
     from .filters import entry_filters
 
-    return entry_filters(scope=scope, type=type, project=project, include_inactive=include_inactive)
+    return entry_filters(scope=scope, type=type, project=project, include_inactive=include_inactive, root=root)
 
 
 # ----------------------------------------------------------------------------- the two sides
@@ -267,6 +267,7 @@ def search(
     weights: fusion.Weights | None = None,
     include_inactive: bool = False,
     candidates: int | None = None,
+    root: str | None = None,
 ) -> list[dict]:
     """Entries relevant to ``text``, best first, each with ``score`` on the 0-1 scale.
 
@@ -298,6 +299,7 @@ def search(
         timeout_ms=timeout_ms,
         include_inactive=include_inactive,
         depth=depth,
+        root=root,
     )
     if cands is None:
         return []
@@ -354,10 +356,11 @@ def gather(
     timeout_ms=None,
     include_inactive=False,
     depth=CANDIDATES,
+    root=None,
 ) -> Candidates | None:
     """Read the candidates of ``text`` from the store: keyword and vector evidence, session
     neighbours and the scoring columns (None when nothing can be found, e.g. vector mode cold)."""
-    where, params = _filters(scope=scope, type=type, project=project, include_inactive=include_inactive)
+    where, params = _filters(scope=scope, type=type, project=project, include_inactive=include_inactive, root=root)
     keyword: dict[str, float] = {}
     instances = concepts.instances(text)
     pending = _PendingVector(store, text, _timeout(settings, timeout_ms)) if mode != "keyword" else None
@@ -384,11 +387,15 @@ def gather(
     if missing:
         got.update((r["id"], r) for r in _rows(store, missing, where, params, columns=_SCORING_COLUMNS))
     rows = [got[i] for i in ids if i in got]
-    if files or project is not None:
+    if files or project is not None or root:
         from .. import scope as scopes
 
         proj = scopes.normalize_project(project) if project else None
-        rows = [r for r in rows if not r["scope"].startswith("file:") or scopes.applies(r["scope"], proj, list(files))]
+        rows = [
+            r
+            for r in rows
+            if not r["scope"].startswith(("file:", "repo:")) or scopes.applies(r["scope"], proj, list(files), root)
+        ]
     return Candidates(
         text=text,
         mode=mode,

@@ -54,6 +54,7 @@ _FIELDS = (
     "subject",
     "category",
     "source",
+    "origin",
 )
 _COLUMNS = ", ".join(_FIELDS)
 
@@ -127,6 +128,8 @@ def _applies(scope: str, projects: list[str], files: list[str], root: str | None
         return value in projects
     if kind == "file":
         return any(scopes.file_matches(value, f, root) for f in files)
+    if kind == "repo":
+        return root is not None and value == root
     return False
 
 
@@ -158,6 +161,7 @@ def search(
     min_score: float | None = None,
     type: str | None = None,
     timeout_ms: int | None = None,
+    root: str | None = None,
 ) -> list[dict]:
     """:func:`memory_cli.retrieval.search.query` restricted to what applies in ``project``/``files``;
     a query with nothing to search for (only stop words) finds nothing."""
@@ -173,6 +177,7 @@ def search(
             files=tuple(files),
             timeout_ms=timeout_ms,
             min_score=min_score,
+            root=root,
         )
     except InvalidInput:
         return []
@@ -312,6 +317,8 @@ def _eligible(
 ) -> tuple[list[dict], int]:
     """The best-known candidates (by pin and confidence) and how many memories are eligible."""
     scope_list = ["global"] + [f"project:{p}" for p in projects] + [s for s in always if s != "global"]
+    if root:
+        scope_list.append(f"repo:{root}")
     marks = ",".join("?" * len(scope_list))
     base = f"status = 'active' AND confidence >= ? AND scope IN ({marks})"
     params = [min_conf, *scope_list]
@@ -458,6 +465,7 @@ def inject(
             files=files,
             limit=max(30, max_entries * 3),
             timeout_ms=timeout,
+            root=root,
         ):
             scope = hit.get("scope") or "global"
             if hit.get("status", "active") != "active" or float(hit.get("confidence") or 0) < min_conf:
@@ -696,6 +704,7 @@ def for_prompt(
             limit=max_entries * 4,
             min_score=threshold,
             timeout_ms=timeout,
+            root=project_root,
         )
     )
     chosen, ids = [], set()
@@ -834,6 +843,7 @@ def for_failure(
         limit=max_entries * 4,
         min_score=threshold,
         timeout_ms=timeout,
+        root=project_root,
     )
     chosen = [
         h

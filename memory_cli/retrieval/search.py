@@ -64,6 +64,7 @@ def query(
     min_score: float | None = None,
     timeout_ms: float | None = None,
     use_vectors: bool = True,
+    root: str | None = None,
 ) -> list[dict]:
     """Hybrid retrieval, best first.
 
@@ -85,4 +86,5 @@ def query(
         min_score=min_score,
         timeout_ms=timeout_ms,
         mode="hybrid" if use_vectors else "keyword",
+        root=root,
     )

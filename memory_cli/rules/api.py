@@ -215,9 +215,16 @@ def create_rule(
     session_id: str | None = None,
     fingerprint: str | None = None,
     entry_id: str | None = None,
+    origin: str | None = None,
 ) -> dict:
     """Store a new rule (entry + enforcement row) in one transaction; returns the rule.
-    ``entry_id`` keeps the id a rule has elsewhere (a teammate's store, the repository file)."""
+    ``entry_id`` keeps the id a rule has elsewhere (a teammate's store, the repository file).
+    ``origin`` says who wrote it (:mod:`memory_cli.provenance`); an agent or a model never
+    creates an enforced rule: what they propose waits for the person."""
+    from .. import provenance as prov_mod
+
+    if (origin or prov_mod.ORIGIN_OF_SOURCE.get(source, prov_mod.PERSON)) in prov_mod.UNREVIEWED:
+        raise prov_mod.NotOwner("an agent or a model cannot create an enforced rule; the person approves rules")
     ptype = spec.check_pattern_type(pattern_type)
     pat = spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive)
     act = spec.check_action(action)
@@ -239,6 +246,7 @@ def create_rule(
             session_id=session_id,
             fingerprint=fingerprint,
             entry_id=entry_id,
+            origin=origin,
         )
         _insert(
             store,
@@ -518,18 +526,23 @@ _EDITABLE = (
 )
 
 
-def edit_rule(store, ref: str, **changes) -> dict:
-    """Change a rule; the pattern is re-validated and re-analysed. None values are ignored."""
+def edit_rule(store, ref: str, *, by: str = "person", **changes) -> dict:
+    """Change a rule; the pattern is re-validated and re-analysed. None values are ignored.
+    ``by`` is who asks: the person, or the source that created the rule."""
     unknown = set(changes) - set(_EDITABLE)
     if unknown:
         raise InvalidInput(f"cannot edit {', '.join(sorted(unknown))}")
     rid = _resolve(store, ref)
+    if by != "person":
+        from ..provenance import check_may_change
+
+        check_may_change(store, rid, by, "change")
     changes = {k: v for k, v in changes.items() if v is not None}
     with store.transaction():
         before = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (rid,))
         entry_changes = {k: changes.pop(k) for k in ("content", "scope") if k in changes}
         if entry_changes:
-            entries.update(store, rid, **entry_changes)
+            entries.update(store, rid, by=by, **entry_changes)
         new = dict(before)
         if "pattern_type" in changes:
             new["pattern_type"] = spec.check_pattern_type(changes["pattern_type"])
@@ -602,10 +615,10 @@ def confirm_rule(store, ref: str, action: str | None = None) -> dict:
     return edit_rule(store, rule["id"], confirmed=True, action=new_action)
 
 
-def delete_rule(store, ref: str) -> dict:
+def delete_rule(store, ref: str, *, by: str = "person") -> dict:
     """Delete the rule and its memory entry (the audit log keeps both rows)."""
     rule = get_rule(store, ref)
-    entries.delete(store, rule["id"])
+    entries.delete(store, rule["id"], by=by)
     return rule
 
 

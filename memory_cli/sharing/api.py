@@ -5,10 +5,12 @@ when the hash differs from the one loaded last. It runs at SessionStart and in t
 read the project's memories, never on a tool call. A load is all or nothing: a malformed file
 changes nothing and is reported in one line.
 
-Entries keep the id they have in the file on every machine. Loaded entries get source ``repo``
-and the scope of the project the file sits in; loaded rules are enforced as confirmed rules
-(the file was reviewed and committed). An entry that leaves the file is archived here, not
-deleted; an edited one is updated in place, with the change in the audit log.
+Entries keep the id they have in the file on every machine. Loaded entries get source ``repo``,
+origin ``repo:<root>`` and the scope ``repo:<root>``: they apply only in the checkout the file
+sits in. Loaded rules are enforced as confirmed rules (the file was reviewed and committed).
+A file changes only what it created (:mod:`memory_cli.provenance`): an entry that leaves the
+file is archived here, not deleted; an edited one is updated in place, with the change in the
+audit log; an id that belongs to anything else is refused and reported.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 
-from .. import audit, entries
+from .. import audit, entries, provenance
 from .. import scope as scopes
 from ..errors import InvalidInput
 from ..maintenance import kvstate
@@ -98,9 +100,16 @@ def unshare_entry(store, entry_id: str, root: str | None = None) -> dict:
 def load(store, root: str | None) -> dict | None:
     """Bring the project's file into the store if it changed since the last load.
 
+    The file speaks only for itself: its entries get origin ``repo:<root>`` and the scope of
+    that root (they apply in this checkout only), and a load changes or archives only entries
+    this root's file created. An id that belongs to anything else (the person's own rule,
+    another repository's entry, the team's) is refused and reported, the entry untouched;
+    the person's own entry shared into the file unchanged is simply theirs.
+
     Returns None when there is nothing to do (no project, no file ever, same hash), else
-    {"path", "added", "updated", "archived"}. Raises InvalidInput (one line) for a malformed
-    file, with nothing changed."""
+    {"path", "added", "updated", "unchanged", "archived", "refused": [{"id", "owner"}]}.
+    Raises InvalidInput (one line) for a malformed, oversized or non-regular file, with
+    nothing changed."""
     if not root:
         return None
     path = path_for(root)
@@ -113,29 +122,68 @@ def load(store, root: str | None) -> dict | None:
     if state and state.get("hash") == h:
         return None
     items = repo_file.parse(data, path) if data is not None else []
-    project = scopes.project_name(root)
-    scope = f"project:{project}"
-    counts = {"path": path, "added": 0, "updated": 0, "unchanged": 0, "archived": 0}
+    origin = provenance.repo(root)
+    scope = scopes.parse(origin)
+    counts = {"path": path, "added": 0, "updated": 0, "unchanged": 0, "archived": 0, "refused": []}
+    owned: list[str] = []
     with store.transaction():
         for item in items:
-            counts[_apply(store, item, scope, path)] += 1
+            outcome = _apply(store, item, scope, path, origin, (state or {}).get("archived", []))
+            if outcome == "refused":
+                owner = store.value("SELECT origin FROM memory_entries WHERE id = ?", (item["id"],))
+                counts["refused"].append({"id": item["id"], "owner": provenance.describe(owner)})
+                continue
+            if outcome != "theirs":
+                owned.append(item["id"])
+                counts[outcome] += 1
+        archived = [i for i in (state or {}).get("archived", []) if i not in owned]
         previous = set((state or {}).get("ids", []))
-        for gone in sorted(previous - {i["id"] for i in items}):
-            row = store.row("SELECT status, source FROM memory_entries WHERE id = ?", (gone,))
-            if row and row["source"] == "repo" and row["status"] == "active":
-                entries.archive(store, gone, reason=f"removed from {path}")
+        for gone in sorted(previous - set(owned)):
+            row = store.row("SELECT status, origin FROM memory_entries WHERE id = ?", (gone,))
+            if row and row["origin"] == origin and row["status"] == "active":
+                entries.archive(store, gone, reason=f"removed from {path}", by=origin)
+                archived.append(gone)
                 counts["archived"] += 1
-        kvstate.put(store, key, {"hash": h, "ids": sorted(i["id"] for i in items)})
+        kvstate.put(store, key, {"hash": h, "ids": sorted(owned), "archived": sorted(set(archived))})
         audit.record(
             store,
             "repo_load",
             context=path,
-            result=f"{counts['added']} added, {counts['updated']} updated, {counts['archived']} archived",
+            result=f"{counts['added']} added, {counts['updated']} updated, {counts['archived']} archived, "
+            f"{len(counts['refused'])} refused",
+            details={"refused": counts["refused"]} if counts["refused"] else None,
         )
     return counts
 
 
-def _apply(store, item: dict, scope: str, path: str) -> str:
+def summary(result: dict) -> str | None:
+    """One line for the person on what a load did, or None when it changed nothing they see."""
+    parts = [
+        f"{result[k]} {word}"
+        for k, word in (("added", "added"), ("updated", "changed"), ("archived", "removed"))
+        if result.get(k)
+    ]
+    refused = result.get("refused") or []
+    if refused:
+        shown = ", ".join(f"{r['id'][:8]} (belongs to {r['owner']})" for r in refused[:3])
+        more = f" and {len(refused) - 3} more" if len(refused) > 3 else ""
+        parts.append(f"refused {len(refused)}: {shown}{more}, left as they were")
+    if not parts:
+        return None
+    return "memory-cli: .claude/memory-cli.toml: " + "; ".join(parts)
+
+
+def _same_as_local(store, item: dict) -> bool:
+    """Is the file's entry exactly what this store holds under that id (the person's own entry
+    shared into the file, unchanged)?"""
+    try:
+        mine = _file_entry(store, item["id"])
+    except Exception:
+        return False
+    return repo_file.render([mine]) == repo_file.render([item])
+
+
+def _apply(store, item: dict, scope: str, path: str, origin: str, archived_by_file) -> str:
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (item["id"],))
     rule = item["rule"]
     if local is None:
@@ -150,6 +198,7 @@ def _apply(store, item: dict, scope: str, path: str) -> str:
                 source_ref=path,
                 tags=item["tags"],
                 entry_id=item["id"],
+                origin=origin,
                 **rules_api.portable_kwargs(rule),
             )
         else:
@@ -164,17 +213,24 @@ def _apply(store, item: dict, scope: str, path: str) -> str:
                 subject=item.get("subject"),
                 entry_id=item["id"],
                 audit_context=f"repo: {path}",
+                origin=origin,
             )
         return "added"
+    if local["origin"] != origin:
+        return "theirs" if _same_as_local(store, item) else "refused"
+    # Back from the file after it left it: active again. Archived by the person: stays so.
+    revive = local["status"] == "archived" and local["id"] in archived_by_file
     changed = entries.update(
         store,
         item["id"],
         audit_action="repo_update",
+        by=origin,
         content=item["content"],
+        scope=scope,
         tags=item["tags"],
         category=item.get("category"),
         subject=item.get("subject"),
-        status="active" if local["source"] == "repo" else None,
+        status="active" if revive else None,
     )
     updated = changed["updated_at"] != local["updated_at"]
     if rule is not None and store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (item["id"],)):
@@ -182,6 +238,7 @@ def _apply(store, item: dict, scope: str, path: str) -> str:
         rules_api.edit_rule(
             store,
             item["id"],
+            by=origin,
             pattern=rule["pattern"],
             pattern_type=rule["pattern_type"],
             action=rule["action"],
@@ -201,20 +258,11 @@ def _apply(store, item: dict, scope: str, path: str) -> str:
     return "updated" if updated else "unchanged"
 
 
-def load_quietly(store, root: str | None, warn) -> dict | None:
-    """:func:`load` for commands: a malformed file is one warning line, never a failed command."""
-    try:
-        return load(store, root)
-    except InvalidInput as err:
-        warn(f"memory-cli: {err} (the shared memory was not loaded; nothing changed)")
-        return None
-
-
 def loaded_rules(store) -> list[dict]:
     """Rules that came from a repository file, for `doctor`."""
     return store.rows(
         "SELECT e.id, e.content, e.scope, e.status, r.source_ref FROM memory_entries e"
-        " JOIN enforcement_rules r ON r.id = e.id WHERE e.source = 'repo' ORDER BY e.created_at"
+        " JOIN enforcement_rules r ON r.id = e.id WHERE e.origin LIKE 'repo:%' ORDER BY e.created_at"
     )
 
 

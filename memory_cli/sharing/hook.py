@@ -19,8 +19,6 @@ def session_start(ctx, resp) -> None:
         resp.notify(f"memory-cli: {err} (the shared memory was not loaded; nothing changed)")
         ctx.audit("repo_load", result="malformed", context=str(err))
         return
-    if result and (result["added"] or result["archived"]):
-        resp.notify(
-            f"memory-cli: loaded {result['added']} shared memories from .claude/memory-cli.toml"
-            + (f", archived {result['archived']} removed from it" if result["archived"] else "")
-        )
+    line = api.summary(result) if result else None
+    if line:
+        resp.notify(line)

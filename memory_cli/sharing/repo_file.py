@@ -27,12 +27,54 @@ ENTRY_KEYS = ("id", "type", "content", "category", "subject", "tags")
 RULE_KEYS = tuple(k for k in PORTABLE_FIELDS if k != "enabled")
 
 
+#: A shared file larger than this is not read (a reviewed file of a few hundred entries is
+#: well under it; ``/dev/zero`` or a generated file would stall every session start).
+MAX_BYTES = 512 * 1024
+#: Nor one with more entries than this: each is checked and applied at session start.
+MAX_ENTRIES = 1000
+
+
 def read_bytes(path: str) -> bytes | None:
+    """The file's bytes, or None when there is none. Only a regular file is read, and only up
+    to :data:`MAX_BYTES`: a symlink (to ``/dev/zero``, to a file outside the repository), a
+    pipe or a device is refused with one :class:`InvalidInput` line, without reading it."""
+    import stat
+
+    where = _where(path)
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         return None
+    except OSError as err:
+        if os.path.islink(path):
+            raise InvalidInput(f"{where}: is a symlink; only a regular file is read (not read)") from None
+        raise InvalidInput(f"{where}: cannot be read ({err.strerror})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidInput(f"{where}: not a regular file (a pipe, device or directory); not read")
+        if st.st_size > MAX_BYTES:
+            raise InvalidInput(
+                f"{where}: {st.st_size:,} bytes, over the {MAX_BYTES:,} a shared file may hold; not read"
+            )
+        chunks, left = [], MAX_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 65536))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > MAX_BYTES:  # it grew while being read
+            raise InvalidInput(f"{where}: over the {MAX_BYTES:,} bytes a shared file may hold; not read")
+        return data
+    finally:
+        os.close(fd)
+
+
+def _where(path: str) -> str:
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def digest(data: bytes) -> str:
@@ -45,7 +87,7 @@ def parse(data: bytes, path: str) -> list[dict]:
     """The file's entries, each checked; any problem is one :class:`InvalidInput` line."""
     import tomllib
 
-    where = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+    where = _where(path)
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
@@ -55,6 +97,10 @@ def parse(data: bytes, path: str) -> list[dict]:
     items = doc.get("memory", [])
     if not isinstance(items, list):
         raise InvalidInput(f"{where}: 'memory' must be an array of tables ([[memory]])")
+    if len(items) > MAX_ENTRIES:
+        raise InvalidInput(
+            f"{where}: {len(items):,} entries, over the {MAX_ENTRIES:,} a shared file may hold; not read"
+        )
     seen = set()
     out = []
     for n, item in enumerate(items, 1):
