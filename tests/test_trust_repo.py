@@ -197,3 +197,39 @@ def test_only_a_bounded_regular_file_is_read(tmp_path, plant, said):
 
     with Store.open(db) as s:
         assert s.value("SELECT count(*) FROM memory_entries") == 0
+
+
+def test_entries_loaded_before_provenance_are_bound_to_their_checkout_by_the_migration(db_path):
+    """A store from before migration 10: entries loaded from a file were scoped by folder name
+    (and matched every clone of that name); the migration gives them their root as origin
+    and scope, and the person's, the agent's and the team's entries their origins."""
+    from memory_cli import provenance
+    from memory_cli.db import Store
+    from memory_cli.maintenance import kvstate
+
+    with Store.open(db_path) as s:
+        s.execute("DROP INDEX idx_entries_requested")
+        s.execute("ALTER TABLE memory_entries DROP COLUMN requested_scope")
+        s.execute("ALTER TABLE memory_entries DROP COLUMN origin")
+        rows = [
+            ("r1", "Never run pytest", "project:shop", "repo"),
+            ("p1", "Prefer tabs", "global", "manual"),
+            ("a1", "Deploys need a ticket", "global", "agent"),
+            ("t1", "Use the shared cache", "global", "team"),
+        ]
+        for eid, content, scope, source in rows:
+            s.execute(
+                "INSERT INTO memory_entries(id, content, type, scope, source, created_at, updated_at)"
+                " VALUES (?, ?, 'fact', ?, ?, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
+                (eid, content, scope, source),
+            )
+        kvstate.put(s, "sharing.file:/home/u/downloads/shop", {"hash": "x", "ids": ["r1"]})
+        with s.transaction():
+            provenance.apply_schema(s)
+        got = {r["id"]: (r["origin"], r["scope"]) for r in s.rows("SELECT id, origin, scope FROM memory_entries")}
+    assert got == {
+        "r1": ("repo:/home/u/downloads/shop", "repo:/home/u/downloads/shop"),
+        "p1": ("person", "global"),
+        "a1": ("agent", "global"),
+        "t1": ("team", "global"),
+    }
