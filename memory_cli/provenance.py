@@ -44,7 +44,7 @@ ORIGIN_OF_SOURCE = {
 }
 
 #: How an origin is shown beside an injected line (the person's own entries show nothing).
-LABELS = {TEAM: "from the team", AGENT: "written by the agent", SESSION: "written at session end", IMPORT: "imported"}
+LABELS = {TEAM: "from the team", AGENT: "by the agent", SESSION: "by a session summary", IMPORT: "imported"}
 
 
 class NotOwner(Conflict):

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from memory_cli import entries, settings as settings_mod
+from memory_cli import entries, provenance, settings as settings_mod
 from memory_cli.capture import lifecycle
 from memory_cli.retrieval import format as fmt
 from memory_cli.retrieval import inject as inj
@@ -27,6 +27,8 @@ def cfg(**injection):
 
 def marker(store, category, subject, observation, confidence, session="s0", scope="global"):
     r = lifecycle.record_marker(store, category, subject, observation, session_id=session, scope=scope)
+    if scope == "global":  # written with no project: held back until the person lets it apply everywhere
+        provenance.approve(store, r["entry_id"])
     return entries.update(store, r["entry_id"], confidence=confidence)
 
 
@@ -40,20 +42,21 @@ def test_the_example_session_reads_as_specified(store):
     marker(store, "remediation", None, "DNS checks sometimes fail transiently during WireGuard reconnects", 0.6)
     r = session_block(store, {"project": "homelab", "task": "jellyfin is down again; check it and DNS"})
     assert r["text"] == (
-        "## Operational Memory (3 memories, ~96 tokens)\n\n"
+        "## Operational Memory (3 memories, ~107 tokens)\n\n"
         "Recorded by memory-cli in earlier sessions; confidence runs from 0 to 1.\n\n"
         "### jellyfin\n"
-        "- [timing] Takes 60s to start after restart (confidence: 0.9)\n"
-        "- [behavior] First restart always fails due to DB lock (confidence: 0.8)\n\n"
+        "- [timing] Takes 60s to start after restart (confidence: 0.9; by the agent)\n"
+        "- [behavior] First restart always fails due to DB lock (confidence: 0.8; by the agent)\n\n"
         "### general\n"
-        "- [remediation] DNS checks sometimes fail transiently during WireGuard reconnects (confidence: 0.6)"
+        "- [remediation] DNS checks sometimes fail transiently during WireGuard reconnects"
+        " (confidence: 0.6; by the agent)"
     )
 
 
 def test_a_project_marker_names_its_subject_and_category(store):
     marker(store, "timing", "whisperclick", "takes 60s to start after restart", 0.7, scope="project:whisperclick")
     r = session_block(store, {"project": "whisperclick"})
-    assert "- [timing] whisperclick: takes 60s to start after restart (confidence: 0.7)" in r["text"]
+    assert "- [timing] whisperclick: takes 60s to start after restart (confidence: 0.7; by the agent)" in r["text"]
     assert "### project: whisperclick" in r["text"]
     # beside a prompt too, where there are no headings
     p = inj.for_prompt(

@@ -44,7 +44,7 @@ def test_an_agents_global_memory_is_not_injected_in_another_project_until_the_pe
     approved = run_cli("review", "--approve", stored["id"], db=db)
     assert approved.returncode == 0, approved.stderr
     context = _session_start(db, elsewhere).context
-    assert "Team policy" in context and "written by the agent" in context
+    assert "Team policy" in context and "by the agent" in context
 
 
 def test_an_agents_memory_stays_in_its_own_project(tmp_path):

@@ -141,7 +141,7 @@ def bullet(entry: Any, *, entry_chars: int = DEFAULT_ENTRY_CHARS, show_subject: 
     subject's own heading (``show_subject=False``): the observation alone does not say what it is
     about. A decision whose rejected alternative is only in its tags gets it spelled out, so
     "what did we decide not to do" is answerable from the injected text itself. An entry the
-    person did not write says where it came from (``; written by the agent``), so Claude can
+    person did not write says where it came from (``; by the agent``), so Claude can
     weigh a repository's, a teammate's or a model's text as such.
     """
     kind = one_line(field_of(entry, "category") or field_of(entry, "type") or "memory", 40)
