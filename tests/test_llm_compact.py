@@ -42,6 +42,7 @@ def fill(store, scope, n, *, source="session", prefix="note"):
                 scope=scope,
                 source=source,
                 confidence=0.5,
+                home_scope=scope,  # written by a session in that scope's project
             )
         )
     return out
@@ -53,7 +54,9 @@ def protected(store, scope, tmp_path):
     from memory_cli.rules import api as rules_api
 
     person = entries.add(store, "The person wrote this about the deploy script.", "fact", scope=scope, source="manual")
-    pinned = entries.add(store, "Pinned: staging lives on port 8443.", "fact", scope=scope, source="session")
+    pinned = entries.add(
+        store, "Pinned: staging lives on port 8443.", "fact", scope=scope, source="session", home_scope=scope
+    )
     root = tmp_path / scope.split(":")[-1]
     (root / ".git").mkdir(parents=True, exist_ok=True)
     pins.pin(store, pinned["id"], project_root=str(root))
@@ -67,6 +70,7 @@ def protected(store, scope, tmp_path):
         provenance="promoted",
         confirmed=True,
         source="marker",
+        origin="person",  # a marker memory the person turned into a confirmed rule
     )
     return {"person": person["id"], "pinned": pinned["id"], "confirmed": rule["id"]}
 

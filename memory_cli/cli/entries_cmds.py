@@ -100,6 +100,7 @@ def add(
                 tags=tags,
                 category=category,
                 subject=subject,
+                origin="person",  # typed by the person, whatever source they label it with
             )
             if entry["type"] == "rule":
                 rule = _attach_rule(store, entry, rule_opts)

@@ -191,6 +191,7 @@ def create_memory(store, body: MemoryIn) -> dict:
             tags=body.tags,
             category=body.category,
             subject=body.subject,
+            origin="person",  # typed by the person, whatever source they label it with
         )
         rule = None
         if entry["type"] == "rule":
