@@ -233,3 +233,16 @@ def test_entries_loaded_before_provenance_are_bound_to_their_checkout_by_the_mig
         "a1": ("agent", "global"),
         "t1": ("team", "global"),
     }
+
+
+def test_doctor_reports_a_planted_symlink_in_one_check(tmp_path):
+    db = tmp_path / "me.db"
+    repo = _git_repo(tmp_path / "downloads" / "shop")
+    (repo / ".claude").mkdir()
+    os.symlink("/dev/zero", _file(repo))
+    from memory_cli.db import Store
+
+    Store.open(db).close()
+    r = run_cli("doctor", "--json", db=db, cwd=repo)
+    checks = {c["name"]: c for c in json.loads(r.stdout)["checks"]}
+    assert checks["shared file"]["status"] == "fail" and "symlink" in checks["shared file"]["detail"]

@@ -15,7 +15,13 @@ def doctor_checks(store, settings) -> list[dict]:
     states = api.file_states(store)
     if root:
         path = path_for(root)
-        data = repo_file.read_bytes(path)
+        try:
+            data = repo_file.read_bytes(path)
+        except InvalidInput as err:
+            data = None
+            checks.append(
+                {"name": "shared file", "status": "fail", "detail": f"{err} (sessions keep the last good load)"}
+            )
         if data is not None:
             loaded = (states.get(root) or {}).get("hash")
             try:
