@@ -246,3 +246,23 @@ def test_doctor_reports_a_planted_symlink_in_one_check(tmp_path):
     r = run_cli("doctor", "--json", db=db, cwd=repo)
     checks = {c["name"]: c for c in json.loads(r.stdout)["checks"]}
     assert checks["shared file"]["status"] == "fail" and "symlink" in checks["shared file"]["detail"]
+
+
+def test_query_in_the_checkout_finds_what_its_file_brought_and_nowhere_else(tmp_path):
+    db = tmp_path / "me.db"
+    repo = _git_repo(tmp_path / "work" / "shop")
+    other = _git_repo(tmp_path / "work" / "bank")
+    _write_file(
+        repo,
+        '[[memory]]\nid = "5f0c9d1e-aaaa-4bbb-8ccc-00000000000a"\ntype = "fact"\n'
+        'content = "The shop deploys through the blue green pipeline"\n',
+    )
+    _session_start(db, repo)
+
+    def found(cwd):
+        r = run_cli("query", "blue green pipeline deploys", "--scope", "project", "--json", db=db, cwd=cwd)
+        assert r.returncode == 0, r.stderr
+        return [m["id"] for m in json.loads(r.stdout)]
+
+    assert found(repo) == ["5f0c9d1e-aaaa-4bbb-8ccc-00000000000a"]
+    assert found(other) == []

@@ -153,7 +153,9 @@ def query(
     scope = scope_mod.resolve_here(scope) if scope else None
     with open_store() as store:
         note_shared(store)
-        results = search.query(store, text, scope=scope, type=type, limit=limit)
+        here = scope_mod.find_project_root(os.getcwd())
+        root = here if scope and scope == f"project:{scope_mod.project_name(here)}" else None
+        results = search.query(store, text, scope=scope, type=type, limit=limit, root=root)
         flush_warnings(store)
     if want_json(json_):
         emit_json(

@@ -132,7 +132,8 @@ def query_memory(query: str, scope: str | None = None, type: str | None = None, 
     if not isinstance(limit, int) or limit < 1 or limit > 50:
         raise ToolError(f"limit must be between 1 and 50, got {limit!r}")
     sc = _scope(scope, _project_scope())
-    found = _call(lambda s: ranked_search(s, query, scope=sc, type=type, limit=limit))
+    root = scopes.find_project_root(os.getcwd()) if sc == _project_scope() else None
+    found = _call(lambda s: ranked_search(s, query, scope=sc, type=type, limit=limit, root=root))
     return {"memories": [_entry(e) for e in found], "scope": sc}
 
 

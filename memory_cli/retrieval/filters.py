@@ -32,6 +32,10 @@ def entry_filters(
         sc = scopes.parse(scope)
         if sc == scopes.GLOBAL:
             where.append(f"{alias}.scope = 'global'")
+        elif root and sc.startswith("project:"):
+            # The project's scope in its checkout includes what that checkout's file brought.
+            where.append(f"({alias}.scope = 'global' OR {alias}.scope = ? OR {alias}.scope = ?)")
+            params += [sc, "repo:" + root]
         else:
             where.append(f"({alias}.scope = 'global' OR {alias}.scope = ?)")
             params.append(sc)

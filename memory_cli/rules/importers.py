@@ -119,7 +119,7 @@ def import_hookify(store, directory: str, *, dry_run: bool = False) -> dict:
                     report["unchanged"].append({"id": existing, "name": rule.name, "file": ref})
                     continue
                 if not dry_run:
-                    edit_rule(store, existing, **changed)
+                    edit_rule(store, existing, by="import", **changed)
                 report["updated"].append({"id": existing, "name": rule.name, "file": ref, "changed": sorted(changed)})
                 continue
             if dry_run:
