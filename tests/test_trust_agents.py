@@ -148,3 +148,23 @@ def test_injected_lines_say_where_they_came_from(tmp_path):
     lines = {ln for ln in context.splitlines() if "Prefer" in ln}
     assert any("pnpm" in ln and "from the repository file" in ln for ln in lines), lines
     assert any("short commit" in ln and "from the" not in ln and "written by" not in ln for ln in lines), lines
+
+
+def test_the_dashboard_api_lists_and_approves_an_agents_request_for_a_wider_scope(db_path, store):
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from memory_cli import entries
+    from memory_cli.web.app import ServerConfig, create_app
+
+    token = "test-token-0123456789abcdef"
+    e = entries.add(store, POLICY, "preference", scope="global", source="agent", home_scope="project:shop")
+    other = entries.add(store, "Staging lives on port 8443", "fact", source="agent", home_scope="global")
+    app = create_app(ServerConfig(db_path=str(db_path), token=token, extra_hosts=("testserver",)))
+    with TestClient(app, headers={"Authorization": f"Bearer {token}"}) as api:
+        assert [r["id"] for r in api.get("/api/scope-requests").json()] == [e["id"]]
+        assert api.post(f"/api/scope-requests/{other['id']}/approve").status_code == 404
+        approved = api.post(f"/api/scope-requests/{e['id']}/approve").json()
+        assert approved["scope"] == "global" and approved["requested_scope"] is None
+        assert api.get("/api/scope-requests").json() == []

@@ -168,3 +168,24 @@ def api_approve(correction_id: str, body: Optional[ApproveIn] = None, store=Depe
 @router.post("/corrections/{correction_id}/reject", summary="Reject: never proposed again")
 def api_reject(correction_id: str, body: Optional[RejectIn] = None, store=Depends(deps.get_store)):
     return corr.reject(store, correction_id, reason=body.reason if body else None)
+
+
+@router.get("/scope-requests", summary="Agent and model memories asking to apply beyond their project")
+def api_scope_requests(store=Depends(deps.get_store)):
+    from .. import provenance
+
+    return provenance.pending(store)
+
+
+@router.post("/scope-requests/{entry_id}/approve", summary="Let it apply where it asked to")
+def api_scope_approve(entry_id: str, store=Depends(deps.get_store)):
+    from .. import provenance
+
+    return provenance.approve(store, entry_id)
+
+
+@router.post("/scope-requests/{entry_id}/reject", summary="Keep it where it was written")
+def api_scope_reject(entry_id: str, store=Depends(deps.get_store)):
+    from .. import provenance
+
+    return provenance.reject(store, entry_id)
