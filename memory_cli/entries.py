@@ -436,6 +436,14 @@ def update(store: Store, ref: str, *, audit_action: str = "update", by: str = "p
             sets.append("status = ?")
             params.append("active")
             diff["status"] = {"before": "archived", "after": "active"}
+        if (
+            by == "person"
+            and before["requested_scope"] is not None
+            and ("scope" in diff or (diff.get("status") or {}).get("after") == "active")
+        ):
+            # The person placed it (or let it apply as it is): nothing waits for review any more.
+            sets.append("requested_scope = NULL")
+            diff["requested_scope"] = {"before": before["requested_scope"], "after": None}
         if not sets:
             return decode(before)
         now = now_iso()

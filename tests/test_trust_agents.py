@@ -168,3 +168,11 @@ def test_the_dashboard_api_lists_and_approves_an_agents_request_for_a_wider_scop
         approved = api.post(f"/api/scope-requests/{e['id']}/approve").json()
         assert approved["scope"] == "global" and approved["requested_scope"] is None
         assert api.get("/api/scope-requests").json() == []
+
+
+def test_a_person_placing_an_agents_memory_answers_its_request(store):
+    from memory_cli import entries, provenance
+
+    e = entries.add(store, POLICY, "preference", scope="global", source="agent", home_scope="project:shop")
+    entries.update(store, e["id"], scope="project:bank")
+    assert entries.get(store, e["id"])["requested_scope"] is None and provenance.pending(store) == []
