@@ -1,8 +1,8 @@
 """Share entries through the repository file, and load the file into the local store.
 
 Loading is by content hash: the file is read and hashed (cheap), and parsed and applied only
-when the hash differs from the one loaded last. It runs at SessionStart and in the commands that
-read the project's memories, never on a tool call. A load is all or nothing: a malformed file
+when the hash differs from the one loaded last. It runs at SessionStart only: never on a tool
+call, and not in the commands that read memories (they only say when the file is not loaded). A load is all or nothing: a malformed file
 changes nothing and is reported in one line.
 
 Entries keep the id they have in the file on every machine. Loaded entries get source ``repo``,
