@@ -2,8 +2,8 @@
 
 Loading is by content hash: the file is read and hashed (cheap), and parsed and applied only
 when the hash differs from the one loaded last. It runs at SessionStart only: never on a tool
-call, and not in the commands that read memories (they only say when the file is not loaded). A load is all or nothing: a malformed file
-changes nothing and is reported in one line.
+call, and not in the commands that read memories (they only say when the file is not loaded).
+A load is all or nothing: a malformed file changes nothing and is reported in one line.
 
 Entries keep the id they have in the file on every machine. Loaded entries get source ``repo``,
 origin ``repo:<root>`` and the scope ``repo:<root>``: they apply only in the checkout the file
