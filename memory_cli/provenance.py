@@ -95,7 +95,7 @@ def pending(store) -> list[dict]:
     """Entries an agent or a model wrote that ask for a wider scope than their home, oldest first."""
     return store.rows(
         "SELECT id, content, type, scope, requested_scope, origin, status, created_at FROM memory_entries"
-        " WHERE requested_scope IS NOT NULL ORDER BY created_at"
+        " WHERE requested_scope IS NOT NULL AND status != 'superseded' ORDER BY created_at"
     )
 
 
@@ -104,7 +104,7 @@ def _pending_row(store, ref: str) -> dict:
 
     eid = entries.resolve_id(store, ref)
     row = store.row("SELECT id, scope, requested_scope, status FROM memory_entries WHERE id = ?", (eid,))
-    if row is None or row["requested_scope"] is None:
+    if row is None or row["requested_scope"] is None or row["status"] == "superseded":
         raise NotFound(f"{ref} is not waiting for review")
     return row
 

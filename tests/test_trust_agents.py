@@ -176,3 +176,11 @@ def test_a_person_placing_an_agents_memory_answers_its_request(store):
     e = entries.add(store, POLICY, "preference", scope="global", source="agent", home_scope="project:shop")
     entries.update(store, e["id"], scope="project:bank")
     assert entries.get(store, e["id"])["requested_scope"] is None and provenance.pending(store) == []
+
+
+def test_an_agents_request_superseded_by_the_person_no_longer_waits(store):
+    from memory_cli import entries, provenance
+
+    e = entries.add(store, POLICY, "preference", scope="global", source="agent", home_scope="project:shop")
+    entries.supersede(store, e["id"], "Install tools with the package manager")
+    assert provenance.pending(store) == []
