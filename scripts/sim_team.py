@@ -109,7 +109,7 @@ def round_member(args) -> dict:
         try:
             conn = server.connect(api.joined(s))
             try:
-                out = sync.push(s, conn, f"member{m}@sim")
+                out = sync.push(s, conn)
                 for eid, token in edited:
                     m_row = s.row("SELECT synced_hash FROM team_entries WHERE entry_id = ?", (eid,))
                     if not m_row or m_row["synced_hash"] != sync.payload_hash(sync.local_payload(s, eid)):

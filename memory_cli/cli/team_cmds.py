@@ -72,7 +72,18 @@ def team_sync(json_: JsonOpt = False):
     print(
         f"pushed {out['pushed']}, deleted {out['deleted']}; pulled {out['added']} new, {out['updated']} "
         f"updated, {out['archived']} archived, {out['conflict']} conflicts"
-        + (f"; {out['refused']} pushes lost to newer teammate edits" if out["refused"] else "")
+        + (f"; {out['refused']} pushes refused by the team store" if out["refused"] else "")
+        + (
+            f"; {out['held']} teammate changes to confirmed rules held until a maintainer confirms them"
+            if out["held"]
+            else ""
+        )
+        + (
+            f"; {out['collisions']} refused: the id of a local entry never shared with the team, "
+            "left untouched (`memory-cli audit --action team_pull`)"
+            if out["collisions"]
+            else ""
+        )
         + (
             f"; {out['refused_rows']} entries left out (`memory-cli audit --action team_pull` says why)"
             if out["refused_rows"]

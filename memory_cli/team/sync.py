@@ -9,6 +9,13 @@ the audit log. Nothing is silently lost.
 
 Deletions travel as tombstones (``deleted`` on the server row), so a teammate's store archives
 its copy instead of resurrecting it at the next push.
+
+What the team store sends never outranks this store:
+- a row whose id belongs to a local entry this store never exchanged with the team (``team_exchanged``)
+  is refused and audited, and the local entry is left as it is;
+- a rule this store enforces as confirmed keeps its version when the row that arrives is not
+  confirmed in the team store (a member changed it, which withdraws a maintainer's confirmation):
+  the change is audited as held and applies once a maintainer confirms it.
 """
 
 from __future__ import annotations
@@ -59,6 +66,16 @@ def _mapping(store, entry_id: str) -> dict | None:
     return store.row("SELECT * FROM team_entries WHERE entry_id = ?", (entry_id,))
 
 
+def _exchanged(store, entry_id: str) -> bool:
+    return store.value("SELECT 1 FROM team_exchanged WHERE entry_id = ?", (entry_id,)) is not None
+
+
+def _mark_exchanged(store, entry_id: str, via: str) -> None:
+    store.execute(
+        "INSERT OR IGNORE INTO team_exchanged(entry_id, via, at) VALUES (?, ?, ?)", (entry_id, via, now_iso())
+    )
+
+
 def _remember(store, row: dict, *, synced_hash: str) -> None:
     store.execute(
         "INSERT INTO team_entries(entry_id, version, synced_hash, author, server_updated_at, confirmed, state,"
@@ -94,7 +111,7 @@ _CHANGED_SINCE_SYNC = (
 )
 
 
-def push(store, conn, author: str) -> dict:
+def push(store, conn) -> dict:
     out = {"pushed": 0, "deleted": 0, "refused": 0}
     work = []  # (kind, payload or id, known version, hash)
     forget, unchanged = [], []
@@ -118,26 +135,30 @@ def push(store, conn, author: str) -> dict:
             store.executemany("UPDATE team_entries SET synced_at = ? WHERE entry_id = ?", [(now, e) for e in unchanged])
     for i in range(0, len(work), PUSH_BATCH):
         batch = work[i : i + PUSH_BATCH]
-        rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch], author)
+        rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch])
         with store.transaction():
             for (kind, p, _v, h), row in zip(batch, rows):
                 eid = p if kind == "delete" else p["id"]
                 if kind == "delete":
                     store.execute("DELETE FROM team_entries WHERE entry_id = ?", (eid,))
-                    if row is None:  # a teammate changed it since: the pull brings it back
+                    if row is None:
                         out["refused"] += 1
                         audit.record(
                             store,
                             "team_conflict",
                             entry_id=eid,
-                            result="deletion lost to a teammate's newer edit; the entry comes back",
+                            result="the team store kept it: a teammate changed it since (the pull brings it "
+                            "back), or it is a rule only its author or a maintainer may remove",
                         )
                     else:
+                        # No longer the team's: a row with this id that turns up later is refused.
+                        store.execute("DELETE FROM team_exchanged WHERE entry_id = ?", (eid,))
                         out["deleted"] += 1
                 elif row is None:
                     out["refused"] += 1  # resolved by the pull that follows
                 else:
                     _remember(store, row, synced_hash=h)
+                    _mark_exchanged(store, eid, "pushed")
                     out["pushed"] += 1
     if out["pushed"] or out["deleted"]:
         with store.transaction():
@@ -150,6 +171,10 @@ def apply_remote(store, row: dict) -> str:
     """Bring one server row into the local store; returns what happened (for counts)."""
     m = _mapping(store, row["id"])
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
+    if local is not None and not _exchanged(store, row["id"]):
+        with store.transaction():
+            _refuse_collision(store, row, m)
+        return "collisions"
     if row["deleted"]:
         if m is None:  # not shared with this store (or this store sent the tombstone itself)
             return "skipped"
@@ -175,7 +200,16 @@ def apply_remote(store, row: dict) -> str:
     with store.transaction():
         if local is None:
             _create_local(store, row)
+            _mark_exchanged(store, row["id"], "pulled")
             result = "added"
+        elif not row["confirmed"] and _enforced_as_confirmed(store, row["id"]):
+            current = local_payload(store, row["id"])
+            current_hash = payload_hash(current)
+            if current_hash != remote_hash:
+                _hold(store, row, current)
+            # This store's version stays; an edit made here since the last sync is still pushed.
+            _remember(store, row, synced_hash=(m["synced_hash"] if m and m["synced_hash"] else current_hash))
+            return "held" if current_hash != remote_hash else "skipped"
         else:
             current = local_payload(store, row["id"])
             current_hash = payload_hash(current)
@@ -187,6 +221,44 @@ def apply_remote(store, row: dict) -> str:
             _overwrite_local(store, row)
         _remember(store, row, synced_hash=remote_hash)
     return result
+
+
+def _enforced_as_confirmed(store, entry_id: str) -> bool:
+    return bool(store.value("SELECT confirmed FROM enforcement_rules WHERE id = ?", (entry_id,)))
+
+
+def _hold(store, row: dict, current: dict) -> None:
+    """A change the team store has not confirmed does not replace a rule this store enforces as
+    confirmed: it is recorded, and the next version a maintainer confirms replaces the rule."""
+    audit.record(
+        store,
+        "team_held",
+        entry_id=row["id"],
+        result="kept the confirmed version",
+        context=f"{row['updated_by']}'s change (team version {row['version']}) is not confirmed in the team "
+        "store; this store keeps enforcing its confirmed version until a maintainer confirms the change",
+        details={
+            "held": {k: row.get(k) for k in ("type", "content", "scope", "rule", "updated_by", "version")},
+            "kept": {"content": current["content"], "scope": current["scope"], "rule": current["rule"]},
+        },
+    )
+
+
+def _refuse_collision(store, row: dict, m: dict | None) -> None:
+    """A row with the id of a local entry the team never had: the local entry stays as it is. If
+    that entry was only marked for sharing, the mark goes too (the id is taken on the server)."""
+    unshared = m is not None and not m["version"]
+    if unshared:
+        store.execute("DELETE FROM team_entries WHERE entry_id = ?", (row["id"],))
+    audit.record(
+        store,
+        "team_pull",
+        entry_id=row["id"],
+        result="refused",
+        context="the team store has a row with the id of a local entry this store never shared with it; "
+        "the local entry is untouched" + ("; it is no longer marked for sharing" if unshared else ""),
+        details={"author": row["author"], "updated_by": row["updated_by"], "version": row["version"]},
+    )
 
 
 def _create_local(store, row: dict) -> None:
@@ -285,7 +357,16 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
     from ..errors import MemoryCliError
 
     rows, nxt = server.pull_since(conn, mark)
-    out = {"added": 0, "updated": 0, "archived": 0, "conflict": 0, "skipped": 0, "refused_rows": 0}
+    out = {
+        "added": 0,
+        "updated": 0,
+        "archived": 0,
+        "conflict": 0,
+        "held": 0,
+        "collisions": 0,
+        "skipped": 0,
+        "refused_rows": 0,
+    }
     with store.transaction():
         for row in rows:
             try:
