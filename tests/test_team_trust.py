@@ -96,7 +96,8 @@ def test_a_held_change_applies_once_a_maintainer_confirms_it(team):
     team.sync("carol")
     assert _deny(team.db("carol"), FORCE_PUSH) and not _deny(team.db("carol"), "git reset --hard HEAD~1")
     team.sync("bob")
-    assert team.cli("bob", "team", "confirm", rule["id"]).returncode == 0
+    r = team.cli("bob", "team", "confirm", rule["id"])
+    assert r.returncode == 0 and "git reset --hard" in r.stdout  # bob is shown what he vouches for
     team.sync("carol")
     assert _deny(team.db("carol"), "git reset --hard HEAD~1") and not _deny(team.db("carol"), FORCE_PUSH)
 
@@ -194,3 +195,41 @@ def test_a_row_lock_held_by_a_member_ends_team_sync_with_one_line(team):
         "Tuesdays"
     )
     assert team.sync("carol")["pushed"] == 1  # the next sync, with the lock gone, catches up
+
+
+def test_a_store_that_synced_before_the_exchanged_list_keeps_taking_teammates_changes(team):
+    """Entries pulled or pushed before this store kept ``team_exchanged`` are recognised as the
+    team's when the store is upgraded, so their later changes are not refused as collisions."""
+    from memory_cli.db import Store
+
+    pulled = team.shared_by("alice", "Staging deploys need a ticket")
+    own = json.loads(team.cli("carol", "add", "The VPN config lives in ops/vpn", "--type", "fact", "--json").stdout)
+    team.join("carol")
+    team.share("carol", own["id"])
+    team.sync("carol")
+    with Store.open(team.db("carol")) as s:  # the store as the previous schema left it
+        s.execute("DROP TABLE team_exchanged")
+        s.execute("DELETE FROM schema_migrations WHERE version = 15")
+        s.execute("PRAGMA user_version = 14")
+    team.sync("alice")
+    for entry, text in (
+        (pulled, "Staging deploys need a ticket and a reviewer"),
+        (own, "The VPN config is in ops/net"),
+    ):
+        assert team.cli("alice", "update", entry["id"], "--content", text).returncode == 0
+    team.sync("alice")
+    out = team.sync("carol")  # opening the store applies the migration
+    assert (out["updated"], out["collisions"]) == (2, 0)
+    assert team.row("carol", "SELECT content FROM memory_entries WHERE id = ?", (own["id"],))["content"].endswith(
+        "ops/net"
+    )
+
+
+def test_an_older_team_store_is_refused_until_an_admin_upgrades_it(team):
+    team.join("carol")
+    team.pg.sql("UPDATE memory_cli.meta SET value = '1' WHERE key = 'schema_version'", db=team.name)
+    r = team.cli("carol", "team", "sync")
+    assert r.returncode == 6 and "older" in r.stderr and "team init" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert team.cli("carol", "team", "init", team.pg.url(db=team.name)).returncode == 0
+    assert team.cli("carol", "team", "sync").returncode == 0

@@ -140,9 +140,12 @@ def team_confirm(
     if want_json(json_):
         emit_json(row)
         return
+    # What is confirmed is the team store's version, which may be a teammate's change this store
+    # has held back: say what it is.
+    rule = row.get("rule") or {}
     print(
-        f"confirmed {short(row['id'])} in the team store (version {row['version']}); teammates get it "
-        "at their next sync"
+        f"confirmed {short(row['id'])} in the team store (version {row['version']}): {row['content']!r}, {rule.get('pattern_type')} {rule.get('pattern')!r}, "
+        f"{rule.get('action')}; teammates get it at their next sync"
     )
 
 
