@@ -219,9 +219,11 @@ def test_a_store_that_synced_before_the_exchanged_list_keeps_taking_teammates_ch
         assert team.cli("alice", "update", entry["id"], "--content", text).returncode == 0
     team.sync("alice")
     out = team.sync("carol")  # opening the store applies the migration
-    assert (out["updated"], out["collisions"]) == (2, 0)
-    assert team.row("carol", "SELECT content FROM memory_entries WHERE id = ?", (own["id"],))["content"].endswith(
-        "ops/net"
+    # The pulled entry takes the teammate's edit; the one carol wrote keeps hers (held), as for
+    # any store: neither is refused as a stranger's id.
+    assert (out["updated"], out["held"], out["collisions"]) == (1, 1, 0)
+    assert team.row("carol", "SELECT content FROM memory_entries WHERE id = ?", (pulled["id"],))["content"].endswith(
+        "reviewer"
     )
 
 
@@ -233,3 +235,40 @@ def test_an_older_team_store_is_refused_until_an_admin_upgrades_it(team):
     assert len(r.stderr.strip().splitlines()) == 1
     assert team.cli("carol", "team", "init", team.pg.url(db=team.name)).returncode == 0
     assert team.cli("carol", "team", "sync").returncode == 0
+
+
+def test_a_teammate_cannot_overwrite_or_remove_a_memory_the_person_wrote(team):
+    entry = team.shared_by("carol", "Deploys need a second approver from ops")
+    team.join("alice")
+    _as_member(
+        team,
+        "alice",
+        "UPDATE memory_cli.entries SET content = 'Deploys need no approval' WHERE id = %s",
+        (entry["id"],),
+    )
+    assert team.sync("carol")["held"] == 1
+    content = "SELECT content, status FROM memory_entries WHERE id = ?"
+    assert dict(team.row("carol", content, (entry["id"],))) == {
+        "content": "Deploys need a second approver from ops",
+        "status": "active",
+    }
+    _as_member(team, "alice", "UPDATE memory_cli.entries SET deleted = true WHERE id = %s", (entry["id"],))
+    assert team.sync("carol")["held"] == 1
+    assert team.status("carol", entry["id"]) == "active"  # no longer shared, still hers
+    assert team.row("carol", "SELECT 1 AS x FROM team_entries WHERE entry_id = ?", (entry["id"],)) is None
+    assert team.sync("alice")["archived"] == 1  # the teammate's own copy follows the team store
+
+
+def test_the_persons_own_change_from_another_machine_applies(team):
+    from tests.conftest import run_cli
+
+    entry = team.shared_by("carol", "The on-call rota is in PagerDuty")
+    laptop = team.tmp / "carol-laptop.db"
+    assert run_cli("team", "join", team.url("carol"), db=laptop).returncode == 0
+    r = run_cli("update", entry["id"], "--content", "The on-call rota is in Opsgenie", db=laptop)
+    assert r.returncode == 0, r.stderr
+    assert run_cli("team", "sync", db=laptop).returncode == 0
+    assert team.sync("carol")["updated"] == 1
+    assert team.row("carol", "SELECT content FROM memory_entries WHERE id = ?", (entry["id"],))["content"].endswith(
+        "Opsgenie"
+    )

@@ -290,6 +290,17 @@ def confirm(conn, entry_id: str) -> dict | None:
     return wrap(run)
 
 
+def login(conn) -> str:
+    """The login this connection writes as: the name the server's trigger records."""
+
+    def run():
+        name = conn.execute("SELECT session_user").fetchone()[0]
+        conn.rollback()
+        return name
+
+    return wrap(run)
+
+
 def counts(conn) -> dict:
     def run():
         row = conn.execute(

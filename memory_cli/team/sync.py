@@ -13,6 +13,8 @@ its copy instead of resurrecting it at the next push.
 What the team store sends never outranks this store:
 - a row whose id belongs to a local entry this store never exchanged with the team (``team_exchanged``)
   is refused and audited, and the local entry is left as it is;
+- an entry this store wrote and pushed keeps its version when another login changes or removes it
+  on the team store: the change is audited as held (a removal only stops sharing it here);
 - a rule this store enforces as confirmed keeps its version when the row that arrives is not
   confirmed in the team store (a member changed it, which withdraws a maintainer's confirmation):
   the change is audited as held and applies once a maintainer confirms it.
@@ -167,19 +169,34 @@ def push(store, conn) -> dict:
 
 
 # -- pull ----------------------------------------------------------------------------------------
-def apply_remote(store, row: dict) -> str:
-    """Bring one server row into the local store; returns what happened (for counts)."""
+def apply_remote(store, row: dict, me: str | None = None) -> str:
+    """Bring one server row into the local store; returns what happened (for counts). ``me`` is
+    this store's login on the team server: a change it made (from another machine) is the
+    person's own."""
     m = _mapping(store, row["id"])
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
-    if local is not None and not _exchanged(store, row["id"]):
+    via = store.value("SELECT via FROM team_exchanged WHERE entry_id = ?", (row["id"],))
+    if local is not None and via is None:
         with store.transaction():
             _refuse_collision(store, row, m)
         return "collisions"
+    # An entry this store wrote and pushed changes only by the person's own login.
+    teammates_change_to_own = via == "pushed" and (me is None or row["updated_by"] != me)
     if row["deleted"]:
         if m is None:  # not shared with this store (or this store sent the tombstone itself)
             return "skipped"
         with store.transaction():
             store.execute("DELETE FROM team_entries WHERE entry_id = ?", (row["id"],))
+            if local is not None and teammates_change_to_own:
+                store.execute("DELETE FROM team_exchanged WHERE entry_id = ?", (row["id"],))
+                _hold(
+                    store,
+                    row,
+                    local_payload(store, row["id"]),
+                    f"{row['updated_by']} removed it from the team store; the entry written here stays, "
+                    "no longer shared",
+                )
+                return "held"
             if local is not None and local["status"] == "active":
                 current = local_payload(store, row["id"])
                 if m["synced_hash"] and payload_hash(current) != m["synced_hash"]:
@@ -201,24 +218,33 @@ def apply_remote(store, row: dict) -> str:
         if local is None:
             _create_local(store, row)
             _mark_exchanged(store, row["id"], "pulled")
-            result = "added"
+            _remember(store, row, synced_hash=remote_hash)
+            return "added"
+        current = local_payload(store, row["id"])
+        current_hash = payload_hash(current)
+        if teammates_change_to_own:
+            why = f"{row['updated_by']} changed an entry written here (team version {row['version']})"
         elif not row["confirmed"] and _enforced_as_confirmed(store, row["id"]):
-            current = local_payload(store, row["id"])
-            current_hash = payload_hash(current)
+            why = (
+                f"{row['updated_by']}'s change (team version {row['version']}) is not confirmed in the team "
+                "store; this store keeps enforcing its confirmed version until a maintainer confirms the change"
+            )
+        else:
+            why = None
+        if why is not None:
             if current_hash != remote_hash:
-                _hold(store, row, current)
+                _hold(store, row, current, why)
             # This store's version stays; an edit made here since the last sync is still pushed.
             _remember(store, row, synced_hash=(m["synced_hash"] if m and m["synced_hash"] else current_hash))
             return "held" if current_hash != remote_hash else "skipped"
+        if m is not None and m["synced_hash"] and current_hash not in (m["synced_hash"], remote_hash):
+            _keep_losing_version(store, row, current)
+            result = "conflict"
         else:
-            current = local_payload(store, row["id"])
-            current_hash = payload_hash(current)
-            if m is not None and m["synced_hash"] and current_hash not in (m["synced_hash"], remote_hash):
-                _keep_losing_version(store, row, current)
-                result = "conflict"
-            else:
-                result = "updated"
-            _overwrite_local(store, row)
+            result = "updated"
+        # The person's own rule keeps the confirmation it has here (the team store's flag is the
+        # maintainers' word on it, not the person's).
+        _overwrite_local(store, row, keep_confirmed=via == "pushed")
         _remember(store, row, synced_hash=remote_hash)
     return result
 
@@ -227,18 +253,18 @@ def _enforced_as_confirmed(store, entry_id: str) -> bool:
     return bool(store.value("SELECT confirmed FROM enforcement_rules WHERE id = ?", (entry_id,)))
 
 
-def _hold(store, row: dict, current: dict) -> None:
-    """A change the team store has not confirmed does not replace a rule this store enforces as
-    confirmed: it is recorded, and the next version a maintainer confirms replaces the rule."""
+def _hold(store, row: dict, current: dict, why: str) -> None:
+    """A change that may not replace what this store holds (a teammate's change to an entry the
+    person wrote, an unconfirmed change to a rule enforced here as confirmed) is recorded with
+    both versions, and the local entry stays as it is."""
     audit.record(
         store,
         "team_held",
         entry_id=row["id"],
-        result="kept the confirmed version",
-        context=f"{row['updated_by']}'s change (team version {row['version']}) is not confirmed in the team "
-        "store; this store keeps enforcing its confirmed version until a maintainer confirms the change",
+        result="kept this store's version",
+        context=why,
         details={
-            "held": {k: row.get(k) for k in ("type", "content", "scope", "rule", "updated_by", "version")},
+            "held": {k: row.get(k) for k in ("type", "content", "scope", "rule", "updated_by", "version", "deleted")},
             "kept": {"content": current["content"], "scope": current["scope"], "rule": current["rule"]},
         },
     )
@@ -292,7 +318,7 @@ def _create_local(store, row: dict) -> None:
         )
 
 
-def _overwrite_local(store, row: dict) -> None:
+def _overwrite_local(store, row: dict, *, keep_confirmed: bool = False) -> None:
     entries.update(
         store,
         row["id"],
@@ -310,7 +336,8 @@ def _overwrite_local(store, row: dict) -> None:
         # (edit_rule ignores a missing field and clears on "").
         for key in ("alternative", "message", "name"):
             changes.setdefault(key, "")
-        rules_api.edit_rule(store, row["id"], confirmed=bool(row["confirmed"]), **changes)
+        confirmed = bool(row["confirmed"]) or (keep_confirmed and _enforced_as_confirmed(store, row["id"]))
+        rules_api.edit_rule(store, row["id"], confirmed=confirmed, **changes)
 
 
 def _keep_losing_version(store, row: dict, current: dict) -> None:
@@ -357,6 +384,7 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
     from ..errors import MemoryCliError
 
     rows, nxt = server.pull_since(conn, mark)
+    me = server.login(conn)
     out = {
         "added": 0,
         "updated": 0,
@@ -371,7 +399,7 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
         for row in rows:
             try:
                 with store.transaction():  # a savepoint: a refused row leaves nothing behind
-                    out[apply_remote(store, row)] += 1
+                    out[apply_remote(store, row, me)] += 1
             except MemoryCliError as err:
                 out["refused_rows"] += 1
                 audit.record(
