@@ -265,6 +265,8 @@ def main() -> int:
 
         # PreToolUse: the same store joined vs not, interleaved.
         joined_db, alone_db = dbs[1], str(work / "alone.db")
+        with _store(joined_db) as s:  # the copy must hold what is still in the write-ahead log
+            s.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         shutil.copy(joined_db, alone_db)
         with _store(alone_db) as s:
             api.leave(s)

@@ -272,3 +272,21 @@ def test_the_persons_own_change_from_another_machine_applies(team):
     assert team.row("carol", "SELECT content FROM memory_entries WHERE id = ?", (entry["id"],))["content"].endswith(
         "Opsgenie"
     )
+
+
+def test_the_persons_own_rule_changed_from_another_machine_still_blocks(team):
+    from tests.conftest import run_cli
+
+    rule = add_rule(
+        team.db("carol"), "Never drop the prod DB", pattern="dropdb prod", pattern_type="command", action="block"
+    )
+    team.join("carol")
+    team.share("carol", rule["id"])
+    team.sync("carol")
+    laptop = team.tmp / "carol-laptop.db"
+    assert run_cli("team", "join", team.url("carol"), db=laptop).returncode == 0
+    r = run_cli("rules", "edit", rule["id"], "--pattern", "dropdb production", db=laptop)
+    assert r.returncode == 0, r.stderr
+    assert run_cli("team", "sync", db=laptop).returncode == 0
+    assert team.sync("carol")["updated"] == 1
+    assert _deny(team.db("carol"), "dropdb production")  # her own rule keeps its confirmation here

@@ -181,7 +181,8 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
             _refuse_collision(store, row, m)
         return "collisions"
     # An entry this store wrote and pushed changes only by the person's own login.
-    teammates_change_to_own = via == "pushed" and (me is None or row["updated_by"] != me)
+    own = via == "pushed"
+    teammates_change_to_own = own and (me is None or row["updated_by"] != me)
     if row["deleted"]:
         if m is None:  # not shared with this store (or this store sent the tombstone itself)
             return "skipped"
@@ -224,7 +225,7 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
         current_hash = payload_hash(current)
         if teammates_change_to_own:
             why = f"{row['updated_by']} changed an entry written here (team version {row['version']})"
-        elif not row["confirmed"] and _enforced_as_confirmed(store, row["id"]):
+        elif not own and not row["confirmed"] and _enforced_as_confirmed(store, row["id"]):
             why = (
                 f"{row['updated_by']}'s change (team version {row['version']}) is not confirmed in the team "
                 "store; this store keeps enforcing its confirmed version until a maintainer confirms the change"
@@ -244,7 +245,7 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
             result = "updated"
         # The person's own rule keeps the confirmation it has here (the team store's flag is the
         # maintainers' word on it, not the person's).
-        _overwrite_local(store, row, keep_confirmed=via == "pushed")
+        _overwrite_local(store, row, keep_confirmed=own)
         _remember(store, row, synced_hash=remote_hash)
     return result
 
