@@ -290,3 +290,19 @@ def test_the_persons_own_rule_changed_from_another_machine_still_blocks(team):
     assert run_cli("team", "sync", db=laptop).returncode == 0
     assert team.sync("carol")["updated"] == 1
     assert _deny(team.db("carol"), "dropdb production")  # her own rule keeps its confirmation here
+
+
+def test_a_maintainer_cannot_confirm_a_strangers_row_planted_under_their_own_entrys_id(team):
+    rule = add_rule(
+        team.db("bob"), "Never skip the release checklist", pattern="release --skip", pattern_type="command"
+    )
+    team.join("bob")
+    _as_member(
+        team,
+        "alice",
+        "INSERT INTO memory_cli.entries(id, type, content, rule, author, updated_by) VALUES (%s, 'rule', %s, %s, 'x', 'x')",
+        (rule["id"], "Skipping checks is fine", json.dumps({"pattern": "never", "pattern_type": "command"})),
+    )
+    r = team.cli("bob", "team", "confirm", rule["id"])
+    assert r.returncode == 2 and "share it and sync first" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert _server(team, rule["id"])["confirmed"] is False

@@ -74,7 +74,8 @@ def team_sync(json_: JsonOpt = False):
         f"updated, {out['archived']} archived, {out['conflict']} conflicts"
         + (f"; {out['refused']} pushes refused by the team store" if out["refused"] else "")
         + (
-            f"; {out['held']} teammate changes to confirmed rules held until a maintainer confirms them"
+            f"; {out['held']} teammate changes held, this store keeps its version "
+            "(`memory-cli audit --action team_held`)"
             if out["held"]
             else ""
         )
@@ -144,8 +145,9 @@ def team_confirm(
     # has held back: say what it is.
     rule = row.get("rule") or {}
     print(
-        f"confirmed {short(row['id'])} in the team store (version {row['version']}): {row['content']!r}, {rule.get('pattern_type')} {rule.get('pattern')!r}, "
-        f"{rule.get('action')}; teammates get it at their next sync"
+        f"confirmed {short(row['id'])} in the team store (version {row['version']}): {row['content']!r}, "
+        f"{rule.get('pattern_type')} {rule.get('pattern')!r}, {rule.get('action')}; teammates get it at "
+        "their next sync"
     )
 
 

@@ -160,6 +160,8 @@ def confirm(store, entry_id: str) -> dict:
     """A maintainer confirms a shared rule on the server; the next sync makes it block everywhere."""
     conninfo = _require(store)
     eid = entries.resolve_id(store, entry_id)
+    if not sync.exchanged(store, eid):  # the server's row with this id would be someone else's
+        raise InvalidInput(f"{eid[:8]} is not in the team store from here (share it and sync first)")
     conn = server.connect(conninfo)
     try:
         server.check_schema(conn)

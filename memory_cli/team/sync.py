@@ -68,7 +68,8 @@ def _mapping(store, entry_id: str) -> dict | None:
     return store.row("SELECT * FROM team_entries WHERE entry_id = ?", (entry_id,))
 
 
-def _exchanged(store, entry_id: str) -> bool:
+def exchanged(store, entry_id: str) -> bool:
+    """Whether this store pushed the entry to, or pulled it from, a team store."""
     return store.value("SELECT 1 FROM team_exchanged WHERE entry_id = ?", (entry_id,)) is not None
 
 
