@@ -294,7 +294,11 @@ def test_the_persons_own_rule_changed_from_another_machine_still_blocks(team):
 
 def test_a_maintainer_cannot_confirm_a_strangers_row_planted_under_their_own_entrys_id(team):
     rule = add_rule(
-        team.db("bob"), "Never skip the release checklist", pattern="release --skip", pattern_type="command"
+        team.db("bob"),
+        "Never skip the release checklist",
+        pattern="release --skip",
+        pattern_type="command",
+        action="block",
     )
     team.join("bob")
     _as_member(
