@@ -149,19 +149,19 @@ DROP TABLE IF EXISTS memory_fts;
 """
 
 
-def _area(module: str):
+def _area(module: str, function: str = "apply_schema"):
     """An area's migration lives beside its code and is imported only when it runs."""
 
     def step(store: Store) -> None:
         from importlib import import_module
 
-        import_module(module).apply_schema(store)
+        getattr(import_module(module), function)(store)
 
-    step.__name__ = f"migrate:{module}"
+    step.__name__ = f"migrate:{module}.{function}"
     return step
 
 
-# (version, name, SQL script or callable(store)). Append only; numbers are consecutive.
+# (version, name, SQL script or callable(store)). Append only; numbers only increase.
 MIGRATIONS: list[tuple] = [
     (1, "foundation: entries, rules, corrections, audit log, FTS5", M001_FOUNDATION),
     (2, "rules: conditions, names, import provenance, analysis, rule-set generation", _area("memory_cli.rules.schema")),
@@ -180,6 +180,11 @@ MIGRATIONS: list[tuple] = [
         10,
         "provenance: who wrote each entry (origin) and the wider scope it waits to be given",
         _area("memory_cli.provenance"),
+    ),
+    (
+        15,
+        "team: entries this store exchanged with a team store",
+        _area("memory_cli.team.schema", "apply_exchanged_schema"),
     ),
 ]
 

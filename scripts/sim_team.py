@@ -109,7 +109,7 @@ def round_member(args) -> dict:
         try:
             conn = server.connect(api.joined(s))
             try:
-                out = sync.push(s, conn, f"member{m}@sim")
+                out = sync.push(s, conn)
                 for eid, token in edited:
                     m_row = s.row("SELECT synced_hash FROM team_entries WHERE entry_id = ?", (eid,))
                     if not m_row or m_row["synced_hash"] != sync.payload_hash(sync.local_payload(s, eid)):
@@ -265,6 +265,8 @@ def main() -> int:
 
         # PreToolUse: the same store joined vs not, interleaved.
         joined_db, alone_db = dbs[1], str(work / "alone.db")
+        with _store(joined_db) as s:  # the copy must hold what is still in the write-ahead log
+            s.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         shutil.copy(joined_db, alone_db)
         with _store(alone_db) as s:
             api.leave(s)

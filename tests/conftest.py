@@ -295,3 +295,44 @@ def add_rule(db_path, content, **kw):
 
     with Store.open(db_path) as s:
         return api.create_rule(s, content, **kw)
+
+
+@pytest.fixture(scope="session")
+def pg():
+    """A PostgreSQL server for the session, with the team roles and three members' logins."""
+    from tests.pgserver import ADMIN_PASSWORD, PASSWORDS, PgServer
+
+    server = PgServer().init().start()
+    try:
+        from memory_cli.team import api
+
+        api.init(server.url(password=ADMIN_PASSWORD))  # creates the cluster-wide team roles
+        for user, pw in PASSWORDS.items():
+            server.sql(f"CREATE ROLE {user} LOGIN PASSWORD '{pw}'")
+        server.sql("GRANT memory_cli_member TO alice, carol")
+        server.sql("GRANT memory_cli_maintainer TO bob")
+        yield server
+    finally:
+        server.destroy()
+
+
+@pytest.fixture
+def team(pg, tmp_path, monkeypatch):
+    """A fresh team database on the shared server, and the members' passwords in a pgpass file
+    (the documented way: memory-cli never stores a password)."""
+    import uuid
+
+    from tests.pgserver import ADMIN_PASSWORD, PASSWORDS, Team
+
+    name = "t_" + uuid.uuid4().hex[:10]
+    pg.sql(f"CREATE DATABASE {name}")
+    passfile = tmp_path / "pgpass"
+    passfile.write_text(
+        "".join(f"127.0.0.1:{pg.port}:*:{u}:{p}\n" for u, p in PASSWORDS.items())
+        + f"127.0.0.1:{pg.port}:*:postgres:{ADMIN_PASSWORD}\n"
+    )
+    passfile.chmod(0o600)
+    monkeypatch.setenv("PGPASSFILE", str(passfile))
+    r = run_cli("team", "init", pg.url(db=name))
+    assert r.returncode == 0, r.stderr
+    return Team(pg, name, tmp_path)

@@ -8,6 +8,7 @@ that Debian's ``postgresql`` package creates (``scripts/setup_postgres.sh`` inst
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import socket
@@ -17,6 +18,8 @@ import time
 from pathlib import Path
 
 ADMIN_PASSWORD = "admin-pw"
+#: The team members' logins in the tests: alice and carol are members, bob a maintainer.
+PASSWORDS = {"alice": "alice-pw", "bob": "bob-pw", "carol": "carol-pw"}
 
 
 def find_bin(name: str) -> str | None:
@@ -128,3 +131,63 @@ class PgServer:
                 if s.connect_ex(("127.0.0.1", self.port)) != 0:
                     return
             time.sleep(0.05)
+
+
+class Team:
+    """One team database on the test server and the members' stores beside it."""
+
+    def __init__(self, pg, name, tmp_path):
+        self.pg, self.name, self.tmp = pg, name, tmp_path
+
+    def url(self, user):
+        return self.pg.url(user=user, db=self.name)
+
+    def db(self, user):
+        return self.tmp / f"{user}.db"
+
+    def cli(self, user, *args, **kw):
+        from tests.conftest import run_cli
+
+        return run_cli(*args, db=self.db(user), **kw)
+
+    def join(self, user):
+        r = self.cli(user, "team", "join", self.url(user))
+        assert r.returncode == 0, r.stderr
+        return r
+
+    def sync(self, user):
+        r = self.cli(user, "team", "sync", "--json")
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    def share(self, user, entry_id):
+        from memory_cli.db import Store
+        from memory_cli.team import api
+
+        with Store.open(self.db(user)) as s:
+            return api.mark_shared(s, entry_id)
+
+    def row(self, user, sql, params=()):
+        from memory_cli.db import Store
+
+        with Store.open(self.db(user)) as s:
+            return s.row(sql, params)
+
+    def shared_by(self, user, content, type_="fact"):
+        """``user`` joins, adds an entry, shares it and syncs: the usual start of a scenario."""
+        entry = json.loads(self.cli(user, "add", content, "--type", type_, "--json").stdout)
+        self.join(user)
+        self.share(user, entry["id"])
+        self.sync(user)
+        return entry
+
+    def status(self, user, entry_id):
+        return self.row(user, "SELECT status FROM memory_entries WHERE id = ?", (entry_id,))["status"]
+
+    def server_row(self, entry_id):
+        rows = self.pg.sql(
+            f"SELECT content, version, deleted, confirmed, author, rule::text FROM memory_cli.entries"
+            f" WHERE id = '{entry_id}'",
+            db=self.name,
+        )
+        return rows[0] if rows else None

@@ -10,10 +10,10 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 
 import pytest
 
+from memory_cli.team.schema import SERVER_SCHEMA_VERSION
 from tests.conftest import add_rule, payload, run_cli, run_hook
 from tests.pgserver import ADMIN_PASSWORD, PgServer, missing_reason
 
@@ -22,98 +22,6 @@ _reason = missing_reason()
 if _reason and os.environ.get("CI"):
     raise RuntimeError(f"CI must run the team tests: {_reason}")
 pytestmark = pytest.mark.skipif(_reason is not None, reason=_reason or "")
-
-PASSWORDS = {"alice": "alice-pw", "bob": "bob-pw", "carol": "carol-pw"}
-
-
-@pytest.fixture(scope="session")
-def pg():
-    server = PgServer().init().start()
-    try:
-        from memory_cli.team import api
-
-        api.init(server.url(password=ADMIN_PASSWORD))  # creates the cluster-wide team roles
-        for user, pw in PASSWORDS.items():
-            server.sql(f"CREATE ROLE {user} LOGIN PASSWORD '{pw}'")
-        server.sql("GRANT memory_cli_member TO alice, carol")
-        server.sql("GRANT memory_cli_maintainer TO bob")
-        yield server
-    finally:
-        server.destroy()
-
-
-@pytest.fixture
-def team(pg, tmp_path, monkeypatch):
-    """A fresh team database on the shared server, and the members' passwords in a pgpass file
-    (the documented way: memory-cli never stores a password)."""
-    name = "t_" + uuid.uuid4().hex[:10]
-    pg.sql(f"CREATE DATABASE {name}")
-    passfile = tmp_path / "pgpass"
-    passfile.write_text(
-        "".join(f"127.0.0.1:{pg.port}:*:{u}:{p}\n" for u, p in PASSWORDS.items())
-        + f"127.0.0.1:{pg.port}:*:postgres:{ADMIN_PASSWORD}\n"
-    )
-    passfile.chmod(0o600)
-    monkeypatch.setenv("PGPASSFILE", str(passfile))
-    r = run_cli("team", "init", pg.url(db=name))
-    assert r.returncode == 0, r.stderr
-    return Team(pg, name, tmp_path)
-
-
-class Team:
-    def __init__(self, pg, name, tmp_path):
-        self.pg, self.name, self.tmp = pg, name, tmp_path
-
-    def url(self, user):
-        return self.pg.url(user=user, db=self.name)
-
-    def db(self, user):
-        return self.tmp / f"{user}.db"
-
-    def cli(self, user, *args, **kw):
-        return run_cli(*args, db=self.db(user), **kw)
-
-    def join(self, user):
-        r = self.cli(user, "team", "join", self.url(user))
-        assert r.returncode == 0, r.stderr
-        return r
-
-    def sync(self, user):
-        r = self.cli(user, "team", "sync", "--json")
-        assert r.returncode == 0, r.stderr
-        return json.loads(r.stdout)
-
-    def share(self, user, entry_id):
-        from memory_cli.db import Store
-        from memory_cli.team import api
-
-        with Store.open(self.db(user)) as s:
-            return api.mark_shared(s, entry_id)
-
-    def row(self, user, sql, params=()):
-        from memory_cli.db import Store
-
-        with Store.open(self.db(user)) as s:
-            return s.row(sql, params)
-
-    def shared_by(self, user, content, type_="fact"):
-        """``user`` joins, adds an entry, shares it and syncs: the usual start of a scenario."""
-        entry = json.loads(self.cli(user, "add", content, "--type", type_, "--json").stdout)
-        self.join(user)
-        self.share(user, entry["id"])
-        self.sync(user)
-        return entry
-
-    def status(self, user, entry_id):
-        return self.row(user, "SELECT status FROM memory_entries WHERE id = ?", (entry_id,))["status"]
-
-    def server_row(self, entry_id):
-        rows = self.pg.sql(
-            f"SELECT content, version, deleted, confirmed, author, rule::text FROM memory_cli.entries"
-            f" WHERE id = '{entry_id}'",
-            db=self.name,
-        )
-        return rows[0] if rows else None
 
 
 def _pre_tool_use(db, command):
@@ -156,7 +64,7 @@ def test_a_members_rule_warns_teammates_until_a_maintainer_confirms_it_then_bloc
     assert _pre_tool_use(team.db("carol"), "alembic upgrade head").decision != "deny"
 
 
-def test_a_member_editing_a_confirmed_rule_needs_a_maintainer_again(team):
+def test_a_member_editing_a_confirmed_rule_needs_a_maintainer_again_and_stores_wait_for_one(team):
     rule = add_rule(
         team.db("bob"), "Never force-push main", pattern="git push --force", pattern_type="command", action="block"
     )
@@ -169,8 +77,13 @@ def test_a_member_editing_a_confirmed_rule_needs_a_maintainer_again(team):
     assert team.cli("alice", "rules", "edit", rule["id"], "--pattern", "git push -f").returncode == 0
     team.sync("alice")
     assert team.server_row(rule["id"])[3] is False  # the server's trigger withdrew the confirmation
-    team.sync("bob")
-    assert _pre_tool_use(team.db("bob"), "git push -f").decision != "deny"
+    assert team.sync("bob")["held"] == 1  # bob's store keeps enforcing the version he confirmed
+    pattern = "SELECT pattern FROM enforcement_rules WHERE id = ?"
+    assert team.row("bob", pattern, (rule["id"],))["pattern"] == "git push --force"
+    assert team.cli("bob", "team", "confirm", rule["id"]).returncode == 0
+    assert team.row("bob", pattern, (rule["id"],))["pattern"] == "git push -f"
+    team.sync("alice")
+    assert team.server_row(rule["id"])[3] is True
 
 
 def test_a_teammate_removing_a_rules_alternative_removes_it_everywhere(team):
@@ -289,7 +202,9 @@ def test_a_newer_server_schema_is_refused_and_the_next_sync_catches_up(team):
         assert check["status"] == "warn" and "newer" in check["detail"]
         assert team.server_row(entry["id"]) is None
     finally:
-        team.pg.sql("UPDATE memory_cli.meta SET value = '1' WHERE key = 'schema_version'", db=team.name)
+        team.pg.sql(
+            f"UPDATE memory_cli.meta SET value = '{SERVER_SCHEMA_VERSION}' WHERE key = 'schema_version'", db=team.name
+        )
     assert team.sync("alice")["pushed"] == 1
     doctor = team.cli("alice", "doctor", "--json")
     assert [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "team"][0]["status"] == "ok"

@@ -72,7 +72,19 @@ def team_sync(json_: JsonOpt = False):
     print(
         f"pushed {out['pushed']}, deleted {out['deleted']}; pulled {out['added']} new, {out['updated']} "
         f"updated, {out['archived']} archived, {out['conflict']} conflicts"
-        + (f"; {out['refused']} pushes lost to newer teammate edits" if out["refused"] else "")
+        + (f"; {out['refused']} pushes refused by the team store" if out["refused"] else "")
+        + (
+            f"; {out['held']} teammate changes held, this store keeps its version "
+            "(`memory-cli audit --action team_held`)"
+            if out["held"]
+            else ""
+        )
+        + (
+            f"; {out['collisions']} refused: the id of a local entry never shared with the team, "
+            "left untouched (`memory-cli audit --action team_pull`)"
+            if out["collisions"]
+            else ""
+        )
         + (
             f"; {out['refused_rows']} entries left out (`memory-cli audit --action team_pull` says why)"
             if out["refused_rows"]
@@ -129,9 +141,13 @@ def team_confirm(
     if want_json(json_):
         emit_json(row)
         return
+    # What is confirmed is the team store's version, which may be a teammate's change this store
+    # has held back: say what it is.
+    rule = row.get("rule") or {}
     print(
-        f"confirmed {short(row['id'])} in the team store (version {row['version']}); teammates get it "
-        "at their next sync"
+        f"confirmed {short(row['id'])} in the team store (version {row['version']}): {row['content']!r}, "
+        f"{rule.get('pattern_type')} {rule.get('pattern')!r}, {rule.get('action')}; teammates get it at "
+        "their next sync"
     )
 
 

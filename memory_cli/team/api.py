@@ -8,8 +8,6 @@ show). ``team_entries`` lists what is shared.
 
 from __future__ import annotations
 
-import subprocess
-
 from .. import audit, entries
 from ..errors import InvalidInput
 from ..maintenance import kvstate
@@ -51,21 +49,6 @@ def safe_conninfo(url: str) -> tuple[str, bool]:
         raise InvalidInput(f"not a PostgreSQL URL or conninfo: {server.one_line(err)}") from None
     had = parts.pop("password", None) is not None
     return make_conninfo(**parts), had
-
-
-def author_email(cwd: str | None = None) -> str:
-    """Who shared it: git's user.email of the project (else the global one)."""
-    try:
-        out = subprocess.run(["git", "config", "user.email"], cwd=cwd, capture_output=True, text=True, timeout=5)
-        email = out.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        email = ""
-    if email:
-        return email
-    import getpass
-    import socket
-
-    return f"{getpass.getuser()}@{socket.gethostname()}"
 
 
 def joined(store) -> str | None:
@@ -145,7 +128,7 @@ def unmark_shared(store, entry_id: str) -> bool:
     return True
 
 
-def sync_now(store, *, cwd: str | None = None, url: str | None = None) -> dict:
+def sync_now(store, *, url: str | None = None) -> dict:
     """Push, then pull. A failure is recorded for ``status``/``doctor`` and raised as one line;
     the local store is unchanged by a failed step and the next sync catches up. ``url`` (the
     one ``join`` was given, password included) is used for this sync only."""
@@ -155,7 +138,7 @@ def sync_now(store, *, cwd: str | None = None, url: str | None = None) -> dict:
         conn = server.connect(url or conninfo)
         try:
             server.check_schema(conn)
-            pushed = sync.push(store, conn, author_email(cwd))
+            pushed = sync.push(store, conn)
             pulled, mark = sync.pull(store, conn, kvstate.get(store, KEY_MARK, "0") or "0")
         finally:
             conn.close()
@@ -173,20 +156,22 @@ def sync_now(store, *, cwd: str | None = None, url: str | None = None) -> dict:
     return result
 
 
-def confirm(store, entry_id: str, *, cwd: str | None = None) -> dict:
+def confirm(store, entry_id: str) -> dict:
     """A maintainer confirms a shared rule on the server; the next sync makes it block everywhere."""
     conninfo = _require(store)
     eid = entries.resolve_id(store, entry_id)
+    if not sync.exchanged(store, eid):  # the server's row with this id would be someone else's
+        raise InvalidInput(f"{eid[:8]} is not in the team store from here (share it and sync first)")
     conn = server.connect(conninfo)
     try:
         server.check_schema(conn)
-        row = server.confirm(conn, eid, author_email(cwd))
+        row = server.confirm(conn, eid)
     finally:
         conn.close()
     if row is None:
         raise InvalidInput(f"{eid[:8]} is not a rule in the team store (share it and sync first)")
     with store.transaction():
-        sync.apply_remote(store, row)
+        sync.apply_remote(store, row, row["updated_by"])  # the confirmation is this login's own change
     return row
 
 

@@ -4,7 +4,9 @@ Locally, ``team_entries`` maps each shared entry to the server version it was la
 a hash of what was synced and when (``synced_at``), so a sync looks only at entries changed
 since (their ``updated_at`` is later), pushes only what changed here, and can tell a local edit
 that raced a teammate's (a conflict) from a plain update. The connection and the pull
-mark live in ``kv`` (``team.*`` keys).
+mark live in ``kv`` (``team.*`` keys). ``team_exchanged`` lists the entries this store has sent to
+or received from a team store; it outlives ``team leave`` and is what lets a pull tell a teammate's
+entry from a local one that merely has the same id (which a pull never touches).
 
 On the server everything lives in one schema (``memory_cli``); ``meta.schema_version`` lets an
 older memory-cli refuse a schema it does not know instead of half-understanding it.
@@ -27,18 +29,44 @@ CREATE TABLE IF NOT EXISTS team_entries (
 """
 
 
+EXCHANGED_SQL = (
+    """
+CREATE TABLE IF NOT EXISTS team_exchanged (
+    entry_id TEXT PRIMARY KEY REFERENCES memory_entries(id) ON DELETE CASCADE,
+    via      TEXT NOT NULL CHECK (via IN ('pushed', 'pulled')),
+    at       TEXT NOT NULL
+)
+""",
+    # A store that synced before this table existed: what it pulled carries source 'team', what
+    # it pushed has a server version.
+    "INSERT OR IGNORE INTO team_exchanged(entry_id, via, at)"
+    " SELECT id, 'pulled', updated_at FROM memory_entries WHERE source = 'team'",
+    "INSERT OR IGNORE INTO team_exchanged(entry_id, via, at)"
+    " SELECT t.entry_id, 'pushed', coalesce(t.synced_at, t.shared_at) FROM team_entries t"
+    " JOIN memory_entries e ON e.id = t.entry_id WHERE t.version > 0",
+)
+
+
 def apply_schema(store) -> None:
     store.execute(LOCAL_SQL.strip())
 
 
-#: The server schema version this code writes and understands.
-SERVER_SCHEMA_VERSION = 1
+def apply_exchanged_schema(store) -> None:
+    for statement in EXCHANGED_SQL:
+        store.execute(statement.strip())
+
+
+#: The server schema version this code writes and understands. Version 2 is the one whose
+#: trigger keeps members from weakening confirmed rules and from claiming another's name; this
+#: code refuses to sync with an older one (``team init`` upgrades it).
+SERVER_SCHEMA_VERSION = 2
 SCHEMA = "memory_cli"
 MEMBER_ROLE = "memory_cli_member"
 MAINTAINER_ROLE = "memory_cli_maintainer"
 
 #: Columns a member may write; ``confirmed``/``confirmed_by`` are the maintainers' alone, and the
-#: server's trigger owns ``version``, times and ``change_xid``.
+#: server's trigger owns ``version``, times and ``change_xid``, and sets ``author``,
+#: ``updated_by`` and ``confirmed_by`` from the login whatever a client wrote there.
 MEMBER_INSERT_COLUMNS = (
     "id",
     "type",
@@ -90,23 +118,49 @@ CREATE TABLE IF NOT EXISTS {SCHEMA}.entries (
     change_xid   xid8 NOT NULL DEFAULT pg_current_xact_id()
 );
 CREATE INDEX IF NOT EXISTS entries_change_xid ON {SCHEMA}.entries (change_xid);
-CREATE OR REPLACE FUNCTION {SCHEMA}.stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE OR REPLACE FUNCTION {SCHEMA}.stamp() RETURNS trigger LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    maintainer boolean := pg_has_role(current_user, '{MAINTAINER_ROLE}', 'MEMBER');
 BEGIN
+    -- Who wrote it is the login, never what the client claims.
     NEW.change_xid := pg_current_xact_id();
     NEW.updated_at := now();
+    NEW.updated_by := session_user;
     IF TG_OP = 'INSERT' THEN
         NEW.version := 1;
         NEW.created_at := now();
+        NEW.author := session_user;
+        NEW.confirmed_by := CASE WHEN NEW.confirmed THEN session_user END;
+        RETURN NEW;
+    END IF;
+    NEW.version := OLD.version + 1;
+    NEW.created_at := OLD.created_at;
+    NEW.author := OLD.author;
+    -- Removing a rule from every store is for its author and the maintainers.
+    IF NEW.deleted AND NOT OLD.deleted AND OLD.rule IS NOT NULL AND NOT maintainer
+       AND OLD.author IS DISTINCT FROM session_user THEN
+        RAISE EXCEPTION 'only its author or a maintainer may remove a rule from the team store'
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF NEW.confirmed AND NOT OLD.confirmed THEN
+        NEW.confirmed_by := session_user;
+    ELSIF NEW.confirmed THEN
+        NEW.confirmed_by := OLD.confirmed_by;
     ELSE
-        NEW.version := OLD.version + 1;
-        NEW.created_at := OLD.created_at;
-        NEW.author := OLD.author;
-        -- A changed rule needs a maintainer's confirmation again, unless a maintainer changed it.
-        IF NEW.rule IS DISTINCT FROM OLD.rule
-           AND NOT pg_has_role(current_user, '{MAINTAINER_ROLE}', 'MEMBER') THEN
-            NEW.confirmed := false;
-            NEW.confirmed_by := NULL;
-        END IF;
+        NEW.confirmed_by := NULL;
+    END IF;
+    -- What a maintainer vouched for needs a maintainer again once a member changes any of it.
+    IF OLD.confirmed AND NOT maintainer
+       AND (NEW.type, NEW.content, NEW.scope, NEW.category, NEW.subject, NEW.tags, NEW.rule, NEW.deleted)
+           IS DISTINCT FROM
+           (OLD.type, OLD.content, OLD.scope, OLD.category, OLD.subject, OLD.tags, OLD.rule, OLD.deleted) THEN
+        NEW.confirmed := false;
+        NEW.confirmed_by := NULL;
+    END IF;
+    IF NEW.deleted THEN
+        NEW.confirmed := false;
+        NEW.confirmed_by := NULL;
     END IF;
     RETURN NEW;
 END $$;
@@ -137,4 +191,5 @@ Give each person a login role and one of the two team roles:
   CREATE ROLE alice LOGIN PASSWORD '...';   -- or your usual authentication (certificates, LDAP)
   GRANT {MEMBER_ROLE} TO alice;            -- reads every shared entry, adds and edits entries
   GRANT {MAINTAINER_ROLE} TO bob;          -- also confirms rules, which makes them block
-Members' rules are enforced as warnings until a maintainer runs `memory-cli team confirm ID`."""
+Members' rules are enforced as warnings until a maintainer runs `memory-cli team confirm ID`.
+Rows record the login that wrote them, so give each person a login of their own."""

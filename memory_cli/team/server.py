@@ -4,6 +4,10 @@ Every psycopg failure becomes :class:`TeamUnavailable` with one line a person ca
 (server down, wrong password, permission denied, a newer schema). The connection string is the
 person's own libpq URL or conninfo, so TLS modes, ``~/.pgpass``, ``PGPASSWORD`` and service
 files work as their infrastructure expects.
+
+Every connection carries a ``lock_timeout`` and a ``statement_timeout``: a teammate who leaves a
+transaction open on a row, or a server that stalls, ends a sync with one line instead of
+holding it (and the background sync's lock) for ever.
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ from ..errors import MemoryCliError
 from . import schema
 
 CONNECT_TIMEOUT_S = 5
+#: How long a statement waits for a row or table lock another session holds.
+LOCK_TIMEOUT_S = 5
+#: How long any one statement may run; a push batch of 500 rows takes well under a second.
+STATEMENT_TIMEOUT_S = 30
 
 
 class TeamUnavailable(MemoryCliError):
@@ -44,7 +52,7 @@ def one_line(err: BaseException) -> str:
 def connect(conninfo: str, *, autocommit: bool = False):
     psycopg = _psycopg()
     try:
-        return psycopg.connect(
+        conn = psycopg.connect(
             conninfo, connect_timeout=CONNECT_TIMEOUT_S, autocommit=autocommit, application_name="memory-cli"
         )
     except psycopg.Error as err:
@@ -53,12 +61,38 @@ def connect(conninfo: str, *, autocommit: bool = False):
             msg += " (memory-cli stores no password: use ~/.pgpass, PGPASSFILE or PGPASSWORD)"
         raise TeamUnavailable(f"team server unreachable: {msg}") from None
 
+    def limits():
+        # Session settings, committed, so every later transaction on this connection has them.
+        conn.execute(
+            "SELECT set_config('lock_timeout', %s, false), set_config('statement_timeout', %s, false)",
+            (f"{LOCK_TIMEOUT_S}s", f"{STATEMENT_TIMEOUT_S}s"),
+        )
+        if not autocommit:
+            conn.commit()
+
+    try:
+        wrap(limits)
+    except TeamUnavailable:
+        conn.close()
+        raise
+    return conn
+
 
 def wrap(fn):
     """Run ``fn`` turning any psycopg error into one line."""
     psycopg = _psycopg()
     try:
         return fn()
+    except psycopg.errors.LockNotAvailable:
+        raise TeamUnavailable(
+            f"team server busy: another session held a lock on rows this sync writes for over {LOCK_TIMEOUT_S} s; "
+            "nothing was changed, the next sync retries"
+        ) from None
+    except psycopg.errors.QueryCanceled:
+        raise TeamUnavailable(
+            f"team server too slow: a statement ran over {STATEMENT_TIMEOUT_S} s and was cancelled; "
+            "nothing was changed, the next sync retries"
+        ) from None
     except psycopg.errors.InsufficientPrivilege as err:
         raise TeamUnavailable(
             f"the team server refused: {one_line(err)} (confirming rules needs the "
@@ -115,6 +149,12 @@ def check_schema(conn) -> None:
         raise TeamUnavailable("no memory-cli team store on that server: an admin runs `memory-cli team init URL` first")
     if version > schema.SERVER_SCHEMA_VERSION:
         raise _newer(version)
+    if version < schema.SERVER_SCHEMA_VERSION:
+        raise TeamUnavailable(
+            f"the team store has schema {version}, older than this memory-cli needs "
+            f"({schema.SERVER_SCHEMA_VERSION}, which keeps members from changing confirmed rules); an admin "
+            "runs `memory-cli team init URL` to upgrade it (the local store keeps working)"
+        )
 
 
 COLUMNS = (
@@ -170,19 +210,23 @@ def pull_since(conn, mark: str) -> tuple[list[dict], str]:
     return wrap(run)
 
 
+# author and updated_by are left to the server's trigger, which writes the login.
 _INSERT = (
     f"INSERT INTO {schema.SCHEMA}.entries(id, type, content, scope, category, subject, tags, confidence,"
-    " rule, deleted, author, updated_by) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,false,%s,%s)"
+    " rule, deleted) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,false)"
     f" ON CONFLICT (id) DO NOTHING RETURNING {', '.join(COLUMNS)}"
 )
 _UPDATE = (
     f"UPDATE {schema.SCHEMA}.entries SET type=%s, content=%s, scope=%s, category=%s, subject=%s, tags=%s,"
-    " confidence=%s, rule=%s, updated_by=%s WHERE id=%s AND version=%s AND NOT deleted"
+    " confidence=%s, rule=%s WHERE id=%s AND version=%s AND NOT deleted"
     f" RETURNING {', '.join(COLUMNS)}"
 )
+# The trigger refuses a member's removal of someone else's rule; asking only for the rows it
+# would allow keeps that refusal from failing the whole batch (the row comes back as refused).
 _TOMBSTONE = (
-    f"UPDATE {schema.SCHEMA}.entries SET deleted=true, updated_by=%s WHERE id=%s AND version=%s"
-    f" AND NOT deleted RETURNING {', '.join(COLUMNS)}"
+    f"UPDATE {schema.SCHEMA}.entries SET deleted=true WHERE id=%s AND version=%s AND NOT deleted"
+    f" AND (rule IS NULL OR author = session_user OR pg_has_role(current_user, '{schema.MAINTAINER_ROLE}', 'MEMBER'))"
+    f" RETURNING {', '.join(COLUMNS)}"
 )
 
 
@@ -199,7 +243,7 @@ def _fields(p: dict) -> tuple:
     )
 
 
-def push_batch(conn, items: list[tuple[str, dict | str, int]], author: str) -> list[dict | None]:
+def push_batch(conn, items: list[tuple[str, dict | str, int]]) -> list[dict | None]:
     """Apply ``(kind, payload or id, known version)`` items in one transaction, pipelined.
 
     ``insert`` adds a new entry (None back when the id exists already); ``update`` and
@@ -214,11 +258,11 @@ def push_batch(conn, items: list[tuple[str, dict | str, int]], author: str) -> l
                     cur = conn.cursor()
                     if kind == "insert":
                         f = _fields(p)
-                        cur.execute(_INSERT, (p["id"], *f, author, author))
+                        cur.execute(_INSERT, (p["id"], *f))
                     elif kind == "update":
-                        cur.execute(_UPDATE, (*_fields(p), author, p["id"], version))
+                        cur.execute(_UPDATE, (*_fields(p), p["id"], version))
                     else:
-                        cur.execute(_TOMBSTONE, (author, p, version))
+                        cur.execute(_TOMBSTONE, (p, version))
                     cursors.append(cur)
             out = []
             for cur in cursors:
@@ -229,18 +273,30 @@ def push_batch(conn, items: list[tuple[str, dict | str, int]], author: str) -> l
     return wrap(run)
 
 
-def confirm(conn, entry_id: str, who: str) -> dict | None:
-    """A maintainer vouches for a shared rule. PostgreSQL itself refuses members."""
+def confirm(conn, entry_id: str) -> dict | None:
+    """A maintainer vouches for a shared rule. PostgreSQL itself refuses members; the trigger
+    records the maintainer's login as ``confirmed_by``."""
 
     def run():
         with conn.transaction():
             cur = conn.execute(
-                f"UPDATE {schema.SCHEMA}.entries SET confirmed=true, confirmed_by=%s"
+                f"UPDATE {schema.SCHEMA}.entries SET confirmed=true"
                 f" WHERE id=%s AND NOT deleted AND rule IS NOT NULL RETURNING {', '.join(COLUMNS)}",
-                (who, entry_id),
+                (entry_id,),
             )
             row = cur.fetchone()
         return _row(row) if row else None
+
+    return wrap(run)
+
+
+def login(conn) -> str:
+    """The login this connection writes as: the name the server's trigger records."""
+
+    def run():
+        name = conn.execute("SELECT session_user").fetchone()[0]
+        conn.rollback()
+        return name
 
     return wrap(run)
 

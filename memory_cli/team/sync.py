@@ -9,6 +9,15 @@ the audit log. Nothing is silently lost.
 
 Deletions travel as tombstones (``deleted`` on the server row), so a teammate's store archives
 its copy instead of resurrecting it at the next push.
+
+What the team store sends never outranks this store:
+- a row whose id belongs to a local entry this store never exchanged with the team (``team_exchanged``)
+  is refused and audited, and the local entry is left as it is;
+- an entry this store wrote and pushed keeps its version when another login changes or removes it
+  on the team store: the change is audited as held (a removal only stops sharing it here);
+- a rule this store enforces as confirmed keeps its version when the row that arrives is not
+  confirmed in the team store (a member changed it, which withdraws a maintainer's confirmation):
+  the change is audited as held and applies once a maintainer confirms it.
 """
 
 from __future__ import annotations
@@ -59,6 +68,17 @@ def _mapping(store, entry_id: str) -> dict | None:
     return store.row("SELECT * FROM team_entries WHERE entry_id = ?", (entry_id,))
 
 
+def exchanged(store, entry_id: str) -> bool:
+    """Whether this store pushed the entry to, or pulled it from, a team store."""
+    return store.value("SELECT 1 FROM team_exchanged WHERE entry_id = ?", (entry_id,)) is not None
+
+
+def _mark_exchanged(store, entry_id: str, via: str) -> None:
+    store.execute(
+        "INSERT OR IGNORE INTO team_exchanged(entry_id, via, at) VALUES (?, ?, ?)", (entry_id, via, now_iso())
+    )
+
+
 def _remember(store, row: dict, *, synced_hash: str) -> None:
     store.execute(
         "INSERT INTO team_entries(entry_id, version, synced_hash, author, server_updated_at, confirmed, state,"
@@ -94,7 +114,7 @@ _CHANGED_SINCE_SYNC = (
 )
 
 
-def push(store, conn, author: str) -> dict:
+def push(store, conn) -> dict:
     out = {"pushed": 0, "deleted": 0, "refused": 0}
     work = []  # (kind, payload or id, known version, hash)
     forget, unchanged = [], []
@@ -118,26 +138,30 @@ def push(store, conn, author: str) -> dict:
             store.executemany("UPDATE team_entries SET synced_at = ? WHERE entry_id = ?", [(now, e) for e in unchanged])
     for i in range(0, len(work), PUSH_BATCH):
         batch = work[i : i + PUSH_BATCH]
-        rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch], author)
+        rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch])
         with store.transaction():
             for (kind, p, _v, h), row in zip(batch, rows):
                 eid = p if kind == "delete" else p["id"]
                 if kind == "delete":
                     store.execute("DELETE FROM team_entries WHERE entry_id = ?", (eid,))
-                    if row is None:  # a teammate changed it since: the pull brings it back
+                    if row is None:
                         out["refused"] += 1
                         audit.record(
                             store,
                             "team_conflict",
                             entry_id=eid,
-                            result="deletion lost to a teammate's newer edit; the entry comes back",
+                            result="the team store kept it: a teammate changed it since (the pull brings it "
+                            "back), or it is a rule only its author or a maintainer may remove",
                         )
                     else:
+                        # No longer the team's: a row with this id that turns up later is refused.
+                        store.execute("DELETE FROM team_exchanged WHERE entry_id = ?", (eid,))
                         out["deleted"] += 1
                 elif row is None:
                     out["refused"] += 1  # resolved by the pull that follows
                 else:
                     _remember(store, row, synced_hash=h)
+                    _mark_exchanged(store, eid, "pushed")
                     out["pushed"] += 1
     if out["pushed"] or out["deleted"]:
         with store.transaction():
@@ -146,15 +170,35 @@ def push(store, conn, author: str) -> dict:
 
 
 # -- pull ----------------------------------------------------------------------------------------
-def apply_remote(store, row: dict) -> str:
-    """Bring one server row into the local store; returns what happened (for counts)."""
+def apply_remote(store, row: dict, me: str | None = None) -> str:
+    """Bring one server row into the local store; returns what happened (for counts). ``me`` is
+    this store's login on the team server: a change it made (from another machine) is the
+    person's own."""
     m = _mapping(store, row["id"])
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
+    via = store.value("SELECT via FROM team_exchanged WHERE entry_id = ?", (row["id"],))
+    if local is not None and via is None:
+        with store.transaction():
+            _refuse_collision(store, row, m)
+        return "collisions"
+    # An entry this store wrote and pushed changes only by the person's own login.
+    own = via == "pushed"
+    teammates_change_to_own = own and (me is None or row["updated_by"] != me)
     if row["deleted"]:
         if m is None:  # not shared with this store (or this store sent the tombstone itself)
             return "skipped"
         with store.transaction():
             store.execute("DELETE FROM team_entries WHERE entry_id = ?", (row["id"],))
+            if local is not None and teammates_change_to_own:
+                store.execute("DELETE FROM team_exchanged WHERE entry_id = ?", (row["id"],))
+                _hold(
+                    store,
+                    row,
+                    local_payload(store, row["id"]),
+                    f"{row['updated_by']} removed it from the team store; the entry written here stays, "
+                    "no longer shared",
+                )
+                return "held"
             if local is not None and local["status"] == "active":
                 current = local_payload(store, row["id"])
                 if m["synced_hash"] and payload_hash(current) != m["synced_hash"]:
@@ -175,18 +219,74 @@ def apply_remote(store, row: dict) -> str:
     with store.transaction():
         if local is None:
             _create_local(store, row)
-            result = "added"
+            _mark_exchanged(store, row["id"], "pulled")
+            _remember(store, row, synced_hash=remote_hash)
+            return "added"
+        current = local_payload(store, row["id"])
+        current_hash = payload_hash(current)
+        if teammates_change_to_own:
+            why = f"{row['updated_by']} changed an entry written here (team version {row['version']})"
+        elif not own and not row["confirmed"] and _enforced_as_confirmed(store, row["id"]):
+            why = (
+                f"{row['updated_by']}'s change (team version {row['version']}) is not confirmed in the team "
+                "store; this store keeps enforcing its confirmed version until a maintainer confirms the change"
+            )
         else:
-            current = local_payload(store, row["id"])
-            current_hash = payload_hash(current)
-            if m is not None and m["synced_hash"] and current_hash not in (m["synced_hash"], remote_hash):
-                _keep_losing_version(store, row, current)
-                result = "conflict"
-            else:
-                result = "updated"
-            _overwrite_local(store, row)
+            why = None
+        if why is not None:
+            if current_hash != remote_hash:
+                _hold(store, row, current, why)
+            # This store's version stays; an edit made here since the last sync is still pushed.
+            _remember(store, row, synced_hash=(m["synced_hash"] if m and m["synced_hash"] else current_hash))
+            return "held" if current_hash != remote_hash else "skipped"
+        if m is not None and m["synced_hash"] and current_hash not in (m["synced_hash"], remote_hash):
+            _keep_losing_version(store, row, current)
+            result = "conflict"
+        else:
+            result = "updated"
+        # The person's own rule keeps the confirmation it has here (the team store's flag is the
+        # maintainers' word on it, not the person's).
+        _overwrite_local(store, row, keep_confirmed=own)
         _remember(store, row, synced_hash=remote_hash)
     return result
+
+
+def _enforced_as_confirmed(store, entry_id: str) -> bool:
+    return bool(store.value("SELECT confirmed FROM enforcement_rules WHERE id = ?", (entry_id,)))
+
+
+def _hold(store, row: dict, current: dict, why: str) -> None:
+    """A change that may not replace what this store holds (a teammate's change to an entry the
+    person wrote, an unconfirmed change to a rule enforced here as confirmed) is recorded with
+    both versions, and the local entry stays as it is."""
+    audit.record(
+        store,
+        "team_held",
+        entry_id=row["id"],
+        result="kept this store's version",
+        context=why,
+        details={
+            "held": {k: row.get(k) for k in ("type", "content", "scope", "rule", "updated_by", "version", "deleted")},
+            "kept": {"content": current["content"], "scope": current["scope"], "rule": current["rule"]},
+        },
+    )
+
+
+def _refuse_collision(store, row: dict, m: dict | None) -> None:
+    """A row with the id of a local entry the team never had: the local entry stays as it is. If
+    that entry was only marked for sharing, the mark goes too (the id is taken on the server)."""
+    unshared = m is not None and not m["version"]
+    if unshared:
+        store.execute("DELETE FROM team_entries WHERE entry_id = ?", (row["id"],))
+    audit.record(
+        store,
+        "team_pull",
+        entry_id=row["id"],
+        result="refused",
+        context="the team store has a row with the id of a local entry this store never shared with it; "
+        "the local entry is untouched" + ("; it is no longer marked for sharing" if unshared else ""),
+        details={"author": row["author"], "updated_by": row["updated_by"], "version": row["version"]},
+    )
 
 
 def _create_local(store, row: dict) -> None:
@@ -220,7 +320,7 @@ def _create_local(store, row: dict) -> None:
         )
 
 
-def _overwrite_local(store, row: dict) -> None:
+def _overwrite_local(store, row: dict, *, keep_confirmed: bool = False) -> None:
     entries.update(
         store,
         row["id"],
@@ -238,7 +338,8 @@ def _overwrite_local(store, row: dict) -> None:
         # (edit_rule ignores a missing field and clears on "").
         for key in ("alternative", "message", "name"):
             changes.setdefault(key, "")
-        rules_api.edit_rule(store, row["id"], confirmed=bool(row["confirmed"]), **changes)
+        confirmed = bool(row["confirmed"]) or (keep_confirmed and _enforced_as_confirmed(store, row["id"]))
+        rules_api.edit_rule(store, row["id"], confirmed=confirmed, **changes)
 
 
 def _keep_losing_version(store, row: dict, current: dict) -> None:
@@ -285,12 +386,22 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
     from ..errors import MemoryCliError
 
     rows, nxt = server.pull_since(conn, mark)
-    out = {"added": 0, "updated": 0, "archived": 0, "conflict": 0, "skipped": 0, "refused_rows": 0}
+    me = server.login(conn)
+    out = {
+        "added": 0,
+        "updated": 0,
+        "archived": 0,
+        "conflict": 0,
+        "held": 0,
+        "collisions": 0,
+        "skipped": 0,
+        "refused_rows": 0,
+    }
     with store.transaction():
         for row in rows:
             try:
                 with store.transaction():  # a savepoint: a refused row leaves nothing behind
-                    out[apply_remote(store, row)] += 1
+                    out[apply_remote(store, row, me)] += 1
             except MemoryCliError as err:
                 out["refused_rows"] += 1
                 audit.record(
