@@ -149,6 +149,13 @@ DROP TABLE IF EXISTS memory_fts;
 """
 
 
+# NULL for rows written before agents were told apart, and for rows no hook wrote (the CLI).
+M014_AUDIT_AGENT = """
+ALTER TABLE memory_audit_log ADD COLUMN agent TEXT;
+CREATE INDEX IF NOT EXISTS idx_audit_agent ON memory_audit_log(agent, timestamp) WHERE agent IS NOT NULL;
+"""
+
+
 def _area(module: str):
     """An area's migration lives beside its code and is imported only when it runs."""
 
@@ -176,6 +183,7 @@ MIGRATIONS: list[tuple] = [
     ),
     (8, "retrieval: one FTS index (memory_rank_fts); drop the foundation's memory_fts", M008_ONE_FTS_INDEX),
     (9, "team: entries shared with a team store", _area("memory_cli.team.schema")),
+    (14, "audit: which coding agent (claude, codex, gemini) each hook row came from", M014_AUDIT_AGENT),
 ]
 
 LATEST = MIGRATIONS[-1][0]
