@@ -179,3 +179,28 @@ def test_install_for_codex_writes_codex_hooks_json_in_codex_home(tmp_path, monke
 def test_an_unknown_agent_is_refused_in_one_line():
     r = run_cli("install", "--agent", "cursor")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "unknown agent 'cursor'" in r.stderr
+
+
+def test_stats_say_which_agent_each_hook_call_and_block_came_from(db_path):
+    add_rule(db_path, "Never use pythonw.exe", pattern="pythonw.exe", pattern_type="command", action="block")
+    blocked = {"command": "pythonw.exe main.py"}
+    agent_hook(db_path, "codex", "PreToolUse", codex("PreToolUse", tool_name="Bash", tool_input=blocked))
+    agent_hook(db_path, "gemini", "BeforeTool", gemini("BeforeTool", tool_name="run_shell_command", tool_input=blocked))
+    agent_hook(db_path, "gemini", "BeforeAgent", gemini("BeforeAgent", prompt="hello"))
+    data = json.loads(run_cli("--json", "stats", db=db_path).stdout)["by_agent_last_7_days"]
+    assert data["codex"] == {"hook_calls": 1, "blocks": 1, "warns": 0, "errors": 0}
+    assert data["gemini"] == {"hook_calls": 2, "blocks": 1, "warns": 0, "errors": 0}
+    assert "claude" not in data
+    text = run_cli("stats", db=db_path).stdout
+    assert "codex: 1 hook calls, 1 blocked" in text and "gemini: 2 hook calls, 1 blocked" in text
+
+
+def test_doctor_shows_each_agents_registration_and_a_timed_real_hook_call(db_path):
+    run_cli("install", "--agent", "gemini")
+    checks = {c["name"]: c for c in json.loads(run_cli("--json", "doctor", db=db_path).stdout)["checks"]}
+    gemini_check = checks["hooks (gemini) (user)"]
+    assert gemini_check["status"] == "ok", gemini_check
+    assert (
+        "7 events registered" in gemini_check["detail"] and "a real BeforeTool call: median" in gemini_check["detail"]
+    )
+    assert "not installed" in checks["hooks (codex)"]["detail"]

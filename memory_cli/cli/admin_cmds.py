@@ -50,6 +50,11 @@ def stats(json_: JsonOpt = False):
     c.print(f"corrections: {data['corrections']['pending']} pending review of {data['corrections']['total']}")
     audit = data.get("audit_last_7_days") or {}
     c.print("last 7 days: " + (", ".join(f"{k} {v}" for k, v in audit.items()) if audit else "no activity"))
+    for agent, n in (data.get("by_agent_last_7_days") or {}).items():
+        c.print(
+            f"  {agent}: {n['hook_calls']} hook calls, {n['blocks']} blocked, {n['warns']} warned"
+            + (f", {n['errors']} failed open" if n["errors"] else "")
+        )
     a = data["agent_stores"]
     c.print(
         f"incidents: {a['incidents_open']} open, {a['incidents_resolved']} resolved; "
