@@ -29,6 +29,7 @@ EVENTS: dict[str, list[tuple[str, str | None, int]]] = {
         ("PostToolUse", TOOL_MATCHERS["codex"], 5),
         ("PreCompact", None, 10),
         ("Stop", None, 10),
+        ("SessionEnd", None, 5),
     ],
     "gemini": [
         ("SessionStart", None, 10),

@@ -174,6 +174,7 @@ def test_install_for_codex_writes_codex_hooks_json_in_codex_home(tmp_path, monke
     data = json.loads((tmp_path / "codex-home" / "hooks.json").read_text())
     pre = data["hooks"]["PreToolUse"][0]
     assert pre["matcher"] == "^(Bash|apply_patch)$" and pre["hooks"][0]["timeout"] == 5  # seconds for Codex
+    assert "SessionEnd" in data["hooks"] and "PostToolUseFailure" not in data["hooks"]
 
 
 def test_an_unknown_agent_is_refused_in_one_line():
@@ -204,3 +205,9 @@ def test_doctor_shows_each_agents_registration_and_a_timed_real_hook_call(db_pat
         "7 events registered" in gemini_check["detail"] and "a real BeforeTool call: median" in gemini_check["detail"]
     )
     assert "not installed" in checks["hooks (codex)"]["detail"]
+
+
+def test_codex_session_end_is_handled_and_answers_nothing(db_path):
+    body = {k: v for k, v in codex("SessionEnd", reason="other").items() if k not in ("model", "permission_mode")}
+    assert agent_hook(db_path, "codex", "SessionEnd", body) is None
+    assert [(r["agent"], r["hook_event"], r["result"]) for r in _audit(db_path)] == [("codex", "SessionEnd", "ok")]

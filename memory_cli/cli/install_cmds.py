@@ -8,7 +8,10 @@ import typer
 
 from .common import JsonOpt, emit_json, state, want_json
 
-SCOPE_HELP = "user (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"
+SCOPE_HELP = (
+    "user (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json); "
+    "for --agent codex or gemini: user or project"
+)
 
 
 def register(app: typer.Typer) -> None:

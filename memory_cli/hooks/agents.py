@@ -24,7 +24,10 @@ AGENTS = ("claude", "codex", "gemini")
 
 # agent -> {the agent's event name: the Claude Code event the handlers run for}
 EVENTS: dict[str, dict[str, str]] = {
-    "codex": {e: e for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop")},
+    "codex": {
+        e: e
+        for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop", "SessionEnd")
+    },
     "gemini": {
         "SessionStart": "SessionStart",
         "BeforeAgent": "UserPromptSubmit",
