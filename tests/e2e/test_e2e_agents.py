@@ -210,7 +210,7 @@ def test_a_file_rule_sees_every_file_a_codex_patch_touches(agents):
 @pytest.mark.parametrize("agent", ["codex", "gemini"])
 def test_a_memory_reaches_the_agents_model_at_session_start(agents, agent):
     agents.home.cli("add", "The whisperclick staging database listens on port 6543", "--type", "fact")
-    run = getattr(agents, agent)("what port does staging use?", [])
+    run = getattr(agents, agent)("hello", [])  # a prompt no memory is relevant to: only the start injects
     assert run.proc.returncode == 0, run.describe()
     first = run.standin.main_requests[0]
     assert "port 6543" in run.standin.shown(first), run.describe()
@@ -228,3 +228,9 @@ def test_a_correction_twice_in_codex_and_once_in_claude_code_promotes_one_rule(a
     assert len(npm_rules) == 1, npm_rules
     prompts = [r for r in _audit(home, "hook") if r["hook_event"] == "UserPromptSubmit"]
     assert {"codex", "claude"} <= {r["agent"] for r in prompts}, prompts
+
+
+def test_a_correction_typed_in_gemini_is_acknowledged_to_its_model_at_once(agents):
+    run = agents.gemini("No, use yarn, not npm. Install the dependencies.", [])
+    assert run.proc.returncode == 0, run.describe()
+    assert "Recorded correction: use yarn, not npm." in run.standin.shown(run.standin.main_requests[0]), run.describe()
