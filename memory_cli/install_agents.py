@@ -69,6 +69,30 @@ def settings_file(agent: str, scope: str = "user", cwd: str | None = None) -> Pa
     return Path(root) / (".codex/hooks.json" if agent == "codex" else ".gemini/settings.json")
 
 
+def load(agent: str, path: Path) -> dict:
+    """The agent's file as a dict. Gemini accepts comments in settings.json; a file with comments
+    is refused (rewriting it would drop them) with what to do instead."""
+    try:
+        return lib.load_settings(path)
+    except InvalidInput:
+        if agent == "gemini" and _has_comments(path):
+            raise InvalidInput(
+                f"{path} has comments, which rewriting it would lose; nothing was changed: remove them, "
+                "or paste the hooks `memory-cli install --agent gemini --dry-run` shows into it by hand"
+            ) from None
+        raise
+
+
+def _has_comments(path: Path) -> bool:
+    import re
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return re.search(r"^\s*//|/\*", text, re.M) is not None
+
+
 def command_for(agent: str, event: str, launcher: str, db: str | None = None) -> str:
     return lib.command_for(event, launcher, db).replace(" hook ", f" hook --agent {agent} ", 1)
 

@@ -211,3 +211,14 @@ def test_codex_session_end_is_handled_and_answers_nothing(db_path):
     body = {k: v for k, v in codex("SessionEnd", reason="other").items() if k not in ("model", "permission_mode")}
     assert agent_hook(db_path, "codex", "SessionEnd", body) is None
     assert [(r["agent"], r["hook_event"], r["result"]) for r in _audit(db_path)] == [("codex", "SessionEnd", "ok")]
+
+
+def test_a_gemini_settings_file_with_comments_is_left_alone_with_a_way_forward(tmp_path):
+    settings = tmp_path / "home" / ".gemini" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    text = '{\n  // my theme\n  "theme": "dark"\n}\n'
+    settings.write_text(text)
+    r = run_cli("install", "--agent", "gemini")
+    assert r.returncode == 2 and "has comments" in r.stderr and "--dry-run" in r.stderr
+    assert settings.read_text() == text
+    assert list(settings.parent.iterdir()) == [settings]  # no backup, no temporary file

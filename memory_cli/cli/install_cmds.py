@@ -67,7 +67,7 @@ def install(
         from .. import install_agents as agents
 
         path = agents.settings_file(agent, scope)
-        before = lib.load_settings(path)
+        before = agents.load(agent, path)
         launcher = lib.hook_launcher() if entry == "fast" else lib.console_launcher()
         _report_all(
             lib, [(path, before, agents.with_ours(agent, before, launcher, state.db))], dry_run, json_, "installed"
@@ -101,7 +101,7 @@ def uninstall(
         from .. import install_agents as agents
 
         path = agents.settings_file(agent, scope)
-        before = lib.load_settings(path)
+        before = agents.load(agent, path)
         _report_all(lib, [(path, before, lib.without_ours(before))], dry_run, json_, "uninstalled")
         return
     path = lib.settings_file(scope)
