@@ -97,9 +97,29 @@ def command_for(agent: str, event: str, launcher: str, db: str | None = None) ->
     return lib.command_for(event, launcher, db).replace(" hook ", f" hook --agent {agent} ", 1)
 
 
-def hooks_object(agent: str, launcher: str, db: str | None = None) -> dict:
+def tool_matcher(agent: str, extra_tools=None) -> str:
+    """The tool events' matcher: the agent's own tools for shell and file writes, plus its names
+    for any tool a rule names (a rule for ``Read`` needs Gemini's ``read_file`` calls)."""
+    import re
+
+    from .hooks.agents import PATCH_TOOL, TOOLS
+
+    names = TOOL_MATCHERS[agent][2:-2].split("|")
+    native = TOOLS.get(agent, {})
+    for tool in extra_tools or []:
+        if agent == "codex" and tool in ("Write", "Edit", "MultiEdit"):
+            wanted = [PATCH_TOOL]
+        else:
+            wanted = [n for n, t in native.items() if t == tool] or [tool]
+        names += [n for n in wanted if n not in names]
+    return "^(" + "|".join(re.escape(n) for n in names) + ")$"
+
+
+def hooks_object(agent: str, launcher: str, db: str | None = None, extra_tools=None) -> dict:
     out: dict = {}
     for event, matcher, timeout in EVENTS[check_agent(agent)]:
+        if matcher:
+            matcher = tool_matcher(agent, extra_tools)
         group: dict = {}
         if matcher:
             group["matcher"] = matcher
@@ -110,10 +130,10 @@ def hooks_object(agent: str, launcher: str, db: str | None = None) -> dict:
     return out
 
 
-def with_ours(agent: str, settings: dict, launcher: str, db: str | None = None) -> dict:
+def with_ours(agent: str, settings: dict, launcher: str, db: str | None = None, extra_tools=None) -> dict:
     data = lib.without_ours(settings)
     hooks = data.setdefault("hooks", {})
-    for event, groups in hooks_object(agent, launcher, db).items():
+    for event, groups in hooks_object(agent, launcher, db, extra_tools).items():
         if not isinstance(hooks.get(event), list):
             hooks[event] = []
         hooks[event].extend(groups)

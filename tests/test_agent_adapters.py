@@ -222,3 +222,20 @@ def test_a_gemini_settings_file_with_comments_is_left_alone_with_a_way_forward(t
     assert r.returncode == 2 and "has comments" in r.stderr and "--dry-run" in r.stderr
     assert settings.read_text() == text
     assert list(settings.parent.iterdir()) == [settings]  # no backup, no temporary file
+
+
+def test_a_rule_for_another_tool_makes_install_register_that_agents_name_for_it(db_path):
+    add_rule(
+        db_path,
+        "Never read secrets",
+        pattern=r"secrets\.txt$",
+        pattern_type="regex",
+        action="block",
+        tools=["Read"],
+        fields=["file_path"],
+    )
+    run_cli("install", "--agent", "gemini", db=db_path)
+    settings = json.loads((db_path.parent / "home" / ".gemini" / "settings.json").read_text())
+    assert "read_file" in settings["hooks"]["BeforeTool"][0]["matcher"]
+    body = gemini("BeforeTool", tool_name="read_file", tool_input={"file_path": "/home/u/secrets.txt"})
+    assert agent_hook(db_path, "gemini", "BeforeTool", body)["decision"] == "deny"

@@ -70,7 +70,11 @@ def install(
         before = agents.load(agent, path)
         launcher = lib.hook_launcher() if entry == "fast" else lib.console_launcher()
         _report_all(
-            lib, [(path, before, agents.with_ours(agent, before, launcher, state.db))], dry_run, json_, "installed"
+            lib,
+            [(path, before, agents.with_ours(agent, before, launcher, state.db, _rule_tools()))],
+            dry_run,
+            json_,
+            "installed",
         )
         return
     path = lib.settings_file(scope)
