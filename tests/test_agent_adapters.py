@@ -239,3 +239,18 @@ def test_a_rule_for_another_tool_makes_install_register_that_agents_name_for_it(
     assert "read_file" in settings["hooks"]["BeforeTool"][0]["matcher"]
     body = gemini("BeforeTool", tool_name="read_file", tool_input={"file_path": "/home/u/secrets.txt"})
     assert agent_hook(db_path, "gemini", "BeforeTool", body)["decision"] == "deny"
+
+
+def test_the_audit_listing_names_the_agent_of_each_hook_call(db_path):
+    agent_hook(db_path, "gemini", "BeforeAgent", gemini("BeforeAgent", prompt="hello"))
+    agent_hook(db_path, "codex", "UserPromptSubmit", codex("UserPromptSubmit", prompt="hello", turn_id="t1"))
+    lines = [ln.split() for ln in run_cli("audit", "--action", "hook", db=db_path).stdout.splitlines()[1:]]
+    assert sorted((ln[3], ln[4]) for ln in lines) == [("codex", "UserPromptSubmit"), ("gemini", "UserPromptSubmit")]
+
+
+def test_markers_in_geminis_last_answer_are_stored_as_after_claudes(db_path):
+    answer = "Done.\n[MEMORY:behavior:docker] Tagging needs the sha before the build step"
+    body = gemini("AfterAgent", prompt="tag the image", prompt_response=answer, stop_hook_active=False)
+    agent_hook(db_path, "gemini", "AfterAgent", body)
+    listed = run_cli("--json", "list", db=db_path).stdout
+    assert "Tagging needs the sha before the build step" in listed

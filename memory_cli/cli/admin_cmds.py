@@ -161,12 +161,13 @@ def audit_(
     from rich.table import Table
 
     t = Table(box=None, header_style="bold", pad_edge=False)
-    for col in ("time", "action", "event", "entry", "result", "ms", "context"):
+    for col in ("time", "action", "agent", "event", "entry", "result", "ms", "context"):
         t.add_column(col)
     for r in rows:
         t.add_row(
             r["timestamp"][:19].replace("T", " "),
             r["action"],
+            r.get("agent") or "",
             r.get("hook_event") or "",
             (r.get("entry_id") or "")[:8],
             str(r.get("result") or ""),
