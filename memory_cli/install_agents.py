@@ -97,21 +97,66 @@ def command_for(agent: str, event: str, launcher: str, db: str | None = None) ->
     return lib.command_for(event, launcher, db).replace(" hook ", f" hook --agent {agent} ", 1)
 
 
+def native_names(agent: str, tool: str) -> list[str]:
+    """The agent's names for a Claude Code tool (none when the agent has no such tool)."""
+    from .hooks.agents import PATCH_TOOL, TOOLS
+
+    if agent == "codex" and tool in ("Write", "Edit", "MultiEdit"):
+        return [PATCH_TOOL]
+    if agent == "codex" and tool == "Bash":
+        return ["Bash"]
+    if tool.startswith("mcp__"):
+        return [tool]
+    return [n for n, t in TOOLS.get(agent, {}).items() if t == tool]
+
+
+def coverage_warnings(tools, cwd: str | None = None) -> list[str]:
+    """One line per tool a rule names that an agent's installed tool hook is never called for."""
+    import re
+
+    out = []
+    for agent in INSTALLABLE:
+        event = EVENTS[agent][2][0]  # PreToolUse / BeforeTool
+        for scope in ("user", "project"):
+            try:
+                path = settings_file(agent, scope, cwd)
+                groups = (lib.load_settings(path).get("hooks") or {}).get(event) or []
+            except (InvalidInput, AttributeError):
+                continue
+            ours = [
+                str(g.get("matcher") or "")
+                for g in groups
+                if isinstance(g, dict) and any(lib.is_ours(h) for h in g.get("hooks", []) if isinstance(h, dict))
+            ]
+            if not ours:
+                continue
+            for tool in tools:
+                names = native_names(agent, tool)
+                if names and not any(_matches(m, n, re) for m in ours for n in names):
+                    out.append(
+                        f"rules for {tool} will not fire in {agent}: memory-cli's {event} hook in {path} runs "
+                        f"only for {' | '.join(ours)}; run `memory-cli install --agent {agent}` again to add it"
+                    )
+    return out
+
+
+def _matches(matcher: str, name: str, re) -> bool:
+    if matcher in ("", "*"):
+        return True
+    try:
+        return re.search(matcher, name) is not None
+    except re.error:
+        return name in matcher.split("|")
+
+
 def tool_matcher(agent: str, extra_tools=None) -> str:
     """The tool events' matcher: the agent's own tools for shell and file writes, plus its names
     for any tool a rule names (a rule for ``Read`` needs Gemini's ``read_file`` calls)."""
     import re
 
-    from .hooks.agents import PATCH_TOOL, TOOLS
-
     names = TOOL_MATCHERS[agent][2:-2].split("|")
-    native = TOOLS.get(agent, {})
     for tool in extra_tools or []:
-        if agent == "codex" and tool in ("Write", "Edit", "MultiEdit"):
-            wanted = [PATCH_TOOL]
-        else:
-            wanted = [n for n, t in native.items() if t == tool] or [tool]
-        names += [n for n in wanted if n not in names]
+        names += [n for n in native_names(agent, tool) if n not in names]
     return "^(" + "|".join(re.escape(n) for n in names) + ")$"
 
 

@@ -254,3 +254,13 @@ def test_markers_in_geminis_last_answer_are_stored_as_after_claudes(db_path):
     agent_hook(db_path, "gemini", "AfterAgent", body)
     listed = run_cli("--json", "list", db=db_path).stdout
     assert "Tagging needs the sha before the build step" in listed
+
+
+def test_a_new_rule_for_a_tool_an_agents_hook_never_sees_is_warned_about_at_once(db_path):
+    run_cli("install", "--agent", "gemini", db=db_path)
+    r = run_cli("rules", "add", "Never read secrets", "--pattern", "secrets", "--tools", "Read", db=db_path)
+    assert r.returncode == 0
+    assert "rules for Read will not fire in gemini" in r.stderr and "install --agent gemini" in r.stderr
+    run_cli("install", "--agent", "gemini", db=db_path)
+    again = run_cli("rules", "add", "Never read keys", "--pattern", "keys", "--tools", "Read", db=db_path)
+    assert "will not fire in gemini" not in again.stderr
