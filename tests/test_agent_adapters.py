@@ -264,3 +264,16 @@ def test_a_new_rule_for_a_tool_an_agents_hook_never_sees_is_warned_about_at_once
     run_cli("install", "--agent", "gemini", db=db_path)
     again = run_cli("rules", "add", "Never read keys", "--pattern", "keys", "--tools", "Read", db=db_path)
     assert "will not fire in gemini" not in again.stderr
+
+
+def test_a_hook_called_for_an_unknown_agent_allows_and_is_recorded(db_path):
+    proc = subprocess.run(
+        [*hook_cmd(), "--db", str(db_path), "hook", "--agent", "cursor", "PreToolUse"],
+        input=json.dumps(codex("PreToolUse", tool_name="Bash", tool_input={"command": "ls"})).encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and not proc.stderr
+    assert "permissionDecision" not in proc.stdout.decode()
+    errors = _audit(db_path, "hook_error")
+    assert errors and "unknown agent 'cursor'" in errors[0]["details"]
