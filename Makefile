@@ -14,6 +14,7 @@ demo: setup
 test: setup
 	bash scripts/setup_browser.sh
 	bash scripts/setup_claude_code.sh
+	bash scripts/setup_agents.sh
 	bash scripts/setup_postgres.sh
 	.venv/bin/ruff check memory_cli tests scripts
 	.venv/bin/ruff format --check memory_cli tests scripts

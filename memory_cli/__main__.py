@@ -22,11 +22,15 @@ def _split_global_db(argv: list[str]) -> tuple[str | None, list[str]]:
     return db, rest
 
 
-def hook_call(argv: list[str]) -> tuple[str, str | None] | None:
-    """``(event, db)`` when ``argv`` is ``[--db PATH] hook EVENT``; None for any other command."""
+def hook_call(argv: list[str]) -> tuple[str, str | None, str | None] | None:
+    """``(event, db, agent)`` when ``argv`` is ``[--db PATH] hook [--agent NAME] EVENT``; None
+    for any other command. ``agent`` is None for Claude Code."""
     db, rest = _split_global_db(argv)
+    agent = None
+    if len(rest) >= 4 and rest[0] == "hook" and rest[1] == "--agent":
+        agent, rest = rest[2], rest[:1] + rest[3:]
     if len(rest) >= 2 and rest[0] == "hook" and not rest[1].startswith("-"):
-        return rest[1], db
+        return rest[1], db, agent
     return None
 
 
@@ -36,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     if hook is not None:
         from .hooks.runner import main as hook_main
 
-        return hook_main(*hook)
+        event, db, agent = hook
+        return hook_main(event, db, agent=agent)
     from .cli import run
 
     return run(argv)

@@ -20,13 +20,14 @@ def record(
     session_id: str | None = None,
     hook_event: str | None = None,
     elapsed_ms: float | None = None,
+    agent: str | None = None,
 ) -> str:
     aid = new_id()
     # Payload fields arrive with any JSON type; the store's redaction gate bounds text only.
     context, result, session_id, hook_event = (_text(v) for v in (context, result, session_id, hook_event))
     store.execute(
         "INSERT INTO memory_audit_log(id, timestamp, action, entry_id, context, result, details,"
-        " session_id, hook_event, elapsed_ms) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        " session_id, hook_event, elapsed_ms, agent) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         (
             aid,
             now_iso(),
@@ -38,6 +39,7 @@ def record(
             session_id,
             hook_event,
             round(elapsed_ms, 3) if elapsed_ms is not None else None,
+            _text(agent),
         ),
     )
     return aid

@@ -87,6 +87,7 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
     checks.append(_vec_check())
     checks.append(_semantic_check())
     checks += _hook_checks()
+    checks += _agent_checks(db_override, measure)
     try:
         checks.append(_errors_check(store))
     except Exception as e:
@@ -231,6 +232,67 @@ def _hook_checks():
     if not found_any:
         out.append(_check("hooks", "warn", "not registered in any settings file: run `memory-cli install`"))
     return out + _speed_checks()
+
+
+# agent -> (the tool event doctor times, a payload as that agent sends it, what it needs to run hooks)
+_AGENT_PROBES = {
+    "codex": (
+        "PreToolUse",
+        {"model": "doctor", "permission_mode": "default", "turn_id": "doctor", "tool_name": "Bash"},
+        "Codex runs them once trusted (review them with /hooks; `codex exec` needs --dangerously-bypass-hook-trust)",
+    ),
+    "gemini": ("BeforeTool", {"tool_name": "run_shell_command"}, "Gemini runs them in trusted folders only"),
+}
+
+
+def _agent_checks(db_override, measure: bool = True) -> list[dict]:
+    """Per other agent: where memory-cli is registered, which events, and a timed real call of
+    the registered tool hook with a payload shaped as that agent sends it."""
+    import shlex
+
+    from . import install_agents
+
+    out = []
+    for agent, (event, fields, needs) in _AGENT_PROBES.items():
+        found = []
+        for scope in ("user", "project"):
+            reg = install_agents.registered(agent, scope)
+            if reg:
+                found.append((scope, install_agents.settings_file(agent, scope), reg))
+        name = f"hooks ({agent})"
+        if not found:
+            out.append(_check(name, "ok", f"not installed (`memory-cli install --agent {agent}` to add it)"))
+            continue
+        wanted = [e for e, _m, _t in install_agents.EVENTS[agent]]
+        for scope, path, reg in found:
+            missing = [e for e in wanted if e not in reg]
+            detail = f"{path}: {len(reg)} events registered" + (f"; missing {', '.join(missing)}" if missing else "")
+            status = "warn" if missing else "ok"
+            commands = reg.get(event) or []
+            if measure and commands:
+                cmd = shlex.split(commands[0])
+                if db_override:
+                    cmd = (command_prefix(commands[0]) or []) + ["--db", db_override] + cmd[cmd.index("hook") :]
+                body = {"session_id": "memory-cli-doctor", "cwd": os.getcwd(), "hook_event_name": event, **fields}
+                body["tool_input"] = {"command": "echo memory-cli doctor"}
+                times, failure = [], None
+                for _ in range(3):
+                    t0 = time.perf_counter()
+                    try:
+                        proc = subprocess.run(cmd, input=json.dumps(body), capture_output=True, text=True, timeout=30)
+                    except (OSError, subprocess.TimeoutExpired) as e:
+                        failure = f"the {event} hook could not run ({e})"
+                        break
+                    times.append((time.perf_counter() - t0) * 1000)
+                    if proc.returncode != 0 or proc.stderr.strip():
+                        failure = f"the {event} hook exited {proc.returncode}: {proc.stderr.strip()[:160]}"
+                        break
+                if failure:
+                    status, detail = "fail", detail + "; " + failure
+                else:
+                    detail += f"; a real {event} call: median {statistics.median(times):.0f} ms over 3"
+            out.append(_check(f"{name} ({scope})", status, detail + "; " + needs))
+    return out
 
 
 def _registered_commands() -> dict[str, list[str]]:

@@ -149,6 +149,13 @@ DROP TABLE IF EXISTS memory_fts;
 """
 
 
+# NULL for rows written before agents were told apart, and for rows no hook wrote (the CLI).
+M014_AUDIT_AGENT = """
+ALTER TABLE memory_audit_log ADD COLUMN agent TEXT;
+CREATE INDEX IF NOT EXISTS idx_audit_agent ON memory_audit_log(agent, timestamp) WHERE agent IS NOT NULL;
+"""
+
+
 def _area(module: str, function: str = "apply_schema"):
     """An area's migration lives beside its code and is imported only when it runs."""
 
@@ -181,6 +188,7 @@ MIGRATIONS: list[tuple] = [
         "provenance: who wrote each entry (origin) and the wider scope it waits to be given",
         _area("memory_cli.provenance"),
     ),
+    (14, "audit: which coding agent (claude, codex, gemini) each hook row came from", M014_AUDIT_AGENT),
     (
         15,
         "team: entries this store exchanged with a team store",

@@ -470,6 +470,7 @@ FIELD_LIMITS = {
     "memory_audit_log.details": 16_000,
     "memory_audit_log.session_id": 200,
     "memory_audit_log.hook_event": 100,
+    "memory_audit_log.agent": 40,
     "corrections.user_message": 4_000,
     "corrections.session_id": 200,
     "enforcement_rules.pattern": 10_000,

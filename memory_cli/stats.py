@@ -69,6 +69,17 @@ def collect(store: Store, now: datetime | None = None) -> dict:
             (week_ago,),
         )
     }
+    # Which coding agent (claude, codex, gemini) the hooks served, and what the gate did for each.
+    by_agent: dict = {}
+    for r in store.rows(
+        "SELECT agent, action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? AND agent IS NOT NULL"
+        " AND action IN ('hook', 'hook_error', 'enforce_block', 'enforce_warn', 'enforce_ask') GROUP BY agent, action",
+        (week_ago,),
+    ):
+        counts = by_agent.setdefault(r["agent"], {"hook_calls": 0, "blocks": 0, "warns": 0, "errors": 0})
+        key = {"hook": "hook_calls", "hook_error": "errors", "enforce_block": "blocks"}.get(r["action"], "warns")
+        counts[key] += r["n"]
+    out["by_agent_last_7_days"] = by_agent
     out["agent_stores"] = {
         "incidents_open": store.value("SELECT count(*) FROM incidents WHERE status = 'open'"),
         "incidents_resolved": store.value("SELECT count(*) FROM incidents WHERE status = 'resolved'"),

@@ -345,11 +345,49 @@ def run(root: Path) -> int:
 
     results = []
 
-    def row(event, db, stdin, *, note, rules=None, target_ratio=None, target_ms=None, vs_hookify=None, expect=None):
-        """Time every entry, the floor and hookify on one payload, interleaved run by run."""
+    # The same calls as Codex CLI and Gemini CLI send them (see docs/agents.md): the adapter's
+    # cost is the difference from the Claude Code rows; hookify has no such hooks.
+    codex_fields = {"model": "gpt-5.5", "permission_mode": "default", "turn_id": "t1", "tool_use_id": "call_1"}
+    codex_pre = payload(
+        "PreToolUse", project, tool_name="Bash", tool_input={"command": bash["command"]}, **codex_fields
+    )
+    codex_blocked = payload(
+        "PreToolUse", project, tool_name="Bash", tool_input={"command": "cd src && legacytool7 --all"}, **codex_fields
+    )
+    patch = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-x = 1\n+x = 2\n*** Add File: src/new.py\n"
+    patch += "".join("+" + line + "\n" for line in written.splitlines()) + "*** End Patch\n"
+    codex_patch = payload("PreToolUse", project, tool_name="apply_patch", tool_input={"command": patch}, **codex_fields)
+    gemini_fields = {"timestamp": "2026-11-25T21:20:06.052Z"}
+    gemini_pre = payload(
+        "BeforeTool", project, tool_name="run_shell_command", tool_input={"command": bash["command"]}, **gemini_fields
+    )
+    gemini_blocked = payload(
+        "BeforeTool",
+        project,
+        tool_name="run_shell_command",
+        tool_input={"command": "cd src && legacytool7 --all"},
+        **gemini_fields,
+    )
+
+    def row(
+        event,
+        db,
+        stdin,
+        *,
+        note,
+        rules=None,
+        target_ratio=None,
+        target_ms=None,
+        vs_hookify=None,
+        expect=None,
+        agent=None,
+    ):
+        """Time every entry, the floor and hookify on one payload, interleaved run by run.
+        ``agent``: the call as that agent makes it (``event`` is then the agent's own name)."""
         stores = {e.name: copy_store(db, f"e{k}") for k, e in enumerate(entries)}
-        cmds = {e.name: e.argv + ["--db", str(stores[e.name]), "hook", event] for e in entries}
-        script = HOOKIFY_SCRIPTS.get(event) if hookify else None
+        via = ["--agent", agent] if agent else []
+        cmds = {e.name: e.argv + ["--db", str(stores[e.name]), "hook", *via, event] for e in entries}
+        script = HOOKIFY_SCRIPTS.get(event) if hookify and not agent else None
         if script and rules is not None:
             hookify_rules(project, rules)
         hk_cmd = [PY, str(hookify / "hooks" / script)] if script else None
@@ -389,7 +427,7 @@ def run(root: Path) -> int:
                 ok = False
         results.append(
             {
-                "scenario": f"{event} ({note})",
+                "scenario": f"{event} ({agent + ', ' if agent else ''}{note})",
                 "floor_ms": round(fl, 1),
                 "entries": {
                     name: {
@@ -429,6 +467,11 @@ def run(root: Path) -> int:
         )
         if n == 1000:
             row("PreToolUse", db, blocked, note=f"{n:,} rules, denied", rules=n, expect="deny")
+            row("PreToolUse", db, codex_pre, note=f"{n:,} rules, allowed", agent="codex", target_ratio=1.0)
+            row("PreToolUse", db, codex_blocked, note=f"{n:,} rules, denied", agent="codex", expect="deny")
+            row("PreToolUse", db, codex_patch, note=f"{n:,} rules, apply_patch of 2 files", agent="codex")
+            row("BeforeTool", db, gemini_pre, note=f"{n:,} rules, allowed", agent="gemini", target_ratio=1.0)
+            row("BeforeTool", db, gemini_blocked, note=f"{n:,} rules, denied", agent="gemini", expect="deny")
             row("PostToolUse", db, post, note=f"{n:,} rules, 1.9 KB Write", rules=n, target_ratio=1.0)
             row("PostToolUseFailure", db, failure, note=f"{n:,} rules, daemon down", rules=n)
             row("UserPromptSubmit", db, prompt, note=f"{n:,} rules, daemon down", rules=n)
@@ -531,7 +574,8 @@ def _decision(stdout: str) -> str | None:
         out = json.loads(stdout) if stdout.strip() else {}
     except ValueError:
         return "unparsable"
-    return ((out or {}).get("hookSpecificOutput") or {}).get("permissionDecision")
+    out = out or {}
+    return (out.get("hookSpecificOutput") or {}).get("permissionDecision") or out.get("decision")  # Gemini: top level
 
 
 def warm_query(root: Path, env: dict, n: int):

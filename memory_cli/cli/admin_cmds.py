@@ -50,6 +50,11 @@ def stats(json_: JsonOpt = False):
     c.print(f"corrections: {data['corrections']['pending']} pending review of {data['corrections']['total']}")
     audit = data.get("audit_last_7_days") or {}
     c.print("last 7 days: " + (", ".join(f"{k} {v}" for k, v in audit.items()) if audit else "no activity"))
+    for agent, n in (data.get("by_agent_last_7_days") or {}).items():
+        c.print(
+            f"  {agent}: {n['hook_calls']} hook calls, {n['blocks']} blocked, {n['warns']} warned"
+            + (f", {n['errors']} failed open" if n["errors"] else "")
+        )
     a = data["agent_stores"]
     c.print(
         f"incidents: {a['incidents_open']} open, {a['incidents_resolved']} resolved; "
@@ -156,12 +161,13 @@ def audit_(
     from rich.table import Table
 
     t = Table(box=None, header_style="bold", pad_edge=False)
-    for col in ("time", "action", "event", "entry", "result", "ms", "context"):
+    for col in ("time", "action", "agent", "event", "entry", "result", "ms", "context"):
         t.add_column(col)
     for r in rows:
         t.add_row(
             r["timestamp"][:19].replace("T", " "),
             r["action"],
+            r.get("agent") or "",
             r.get("hook_event") or "",
             (r.get("entry_id") or "")[:8],
             str(r.get("result") or ""),

@@ -16,11 +16,15 @@ def hook(
         str,
         typer.Argument(
             help="SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
-            "PostToolUseFailure, PreCompact, Stop or SessionEnd"
+            "PostToolUseFailure, PreCompact, Stop or SessionEnd (with --agent: that agent's own event name)"
         ),
     ],
+    agent: Annotated[
+        str,
+        typer.Option("--agent", help="The calling agent: claude, codex or gemini (answers in its format)"),
+    ] = "claude",
 ):
     from ..hooks.runner import main
     from .common import state
 
-    raise typer.Exit(main(event, state.db))
+    raise typer.Exit(main(event, state.db, agent=agent))

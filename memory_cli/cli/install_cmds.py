@@ -8,7 +8,10 @@ import typer
 
 from .common import JsonOpt, emit_json, state, want_json
 
-SCOPE_HELP = "user (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"
+SCOPE_HELP = (
+    "user (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json); "
+    "for --agent codex or gemini: user or project"
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -35,6 +38,9 @@ def _rule_tools() -> list[str]:
 
 
 NO_MCP_HELP = "Leave the MCP server (the agent tools) out: hooks only."
+AGENT_HELP = (
+    "claude (default: Claude Code's settings.json), codex (~/.codex/hooks.json) or gemini (~/.gemini/settings.json)"
+)
 ENTRY_HELP = (
     "fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
     "quicker per tool call); console: the memory-cli console script"
@@ -46,16 +52,31 @@ def install(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
     no_mcp: Annotated[bool, typer.Option("--no-mcp", help=NO_MCP_HELP)] = False,
     entry: Annotated[str, typer.Option("--entry", help=ENTRY_HELP)] = "fast",
+    agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = "claude",
     json_: JsonOpt = False,
 ):
-    """Merge memory-cli's hooks into a Claude Code settings file and register its MCP server
-    (idempotent, backed up, shown as a diff)."""
+    """Merge memory-cli's hooks into a Claude Code (or Codex CLI, Gemini CLI) settings file and
+    register its MCP server (idempotent, backed up, shown as a diff)."""
     from .. import install as lib
     from ..errors import InvalidInput
     from ..mcp import registration
 
     if entry not in ("fast", "console"):
         raise InvalidInput(f"unknown --entry {entry!r}: use fast or console")
+    if agent != "claude":
+        from .. import install_agents as agents
+
+        path = agents.settings_file(agent, scope)
+        before = agents.load(agent, path)
+        launcher = lib.hook_launcher() if entry == "fast" else lib.console_launcher()
+        _report_all(
+            lib,
+            [(path, before, agents.with_ours(agent, before, launcher, state.db, _rule_tools()))],
+            dry_run,
+            json_,
+            "installed",
+        )
+        return
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
     launcher = lib.hook_launcher() if entry == "fast" else lib.console_launcher()
@@ -73,12 +94,20 @@ def install(
 def uninstall(
     scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "user",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
+    agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = "claude",
     json_: JsonOpt = False,
 ):
     """Remove memory-cli's hooks and MCP server; everything else stays as it was."""
     from .. import install as lib
     from ..mcp import registration
 
+    if agent != "claude":
+        from .. import install_agents as agents
+
+        path = agents.settings_file(agent, scope)
+        before = agents.load(agent, path)
+        _report_all(lib, [(path, before, lib.without_ours(before))], dry_run, json_, "uninstalled")
+        return
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
     changes = [(path, before, lib.without_ours(before)), registration.plan(scope, lib.executable(), remove=True)]

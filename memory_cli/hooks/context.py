@@ -23,6 +23,8 @@ class HookContext:
         self.errors: list[str] = []
         # Audit rows waiting for the answer to be sent (see runner); None: write at once.
         self.pending_audit: list | None = None
+        # The coding agent that called (claude, codex, gemini), named in every audit row.
+        self.client: str | None = None
 
     @property
     def tool_name(self) -> str | None:
@@ -54,6 +56,8 @@ class HookContext:
         decision never waits on the store's write lock."""
         kw.setdefault("session_id", self.session_id or None)
         kw.setdefault("hook_event", self.event)
+        if self.client:
+            kw.setdefault("agent", self.client)
         if self.pending_audit is not None:
             self.pending_audit.append((action, kw))
             return

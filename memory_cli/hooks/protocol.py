@@ -46,10 +46,15 @@ class HookInputError(Exception):
 
 
 def parse(event: str, raw: bytes | str) -> dict:
-    from ..fastjson import loads
-
     if event not in EVENTS:
         raise HookInputError(f"unknown hook event {event!r}")
+    return check(event, load(raw))
+
+
+def load(raw: bytes | str) -> dict:
+    """The JSON object on stdin, not yet checked against what ``event`` promises."""
+    from ..fastjson import loads
+
     if isinstance(raw, bytes):
         raw = raw.decode("utf-8", errors="replace")
     if not raw.strip():
@@ -60,6 +65,13 @@ def parse(event: str, raw: bytes | str) -> dict:
         raise HookInputError(f"stdin is not valid JSON ({e})") from None
     if not isinstance(payload, dict):
         raise HookInputError(f"event JSON must be an object, got {type(payload).__name__}")
+    return payload
+
+
+def check(event: str, payload: dict) -> dict:
+    """``payload`` when it holds what ``event`` promises (as Claude Code sends it)."""
+    if event not in EVENTS:
+        raise HookInputError(f"unknown hook event {event!r}")
     problems = []
     for spec in (_COMMON, EVENTS[event]):
         for field, (types, required) in spec.items():

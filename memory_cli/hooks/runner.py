@@ -48,8 +48,16 @@ _WATCHDOG_MARGIN_S = 0.3
 PENDING_SUFFIX = ".audit-pending"
 
 
-def main(event: str, db_override: str | None = None, stdin=None, stdout=None) -> int:
+def main(event: str, db_override: str | None = None, stdin=None, stdout=None, agent: str | None = None) -> int:
+    """Answer one hook call. ``agent`` names the coding agent calling (``claude`` when None);
+    for another agent ``event`` is that agent's own event name (see :mod:`.agents`)."""
     started = time.perf_counter()
+    agent = agent or "claude"
+    native = event
+    if agent != "claude":
+        from . import agents
+
+        event = agents.event_for(agent, native) or native
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     debug = bool(os.environ.get("MEMORY_CLI_HOOK_DEBUG"))
@@ -71,10 +79,10 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         settings = settings_mod.load()
         db_path = settings_mod.database_path(db_override, settings)
         try:
-            payload = protocol.parse(event, raw)
+            payloads = _payloads(agent, native, event, raw)
         except protocol.HookInputError as e:
             store = _open_store_quietly(db_path)
-            _record_error(store, event, "invalid_input", str(e), started, raw_payload=raw)
+            _record_error(store, event, "invalid_input", str(e), started, raw_payload=raw, agent=agent)
             if event in protocol.EVENTS:  # an event from a newer Claude Code is skipped quietly
                 _notice(
                     stdout,
@@ -87,8 +95,14 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         from ..db import Store
 
         store = Store.open(db_path)
-        response = _run_handlers(event, payload, store, settings, started, debug, pending)
-        rendered = response.render(event)
+        responses = [
+            _run_handlers(event, payload, store, settings, started, debug, pending, agent) for payload in payloads
+        ]
+        if agent == "claude":
+            rendered = responses[0].render(event)
+        else:
+            response = agents.merge(responses) if len(responses) > 1 else responses[0]
+            rendered = agents.render(agent, native, event, response)
         if rendered:
             from ..fastjson import dumps  # json.dumps without importing json (and re)
 
@@ -105,7 +119,7 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         if debug:
             raise
         message = f"{type(e).__name__}: {e}".strip().rstrip(":")
-        _record_error(store, event, "internal_error", message, started)
+        _record_error(store, event, "internal_error", message, started, agent=agent)
         _notice(
             stdout, event, f"memory-cli: the {event} hook failed open ({_first_line(message)}); run `memory-cli doctor`"
         )
@@ -118,13 +132,27 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
             store.close()
 
 
-def _run_handlers(event, payload, store, settings, started, debug, pending=None):
+def _payloads(agent: str, native: str, event: str, raw) -> list[dict]:
+    """The checked Claude-shaped payloads of this call (several for a patch of several files)."""
+    if agent == "claude":
+        return [protocol.parse(event, raw)]
+    from . import agents
+
+    if agent not in agents.AGENTS:
+        raise protocol.HookInputError(f"unknown agent {agent!r}: use one of {', '.join(agents.AGENTS)}")
+    if agents.event_for(agent, native) is None:
+        raise protocol.HookInputError(f"unknown {agent} hook event {native!r}")
+    return [protocol.check(event, p) for p in agents.translate(agent, event, protocol.load(raw))]
+
+
+def _run_handlers(event, payload, store, settings, started, debug, pending=None, agent=None):
     from .context import HookContext
     from .registry import HANDLERS
     from .response import Response
 
     ctx = HookContext(event, payload, store, settings, started=started)
     ctx.pending_audit = pending
+    ctx.client = agent
     response = Response()
     failed = []
     for spec in HANDLERS.get(event, []):
@@ -270,7 +298,7 @@ def _open_store_quietly(db_path):
         return None
 
 
-def _record_error(store, event, kind, message, started, raw_payload: bytes | None = None) -> None:
+def _record_error(store, event, kind, message, started, raw_payload: bytes | None = None, agent=None) -> None:
     """Audit the failure; without a usable store, append to hook-errors.log for doctor."""
     elapsed = (time.perf_counter() - started) * 1000.0
     details = {"error": message}
@@ -286,7 +314,14 @@ def _record_error(store, event, kind, message, started, raw_payload: bytes | Non
     from ..audit import record_safely
 
     if record_safely(
-        store, "hook_error", context=kind, result="allowed", details=details, hook_event=event, elapsed_ms=elapsed
+        store,
+        "hook_error",
+        context=kind,
+        result="allowed",
+        details=details,
+        hook_event=event,
+        elapsed_ms=elapsed,
+        agent=agent,
     ):
         return
     _append_error_log(event, kind, message)

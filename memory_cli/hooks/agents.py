@@ -1,0 +1,199 @@
+"""Other coding agents' hook calls, read as the Claude Code events the handlers know, and
+answered in each agent's own format.
+
+One store and one rule set serve every agent: a rule written for ``Bash`` or ``Write`` means
+the same action whether Claude Code, Codex CLI or Gemini CLI is about to take it. This module
+is the only place that knows how the agents differ; the handlers and the domain below them see
+Claude-shaped payloads only. It runs on the hook path, so it uses the standard library only.
+
+What differs (checked against Codex CLI 0.169.0 and Gemini CLI 0.61.0, see docs/agents.md):
+
+* Codex sends Claude's events and fields; its shell tool already arrives as ``Bash`` with
+  ``tool_input.command``. ``apply_patch`` arrives with the whole patch text in
+  ``tool_input.command``: each file it adds, updates or deletes becomes one ``Write`` or
+  ``Edit`` call for the rules, so a file rule sees every file a patch touches. Codex rejects a
+  PreToolUse ``ask`` (and ``allow``): an ask rule reaches Codex as a warning instead.
+* Gemini names its events BeforeTool, AfterTool, BeforeAgent, AfterAgent, PreCompress and its
+  tools ``run_shell_command``, ``write_file``, ``replace``...; it answers a tool call with
+  top-level ``decision``/``reason`` and escapes ``<``/``>`` in additional context.
+"""
+
+from __future__ import annotations
+
+AGENTS = ("claude", "codex", "gemini")
+
+# agent -> {the agent's event name: the Claude Code event the handlers run for}
+EVENTS: dict[str, dict[str, str]] = {
+    "codex": {
+        e: e
+        for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "Stop", "SessionEnd")
+    },
+    "gemini": {
+        "SessionStart": "SessionStart",
+        "BeforeAgent": "UserPromptSubmit",
+        "BeforeTool": "PreToolUse",
+        "AfterTool": "PostToolUse",
+        "PreCompress": "PreCompact",
+        "AfterAgent": "Stop",
+        "SessionEnd": "SessionEnd",
+    },
+}
+
+# agent -> {the agent's tool name: the Claude Code tool it does the work of}
+TOOLS: dict[str, dict[str, str]] = {
+    "codex": {"exec_command": "Bash", "shell": "Bash", "local_shell": "Bash"},
+    "gemini": {
+        "run_shell_command": "Bash",
+        "write_file": "Write",
+        "replace": "Edit",
+        "read_file": "Read",
+        "read_many_files": "Read",
+        "glob": "Glob",
+        "search_file_content": "Grep",
+        "grep_search": "Grep",
+        "list_directory": "LS",
+        "web_fetch": "WebFetch",
+        "google_web_search": "WebSearch",
+    },
+}
+
+# The agents' tools whose calls reach the tool hooks (what `install --agent` registers).
+TOOL_MATCHERS = {
+    "codex": "^(Bash|apply_patch)$",
+    "gemini": "^(run_shell_command|write_file|replace)$",
+}
+
+PATCH_TOOL = "apply_patch"
+
+
+def event_for(agent: str, native: str) -> str | None:
+    """The Claude Code event an agent's event is handled as; None for one memory-cli ignores."""
+    if agent == "claude":
+        return native
+    return EVENTS.get(agent, {}).get(native)
+
+
+def translate(agent: str, event: str, payload: dict) -> list[dict]:
+    """The agent's payload as one or more Claude-shaped payloads of ``event`` (an
+    ``apply_patch`` touching three files gives three). ``payload`` is the parsed JSON object."""
+    if agent == "claude":
+        return [payload]
+    out = dict(payload)
+    out["hook_event_name"] = event
+    if agent == "gemini" and event == "Stop" and "last_assistant_message" not in out:
+        out["last_assistant_message"] = out.get("prompt_response")
+        out.pop("prompt", None)  # AfterAgent repeats the prompt; Stop never carries one
+    tool = out.get("tool_name")
+    if not isinstance(tool, str):
+        return [out]
+    if agent == "codex" and tool == PATCH_TOOL:
+        ti = out.get("tool_input") if isinstance(out.get("tool_input"), dict) else {}
+        calls = patch_calls(ti.get("command") or ti.get("input") or ti.get("patch") or "", out.get("cwd"))
+        if calls:
+            return [dict(out, tool_name=name, tool_input=tool_input, agent_tool=tool) for name, tool_input in calls]
+        return [out]
+    mapped = TOOLS.get(agent, {}).get(tool)
+    if mapped:
+        out["agent_tool"] = tool
+        out["tool_name"] = mapped
+        ti = out.get("tool_input")
+        if mapped in ("Write", "Edit") and isinstance(ti, dict) and isinstance(ti.get("file_path"), str):
+            out["tool_input"] = dict(ti, file_path=_absolute(ti["file_path"], out.get("cwd")))
+    return [out]
+
+
+def _absolute(path: str, cwd) -> str:
+    import os
+
+    if os.path.isabs(path) or not isinstance(cwd, str) or not cwd:
+        return path
+    return os.path.normpath(os.path.join(cwd, path))
+
+
+def patch_calls(patch: str, cwd=None) -> list[tuple[str, dict]]:
+    """(tool, tool_input) for each file an ``apply_patch`` text touches: an added file is a
+    ``Write`` of its lines, an updated one an ``Edit`` (removed lines as ``old_string``, added
+    ones as ``new_string``; a move names the new path), a deleted one an ``Edit`` emptying it."""
+    if not isinstance(patch, str):
+        return []
+    calls: list[list] = []  # [tool, path, old lines, new lines]
+    current = None
+    for line in patch.splitlines():
+        for marker, tool in (("*** Add File: ", "Write"), ("*** Update File: ", "Edit"), ("*** Delete File: ", "Edit")):
+            if line.startswith(marker):
+                current = [tool, line[len(marker) :].strip(), [], []]
+                calls.append(current)
+                break
+        else:
+            if current is None:
+                continue
+            if line.startswith("*** Move to: "):
+                current[1] = line[len("*** Move to: ") :].strip()
+            elif line.startswith("*** "):
+                current = None if line.startswith(("*** End Patch", "*** Begin Patch")) else current
+            elif line.startswith("+"):
+                current[3].append(line[1:])
+            elif line.startswith("-"):
+                current[2].append(line[1:])
+    out = []
+    for tool, path, old, new in calls:
+        if not path:
+            continue
+        file_path = _absolute(path, cwd)
+        if tool == "Write":
+            out.append(("Write", {"file_path": file_path, "content": "\n".join(new)}))
+        else:
+            out.append(("Edit", {"file_path": file_path, "old_string": "\n".join(old), "new_string": "\n".join(new)}))
+    return out
+
+
+def render(agent: str, native: str, event: str, response) -> dict | None:
+    """The answer for the agent, from a :class:`~memory_cli.hooks.response.Response`."""
+    if agent == "codex" and event == "PreToolUse" and response.decision == "ask":
+        # Codex accepts only deny here; what a rule wanted confirmed is said, not decided.
+        for reason in response.reasons:
+            response.add_context(f"memory-cli asks to confirm first: {reason}")
+            response.notify(f"memory-cli: confirm first: {reason}")
+        response.decision = None
+    if agent != "gemini":
+        return response.render(event)
+    return _render_gemini(native, event, response)
+
+
+def _render_gemini(native: str, event: str, response) -> dict | None:
+    from .response import _cap
+
+    out: dict = {}
+    context = list(response.context)
+    if response.decision and event == "PreToolUse":
+        out["decision"] = response.decision
+        out["reason"] = _cap("\n".join(response.reasons))
+    if response.block_reason:
+        if event == "Stop":  # AfterAgent: the agent goes on with the reason, as after Claude's Stop
+            out["decision"] = "block"
+            out["reason"] = _cap(response.block_reason)
+        else:  # AfterTool: said beside the tool result
+            context.append(response.block_reason)
+    if context and event in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"):
+        out["hookSpecificOutput"] = {"hookEventName": native, "additionalContext": _cap("\n\n".join(context))}
+    if response.notices and event != "SessionEnd":
+        out["systemMessage"] = _cap("\n".join(response.notices))
+    return out or None
+
+
+def merge(responses: list):
+    """One answer from the answers to each file of a patch: deny wins, everything is said."""
+    first = responses[0]
+    for r in responses[1:]:
+        for text in r.context:
+            if text not in first.context:
+                first.add_context(text)
+        for text in r.notices:
+            if text not in first.notices:
+                first.notify(text)
+        if r.decision:
+            for reason in r.reasons:
+                first.decide(r.decision, reason)
+        if r.block_reason:
+            first.block(r.block_reason)
+    return first
