@@ -34,6 +34,15 @@ FIELDS: list[tuple] = [
         None,
         "Model name (the packaged all-MiniLM-L6-v2) or a local model directory.",
     ),
+    (
+        "embedding",
+        "backend",
+        "str",
+        "auto",
+        ("choices", ("auto", "numpy", "sentence-transformers")),
+        "What runs the model: numpy (light, installed by default) or sentence-transformers "
+        "(PyTorch: the [semantic] extra); auto picks numpy when it can run the model.",
+    ),
     ("injection", "max_entries", "int", 15, ("range", 0, 200), "Most memories injected at session start."),
     (
         "injection",

@@ -1,61 +1,114 @@
 #!/usr/bin/env python3
-"""Regenerate the plugin form (hooks/hooks.json, .claude-plugin/plugin.json) and
-hooks.json.example from memory_cli.install and memory_cli.mcp.registration.
+"""Regenerate the plugin (plugin/hooks/hooks.json, plugin/.claude-plugin/plugin.json,
+plugin/requirements.txt), the marketplace (.claude-plugin/marketplace.json) and
+hooks.json.example from memory_cli.install, memory_cli.mcp.registration and pyproject.toml.
 
 All come from the same tables `memory-cli install` merges, so they never disagree (a test runs
-this with --check). The hooks start the lean launcher (``python -I -S memory_cli/fasthook.py``),
-as `memory-cli install` does; the plugin form finds apsw in the plugin's own .venv (created by
-`make setup`).
+this with --check). In the plugin, the per-tool-call hooks run the Python of the environment the
+plugin prepared in ``CLAUDE_PLUGIN_DATA`` directly with the lean launcher (``python -I -S
+memory_cli/fasthook.py``), as `memory-cli install` does; only when that environment does not
+exist yet do they go through ``plugin/bin/run``, which SessionStart and the MCP server always
+use (it prepares the environment; see that script).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = ROOT / "plugin"
 sys.path.insert(0, str(ROOT))
 
 from memory_cli import __version__  # noqa: E402
 from memory_cli.install import hooks_object  # noqa: E402
 
-PLUGIN_LAUNCHER = '"${CLAUDE_PLUGIN_ROOT}/.venv/bin/python" -I -S "${CLAUDE_PLUGIN_ROOT}/memory_cli/fasthook.py"'
-PLUGIN_EXE = "${CLAUDE_PLUGIN_ROOT}/.venv/bin/memory-cli"  # the MCP server starts once a session
+MARKETPLACE = "memory-cli"
+DESCRIPTION = (
+    "A memory with teeth for Claude Code: rules enforced before tool calls, corrections captured, "
+    "memories injected, agent tools over MCP. Everything stays on your machine."
+)
+RUN = 'sh "${CLAUDE_PLUGIN_ROOT}/bin/run"'
 EXAMPLE_LAUNCHER = "/ABSOLUTE/PATH/TO/.venv/bin/python -I -S /ABSOLUTE/PATH/TO/memory_cli/fasthook.py"
+# Extras the plugin's environment installs besides the dependencies (the embedding model).
+PLUGIN_EXTRAS: tuple[str, ...] = ()
+
+
+def plugin_command(event: str) -> str:
+    """SessionStart goes through the launcher (it keeps the environment current); every other
+    event runs the environment's Python directly: one ``[ -x ]`` in the shell, then exec."""
+    if event == "SessionStart":
+        return f"{RUN} hook {event}"
+    py = '"${CLAUDE_PLUGIN_DATA}/env/bin/python"'
+    fast = f'{py} -I -S "${{CLAUDE_PLUGIN_ROOT}}/memory_cli/fasthook.py" hook {event}'
+    return f"[ -x {py} ] && exec {fast}; exec {RUN} hook {event}"
 
 
 def plugin() -> str:
+    hooks = hooks_object("LAUNCHER")
+    for event, groups in hooks.items():
+        for group in groups:
+            for handler in group["hooks"]:
+                handler["command"] = plugin_command(event)
+                if event == "SessionStart":  # the first use prepares the environment here
+                    handler["timeout"] = max(handler["timeout"], 120)
     return (
-        json.dumps(
-            {
-                "description": "memory-cli: a memory with teeth for Claude Code "
-                "(run `make setup` in the plugin folder first)",
-                "hooks": hooks_object(PLUGIN_LAUNCHER),
-            },
-            indent=2,
-        )
-        + "\n"
+        json.dumps({"description": "memory-cli: a memory with teeth for Claude Code", "hooks": hooks}, indent=2) + "\n"
     )
 
 
 def plugin_manifest() -> str:
-    """The plugin's manifest, with the MCP server declared inline (a .mcp.json at the repository
-    root would also register the server for anyone working on this repository)."""
+    """The plugin's manifest, with the MCP server declared inline."""
     return (
         json.dumps(
             {
                 "name": "memory-cli",
                 "version": __version__,
-                "description": "A memory with teeth for Claude Code: rules enforced before tool calls, "
-                "corrections captured, memories injected, agent tools over MCP. Run `make "
-                "setup` in the plugin folder first.",
-                "mcpServers": {"memory-cli": {"command": PLUGIN_EXE, "args": ["mcp"]}},
+                "description": DESCRIPTION,
+                "author": {"name": "memory-cli developers"},
+                "license": "MIT",
+                "mcpServers": {"memory-cli": {"command": "sh", "args": ["${CLAUDE_PLUGIN_ROOT}/bin/run", "mcp"]}},
             },
             indent=2,
         )
         + "\n"
     )
+
+
+def marketplace() -> str:
+    return (
+        json.dumps(
+            {
+                "name": MARKETPLACE,
+                "owner": {"name": "memory-cli developers"},
+                "metadata": {"description": DESCRIPTION},
+                "plugins": [
+                    {
+                        "name": "memory-cli",
+                        "source": "./plugin",
+                        "description": DESCRIPTION,
+                        "version": __version__,
+                        "license": "MIT",
+                    }
+                ],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+def requirements() -> str:
+    """What the plugin's environment installs: the dependencies and the plugin's extras, from
+    pyproject.toml. The environment is re-made only when this text changes."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    deps = list(project["dependencies"])
+    for extra in PLUGIN_EXTRAS:
+        deps += project.get("optional-dependencies", {}).get(extra, [])
+    lines = ["# Generated by scripts/gen_hooks_json.py from pyproject.toml: the plugin's environment."]
+    return "\n".join(lines + sorted({d.split("#")[0].strip() for d in deps}, key=str.lower)) + "\n"
 
 
 def example() -> str:
@@ -64,9 +117,11 @@ def example() -> str:
 
 if __name__ == "__main__":
     targets = {
-        ROOT / "hooks" / "hooks.json": plugin(),
+        PLUGIN / "hooks" / "hooks.json": plugin(),
+        PLUGIN / ".claude-plugin" / "plugin.json": plugin_manifest(),
+        PLUGIN / "requirements.txt": requirements(),
+        ROOT / ".claude-plugin" / "marketplace.json": marketplace(),
         ROOT / "hooks.json.example": example(),
-        ROOT / ".claude-plugin" / "plugin.json": plugin_manifest(),
     }
     if "--check" in sys.argv:
         stale = [str(p) for p, text in targets.items() if not p.exists() or p.read_text() != text]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+import json
 import subprocess
 import sys
 
@@ -77,3 +78,40 @@ def test_the_model_loads_offline(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["1536", "1"]
     assert "Batches" not in out.stderr  # no progress bars on a hook's or daemon's stderr
+
+
+@pytest.mark.semantic
+def test_the_light_backend_gives_pytorchs_vectors_without_loading_pytorch():
+    """numpy runs the same weights: every vector within 1e-5 cosine of sentence-transformers',
+    long (truncated) texts included, and the process never imports torch."""
+    texts = [
+        "no, never use pythonw.exe",
+        "Deploys go through `make deploy`, never kubectl apply",
+        "Die API lauscht auf Port 8081",
+        "x",
+        "the build cache lives in /var/cache/ci " * 80,
+    ]
+    code = (
+        "import sys, json; from memory_cli.embeddings import model; "
+        "e = model.load_model(backend='numpy'); v = e.embed(json.loads(sys.argv[1])); "
+        "print(json.dumps({'torch': 'torch' in sys.modules, 'backend': e.backend, 'v': [x.hex() for x in v]}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(texts)], capture_output=True, text=True, timeout=300, check=True
+    )
+    got = json.loads(out.stdout)
+    assert got["backend"] == "numpy" and got["torch"] is False
+    light = [bytes.fromhex(h) for h in got["v"]]
+    heavy = model.load_model(backend="sentence-transformers").embed(texts)
+    for a, b in zip(light, heavy):
+        assert _dot(a, b) > 1 - 1e-5
+
+
+def test_auto_prefers_the_light_backend_and_an_unknown_one_is_refused(tmp_path):
+    path = model.resolve_model_path()
+    assert model.choose_backend("auto", path) == "numpy"
+    assert model.choose_backend("sentence-transformers", path) == "sentence-transformers"
+    with pytest.raises(model.ModelUnavailable, match="unknown embedding backend"):
+        model.choose_backend("onnx", path)
+    (tmp_path / "config.json").write_text('{"model_type": "t5"}')
+    assert model.choose_backend("auto", str(tmp_path)) == "sentence-transformers"

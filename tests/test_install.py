@@ -1,6 +1,7 @@
 """install/uninstall: idempotent merges that keep every other setting and hook."""
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -101,7 +102,7 @@ def test_plugin_and_example_files_match_install_table():
         [sys.executable, str(root / "scripts" / "gen_hooks_json.py"), "--check"], capture_output=True, text=True
     )
     assert r.returncode == 0, r.stdout
-    plugin = json.loads((root / "hooks" / "hooks.json").read_text())
+    plugin = json.loads((root / "plugin" / "hooks" / "hooks.json").read_text())
     example = json.loads((root / "hooks.json.example").read_text())
     assert (
         set(plugin["hooks"])
@@ -117,9 +118,31 @@ def test_plugin_and_example_files_match_install_table():
             "SessionEnd",
         }
     )
-    for groups in plugin["hooks"].values():
+    for event, groups in plugin["hooks"].items():
         for h in groups[0]["hooks"]:
-            assert h["type"] == "command" and 1 <= h["timeout"] <= 60
+            # SessionStart may prepare the plugin's environment on first use
+            assert h["type"] == "command" and 1 <= h["timeout"] <= (120 if event == "SessionStart" else 60)
+
+
+def test_plugin_requirements_and_version_follow_the_project():
+    """The plugin's environment is made from plugin/requirements.txt (re-made when it changes):
+    it must list every dependency of pyproject.toml, and the plugin's version must be the
+    package's, or an update would not be seen as one."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    req = (root / "plugin" / "requirements.txt").read_text().splitlines()
+    for dep in project["dependencies"]:
+        assert dep.split("#")[0].strip() in req
+    manifest = json.loads((root / "plugin" / ".claude-plugin" / "plugin.json").read_text())
+    market = json.loads((root / ".claude-plugin" / "marketplace.json").read_text())
+    assert manifest["version"] == project["version"] == market["plugins"][0]["version"]
+    assert market["plugins"][0]["source"] == "./plugin"
+    # The plugin folder carries the package and the slash commands (links, followed on copy).
+    assert (root / "plugin" / "memory_cli" / "fasthook.py").is_file()
+    assert (root / "plugin" / "commands" / "remember.md").is_file()
+    assert os.access(root / "plugin" / "bin" / "run", os.X_OK)
 
 
 def test_doctor_reports_registration_and_latency(claude_dir, db_path):

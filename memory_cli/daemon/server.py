@@ -204,7 +204,9 @@ class Daemon:
         try:
             from ..embeddings.model import Embedder
 
-            emb = Embedder(self.model_name)
+            from .. import settings as settings_mod
+
+            emb = Embedder(self.model_name, settings_mod.load()["embedding"]["backend"])
             self.model_path = emb.path
             emb.load()
             _single_threaded_model()
@@ -213,7 +215,7 @@ class Daemon:
             self.state = "ready"
             self.loaded_after_s = round(time.monotonic() - t0, 3)
             _log(
-                f"model {self.model_name} ready in {self.loaded_after_s}s "
+                f"model {self.model_name} ({emb.backend}) ready in {self.loaded_after_s}s "
                 f"(dim {self.dim}, rss {rss_bytes() // 2**20} MB)"
             )
         except BaseException as e:  # noqa: BLE001 - report any failure through status
@@ -373,6 +375,7 @@ class Daemon:
             "state": self.state,
             "model": self.model_name,
             "model_path": self.model_path,
+            "backend": getattr(self.embedder, "backend", None),
             "dim": self.dim,
             "error": self.error,
             "uptime_s": round(now - self.started, 1),
@@ -431,9 +434,10 @@ def _single_threaded_model() -> None:
     cores), 2 texts took a median 916 ms with 2 threads and 101 ms with one. Idle, one thread is
     as fast for such batches. ``MEMORY_CLI_DAEMON_THREADS`` overrides (bulk reindexing on an
     idle many-core machine)."""
+    torch = sys.modules.get("torch")  # the numpy back end never imports it; BLAS is set at spawn
+    if torch is None:
+        return
     try:
-        import torch
-
         n = int(os.environ.get("MEMORY_CLI_DAEMON_THREADS") or 1)
         torch.set_num_threads(max(1, n))
     except Exception:  # only speed

@@ -165,6 +165,9 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None,
             if debug:
                 raise
             failed.append(f"{spec}: {type(e).__name__}: {e}")
+    notice = os.environ.get("MEMORY_CLI_HOOK_NOTICE")
+    if notice:  # set by the plugin's launcher when it had something to say (its first use)
+        response.notify("memory-cli: " + notice[:300])
     tool = payload.get("tool_name")
     details = {"handler_errors": failed} if failed else None
     if getattr(settings, "problems", None):

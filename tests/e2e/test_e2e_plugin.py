@@ -1,11 +1,12 @@
-"""memory-cli in Claude Code's plugin form, loaded by the real binary with --plugin-dir: its
-hooks run, its slash commands are listed, its MCP server connects."""
+"""memory-cli in Claude Code's plugin form (``plugin/``), loaded by the real binary with
+--plugin-dir: its hooks run, its slash commands are listed, its MCP server connects."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,23 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
-def plugin_dir(tmp_path):
-    """The repository's plugin files, with the package and `.venv` linked to this checkout's (a
-    real plugin folder is a checkout in which `make setup` made the .venv)."""
+def plugin_dir(tmp_path, fresh_home):
+    """The repository's plugin folder as Claude Code copies it (links followed), with its
+    environment already prepared in the plugin's data folder: an environment whose packages are
+    this test run's (``tests/e2e/test_e2e_marketplace.py`` covers preparing a real one)."""
     root = tmp_path / "memory-cli-plugin"
-    for part in (".claude-plugin", "hooks", "commands"):
-        shutil.copytree(REPO / part, root / part)
-    os.symlink(REPO / "memory_cli", root / "memory_cli")
-    os.symlink(Path(sys.executable).parent.parent, root / ".venv")
+    shutil.copytree(REPO / "plugin", root, symlinks=False)
+    data = fresh_home.claude_dir / "plugins" / "data" / "memory-cli-inline"
+    env = data / "env-test"
+    (env / "bin").mkdir(parents=True)
+    os.symlink(sys.executable, env / "bin" / "python")
+    venv = Path(sys.executable).parent.parent
+    (env / "pyvenv.cfg").write_text((venv / "pyvenv.cfg").read_text())
+    site = Path(sysconfig.get_paths()["purelib"]).relative_to(venv)
+    (env / site).parent.mkdir(parents=True)
+    os.symlink(venv / site, env / site)
+    shutil.copy(REPO / "plugin" / "requirements.txt", env / ".requirements")
+    os.symlink("env-test", data / "env")
     return root
 
 
