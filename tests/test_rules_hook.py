@@ -209,12 +209,13 @@ def test_warn_then_run_is_a_violation_but_suggest_is_not(hook, db_path):
 
 
 @pytest.mark.skipif(not fork_available(), reason="needs os.fork")
-def test_catastrophic_regex_cannot_stall_the_hook(hook, db_path, tmp_path):
+def test_catastrophic_regex_cannot_stall_the_hook_and_its_block_rule_is_not_passed_over(hook, db_path, tmp_path):
     add_rule(db_path, "evil", pattern=r"(a+)+$", pattern_type="regex", action="block")
     r = hook("PreToolUse", pre("echo " + "a" * 60 + "!"))
-    assert r.returncode == 0 and r.decision is None
+    assert r.returncode == 0 and r.decision == "deny"
+    assert "could not be finished" in r.json["hookSpecificOutput"]["permissionDecisionReason"]
     [row] = audit_rows(db_path, "enforce_overrun")
-    assert row["result"] == "allowed" and row["details"]["unchecked_rules"]
+    assert row["result"] == "denied" and row["details"]["unchecked_rules"]
 
 
 def test_a_10mb_write_is_decided_within_the_hook(hook, db_path):

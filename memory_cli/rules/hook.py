@@ -11,8 +11,10 @@ and is fed back beside the tool result and shown to the person.
 Budgets (``enforcement.max_latency_ms``, ``verification.max_latency_ms``) run from the start
 of this handler, not of the process (a slow interpreter start on a busy machine must not
 spend them), and bound only work whose cost can be large (see :mod:`engine`): risky regexes,
-inputs past a size, intent similarity. What they skip is allowed and audited, rule by rule, as
-one ``enforce_overrun`` row naming the rules and why; cheap checks are always made.
+inputs past a size, intent similarity. What they skip is audited, rule by rule, as one
+``enforce_overrun`` row naming the rules and why, and allowed, except a block or ask rule whose
+text is in the call (see :mod:`engine`), which denies or asks and says its check could not be
+finished; cheap checks are always made.
 Also: ``stop`` and ``user_prompt_submit`` evaluate rules imported from hookify files with
 ``event: stop`` / ``event: prompt``.
 """
@@ -87,6 +89,12 @@ def describe(m) -> str:
     text = f"{m.message.rstrip('.')} [memory-cli rule {m.id[:8]}, {m.rule[SEVERITY]}]"
     if m.field == "intent":
         text += f" (an intent rule: this call looks related, {m.snippet})"
+    elif m.field == "unchecked":
+        text += (
+            f": the call holds what this rule looks for, but the check could not be finished"
+            f" ({m.snippet}), so it is not let through unchecked; a shorter command or input,"
+            " or a script file, can be checked"
+        )
     if alt:
         text += f"; alternative: {alt.rstrip('.')}"
     return text + "."
