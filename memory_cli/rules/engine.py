@@ -33,7 +33,14 @@ from __future__ import annotations
 import time
 
 from . import ruleset as R
-from .conditions import REGEX_OPERATORS, WRITE_TOOLS, check_string_operator, field_value, tool_texts
+from .conditions import (
+    REGEX_OPERATORS,
+    WRITE_TOOLS,
+    check_string_operator,
+    field_value,
+    tool_texts,
+    windows_path_as_posix,
+)
 
 ACTION_RANK = {"block": 0, "ask": 1, "warn": 2, "suggest": 3}
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
@@ -54,13 +61,18 @@ def effective_action(rule: tuple) -> str:
 
 
 class Match:
-    __slots__ = ("rule", "action", "field", "snippet")
+    """One rule a call matched. ``read_only``: a command rule on a whole program matched a call
+    that only looks (``pip list``, ``git status``; see :mod:`read_only`), which verification
+    does not count as a violation."""
+
+    __slots__ = ("rule", "action", "field", "snippet", "read_only")
 
     def __init__(self, rule: tuple, field: str, snippet: str):
         self.rule = rule
         self.action = effective_action(rule)
         self.field = field
         self.snippet = snippet
+        self.read_only = False
 
     @property
     def id(self) -> str:
@@ -596,9 +608,14 @@ def _command_rules(
             if tools and tool not in tools and not (written and "Bash" in tools):
                 continue
             v.checked += 1
-            if CommandPattern.from_tuple(r[R.COMPILED]).matches(sc):
-                matched[i] = Match(r, "content" if written else "command", _snippet_of(sc))
+            cp = CommandPattern.from_tuple(r[R.COMPILED])
+            if cp.matches(sc):
+                m = matched[i] = Match(r, "content" if written else "command", _snippet_of(sc))
                 unchecked.pop(i, None)
+                if event == "PostToolUse" and not written and not cp.flags and not cp.positionals:
+                    from .read_only import is_read_only
+
+                    m.read_only = is_read_only(cp.program, sc.args)
 
 
 def _read_within(command: str, deadline: float | None):
@@ -623,6 +640,7 @@ def _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceili
         for c_idx, (field, op, pattern, info) in enumerate(matched[i].rule[R.CONDS]):
             value = field_value(field, tool, ti, payload)
             if op in REGEX_OPERATORS:
+                value = windows_path_as_posix(field, pattern, value)
                 if value is None:
                     results.append(False)
                     continue

@@ -192,7 +192,8 @@ def post_tool_use(ctx, resp) -> None:
     _rs, verdict = _evaluate(ctx, "PostToolUse", clock)
     if verdict is None:
         return
-    violations = [m for m in verdict.matches if m.action in ("block", "warn")]
+    # A call that only looked (`pip list` under a rule on pip) did not do what the rule is about.
+    violations = [m for m in verdict.matches if m.action in ("block", "warn") and not m.read_only]
     _audit_overrun(ctx, verdict, clock, "verify", "violation" if violations else "allowed")
     if not violations:
         return
@@ -224,7 +225,16 @@ def post_tool_use(ctx, resp) -> None:
         if counted.get("escalated"):
             note += f"; severity raised to {counted['severity']}"
         notes.append(note)
-    resp.block("memory-cli verification: this call went against a rule. " + " ".join(lines))
+    # A block rule's violation goes beside the tool result (`decision: block`); a warn rule
+    # only warns, as context, as it did before the call.
+    blocked = [line for m, line in zip(violations, lines) if m.action == "block"]
+    warned = [line for m, line in zip(violations, lines) if m.action != "block"]
+    if blocked:
+        resp.block("memory-cli verification: this call went against a rule. " + " ".join(blocked))
+    if warned:
+        resp.add_context(
+            "memory-cli verification warning: this call went against a warn-level rule. " + " ".join(warned)
+        )
     resp.notify("memory-cli: rule violated: " + "; ".join(notes))
 
 
