@@ -173,6 +173,9 @@ def _secret_kind_for_name(name: str) -> str | None:
     for s in segs:
         if s in _SECRET_SEGMENTS:
             return _SECRET_SEGMENTS[s]
+    for s in segs:
+        if s.endswith(("password", "passwd")):
+            return "password"  # PGPASSWORD, ROOTPASSWORD, dbpassword
     return None
 
 
@@ -364,6 +367,16 @@ def _rules() -> list:
             re.compile(r"(?P<pre>\b[Bb]earer\s+)(?P<val>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*)"),
             _keep_prefix("bearer-token"),
         ),
+        # mysql -pSECRET (the password glued to -p; `-p` alone prompts, `-P 3306` is a port)
+        (
+            "mysql-password",
+            re.compile(
+                r"(?P<pre>\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh"
+                r"|mariadb|mariadb-dump|mariadb-admin)(?:\.exe)?\b[^\n;|&]*?(?<!\S)-p)"
+                r"(?P<val>(?!\[REDACTED)(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+))"
+            ),
+            _keep_prefix("password"),
+        ),
         # NAME=value, NAME: value, "name": "value" (env, JSON, YAML, INI, code).
         (
             "assignment",
@@ -442,7 +455,26 @@ def redact(text: str) -> tuple[str, list[str]]:
         _sub_again = [_sub]
         out = pattern.sub(_sub, out)
         found.update(hit_kinds)
+    out = _redact_formats(out, found)
     return out, sorted(found)
+
+
+def _redact_formats(text: str, found: set) -> str:
+    """Provider token formats from the vendored scanner rules (:mod:`secret_formats`): the
+    secret part of each match becomes ``[REDACTED:<rule id>]``."""
+    from . import secret_formats
+
+    spans = secret_formats.find(text)
+    if not spans:
+        return text
+    parts, at = [], 0
+    for start, end, kind in spans:
+        parts.append(text[at:start])
+        parts.append(f"[REDACTED:{kind}]")
+        found.add(kind)
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def contains_secret(text: str) -> bool:
