@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import os
 
-__all__ = ["find", "rules", "source"]
+__all__ = ["find", "rules", "source", "compile_all"]
 
 _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret_formats.json")
 _data: dict | None = None
@@ -32,11 +32,11 @@ _compiled: dict = {}
 def _load() -> dict:
     global _data, _by_keyword
     if _data is None:
-        import json
+        from . import fastjson  # the json package would import re and more on the hook path
 
         try:
             with open(_PATH, encoding="utf-8") as fh:
-                data = json.load(fh)
+                data = fastjson.loads(fh.read())
         except (OSError, ValueError):  # a broken install redacts with the built-in rules only
             data = {"rules": [], "allow": {}, "source": {}}
         index: dict[str, list[int]] = {}
@@ -65,6 +65,24 @@ def _pattern(key, source_text: str, flags: int = 0):
 
         pat = _compiled[key] = regex_cache.compile(source_text, flags)
     return pat
+
+
+def compile_all() -> int:
+    """Compile every rule's pattern (``memory-cli install`` warms the regex cache with them, so
+    no hook compiles one); the number compiled."""
+    n = 0
+    for i, r in enumerate(rules()):
+        try:
+            _pattern(("rule", i), r["regex"])
+            n += 1
+        except Exception:
+            pass
+        for k, a in enumerate(r.get("allow") or ()):
+            for m, rx in enumerate(a.get("regexes") or ()):
+                _pattern(((i, k), m), rx)
+    for m, rx in enumerate((_load().get("allow") or {}).get("regexes") or ()):
+        _pattern(("global", m), rx)
+    return n
 
 
 def _entropy(value: str) -> float:

@@ -141,6 +141,14 @@ def test_install_compiles_every_capture_pattern_once(claude_dir):
     assert keys <= set(held)
 
 
+def test_install_compiles_every_secret_format_the_redactor_uses(claude_dir):
+    from memory_cli import secret_formats
+
+    assert run_cli("install", "--no-mcp").returncode == 0
+    held = _held(Path(regex_cache.cache_file()))
+    assert {f"0:{r['regex']}" for r in secret_formats.rules()} <= set(held)
+
+
 def _doctor_line(db_path) -> dict:
     r = run_cli("doctor", "--json", db=db_path)
     checks = json.loads(r.stdout)["checks"]

@@ -1261,7 +1261,9 @@ def warm_regex_cache() -> bool:
         _re(name)
     cues.compile_all()
     from . import learned  # noqa: F401  (its patterns compile on import)
+    from .. import secret_formats
 
+    secret_formats.compile_all()  # the redactor's provider formats, used on every prompt
     return regex_cache.save(replace=True)
 
 
