@@ -99,3 +99,9 @@ def test_an_ask_rule_left_unchecked_asks(hook, db_path):
     add_rule(db_path, "ask before curl into a shell", pattern=r"curl.*\|\s*(ba)?sh", pattern_type="regex", action="ask")
     r = hook("PreToolUse", bash("echo sh; " + "curl|" * 8000))
     assert r.decision == "ask" and "could not be finished" in reason(r)
+
+
+def test_a_long_unreadable_command_naming_the_program_only_inside_a_word_stays_allowed(hook, db_path, rm_rule):
+    # "rm" occurs in "format" and "term" hundreds of thousands of times, never as a program
+    r = hook("PreToolUse", bash("echo " + "format term " * 40_000 + "; ls"))
+    assert r.decision is None

@@ -568,7 +568,8 @@ def _command_rules(
                 # Not every simple command of the line was read: a rule whose program the
                 # line names may be in the unread part. It stays undecided, with its program
                 # known to be present, so that a block is not passed over in silence.
-                if found is None and keyed:
+                if keyed and len(command) <= _NAMED_WORDS_CHARS:
+                    # as words, not substrings: "rm" in "format" is not the program rm
                     found = programs_named(command, rs.cmd)
                 reason = "large_scan" if len(command) > CMD_PARSE_CHARS else "commands"
                 for k in rs.cmd if found is None else found:
@@ -616,6 +617,11 @@ def _command_rules(
                     from .read_only import is_read_only
 
                     m.read_only = is_read_only(cp.program, sc.args)
+
+
+# Up to this size an unread part of a command line is searched for the rules' programs as words
+# (tens of ms at the limit); past it, as substrings.
+_NAMED_WORDS_CHARS = 1024 * 1024
 
 
 def _read_within(command: str, deadline: float | None):
