@@ -119,3 +119,10 @@ def test_what_counts_as_only_looking():
     acts += [("docker", "run img"), ("kubectl", "delete pod x"), ("npm", ""), ("git", "config user.name x")]
     assert [p for p, a in looks if not is_read_only(p, a.split())] == []
     assert [p for p, a in acts if is_read_only(p, a.split())] == []
+
+
+def test_a_path_rule_spelled_with_slashes_guards_the_same_folder_on_windows(hook, db_path):
+    add_rule(db_path, "never edit db/v1", pattern="db/v1/", pattern_type="regex", action="block",
+             tools=["Write", "Edit"], fields=["file_path"])  # fmt: skip
+    assert hook("PreToolUse", write(r"C:\proj\db\v1\schema.sql")).decision == "deny"
+    assert hook("PreToolUse", write(r"C:\proj\db\v2\schema.sql")).decision is None

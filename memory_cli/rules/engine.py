@@ -191,6 +191,10 @@ def _call_texts(ti: dict, payload: dict | None) -> list[str]:
             out.append(str(v))
 
     add(ti)
+    for key in ("file_path", "notebook_path", "path"):
+        v = ti.get(key)
+        if isinstance(v, str) and "\\" in v:
+            out.append(v.replace("\\", "/"))  # looked at with forward slashes too (tool_texts)
     if payload and "tool_response" in payload:
         add(payload.get("tool_response"))
     return out
