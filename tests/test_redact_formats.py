@@ -135,3 +135,23 @@ def test_no_vendored_rule_fires_on_this_repositorys_own_code_and_docs():
         for start, end, kind in secret_formats.find(p.read_text(encoding="utf-8", errors="replace")):
             hits.append((p.relative_to(ROOT).as_posix(), kind))
     assert hits == []
+
+
+def test_command_line_and_provider_secrets_never_reach_the_store_files(db_path):
+    """Through the real hook process (the audit row of a denied call) and the CLI (a memory):
+    none of the secrets is in the database or its write-ahead log."""
+    from conftest import payload, run_cli, run_hook
+
+    secrets = [s for _t, s in NAMED]
+    line = " ; ".join(t for t, _s in NAMED)
+    rule = ["rules", "add", "no psql", "--pattern", "psql", "--pattern-type", "command", "--action", "block"]
+    assert run_cli(*rule, db=db_path).returncode == 0
+    denied = run_hook(
+        "PreToolUse", payload("PreToolUse", tool_input={"command": line, "description": line}), db=db_path
+    )
+    assert denied.decision == "deny"
+    assert run_cli("add", "deploy notes: " + line, "--scope", "global", db=db_path).returncode == 0
+    files = [p for p in (db_path, db_path.with_name(db_path.name + "-wal")) if p.exists()]
+    data = b"".join(p.read_bytes() for p in files)
+    assert b"deploy notes" in data
+    assert [s for s in secrets if s.encode() in data] == []
