@@ -51,6 +51,7 @@ def test_a_command_rule_denies_rm_rf_root_after_padding_words_it_cannot_read_in_
     r = hook("PreToolUse", bash("echo " + "ab " * 400_000 + "; rm -rf /"))
     assert r.decision == "deny"
     assert "could not be finished" in reason(r) and "Never rm -rf /" in reason(r)
+    assert "could not be finished" in r.system_message  # the person is told too
     [row] = rows(db_path, "enforce_overrun")
     assert row["result"] == "denied" and row["details"]["unchecked_rules"] == [rm_rule["id"]]
 

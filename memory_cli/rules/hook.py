@@ -100,6 +100,11 @@ def describe(m) -> str:
     return text + "."
 
 
+def _notice(m) -> str:
+    """A matched rule in the person's one-line notice."""
+    return m.message + (" (its check could not be finished)" if m.field == "unchecked" else "")
+
+
 _RESULT = {"block": "denied", "ask": "asked", "warn": "allowed", "suggest": "allowed", "allow": "allowed"}
 
 
@@ -175,7 +180,7 @@ def pre_tool_use(ctx, resp) -> None:
     if blocks:
         lines = [describe(m) for m in blocks]
         resp.decide("deny", "Blocked by memory-cli: " + " ".join(lines))
-        resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(m.message for m in blocks))
+        resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
         resp.decide("ask", "memory-cli asks first: " + " ".join(describe(m) for m in asks))
     if warns:
