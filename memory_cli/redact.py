@@ -173,6 +173,9 @@ def _secret_kind_for_name(name: str) -> str | None:
     for s in segs:
         if s in _SECRET_SEGMENTS:
             return _SECRET_SEGMENTS[s]
+    for s in segs:
+        if s.endswith(("password", "passwd")):
+            return "password"  # PGPASSWORD, ROOTPASSWORD, dbpassword
     return None
 
 
@@ -296,56 +299,61 @@ def _rules() -> list:
     global _RULES
     if _RULES is not None:
         return _RULES
+    # Compiled through the regex cache: parsing these patterns in every hook process that
+    # stores text cost more than the rest of its redaction.
+    from . import regex_cache
+
+    compile = regex_cache.compile
     key_chars = r"[A-Za-z0-9_\-]"
     rules = [
         # Private key blocks, with or without the END line (a truncated paste still leaks).
         (
             "private-key",
-            re.compile(
+            compile(
                 r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
                 r"(?:[\s\S]*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
                 r"|(?:\s+(?:[A-Za-z0-9+/=]{16,}|[A-Za-z][A-Za-z-]*:[^\n]*))*)"
             ),
             _const("private-key"),
         ),
-        ("anthropic-key", re.compile(rf"\bsk-ant-(?=[A-Za-z0-9_\-]*\d){key_chars}{{20,}}"), _const("anthropic-key")),
+        ("anthropic-key", compile(rf"\bsk-ant-(?=[A-Za-z0-9_\-]*\d){key_chars}{{20,}}"), _const("anthropic-key")),
         (
             "openai-key",
-            re.compile(
+            compile(
                 rf"\bsk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_\-]*\d)(?=[A-Za-z0-9_\-]*[A-Za-z]){key_chars}{{20,}}"
             ),
             _const("openai-key"),
         ),
         (
             "github-token",
-            re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+            compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
             _const("github-token"),
         ),
-        ("slack-token", re.compile(r"\bxox[abposre]-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{10,}"), _const("slack-token")),
+        ("slack-token", compile(r"\bxox[abposre]-(?=[A-Za-z0-9-]*\d)[A-Za-z0-9-]{10,}"), _const("slack-token")),
         (
             "slack-webhook",
-            re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
+            compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
             _const("slack-webhook"),
         ),
-        ("stripe-key", re.compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"), _const("stripe-key")),
-        ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), _const("google-api-key")),
+        ("stripe-key", compile(r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b"), _const("stripe-key")),
+        ("google-api-key", compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), _const("google-api-key")),
         (
             "aws-access-key",
-            re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
+            compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|A3T[A-Z0-9])[A-Z0-9]{16}\b"),
             _const("aws-access-key"),
         ),
         (
             "aws-secret-key",
-            re.compile(
+            compile(
                 r"(?P<pre>(?i:aws_?secret_?(?:access_?)?key|aws_?secret)[\"']?\s*[:=]\s*[\"']?)"
                 r"(?P<val>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
             ),
             _keep_prefix("aws-secret-key"),
         ),
-        ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), _const("jwt")),
+        ("jwt", compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), _const("jwt")),
         (
             "url-credentials",
-            re.compile(
+            compile(
                 r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://)(?P<user>[^\s:/?#@\[\]\"'<>]*):"
                 r"(?P<pw>[^\s/?#@\"'<>]+)@(?=[A-Za-z0-9\[])"
             ),
@@ -353,7 +361,7 @@ def _rules() -> list:
         ),
         (
             "bearer-token",
-            re.compile(
+            compile(
                 r"(?P<pre>(?i:\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|basic|digest)?\s*))"
                 r"(?P<val>(?!\[REDACTED)[A-Za-z0-9\-._~+/]{8,}=*)"
             ),
@@ -361,13 +369,23 @@ def _rules() -> list:
         ),
         (
             "bearer-token",
-            re.compile(r"(?P<pre>\b[Bb]earer\s+)(?P<val>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*)"),
+            compile(r"(?P<pre>\b[Bb]earer\s+)(?P<val>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{16,}=*)"),
             _keep_prefix("bearer-token"),
+        ),
+        # mysql -pSECRET (the password glued to -p; `-p` alone prompts, `-P 3306` is a port)
+        (
+            "mysql-password",
+            compile(
+                r"(?P<pre>\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh"
+                r"|mariadb|mariadb-dump|mariadb-admin)(?:\.exe)?\b[^\n;|&]*?(?<!\S)-p)"
+                r"(?P<val>(?!\[REDACTED)(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+))"
+            ),
+            _keep_prefix("password"),
         ),
         # NAME=value, NAME: value, "name": "value" (env, JSON, YAML, INI, code).
         (
             "assignment",
-            re.compile(
+            compile(
                 r"(?P<bol>^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?)?(?<![A-Za-z0-9_.\-])(?P<lead>(?:--)?)"
                 r"(?P<name>[\"']?[A-Za-z_][A-Za-z0-9_.\-]*[\"']?)"
                 r"(?P<sep>[ \t]*[:=][ \t]*)"
@@ -379,7 +397,7 @@ def _rules() -> list:
         # --password hunter2, --token=abc (the "=" form is also caught above).
         (
             "flag",
-            re.compile(
+            compile(
                 r"(?<![A-Za-z0-9_\-])--(?P<name>[A-Za-z][A-Za-z0-9_\-]*)(?P<sep>[ \t]+)"
                 r"(?P<q>[\"'])?(?P<val>(?(q)[^\"'\n]+|[^\s\"'`,;]+))(?(q)(?P=q))"
             ),
@@ -387,14 +405,14 @@ def _rules() -> list:
         ),
         (
             "prose",
-            re.compile(
+            compile(
                 r"(?i)\b(?P<name>password|passphrase|passwd|api key|api token|access token|token|secret)"
                 r"\s+(?:is|was|:)\s+(?P<val>\S+)"
             ),
             _prose_value,
         ),
         # "use the password hunter2!": a password word directly followed by a secret-looking word
-        ("prose", re.compile(r"(?i)\b(?P<name>password|passphrase|passwd)\s+(?P<val>(?!is\b|was\b)\S+)"), _prose_value),
+        ("prose", compile(r"(?i)\b(?P<name>password|passphrase|passwd)\s+(?P<val>(?!is\b|was\b)\S+)"), _prose_value),
     ]
     _RULES = rules
     return rules
@@ -442,7 +460,26 @@ def redact(text: str) -> tuple[str, list[str]]:
         _sub_again = [_sub]
         out = pattern.sub(_sub, out)
         found.update(hit_kinds)
+    out = _redact_formats(out, found)
     return out, sorted(found)
+
+
+def _redact_formats(text: str, found: set) -> str:
+    """Provider token formats from the vendored scanner rules (:mod:`secret_formats`): the
+    secret part of each match becomes ``[REDACTED:<rule id>]``."""
+    from . import secret_formats
+
+    spans = secret_formats.find(text)
+    if not spans:
+        return text
+    parts, at = [], 0
+    for start, end, kind in spans:
+        parts.append(text[at:start])
+        parts.append(f"[REDACTED:{kind}]")
+        found.add(kind)
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def contains_secret(text: str) -> bool:

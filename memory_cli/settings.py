@@ -118,7 +118,8 @@ FIELDS: list[tuple] = [
         ("range", 1, 60000),
         "Budget (from the start of the PreToolUse check) for work whose cost can be large: risky "
         "regexes, inputs past a size, intent rules. Cheap rules are always decided; what the budget "
-        "skips is allowed and audited.",
+        "skips is allowed and audited, except a block (ask) rule whose text is in the call: it "
+        "denies (asks) and says why (see rules.md).",
     ),
     (
         "enforcement",

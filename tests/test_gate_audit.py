@@ -242,8 +242,7 @@ def test_a_non_string_command_keeps_the_violation_feedback(hook, db_path):
             "PostToolUse",
             payload("PostToolUse", tool_input={"command": command}, tool_response={"stdout": "AKIAABCDEFGHIJKLMNOP"}),
         )
-        assert r.returncode == 0 and r.json["decision"] == "block", (command, r)
-        assert "no leaked keys" in r.json["reason"]
+        assert r.returncode == 0 and "no leaked keys" in r.context, (command, r)  # a warn rule warns
 
 
 # -- huge inputs: the work is bounded to what is used ------------------------------------------

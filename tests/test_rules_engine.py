@@ -228,12 +228,18 @@ def test_unconfirmed_block_only_warns(store):
 
 
 @pytest.mark.skipif(not fork_available(), reason="needs os.fork")
-def test_catastrophic_regex_is_unchecked_not_blocking_and_others_still_decide(store):
+def test_catastrophic_regex_is_unchecked_and_refuses_while_others_still_decide(store):
     evil = api.create_rule(store, "evil", pattern=r"(a+)+$", pattern_type="regex", action="block")
     api.create_rule(store, "fine", pattern="pythonw.exe", pattern_type="command", action="block")
     v = decide(store, ti=bash("pythonw.exe " + "a" * 40 + "!"), budget_ms=150)
-    assert v.decision == "block" and [m.rule[ruleset.PATTERN] for m in v.matches] == ["pythonw.exe"]
+    assert v.decision == "block"
+    assert {(m.rule[ruleset.PATTERN], m.field) for m in v.matches} == {
+        ("pythonw.exe", "command"),
+        (r"(a+)+$", "unchecked"),
+    }
     assert v.unchecked == [evil["id"]]
+    # without its required text the risky rule is never run, so it decides nothing
+    assert decide(store, ti=bash("ls -l"), budget_ms=150).decision == "allow"
 
 
 def test_a_10mb_write_with_a_forbidden_string_at_the_end_is_caught(store):

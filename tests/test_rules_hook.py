@@ -192,7 +192,7 @@ def test_output_is_checked_only_when_a_rule_names_it(hook, db_path):
         "PostToolUse", tool_input={"command": "env"}, tool_response={"stdout": "AWS=AKIAABCDEFGHIJKLMNOP", "stderr": ""}
     )
     r = hook("PostToolUse", leak)
-    assert r.json["decision"] == "block"
+    assert "no leaked keys in output" in r.context and "decision" not in r.json  # a warn rule warns
     row = audit_rows(db_path, "verify_fail")[0]
     assert "AKIAABCDEFGHIJKLMNOP" not in json.dumps(row)  # secrets are redacted in the audit log
 
@@ -204,17 +204,18 @@ def test_warn_then_run_is_a_violation_but_suggest_is_not(hook, db_path):
         "PostToolUse", tool_input={"command": "npm i && node x.js"}, tool_response={"stdout": "", "stderr": ""}
     )
     r = hook("PostToolUse", ran)
-    assert "prefer pnpm" in r.json["reason"] and "try bun" not in r.json["reason"]
+    assert "prefer pnpm" in r.context and "try bun" not in r.context
     assert len(audit_rows(db_path, "verify_fail")) == 1
 
 
 @pytest.mark.skipif(not fork_available(), reason="needs os.fork")
-def test_catastrophic_regex_cannot_stall_the_hook(hook, db_path, tmp_path):
+def test_catastrophic_regex_cannot_stall_the_hook_and_its_block_rule_is_not_passed_over(hook, db_path, tmp_path):
     add_rule(db_path, "evil", pattern=r"(a+)+$", pattern_type="regex", action="block")
     r = hook("PreToolUse", pre("echo " + "a" * 60 + "!"))
-    assert r.returncode == 0 and r.decision is None
+    assert r.returncode == 0 and r.decision == "deny"
+    assert "could not be finished" in r.json["hookSpecificOutput"]["permissionDecisionReason"]
     [row] = audit_rows(db_path, "enforce_overrun")
-    assert row["result"] == "allowed" and row["details"]["unchecked_rules"]
+    assert row["result"] == "denied" and row["details"]["unchecked_rules"]
 
 
 def test_a_10mb_write_is_decided_within_the_hook(hook, db_path):

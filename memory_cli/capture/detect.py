@@ -1261,7 +1261,10 @@ def warm_regex_cache() -> bool:
         _re(name)
     cues.compile_all()
     from . import learned  # noqa: F401  (its patterns compile on import)
+    from .. import redact, secret_formats
 
+    redact._rules()  # the redactor's own patterns and its provider formats, used on every prompt
+    secret_formats.compile_all()
     return regex_cache.save(replace=True)
 
 

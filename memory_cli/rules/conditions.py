@@ -28,6 +28,7 @@ __all__ = [
     "check_string_operator",
     "WRITE_TOOLS",
     "tool_texts",
+    "windows_path_as_posix",
 ]
 
 OPERATORS = frozenset(
@@ -216,7 +217,19 @@ def tool_texts(
         v = field_value(f, tool_name, ti, payload)
         if v:
             out.append((f, v))
+            if f == "file_path" and "\\" in v:
+                # A Windows path (C:\Users\me\proj\.env) is also looked at with forward
+                # slashes, so a rule written for paths, (?:^|/)\.env$, matches it too.
+                out.append((f, v.replace("\\", "/")))
     return out
+
+
+def windows_path_as_posix(field: str, pattern: str, value: str | None) -> str | None:
+    """The value a regex condition on ``field`` compares: a Windows file path with forward
+    slashes, unless the pattern itself spells backslashes (then it was written for them)."""
+    if value and field.strip() == "file_path" and "\\" in value and "\\\\" not in pattern:
+        return value.replace("\\", "/")
+    return value
 
 
 def check_string_operator(

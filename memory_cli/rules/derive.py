@@ -510,7 +510,9 @@ def _derive_prohibition(text: str, message: str) -> dict | None:
                 )
                 path_rx = path_rx.rstrip("$").replace("[^/]*", r"[^\s/'\"]*")
                 rx = (
-                    r"\bgit\b[^;&|\n]*\b(?:add|commit|stage)\b[^;&|\n]*(?:^|[\s/'\"=])" + path_rx + r"(?=$|[\s'\";&|)])"
+                    r"\bgit\b[^;&|\n]*\b(?:add|commit|stage)\b[^;&|\n]*(?:^|[\s/\\'\"=])"
+                    + path_rx
+                    + r"(?=$|[\s'\";&|)])"
                 )
                 return _result(rx, "regex", ["Bash"], ["command"], alternative, message)
         m2 = re.search(r"\bpush(?:ing)?\s+(?:directly\s+)?to\s+(?:the\s+)?(?P<branch>[\w./-]+)", body, re.I)

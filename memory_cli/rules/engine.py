@@ -20,8 +20,11 @@ polynomial on texts within their in-process size, string conditions and scope ch
 decided whatever the budget says.
 
 What could not be decided is listed in ``Verdict.unchecked`` with the reason in
-``Verdict.skipped``: it is allowed, and the caller audits it. A rule that was decided keeps its
-decision: a deliberate block found is not dropped, an undecided one is never guessed.
+``Verdict.skipped``, and the caller audits it. Before a tool runs, a block or ask rule left
+undecided whose required text is known to be in the call (a command rule's program, a regex's
+literals) is added to the matches with the field ``unchecked``: padding a call until its check
+runs out must not walk past a block. Every other undecided rule is allowed. A rule that was
+decided keeps its decision: a deliberate block found is not dropped.
 Standard library only; heavy parts are imported when a call needs them.
 """
 
@@ -30,7 +33,14 @@ from __future__ import annotations
 import time
 
 from . import ruleset as R
-from .conditions import REGEX_OPERATORS, WRITE_TOOLS, check_string_operator, field_value, tool_texts
+from .conditions import (
+    REGEX_OPERATORS,
+    WRITE_TOOLS,
+    check_string_operator,
+    field_value,
+    tool_texts,
+    windows_path_as_posix,
+)
 
 ACTION_RANK = {"block": 0, "ask": 1, "warn": 2, "suggest": 3}
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
@@ -51,13 +61,18 @@ def effective_action(rule: tuple) -> str:
 
 
 class Match:
-    __slots__ = ("rule", "action", "field", "snippet")
+    """One rule a call matched. ``read_only``: a command rule on a whole program matched a call
+    that only looks (``pip list``, ``git status``; see :mod:`read_only`), which verification
+    does not count as a violation."""
+
+    __slots__ = ("rule", "action", "field", "snippet", "read_only")
 
     def __init__(self, rule: tuple, field: str, snippet: str):
         self.rule = rule
         self.action = effective_action(rule)
         self.field = field
         self.snippet = snippet
+        self.read_only = False
 
     @property
     def id(self) -> str:
@@ -94,7 +109,10 @@ SKIP_REASONS = {
     "error": "the pattern could not be run",
     "large_scan": "input too large to scan within the budget",
     "intent": "intent rule: embedding daemon not answering within the budget",
+    "commands": "more simple commands in the line than are read",
 }
+# ``Match.field`` of a block or ask rule that applies because it could not be checked.
+UNVERIFIED_FIELD = "unchecked"
 
 
 class Verdict:
@@ -173,6 +191,10 @@ def _call_texts(ti: dict, payload: dict | None) -> list[str]:
             out.append(str(v))
 
     add(ti)
+    for key in ("file_path", "notebook_path", "path"):
+        v = ti.get(key)
+        if isinstance(v, str) and "\\" in v:
+            out.append(v.replace("\\", "/"))  # looked at with forward slashes too (tool_texts)
     if payload and "tool_response" in payload:
         add(payload.get("tool_response"))
     return out
@@ -283,6 +305,9 @@ def evaluate(
     texts = _Texts(event, tool, ti, payload)
     matched: dict[int, Match] = {}
     unchecked: dict[int, str] = {}  # rule index -> reason (a key of SKIP_REASONS)
+    # Undecided rules whose required text (a command rule's program, a regex's literals, the
+    # pattern of a rule whose conditions were left) is known to be in the call.
+    present: set[int] = set()
 
     def usable(i: int) -> bool:
         r = rule(i)
@@ -295,7 +320,7 @@ def evaluate(
         return scope == "global" or (applies is not None and applies(scope))
 
     if tool_event and rs.cmd:
-        _command_rules(rs, v, event, tool, ti, usable, matched, unchecked, deadline)
+        _command_rules(rs, v, event, tool, ti, usable, matched, unchecked, deadline, present)
 
     # Regex and intent rules, in decision order.
     if tool_event:
@@ -372,9 +397,12 @@ def evaluate(
             if i not in matched:
                 matched[i] = Match(rule(i), field, hit)
         for k in out.unchecked:
+            # a job is made only once the regex's required substrings are all in its text
             unchecked.setdefault(owners[k][0], out.reasons.get(k, "budget"))
+            present.add(owners[k][0])
 
     _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceiling, v)
+    present.update(i for i in unchecked if rule(i)[R.CONDS] and i not in matched)
 
     if intents and use_intent:
         _intent_rules(
@@ -398,6 +426,19 @@ def evaluate(
     left = sorted((rule(i)[R.ID], i) for i in unchecked if i not in matched)
     v.unchecked = [rid for rid, _i in left]
     v.skipped = [_skip_entry(rule(i), unchecked[i]) for _rid, i in left]
+    if event == "PreToolUse":
+        # A block or ask rule whose required text is in the call but whose check could not
+        # be finished is not passed over: the call is refused (or asked), saying why.
+        unverified = [
+            Match(rule(i), UNVERIFIED_FIELD, SKIP_REASONS.get(unchecked[i], unchecked[i]))
+            for _rid, i in left
+            if i in present and effective_action(rule(i)) in ("block", "ask")
+        ]
+        if unverified:
+            v.matches = sorted(
+                v.matches + unverified,
+                key=lambda m: (ACTION_RANK.get(m.action, 9), SEVERITY_RANK.get(m.rule[R.SEVERITY], 9), m.rule[R.ID]),
+            )
     if v.intent_skipped:
         by_id = {rule(i)[R.ID]: rule(i) for i in intents}
         v.skipped += [_skip_entry(by_id[rid], "intent", v.intent_reason) for rid in v.intent_skipped if rid in by_id]
@@ -461,6 +502,23 @@ def might_run_any(command: str, keys) -> bool:
     return False
 
 
+def programs_named(command: str, keys) -> set:
+    """The program keys that occur as words of the line (read as :func:`might_run_any` reads
+    it): the only ones whose rules a part of the line left unread could match."""
+    low = command.lower()
+    unquoted = low.replace("'", "").replace('"', "")
+    variants = (unquoted, unquoted.replace("\\", "")) if "\\" in unquoted else (unquoted,)
+    out = set()
+    for text in variants:
+        for w in set(words_of(text)):
+            for k in (w, w[:-4] if w.endswith(_EXE_SUFFIXES) else None, versionless(w)):
+                if k and k in keys:
+                    out.add(k)
+    if "$'" in low or ("enc" in low and ("powershell" in low or "pwsh" in low)):
+        out.update(k for k in keys if k in unquoted)
+    return out
+
+
 # Bash commands up to this size are always parsed for command rules (the shell parser is pure
 # Python: ~1 s for a few MB). Larger ones are first searched for the rules' program names
 # (C-speed substring search) within the budget; only a command that names one is parsed, and
@@ -485,23 +543,45 @@ def _large_command_keys(command: str, keys, deadline: float) -> set | None:
     return found
 
 
-def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked, deadline: float | None = None) -> None:
+def _command_rules(
+    rs, v, event, tool, ti, usable, matched, unchecked, deadline: float | None = None, present: set | None = None
+) -> None:
     rule = rs.rule
     cmds = None
     written = False
     if tool == "Bash":
         command = ti.get("command")
         if isinstance(command, str) and command.strip():
+            keyed = bool(rs.meta.get("cmd_words"))
             if len(command) > CMD_PARSE_CHARS:
-                found = _large_command_keys(command, rs.cmd, deadline or 0.0) if rs.meta.get("cmd_words") else None
-                for k in rs.cmd if found is None else found:
-                    unchecked.update((i, "large_scan") for i in rs.cmd[k] if usable(i))
-                return
-            if rs.meta.get("cmd_words") and not might_run_any(command, rs.cmd):
-                return
-            from .shellparse import simple_commands
+                # Only the rules whose program is named somewhere can match; the line is read
+                # for them within the budget (padding in a comment or a quoted string costs
+                # nothing to read, thousands of words do).
+                found = _large_command_keys(command, rs.cmd, deadline or 0.0) if keyed else None
+                if found is not None and not found:
+                    return
+                cmds, complete = _read_within(command, deadline)
+            else:
+                if keyed and not might_run_any(command, rs.cmd):
+                    return
+                from .shellparse import read_commands
 
-            cmds = simple_commands(command)
+                cmds, complete = read_commands(command)
+                found = None
+            if not complete:
+                # Not every simple command of the line was read: a rule whose program the
+                # line names may be in the unread part. It stays undecided, with its program
+                # known to be present, so that a block is not passed over in silence.
+                if keyed and len(command) <= _NAMED_WORDS_CHARS:
+                    # as words, not substrings: "rm" in "format" is not the program rm
+                    found = programs_named(command, rs.cmd)
+                reason = "large_scan" if len(command) > CMD_PARSE_CHARS else "commands"
+                for k in rs.cmd if found is None else found:
+                    for i in rs.cmd[k]:
+                        if usable(i):
+                            unchecked[i] = reason
+                            if found is not None and present is not None:
+                                present.add(i)
     elif tool in WRITE_TOOLS:
         # Verification reads written files for the programs they run; before the call, only
         # rules that name the tool explicitly look at what is about to be written.
@@ -533,8 +613,28 @@ def _command_rules(rs, v, event, tool, ti, usable, matched, unchecked, deadline:
             if tools and tool not in tools and not (written and "Bash" in tools):
                 continue
             v.checked += 1
-            if CommandPattern.from_tuple(r[R.COMPILED]).matches(sc):
-                matched[i] = Match(r, "content" if written else "command", _snippet_of(sc))
+            cp = CommandPattern.from_tuple(r[R.COMPILED])
+            if cp.matches(sc):
+                m = matched[i] = Match(r, "content" if written else "command", _snippet_of(sc))
+                unchecked.pop(i, None)
+                if event == "PostToolUse" and not written and not cp.flags and not cp.positionals:
+                    from .read_only import is_read_only
+
+                    m.read_only = is_read_only(cp.program, sc.args)
+
+
+# Up to this size an unread part of a command line is searched for the rules' programs as words
+# (tens of ms at the limit); past it, as substrings.
+_NAMED_WORDS_CHARS = 1024 * 1024
+
+
+def _read_within(command: str, deadline: float | None):
+    """(simple commands, complete) of a large command line, read until the deadline."""
+    from .shellparse import read_commands
+
+    if deadline is None or time.perf_counter() >= deadline:
+        return [], False
+    return read_commands(command, deadline)
 
 
 def _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceiling, v) -> None:
@@ -550,6 +650,7 @@ def _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceili
         for c_idx, (field, op, pattern, info) in enumerate(matched[i].rule[R.CONDS]):
             value = field_value(field, tool, ti, payload)
             if op in REGEX_OPERATORS:
+                value = windows_path_as_posix(field, pattern, value)
                 if value is None:
                     results.append(False)
                     continue

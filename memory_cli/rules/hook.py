@@ -11,8 +11,10 @@ and is fed back beside the tool result and shown to the person.
 Budgets (``enforcement.max_latency_ms``, ``verification.max_latency_ms``) run from the start
 of this handler, not of the process (a slow interpreter start on a busy machine must not
 spend them), and bound only work whose cost can be large (see :mod:`engine`): risky regexes,
-inputs past a size, intent similarity. What they skip is allowed and audited, rule by rule, as
-one ``enforce_overrun`` row naming the rules and why; cheap checks are always made.
+inputs past a size, intent similarity. What they skip is audited, rule by rule, as one
+``enforce_overrun`` row naming the rules and why, and allowed, except a block or ask rule whose
+text is in the call (see :mod:`engine`), which denies or asks and says its check could not be
+finished; cheap checks are always made.
 Also: ``stop`` and ``user_prompt_submit`` evaluate rules imported from hookify files with
 ``event: stop`` / ``event: prompt``.
 """
@@ -87,9 +89,20 @@ def describe(m) -> str:
     text = f"{m.message.rstrip('.')} [memory-cli rule {m.id[:8]}, {m.rule[SEVERITY]}]"
     if m.field == "intent":
         text += f" (an intent rule: this call looks related, {m.snippet})"
+    elif m.field == "unchecked":
+        text += (
+            f": the call holds what this rule looks for, but the check could not be finished"
+            f" ({m.snippet}), so it is not let through unchecked; a shorter command or input,"
+            " or a script file, can be checked"
+        )
     if alt:
         text += f"; alternative: {alt.rstrip('.')}"
     return text + "."
+
+
+def _notice(m) -> str:
+    """A matched rule in the person's one-line notice."""
+    return m.message + (" (its check could not be finished)" if m.field == "unchecked" else "")
 
 
 _RESULT = {"block": "denied", "ask": "asked", "warn": "allowed", "suggest": "allowed", "allow": "allowed"}
@@ -167,7 +180,7 @@ def pre_tool_use(ctx, resp) -> None:
     if blocks:
         lines = [describe(m) for m in blocks]
         resp.decide("deny", "Blocked by memory-cli: " + " ".join(lines))
-        resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(m.message for m in blocks))
+        resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
         resp.decide("ask", "memory-cli asks first: " + " ".join(describe(m) for m in asks))
     if warns:
@@ -184,7 +197,8 @@ def post_tool_use(ctx, resp) -> None:
     _rs, verdict = _evaluate(ctx, "PostToolUse", clock)
     if verdict is None:
         return
-    violations = [m for m in verdict.matches if m.action in ("block", "warn")]
+    # A call that only looked (`pip list` under a rule on pip) did not do what the rule is about.
+    violations = [m for m in verdict.matches if m.action in ("block", "warn") and not m.read_only]
     _audit_overrun(ctx, verdict, clock, "verify", "violation" if violations else "allowed")
     if not violations:
         return
@@ -216,7 +230,16 @@ def post_tool_use(ctx, resp) -> None:
         if counted.get("escalated"):
             note += f"; severity raised to {counted['severity']}"
         notes.append(note)
-    resp.block("memory-cli verification: this call went against a rule. " + " ".join(lines))
+    # A block rule's violation goes beside the tool result (`decision: block`); a warn rule
+    # only warns, as context, as it did before the call.
+    blocked = [line for m, line in zip(violations, lines) if m.action == "block"]
+    warned = [line for m, line in zip(violations, lines) if m.action != "block"]
+    if blocked:
+        resp.block("memory-cli verification: this call went against a rule. " + " ".join(blocked))
+    if warned:
+        resp.add_context(
+            "memory-cli verification warning: this call went against a warn-level rule. " + " ".join(warned)
+        )
     resp.notify("memory-cli: rule violated: " + "; ".join(notes))
 
 

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from time import perf_counter as _perf_counter
 
-__all__ = ["SimpleCommand", "simple_commands", "program_name", "split_words"]
+__all__ = ["SimpleCommand", "simple_commands", "read_commands", "program_name", "split_words"]
 
 # How deep strings-inside-strings are followed (bash -c "bash -c '...'"), and how many simple
 # commands one input may yield: both only bound the work on adversarial input.
@@ -230,17 +231,28 @@ def _ansi_c(s: str, i: int) -> tuple[str, int]:
     return "".join(out), n
 
 
+class OutOfTime(Exception):
+    """Reading a command line passed the deadline it was given."""
+
+
 class _Lexer:
-    def __init__(self, s: str):
+    def __init__(self, s: str, deadline: float | None = None):
         self.s = s
         self.n = len(s)
         self.i = 0
         self.toks: list[_Tok] = []
         self.pending: list[_Heredoc] = []
+        self.deadline = deadline
 
     def run(self) -> list[_Tok]:
         s, n = self.s, self.n
+        deadline = self.deadline
+        steps = 0
         while self.i < n:
+            if deadline is not None:
+                steps += 1
+                if steps & 1023 == 0 and _perf_counter() > deadline:
+                    raise OutOfTime
             c = s[self.i]
             if c in " \t\r":
                 self.i += 1
@@ -519,17 +531,33 @@ class _Raw:
         self.pipe_in = pipe_in
 
 
+class _Reading:
+    """What one reading of a command line shares across its nested parts: the deadline it
+    must keep (None: none) and whether it had to leave commands out (past ``_MAX_COMMANDS``
+    or ``_MAX_DEPTH``), so that a caller knows the list it got is not the whole line."""
+
+    __slots__ = ("deadline", "truncated")
+
+    def __init__(self, deadline: float | None = None):
+        self.deadline = deadline
+        self.truncated = False
+
+
 class _Builder:
-    def __init__(self, depth: int, out: list[SimpleCommand], via: tuple[str, ...]):
+    def __init__(self, depth: int, out: list[SimpleCommand], via: tuple[str, ...], reading: _Reading | None = None):
         self.depth = depth
         self.out = out
         self.via = via
+        self.reading = reading if reading is not None else _Reading()
 
     # -- entry ---------------------------------------------------------------------------
     def parse(self, text: str) -> None:
-        if self.depth > _MAX_DEPTH or len(self.out) >= _MAX_COMMANDS or not text.strip():
+        if not text.strip():
             return
-        toks = _Lexer(text).run()
+        if self.depth > _MAX_DEPTH or len(self.out) >= _MAX_COMMANDS:
+            self.reading.truncated = True
+            return
+        toks = _Lexer(text, self.reading.deadline).run()
         raws = self._group(toks)
         prev: _Raw | None = None
         for raw in raws:
@@ -637,6 +665,7 @@ class _Builder:
 
     def _command(self, program: str, args: list[str], via: tuple[str, ...], stdin_script: str | None) -> None:
         if len(self.out) >= _MAX_COMMANDS:
+            self.reading.truncated = True
             return
         name = program_name(program)
         self.out.append(SimpleCommand(program, name, list(args), via))
@@ -644,7 +673,7 @@ class _Builder:
 
     def _nested(self, text: str, how: str, via: tuple[str, ...] | None = None) -> None:
         base = self.via if via is None else via
-        _Builder(self.depth + 1, self.out, base + ((how,) if how else ())).parse(text)
+        _Builder(self.depth + 1, self.out, base + ((how,) if how else ()), self.reading).parse(text)
 
     # -- wrappers ---------------------------------------------------------------------------
     def _run_rest(
@@ -1030,20 +1059,52 @@ def _lenient_fallback(text: str) -> list[SimpleCommand]:
 
 
 @lru_cache(maxsize=256)
-def _parse_cached(command: str) -> tuple[SimpleCommand, ...]:
+def _parse_cached(command: str) -> tuple[tuple[SimpleCommand, ...], bool]:
     out: list[SimpleCommand] = []
+    reading = _Reading()
     try:
-        _Builder(0, out, ()).parse(command)
+        _Builder(0, out, (), reading).parse(command)
     except Exception:
         try:
-            return tuple(_lenient_fallback(command))
+            return tuple(_lenient_fallback(command)), True
         except Exception:  # pragma: no cover
-            return ()
-    return tuple(out)
+            return (), False
+    return tuple(out), not reading.truncated
+
+
+def _copies(cmds) -> list[SimpleCommand]:
+    return [SimpleCommand(c.program, c.name, list(c.args), c.via) for c in cmds]
 
 
 def simple_commands(command: str) -> list[SimpleCommand]:
     """Every program the command line would run, in reading order; never raises."""
     if not isinstance(command, str) or not command:
         return []
-    return [SimpleCommand(c.program, c.name, list(c.args), c.via) for c in _parse_cached(command)]
+    return _copies(_parse_cached(command)[0])
+
+
+def read_commands(command: str, deadline: float | None = None) -> tuple[list[SimpleCommand], bool]:
+    """The programs the command line runs and whether that list is the whole line.
+
+    ``complete`` is False when the reading had to stop short: past ``_MAX_COMMANDS`` simple
+    commands or ``_MAX_DEPTH`` nested strings, or, with ``deadline`` (a
+    ``time.perf_counter()`` value), when the line could not be read by then (the commands
+    read so far are returned). A gate uses it to tell "no rule matches" from "not all of the
+    line was looked at". Never raises."""
+    if not isinstance(command, str) or not command:
+        return [], True
+    if deadline is None:
+        cmds, complete = _parse_cached(command)
+        return _copies(cmds), complete
+    out: list[SimpleCommand] = []
+    reading = _Reading(deadline)
+    try:
+        _Builder(0, out, (), reading).parse(command)
+    except OutOfTime:
+        return out, False
+    except Exception:
+        try:
+            return _lenient_fallback(command), True
+        except Exception:  # pragma: no cover
+            return out, False
+    return out, not reading.truncated
