@@ -10,6 +10,11 @@ Concurrency: WAL mode, a busy timeout, and ``BEGIN IMMEDIATE`` for every write t
 several Claude Code sessions writing at once queue up instead of failing with
 "database is locked" (a deferred transaction that later upgrades to a write lock can fail
 without waiting; an immediate one waits on the busy handler).
+
+A hook process never waits for the write lock: its store has ``write_wait = False``, so the
+outermost transaction tries ``BEGIN IMMEDIATE`` once with no busy wait and raises
+:class:`LockBusy` when another process holds the lock; the hook then keeps the write in the
+spool (:mod:`memory_cli.spool`). Reads in WAL mode never wait for a writer.
 """
 
 from __future__ import annotations
@@ -22,6 +27,10 @@ from .errors import StoreRefused
 
 APPLICATION_ID = 0x4D454D43  # "MEMC": marks a file as a memory-cli database
 BUSY_TIMEOUT_MS = 10_000
+
+
+class LockBusy(Exception):
+    """Another process holds the write lock and this transaction was asked not to wait."""
 
 
 class Store:
@@ -37,6 +46,9 @@ class Store:
         self._depth = 0
         self.warnings: list[str] = []
         self.vec_loaded = False
+        # False in hook processes: a write transaction never waits for another writer.
+        self.write_wait = True
+        self.busy_timeout_ms = BUSY_TIMEOUT_MS
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -86,6 +98,7 @@ class Store:
             raise StoreRefused(f"cannot open database {p}: {_msg(e)}") from None
         conn.setbusytimeout(busy_timeout_ms)
         store = cls(conn, p)
+        store.busy_timeout_ms = busy_timeout_ms
         try:
             from . import migrations
 
@@ -191,9 +204,12 @@ class Store:
         self.warnings.append(message)
 
     # -- transactions --------------------------------------------------------------------
-    def transaction(self) -> "_Transaction":
-        """Atomic write unit. Outermost: BEGIN IMMEDIATE; nested: a savepoint."""
-        return _Transaction(self)
+    def transaction(self, wait: bool | None = None) -> "_Transaction":
+        """Atomic write unit. Outermost: BEGIN IMMEDIATE; nested: a savepoint.
+
+        ``wait=False`` (default: ``not store.write_wait``) takes the write lock only if it is
+        free at once and raises :class:`LockBusy` otherwise, without waiting."""
+        return _Transaction(self, self.write_wait if wait is None else wait)
 
     # -- extensions ----------------------------------------------------------------------
     def load_vec(self) -> bool:
@@ -216,17 +232,21 @@ class Store:
 class _Transaction:
     """A hand-written context manager: ``contextlib`` costs ~3 ms to import on the hook path."""
 
-    __slots__ = ("store", "name")
+    __slots__ = ("store", "name", "wait")
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, wait: bool = True):
         self.store = store
         self.name = None
+        self.wait = wait
 
     def __enter__(self) -> Store:
         s = self.store
         try:
             if s._depth == 0:
-                s.conn.execute("BEGIN IMMEDIATE")
+                if self.wait:
+                    s.conn.execute("BEGIN IMMEDIATE")
+                else:
+                    _begin_without_waiting(s)
             else:
                 self.name = f"sp{s._depth}"
                 s.conn.execute(f"SAVEPOINT {self.name}")
@@ -255,6 +275,18 @@ class _Transaction:
             s.conn.execute(f"ROLLBACK TO {self.name}")
             s.conn.execute(f"RELEASE {self.name}")
         return False
+
+
+def _begin_without_waiting(s: Store) -> None:
+    """BEGIN IMMEDIATE with the busy handler off: the lock now, or LockBusy at once."""
+    conn = s.conn
+    conn.setbusytimeout(0)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except (apsw.BusyError, apsw.LockedError):
+        raise LockBusy(f"another process holds the write lock of {s.path}") from None
+    finally:
+        conn.setbusytimeout(s.busy_timeout_ms)
 
 
 def _rollback(s: Store) -> None:

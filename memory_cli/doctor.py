@@ -77,6 +77,8 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
             store = Store.open(db_path, readonly=marked)
         except MemoryCliError as e:
             checks.append(_check("database", "fail", str(e)))
+        if store is not None and not marked:
+            checks.append(_spool_check(store))
         if store is not None:
             try:
                 checks += _db_checks(store, db_path, marked)
@@ -101,6 +103,22 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
             checks.append(_check("database", "fail", _store_fault(db_path, e)))
         store.close()
     return checks
+
+
+def _spool_check(store):
+    """Write what hooks spooled while the write lock was held; say how much and what is left."""
+    from . import spool
+
+    try:
+        r = spool.drain(store, wait=True)
+    except Exception as e:  # a failed check, never a crash
+        return _check("store: spool", "warn", f"the spool could not be written: {type(e).__name__}: {e}")
+    done = f"{r['applied']} spooled write(s) written now" if r["applied"] else "nothing waiting"
+    if r["failed"]:
+        return _check("store: spool", "warn", f"{done}; {r['failed']} could not be applied (audit: spool_failed)")
+    if r["busy"] or r["left"]:
+        return _check("store: spool", "warn", f"{done}; the write lock is held: the rest is written later")
+    return _check("store: spool", "ok", done)
 
 
 def _rule_coverage_check(store):

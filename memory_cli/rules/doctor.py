@@ -87,21 +87,16 @@ def doctor_checks(store, settings) -> list[dict]:
                 "detail": "enforcement.enabled is false: PreToolUse blocks nothing",
             }
         )
-    pending = (getattr(store, "path", "") or "") + ".audit-pending"
-    waiting = 0
-    if os.path.isfile(pending):
-        try:
-            with open(pending, "rb") as f:
-                waiting = sum(1 for _ in f)
-        except OSError:
-            pass
+    from .. import spool
+
+    files, waiting = spool.waiting(getattr(store, "path", "") or "")
     if waiting:
         checks.append(
             {
-                "name": "audit: pending",
+                "name": "store: spool",
                 "status": "warn",
-                "detail": f"{waiting} audit row(s) wait in {pending}: hooks could not get "
-                "the write lock; the next hook that can write moves them",
+                "detail": f"{waiting} write(s) in {files} file(s) wait in {spool.folder(store.path)}: hooks "
+                "found the write lock held; the next process that gets it writes them",
             }
         )
     overruns = store.value(_REAL_SKIPS_SQL) or 0

@@ -1,0 +1,208 @@
+"""No hook waits for the write lock, and nothing a hook had to write is lost or written twice.
+
+A real second process holds a write transaction open (``BEGIN IMMEDIATE``, as a long bulk
+change from the dashboard does) while real hook processes run. Each hook must answer and end
+while the lock is still held; what it had to write (audit rows, a captured correction, a
+marker) is in the store once the lock is released and the next process has run, exactly once.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from conftest import add_rule, payload, run_hook
+
+from memory_cli import audit, spool
+from memory_cli.db import Store
+
+# Holds the write lock until it reads a line: a bulk change that lasts as long as the test wants.
+_BULK_WRITER = """
+import sys
+from memory_cli.db import Store
+s = Store.open(sys.argv[1])
+s.conn.execute("BEGIN IMMEDIATE")
+s.conn.execute("UPDATE memory_entries SET tags = tags")
+s.conn.execute("INSERT INTO memory_audit_log(id, timestamp, action) VALUES ('bulk', '2000', 'bulk')")
+print("locked", flush=True)
+sys.stdin.readline()
+s.conn.execute("ROLLBACK")
+print("released", flush=True)
+"""
+
+
+class HeldWriteLock:
+    def __init__(self, db_path):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _BULK_WRITER, str(db_path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout.readline().strip() == "locked"
+
+    def still_held(self) -> bool:
+        return self.proc.poll() is None
+
+    def release(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.write("go\n")
+            self.proc.stdin.flush()
+            assert self.proc.stdout.readline().strip() == "released"
+        self.proc.wait(timeout=60)
+
+
+@pytest.fixture
+def held_lock(db_path, claude_dir):
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    Store.open(db_path).close()
+    locks = []
+
+    def take():
+        lock = HeldWriteLock(db_path)
+        locks.append(lock)
+        return lock
+
+    yield take
+    for lock in locks:
+        lock.release()
+
+
+def rows(db_path, action, **kw):
+    with Store.open(db_path) as s:
+        return audit.query(s, action=action, limit=10_000, **kw)
+
+
+def corrections(db_path):
+    with Store.open(db_path) as s:
+        return s.rows("SELECT statement, occurrence_count FROM corrections ORDER BY detected_at")
+
+
+def bash(command):
+    return payload("PreToolUse", tool_input={"command": command, "description": "run"})
+
+
+def prompt(text, session_id="abc123"):
+    return payload("UserPromptSubmit", prompt=text, session_id=session_id)
+
+
+def test_a_deny_answers_and_ends_while_another_process_holds_the_write_lock(hook, db_path, held_lock):
+    add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
+    hook("PreToolUse", bash("ls"))  # the rule cache is built before the lock is taken
+    lock = held_lock()
+    r = hook("PreToolUse", bash("npm install left-pad"))
+    # The hook process has ended, with its deny, and the other process still holds the lock:
+    # the hook did not wait for it.
+    assert r.returncode == 0 and r.decision == "deny" and "no npm" in r.stdout
+    assert lock.still_held()
+    files, ops = spool.waiting(str(db_path))
+    assert files == 1 and ops >= 2  # the enforce_block row and the hook row wait beside the store
+    lock.release()
+    assert rows(db_path, "enforce_block") == []  # written by the next process, not before
+    hook("PreToolUse", bash("ls"))
+    [block] = rows(db_path, "enforce_block")
+    assert block["result"] == "denied" and "npm install left-pad" in block["details"]["subject"]
+    assert spool.waiting(str(db_path)) == (0, 0)
+
+
+def test_a_correction_typed_during_a_long_bulk_change_is_stored_after_it(hook, cli, db_path, held_lock):
+    lock = held_lock()
+    r = hook("UserPromptSubmit", prompt("no, don't use npm here, use pnpm"))
+    # Answered (Claude hears of the correction at once) and ended while the lock is held.
+    assert r.returncode == 0 and "Recorded correction" in r.context and "pnpm" in r.context
+    assert lock.still_held()
+    assert corrections(db_path) == []
+    lock.release()
+    # The next process that writes (here a CLI command) stores it, once.
+    assert cli("add", "the CI runs on Fridays", "--type", "fact", process=True).returncode == 0
+    [stored] = corrections(db_path)
+    assert "pnpm" in stored["statement"] and stored["occurrence_count"] == 1
+    [captured] = rows(db_path, "capture")
+    assert captured["result"] == "new" and captured["hook_event"] == "UserPromptSubmit"
+
+
+def test_a_repeated_correction_spooled_twice_counts_twice_and_says_so(hook, db_path, held_lock):
+    hook("UserPromptSubmit", prompt("no, don't use npm here, use pnpm", session_id="s1"))
+    lock = held_lock()
+    r = hook("UserPromptSubmit", prompt("no, don't use npm here, use pnpm", session_id="s2"))
+    assert "said 2 times" in r.context  # read from the store as it is, while the lock is held
+    lock.release()
+    hook("PreToolUse", bash("ls"))
+    [stored] = corrections(db_path)
+    assert stored["occurrence_count"] == 2
+
+
+def test_hooks_spooling_at_once_lose_nothing(db_path, held_lock):
+    add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
+    run_hook("PreToolUse", bash("ls"), db=db_path)
+    said = [
+        "no, don't use npm here, use pnpm",
+        "no, never run pythonw.exe, use python.exe",
+        "don't use tabs for indentation, use spaces",
+        "no, use ruff instead of flake8",
+    ]
+    calls = [("PreToolUse", bash(f"npm install pkg{i}")) for i in range(4)]
+    calls += [("UserPromptSubmit", prompt(text, session_id=f"s{i}")) for i, text in enumerate(said)]
+    lock = held_lock()
+    with ThreadPoolExecutor(len(calls)) as pool:
+        results = list(pool.map(lambda c: run_hook(c[0], c[1], db=db_path), calls))
+    assert lock.still_held()
+    assert all(r.returncode == 0 for r in results)
+    assert [r.decision for r in results[:4]] == ["deny"] * 4
+    assert all("Recorded correction" in r.context for r in results[4:])
+    assert spool.waiting(str(db_path))[0] >= len(calls)  # private files, at least one per process
+    lock.release()
+    run_hook("PreToolUse", bash("ls"), db=db_path)
+    subjects = sorted(b["details"]["subject"] for b in rows(db_path, "enforce_block"))
+    assert subjects == [f"npm install pkg{i}" for i in range(4)]
+    assert len(corrections(db_path)) == len(said)
+    assert len(rows(db_path, "capture")) == len(said)
+    assert spool.waiting(str(db_path)) == (0, 0)
+
+
+def test_a_drain_that_dies_before_removing_its_files_writes_nothing_twice(hook, db_path, held_lock, tmp_path):
+    add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
+    hook("PreToolUse", bash("ls"))
+    lock = held_lock()
+    hook("PreToolUse", bash("npm install left-pad"))
+    hook("UserPromptSubmit", prompt("no, don't use npm here, use pnpm"))
+    kept = tmp_path / "kept"
+    shutil.copytree(spool.folder(str(db_path)), kept)
+    lock.release()
+    hook("PreToolUse", bash("ls"))
+    # The drain committed; put its files back, as if it had been killed before removing them.
+    for f in kept.iterdir():
+        shutil.copy(f, spool.folder(str(db_path)))
+    hook("PreToolUse", bash("ls"))
+    assert len(rows(db_path, "enforce_block")) == 1
+    assert len(rows(db_path, "capture")) == 1
+    [stored] = corrections(db_path)
+    assert stored["occurrence_count"] == 1
+    assert spool.waiting(str(db_path)) == (0, 0)
+
+
+def test_a_marker_written_during_a_bulk_change_is_remembered_after_it(hook, db_path, held_lock):
+    lock = held_lock()
+    r = hook("Stop", payload("Stop", last_assistant_message="[MEMORY:timing:ci] The CI build takes 12 minutes."))
+    assert r.returncode == 0 and "once the store is free" in r.system_message
+    assert lock.still_held()
+    lock.release()
+    hook("PreToolUse", bash("ls"))
+    with Store.open(db_path) as s:
+        stored = s.rows("SELECT content FROM memory_entries WHERE source = 'marker'")
+    assert [e["content"] for e in stored] == ["The CI build takes 12 minutes."]
+
+
+def test_a_write_that_cannot_be_applied_is_kept_and_does_not_hold_up_the_rest(db_path):
+    with Store.open(db_path) as s:
+        spool.put(str(db_path), [spool.make("no-such-kind", {"x": 1})])
+        spool.put(str(db_path), [spool.make("audit", {"action": "enforce_block", "kw": {"result": "denied"}})])
+        r = spool.drain(s, wait=True)
+        assert (r["applied"], r["failed"]) == (1, 1)
+        [failed] = audit.query(s, action="spool_failed")
+        assert failed["details"]["op"] == {"x": 1}
+        assert len(audit.query(s, action="enforce_block")) == 1
+    assert spool.waiting(str(db_path)) == (0, 0)
