@@ -206,3 +206,18 @@ def test_a_write_that_cannot_be_applied_is_kept_and_does_not_hold_up_the_rest(db
         assert failed["details"]["op"] == {"x": 1}
         assert len(audit.query(s, action="enforce_block")) == 1
     assert spool.waiting(str(db_path)) == (0, 0)
+
+
+def test_memories_are_injected_while_another_process_holds_the_write_lock(hook, cli, db_path, held_lock):
+    cli("add", "Deploys go through the staging cluster first, never straight to production", "--type", "rule")
+    lock = held_lock()
+    start = hook("SessionStart", payload("SessionStart"))
+    asked = hook("UserPromptSubmit", prompt("how do deploys to production work here?"))
+    assert start.returncode == 0 and "staging cluster" in start.context
+    assert asked.returncode == 0 and "staging cluster" in asked.context
+    assert lock.still_held()
+    lock.release()
+    hook("PreToolUse", bash("ls"))
+    with Store.open(db_path) as s:
+        assert s.value("SELECT use_count FROM memory_entries") == 2  # both injections counted, once
+    assert len(rows(db_path, "inject")) == 2
