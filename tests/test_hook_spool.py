@@ -221,3 +221,14 @@ def test_memories_are_injected_while_another_process_holds_the_write_lock(hook, 
     with Store.open(db_path) as s:
         assert s.value("SELECT use_count FROM memory_entries") == 2  # both injections counted, once
     assert len(rows(db_path, "inject")) == 2
+
+
+def test_a_malformed_payload_during_a_bulk_change_is_reported_and_recorded_after_it(hook, db_path, held_lock):
+    lock = held_lock()
+    r = hook("PreToolUse", '{"hook_event_name": "PreToolUse", "tool_input": ')
+    assert r.returncode == 0 and "malformed payload" in r.system_message
+    assert lock.still_held()
+    lock.release()
+    hook("PreToolUse", bash("ls"))
+    [error] = rows(db_path, "hook_error")
+    assert error["context"] == "invalid_input" and error["hook_event"] == "PreToolUse"

@@ -175,6 +175,8 @@ def _flush_audit(store, rows: list) -> None:
     rows.clear()
     try:
         spool.write(store, ops)
+    except spool.SpoolError as e:  # the lock was held and the spool cannot be written
+        _append_error_log(ops[0]["args"]["kw"].get("hook_event"), "audit", f"{len(ops)} audit row(s) lost: {e}")
     except Exception as e:  # not the lock: write what can be written, one row at a time
         from ..audit import record_safely
 
@@ -239,12 +241,15 @@ def _record_error(store, event, kind, message, started, raw_payload: bytes | Non
         except Exception:
             preview = "(preview withheld)"
         details["stdin_preview"] = preview
-    from ..audit import record_safely
+    if store is not None:
+        try:  # at once if the write lock is free, else into the spool: never a wait
+            from .. import spool
 
-    if record_safely(
-        store, "hook_error", context=kind, result="allowed", details=details, hook_event=event, elapsed_ms=elapsed
-    ):
-        return
+            kw = {"context": kind, "result": "allowed", "details": details, "hook_event": event, "elapsed_ms": elapsed}
+            spool.write(store, [spool.make("audit", {"action": "hook_error", "kw": kw})])
+            return
+        except Exception:
+            pass
     _append_error_log(event, kind, message)
 
 
