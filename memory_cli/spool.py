@@ -73,7 +73,9 @@ def put(db_path: str | None, ops: list[dict]) -> str:
         raise SpoolError("this store has no spool (an in-memory or URI database)")
     from .fastjson import dumps
 
-    text = "".join(dumps(op, ensure_ascii=False, compact=True) + "\n" for op in ops)
+    # default=str: a value JSON cannot hold (a set, an object in a handler's details) is kept as
+    # its text rather than losing the whole write.
+    text = "".join(dumps(op, ensure_ascii=False, compact=True, default=str) + "\n" for op in ops)
     name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(4).hex()}.jsonl"
     tmp = os.path.join(where, _TMP_PREFIX + name)
     try:

@@ -232,3 +232,11 @@ def test_a_malformed_payload_during_a_bulk_change_is_reported_and_recorded_after
     hook("PreToolUse", bash("ls"))
     [error] = rows(db_path, "hook_error")
     assert error["context"] == "invalid_input" and error["hook_event"] == "PreToolUse"
+
+
+def test_a_spooled_row_whose_details_json_cannot_hold_is_kept_as_text(db_path):
+    with Store.open(db_path) as s:
+        spool.put(str(db_path), [spool.make("audit", {"action": "enforce_warn", "kw": {"details": {"ids": {"r1"}}}})])
+        assert spool.drain(s, wait=True)["applied"] == 1
+        [row] = audit.query(s, action="enforce_warn")
+    assert row["details"] == {"ids": "{'r1'}"}
