@@ -240,3 +240,34 @@ def test_a_spooled_row_whose_details_json_cannot_hold_is_kept_as_text(db_path):
         assert spool.drain(s, wait=True)["applied"] == 1
         [row] = audit.query(s, action="enforce_warn")
     assert row["details"] == {"ids": "{'r1'}"}
+
+
+def test_a_violation_during_a_bulk_change_is_fed_back_at_once_and_counted_after_it(hook, db_path, held_lock):
+    rule = add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
+    ran = payload("PostToolUse", tool_input={"command": "npm install left-pad", "description": "install"})
+    hook("PostToolUse", payload("PostToolUse"))  # the rule cache is built before the lock is taken
+    lock = held_lock()
+    r = hook("PostToolUse", ran)
+    assert r.returncode == 0 and "went against a rule" in r.stdout
+    assert lock.still_held()
+    lock.release()
+    hook("PreToolUse", bash("ls"))
+    with Store.open(db_path) as s:
+        assert s.value("SELECT violation_count FROM memory_entries WHERE id = ?", (rule["id"],)) == 1
+    [failed] = rows(db_path, "verify_fail")
+    assert failed["details"]["count_queued"] is True
+
+
+def test_a_long_command_timed_during_a_bulk_change_is_kept_as_a_sample(hook, db_path, held_lock):
+    ran = payload(
+        "PostToolUse",
+        tool_input={"command": "pytest -q", "description": "tests"},
+        duration_ms=4200,
+    )
+    lock = held_lock()
+    assert hook("PostToolUse", ran).returncode == 0
+    assert lock.still_held()
+    lock.release()
+    hook("PreToolUse", bash("ls"))
+    with Store.open(db_path) as s:
+        assert s.rows("SELECT name, value FROM metric_samples") == [{"name": "cmd: pytest -q", "value": 4.2}]
