@@ -173,6 +173,9 @@ class Store:
         Every INSERT/UPDATE passes the redaction gate (:func:`memory_cli.redact.gate_params`):
         text is redacted, made valid UTF-8 and bounded before it reaches the file.
         """
+        if not self.write_wait and self._depth == 0 and _changes_rows(sql):
+            with self.transaction():  # a write outside a transaction waits for no one either
+                return self.execute(sql, params)
         if params and _is_write(sql):
             params = _gate(sql, params)
         try:
@@ -182,6 +185,9 @@ class Store:
         return self.conn.changes()
 
     def executemany(self, sql: str, seq) -> None:
+        if not self.write_wait and self._depth == 0 and _changes_rows(sql):
+            with self.transaction():
+                return self.executemany(sql, seq)
         if _is_write(sql):
             seq = [_gate(sql, p) for p in seq]
         try:
@@ -333,6 +339,11 @@ def _check_header(fp: str) -> None:
 def _is_write(sql: str) -> bool:
     head = sql.lstrip()[:6].upper()
     return head == "INSERT" or head == "UPDATE" or head == "REPLAC"
+
+
+def _changes_rows(sql: str) -> bool:
+    head = sql.lstrip()[:6].upper()
+    return head in ("INSERT", "UPDATE", "REPLAC", "DELETE")
 
 
 def _gate(sql: str, params):

@@ -4,7 +4,7 @@ Why: a hook must answer Claude Code within its deadline, and another process may
 store's write lock for seconds (a bulk change of thousands of entries from the dashboard, an
 import). Reads in WAL mode never wait for a writer, so a hook decides from what it reads; what
 it must write (audit rows, a captured correction, markers, use counts, violation counts, metric
-samples) is tried once without waiting (``BEGIN IMMEDIATE`` with the busy handler off, see
+samples, a transcript queued for session memories) is tried once without waiting (``BEGIN IMMEDIATE`` with the busy handler off, see
 :class:`memory_cli.db.LockBusy`) and otherwise put here.
 
 The spool is a private folder beside the store, ``<database>.spool/`` (0700). Each process that
@@ -44,6 +44,7 @@ APPLIERS = {
     "markers": "memory_cli.capture.lifecycle:apply_spooled",
     "violation": "memory_cli.rules.api:apply_spooled",
     "metric": "memory_cli.baselines.api:apply_spooled",
+    "kv": "memory_cli.maintenance.kvstate:apply_spooled",
 }
 
 

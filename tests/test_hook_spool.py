@@ -11,7 +11,9 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from conftest import add_rule, payload, run_hook
@@ -271,3 +273,26 @@ def test_a_long_command_timed_during_a_bulk_change_is_kept_as_a_sample(hook, db_
     hook("PreToolUse", bash("ls"))
     with Store.open(db_path) as s:
         assert s.rows("SELECT name, value FROM metric_samples") == [{"name": "cmd: pytest -q", "value": 4.2}]
+
+
+def test_a_session_ending_during_a_bulk_change_still_queues_its_transcript(hook, db_path, held_lock, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text('{"type": "user", "message": {"role": "user", "content": "hello"}}\n')
+    lock = held_lock()
+    ended = hook("SessionEnd", payload("SessionEnd", session_id="ending", transcript_path=str(transcript)))
+    assert ended.returncode == 0
+    assert lock.still_held()
+    where = spool.folder(str(db_path))
+    assert any("llm.pending:" in f.read_text() for f in Path(where).iterdir())
+    lock.release()
+
+    def handled():  # still queued for the session-memory job, or already summarised by it
+        with Store.open(db_path) as s:
+            spool.drain(s, wait=True)
+            queued = s.value("SELECT count(*) FROM kv WHERE key = ?", ("llm.pending:" + str(transcript.resolve()),))
+        return queued or rows(db_path, "summarize", entry_id=None)
+
+    deadline = time.monotonic() + 60
+    while not handled() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert handled()
