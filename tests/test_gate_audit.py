@@ -151,15 +151,10 @@ def test_a_deny_is_answered_while_another_process_holds_the_write_lock(hook, db_
             [spooled] = list(folder.iterdir())
             assert "enforce_block" in spooled.read_text()
             assert (spooled.stat().st_mode & 0o077) == 0 and (folder.stat().st_mode & 0o077) == 0
-            from memory_cli.rules.doctor import doctor_checks
-            from memory_cli.settings import load
+            from memory_cli.doctor import run
 
-            s = Store.open(db_path)
-            try:
-                names = [c["name"] for c in doctor_checks(s, load())]
-            finally:
-                s.close()
-            assert "store: spool" in names
+            [check] = [c for c in run(str(db_path), measure=False) if c["name"] == "store: spool"]
+            assert check["status"] == "warn" and "another process holds the write lock" in check["detail"]
     finally:
         locker.wait(timeout=60)
     hook("PreToolUse", bash("ls"))  # the next hook moves them into the audit log

@@ -87,18 +87,6 @@ def doctor_checks(store, settings) -> list[dict]:
                 "detail": "enforcement.enabled is false: PreToolUse blocks nothing",
             }
         )
-    from .. import spool
-
-    files, waiting = spool.waiting(getattr(store, "path", "") or "")
-    if waiting:
-        checks.append(
-            {
-                "name": "store: spool",
-                "status": "warn",
-                "detail": f"{waiting} write(s) in {files} file(s) wait in {spool.folder(store.path)}: hooks "
-                "found the write lock held; the next process that gets it writes them",
-            }
-        )
     overruns = store.value(_REAL_SKIPS_SQL) or 0
     if overruns:
         checks.append(
