@@ -27,6 +27,11 @@ from .errors import StoreRefused
 
 APPLICATION_ID = 0x4D454D43  # "MEMC": marks a file as a memory-cli database
 BUSY_TIMEOUT_MS = 10_000
+# Beside the store: the folder of writes hooks could not make while another process held the
+# write lock (memory_cli.spool), and the audit-only file of earlier versions. Named here so a
+# hook can see that there is nothing to write without importing the spool code.
+SPOOL_SUFFIX = ".spool"
+LEGACY_PENDING_SUFFIX = ".audit-pending"
 
 
 class LockBusy(Exception):

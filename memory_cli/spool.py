@@ -31,8 +31,9 @@ from __future__ import annotations
 import os
 import time
 
-SUFFIX = ".spool"
-LEGACY_PENDING_SUFFIX = ".audit-pending"  # the audit-only spool of earlier versions, still drained
+from .db import LEGACY_PENDING_SUFFIX  # the audit-only spool of earlier versions, still drained
+from .db import SPOOL_SUFFIX as SUFFIX
+
 _TMP_PREFIX = ".tmp-"
 _STALE_TMP_S = 600.0  # a temporary file this old belongs to a process that died mid-write
 

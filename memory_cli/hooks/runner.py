@@ -167,26 +167,35 @@ def _flush_audit(store, rows: list) -> None:
     spool them (with the ids that keep them from being written twice)."""
     if not rows or store is None:
         return
-    from .. import spool
-    from ..util import now_iso
+    from ..audit import record
+    from ..db import LockBusy
 
-    at = now_iso()
-    ops = [spool.make("audit", {"action": action, "kw": kw}, at) for action, kw in rows]
+    todo = list(rows)
     rows.clear()
     try:
-        spool.write(store, ops)
-    except spool.SpoolError as e:  # the lock was held and the spool cannot be written
-        _append_error_log(ops[0]["args"]["kw"].get("hook_event"), "audit", f"{len(ops)} audit row(s) lost: {e}")
+        with store.transaction(wait=False):
+            for action, kw in todo:
+                record(store, action, **kw)
+        return
+    except LockBusy:
+        from .. import spool
+        from ..util import now_iso
+
+        at = now_iso()
+        try:
+            spool.put(store.path, [spool.make("audit", {"action": a, "kw": kw}, at) for a, kw in todo])
+        except spool.SpoolError as e:  # the lock was held and the spool cannot be written
+            _append_error_log(todo[0][1].get("hook_event"), "audit", f"{len(todo)} audit row(s) lost: {e}")
     except Exception as e:  # not the lock: write what can be written, one row at a time
         from ..audit import record_safely
 
-        lost = [op["args"] for op in ops if not record_safely(store, op["args"]["action"], **op["args"]["kw"])]
-        for row in lost:  # a failure the audit log could not take still leaves a record
-            if row["action"] == "hook_error":
-                _append_error_log(row["kw"].get("hook_event"), "handler_error", row["kw"].get("details"))
+        lost = [(a, kw) for a, kw in todo if not record_safely(store, a, **kw)]
+        for action, kw in lost:  # a failure the audit log could not take still leaves a record
+            if action == "hook_error":
+                _append_error_log(kw.get("hook_event"), "handler_error", kw.get("details"))
         if lost:
             _append_error_log(
-                lost[0]["kw"].get("hook_event"),
+                lost[0][1].get("hook_event"),
                 "audit",
                 f"{len(lost)} audit row(s) could not be written ({type(e).__name__}: {e})",
             )
@@ -194,7 +203,7 @@ def _flush_audit(store, rows: list) -> None:
 
 def _drain(store, event: str) -> None:
     """Write what earlier hooks spooled, if the lock is free now; never raises, never waits."""
-    if event == "SessionEnd":  # its deadline is short; the detached maintenance drains
+    if event == "SessionEnd" or not _spool_has_work(store):  # SessionEnd: the detached run drains
         return
     try:
         from .. import spool
@@ -202,6 +211,21 @@ def _drain(store, event: str) -> None:
         spool.drain(store, wait=False, budget_s=DRAIN_BUDGET_S)
     except Exception as e:  # noqa: BLE001 - the answer is out; the spool stays for the next drain
         _append_error_log(event, "spool", f"the spool could not be drained ({type(e).__name__}: {e})")
+
+
+def _spool_has_work(store) -> bool:
+    """One directory listing, without importing the spool code (most hooks find it empty)."""
+    from ..db import LEGACY_PENDING_SUFFIX, SPOOL_SUFFIX
+
+    path = getattr(store, "path", None)
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return False
+    try:
+        if os.listdir(path + SPOOL_SUFFIX):
+            return True
+    except OSError:
+        pass
+    return os.path.isfile(path + LEGACY_PENDING_SUFFIX)
 
 
 def _read(stdin) -> bytes:
