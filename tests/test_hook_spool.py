@@ -296,3 +296,46 @@ def test_a_session_ending_during_a_bulk_change_still_queues_its_transcript(hook,
     while not handled() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert handled()
+
+
+# The dashboard's bulk change of 10,000 entries, in a process of its own: it holds the write
+# lock from "locked" until it has archived every entry and committed.
+_DASHBOARD_BULK = """
+import sys
+from memory_cli import entries
+from memory_cli.db import Store
+s = Store.open(sys.argv[1])
+ids = [r["id"] for r in s.rows("SELECT id FROM memory_entries WHERE type = 'fact'")]
+with s.transaction():
+    print("locked", flush=True)
+    n = entries.bulk(s, "archive", ids)
+print(n, flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_no_correction_is_lost_while_a_10000_entry_bulk_change_runs(db_path, claude_dir):
+    from memory_cli import entries
+
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    with Store.open(db_path) as s, s.transaction():
+        for i in range(10_000):
+            entries.add(s, f"Bulk fact {i}: the service {i % 97} listens on port {8000 + i}", "fact")
+    bulk = subprocess.Popen([sys.executable, "-c", _DASHBOARD_BULK, str(db_path)], stdout=subprocess.PIPE, text=True)
+    assert bulk.stdout.readline().strip() == "locked"
+    said = [
+        "no, don't use npm here, use pnpm",
+        "no, never run pythonw.exe, use python.exe",
+        "no, use ruff instead of flake8",
+    ]
+    answered = []
+    for i, text in enumerate(said):
+        r = run_hook("UserPromptSubmit", prompt(text, session_id=f"bulk{i}"), db=db_path)
+        answered.append(r.returncode == 0 and "Recorded correction" in r.context)
+    during = bulk.poll() is None  # the bulk change was still running when every prompt was answered
+    assert int(bulk.stdout.readline()) == 10_000
+    bulk.wait(timeout=60)
+    run_hook("PreToolUse", bash("ls"), db=db_path)
+    assert answered == [True] * len(said) and during
+    assert len(corrections(db_path)) == len(said)
+    assert len(rows(db_path, "capture")) == len(said)
