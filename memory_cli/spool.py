@@ -99,11 +99,27 @@ def put(db_path: str | None, ops: list[dict]) -> str:
 
 
 def _ensure_folder(where: str) -> None:
-    if os.path.isdir(where):
-        return
-    from .paths import ensure_private_dir
+    if not os.path.lexists(where):
+        from .paths import ensure_private_dir
 
-    ensure_private_dir(where)
+        ensure_private_dir(where)
+    if not _trusted(where):
+        raise OSError(f"{where} is not a private folder of this user (left alone)")
+
+
+def _trusted(where: str) -> bool:
+    """The spool is read back as writes to make: only a real folder of this user that no one
+    else may write into is used (a store beside which another user planted a folder or a
+    symbolic link, in a shared directory, must not receive or hand us writes)."""
+    import stat
+
+    try:
+        st = os.lstat(where)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o022:
+        return False
+    return not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
 
 
 def write(store, ops: list[dict]) -> str:
@@ -244,6 +260,8 @@ def _record_failure(store, op: dict, e: BaseException) -> None:
 
 
 def _ready(where: str, clean: bool = True) -> list[str]:
+    if not _trusted(where):
+        return []
     try:
         names = os.listdir(where)
     except OSError:

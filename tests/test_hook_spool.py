@@ -8,6 +8,7 @@ marker) is in the store once the lock is released and the next process has run, 
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -339,3 +340,19 @@ def test_no_correction_is_lost_while_a_10000_entry_bulk_change_runs(db_path, cla
     assert answered == [True] * len(said) and during
     assert len(corrections(db_path)) == len(said)
     assert len(rows(db_path, "capture")) == len(said)
+
+
+def test_a_spool_folder_planted_by_someone_else_is_neither_read_nor_written(hook, db_path, held_lock, tmp_path):
+    add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    forged = spool.make("audit", {"action": "enforce_block", "kw": {"result": "forged"}})
+    (planted / "00000000000000000001-1-aaaa.jsonl").write_text(json.dumps(forged) + "\n")
+    Path(spool.folder(str(db_path))).symlink_to(planted)
+    hook("PreToolUse", bash("ls"))
+    assert rows(db_path, "enforce_block") == []  # nothing it held was applied
+    lock = held_lock()
+    r = hook("PreToolUse", bash("npm install left-pad"))
+    assert r.returncode == 0 and r.decision == "deny"  # the gate is not weakened by it
+    assert lock.still_held()
+    assert len(list(planted.iterdir())) == 1  # and nothing of ours went into it
