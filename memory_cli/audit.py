@@ -21,8 +21,12 @@ def record(
     hook_event: str | None = None,
     elapsed_ms: float | None = None,
     agent: str | None = None,
+    aid: str | None = None,
+    timestamp: str | None = None,
 ) -> str:
-    aid = new_id()
+    """Insert one row. ``aid`` and ``timestamp`` are given for a row written late from the
+    spool: the id it got when it was spooled (so it is never written twice) and when it happened."""
+    aid = aid or new_id()
     # Payload fields arrive with any JSON type; the store's redaction gate bounds text only.
     context, result, session_id, hook_event = (_text(v) for v in (context, result, session_id, hook_event))
     store.execute(
@@ -30,7 +34,7 @@ def record(
         " session_id, hook_event, elapsed_ms, agent) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
         (
             aid,
-            now_iso(),
+            timestamp or now_iso(),
             action,
             entry_id,
             context,
@@ -52,6 +56,10 @@ def _text(value):
         return dumps(value)
     except (TypeError, ValueError, RecursionError):
         return repr(value)[:2000]
+
+
+def exists(store: Store, aid: str) -> bool:
+    return store.value("SELECT 1 FROM memory_audit_log WHERE id = ?", (aid,)) is not None
 
 
 def record_safely(store: Store | None, action: str, **kw) -> bool:
@@ -96,3 +104,10 @@ def query(
             except ValueError:
                 pass
     return rows
+
+
+def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
+    """One audit row a hook could not write at once (see :mod:`memory_cli.spool`)."""
+    kw = dict(args.get("kw") or {})
+    allowed = ("entry_id", "context", "result", "details", "session_id", "hook_event", "elapsed_ms")
+    record(store, str(args.get("action") or "?"), aid=op_id, timestamp=at, **{k: kw[k] for k in allowed if k in kw})

@@ -10,6 +10,11 @@ Concurrency: WAL mode, a busy timeout, and ``BEGIN IMMEDIATE`` for every write t
 several Claude Code sessions writing at once queue up instead of failing with
 "database is locked" (a deferred transaction that later upgrades to a write lock can fail
 without waiting; an immediate one waits on the busy handler).
+
+A hook process never waits for the write lock: its store has ``write_wait = False``, so the
+outermost transaction tries ``BEGIN IMMEDIATE`` once with no busy wait and raises
+:class:`LockBusy` when another process holds the lock; the hook then keeps the write in the
+spool (:mod:`memory_cli.spool`). Reads in WAL mode never wait for a writer.
 """
 
 from __future__ import annotations
@@ -22,6 +27,15 @@ from .errors import StoreRefused
 
 APPLICATION_ID = 0x4D454D43  # "MEMC": marks a file as a memory-cli database
 BUSY_TIMEOUT_MS = 10_000
+# Beside the store: the folder of writes hooks could not make while another process held the
+# write lock (memory_cli.spool), and the audit-only file of earlier versions. Named here so a
+# hook can see that there is nothing to write without importing the spool code.
+SPOOL_SUFFIX = ".spool"
+LEGACY_PENDING_SUFFIX = ".audit-pending"
+
+
+class LockBusy(Exception):
+    """Another process holds the write lock and this transaction was asked not to wait."""
 
 
 class Store:
@@ -37,6 +51,9 @@ class Store:
         self._depth = 0
         self.warnings: list[str] = []
         self.vec_loaded = False
+        # False in hook processes: a write transaction never waits for another writer.
+        self.write_wait = True
+        self.busy_timeout_ms = BUSY_TIMEOUT_MS
 
     # -- opening -------------------------------------------------------------------------
     @classmethod
@@ -86,6 +103,7 @@ class Store:
             raise StoreRefused(f"cannot open database {p}: {_msg(e)}") from None
         conn.setbusytimeout(busy_timeout_ms)
         store = cls(conn, p)
+        store.busy_timeout_ms = busy_timeout_ms
         try:
             from . import migrations
 
@@ -160,6 +178,9 @@ class Store:
         Every INSERT/UPDATE passes the redaction gate (:func:`memory_cli.redact.gate_params`):
         text is redacted, made valid UTF-8 and bounded before it reaches the file.
         """
+        if not self.write_wait and self._depth == 0 and _changes_rows(sql):
+            with self.transaction():  # a write outside a transaction waits for no one either
+                return self.execute(sql, params)
         if params and _is_write(sql):
             params = _gate(sql, params)
         try:
@@ -169,6 +190,9 @@ class Store:
         return self.conn.changes()
 
     def executemany(self, sql: str, seq) -> None:
+        if not self.write_wait and self._depth == 0 and _changes_rows(sql):
+            with self.transaction():
+                return self.executemany(sql, seq)
         if _is_write(sql):
             seq = [_gate(sql, p) for p in seq]
         try:
@@ -191,9 +215,12 @@ class Store:
         self.warnings.append(message)
 
     # -- transactions --------------------------------------------------------------------
-    def transaction(self) -> "_Transaction":
-        """Atomic write unit. Outermost: BEGIN IMMEDIATE; nested: a savepoint."""
-        return _Transaction(self)
+    def transaction(self, wait: bool | None = None) -> "_Transaction":
+        """Atomic write unit. Outermost: BEGIN IMMEDIATE; nested: a savepoint.
+
+        ``wait=False`` (default: ``not store.write_wait``) takes the write lock only if it is
+        free at once and raises :class:`LockBusy` otherwise, without waiting."""
+        return _Transaction(self, self.write_wait if wait is None else wait)
 
     # -- extensions ----------------------------------------------------------------------
     def load_vec(self) -> bool:
@@ -216,17 +243,21 @@ class Store:
 class _Transaction:
     """A hand-written context manager: ``contextlib`` costs ~3 ms to import on the hook path."""
 
-    __slots__ = ("store", "name")
+    __slots__ = ("store", "name", "wait")
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, wait: bool = True):
         self.store = store
         self.name = None
+        self.wait = wait
 
     def __enter__(self) -> Store:
         s = self.store
         try:
             if s._depth == 0:
-                s.conn.execute("BEGIN IMMEDIATE")
+                if self.wait:
+                    s.conn.execute("BEGIN IMMEDIATE")
+                else:
+                    _begin_without_waiting(s)
             else:
                 self.name = f"sp{s._depth}"
                 s.conn.execute(f"SAVEPOINT {self.name}")
@@ -255,6 +286,18 @@ class _Transaction:
             s.conn.execute(f"ROLLBACK TO {self.name}")
             s.conn.execute(f"RELEASE {self.name}")
         return False
+
+
+def _begin_without_waiting(s: Store) -> None:
+    """BEGIN IMMEDIATE with the busy handler off: the lock now, or LockBusy at once."""
+    conn = s.conn
+    conn.setbusytimeout(0)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except (apsw.BusyError, apsw.LockedError):
+        raise LockBusy(f"another process holds the write lock of {s.path}") from None
+    finally:
+        conn.setbusytimeout(s.busy_timeout_ms)
 
 
 def _rollback(s: Store) -> None:
@@ -301,6 +344,11 @@ def _check_header(fp: str) -> None:
 def _is_write(sql: str) -> bool:
     head = sql.lstrip()[:6].upper()
     return head == "INSERT" or head == "UPDATE" or head == "REPLAC"
+
+
+def _changes_rows(sql: str) -> bool:
+    head = sql.lstrip()[:6].upper()
+    return head in ("INSERT", "UPDATE", "REPLAC", "DELETE")
 
 
 def _gate(sql: str, params):

@@ -77,6 +77,8 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
             store = Store.open(db_path, readonly=marked)
         except MemoryCliError as e:
             checks.append(_check("database", "fail", str(e)))
+        if store is not None and not marked:
+            checks.append(_spool_check(store))
         if store is not None:
             try:
                 checks += _db_checks(store, db_path, marked)
@@ -102,6 +104,29 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
             checks.append(_check("database", "fail", _store_fault(db_path, e)))
         store.close()
     return checks
+
+
+def _spool_check(store):
+    """Write what hooks spooled while the write lock was held; say how much and what is left.
+    Doctor does not wait for the lock either: a long writer is reported, not waited out."""
+    from . import spool
+
+    try:
+        r = spool.drain(store, wait=False)
+    except Exception as e:  # a failed check, never a crash
+        return _check("store: spool", "warn", f"the spool could not be written: {type(e).__name__}: {e}")
+    done = f"{r['applied']} spooled write(s) written now" if r["applied"] else "nothing waiting"
+    if r["failed"]:
+        return _check("store: spool", "warn", f"{done}; {r['failed']} could not be applied (audit: spool_failed)")
+    if r["busy"] or r["left"]:
+        files, ops = spool.waiting(store.path)
+        return _check(
+            "store: spool",
+            "warn",
+            f"{ops} write(s) in {files} file(s) wait in {spool.folder(store.path)}: another process holds "
+            "the write lock; the next process that gets it writes them",
+        )
+    return _check("store: spool", "ok", done)
 
 
 def _rule_coverage_check(store):

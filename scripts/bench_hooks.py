@@ -191,8 +191,37 @@ def copy_store(db: Path, suffix: str) -> Path:
     dst = db.with_name(f"{db.stem}.{suffix}{db.suffix}")
     for side in ("-wal", "-shm"):  # a previous copy's WAL must never meet the new file
         Path(f"{dst}{side}").unlink(missing_ok=True)
+    shutil.rmtree(f"{dst}.spool", ignore_errors=True)  # nor what hooks spooled into it
     shutil.copyfile(db, dst)
     return dst
+
+
+# A bulk change in another process: the write lock held until a line arrives on stdin.
+_WRITER = """
+import sys
+from memory_cli.db import Store
+s = Store.open(sys.argv[1])
+s.conn.execute("BEGIN IMMEDIATE")
+s.conn.execute("UPDATE memory_entries SET tags = tags")
+print("locked", flush=True)
+sys.stdin.readline()
+s.conn.execute("ROLLBACK")
+"""
+
+
+def hold_write_lock(db: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        [PY, "-c", _WRITER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=str(ROOT)
+    )
+    if proc.stdout.readline().strip() != "locked":
+        raise SystemExit(f"could not hold the write lock of {db}")
+    return proc
+
+
+def release_write_lock(proc: subprocess.Popen) -> None:
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    proc.wait(timeout=60)
 
 
 # -- hookify ---------------------------------------------------------------------------------
@@ -381,9 +410,11 @@ def run(root: Path) -> int:
         vs_hookify=None,
         expect=None,
         agent=None,
+        writer=False,
     ):
         """Time every entry, the floor and hookify on one payload, interleaved run by run.
-        ``agent``: the call as that agent makes it (``event`` is then the agent's own name)."""
+        ``agent``: the call as that agent makes it (``event`` is then the agent's own name).
+        ``writer``: another process holds each store's write lock while memory-cli is timed."""
         stores = {e.name: copy_store(db, f"e{k}") for k, e in enumerate(entries)}
         via = ["--agent", agent] if agent else []
         cmds = {e.name: e.argv + ["--db", str(stores[e.name]), "hook", *via, event] for e in entries}
@@ -399,12 +430,20 @@ def run(root: Path) -> int:
             timed(hk_cmd, stdin, hookify_env, cwd=project, native=True)
             answers["hookify"] = timed(hk_cmd, stdin, hookify_env, cwd=project, native=True)[1]
         times: dict[str, list[float]] = {name: [] for name in [*cmds, "floor", "hookify"]}
-        for _ in range(runs):
-            for name, cmd in cmds.items():
-                times[name].append(timed(cmd, stdin, entry_env[name])[0])
-            times["floor"].append(timed(FLOOR_CMD, None, env)[0])
-            if hk_cmd:
-                times["hookify"].append(timed(hk_cmd, stdin, hookify_env, cwd=project)[0])
+        writers = [hold_write_lock(stores[name]) for name in cmds] if writer else []
+        try:
+            for _ in range(runs):
+                for name, cmd in cmds.items():
+                    ms, out = timed(cmd, stdin, entry_env[name])
+                    times[name].append(ms)
+                    if writer and expect is not None and _decision(out) != expect:
+                        answers[name] = out  # a wrong answer behind the writer is reported
+                times["floor"].append(timed(FLOOR_CMD, None, env)[0])
+                if hk_cmd:
+                    times["hookify"].append(timed(hk_cmd, stdin, hookify_env, cwd=project)[0])
+        finally:
+            for w in writers:
+                release_write_lock(w)
         fl = statistics.median(times["floor"])
         med = {name: statistics.median(v) for name, v in times.items() if v}
         main_ms = med["memory-cli"]
@@ -467,6 +506,15 @@ def run(root: Path) -> int:
         )
         if n == 1000:
             row("PreToolUse", db, blocked, note=f"{n:,} rules, denied", rules=n, expect="deny")
+            row(
+                "PreToolUse",
+                db,
+                blocked,
+                note=f"{n:,} rules, denied, another process holding the write lock",
+                rules=n,
+                expect="deny",
+                writer=True,
+            )
             row("PreToolUse", db, codex_pre, note=f"{n:,} rules, allowed", agent="codex", target_ratio=1.0)
             row("PreToolUse", db, codex_blocked, note=f"{n:,} rules, denied", agent="codex", expect="deny")
             row("PreToolUse", db, codex_patch, note=f"{n:,} rules, apply_patch of 2 files", agent="codex")

@@ -146,25 +146,33 @@ def test_a_deny_is_answered_while_another_process_holds_the_write_lock(hook, db_
         r = hook("PreToolUse", bash("npm install left-pad"))
         assert r.returncode == 0 and r.decision == "deny" and "no npm" in r.stdout
         still_locked = locker.poll() is None
-        pending = db_path.parent / (db_path.name + ".audit-pending")
-        if still_locked:  # the rows wait in the pending file, private to the user
-            assert pending.exists() and "enforce_block" in pending.read_text()
-            assert (pending.stat().st_mode & 0o077) == 0
-            from memory_cli.rules.doctor import doctor_checks
-            from memory_cli.settings import load
+        if still_locked:  # the rows wait in the spool, private to the user
+            folder = db_path.parent / (db_path.name + ".spool")
+            [spooled] = list(folder.iterdir())
+            assert "enforce_block" in spooled.read_text()
+            assert (spooled.stat().st_mode & 0o077) == 0 and (folder.stat().st_mode & 0o077) == 0
+            from memory_cli.doctor import run
 
-            s = Store.open(db_path)
-            try:
-                names = [c["name"] for c in doctor_checks(s, load())]
-            finally:
-                s.close()
-            assert "audit: pending" in names
+            [check] = [c for c in run(str(db_path), measure=False) if c["name"] == "store: spool"]
+            assert check["status"] == "warn" and "another process holds the write lock" in check["detail"]
     finally:
         locker.wait(timeout=60)
     hook("PreToolUse", bash("ls"))  # the next hook moves them into the audit log
     [block] = rows(db_path, "enforce_block")
     assert block["result"] == "denied" and "npm install" in block["details"]["subject"]
-    assert not (db_path.parent / (db_path.name + ".audit-pending")).exists()
+    assert not list((db_path.parent / (db_path.name + ".spool")).iterdir())
+
+
+def test_rows_an_earlier_version_left_pending_are_written_once(hook, db_path, claude_dir):
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    Store.open(db_path).close()
+    line = json.dumps(["enforce_block", {"result": "denied", "context": "Bash", "hook_event": "PreToolUse"}])
+    pending = db_path.parent / (db_path.name + ".audit-pending")
+    pending.write_text(line + "\n")
+    hook("PreToolUse", bash("ls"))
+    pending.write_text(line + "\n")  # the same file again, as if the move had been cut short
+    hook("PreToolUse", bash("ls"))
+    assert len(rows(db_path, "enforce_block")) == 1 and not pending.exists()
 
 
 # -- the watchdog ------------------------------------------------------------------------------

@@ -56,6 +56,19 @@ def record(store, name, value, *, unit=None, scope=None, session_id=None, audite
     return {"name": n, "value": v, "unit": u, "scope": sc}
 
 
+def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+    """A sample a hook took while another process held the write lock (see memory_cli.spool)."""
+    record(
+        store,
+        args.get("name"),
+        args.get("value"),
+        unit=args.get("unit"),
+        scope=args.get("scope"),
+        session_id=args.get("session_id"),
+        audited=False,
+    )
+
+
 def baseline(store, name, *, scope=None) -> dict:
     """``{"n", "avg", "p95", "min", "max", "unit"}`` over the last ``WINDOW`` samples."""
     n = _name(name)

@@ -40,7 +40,15 @@ def post_tool_use(ctx, resp) -> None:
     scope = f"project:{ctx.project}" if ctx.project else "global"
     seconds = round(float(duration) / 1000.0, 3)
     verdict = api.check(ctx.store, name, seconds, scope=scope)
-    api.record(ctx.store, name, seconds, unit="s", scope=scope, session_id=ctx.session_id or None, audited=False)
+    from ..db import LockBusy
+
+    try:
+        api.record(ctx.store, name, seconds, unit="s", scope=scope, session_id=ctx.session_id or None, audited=False)
+    except LockBusy:  # another process is writing: the sample waits in the spool
+        from .. import spool
+
+        args = {"name": name, "value": seconds, "unit": "s", "scope": scope, "session_id": ctx.session_id or None}
+        spool.put(ctx.store.path, [spool.make("metric", args)])
     if not verdict["normal"]:
         resp.add_context(
             f"memory-cli: this run of `{name[5:]}` was unusual: {verdict['why']}. Something "

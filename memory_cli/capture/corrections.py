@@ -207,96 +207,36 @@ def capture(
         vectors = embed_safely(embed, [statement])
         vector = vectors[0] if vectors else None
 
-    now = now_iso()
-    promoted = None
-    with store.transaction():
-        row, matched_by = _find_match(store, key, wrong, right, vector) if key else (None, None)
-        if row is not None:
-            sessions = _sessions(row)
-            if session_id and session_id not in sessions:
-                sessions.append(session_id)
-            count = int(row["occurrence_count"] or 1) + 1
-            new_wrong = row["what_was_wrong"] or wrong
-            new_right = row["what_is_right"] or right
-            new_statement = row.get("statement") or statement
-            if (not row["what_was_wrong"] and wrong) or (not row["what_is_right"] and right):
-                new_statement = statement if (wrong and right) else new_statement
-            store.execute(
-                "UPDATE corrections SET occurrence_count=?, sessions=?, last_seen_at=?, confidence=?,"
-                " what_was_wrong=?, what_is_right=?, statement=?, key=coalesce(key, ?),"
-                " embedding=coalesce(embedding, ?), context=coalesce(?, context) WHERE id=?",
-                (
-                    count,
-                    dumps(sessions),
-                    now,
-                    max(float(row["confidence"] or 0), d.confidence),
-                    new_wrong,
-                    new_right,
-                    new_statement,
-                    key,
-                    vector,
-                    context_text,
-                    row["id"],
-                ),
-            )
-            cid = row["id"]
-        else:
-            cid = new_id()
-            sessions = [session_id] if session_id else []
-            store.execute(
-                "INSERT INTO corrections(id, session_id, user_message, what_was_wrong, what_is_right,"
-                " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
-                " sessions, status, last_seen_at, statement, embedding)"
-                " VALUES (?,?,?,?,?,?,?,?,1,?,?,?,?,?,'pending',?,?,?)",
-                (
-                    cid,
-                    session_id,
-                    clean_message[:_STORED_MESSAGE],
-                    wrong,
-                    right,
-                    context_text,
-                    now,
-                    d.kind,
-                    key,
-                    d.confidence,
-                    scope,
-                    agent,
-                    dumps(sessions),
-                    now,
-                    statement,
-                    vector,
-                ),
-            )
-        row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
-        if (
-            row["status"] == "pending"
-            and row["occurrence_count"] >= threshold
-            and len(_sessions(row)) >= min_sessions
-            and (row["what_was_wrong"] or row["what_is_right"])
-        ):
-            promoted = _promote(
-                store, row, action="warn", confirmed=False, status="promoted", session_id=session_id, strict=False
-            )
-            row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
-        audit.record(
-            store,
-            "capture",
-            entry_id=row["promoted_to"],
-            context=row["statement"][:300] if row["statement"] else None,
-            result="repeat" if matched_by else "new",
-            details={
-                "correction_id": cid,
-                "kind": d.kind,
-                "confidence": d.confidence,
-                "occurrences": row["occurrence_count"],
-                "sessions": len(_sessions(row)),
-                "matched_by": matched_by,
-                "status": row["status"],
-                "redacted": kinds or None,
-            },
-            session_id=session_id,
-            hook_event=hook_event,
-        )
+    prepared = {
+        "message": clean_message[:_STORED_MESSAGE],
+        "wrong": wrong,
+        "right": right,
+        "statement": statement,
+        "redacted": kinds,
+        "context": context_text,
+        "scope": scope,
+        "key": key,
+        "vector": vector,
+        "kind": d.kind,
+        "confidence": d.confidence,
+        "session_id": session_id,
+        "agent": agent,
+        "threshold": threshold,
+        "min_sessions": min_sessions,
+        "hook_event": hook_event,
+    }
+    from ..db import LockBusy
+
+    try:
+        with store.transaction():
+            row, matched_by, promoted = _store(store, prepared, now_iso())
+    except LockBusy:
+        # Another process holds the write lock (a bulk change): the correction waits in the
+        # spool and is stored by the next process that gets the lock; the answer says it now.
+        from .. import spool
+
+        spool.put(store.path, [spool.make("capture", prepared)])
+        return _queued_view(store, prepared, d)
     out = view(store, row)
     out.update(
         correction=True,
@@ -310,6 +250,134 @@ def capture(
     if promoted is not None:
         out["rule_action"] = promoted.get("action")
     return out
+
+
+def _store(store, p: dict, now: str, aid: str | None = None):
+    """Store or count one prepared correction inside the caller's transaction; promote it at
+    the threshold. Returns (row, matched_by, promoted rule or None)."""
+    promoted = None
+    key, wrong, right, statement, vector = p["key"], p["wrong"], p["right"], p["statement"], p.get("vector")
+    session_id = p.get("session_id")
+    confidence = float(p.get("confidence") or 0)
+    row, matched_by = _find_match(store, key, wrong, right, vector) if key else (None, None)
+    if row is not None:
+        sessions = _sessions(row)
+        if session_id and session_id not in sessions:
+            sessions.append(session_id)
+        count = int(row["occurrence_count"] or 1) + 1
+        new_wrong = row["what_was_wrong"] or wrong
+        new_right = row["what_is_right"] or right
+        new_statement = row.get("statement") or statement
+        if (not row["what_was_wrong"] and wrong) or (not row["what_is_right"] and right):
+            new_statement = statement if (wrong and right) else new_statement
+        store.execute(
+            "UPDATE corrections SET occurrence_count=?, sessions=?, last_seen_at=?, confidence=?,"
+            " what_was_wrong=?, what_is_right=?, statement=?, key=coalesce(key, ?),"
+            " embedding=coalesce(embedding, ?), context=coalesce(?, context) WHERE id=?",
+            (
+                count,
+                dumps(sessions),
+                now,
+                max(float(row["confidence"] or 0), confidence),
+                new_wrong,
+                new_right,
+                new_statement,
+                key,
+                vector,
+                p.get("context"),
+                row["id"],
+            ),
+        )
+        cid = row["id"]
+    else:
+        cid = new_id()
+        sessions = [session_id] if session_id else []
+        store.execute(
+            "INSERT INTO corrections(id, session_id, user_message, what_was_wrong, what_is_right,"
+            " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
+            " sessions, status, last_seen_at, statement, embedding)"
+            " VALUES (?,?,?,?,?,?,?,?,1,?,?,?,?,?,'pending',?,?,?)",
+            (
+                cid,
+                session_id,
+                p.get("message"),
+                wrong,
+                right,
+                p.get("context"),
+                now,
+                p.get("kind"),
+                key,
+                confidence,
+                p.get("scope") or "global",
+                p.get("agent"),
+                dumps(sessions),
+                now,
+                statement,
+                vector,
+            ),
+        )
+    row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
+    if (
+        row["status"] == "pending"
+        and row["occurrence_count"] >= int(p.get("threshold") or DEFAULT_THRESHOLD)
+        and len(_sessions(row)) >= int(p.get("min_sessions") or DEFAULT_MIN_SESSIONS)
+        and (row["what_was_wrong"] or row["what_is_right"])
+    ):
+        promoted = _promote(
+            store, row, action="warn", confirmed=False, status="promoted", session_id=session_id, strict=False
+        )
+        row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
+    audit.record(
+        store,
+        "capture",
+        entry_id=row["promoted_to"],
+        context=row["statement"][:300] if row["statement"] else None,
+        result="repeat" if matched_by else "new",
+        details={
+            "correction_id": cid,
+            "kind": p.get("kind"),
+            "confidence": confidence,
+            "occurrences": row["occurrence_count"],
+            "sessions": len(_sessions(row)),
+            "matched_by": matched_by,
+            "status": row["status"],
+            "redacted": p.get("redacted") or None,
+        },
+        session_id=session_id,
+        hook_event=p.get("hook_event"),
+        aid=aid,
+        timestamp=now if aid else None,
+    )
+    return row, matched_by, promoted
+
+
+def _queued_view(store, p: dict, d) -> dict:
+    """What the answer says about a correction that waits in the spool: read from the store
+    as it is now (a repeat shows the count it will reach), nothing written."""
+    row, matched_by = (
+        _find_match(store, p["key"], p["wrong"], p["right"], p.get("vector")) if p["key"] else (None, None)
+    )
+    out = _empty()
+    out.update(
+        correction=True,
+        queued=True,
+        statement=(row.get("statement") if row else None) or p["statement"],
+        what_was_wrong=p["wrong"],
+        what_is_right=p["right"],
+        occurrences=int(row["occurrence_count"] or 1) + 1 if row else 1,
+        status=row["status"] if row else "pending",
+        id=row["id"] if row else None,
+        matched_by=matched_by,
+        redacted=p.get("redacted") or [],
+        kind=d.kind,
+        confidence=d.confidence,
+    )
+    return out
+
+
+def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+    """A correction captured while another process held the write lock (see memory_cli.spool)."""
+    _store(store, args, at or now_iso(), aid=op_id)
 
 
 def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):

@@ -188,23 +188,58 @@ def record_markers(
     embed=None,
     hook_event: str | None = None,
 ) -> list[dict]:
-    """Apply parsed markers in order (a later marker in the same turn sees the earlier ones)."""
+    """Apply parsed markers in order (a later marker in the same turn sees the earlier ones),
+    in one transaction. When another process holds the write lock and this store does not wait
+    for it (a hook), they are spooled and applied by the next process that gets the lock."""
+    from ..db import LockBusy
+
+    triples = [[m.category, m.subject, m.observation] for m in markers]
+    try:
+        with store.transaction():
+            return _apply_markers(store, triples, session_id, agent, scope, embed, hook_event)
+    except LockBusy:
+        from .. import spool
+
+        args = {"markers": triples, "session_id": session_id, "agent": agent, "scope": scope, "hook_event": hook_event}
+        spool.put(store.path, [spool.make("markers", args)])
+        return [
+            {"action": "queued", "entry_id": None, "contradicted": [], "category": c, "subject": s, "observation": o}
+            for c, s, o in triples
+        ]
+
+
+def _apply_markers(store, triples, session_id, agent, scope, embed, hook_event) -> list[dict]:
     out = []
-    for m in markers:
+    for category, subject, observation in triples:
         result = record_marker(
             store,
-            m.category,
-            m.subject,
-            m.observation,
+            category,
+            subject,
+            observation,
             session_id=session_id,
             agent=agent,
             scope=scope,
             embed=embed,
             hook_event=hook_event,
         )
-        result.update(category=m.category, subject=m.subject, observation=m.observation)
+        result.update(category=category, subject=subject, observation=observation)
         out.append(result)
     return out
+
+
+def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+    """Markers a Stop hook read while another process held the write lock (lexical matching
+    only: the embedding daemon is not asked at drain time)."""
+    triples = [t for t in (args.get("markers") or []) if isinstance(t, list) and len(t) == 3]
+    _apply_markers(
+        store,
+        triples,
+        args.get("session_id"),
+        args.get("agent"),
+        args.get("scope") or "global",
+        None,
+        args.get("hook_event"),
+    )
 
 
 def summary(results: list[dict], rejected: int = 0) -> str:
@@ -212,7 +247,13 @@ def summary(results: list[dict], rejected: int = 0) -> str:
     created = sum(1 for r in results if r["action"] == "created")
     reinforced = sum(1 for r in results if r["action"] == "reinforced")
     lowered = sum(len(r.get("contradicted") or []) for r in results)
+    queued = sum(1 for r in results if r["action"] == "queued")
     parts = []
+    if queued:
+        parts.append(
+            f"{queued} memor{'y' if queued == 1 else 'ies'} to store once the store is free "
+            "(another process is writing)"
+        )
     if created:
         parts.append(f"{created} new memor{'y' if created == 1 else 'ies'}")
     if reinforced:

@@ -56,6 +56,8 @@ def open_store(*, readonly: bool = False, reading: bool = False):
     with a warning instead of being refused.
     """
     with _open(db_path(), readonly=readonly, reading=reading) as store:
+        if not readonly and not reading:
+            _drain_spool(store)
         yield store
         if not readonly and not reading:
             _request_backfill(store)
@@ -89,6 +91,20 @@ def _open(path, *, readonly: bool, reading: bool):
             f"note: read-only database {path}: showing what it holds; commands that change it will be refused\n"
         )
     return store
+
+
+def _drain_spool(store) -> None:
+    """Before a command that writes: what hooks spooled while the write lock was held (a
+    correction, audit rows, use counts) goes into the store, so the command sees it."""
+    from .. import spool
+
+    try:
+        r = spool.drain(store, wait=True)
+    except Exception as e:  # noqa: BLE001 - the command itself must still run
+        store.warn(f"spooled writes could not be written yet ({type(e).__name__}: {e}); `memory-cli doctor` retries")
+        return
+    if r["failed"]:
+        store.warn(f"{r['failed']} spooled write(s) could not be applied; see `memory-cli audit --action spool_failed`")
 
 
 def _request_backfill(store) -> None:

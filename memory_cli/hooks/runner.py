@@ -10,12 +10,14 @@ Guarantees, in order of importance:
    filesystem stall), a C-level watchdog ends it with exit 1, which Claude Code treats as a
    non-blocking error: the call proceeds and the person sees a hook-error notice. It is armed
    whatever exists on disk.
-4. The answer first: handlers' audit rows wait until the answer is written and flushed, then
-   go to the store in one transaction that waits at most ``AUDIT_BUSY_MS`` (and never past the
-   watchdog) for the write lock
-   (another process may hold it for seconds, e.g. a long ``import``). If the lock does not come,
-   the rows go to ``<database>.audit-pending`` (private) and the next hook that can write
-   moves them into the audit log: nothing is lost, and no decision waits on the log.
+4. No wait for the write lock. The store is opened with ``write_wait = False``: every write
+   transaction takes the lock only if it is free at once (reads in WAL never wait). What a
+   hook must write and cannot (another process may hold the lock for seconds, e.g. a bulk
+   change from the dashboard) goes to the spool (:mod:`memory_cli.spool`) and is written
+   later by the next process that gets the lock; nothing is lost or written twice.
+5. The answer first: handlers' audit rows wait until the answer is written and flushed, then
+   go to the store in one transaction (or the spool); a process that got the lock then drains
+   the spool for at most ``DRAIN_BUDGET_S``.
 """
 
 from __future__ import annotations
@@ -41,11 +43,9 @@ HARD_DEADLINE_S = {
     "PreCompact": 8.0,
     "SessionEnd": 1.2,
 }
-# Longest wait for the write lock when auditing after the answer (concurrent hooks queue for
-# a few ms; a long writer such as an import makes the rows wait in the pending file instead).
-AUDIT_BUSY_MS = 1000
-_WATCHDOG_MARGIN_S = 0.3
-PENDING_SUFFIX = ".audit-pending"
+# Seconds a hook that got the write lock spends, after its answer, writing what earlier hooks
+# spooled (the rest waits for the next process; maintenance, doctor and the CLI drain it all).
+DRAIN_BUDGET_S = 0.25
 
 
 def main(event: str, db_override: str | None = None, stdin=None, stdout=None, agent: str | None = None) -> int:
@@ -63,7 +63,6 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
     debug = bool(os.environ.get("MEMORY_CLI_HOOK_DEBUG"))
     store = None
     errlog = None
-    armed = started
     pending: list = []
     try:
         from .. import settings as settings_mod
@@ -71,7 +70,6 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
         if settings_mod.memory_disabled(db_override):
             return 0  # MEMORY_CLI_DB="": a silent no-op that allows everything
         errlog = _arm_watchdog(event)
-        armed = time.perf_counter()
         if _is_tty(stdin):
             sys.stderr.write("memory-cli hook: Claude Code sends the event JSON on stdin; nothing to do\n")
             return 0
@@ -95,6 +93,7 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
         from ..db import Store
 
         store = Store.open(db_path)
+        store.write_wait = False
         responses = [
             _run_handlers(event, payload, store, settings, started, debug, pending, agent) for payload in payloads
         ]
@@ -108,7 +107,8 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
 
             stdout.write(dumps(rendered, ensure_ascii=False))
             stdout.flush()
-        _flush_audit(store, pending, _audit_wait_ms(event, armed))
+        _flush_audit(store, pending)
+        _drain(store, event)
         cache = sys.modules.get("memory_cli.regex_cache")
         if cache is not None:  # patterns this process compiled, kept for the next hook process
             cache.save()
@@ -126,7 +126,7 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
         return 0
     finally:
         if pending:  # a handler failed after queueing rows: they are still written
-            _flush_audit(store, pending, _audit_wait_ms(event, armed))
+            _flush_audit(store, pending)
         _disarm_watchdog(errlog)
         if store is not None:
             store.close()
@@ -155,6 +155,7 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None,
     ctx.client = agent
     response = Response()
     failed = []
+    deferred = []
     for spec in HANDLERS.get(event, []):
         module_name, _, func_name = spec.partition(":")
         try:
@@ -164,12 +165,17 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None,
         except Exception as e:  # one broken handler must not stop the others, nor block
             if debug:
                 raise
+            if type(e).__name__ == "LockBusy":  # a write that waits for no one: done next time
+                deferred.append(spec)
+                continue
             failed.append(f"{spec}: {type(e).__name__}: {e}")
     notice = os.environ.get("MEMORY_CLI_HOOK_NOTICE")
     if notice:  # set by the plugin's launcher when it had something to say (its first use)
         response.notify("memory-cli: " + notice[:300])
     tool = payload.get("tool_name")
     details = {"handler_errors": failed} if failed else None
+    if deferred:
+        details = dict(details or {}, deferred_by_write_lock=deferred)
     if getattr(settings, "problems", None):
         details = dict(details or {}, config_problems=settings.problems)
     if failed:
@@ -187,94 +193,70 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None,
     return response
 
 
-def _pending_path(store) -> str | None:
-    path = getattr(store, "path", None)
-    if not path or path == ":memory:" or path.startswith("file:"):
-        return None
-    return path + PENDING_SUFFIX
-
-
-def _audit_wait_ms(event: str, armed: float) -> int:
-    left = HARD_DEADLINE_S.get(event, 5.0) - (time.perf_counter() - armed) - _WATCHDOG_MARGIN_S
-    return int(max(20.0, min(AUDIT_BUSY_MS, left * 1000.0)))
-
-
-def _flush_audit(store, rows: list, wait_ms: int = AUDIT_BUSY_MS) -> None:
-    """Write queued audit rows (and rows an earlier hook could not write) in one transaction,
-    waiting at most ``wait_ms`` for the lock; otherwise keep them in the pending file."""
+def _flush_audit(store, rows: list) -> None:
+    """Write queued audit rows in one transaction if the write lock is free at once, else
+    spool them (with the ids that keep them from being written twice)."""
     if not rows or store is None:
         return
+    from ..audit import record
+    from ..db import LockBusy
+
     todo = list(rows)
     rows.clear()
-    spool = _pending_path(store)
-    claimed = None
-    if spool is not None and os.path.isfile(spool):
-        claimed = f"{spool}.{os.getpid()}"
-        try:
-            os.replace(spool, claimed)
-            todo = _read_pending(claimed) + todo
-        except OSError:
-            claimed = None
-    conn = store.conn
     try:
-        from ..audit import record
-        from ..db import BUSY_TIMEOUT_MS
+        with store.transaction(wait=False):
+            for action, kw in todo:
+                record(store, action, **kw)
+        return
+    except LockBusy:
+        from .. import spool
+        from ..util import now_iso
 
-        conn.setbusytimeout(wait_ms)
+        at = now_iso()
         try:
-            with store.transaction():
-                for action, kw in todo:
-                    record(store, action, **kw)
-        finally:
-            conn.setbusytimeout(BUSY_TIMEOUT_MS)
-    except Exception as e:
-        if spool is not None and type(e).__name__ in ("BusyError", "LockedError"):
-            _append_pending(spool, todo)
-        else:  # not a wait: write what can be written, one row at a time, and say what failed
-            from ..audit import record_safely
+            spool.put(store.path, [spool.make("audit", {"action": a, "kw": kw}, at) for a, kw in todo])
+        except spool.SpoolError as e:  # the lock was held and the spool cannot be written
+            _append_error_log(todo[0][1].get("hook_event"), "audit", f"{len(todo)} audit row(s) lost: {e}")
+    except Exception as e:  # not the lock: write what can be written, one row at a time
+        from ..audit import record_safely
 
-            lost = [(a, kw) for a, kw in todo if not record_safely(store, a, **kw)]
-            for action, kw in lost:  # a failure the audit log could not take still leaves a record
-                if action == "hook_error":
-                    _append_error_log(kw.get("hook_event"), "handler_error", kw.get("details"))
-            if lost:
-                _append_error_log(
-                    todo[0][1].get("hook_event"),
-                    "audit",
-                    f"{len(lost)} audit row(s) could not be written ({type(e).__name__}: {e})",
-                )
-    if claimed is not None:
-        try:
-            os.unlink(claimed)
-        except OSError:
-            pass
+        lost = [(a, kw) for a, kw in todo if not record_safely(store, a, **kw)]
+        for action, kw in lost:  # a failure the audit log could not take still leaves a record
+            if action == "hook_error":
+                _append_error_log(kw.get("hook_event"), "handler_error", kw.get("details"))
+        if lost:
+            _append_error_log(
+                lost[0][1].get("hook_event"),
+                "audit",
+                f"{len(lost)} audit row(s) could not be written ({type(e).__name__}: {e})",
+            )
 
 
-def _read_pending(path: str) -> list:
-    import json
-
-    out = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            try:
-                action, kw = json.loads(line)
-                if isinstance(action, str) and isinstance(kw, dict):
-                    out.append((action, kw))
-            except ValueError:
-                continue
-    return out
-
-
-def _append_pending(path: str, rows: list) -> None:
-    import json
-
+def _drain(store, event: str) -> None:
+    """Write what earlier hooks spooled, if the lock is free now; never raises, never waits."""
+    if event == "SessionEnd" or not _spool_has_work(store):  # SessionEnd: the detached run drains
+        return
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8") as f:
-            for action, kw in rows:
-                f.write(json.dumps([action, kw], ensure_ascii=False, default=str) + "\n")
-    except Exception:
+        from .. import spool
+
+        spool.drain(store, wait=False, budget_s=DRAIN_BUDGET_S)
+    except Exception as e:  # noqa: BLE001 - the answer is out; the spool stays for the next drain
+        _append_error_log(event, "spool", f"the spool could not be drained ({type(e).__name__}: {e})")
+
+
+def _spool_has_work(store) -> bool:
+    """One directory listing, without importing the spool code (most hooks find it empty)."""
+    from ..db import LEGACY_PENDING_SUFFIX, SPOOL_SUFFIX
+
+    path = getattr(store, "path", None)
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return False
+    try:
+        if os.listdir(path + SPOOL_SUFFIX):
+            return True
+    except OSError:
         pass
+    return os.path.isfile(path + LEGACY_PENDING_SUFFIX)
 
 
 def _read(stdin) -> bytes:
@@ -314,19 +296,22 @@ def _record_error(store, event, kind, message, started, raw_payload: bytes | Non
         except Exception:
             preview = "(preview withheld)"
         details["stdin_preview"] = preview
-    from ..audit import record_safely
+    if store is not None:
+        try:  # at once if the write lock is free, else into the spool: never a wait
+            from .. import spool
 
-    if record_safely(
-        store,
-        "hook_error",
-        context=kind,
-        result="allowed",
-        details=details,
-        hook_event=event,
-        elapsed_ms=elapsed,
-        agent=agent,
-    ):
-        return
+            kw = {
+                "context": kind,
+                "result": "allowed",
+                "details": details,
+                "hook_event": event,
+                "elapsed_ms": elapsed,
+                "agent": agent,
+            }
+            spool.write(store, [spool.make("audit", {"action": "hook_error", "kw": kw})])
+            return
+        except Exception:
+            pass
     _append_error_log(event, kind, message)
 
 

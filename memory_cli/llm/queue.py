@@ -23,11 +23,15 @@ def enqueue_from_hook(ctx) -> bool:
 
     if not os.path.isfile(path):
         return False
+    from memory_cli.db import LockBusy
     from memory_cli.maintenance import kvstate
 
-    kvstate.put(
-        ctx.store,
-        PENDING_KEY + os.path.realpath(path),
-        {"session_id": ctx.session_id, "project": f"project:{ctx.project}" if ctx.project else None, "cwd": ctx.cwd},
-    )
+    key = PENDING_KEY + os.path.realpath(path)
+    value = {"session_id": ctx.session_id, "project": f"project:{ctx.project}" if ctx.project else None, "cwd": ctx.cwd}
+    try:
+        kvstate.put(ctx.store, key, value)
+    except LockBusy:  # another process is writing: queued through the spool, which the job drains first
+        from memory_cli import spool
+
+        spool.put(ctx.store.path, [spool.make("kv", {"key": key, "value": value})])
     return True

@@ -29,6 +29,11 @@ def put(store, key: str, value) -> None:
     )
 
 
+def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+    """A value a hook set while another process held the write lock (see memory_cli.spool)."""
+    put(store, str(args.get("key")), args.get("value"))
+
+
 def delete(store, key: str) -> None:
     store.execute("DELETE FROM kv WHERE key = ?", (key,))
 

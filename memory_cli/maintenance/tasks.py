@@ -44,6 +44,16 @@ def backup_task(db_path: Path, settings) -> str:
     return f"wrote {made}" if made else "today's backup already exists"
 
 
+def spool_task(db_path: Path, settings) -> str:
+    """Write what hooks spooled while another process held the write lock (waits for it)."""
+    from memory_cli import spool
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as store:
+        r = spool.drain(store, wait=True)
+    return f"{r['applied']} spooled write(s) applied, {r['skipped']} already written, {r['failed']} failed"
+
+
 def decay_task(db_path: Path, settings) -> str:
     from memory_cli.db import Store
     from memory_cli.maintenance.decay_store import run_decay
@@ -120,6 +130,7 @@ def default_tasks(db_path: Path, settings=None) -> list:
     if not db_path.exists():
         return []
     return [
+        run("spool", spool_task),
         run("backup", backup_task),
         run("session-summaries", summaries_task),
         run("compaction", compaction_task),
@@ -138,4 +149,7 @@ def summary_tasks(db_path: Path, settings=None) -> list:
     db_path = Path(db_path)
     if not db_path.exists():
         return []
-    return [("session-summaries", lambda: summaries_task(db_path, settings))]
+    return [
+        ("spool", lambda: spool_task(db_path, settings)),
+        ("session-summaries", lambda: summaries_task(db_path, settings)),
+    ]

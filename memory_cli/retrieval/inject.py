@@ -199,26 +199,49 @@ def _record(
     extra: dict | None = None,
     reset_session: bool = False,
 ) -> None:
-    """Use counts, last-use times, the session's injection list and one audit row, atomically."""
-    from .. import entries
-    from ..audit import record_safely
+    """Use counts, last-use times, the session's injection list and one audit row, atomically;
+    spooled when another process holds the write lock (written later, never twice)."""
+    from .. import spool
 
     ids = [e["id"] for e in included]
-    with store.transaction():
-        if reset_session and session_id:
-            store.execute("DELETE FROM session_injections WHERE session_id = ?", (session_id,))
-        entries.mark_used(store, ids, session_id=session_id or None)
     details = {"ids": ids, "tokens": tokens, "included": len(ids), "eligible": total}
     if extra:
         details.update(extra)
-    record_safely(
+    op = spool.make(
+        "inject",
+        {
+            "ids": ids,
+            "session_id": session_id or None,
+            "reset_session": bool(reset_session),
+            "context": context,
+            "result": f"{len(ids)} of {total}",
+            "details": details,
+            "hook_event": hook_event,
+        },
+    )
+    spool.write(store, [op])
+
+
+def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+    """Record one injection: inside the caller's transaction, its audit row carrying ``op_id``."""
+    from .. import entries
+    from ..audit import record
+
+    session_id = args.get("session_id")
+    ids = [i for i in (args.get("ids") or []) if isinstance(i, str)]
+    if args.get("reset_session") and session_id:
+        store.execute("DELETE FROM session_injections WHERE session_id = ?", (session_id,))
+    entries.mark_used(store, ids, session_id=session_id)
+    record(
         store,
         "inject",
-        context=context,
-        result=f"{len(ids)} of {total}",
-        details=details,
-        session_id=session_id or None,
-        hook_event=hook_event,
+        context=args.get("context"),
+        result=args.get("result"),
+        details=args.get("details"),
+        session_id=session_id,
+        hook_event=args.get("hook_event"),
+        aid=op_id,
+        timestamp=at,
     )
 
 

@@ -652,3 +652,8 @@ def record_violation(store, rule_id: str, *, escalate_after: int = 3) -> dict:
             )
             severity, escalated = new, True
     return {"violation_count": n, "severity": severity, "escalated": escalated}
+
+
+def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+    """A violation a PostToolUse hook counted while another process held the write lock."""
+    record_violation(store, str(args.get("rule_id")), escalate_after=int(args.get("escalate_after") or 3))

@@ -87,23 +87,6 @@ def doctor_checks(store, settings) -> list[dict]:
                 "detail": "enforcement.enabled is false: PreToolUse blocks nothing",
             }
         )
-    pending = (getattr(store, "path", "") or "") + ".audit-pending"
-    waiting = 0
-    if os.path.isfile(pending):
-        try:
-            with open(pending, "rb") as f:
-                waiting = sum(1 for _ in f)
-        except OSError:
-            pass
-    if waiting:
-        checks.append(
-            {
-                "name": "audit: pending",
-                "status": "warn",
-                "detail": f"{waiting} audit row(s) wait in {pending}: hooks could not get "
-                "the write lock; the next hook that can write moves them",
-            }
-        )
     overruns = store.value(_REAL_SKIPS_SQL) or 0
     if overruns:
         checks.append(

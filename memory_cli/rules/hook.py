@@ -220,6 +220,7 @@ def post_tool_use(ctx, resp) -> None:
                 "severity": counted.get("severity"),
                 "escalated": counted.get("escalated"),
                 "count_error": counted.get("error"),
+                "count_queued": counted.get("queued"),
             },
             elapsed_ms=ctx.elapsed_ms(),
         )
@@ -243,26 +244,24 @@ def post_tool_use(ctx, resp) -> None:
     resp.notify("memory-cli: rule violated: " + "; ".join(notes))
 
 
-# Counting a violation writes to the store; behind a long write by another process (an
-# import) it waits this long at most, so the feedback is never lost to the watchdog.
-_VIOLATION_BUSY_MS = 500
-
-
 def _count_violation(ctx, rule_id: str, escalate_after: int) -> dict:
-    from ..db import BUSY_TIMEOUT_MS
+    """Count the violation now if the write lock is free at once; otherwise it is spooled and
+    counted by the next process that gets the lock (the feedback goes out either way)."""
+    from .. import spool
+    from ..db import LockBusy
     from .api import record_violation
 
-    conn = ctx.store.conn
     try:
-        conn.setbusytimeout(_VIOLATION_BUSY_MS)
-        return record_violation(ctx.store, rule_id, escalate_after=escalate_after)
-    except Exception as e:  # the store is busy or failing: the feedback still goes out
-        return {"error": f"{type(e).__name__}: {e}"[:200]}
-    finally:
+        with ctx.store.transaction(wait=False):
+            return record_violation(ctx.store, rule_id, escalate_after=escalate_after)
+    except LockBusy:
         try:
-            conn.setbusytimeout(BUSY_TIMEOUT_MS)
-        except Exception:
-            pass
+            spool.put(ctx.store.path, [spool.make("violation", {"rule_id": rule_id, "escalate_after": escalate_after})])
+            return {"queued": True}
+        except Exception as e:
+            return {"error": f"{type(e).__name__}: {e}"[:200]}
+    except Exception as e:  # the store is failing: the feedback still goes out
+        return {"error": f"{type(e).__name__}: {e}"[:200]}
 
 
 def _non_tool_event(ctx, resp, event: str) -> None:
