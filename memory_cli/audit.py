@@ -109,5 +109,5 @@ def query(
 def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
     """One audit row a hook could not write at once (see :mod:`memory_cli.spool`)."""
     kw = dict(args.get("kw") or {})
-    allowed = ("entry_id", "context", "result", "details", "session_id", "hook_event", "elapsed_ms")
+    allowed = ("entry_id", "context", "result", "details", "session_id", "hook_event", "elapsed_ms", "agent")
     record(store, str(args.get("action") or "?"), aid=op_id, timestamp=at, **{k: kw[k] for k in allowed if k in kw})

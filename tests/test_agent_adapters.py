@@ -248,9 +248,13 @@ def test_the_audit_listing_names_the_agent_of_each_hook_call(db_path):
     assert sorted((ln[3], ln[4]) for ln in lines) == [("codex", "UserPromptSubmit"), ("gemini", "UserPromptSubmit")]
 
 
-def test_markers_in_geminis_last_answer_are_stored_as_after_claudes(db_path):
+def test_markers_in_geminis_last_answer_are_stored_as_after_claudes(db_path, tmp_path):
+    project = tmp_path / "whisperclick"
+    (project / ".git").mkdir(parents=True)  # an agent's marker is kept in the project it came from
     answer = "Done.\n[MEMORY:behavior:docker] Tagging needs the sha before the build step"
-    body = gemini("AfterAgent", prompt="tag the image", prompt_response=answer, stop_hook_active=False)
+    body = gemini(
+        "AfterAgent", prompt="tag the image", prompt_response=answer, stop_hook_active=False, cwd=str(project)
+    )
     agent_hook(db_path, "gemini", "AfterAgent", body)
     listed = run_cli("--json", "list", db=db_path).stdout
     assert "Tagging needs the sha before the build step" in listed
