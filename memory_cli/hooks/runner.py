@@ -75,6 +75,9 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None) ->
         except protocol.HookInputError as e:
             store = _open_store_quietly(db_path)
             _record_error(store, event, "invalid_input", str(e), started, raw_payload=raw)
+            if e.too_deep and event == "PreToolUse":  # uncheckable: decided, never let through
+                _deny_unchecked(stdout, str(e))
+                return 0
             if event in protocol.EVENTS:  # an event from a newer Claude Code is skipped quietly
                 _notice(
                     stdout,
@@ -327,6 +330,22 @@ def _notice(stdout, event, text) -> None:
         pass
 
 
+def _deny_unchecked(stdout, why: str) -> None:
+    from ..fastjson import dumps
+
+    reason = f"memory-cli refused this tool call: {why}, so the rules cannot check it"
+    out = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+        },
+        "systemMessage": reason,
+    }
+    stdout.write(dumps(out, ensure_ascii=False))
+    stdout.flush()
+
+
 def _first_line(text: str) -> str:
     return (text.splitlines() or [""])[0][:300]
 
@@ -341,7 +360,9 @@ def _arm_watchdog(event: str):
 
         log = paths.error_log_file()
         os.makedirs(os.path.dirname(log), mode=0o700, exist_ok=True)
-        f = open(log, "a", encoding="utf-8")
+        # 0600 whatever the umask: a traceback can quote what the hook was handling
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
+        f = os.fdopen(fd, "a", encoding="utf-8")
     except Exception:
         f = None
     if f is None:  # the deadline does not depend on a place to write the traceback

@@ -148,6 +148,9 @@ def push(store, conn, author: str) -> dict:
 # -- pull ----------------------------------------------------------------------------------------
 def apply_remote(store, row: dict) -> str:
     """Bring one server row into the local store; returns what happened (for counts)."""
+    from ..ids import check_id
+
+    check_id(row["id"], "team row id")  # refused and audited by pull, like any bad row
     m = _mapping(store, row["id"])
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
     if row["deleted"]:
