@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import stat
 import tempfile
@@ -128,10 +129,11 @@ def test_a_path_like_id_in_the_store_cannot_steer_a_dashboard_button(db_path, st
 
 
 # ------------------------------------------------------------------------------ daemon socket
-def test_the_daemon_client_sends_nothing_to_a_socket_in_a_shared_directory(monkeypatch, tmp_path):
+def test_the_daemon_client_sends_nothing_to_a_socket_in_a_shared_directory(monkeypatch, tmp_path, request):
     from memory_cli.daemon import client, protocol
 
-    tmpdir = tempfile.mkdtemp(prefix="mc", dir="/tmp")
+    tmpdir = tempfile.mkdtemp(prefix="mc", dir="/tmp")  # short: a socket path has a length limit
+    request.addfinalizer(lambda: shutil.rmtree(tmpdir, ignore_errors=True))
     monkeypatch.setenv("TMPDIR", tmpdir)
     deep = tmp_path / ("d" * 60) / ("e" * 60) / "run"  # too long for AF_UNIX: the fallback is used
     path = protocol.socket_path(str(deep))
@@ -162,9 +164,6 @@ def test_the_daemon_client_sends_nothing_to_a_socket_in_a_shared_directory(monke
     finally:
         listener.close()
         t.join()
-        import shutil
-
-        shutil.rmtree(tmpdir, ignore_errors=True)
     assert received == []
 
 
