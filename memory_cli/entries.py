@@ -152,11 +152,11 @@ def resolve_id(store: Store, ref: str, table: str = "memory_entries") -> str:
     if store.value(f"SELECT 1 FROM {table} WHERE id = ?", (ref,)):
         return ref
     if len(ref) >= 4:
+        from .ids import like_prefix  # not at import: hooks load this module, never a prefix
+
         ids = [
             r["id"]
-            for r in store.rows(
-                f"SELECT id FROM {table} WHERE id LIKE ? LIMIT 3", (ref.replace("%", "").replace("_", "\\_") + "%",)
-            )
+            for r in store.rows(f"SELECT id FROM {table} WHERE id LIKE ? ESCAPE '\\' LIMIT 3", (like_prefix(ref),))
         ]
         if len(ids) == 1:
             return ids[0]
@@ -336,6 +336,10 @@ def add(
     tag_list = parse_tags(tags)
     cat = check_category(category)
     subj = subject.strip() if isinstance(subject, str) and subject.strip() else None
+    if entry_id is not None:  # from a repository file, an import or a team store
+        from .ids import check_id
+
+        check_id(entry_id)
     eid = entry_id or new_id()
     now = now_iso()
     with store.transaction():
@@ -574,12 +578,20 @@ def bulk(store: Store, action: str, refs, *, floor: float = 0.3) -> int:
     return changed
 
 
+def purge_scope(scope: str | None) -> str:
+    """The scope a purge names, spelled out: elsewhere an empty scope means ``global``, but an
+    unset shell variable (``--scope "$S"``) must not wipe every global memory."""
+    if scope is None or not str(scope).strip():
+        raise InvalidInput("purge needs an explicit scope: global, project:<name> or file:<path>")
+    return scopes.parse(scope)
+
+
 def purge(store: Store, scope: str, *, source: str | None = None) -> int:
     """Delete every entry in exactly ``scope`` (of one ``source`` if given), in one transaction.
 
     Each deleted row (and its rule) is kept in the audit log, as :func:`delete` keeps it, so a
     purge can be inspected and undone by hand; one ``purge`` record sums it up."""
-    sc = scopes.parse(scope)
+    sc = purge_scope(scope)
     src = check_source(source) if source else None
     sql = "SELECT id FROM memory_entries WHERE scope = ?"
     params: list = [sc]

@@ -242,23 +242,42 @@ def diff(path: Path, before: dict, after: dict) -> str:
     return "".join(difflib.unified_diff(a, b, fromfile=f"{path} (before)", tofile=f"{path} (after)"))
 
 
+def write_roots(path: Path) -> list[str]:
+    """Where a settings file (or the file its symlink names) may really live.
+
+    The person's own files (the Claude config dir, ``~/.claude.json``) may link anywhere in
+    their home (dotfiles); a project's files (``.claude/settings*.json``, ``.mcp.json``) only
+    inside that project, since a cloned repository chooses what its links point to.
+    """
+    absolute = Path(os.path.abspath(path))
+    claude = Path(os.path.abspath(paths.claude_dir_str()))
+    home = Path(os.path.abspath(os.path.expanduser("~")))
+    if absolute.parent == claude or absolute.parent == home:
+        return [str(home), str(claude)]
+    parent = absolute.parent
+    return [str(parent.parent if parent.name == ".claude" else parent)]
+
+
 def apply(path: Path, before: dict, after: dict) -> Path | None:
     """Write ``after`` atomically; back the previous file up first. Returns the backup path."""
+    from . import safe_write
+
+    roots = write_roots(path)
     backup = None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():
+    safe_write.ensure_dir(path.parent, roots=roots)
+    real = safe_write.real_target(path, roots)
+    if real.exists():
         stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
-        backup = path.with_name(f"{path.name}.bak-{stamp}")
-        n = 1
-        while backup.exists():
-            backup = path.with_name(f"{path.name}.bak-{stamp}-{n}")
-            n += 1
-        shutil.copy2(path, backup)
-    tmp = path.with_name(path.name + ".memory-cli.tmp")
-    tmp.write_text(render(after), encoding="utf-8")
-    if path.exists():
-        shutil.copymode(path, tmp)
-    os.replace(tmp, path)
+        n = 0
+        while True:
+            backup = path.with_name(f"{path.name}.bak-{stamp}" + (f"-{n}" if n else ""))
+            try:
+                safe_write.write_file(backup, real.read_bytes(), roots=[str(path.parent)], exclusive=True)
+                break
+            except FileExistsError:
+                n += 1
+        shutil.copymode(real, backup)
+    safe_write.write_file(path, render(after), roots=roots)
     return backup
 
 

@@ -14,6 +14,7 @@ import json
 from . import audit
 from .db import Store
 from .errors import InvalidInput
+from .ids import check_id
 from .migrations import LATEST
 from .util import now_iso
 
@@ -78,6 +79,12 @@ def _columns(store: Store, table: str) -> tuple[list[str], list[str]]:
     return cols, pk
 
 
+# Columns holding an entry's (or a correction's, incident's, report's) id: they reach URL
+# paths and prefix lookups, so an imported one must look like an id. The audit log is exempt:
+# it records what happened, refused ids included, and creates nothing.
+ID_COLUMNS = frozenset({"id", "entry_id", "superseded_by", "promoted_to"})
+
+
 def parse_lines(store: Store, lines) -> list[tuple[str, dict, int]]:
     """Check the whole file first; raise InvalidInput naming the first bad line."""
     tables = set(data_tables(store))
@@ -113,6 +120,12 @@ def parse_lines(store: Store, lines) -> list[tuple[str, dict, int]]:
             raise InvalidInput(
                 f"line {number}: table {table} has no column(s) {', '.join(sorted(unknown))}; nothing was imported"
             )
+        for col in ID_COLUMNS & set(row) if table != "memory_audit_log" else ():  # a record, not an entry
+            if isinstance(row[col], str):
+                try:
+                    check_id(row[col], f"{table}.{col}")
+                except InvalidInput as err:
+                    raise InvalidInput(f"line {number}: {err}; nothing was imported") from None
         records.append((table, {k: _decode(v) for k, v in row.items()}, number))
     if not header_seen and records:
         raise InvalidInput("no export header line: this file was not written by `memory-cli export`")

@@ -73,8 +73,9 @@ def main() -> int:
     exe = Path(sys.executable).parent / "memory-cli"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_cli"]
     env = dict(os.environ, MEMORY_CLI_DAEMON_AUTOSTART="0", HOME=str(tmp), CLAUDE_CONFIG_DIR=str(tmp / ".claude"))
+    env["MEMORY_CLI_TOKEN"] = TOKEN  # never in argv
     proc = subprocess.Popen(
-        cmd + ["--db", str(db), "serve", "--port", "0", "--token", TOKEN],
+        cmd + ["--db", str(db), "serve", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -6,7 +6,8 @@ prompt), records every request it receives (headers and JSON body), and stops by
 ``stop()``/leaving the ``with`` block, or after ``max_life_s`` whatever happens.
 
 Steps: ``tool(name, input)`` (a forced tool call), ``text(s)`` (a text answer, what ``claude -p``
-gets), ``error(status)`` (an API error with the standard error body), ``slow(seconds, step)``
+gets), ``error(status)`` (an API error with the standard error body), ``html()`` (a 200
+answer that is an HTML page, as a captive portal gives), ``slow(seconds, step)``
 (answers ``step`` after a delay, to provoke client timeouts). Non-streaming requests (the SDK)
 get one JSON message; streaming ones (``claude -p``) get the standard server-sent events.
 Requests that do not carry memory-cli's prompt (``claude -p``'s own side requests) get a short
@@ -32,6 +33,11 @@ def text(s: str) -> dict:
 
 def error(status: int, message: str = "scripted error") -> dict:
     return {"kind": "error", "status": status, "message": message}
+
+
+def html(body: str = "<html><body><h1>Sign in to continue</h1></body></html>") -> dict:
+    """A 200 answer that is an HTML page (a captive portal, a proxy's login page)."""
+    return {"kind": "html", "body": body}
 
 
 def slow(seconds: float, step: dict) -> dict:
@@ -82,6 +88,14 @@ class StandIn:
                     if standin._stop.wait(step["seconds"]):
                         return
                     return self._answer(step["step"], body)
+                if step["kind"] == "html":
+                    data = step["body"].encode()
+                    self.send_response(200)
+                    self.send_header("content-type", "text/html; charset=utf-8")
+                    self.send_header("content-length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 if step["kind"] == "error":
                     kind = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}.get(
                         step["status"], "invalid_request_error"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from llm_standin import error, serve_sdk, slow, tool
+from llm_standin import error, html, serve_sdk, slow, tool
 
 from memory_cli import entries
 from memory_cli import settings as settings_mod
@@ -159,6 +159,7 @@ def test_another_projects_memory_is_not_a_duplicate(store, cfg, api, transcript)
         ([tool("save_memories", {"memories": [], "report": "x", "extra": 1})], "malformed"),
         ([tool("something_else", {"a": 1})], "malformed"),
         ([error(400, "bad request")], "client"),
+        ([html()], "malformed"),
     ],
 )
 def test_failures_fall_back_to_the_extractive_reader_and_lose_nothing(store, cfg, api, transcript, script, kind):

@@ -32,9 +32,9 @@ def api(app):
 
 @pytest.fixture
 def browser(app):
-    """A client that authenticates like the browser: the cookie from ?token=."""
+    """A client that authenticates like the browser: the session cookie from a one-time ?code=."""
     with TestClient(app) as c:
-        r = c.get(f"/?token={TOKEN}", follow_redirects=False)
+        r = c.get(f"/?code={app.state.sessions.new_code()}", follow_redirects=False)
         assert r.status_code == 303 and r.headers["location"] == "/"
         assert "HttpOnly" in r.headers["set-cookie"] and "SameSite=Strict" in r.headers["set-cookie"]
         yield c
@@ -69,7 +69,7 @@ def test_every_route_needs_the_token(app):
         assert c.post("/api/memories", json={"content": "x"}).status_code == 401
         assert c.get("/api/memories", headers={"Authorization": "Bearer wrong-token-0000000"}).status_code == 401
         assert c.get("/?token=wrong", follow_redirects=False).status_code == 401
-        c.cookies.set("memory_cli_token_8765", "nope")
+        c.cookies.set("memory_cli_session_8765", TOKEN)  # the token is no session
         assert c.get("/api/memories").status_code == 401
 
 
@@ -130,9 +130,9 @@ def test_non_loopback_host_needs_an_explicit_token():
     from memory_cli.errors import InvalidInput
     from memory_cli.web.server import resolve_token
 
-    with pytest.raises(InvalidInput, match="explicit --token"):
+    with pytest.raises(InvalidInput, match="explicit token"):
         resolve_token("0.0.0.0", None)
-    with pytest.raises(InvalidInput, match="explicit --token"):
+    with pytest.raises(InvalidInput, match="explicit token"):
         resolve_token("192.168.1.20", None)
     with pytest.raises(InvalidInput, match="16 characters"):
         resolve_token("0.0.0.0", "short")

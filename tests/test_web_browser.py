@@ -75,9 +75,9 @@ def seed(db):
 @pytest.fixture
 def server(tmp_path, db_path):
     seed(db_path)
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONUNBUFFERED="1", MEMORY_CLI_TOKEN=TOKEN)
     proc = subprocess.Popen(
-        _cmd() + ["--db", str(db_path), "serve", "--port", "0", "--token", TOKEN],
+        _cmd() + ["--db", str(db_path), "serve", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -85,9 +85,9 @@ def server(tmp_path, db_path):
     )
     try:
         line = proc.stdout.readline()
-        m = re.search(r"(http://\S+)/\?token=(\S+)", line)
+        m = re.search(r"(http://\S+)/\?code=(\S+)", line)
         assert m, f"serve printed {line!r}; stderr: {proc.stderr.read() if proc.poll() is not None else ''}"
-        assert m.group(2) == TOKEN
+        assert TOKEN not in line
         yield {"base": m.group(1), "db": db_path, "url": m.group(0)}
     finally:
         proc.terminate()
@@ -105,8 +105,8 @@ def page(chromium, server):
     problems = []
     pg.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     pg.on("pageerror", lambda e: problems.append(str(e)))
-    pg.goto(server["url"])  # the printed URL: token -> cookie -> clean address
-    assert "token=" not in pg.url
+    pg.goto(server["url"])  # the printed one-time URL: code -> session cookie -> clean address
+    assert "code=" not in pg.url
     pg.problems = problems
     pg.base = server["base"]
     yield pg
@@ -158,6 +158,34 @@ def test_without_the_token_the_browser_gets_nothing(chromium, server):
     assert r.status == 401 and "token is required" in pg.content()
     r = pg.goto(server["base"] + "/memories?token=wrong")
     assert r.status == 401
+    context.close()
+
+
+def test_the_token_never_reaches_the_browsers_urls_or_cookies(chromium, server):
+    """History keeps every URL a tab visited, cookies go to every port of 127.0.0.1: neither
+    may hold the token. The printed link works once; after that the login form lets one in."""
+    context = chromium.new_context()
+    pg = context.new_page()
+    urls = []
+    pg.on("request", lambda req: urls.append(req.url))
+    pg.goto(server["url"])
+    pg.wait_for_selector("body[data-charts=ready]")
+    cookies = context.cookies()
+    assert cookies and all(TOKEN not in c["value"] for c in cookies)
+    assert all(c["httpOnly"] and c["sameSite"] == "Strict" for c in cookies)
+    # the printed link is spent: a second browser cannot use it
+    other = chromium.new_context()
+    again = other.new_page()
+    assert again.goto(server["url"]).status == 401
+    # it logs in with the token in the form instead
+    again.fill("input[name=token]", TOKEN)
+    again.click("button")
+    again.wait_for_selector("body[data-charts=ready]")
+    assert again.url == server["base"] + "/"
+    urls += [again.url]
+    assert all(TOKEN not in u for u in urls)
+    assert all(TOKEN not in c["value"] for c in other.cookies())
+    other.close()
     context.close()
 
 

@@ -17,12 +17,174 @@ from conftest import _cmd, run_cli
 def test_serve_refuses_a_non_loopback_host_without_a_token(db_path):
     r = run_cli("serve", "--host", "0.0.0.0", "--port", "0", db=db_path)
     assert r.returncode == 2
-    assert "explicit --token" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "explicit token" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_serve_refuses_a_short_token(db_path):
-    r = run_cli("serve", "--token", "abc", "--port", "0", db=db_path)
+def test_serve_refuses_a_short_token(db_path, tmp_path):
+    (tmp_path / "tok").write_text("abc\n")
+    r = run_cli("serve", "--token-file", str(tmp_path / "tok"), "--port", "0", db=db_path)
     assert r.returncode == 2 and "16 characters" in r.stderr
+
+
+def test_serve_refuses_a_token_on_the_command_line(db_path):
+    try:
+        r = run_cli("serve", "--token", "a-long-enough-token-0123", "--port", "0", db=db_path, timeout=20)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("served with the token in its arguments") from None
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "process list" in r.stderr and "--token-file" in r.stderr
+
+
+def _serve(db_path, *args, env=None, stdin=None):
+    proc = subprocess.Popen(
+        _cmd() + ["--db", str(db_path), "serve", "--port", "0", *args],
+        stdin=subprocess.PIPE if stdin is not None else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    if stdin is not None:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    line = proc.stdout.readline()
+    m = re.fullmatch(r"memory-cli dashboard: (http://127\.0\.0\.1:\d+)/\?code=(\S+)\n", line)
+    if not m:
+        proc.kill()
+        raise AssertionError(f"serve printed {line!r}: {proc.stderr.read()}")
+    return proc, m.group(1), m.group(0).split(": ", 1)[1].strip()
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kw):
+        return None
+
+
+def _get(url, headers=None):
+    """(status, headers) without following redirects."""
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(urllib.request.Request(url, headers=headers or {}), timeout=10) as r:
+            return r.status, r.headers
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers
+
+
+def test_a_token_file_keeps_the_token_out_of_the_process_list(db_path, tmp_path):
+    token = "file-token-abcdefghijklmnop"
+    (tmp_path / "tok").write_text(token + "\n")
+    proc, base, _ = _serve(db_path, "--token-file", str(tmp_path / "tok"))
+    try:
+        with open(f"/proc/{proc.pid}/cmdline", "rb") as f:
+            assert token.encode() not in f.read()
+        assert _get(base + "/api/memories", {"Authorization": f"Bearer {token}"})[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    # and from stdin, or the environment
+    proc, base, _ = _serve(db_path, "--token-file", "-", stdin=token + "\n")
+    try:
+        assert _get(base + "/api/memories", {"Authorization": f"Bearer {token}"})[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    proc, base, _ = _serve(db_path, env=dict(os.environ, MEMORY_CLI_TOKEN=token))
+    try:
+        assert _get(base + "/api/memories", {"Authorization": f"Bearer {token}"})[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_the_browser_cookie_holds_a_session_of_this_server_not_the_token(db_path, tmp_path):
+    token = "cookie-token-abcdefghijklmnop"
+    (tmp_path / "tok").write_text(token)
+    proc, base, url = _serve(db_path, "--token-file", str(tmp_path / "tok"))
+    other, other_base, other_url = _serve(db_path, "--token-file", str(tmp_path / "tok"))
+    try:
+        assert token not in url
+        status, headers = _get(url)
+        assert status == 303 and headers["location"] == "/"
+        cookie = headers["set-cookie"]
+        assert token not in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        name, value = cookie.split(";", 1)[0].split("=", 1)
+        assert _get(base + "/api/memories", {"Cookie": f"{name}={value}"})[0] == 200
+        # the one-time link is spent
+        assert _get(url)[0] == 401
+        # what another port on 127.0.0.1 receives opens nothing there, nor works as the token
+        other_port = other_base.rsplit(":", 1)[1]
+        other_name = name.rsplit("_", 1)[0] + "_" + other_port
+        assert _get(other_base + "/api/memories", {"Cookie": f"{other_name}={value}"})[0] == 401
+        assert _get(base + "/api/memories", {"Authorization": f"Bearer {value}"})[0] == 401
+        # a token in the URL is refused: the history would keep it
+        assert _get(base + f"/?token={token}")[0] == 401
+    finally:
+        for p in (proc, other):
+            p.terminate()
+            p.wait(timeout=10)
+
+
+def test_open_hands_the_browser_a_one_time_code_not_the_token(db_path, tmp_path):
+    token = "open-token-abcdefghijklmnop"
+    (tmp_path / "tok").write_text(token)
+    seen = tmp_path / "browser-argv"
+    fake = tmp_path / "fake-browser"
+    fake.write_text(f'#!/bin/sh\necho "$@" > {seen}\n')
+    fake.chmod(0o755)
+    env = dict(os.environ, BROWSER=str(fake))
+    proc, base, url = _serve(db_path, "--token-file", str(tmp_path / "tok"), "--open", env=env)
+    try:
+        for _ in range(200):
+            if seen.exists() and seen.read_text().strip():
+                break
+            import time
+
+            time.sleep(0.05)
+        opened = seen.read_text().strip()
+        assert token not in opened and "?code=" in opened and opened != url
+        assert _get(opened)[0] == 303 and _get(opened)[0] == 401  # one use
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_login_form_gives_a_session_only_for_the_token_from_this_origin(db_path, tmp_path):
+    token = "form-token-abcdefghijklmnop"
+    (tmp_path / "tok").write_text(token)
+    proc, base, _ = _serve(db_path, "--token-file", str(tmp_path / "tok"))
+    opener = urllib.request.build_opener(_NoRedirect)
+
+    def post(body, origin):
+        req = urllib.request.Request(base + "/login", data=body.encode(), headers={"Origin": origin})
+        try:
+            with opener.open(req, timeout=10) as r:
+                return r.status, r.headers
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers
+
+    try:
+        status, _ = _get(base + "/memories")
+        assert status == 401
+        assert post(f"token={token}", "http://evil.example")[0] == 403
+        assert post("token=wrong-token-0000000000", base)[0] == 401
+        status, headers = post(f"token={token}", base)
+        assert status == 303 and token not in headers["set-cookie"]
+        assert _get(base + "/memories", {"Cookie": headers["set-cookie"].split(";")[0]})[0] == 200
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_serving_beyond_loopback_warns_that_http_is_clear_text(db_path, tmp_path):
+    (tmp_path / "tok").write_text("lan-token-abcdefghijklmnop")
+    with socket.socket() as taken:  # the port is taken: the command stops after its checks
+        taken.bind(("0.0.0.0", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        r = run_cli("serve", "--host", "0.0.0.0", "--port", port, "--token-file", str(tmp_path / "tok"), db=db_path)
+    assert r.returncode == 1
+    warning = [line for line in r.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and "clear text" in warning[0]
 
 
 def test_serve_refuses_a_port_in_use(db_path):
@@ -51,9 +213,10 @@ def test_serve_prints_a_working_url_and_stops_on_sigterm(db_path):
     )
     try:
         line = proc.stdout.readline()
-        m = re.fullmatch(r"memory-cli dashboard: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n", line)
+        m = re.fullmatch(r"memory-cli dashboard: (http://127\.0\.0\.1:\d+)/\?code=\S+\n", line)
         assert m, line
-        base, token = m.groups()
+        base = m.group(1)
+        token = re.fullmatch(r"memory-cli token: (\S+)\n", proc.stdout.readline()).group(1)
         req = urllib.request.Request(base + "/api/memories", headers={"Authorization": f"Bearer {token}"})
         with urllib.request.urlopen(req, timeout=10) as resp:
             body = json.loads(resp.read())
@@ -144,14 +307,8 @@ def test_concurrent_requests_to_a_real_server(db_path):
     from concurrent.futures import ThreadPoolExecutor
 
     token = "concurrency-token-0123456789"
-    proc = subprocess.Popen(
-        _cmd() + ["--db", str(db_path), "serve", "--port", "0", "--token", token],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc, base, _ = _serve(db_path, env=dict(os.environ, MEMORY_CLI_TOKEN=token))
     try:
-        base = re.search(r"(http://\S+)/\?token=", proc.stdout.readline()).group(1)
 
         def call(i):
             h = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}

@@ -581,7 +581,9 @@ def resolve(store, ref: str) -> dict:
     if row is None:
         row = store.row("SELECT * FROM corrections WHERE promoted_to = ?", (ref,))
     if row is None and len(ref) >= 4:
-        like = ref.replace("%", "").replace("_", "\\_") + "%"
+        from ..ids import like_prefix
+
+        like = like_prefix(ref)
         rows = store.rows(
             "SELECT * FROM corrections WHERE id LIKE ? ESCAPE '\\' OR promoted_to LIKE ? ESCAPE '\\' LIMIT 3",
             (like, like),

@@ -70,6 +70,7 @@ def _re(name: str) -> re.Pattern[str]:
                 "fence": r"(?ms)^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)",
                 "inline": r"`[^`\n]*`",
                 "quote": r"(?m)^[ \t]*>.*$",
+                "tag": r"(?i)<(\s*/?\s*memory-cli-context)",
             }[name]
         )
         _compiled[name] = p
@@ -117,7 +118,13 @@ def strip_injected(text: str) -> str:
 
 
 def wrap_injected(text: str) -> str:
-    """Wrap context memory-cli injects so that an agent echoing it never re-stores it."""
+    """Wrap context memory-cli injects so that an agent echoing it never re-stores it.
+
+    A memory's own text cannot open or close the wrapper: ``<memory-cli-context>`` or its
+    closing tag inside it (any case, any spacing) loses its ``<``, so what follows it still
+    reads as injected context, not as words outside the wrapper."""
+    if "memory-cli-context" in text.lower():
+        text = _re("tag").sub(lambda m: "&lt;" + m.group(1), text)
     return f"{INJECTED_OPEN}\n{text}\n{INJECTED_CLOSE}"
 
 

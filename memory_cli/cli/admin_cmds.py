@@ -79,13 +79,10 @@ def export(
     if output is None:
         sys.stdout.write(text)
         return
-    tmp = output.with_name(output.name + ".tmp")
     try:
-        from ..paths import open_private
+        from ..safe_write import write_file
 
-        with open_private(str(tmp), "w") as f:  # 0600: an export holds every memory
-            f.write(text)
-        tmp.replace(output)
+        write_file(output, text, new_mode=0o600)  # 0600: an export holds every memory
     except OSError as e:
         raise InvalidInput(f"cannot write {output}: {e.strerror}") from None
     if want_json(json_):

@@ -379,9 +379,7 @@ def purge(
     """Delete every memory in one scope (optionally of one source), in one transaction.
 
     Each deleted row stays in the audit log, as with `delete`."""
-    from .. import scope as scopes
-
-    sc = scopes.parse(scope)
+    sc = entries.purge_scope(scope)
     src = entries.check_source(source) if source else None
     with open_store() as store:
         doomed = entries.list_entries(store, scope=sc, source=src, status="all")

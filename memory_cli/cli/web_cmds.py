@@ -15,25 +15,46 @@ def register(app: typer.Typer) -> None:
 
 def serve(
     host: Annotated[
-        str, typer.Option("--host", help="Address to bind (loopback unless --token is given).")
+        str, typer.Option("--host", help="Address to bind (loopback unless a token is given).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port (0: any free port).")] = 8765,
-    token: Annotated[
-        Optional[str], typer.Option("--token", help="Access token (default: a new random one per run).")
+    token_file: Annotated[
+        Optional[str],
+        typer.Option(
+            "--token-file",
+            help="File holding the access token (- reads stdin; or set MEMORY_CLI_TOKEN). "
+            "Default: a new random token per run.",
+        ),
     ] = None,
+    token: Annotated[Optional[str], typer.Option("--token", hidden=True)] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the dashboard in the browser.")] = False,
     allow_host: Annotated[
         Optional[list[str]],
         typer.Option("--allow-host", help="Another name the server is reached by (Host header), e.g. behind a proxy."),
     ] = None,
 ):
-    """Serve the web dashboard and the REST API; prints the URL with its token."""
+    """Serve the web dashboard and the REST API; prints a one-time URL for the browser."""
     import socket
 
-    from ..errors import MemoryCliError
-    from ..web.server import resolve_token, serve as run
+    from ..errors import InvalidInput, MemoryCliError
+    from ..web.server import read_token, resolve_token, serve as run
 
-    tok = resolve_token(host, token)
+    if token is not None:
+        raise InvalidInput(
+            "--token shows the token to every local user in the process list: put it in a file "
+            "(--token-file FILE, - reads stdin) or in MEMORY_CLI_TOKEN"
+        )
+    chosen = read_token(token_file)
+    tok = resolve_token(host, chosen)
+    from ..web.security import is_loopback
+
+    if not is_loopback(host):
+        import sys
+
+        sys.stderr.write(
+            f"warning: serving on {host} over plain HTTP: the token, the session cookie and every "
+            "memory cross the network in clear text (prefer an SSH tunnel to 127.0.0.1)\n"
+        )
     with open_store():  # refuse a corrupt or foreign store now, with its exit code
         pass
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -55,6 +76,7 @@ def serve(
             host=host,
             port=port,
             token=tok,
+            show_token=chosen is None,
             open_browser=open_,
             injection_floor=floor,
             allow_hosts=tuple(allow_host or ()),

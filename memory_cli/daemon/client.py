@@ -47,6 +47,8 @@ def request(msg: dict, timeout_ms: float = DEFAULT_TIMEOUT_MS, socket_path: str 
         return _fail("no_run_dir")
     if not os.path.exists(path):
         return _fail("no_daemon")
+    if protocol.trusted_socket(path) is not None:
+        return _fail("untrusted_socket")
     try:
         data = protocol.encode(msg)
     except (TypeError, ValueError):

@@ -55,8 +55,10 @@ def socket_path(rundir: str | None = None) -> str:
     """The socket inside the run directory, or a short private stand-in when that is too long.
 
     Deep ``CLAUDE_CONFIG_DIR`` locations (macOS temporary directories, test directories) can
-    exceed the AF_UNIX limit; the stand-in is ``/tmp/memory-cli-<uid>/<hash>.sock``, one per run
-    directory, in a directory only this user owns.
+    exceed the AF_UNIX limit; the stand-in is ``$TMPDIR/memory-cli-<uid>/<hash>.sock`` (``/tmp``
+    without ``TMPDIR``), one per run directory, in a directory only this user owns. Its name is
+    predictable, so another local user may have made it first: :func:`trusted_socket` checks it
+    before a client sends anything there.
     """
     rd = rundir or run_dir()
     p = os.path.join(rd, SOCKET_NAME)
@@ -64,9 +66,29 @@ def socket_path(rundir: str | None = None) -> str:
         return p
     import zlib
 
-    short_dir = f"/tmp/memory-cli-{os.getuid()}"
+    short_dir = os.path.join(os.environ.get("TMPDIR") or "/tmp", f"memory-cli-{os.getuid()}")
     tag = format(zlib.crc32(os.fsencode(os.path.abspath(rd))), "08x")
     return os.path.join(short_dir, f"{tag}.sock")
+
+
+def trusted_socket(path: str) -> str | None:
+    """Why the socket at ``path`` must not get our texts, or None when it is safe to use.
+
+    The socket and its directory must be this user's, and the directory a real directory that
+    no group or other user can write to (else anyone could put their own socket there)."""
+    import stat
+
+    uid = os.getuid()
+    try:
+        st = os.lstat(path)
+        dst = os.lstat(os.path.dirname(path))
+    except OSError:
+        return "missing"
+    if not stat.S_ISSOCK(st.st_mode) or st.st_uid != uid:
+        return f"{path} is not a socket of this user"
+    if not stat.S_ISDIR(dst.st_mode) or dst.st_uid != uid or dst.st_mode & 0o022:
+        return f"{os.path.dirname(path)} is not a private directory of this user"
+    return None
 
 
 def lock_path(rundir: str | None = None) -> str:

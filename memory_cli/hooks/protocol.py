@@ -44,6 +44,34 @@ EVENTS: dict[str, dict] = {
 class HookInputError(Exception):
     """The event JSON could not be used. ``str()`` is one line for the audit log."""
 
+    too_deep = False
+
+
+class TooDeep(HookInputError):
+    """The payload nests deeper than any real tool input: it cannot be checked, so a gate
+    (PreToolUse) refuses it instead of letting it through unchecked."""
+
+    too_deep = True
+
+
+# Real tool inputs nest a few levels (MultiEdit: 3); deeper ones are refused before any
+# handler walks them, and JSON deeper than the interpreter's recursion limit never parses.
+MAX_DEPTH = 100
+
+
+def _depth_exceeds(value, limit: int) -> bool:
+    """Whether ``value`` nests deeper than ``limit`` (iterative: no recursion to run out of)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((v, depth + 1) for v in node.values() if isinstance(v, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node if isinstance(v, (dict, list)))
+    return False
+
 
 def parse(event: str, raw: bytes | str) -> dict:
     if event not in EVENTS:
@@ -63,6 +91,8 @@ def load(raw: bytes | str) -> dict:
         payload = loads(raw)
     except ValueError as e:
         raise HookInputError(f"stdin is not valid JSON ({e})") from None
+    except RecursionError:
+        raise TooDeep("the event JSON nests too deep to read") from None
     if not isinstance(payload, dict):
         raise HookInputError(f"event JSON must be an object, got {type(payload).__name__}")
     return payload
@@ -86,6 +116,8 @@ def check(event: str, payload: dict) -> dict:
         problems.append(f"hook_event_name {name!r} does not match the command's event {event!r}")
     if problems:
         raise HookInputError("; ".join(problems))
+    if _depth_exceeds(payload.get("tool_input"), MAX_DEPTH):
+        raise TooDeep(f"the tool input nests deeper than {MAX_DEPTH} levels")
     if event == "UserPromptSubmit" and is_generated_prompt(payload["prompt"]):
         # Not what the person typed: no correction, prompt rule or prompt injection may come
         # from it. The text stays available to handlers that want it.

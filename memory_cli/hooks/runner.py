@@ -81,6 +81,9 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
         except protocol.HookInputError as e:
             store = _open_store_quietly(db_path)
             _record_error(store, event, "invalid_input", str(e), started, raw_payload=raw, agent=agent)
+            if getattr(e, "too_deep", False) and event == "PreToolUse":  # uncheckable: decided, never let through
+                _deny_unchecked(stdout, str(e), agent, native)
+                return 0
             if event in protocol.EVENTS:  # an event from a newer Claude Code is skipped quietly
                 _notice(
                     stdout,
@@ -350,6 +353,31 @@ def _notice(stdout, event, text) -> None:
         pass
 
 
+def _deny_unchecked(stdout, why: str, agent: str = "claude", native: str = "PreToolUse") -> None:
+    from ..fastjson import dumps
+
+    reason = f"memory-cli refused this tool call: {why}, so the rules cannot check it"
+    if agent != "claude":  # in that agent's own words
+        from . import agents
+        from .response import Response
+
+        response = Response()
+        response.decide("deny", reason)
+        response.notify(reason)
+        out = agents.render(agent, native, "PreToolUse", response)
+    else:
+        out = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            },
+            "systemMessage": reason,
+        }
+    stdout.write(dumps(out, ensure_ascii=False))
+    stdout.flush()
+
+
 def _first_line(text: str) -> str:
     return (text.splitlines() or [""])[0][:300]
 
@@ -364,7 +392,9 @@ def _arm_watchdog(event: str):
 
         log = paths.error_log_file()
         os.makedirs(os.path.dirname(log), mode=0o700, exist_ok=True)
-        f = open(log, "a", encoding="utf-8")
+        # 0600 whatever the umask: a traceback can quote what the hook was handling
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), 0o600)
+        f = os.fdopen(fd, "a", encoding="utf-8")
     except Exception:
         f = None
     if f is None:  # the deadline does not depend on a place to write the traceback

@@ -121,7 +121,9 @@ def get(store, ref: str) -> dict:
     ref = (ref or "").strip()
     if len(ref) < 4:
         raise NotFound(f"no incident {ref!r} (give at least 4 characters of its id)")
-    rows = store.rows("SELECT * FROM incidents WHERE id = ? OR id LIKE ? LIMIT 2", (ref, ref + "%"))
+    from ..ids import like_prefix
+
+    rows = store.rows("SELECT * FROM incidents WHERE id = ? OR id LIKE ? ESCAPE '\\' LIMIT 2", (ref, like_prefix(ref)))
     exact = [r for r in rows if r["id"] == ref]
     if exact:
         return _public(exact[0])

@@ -118,8 +118,14 @@ class AnthropicProvider:
             if status >= 500:
                 raise LLMError("server", f"{status} server error", retryable=True, retry_after=retry_after) from err
             raise LLMError("client", f"{status} {_short(str(err))}") from err
+        except anthropic.APIError as err:  # an answer the SDK cannot read as a message
+            raise LLMError("malformed", f"the API's answer is not a message: {_short(str(err))}") from err
+        content = getattr(msg, "content", None)
+        if not isinstance(content, list):  # e.g. a 200 HTML page from a proxy or captive portal
+            kind = "an HTML page" if str(msg).lstrip()[:1] == "<" else f"a {type(msg).__name__}"
+            raise LLMError("malformed", f"the API answered with {kind}, not a message")
         usage = getattr(msg, "usage", None)
-        for block in msg.content or []:
+        for block in content:
             if getattr(block, "type", None) == "tool_use" and getattr(block, "name", None) == tool["name"]:
                 if not isinstance(block.input, dict):
                     raise LLMError("malformed", "the tool input is not an object")

@@ -22,9 +22,10 @@ Layout of the block (``<nl>`` is the file's dominant line ending)::
   trailing newline, the block has none either: that is how removal knows how many separator
   bytes to take back, so insert-then-remove is the identity on bytes.
 
-Writes are atomic: a temporary file in the same directory, then ``os.replace``; the file's mode
-is kept and a symlinked CLAUDE.md is written through to its target, but only when that target
-lies inside the project (or the Claude config dir) and is a regular file. Standard library only.
+Writes go through :mod:`memory_cli.safe_write` (a new temporary file under a random name,
+fsync, ``os.replace``); the file's mode is kept and a symlinked CLAUDE.md is written through to
+its target, but only when that target lies inside the project (or the Claude config dir) and
+is a regular file. Standard library only.
 """
 
 from __future__ import annotations
@@ -32,12 +33,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from memory_cli.errors import MemoryCliError
+from memory_cli import safe_write
 
 BEGIN_TAG = "<!-- memory-cli:pins:begin"
 END_MARKER = "<!-- memory-cli:pins:end -->"
@@ -242,10 +242,7 @@ def _state_from_doc(path: Path, doc: _Doc) -> BlockState:
     return BlockState(path, True, True, body, recorded, body_hash(body), new_file)
 
 
-class UnsafeTarget(MemoryCliError):
-    """A CLAUDE.md memory-cli must not write: it leads outside its project, or is no file."""
-
-    exit_code = 4
+UnsafeTarget = safe_write.UnsafeTarget  # a CLAUDE.md leading outside its project, or no file
 
 
 def allowed_roots(path: Path) -> list[str]:
@@ -257,10 +254,6 @@ def allowed_roots(path: Path) -> list[str]:
     return [os.path.realpath(project), os.path.realpath(claude_dir_str())]
 
 
-def _within(child: str, root: str) -> bool:
-    return child == root or child.startswith(root.rstrip(os.sep) + os.sep)
-
-
 def check_target(path: Path) -> Path:
     """The file a write of ``path`` really changes, refused when that is unsafe.
 
@@ -268,33 +261,7 @@ def check_target(path: Path) -> Path:
     when the target lies inside the project or the Claude config dir; a device, FIFO, socket
     or directory is never opened (a FIFO would hang, a device would be replaced by a file).
     """
-    path = Path(path)
-    real = os.path.realpath(path)
-    if real != os.path.abspath(path) and not any(_within(real, r) for r in allowed_roots(path)):
-        raise UnsafeTarget(
-            f"{path} is a symlink to {real}, outside its project and the Claude "
-            "config dir; not writing through it (replace the link with a file)"
-        )
-    try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        return Path(real)
-    except OSError as e:
-        raise UnsafeTarget(f"cannot inspect {path}: {e.strerror}") from None
-    if not stat.S_ISREG(st.st_mode):
-        kind = (
-            "a directory"
-            if stat.S_ISDIR(st.st_mode)
-            else "a FIFO"
-            if stat.S_ISFIFO(st.st_mode)
-            else "a device"
-            if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-            else "a socket"
-            if stat.S_ISSOCK(st.st_mode)
-            else "not a regular file"
-        )
-        raise UnsafeTarget(f"{path} is {kind}, not a regular file; not writing it")
-    return Path(real)
+    return safe_write.real_target(path, allowed_roots(path))
 
 
 def _real(path: Path) -> Path:
@@ -479,46 +446,6 @@ def plan_sync(path: Path, body: str | None, *, overwrite_edits: bool = False) ->
 # --------------------------------------------------------------------------- writing
 
 
-def _current_umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover - Windows cannot open directories
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
-
-
-def _write_temp(directory: Path, name: str, data: bytes, mode: int) -> Path:
-    tmp = directory / f".{name}.memory-cli-{os.getpid()}-{os.urandom(4).hex()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        tmp.unlink(missing_ok=True)
-        raise
-    os.close(fd)
-    try:
-        os.chmod(tmp, mode)
-    except OSError:  # pragma: no cover
-        pass
-    return tmp
-
-
 def apply_sync(plan: SyncPlan) -> bool:
     """Carry out ``plan``; False when there was nothing to do or it is a conflict.
 
@@ -536,36 +463,18 @@ def apply_sync(plan: SyncPlan) -> bool:
         raise ChangedSincePlan(f"{path} changed while memory-cli was updating it")
     if plan.action == DELETE_FILE:
         path.unlink()
-        _fsync_dir(path.parent)
+        safe_write.fsync_dir(path.parent)
         return True
     assert plan.after is not None
     if plan.action == CREATE_FILE:
-        tmp = _write_temp(path.parent, path.name, plan.after, 0o666 & ~_current_umask())
         try:
-            os.link(tmp, path)  # exclusive: never clobber a file created meanwhile
+            safe_write.write_file(
+                path, plan.after, roots=allowed_roots(path), new_mode=safe_write.umask_mode(), exclusive=True
+            )
         except FileExistsError:
             raise ChangedSincePlan(f"{path} was created while memory-cli was creating it") from None
-        except OSError:  # pragma: no cover - filesystems without hard links
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(plan.after)
-        finally:
-            tmp.unlink(missing_ok=True)
-        _fsync_dir(path.parent)
         return True
-    st = os.stat(path)
-    tmp = _write_temp(path.parent, path.name, plan.after, stat.S_IMODE(st.st_mode))
-    try:
-        if hasattr(os, "chown") and st.st_uid != os.geteuid():
-            try:
-                os.chown(tmp, st.st_uid, st.st_gid)
-            except OSError:
-                pass
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_dir(path.parent)
+    safe_write.write_file(path, plan.after, roots=allowed_roots(path))
     return True
 
 

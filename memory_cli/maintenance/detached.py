@@ -106,9 +106,9 @@ def last_run(run_dir: Path, key: str) -> str | None:
 def write_stamp(run_dir: Path, key: str, now: datetime | None = None) -> None:
     now = now or datetime.now(timezone.utc)
     path = stamp_path(run_dir, key)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(f"{_today(now)} {now.isoformat()}\n", encoding="ascii")
-    os.replace(tmp, path)
+    from ..safe_write import write_file
+
+    write_file(path, f"{_today(now)} {now.isoformat()}\n", new_mode=0o600)
 
 
 def _ensure_run_dir(run_dir: Path) -> None:

@@ -82,8 +82,11 @@ def list_reports(store, *, scope=None, limit=20) -> list[dict]:
 
 def get(store, ref: str) -> dict:
     ref = (ref or "").strip()
+    from ..ids import like_prefix
+
     rows = store.rows(
-        "SELECT * FROM session_reports WHERE id = ? OR (length(?) >= 4 AND id LIKE ?) LIMIT 2", (ref, ref, ref + "%")
+        "SELECT * FROM session_reports WHERE id = ? OR (length(?) >= 4 AND id LIKE ? ESCAPE '\\') LIMIT 2",
+        (ref, ref, like_prefix(ref)),
     )
     exact = [r for r in rows if r["id"] == ref]
     if exact or len(rows) == 1:

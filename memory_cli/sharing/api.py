@@ -56,11 +56,12 @@ def _current(path: str) -> list[dict]:
 
 
 def _write(path: str, items: list[dict]) -> None:
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(repo_file.render(items))
-    os.replace(tmp, path)
+    """The repository's file, never through a link leading out of the repository."""
+    from .. import safe_write  # only sharing writes; loading at SessionStart never does
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    safe_write.ensure_dir(os.path.dirname(path), roots=[root])
+    safe_write.write_file(path, repo_file.render(items), roots=[root], new_mode=safe_write.umask_mode())
 
 
 def share_entry(store, entry_id: str, root: str | None = None) -> dict:

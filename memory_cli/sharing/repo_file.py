@@ -14,6 +14,7 @@ import os
 
 from ..entries import TYPES
 from ..errors import InvalidInput
+from ..ids import check_id
 from ..rules.api import PORTABLE_FIELDS
 
 HEADER = (
@@ -110,6 +111,7 @@ def parse(data: bytes, path: str) -> list[dict]:
         eid = item.get("id")
         if not isinstance(eid, str) or not eid.strip():
             raise InvalidInput(f"{label}: needs an id")
+        check_id(eid, f"{label}: id")
         if eid in seen:
             raise InvalidInput(f"{label}: id {eid} appears twice")
         seen.add(eid)

@@ -174,6 +174,9 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
     """Bring one server row into the local store; returns what happened (for counts). ``me`` is
     this store's login on the team server: a change it made (from another machine) is the
     person's own."""
+    from ..ids import check_id
+
+    check_id(row["id"], "team row id")  # refused and audited by pull, like any bad row
     m = _mapping(store, row["id"])
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
     via = store.value("SELECT via FROM team_exchanged WHERE entry_id = ?", (row["id"],))

@@ -277,7 +277,9 @@ def api_bulk(body: BulkIn, store=Depends(deps.get_store)):
 
 @router.post("/purge", summary="Delete every memory in one scope (optionally of one source)")
 def api_purge(body: PurgeIn, store=Depends(deps.get_store)):
-    deps.check_entry_fields(store, {"scope": body.scope, "source": body.source})
+    with deps.field("scope"):
+        entries.purge_scope(body.scope)
+    deps.check_entry_fields(store, {"source": body.source})
     pinned = store.rows("SELECT id, pinned FROM memory_entries WHERE pinned = 1")
     n = entries.purge(store, body.scope, source=body.source)
     resync_pins(store, *pinned)

@@ -11,6 +11,7 @@ from fastapi.staticfiles import StaticFiles
 
 from . import api_admin, api_journal, api_memories, api_rules, deps, pages
 from .security import SecurityMiddleware, allowed_hosts, csrf_token
+from .sessions import Sessions
 
 HERE = Path(__file__).parent
 
@@ -54,6 +55,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.state.config = config
     app.state.pool = deps.StorePool(config.db_path)
     app.state.csrf = csrf_token(config.token)
+    app.state.sessions = Sessions()
     deps.install_error_handlers(app)
     app.include_router(api_memories.router)
     app.include_router(api_rules.router)
@@ -61,7 +63,9 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.include_router(api_journal.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
-    app.add_middleware(SecurityMiddleware, token=config.token, hosts=config.hosts, port=config.port)
+    app.add_middleware(
+        SecurityMiddleware, token=config.token, hosts=config.hosts, port=config.port, sessions=app.state.sessions
+    )
 
     return app
 

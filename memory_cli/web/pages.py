@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Optional
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -19,6 +19,9 @@ from . import api_admin, api_journal, api_memories, deps
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+# An id placed in a URL path is one segment: ``/``, ``?``, ``#`` and ``..`` cannot steer the
+# request elsewhere (Jinja's own ``urlencode`` keeps ``/``).
+templates.env.filters["segment"] = lambda value: quote(str(value), safe="")
 
 PAGE_SIZES = (25, 50, 100, 200)
 FILTER_KEYS = (

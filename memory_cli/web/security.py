@@ -4,9 +4,11 @@ CSRF token.
 A port on 127.0.0.1 is reachable by every local user and, through the browser, by every web
 page the person visits. So:
 
-- every request carries the token: ``Authorization: Bearer T`` (scripts) or the cookie set
-  when the person opens the printed URL with ``?token=T`` (the browser; the token is then
-  removed from the address bar by a redirect);
+- every request carries the token (``Authorization: Bearer T``, scripts) or a session cookie
+  (the browser). The browser gets the session by opening the printed one-time URL
+  (``?code=C``, spent on first use, then redirected to the clean address) or by posting the
+  token in the login form; the cookie holds a random session id of this server, never the
+  token (see :mod:`memory_cli.web.sessions`). A token in a URL is refused: history keeps it;
 - the ``Host`` header must name the address the server was started for, so a hostile domain
   that re-resolves to 127.0.0.1 (DNS rebinding) is refused;
 - state-changing requests (POST, PUT, PATCH, DELETE) must come from the dashboard's own
@@ -24,7 +26,10 @@ import json
 import time
 from urllib.parse import parse_qsl, urlencode
 
-COOKIE = "memory_cli_token"
+from .sessions import SESSION_SECONDS
+
+COOKIE = "memory_cli_session"
+LOGIN_PATH = "/login"
 CSRF_HEADER = "x-csrf-token"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK_NAMES = ("localhost",)
@@ -90,10 +95,11 @@ def allowed_hosts(host: str, port: int, extra=()) -> set[str]:
 class SecurityMiddleware:
     """Pure ASGI middleware (no per-request task overhead) applying the rules above."""
 
-    def __init__(self, app, *, token: str, hosts: set[str], port: int):
+    def __init__(self, app, *, token: str, hosts: set[str], port: int, sessions):
         self.app = app
         self.cookie = cookie_name(port)
         self.token = token
+        self.sessions = sessions
         self.hosts = hosts
         self.origins = {f"http://{h}" for h in hosts} | {f"https://{h}" for h in hosts}
         self.csrf = csrf_token(token)
@@ -109,40 +115,44 @@ class SecurityMiddleware:
             return await _refuse(send, 400, f"host {host or '(none)'!r} is not one this server was started for", is_api)
         query = scope.get("query_string", b"").decode("latin-1")
         params = parse_qsl(query, keep_blank_values=True)
-        url_token = next((v for k, v in params if k == "token"), None)
         bearer = None
         auth = headers.get("authorization", "")
         if auth[:7].lower() == "bearer ":
             bearer = auth[7:].strip()
-        cookie_token = _cookie(headers.get("cookie", ""), self.cookie)
+        session = _cookie(headers.get("cookie", ""), self.cookie)
         method = scope["method"]
 
-        if url_token is not None and method == "GET":
-            if not _same(url_token, self.token):
-                return await _refuse(send, 401, "wrong token in the URL", is_api)
-            # Move the token from the address bar into a cookie, then show the clean URL.
-            rest = urlencode([(k, v) for k, v in params if k != "token"])
-            location = path + ("?" + rest if rest else "")
-            cookie = f"{self.cookie}={self.token}; Path=/; HttpOnly; SameSite=Strict"
-            return await _send(
+        if any(k == "token" for k, _ in params):
+            return await _refuse(
                 send,
-                303,
-                b"",
-                "text/plain",
-                [(b"location", location.encode()), (b"set-cookie", cookie.encode())],
+                401,
+                "the token does not go in a URL (the browser's history keeps it): open the one-time "
+                "URL `memory-cli serve` printed, or give the token in the login form",
+                is_api,
             )
+        code = next((v for k, v in params if k == "code"), None)
+        if code is not None and method == "GET":
+            sid = self.sessions.redeem(code)
+            if sid is None:
+                return await _refuse(send, 401, "this one-time link was already used or is unknown", is_api)
+            # The code is spent; show the clean URL with the session in a cookie.
+            rest = urlencode([(k, v) for k, v in params if k != "code"])
+            return await self._start_session(send, sid, path + ("?" + rest if rest else ""))
+        if path == LOGIN_PATH and method == "POST" and bearer is None:
+            return await self._login(scope, receive, send, headers)
 
         if bearer is not None:
             if not _same(bearer, self.token):
                 return await _refuse(send, 401, "wrong bearer token", is_api)
             via_cookie = False
-        elif cookie_token is not None and _same(cookie_token, self.token):
+        elif self.sessions.valid(session):
             via_cookie = True
         else:
             return await _refuse(
                 send,
                 401,
-                "a token is required: open the URL `memory-cli serve` printed, or send Authorization: Bearer TOKEN",
+                "a token is required: open the one-time URL `memory-cli serve` printed, log in with the "
+                "token, or send Authorization: Bearer TOKEN",
                 is_api,
             )
 
@@ -171,6 +181,31 @@ class SecurityMiddleware:
 
         return await self.app(scope, receive, send_with_headers)
 
+    async def _start_session(self, send, sid: str, location: str):
+        cookie = f"{self.cookie}={sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age={SESSION_SECONDS}"
+        headers = [(b"location", location.encode()), (b"set-cookie", cookie.encode()), *_HARDENING]
+        return await _send(send, 303, b"", "text/plain", headers)
+
+    async def _login(self, scope, receive, send, headers):
+        """The login form's POST: the token in the body (never the URL), from this origin only."""
+        # A form on a no-referrer page posts ``Origin: null``; fetch metadata still names it.
+        origin = (headers.get("origin") or "").lower()
+        same = origin in self.origins or (origin in ("", "null") and headers.get("sec-fetch-site") == "same-origin")
+        if not same:
+            return await _refuse(send, 403, "log in from the dashboard's own page", False)
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if len(body) > 4096:
+                return await _refuse(send, 413, "login form too large", False)
+            if not message.get("more_body"):
+                break
+        given = next((v for k, v in parse_qsl(body.decode("latin-1")) if k == "token"), "")
+        if not _same(given.strip(), self.token):
+            return await _refuse(send, 401, "wrong token", False)
+        return await self._start_session(send, self.sessions.open(), "/")
+
 
 _HARDENING = [
     (b"x-frame-options", b"DENY"),
@@ -197,13 +232,20 @@ def _cookie(header: str, name: str) -> str | None:
     return None
 
 
+_LOGIN_FORM = (
+    f"<form method=post action={LOGIN_PATH} style='font-family:sans-serif'>"
+    "<label>token <input type=password name=token autocomplete=off required></label> "
+    "<button>log in</button></form>"
+)
+
+
 async def _refuse(send, status: int, message: str, is_api: bool):
     if is_api:
         body = json.dumps({"detail": message}).encode()
         return await _send(send, status, body, "application/json", _HARDENING)
     html = (
         f"<!doctype html><meta charset=utf-8><title>memory-cli: {status}</title>"
-        f"<p style='font-family:sans-serif'>memory-cli: {_escape(message)}</p>"
+        f"<p style='font-family:sans-serif'>memory-cli: {_escape(message)}</p>" + (_LOGIN_FORM if status == 401 else "")
     ).encode()
     return await _send(send, status, html, "text/html; charset=utf-8", _HARDENING)
 

@@ -2,11 +2,34 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import sys
 
 from ..errors import InvalidInput
 from .security import is_loopback
+
+
+TOKEN_ENV = "MEMORY_CLI_TOKEN"
+
+
+def read_token(token_file: str | None, stdin=None) -> str | None:
+    """The token the person chose: ``--token-file`` (``-`` reads stdin) or ``$MEMORY_CLI_TOKEN``.
+
+    Never a command-line value: every local user can read a process's arguments.
+    """
+    if token_file is not None:
+        try:
+            if token_file == "-":
+                text = (stdin or sys.stdin).readline()
+            else:
+                with open(token_file, encoding="utf-8") as f:
+                    text = f.readline()
+        except OSError as e:
+            raise InvalidInput(f"cannot read --token-file {token_file}: {e.strerror}") from None
+        return text.strip()
+    value = os.environ.get(TOKEN_ENV)
+    return value.strip() if value else None
 
 
 def resolve_token(host: str, token: str | None) -> str:
@@ -15,21 +38,22 @@ def resolve_token(host: str, token: str | None) -> str:
     if token is not None:
         token = token.strip()
         if len(token) < 16:
-            raise InvalidInput("--token must be at least 16 characters")
+            raise InvalidInput("the token must be at least 16 characters")
         return token
     if not is_loopback(host):
         raise InvalidInput(
-            f"refusing to serve on {host} (not loopback) without an explicit --token; "
-            "anyone who can reach that address could read and change your memory"
+            f"refusing to serve on {host} (not loopback) without an explicit token (--token-file or "
+            f"{TOKEN_ENV}); anyone who can reach that address could read and change your memory"
         )
     return secrets.token_urlsafe(24)
 
 
-def url_for(host: str, port: int, token: str) -> str:
+def url_for(host: str, port: int, code: str) -> str:
+    """The dashboard's address with a one-time login code (never the token)."""
     shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
     if host in ("0.0.0.0", "::"):
         shown = "127.0.0.1"
-    return f"http://{shown}:{port}/?token={token}"
+    return f"http://{shown}:{port}/?code={code}"
 
 
 def serve(
@@ -38,6 +62,7 @@ def serve(
     host: str,
     port: int,
     token: str,
+    show_token: bool = False,
     open_browser: bool = False,
     injection_floor: float = 0.3,
     allow_hosts=(),
@@ -66,15 +91,17 @@ def serve(
         date_header=False,
     )
     server = uvicorn.Server(config)
-    url = url_for(host, port, token)
+    url = url_for(host, port, app.state.sessions.new_code())
 
     async def announce():  # printed once the socket is bound, so the URL works when seen
         sys.stdout.write(f"memory-cli dashboard: {url}\n")
+        if show_token:  # a generated token: the person's only copy (login form, scripts)
+            sys.stdout.write(f"memory-cli token: {token}\n")
         sys.stdout.flush()
-        if open_browser:
+        if open_browser:  # its own one-time code: the browser's command line shows no token
             import webbrowser
 
-            webbrowser.open(url)
+            webbrowser.open(url_for(host, port, app.state.sessions.new_code()))
 
     original_startup = server.startup
 
