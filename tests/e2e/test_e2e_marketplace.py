@@ -91,6 +91,11 @@ def wait_until_complete(data_dir: Path, timeout: float = 300) -> None:
     )
 
 
+def prepare_log(home) -> str:
+    log = home.claude_dir / "plugins" / "data" / f"memory-cli-{MARKET}" / "prepare.log"
+    return log.read_text()[-3000:] if log.exists() else "(no prepare.log)"
+
+
 def denied_push(home, marker: str):
     """A session that tries a force-push (which would also create ``marker``)."""
     s = home.run_session(
@@ -100,7 +105,7 @@ def denied_push(home, marker: str):
     )
     assert s.returncode == 0, s.describe()
     [result] = s.tool_results()
-    assert result["is_error"] and "Blocked by memory-cli" in result["text"], s.describe()
+    assert result["is_error"] and "Blocked by memory-cli" in result["text"], s.describe() + "\n" + prepare_log(home)
     assert not (home.project / marker).exists(), "the denied command ran"
     return s
 
