@@ -100,7 +100,8 @@ def test_no_secret_reaches_database_audit_or_export(hook, cli, store, db_path, t
     r = cli("capture", "--user-message", f"never send {GITHUB} to the logs", "--context", f"export AWS_KEY={AWS}")
     assert r.returncode == 0 and not any(s in r.stdout for s in SECRETS)
     queue = json.loads(cli("review", "--list", "--json").stdout)
-    r = cli("review", "--approve", queue[-1]["id"], "--message", f"token {GITHUB} is not for logs")
+    corrections = [q for q in queue if q.get("item") != "scope"]  # not the markers' scope requests
+    r = cli("review", "--approve", corrections[-1]["id"], "--message", f"token {GITHUB} is not for logs")
     assert r.returncode == 0, r.stderr
 
     assert store.value("SELECT count(*) FROM corrections") >= 6

@@ -241,7 +241,8 @@ def test_daemon_is_cold_while_loading_then_embeds_and_reports_itself(rundir):
     st = control.status(rundir)
     assert st["pid"] == out["pid"] and st["model"] == "all-MiniLM-L6-v2" and st["dim"] == 384
     assert st["texts_embedded"] == 3 and st["requests_served"] >= 3
-    assert 100 * 2**20 < st["rss_bytes"] < 2**30 and st["uptime_s"] > 0
+    # numpy's run of the model holds about 90 MB, PyTorch's about 500 MB
+    assert 30 * 2**20 < st["rss_bytes"] < 2**30 and st["uptime_s"] > 0
 
 
 @pytest.mark.semantic
