@@ -149,6 +149,36 @@ DROP TABLE IF EXISTS memory_fts;
 """
 
 
+def _merge_project_scope_variants(store: Store) -> None:
+    """Rewrite every stored ``project:<name>`` to the one normalised name.
+
+    Scopes written before :func:`memory_cli.scope.normalize_project` dropped version tails and
+    folded underscores (``project:whisperclick-v3``, ``project:WhisperClick V3``) become the
+    name every command, hook, route and tool now uses (``project:whisperclick``), so the
+    memories of one project are found under one scope. Every table with a ``scope`` column.
+    """
+    from .scope import normalize_project
+
+    tables = [
+        r["name"] for r in store.rows("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")
+    ]
+    for table in tables:
+        try:
+            columns = [r["name"] for r in store.rows(f'PRAGMA table_info("{table}")')]
+        except Exception:  # a virtual table whose module is not loaded
+            continue
+        if "scope" not in columns:
+            continue
+        variants = [
+            r["scope"] for r in store.rows(f"SELECT DISTINCT scope FROM \"{table}\" WHERE scope LIKE 'project:%'")
+        ]
+        for old in variants:
+            name = normalize_project(old.partition(":")[2])
+            new = f"project:{name}" if name else "global"
+            if new != old:
+                store.execute(f'UPDATE "{table}" SET scope = ? WHERE scope = ?', (new, old))
+
+
 def _area(module: str):
     """An area's migration lives beside its code and is imported only when it runs."""
 
@@ -176,6 +206,7 @@ MIGRATIONS: list[tuple] = [
     ),
     (8, "retrieval: one FTS index (memory_rank_fts); drop the foundation's memory_fts", M008_ONE_FTS_INDEX),
     (9, "team: entries shared with a team store", _area("memory_cli.team.schema")),
+    (11, "scopes: one normalised project name; merge stored variants", _merge_project_scope_variants),
 ]
 
 LATEST = MIGRATIONS[-1][0]

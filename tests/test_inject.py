@@ -142,7 +142,7 @@ def test_marker_instructions_ride_along_with_the_memories(store, seeded):
 def test_session_context_parsing():
     sc = inj.parse_session_context('{"project": "WhisperClick V3", "file": "src/main.py", "task": "drag"}')
     assert sc["project"] == "WhisperClick V3" and sc["files"] == ["src/main.py"] and sc["task"] == "drag"
-    assert inj.project_aliases("WhisperClick V3") == ["whisperclick-v3", "whisperclick", "whisperclickv3"]
+    assert inj.project_aliases("WhisperClick V3") == ["whisperclick"]
     from memory_cli.errors import InvalidInput
 
     with pytest.raises(InvalidInput):

@@ -103,20 +103,13 @@ def parse_session_context(raw) -> dict:
     return out
 
 
-_VERSION_TAIL = regex_cache.compile(r"(-(v?\d+(\.\d+)*|v\d+\w*|latest|main|dev))+$")
-
-
 def project_aliases(name: str | None) -> list[str]:
-    """Scope names a project answers to: ``WhisperClick V3`` is ``whisperclick-v3`` and
-    ``whisperclick`` (people name a project with its version; folders usually do not)."""
+    """The scope name a project answers to: its one normalised name
+    (:func:`memory_cli.scope.normalize_project`: ``WhisperClick V3`` is ``whisperclick``)."""
     if not name:
         return []
     base = scopes.normalize_project(name)
-    out = [base]
-    for variant in (_VERSION_TAIL.sub("", base), base.replace("-", ""), _VERSION_TAIL.sub("", base).replace("-", "")):
-        if variant and variant not in out:
-            out.append(variant)
-    return out
+    return [base] if base else []
 
 
 def _applies(scope: str, projects: list[str], files: list[str], root: str | None, always: tuple[str, ...] = ()) -> bool:
