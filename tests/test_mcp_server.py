@@ -201,3 +201,20 @@ def test_concurrent_tool_calls_while_hooks_write(db_path, project):
         assert s.value("SELECT count(*) FROM memory_entries WHERE source = 'agent'") == 30
         assert s.value("SELECT count(*) FROM metric_samples WHERE name = 'deploy'") == 30
         assert s.value("PRAGMA integrity_check") == "ok"
+
+
+def test_looking_a_memory_up_with_query_memory_counts_as_using_it(db_path, project):
+    from memory_cli import entries
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as s:
+        eid = entries.add(s, "The billing API listens on port 8081", "fact", scope="project:whisperclick")["id"]
+
+    async def calls(s):
+        return data(await s.call_tool("query_memory", {"query": "billing API port"}))
+
+    found = session(db_path, project, calls)
+    assert [m["id"] for m in found["memories"]] == [eid]
+    with Store.open(db_path) as s:
+        row = s.row("SELECT use_count, last_used FROM memory_entries WHERE id = ?", (eid,))
+    assert row["use_count"] == 1 and row["last_used"]

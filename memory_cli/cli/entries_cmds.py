@@ -152,7 +152,7 @@ def query(
     scope = scope_mod.resolve_here(scope) if scope else None
     with open_store() as store:
         load_shared(store)
-        results = search.query(store, text, scope=scope, type=type, limit=limit)
+        results = search.look_up(store, text, scope=scope, type=type, limit=limit)
         flush_warnings(store)
     if want_json(json_):
         emit_json(

@@ -20,7 +20,7 @@ from ..baselines import api as baselines
 from ..errors import MemoryCliError
 from ..incidents import api as incidents
 from ..reports import api as reports
-from ..retrieval.search import query as ranked_search
+from ..retrieval.search import look_up
 
 NAME = "memory-cli"
 TOOLS = (
@@ -120,7 +120,7 @@ def query_memory(query: str, scope: str | None = None, type: str | None = None, 
     if not isinstance(limit, int) or limit < 1 or limit > 50:
         raise ToolError(f"limit must be between 1 and 50, got {limit!r}")
     sc = _scope(scope, _project_scope())
-    found = _call(lambda s: ranked_search(s, query, scope=sc, type=type, limit=limit))
+    found = _call(lambda s: look_up(s, query, scope=sc, type=type, limit=limit))
     return {"memories": [_entry(e) for e in found], "scope": sc}
 
 
