@@ -111,6 +111,13 @@ def rules_add(
         flush_warnings(store)
     if want_json(json_):
         emit_json(rule)
+    elif rule.get("reinforced"):
+        print(rule["id"])
+        sys.stderr.write(
+            f"rule already exists as {rule['id'][:8]} ({rule['pattern_type']} {rule['pattern']!r} -> "
+            f"{rule['effective_action']}): reinforced it (confidence {rule['confidence']:g}); nothing added\n"
+        )
+        return
     else:
         print(rule["id"])
         sys.stderr.write(
