@@ -218,7 +218,7 @@ def check_and_migrate(store: Store, *, apply: bool = True) -> int:
     app_id = store.value("PRAGMA application_id")
     if version == LATEST and app_id == APPLICATION_ID:
         return version
-    _refuse_if_unusable(store, version, app_id)
+    version, app_id = _refuse_if_unusable_now(store)
     if version < LATEST:
         if not apply:
             raise StoreRefused(
@@ -235,7 +235,25 @@ def refuse_if_unusable(store: Store) -> None:
     app_id = store.value("PRAGMA application_id")
     if version == LATEST and app_id == APPLICATION_ID:
         return
-    _refuse_if_unusable(store, version, app_id)
+    _refuse_if_unusable_now(store)
+
+
+def _refuse_if_unusable_now(store: Store) -> tuple[int, int]:
+    """Read the version, the application id and the tables from one snapshot, then judge.
+
+    Read one by one, another process creating the same new store could commit in between:
+    "no application id" then "tables", and a store it has just created would be refused as
+    another program's. Returns the version and application id read.
+    """
+    conn = store.conn
+    conn.execute("BEGIN")
+    try:
+        version = store.value("PRAGMA user_version")
+        app_id = store.value("PRAGMA application_id")
+        _refuse_if_unusable(store, version, app_id)
+    finally:
+        conn.execute("COMMIT")
+    return version, app_id
 
 
 def _refuse_if_unusable(store: Store, version: int, app_id: int) -> None:
