@@ -14,6 +14,7 @@ from ..errors import InvalidInput
 from ..sharing import api as sharing
 from .common import (
     JsonOpt,
+    rule_line,
     clip,
     confirmed,
     console,
@@ -124,7 +125,7 @@ def add(
             hint = " (every project; --scope project for this one only)"
         sys.stderr.write(f"scope: {entry['scope']}{hint}\n")
         if rule is not None:
-            sys.stderr.write(f"rule: {rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('action')}\n")
+            sys.stderr.write(rule_line(rule) + "\n")
     warn_if_never_fires(rule)
 
 

@@ -12,6 +12,7 @@ import typer
 from ..errors import InvalidInput
 from .common import (
     JsonOpt,
+    rule_line,
     clip,
     console,
     content_from,
@@ -120,11 +121,7 @@ def rules_add(
         return
     else:
         print(rule["id"])
-        sys.stderr.write(
-            f"rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}"
-            + (f" (instead: {rule['alternative']})" if rule.get("alternative") else "")
-            + "\n"
-        )
+        sys.stderr.write(rule_line(rule) + "\n")
     warn_if_never_fires(rule)
 
 

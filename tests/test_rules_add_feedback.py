@@ -1,5 +1,5 @@
-"""A rule is stored once: promoting a correction, or adding a rule, that means what an existing
-rule means reinforces that rule instead of adding a second one beside it."""
+"""What adding a rule does and says: a rule that means what an existing rule means reinforces it
+instead of adding a second; the action printed is the one the rule will take."""
 
 from __future__ import annotations
 
@@ -43,3 +43,34 @@ def test_adding_the_same_rule_twice_reinforces_the_first_and_says_so(cli, db_pat
     other = cli("rules", "add", "Never use pythonw.exe", "--scope", "project:billing")
     assert other.stdout.strip() != first.stdout.strip()  # another scope is another rule
     assert len(_rules(db_path)) == 2
+
+
+def test_an_intent_rule_added_with_block_says_at_once_that_it_will_only_warn(cli):
+    r = cli(
+        "rules",
+        "add",
+        "Do not reformat the whole repository",
+        "--pattern",
+        "reformat every file in the project",
+        "--pattern-type",
+        "intent",
+        "--action",
+        "block",
+    )
+    assert r.returncode == 0
+    assert "-> warn" in r.stderr and "-> block" not in r.stderr
+    assert "intent" in r.stderr and "never block" in r.stderr
+    r = cli(
+        "add",
+        "--type",
+        "rule",
+        "Do not drop the production tables",
+        "--pattern",
+        "drop the production database",
+        "--pattern-type",
+        "intent",
+        "--action",
+        "block",
+    )
+    assert r.returncode == 0
+    assert "-> warn" in r.stderr and "-> block" not in r.stderr
