@@ -226,8 +226,10 @@ def already_injected(store, session_id: str | None) -> set[str]:
 
 def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
     """Leave out memories that decay has already pushed below the floor, even when today's
-    detached decay pass has not run yet. A cheap SQL check first: only entries idle past the
-    grace period can be affected, and the decay code is imported only for those."""
+    detached decay pass has not run yet, and give the others the confidence decay has already
+    taken (what decides eligibility is what is ranked and shown). A cheap SQL check first: only
+    entries idle past the grace period can be affected, and the decay code is imported only
+    for those."""
     if not entries:
         return entries
     import time
@@ -246,10 +248,20 @@ def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
     ]
     if not stale:
         return entries
-    from ..maintenance.decay_store import dormant_ids
+    from ..maintenance.decay_store import pending_confidences, policy_from
 
-    dormant = dormant_ids(store, stale, settings)
-    return [e for e in entries if e["id"] not in dormant]
+    effective = pending_confidences(store, stale, settings)
+    if not effective:
+        return entries
+    floor = policy_from(settings).injection_floor
+    out = []
+    for e in entries:
+        c = effective.get(e["id"])
+        if c is None:
+            out.append(e)
+        elif c >= floor:
+            out.append(dict(e, confidence=round(c, 6)))
+    return out
 
 
 def already_offered_for_failures(store, session_id: str | None) -> set[str]:
