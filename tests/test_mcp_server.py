@@ -218,3 +218,47 @@ def test_looking_a_memory_up_with_query_memory_counts_as_using_it(db_path, proje
     with Store.open(db_path) as s:
         row = s.row("SELECT use_count, last_used FROM memory_entries WHERE id = ?", (eid,))
     assert row["use_count"] == 1 and row["last_used"]
+
+
+def test_with_memory_turned_off_the_server_starts_lists_no_tools_and_exits_cleanly(tmp_path, claude_dir):
+    """MEMORY_CLI_DB="" turns memory off: Claude Code must see a working server (not a failed
+    one) that offers nothing, and the server must end with exit 0 when Claude Code closes it."""
+    import os
+
+    requests = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "claude-code", "version": "2.0.0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = subprocess.Popen(
+        [*_cmd(), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, MEMORY_CLI_DB=""),
+        cwd=str(work),
+    )
+    answers = []
+    for request in requests:
+        proc.stdin.write((json.dumps(request) + "\n").encode())
+        proc.stdin.flush()
+        if "id" in request:
+            answers.append(json.loads(proc.stdout.readline()))
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, proc.stderr.read().decode()
+    init, listed = answers
+    assert init["result"]["serverInfo"]["name"] == "memory-cli"
+    assert "memory is turned off" in init["result"].get("instructions", "")
+    assert listed["result"]["tools"] == []
+    assert not list(work.iterdir()) and not (claude_dir / "memory").exists()  # no store was created

@@ -212,15 +212,24 @@ def check_baseline(name: str, value: float) -> dict:
 
 def main(db: str | None = None) -> int:
     """Check the store once (refused: the one-line error and exit code of any command, before
-    Claude Code's handshake), then serve on stdin/stdout until the client closes them."""
+    Claude Code's handshake), then serve on stdin/stdout until the client closes them. With
+    memory turned off (``MEMORY_CLI_DB=""``) serve no tools, touch no store, and exit 0."""
     global _db_override
     from .. import settings
     from ..db import Store
-    from ..errors import MemoryDisabled
 
     _db_override = db
     if settings.memory_disabled(db):
-        raise MemoryDisabled("memory is disabled (MEMORY_CLI_DB is set but empty): the MCP server has no store")
+        # Turned off on purpose, not broken: a server that fails to start is shown to the
+        # person as a failure, so serve one that offers no tools and says why.
+        _Server(NAME, instructions=OFF_INSTRUCTIONS).run("stdio")
+        return 0
     Store.open(settings.database_path(db, settings.load())).close()
     app.run("stdio")
     return 0
+
+
+OFF_INSTRUCTIONS = (
+    "memory-cli's memory is turned off (MEMORY_CLI_DB is set but empty), so this server offers no "
+    "tools; unset MEMORY_CLI_DB to turn it on."
+)
