@@ -110,7 +110,7 @@ def test_every_tool_answers_json_and_lists_itself(db_path, project):
     assert out["resolve"]["incident"]["status"] == "resolved"
     assert "pgbouncer" in out["resolved_search"]["incidents"][0]["resolution"]
     assert out["previous"]["report"]["summary"] == "Fixed the flaky billing test"
-    assert out["slow"]["normal"] is False and "5.7x" in out["slow"]["why"]
+    assert out["slow"]["normal"] is False and "5.6x the median" in out["slow"]["why"]
     assert set(out["slow"]["baseline"]) >= {"n", "avg", "p95", "min", "max"} and out["slow"]["baseline"]["n"] == 5
     assert out["usual"]["normal"] is True
     assert out["young"]["normal"] is True and "5 are needed" in out["young"]["why"]

@@ -256,7 +256,7 @@ def baselines_check(
 
 @baselines_app.command("show")
 def baselines_show(name: Annotated[str, typer.Argument()], json_: JsonOpt = False):
-    """A metric's baseline: n, average, p95, min, max over its recent samples."""
+    """A metric's baseline: n, median, MAD, average, p95, min, max over its recent samples."""
     from ..baselines import api
     from ..errors import NotFound
 
@@ -269,7 +269,8 @@ def baselines_show(name: Annotated[str, typer.Argument()], json_: JsonOpt = Fals
     else:
         unit = f" {b['unit']}" if b.get("unit") else ""
         print(
-            f"{name}: n={b['n']} avg={b['avg']:g}{unit} p95={b['p95']:g}{unit} "
+            f"{name}: n={b['n']} median={b['median']:g}{unit} MAD={b['mad']:g}{unit} "
+            f"avg={b['avg']:g}{unit} p95={b['p95']:g}{unit} "
             f"min={b['min']:g}{unit} max={b['max']:g}{unit}"
         )
 

@@ -205,8 +205,9 @@ def record_metric(name: str, value: float, unit: str | None = None, scope: str |
 
 @app.tool()
 def check_baseline(name: str, value: float) -> dict:
-    """Is `value` normal for metric `name`? Answers {"normal", "baseline": {"n", "avg", "p95",
-    "min", "max"}, "why"}; with fewer than 5 samples nothing is called abnormal."""
+    """Is `value` normal for metric `name`? Answers {"normal", "baseline": {"n", "median", "mad",
+    "avg", "p95", "min", "max"}, "why"}, judged by median and MAD so one past hang does not hide
+    a new one; with fewer than 5 samples nothing is called abnormal."""
     return _call(lambda s: baselines.check(s, name, value))
 
 

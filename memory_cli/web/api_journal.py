@@ -37,7 +37,7 @@ def api_reports(scope: Optional[str] = None, limit: int = Query(20, ge=1, le=100
     return {"items": reports.list_reports(store, scope=scope, limit=limit)}
 
 
-@router.get("/baselines", summary="Every metric with its baseline (n, avg, p95, min, max)")
+@router.get("/baselines", summary="Every metric with its baseline (n, median, MAD, avg, p95, min, max)")
 def api_baselines(store=Depends(deps.get_store)):
     return {"items": [dict(m, baseline=baselines.baseline(store, m["name"])) for m in baselines.list_metrics(store)]}
 
