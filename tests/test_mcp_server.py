@@ -262,3 +262,32 @@ def test_with_memory_turned_off_the_server_starts_lists_no_tools_and_exits_clean
     assert "memory is turned off" in init["result"].get("instructions", "")
     assert listed["result"]["tools"] == []
     assert not list(work.iterdir()) and not (claude_dir / "memory").exists()  # no store was created
+
+
+def test_agents_record_incidents_in_their_own_words_and_search_by_service_or_alert(db_path, project):
+    async def calls(s):
+        warned = data(
+            await s.call_tool(
+                "record_incident",
+                {
+                    "title": "DiskPressure on node-3",
+                    "symptoms": "93% used",
+                    "service": "kubelet",
+                    "severity": "warning",
+                },
+            )
+        )["incident"]
+        info = data(
+            await s.call_tool(
+                "record_incident",
+                {"title": "Deploy finished late", "symptoms": "took 20 min", "service": "ci", "severity": "info"},
+            )
+        )["incident"]
+        by_service = data(await s.call_tool("search_incidents", {"service": "KUBELET"}))
+        by_alert = data(await s.call_tool("search_incidents", {"query": "", "alert": "diskpressure"}))
+        return warned, info, by_service, by_alert
+
+    warned, info, by_service, by_alert = session(db_path, project, calls)
+    assert (warned["severity"], info["severity"]) == ("medium", "low")
+    assert [i["id"] for i in by_service["incidents"]] == [warned["id"]]
+    assert [i["id"] for i in by_alert["incidents"]] == [warned["id"]]

@@ -158,7 +158,8 @@ def record_incident(
     resolution: str | None = None,
 ) -> dict:
     """Record what went wrong and how it showed (and, if known, why and what fixed it), so the
-    next occurrence finds it. `severity`: critical, high, medium (default) or low."""
+    next occurrence finds it. `severity`: critical, high, medium (default) or low; alerting
+    words are mapped (fatal/P1 critical, error/major high, warning medium, info/minor low)."""
     sc = _project_scope()
     inc = _call(
         lambda s: incidents.record(
@@ -169,10 +170,14 @@ def record_incident(
 
 
 @app.tool()
-def search_incidents(query: str, status: str | None = None, limit: int = 5) -> dict:
+def search_incidents(
+    query: str = "", status: str | None = None, limit: int = 5, service: str | None = None, alert: str | None = None
+) -> dict:
     """Has this happened before? Incidents like `query` (symptoms, an error message), best first,
-    with their cause and resolution. `status`: open or resolved."""
-    found = _call(lambda s: incidents.search(s, query, status=status, limit=limit))
+    with their cause and resolution. `status`: open or resolved. `service`: only that service's;
+    `alert`: only those naming that alert (title or symptoms); with either, `query` may be empty
+    (then newest first)."""
+    found = _call(lambda s: incidents.search(s, query, status=status, limit=limit, service=service, alert=alert))
     return {"incidents": found}
 
 
