@@ -74,3 +74,11 @@ def test_opening_an_older_store_merges_project_scope_variants(db_path):
 
 
 SCOPE_MIGRATION = 11
+
+
+def test_a_project_excluded_from_the_model_by_its_versioned_name_stays_excluded():
+    from memory_cli.llm import config
+
+    settings = {"llm": {"exclude_projects": ["WhisperClick V3"]}}
+    assert config.excluded(settings, "project:whisperclick", None)
+    assert not config.excluded(settings, "project:billing-api", None)
