@@ -82,3 +82,15 @@ def test_a_project_excluded_from_the_model_by_its_versioned_name_stays_excluded(
     settings = {"llm": {"exclude_projects": ["WhisperClick V3"]}}
     assert config.excluded(settings, "project:whisperclick", None)
     assert not config.excluded(settings, "project:billing-api", None)
+
+
+def test_a_scope_always_included_by_configuration_is_normalised(store):
+    from memory_cli import entries, settings as settings_mod
+    from memory_cli.retrieval import inject
+
+    e = entries.add(
+        store, "Shared tooling lives in tools/ of the monorepo", "rule", scope="project:tooling", confidence=0.9
+    )
+    cfg = settings_mod.load()
+    cfg["injection"]["always_include_scopes"] = ["global", "project:Tooling V2"]
+    assert e["id"] in inject.inject(store, {"project": "billing"}, cfg, record=False)["ids"]

@@ -103,6 +103,14 @@ def parse_session_context(raw) -> dict:
     return out
 
 
+def _config_scope(value: str) -> str:
+    """A scope from the configuration, normalised as every scope is (left as written if malformed)."""
+    try:
+        return scopes.parse(value)
+    except Exception:
+        return value
+
+
 def project_aliases(name: str | None) -> list[str]:
     """The scope name a project answers to: its one normalised name
     (:func:`memory_cli.scope.normalize_project`: ``WhisperClick V3`` is ``whisperclick``)."""
@@ -295,7 +303,7 @@ def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
     max_entries = int(inj.get("max_entries", 15))
     max_tokens = int(token_budget({"injection": {"max_tokens": inj.get("max_tokens", 2000)}}))
     min_conf = float(inj.get("min_confidence", 0.3))
-    always = tuple(s for s in (inj.get("always_include_scopes") or []) if isinstance(s, str))
+    always = tuple(_config_scope(s) for s in (inj.get("always_include_scopes") or []) if isinstance(s, str))
     return max_entries, max_tokens, min_conf, always
 
 
