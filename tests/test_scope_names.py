@@ -94,3 +94,16 @@ def test_a_scope_always_included_by_configuration_is_normalised(store):
     cfg = settings_mod.load()
     cfg["injection"]["always_include_scopes"] = ["global", "project:Tooling V2"]
     assert e["id"] in inject.inject(store, {"project": "billing"}, cfg, record=False)["ids"]
+
+
+def test_an_export_from_before_one_project_name_imports_under_that_name(cli, db_path, tmp_path):
+    assert cli("add", "Window drag posts WM_APP_DRAGSTART", "--scope", "project:whisperclick").returncode == 0
+    out = tmp_path / "export.jsonl"
+    assert cli("export", "--output", out).returncode == 0
+    old = out.read_text().replace('"project:whisperclick"', '"project:WhisperClick-v3"')
+    assert "project:WhisperClick-v3" in old
+    out.write_text(old)
+    fresh = tmp_path / "fresh.db"
+    assert cli("import", out, db=fresh).returncode == 0
+    listed = json.loads(cli("list", "--json", db=fresh).stdout)
+    assert [e["scope"] for e in listed] == ["project:whisperclick"]
