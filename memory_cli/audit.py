@@ -73,8 +73,16 @@ def record_safely(store: Store | None, action: str, **kw) -> bool:
 
 
 def query(
-    store: Store, *, action: str | None = None, since: str | None = None, entry_id: str | None = None, limit: int = 50
+    store: Store,
+    *,
+    action: str | None = None,
+    since: str | None = None,
+    entry_id: str | None = None,
+    session_id: str | None = None,
+    limit: int = 50,
 ) -> list[dict]:
+    """Audit events, newest first; ``session_id``: what one session did (the memories it
+    wrote link here from the dashboard)."""
     where, params = [], []
     if action:
         if action.endswith("*"):
@@ -89,6 +97,9 @@ def query(
     if entry_id:
         where.append("entry_id = ?")
         params.append(entry_id)
+    if session_id:
+        where.append("session_id = ?")
+        params.append(session_id)
     sql = "SELECT * FROM memory_audit_log"
     if where:
         sql += " WHERE " + " AND ".join(where)

@@ -110,7 +110,7 @@ class Store:
             store._configure()
             migrations.refuse_if_unusable(store)  # before anything writes to the file
             if not readonly:
-                store._use_wal()
+                store._use_wal(busy_timeout_ms)
             migrations.check_and_migrate(store, apply=migrate and not readonly)
         except StoreRefused:
             conn.close()
@@ -129,10 +129,32 @@ class Store:
         # tool call. The automatic checkpoint (every 1000 WAL pages, on commit) still runs.
         c.config(apsw.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
 
-    def _use_wal(self) -> None:
-        mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
-        if str(mode).lower() != "wal":
-            self.conn.execute("PRAGMA journal_mode=WAL")
+    def _use_wal(self, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
+        """Switch a new file to WAL, waiting as long as the busy timeout for other openers.
+
+        The switch needs the exclusive lock, and while another connection holds the write lock
+        (a second process switching or migrating the same new file) SQLite answers
+        "database is locked" at once instead of calling the busy handler: retry until the
+        other process is done (it has usually switched the file to WAL by then).
+        """
+        deadline = None
+        pause = 0.002
+        while True:
+            try:
+                mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    self.conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except apsw.BusyError:
+                import time
+
+                now = time.monotonic()
+                if deadline is None:
+                    deadline = now + busy_timeout_ms / 1000
+                if now >= deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
 
     def close(self) -> None:
         try:

@@ -170,6 +170,18 @@ def get(store: Store, ref: str) -> dict:
     return decode(store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,)))
 
 
+#: The subject filter for memories about no subject in particular: injection lists them under
+#: "general", and ``--subject general`` (CLI, dashboard) finds them.
+GENERAL_SUBJECT = "general"
+
+
+def subject_matches(wanted: str, subject: str | None) -> bool:
+    """The subject filter of :func:`list_entries`, for rows already in hand (ranked search)."""
+    want = wanted.strip().lower()
+    have = (subject or "").strip().lower()
+    return have in ("", GENERAL_SUBJECT) if want == GENERAL_SUBJECT else have == want
+
+
 def _filters(
     store: Store,
     *,
@@ -199,8 +211,11 @@ def _filters(
         where.append("category = ?")
         params.append(check_category(category))
     if subject is not None and str(subject).strip():
-        where.append("lower(subject) = lower(?)")
-        params.append(str(subject).strip())
+        if str(subject).strip().lower() == GENERAL_SUBJECT:
+            where.append("(subject IS NULL OR trim(subject) = '' OR lower(subject) = 'general')")
+        else:
+            where.append("lower(subject) = lower(?)")
+            params.append(str(subject).strip())
     if min_confidence is not None:
         try:
             mc = float(min_confidence)

@@ -150,10 +150,40 @@ DROP TABLE IF EXISTS memory_fts;
 
 
 # NULL for rows written before agents were told apart, and for rows no hook wrote (the CLI).
-M014_AUDIT_AGENT = """
+M012_AUDIT_AGENT = """
 ALTER TABLE memory_audit_log ADD COLUMN agent TEXT;
 CREATE INDEX IF NOT EXISTS idx_audit_agent ON memory_audit_log(agent, timestamp) WHERE agent IS NOT NULL;
 """
+
+
+def _merge_project_scope_variants(store: Store) -> None:
+    """Rewrite every stored ``project:<name>`` to the one normalised name.
+
+    Scopes written before :func:`memory_cli.scope.normalize_project` dropped version tails and
+    folded underscores (``project:whisperclick-v3``, ``project:WhisperClick V3``) become the
+    name every command, hook, route and tool now uses (``project:whisperclick``), so the
+    memories of one project are found under one scope. Every table with a ``scope`` column.
+    """
+    from .scope import normalize_project
+
+    tables = [
+        r["name"] for r in store.rows("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")
+    ]
+    for table in tables:
+        try:
+            columns = [r["name"] for r in store.rows(f'PRAGMA table_info("{table}")')]
+        except Exception:  # a virtual table whose module is not loaded
+            continue
+        if "scope" not in columns:
+            continue
+        variants = [
+            r["scope"] for r in store.rows(f"SELECT DISTINCT scope FROM \"{table}\" WHERE scope LIKE 'project:%'")
+        ]
+        for old in variants:
+            name = normalize_project(old.partition(":")[2])
+            new = f"project:{name}"
+            if name and new != old:  # a name that normalises to nothing keeps its scope (never wider)
+                store.execute(f'UPDATE "{table}" SET scope = ? WHERE scope = ?', (new, old))
 
 
 def _area(module: str, function: str = "apply_schema"):
@@ -188,9 +218,10 @@ MIGRATIONS: list[tuple] = [
         "provenance: who wrote each entry (origin) and the wider scope it waits to be given",
         _area("memory_cli.provenance"),
     ),
-    (14, "audit: which coding agent (claude, codex, gemini) each hook row came from", M014_AUDIT_AGENT),
+    (11, "scopes: one normalised project name; merge stored variants", _merge_project_scope_variants),
+    (12, "audit: which coding agent (claude, codex, gemini) each hook row came from", M012_AUDIT_AGENT),
     (
-        15,
+        13,
         "team: entries this store exchanged with a team store",
         _area("memory_cli.team.schema", "apply_exchanged_schema"),
     ),
@@ -205,7 +236,7 @@ def check_and_migrate(store: Store, *, apply: bool = True) -> int:
     app_id = store.value("PRAGMA application_id")
     if version == LATEST and app_id == APPLICATION_ID:
         return version
-    _refuse_if_unusable(store, version, app_id)
+    version, app_id = _refuse_if_unusable_now(store)
     if version < LATEST:
         if not apply:
             raise StoreRefused(
@@ -222,7 +253,25 @@ def refuse_if_unusable(store: Store) -> None:
     app_id = store.value("PRAGMA application_id")
     if version == LATEST and app_id == APPLICATION_ID:
         return
-    _refuse_if_unusable(store, version, app_id)
+    _refuse_if_unusable_now(store)
+
+
+def _refuse_if_unusable_now(store: Store) -> tuple[int, int]:
+    """Read the version, the application id and the tables from one snapshot, then judge.
+
+    Read one by one, another process creating the same new store could commit in between:
+    "no application id" then "tables", and a store it has just created would be refused as
+    another program's. Returns the version and application id read.
+    """
+    conn = store.conn
+    conn.execute("BEGIN")
+    try:
+        version = store.value("PRAGMA user_version")
+        app_id = store.value("PRAGMA application_id")
+        _refuse_if_unusable(store, version, app_id)
+    finally:
+        conn.execute("COMMIT")
+    return version, app_id
 
 
 def _refuse_if_unusable(store: Store, version: int, app_id: int) -> None:

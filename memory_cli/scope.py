@@ -20,11 +20,33 @@ GLOBAL = "global"
 
 
 def normalize_project(name: str) -> str:
-    """Project names compare case-insensitively with spaces folded to dashes.
+    """The one name of a project, used for every scope a person types, a hook derives from a
+    folder, or a route or tool receives: lower case, spaces and underscores folded to dashes,
+    and a trailing version dropped (``WhisperClick V3``, ``whisperclick-v3`` and
+    ``WhisperClick`` are all ``whisperclick``): people name a project with its version, folders
+    often do not, and one spelling must reach the same memories as the other.
 
-    (``str.split()`` splits on exactly the characters ``re``'s ``\\s`` matches; every hook
-    call derives its project, and importing ``re`` costs more than the rest of the call.)"""
-    return "-".join(name.split()).lower()
+    A trailing version is a dash-separated ``3``, ``v3``, ``3.1``, ``v3beta`` or ``latest``,
+    ``main``, ``dev``; a name that is nothing but a version is kept. (``str.split()`` rather
+    than ``re``: every hook call derives its project, and importing ``re`` costs more than
+    the rest of the call.)"""
+    parts = "-".join(name.replace("_", " ").split()).lower().split("-")
+    parts = [p for p in parts if p]
+    while len(parts) > 1 and _is_version(parts[-1]):
+        parts.pop()
+    return "-".join(parts)
+
+
+_VERSION_WORDS = ("latest", "main", "dev")
+
+
+def _is_version(part: str) -> bool:
+    """``3``, ``3.1``, ``v3``, ``v3.1``, ``v3beta``, or one of the branch words."""
+    if part in _VERSION_WORDS:
+        return True
+    if part[0] == "v" and len(part) > 1 and part[1].isdigit():
+        return True
+    return all(piece.isdigit() for piece in part.split("."))
 
 
 def parse(scope: str | None) -> str:
@@ -42,7 +64,10 @@ def parse(scope: str | None) -> str:
     if not value:
         raise InvalidInput(f"scope {scope!r} needs a name after '{kind}:'")
     if kind == "project":
-        return "project:" + normalize_project(value)
+        name = normalize_project(value)
+        if not name:
+            raise InvalidInput(f"scope {scope!r} needs a name after 'project:'")
+        return "project:" + name
     if kind == "repo":
         if not os.path.isabs(value):
             raise InvalidInput(f"scope {scope!r}: a repo scope needs the repository's absolute root")

@@ -66,7 +66,7 @@ FIELDS: list[tuple] = [
         "list[str]",
         ["global"],
         None,
-        "Scopes whose memories apply in every session: their rules, corrections and preferences are always injected, other memories when relevant to the session.",
+        "Scopes whose memories apply in every session: their rules, corrections and preferences are always injected, other memories when relevant to the session. Project names are normalised as in every scope (`project:Tooling V2` is `project:tooling`).",
     ),
     (
         "injection",

@@ -162,6 +162,12 @@ def _constraint_message(e: Exception) -> str:
 
 def _import_row(store: Store, table: str, row: dict, on_conflict: str, report: dict) -> None:
     cols, pk = _columns(store, table)
+    scope = row.get("scope")
+    if isinstance(scope, str) and scope.startswith("project:"):
+        from .scope import normalize_project
+
+        name = normalize_project(scope[len("project:") :])
+        row = dict(row, scope=f"project:{name}" if name else "global")  # an export from before one name
     names = [c for c in row if c in cols]
     placeholders = ",".join("?" for _ in names)
     quoted = ",".join(f'"{c}"' for c in names)

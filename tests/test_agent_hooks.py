@@ -68,10 +68,28 @@ def test_a_run_far_slower_than_its_baseline_is_flagged(store, hook, project, db_
     for ms in (10_000, 11_000, 9_500, 10_500, 10_200):
         assert "usual" not in run("cd /repo && pytest  -q", ms).context
     slow = run("pytest -q", 61_000)
-    assert "`pytest -q`" in slow.context and "6.0x the average of 5 samples" in slow.context
+    assert "`pytest -q`" in slow.context and "6.0x the median of 5 samples" in slow.context
     assert "usual" not in run("pytest -q", 10_800).context
     run("ls", 30)  # too short to be a baseline
     names = {m["name"] for m in baselines.list_metrics(store)}
     assert names == {"cmd: pytest -q"}
     b = baselines.baseline(store, "cmd: pytest -q")
     assert b["n"] == 7 and b["unit"] == "s"
+
+
+def test_one_hang_does_not_hide_a_later_regression(store, hook, project):
+    """Five runs of about 10 s and one 61 s hang: the hang is flagged and joins the samples, but
+    the baseline stays about 10 s, so a later 80 s run is flagged too and a 10.4 s run is not."""
+
+    def run(ms):
+        return hook(
+            "PostToolUse", payload("PostToolUse", cwd=str(project), tool_input={"command": "pytest -q"}, duration_ms=ms)
+        ).context
+
+    for ms in (10_000, 11_000, 9_500, 10_500, 10_200):
+        assert "unusual" not in run(ms)
+    assert "unusual" in run(61_000)
+    assert "unusual" in run(80_000)
+    assert "unusual" not in run(10_400)
+    verdict = baselines.check(store, "cmd: pytest -q", 80, scope="project:whisperclick")
+    assert verdict["normal"] is False and 10 < verdict["baseline"]["median"] < 11

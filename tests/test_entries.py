@@ -1,5 +1,7 @@
 """The domain API shared by CLI, hooks and later the dashboard."""
 
+import json
+
 import pytest
 
 from memory_cli import audit, entries
@@ -146,3 +148,17 @@ def test_cli_says_when_an_update_brings_a_memory_back(cli, db_path):
     assert r.returncode == 0 and r.stdout.strip() == f"updated {e['id']} (active again)"
     r = cli("update", e["id"][:8], "--confidence", "0.95")
     assert r.stdout.strip() == f"updated {e['id']}"
+
+
+def test_looking_a_memory_up_with_query_counts_as_using_it(cli, db_path):
+    from memory_cli.db import Store
+
+    eid = cli("add", "Window drag posts WM_APP_DRAGSTART", "--json").stdout
+    eid = json.loads(eid)["id"]
+    other = json.loads(cli("add", "Billing stores invoices in cents", "--json").stdout)["id"]
+    assert "WM_APP_DRAGSTART" in cli("query", "window drag").stdout
+    assert "WM_APP_DRAGSTART" in cli("query", "window drag", "--json").stdout
+    with Store.open(db_path) as s:
+        used = {r["id"]: (r["use_count"], r["last_used"]) for r in s.rows("SELECT * FROM memory_entries")}
+    assert used[eid][0] == 2 and used[eid][1]
+    assert used[other] == (0, None)  # not found, not used

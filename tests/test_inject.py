@@ -142,7 +142,7 @@ def test_marker_instructions_ride_along_with_the_memories(store, seeded):
 def test_session_context_parsing():
     sc = inj.parse_session_context('{"project": "WhisperClick V3", "file": "src/main.py", "task": "drag"}')
     assert sc["project"] == "WhisperClick V3" and sc["files"] == ["src/main.py"] and sc["task"] == "drag"
-    assert inj.project_aliases("WhisperClick V3") == ["whisperclick-v3", "whisperclick", "whisperclickv3"]
+    assert inj.project_aliases("WhisperClick V3") == ["whisperclick"]
     from memory_cli.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
@@ -357,3 +357,19 @@ def test_stale_memory_is_left_out_before_the_daily_decay_pass_has_run(store):
     assert entries.get(store, stale["id"])["confidence"] == 0.4  # nothing written: decay's job
     hits = inj.for_prompt(store, "which branch do deploys go through", cfg(), session_id="d2")["ids"]
     assert stale["id"] not in hits
+
+
+def test_an_injected_line_shows_the_confidence_decay_has_already_taken(store):
+    """0.8, 44 days idle (2 weeks past the grace period): effectively 0.6, and 0.6 is what is shown."""
+    import datetime as dt
+
+    stale = add(store, "Deploys go through the staging branch", "fact", confidence=0.8)
+    old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(days=44)).strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+    store.execute("UPDATE memory_entries SET created_at = ?, reinforced_at = ? WHERE id = ?", (old, old, stale["id"]))
+    session = inj.inject(store, {"task": "which branch do deploys go through"}, cfg(), record=False)
+    prompt = inj.for_prompt(store, "which branch do deploys go through", cfg(), session_id="d2")
+    for r in (session, prompt):
+        assert stale["id"] in r["ids"]
+        line = next(x for x in r["text"].splitlines() if "staging branch" in x)
+        assert "(confidence: 0.6" in line, line
+    assert entries.get(store, stale["id"])["confidence"] == 0.8  # nothing written: decay's job

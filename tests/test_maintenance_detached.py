@@ -82,7 +82,7 @@ def test_ten_concurrent_session_ends_start_one_run_and_leave_nothing_running(db:
     _wait_for_lock_free(run_dir, db)
     assert _wait_for_no_processes(str(claude_dir)) == []
 
-    log = (run_dir / detached.LOG_NAME).read_text()
+    log = detached.log_path(run_dir, detached.db_key(db)).read_text()
     assert log.count("maintenance run start") == 1, log
     assert "maintenance run done" in log
     with Store.open(db) as s:
@@ -114,7 +114,7 @@ def test_spawn_while_a_run_holds_the_lock_starts_nothing(db: Path, claude_dir: P
         assert detached.spawn_maintenance(db) == detached.BUSY
     finally:
         os.close(fd)
-    assert not (run_dir / detached.LOG_NAME).exists()
+    assert not detached.log_path(run_dir, detached.db_key(db)).exists()
 
 
 def test_stamp_means_once_per_utc_day(db: Path, tmp_path: Path):
@@ -187,6 +187,27 @@ def test_disabled_maintenance_starts_nothing(db: Path, claude_dir: Path):
     (claude_dir / "memory" / "config.json").write_text('{"maintenance": {"enabled": false}}')
     r = run_hook("SessionEnd", payload("SessionEnd"), db=db)
     assert r.returncode == 0
-    assert not (claude_dir / "memory" / "run" / detached.LOG_NAME).exists()
+    assert not list((claude_dir / "memory" / "run").glob("maintenance*.log"))
     with Store.open(db) as s:
         assert audit.query(s, action="maintenance") == []
+
+
+def test_maintenance_status_shows_only_its_own_stores_log(tmp_path: Path, claude_dir: Path):
+    """Two stores share one Claude directory: each one's status shows its own runs' lines."""
+    import json as _json
+
+    from conftest import run_cli
+
+    mine, other = tmp_path / "mine.db", tmp_path / "other.db"
+    for db in (mine, other):
+        with Store.open(db) as s:
+            entries.add(s, "Never use pythonw.exe; use python.exe", "rule")
+    run_dir = claude_dir / "memory" / "run"
+    assert detached.spawn_maintenance(other) == detached.SPAWNED
+    _wait_for_lock_free(run_dir, other)
+    theirs = _json.loads(run_cli("maintenance", "status", "--json", db=other).stdout)
+    assert any("maintenance run done" in line for line in theirs["log_tail"])
+    status = _json.loads(run_cli("maintenance", "status", "--json", db=mine).stdout)
+    assert status["last_run"] is None and status["log_tail"] == []
+    assert "never" in run_cli("maintenance", "status", db=mine).stdout
+    assert "maintenance run" not in run_cli("maintenance", "status", db=mine).stdout

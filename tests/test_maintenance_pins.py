@@ -184,3 +184,27 @@ def test_precompact_tells_the_person_about_a_hand_edited_block(db_path: Path, pr
     assert r.returncode == 0
     assert "edited by hand" in r.system_message and "memory-cli pins --sync" in r.system_message
     assert md.read_bytes() == edited
+
+
+def test_precompact_pins_the_critical_rules_that_apply_here_including_escalated_ones(
+    db_path: Path, project: Path, hook, claude_dir: Path
+):
+    from memory_cli.rules import api as rules_api
+
+    with Store.open(db_path) as s:
+        critical = _add_rule(s, "Never use pythonw.exe", alternative="python.exe")
+        here = _add_rule(s, "Never push to main in WhisperClick", scope="project:whisperclick")
+        elsewhere = _add_rule(s, "Never drop the billing tables", scope="project:billing-api")
+        escalated = _add_rule(s, "Never run rm -rf on the repo", severity="high")
+        for _ in range(4):
+            rules_api.record_violation(s, escalated)
+        assert s.value("SELECT severity FROM enforcement_rules WHERE id = ?", (escalated,)) == "critical"
+    r = hook("PreCompact", payload("PreCompact", cwd=str(project)))
+    assert r.returncode == 0
+    with Store.open(db_path) as s:
+        pinned = {row["id"] for row in s.rows("SELECT id FROM memory_entries WHERE pinned = 1")}
+    assert pinned == {critical, here, escalated}
+    assert elsewhere not in pinned
+    global_md = (claude_dir / "CLAUDE.md").read_text()
+    assert "Never use pythonw.exe" in global_md and "Never run rm -rf on the repo" in global_md
+    assert "Never push to main in WhisperClick" in (project / "CLAUDE.md").read_text()

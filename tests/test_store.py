@@ -160,6 +160,33 @@ def test_two_processes_opening_an_empty_file_migrate_once(tmp_path):
     s.close()
 
 
+HOLD_WRITE_LOCK = textwrap.dedent("""
+    import sys, time, apsw
+    c = apsw.Connection(sys.argv[1])
+    c.execute("BEGIN IMMEDIATE")
+    print("holding", flush=True)
+    time.sleep(float(sys.argv[2]))
+    c.execute("COMMIT")
+""")
+
+
+def test_opening_a_new_store_waits_while_another_process_holds_its_write_lock(tmp_path):
+    """A first-install race: one process holds the empty file's write lock while another opens it.
+
+    Switching a new file to WAL needs the exclusive lock, and SQLite answers "database is locked"
+    at once (no busy handler) when another connection holds the write lock; the opener waits.
+    """
+    db = tmp_path / "new.db"
+    db.touch()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_WRITE_LOCK, str(db), "1.0"], stdout=subprocess.PIPE)
+    assert holder.stdout.readline().strip() == b"holding"
+    s = Store.open(db)
+    assert s.value("PRAGMA journal_mode") == "wal"
+    assert len(migrations.applied(s)) == len(migrations.MIGRATIONS)
+    s.close()
+    assert holder.wait(timeout=60) == 0
+
+
 def test_vec0_loads_through_apsw(store):
     assert store.load_vec()
     assert store.value("SELECT vec_version()").startswith("v")

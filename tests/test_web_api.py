@@ -252,7 +252,6 @@ def test_create_a_rule_with_its_pattern(api):
         ({}, "content"),
         ({"content": "x", "type": "opinion"}, "type"),
         ({"content": "x", "scope": "nowhere"}, "scope"),
-        ({"content": "x", "confidence": 7}, "confidence"),
         ({"content": "x", "confidence": "high"}, "confidence"),
         ({"content": "x", "category": "vibes"}, "category"),
         ({"content": "x", "source": "dream"}, "source"),

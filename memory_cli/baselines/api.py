@@ -1,9 +1,13 @@
 """Metric samples and the baseline question: is this value normal for this metric?
 
 A value is judged only once the metric has ``MIN_SAMPLES`` samples; until then it is called
-normal and the answer says why. Past that, the baseline is the last ``WINDOW`` samples: a value
-is abnormal when it is above both 1.5 x their p95 and 2 x their average (slow runs stand out, a
-noisy metric does not cry wolf), or below half their minimum.
+normal and the answer says why. Past that, the baseline is the last ``WINDOW`` samples, judged
+by their median and median absolute deviation (MAD) rather than their average and p95: one hang
+among them (61 s among runs of 10 s) moves neither, so it cannot make a later, slower run look
+normal. A value is abnormal when it is more than ``HIGH_MEDIAN`` x the median and its robust
+z-score, ``0.6745 x (value - median) / MAD``, is above ``Z_LIMIT`` (a noisy metric, with a wide
+MAD, does not cry wolf), or below ``LOW_MEDIAN`` x the median with a z-score below
+``-Z_LIMIT``. With a MAD of 0 (every sample alike) the ratio to the median decides alone.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ from ..util import now_iso
 
 MIN_SAMPLES = 5
 WINDOW = 100
-HIGH_P95 = 1.5
-HIGH_AVG = 2.0
-LOW_MIN = 0.5
+HIGH_MEDIAN = 2.0
+LOW_MEDIAN = 0.5
+Z_LIMIT = 3.5  # the usual cut-off for the robust (modified) z-score
 
 
 def _name(value) -> str:
@@ -69,8 +73,15 @@ def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
     )
 
 
+def _median(values: list[float]) -> float:
+    """The median of sorted ``values``."""
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def baseline(store, name, *, scope=None) -> dict:
-    """``{"n", "avg", "p95", "min", "max", "unit"}`` over the last ``WINDOW`` samples."""
+    """``{"n", "median", "mad", "avg", "p95", "min", "max", "unit"}`` over the last ``WINDOW``
+    samples; ``median`` and ``mad`` are what :func:`check` judges by."""
     n = _name(name)
     where, params = "name = ?", [n]
     if scope:
@@ -82,10 +93,13 @@ def baseline(store, name, *, scope=None) -> dict:
     )
     values = sorted(r["value"] for r in rows)
     if not values:
-        return {"n": 0, "avg": None, "p95": None, "min": None, "max": None, "unit": None}
+        return {"n": 0, "median": None, "mad": None, "avg": None, "p95": None, "min": None, "max": None, "unit": None}
     p95 = values[min(len(values) - 1, math.ceil(0.95 * len(values)) - 1)]
+    median = _median(values)
     return {
         "n": len(values),
+        "median": round(median, 6),
+        "mad": round(_median(sorted(abs(v - median) for v in values)), 6),
         "avg": round(sum(values) / len(values), 6),
         "p95": p95,
         "min": values[0],
@@ -106,25 +120,26 @@ def check(store, name, value, *, scope=None) -> dict:
             "why": f"only {b['n']} sample(s) of {_name(name)!r}; {MIN_SAMPLES} are needed before "
             "a value is called abnormal",
         }
-    ratio = v / b["avg"] if b["avg"] else math.inf
-    if v > HIGH_P95 * b["p95"] and v > HIGH_AVG * b["avg"]:
+    median, mad = b["median"], b["mad"]
+    ratio = v / median if median else math.inf
+    z = 0.6745 * (v - median) / mad if mad else (math.inf if v > median else -math.inf if v < median else 0.0)
+    usual = f"median {median:g}{unit}, MAD {mad:g}{unit}"
+    if v > HIGH_MEDIAN * median and z > Z_LIMIT:
         return {
             "normal": False,
             "baseline": b,
-            "why": f"{v:g}{unit} is {ratio:.1f}x the average of {b['n']} samples "
-            f"(avg {b['avg']:g}{unit}, p95 {b['p95']:g}{unit})",
+            "why": f"{v:g}{unit} is {ratio:.1f}x the median of {b['n']} samples ({usual})",
         }
-    if b["min"] > 0 and v < LOW_MIN * b["min"]:
+    if median > 0 and v < LOW_MEDIAN * median and z < -Z_LIMIT:
         return {
             "normal": False,
             "baseline": b,
-            "why": f"{v:g}{unit} is below half the lowest of {b['n']} samples ({b['min']:g}{unit})",
+            "why": f"{v:g}{unit} is below half the median of {b['n']} samples ({usual})",
         }
     return {
         "normal": True,
         "baseline": b,
-        "why": f"{v:g}{unit} is within the usual range of {b['n']} samples "
-        f"(avg {b['avg']:g}{unit}, p95 {b['p95']:g}{unit})",
+        "why": f"{v:g}{unit} is within the usual range of {b['n']} samples ({usual})",
     }
 
 

@@ -95,6 +95,13 @@ def promotion_notice(result: dict) -> str:
     """What the person is told when a correction becomes a proposed rule."""
     statement = (result.get("statement") or "").rstrip(".")
     sessions = result.get("sessions") or 1
+    if result.get("reinforced") and result.get("promoted_rule_id"):
+        rid = result["promoted_rule_id"][:8]
+        return (
+            f"memory-cli: you have made this correction {result.get('occurrences')} times in "
+            f'{sessions} session{"s" if sessions != 1 else ""}; "{statement}" is already rule {rid} '
+            f"({result.get('rule_action')}), which it reinforced; no second rule was added."
+        )
     what = (
         f"a proposed rule ({result.get('rule_action') or 'warn'}, unconfirmed)"
         if result.get("promoted_rule_id")
@@ -249,6 +256,7 @@ def capture(
     )
     if promoted is not None:
         out["rule_action"] = promoted.get("action")
+        out["reinforced"] = promoted.get("reinforced", False)
     return out
 
 
@@ -519,7 +527,20 @@ def _promote(
     else:
         spec = derive_rule_spec(row)
     rule = None
-    if spec:
+    reinforced = False
+    existing = _same_rule(store, spec, scope) if spec else None
+    if existing is not None:
+        from ..rules.api import reinforce_rule
+
+        rule = reinforce_rule(store, existing["id"], context=statement, session_id=session_id)
+        reinforced = True
+        if confirmed and not rule["confirmed"]:  # approving this correction confirms the rule it means
+            from ..rules.api import confirm_rule
+
+            rule = confirm_rule(store, existing["id"])
+        if rule["confirmed"]:
+            status = "approved"  # the person already wrote this rule: nothing left to review
+    elif spec:
         try:
             with store.transaction():
                 rule = _create_rule(
@@ -553,7 +574,7 @@ def _promote(
         "promote",
         entry_id=entry_id,
         context=statement[:300],
-        result="approved" if status == "approved" else "proposed",
+        result="reinforced" if reinforced else ("approved" if status == "approved" else "proposed"),
         details={
             "correction_id": row["id"],
             "occurrences": n,
@@ -566,7 +587,30 @@ def _promote(
         },
         session_id=session_id,
     )
-    return {"entry_id": entry_id, "rule_id": entry_id if rule else None, "action": rule.get("action") if rule else None}
+    return {
+        "entry_id": entry_id,
+        "rule_id": entry_id if rule else None,
+        "action": (rule.get("effective_action") or rule.get("action")) if rule else None,
+        "reinforced": reinforced,
+    }
+
+
+def _same_rule(store, spec: dict, scope: str) -> dict | None:
+    """The enabled rule that already means what this correction's rule would (rules area)."""
+    from ..rules.api import same_rule
+
+    try:
+        return same_rule(
+            store,
+            pattern=spec["pattern"],
+            pattern_type=spec["pattern_type"],
+            scope=scope,
+            tools=spec.get("tools"),
+            fields=spec.get("fields"),
+            conditions=spec.get("conditions"),
+        )
+    except Exception:  # a derived pattern the rules area refuses: no rule means the same
+        return None
 
 
 # --------------------------------------------------------------------------- reading

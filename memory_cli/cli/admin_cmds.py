@@ -124,6 +124,7 @@ def audit_(
     action: Annotated[Optional[str], typer.Option("--action", "-a", help="Only this action (prefix* allowed).")] = None,
     since: Annotated[Optional[str], typer.Option("--since", help="ISO date or time, e.g. 2026-11-01.")] = None,
     entry: Annotated[Optional[str], typer.Option("--entry", help="Only events about this memory id.")] = None,
+    session: Annotated[Optional[str], typer.Option("--session", help="Only events of this session id.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100000)] = 50,
     json_: JsonOpt = False,
 ):
@@ -148,7 +149,7 @@ def audit_(
                 entry_id = resolve_id(store, entry)
             except Exception:
                 entry_id = entry
-        rows = audit.query(store, action=action, since=since_iso, entry_id=entry_id, limit=limit)
+        rows = audit.query(store, action=action, since=since_iso, entry_id=entry_id, session_id=session, limit=limit)
     if want_json(json_):
         emit_json(rows)
         return

@@ -74,7 +74,9 @@ def incidents_add(
     title: Annotated[str, typer.Argument(help="What broke, in a few words.")],
     symptoms: Annotated[str, typer.Option("--symptoms", help="How it showed (error text, behaviour).")],
     service: Annotated[Optional[str], typer.Option("--service")] = None,
-    severity: Annotated[Optional[str], typer.Option("--severity", help="critical|high|medium|low")] = None,
+    severity: Annotated[
+        Optional[str], typer.Option("--severity", help="critical|high|medium|low (warning, info, P1... are mapped)")
+    ] = None,
     cause: Annotated[Optional[str], typer.Option("--cause")] = None,
     resolution: Annotated[
         Optional[str], typer.Option("--resolution", help="What fixed it (marks it resolved).")
@@ -153,22 +155,27 @@ def incidents_resolve(
 
 @incidents_app.command("search")
 def incidents_search(
-    query: Annotated[str, typer.Argument(help="Symptoms or an error message.")],
+    query: Annotated[Optional[str], typer.Argument(help="Symptoms or an error message.")] = None,
     status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
+    service: Annotated[Optional[str], typer.Option("--service", help="Only this service's incidents.")] = None,
+    alert: Annotated[
+        Optional[str], typer.Option("--alert", help="Only incidents naming this alert (title or symptoms).")
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100)] = 5,
     json_: JsonOpt = False,
 ):
-    """Has this happened before? Incidents like QUERY, best first."""
+    """Has this happened before? Incidents like QUERY, best first; with --service or --alert
+    QUERY may be left out (then newest first)."""
     from ..incidents import api
 
     with open_store() as store:
-        rows = api.search(store, query, status=status, limit=limit)
+        rows = api.search(store, query, status=status, limit=limit, service=service, alert=alert)
     if want_json(json_):
         emit_json(rows)
     elif not rows:
         print("no similar incidents")
     else:
-        _incident_table(rows, score=True)
+        _incident_table(rows, score=query is not None and bool(query.strip()))
 
 
 @reports_app.command("list")
@@ -256,7 +263,7 @@ def baselines_check(
 
 @baselines_app.command("show")
 def baselines_show(name: Annotated[str, typer.Argument()], json_: JsonOpt = False):
-    """A metric's baseline: n, average, p95, min, max over its recent samples."""
+    """A metric's baseline: n, median, MAD, average, p95, min, max over its recent samples."""
     from ..baselines import api
     from ..errors import NotFound
 
@@ -269,7 +276,8 @@ def baselines_show(name: Annotated[str, typer.Argument()], json_: JsonOpt = Fals
     else:
         unit = f" {b['unit']}" if b.get("unit") else ""
         print(
-            f"{name}: n={b['n']} avg={b['avg']:g}{unit} p95={b['p95']:g}{unit} "
+            f"{name}: n={b['n']} median={b['median']:g}{unit} MAD={b['mad']:g}{unit} "
+            f"avg={b['avg']:g}{unit} p95={b['p95']:g}{unit} "
             f"min={b['min']:g}{unit} max={b['max']:g}{unit}"
         )
 

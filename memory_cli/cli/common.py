@@ -170,6 +170,22 @@ def confirmed(question: str, yes: bool, what: str) -> bool:
     return typer.confirm(question, default=False)
 
 
+def rule_line(rule: dict) -> str:
+    """``rule: command 'npm' -> warn``, with the action the rule will actually take and, when
+    that is not the one asked for, why: a person must learn at once that "block" will not block."""
+    asked = rule.get("action")
+    acts = rule.get("effective_action") or asked
+    line = f"rule: {rule.get('pattern_type')} {rule.get('pattern')!r} -> {acts}"
+    if acts != asked:
+        if rule.get("pattern_type") == "intent":
+            line += f" (asked for {asked}: an intent rule never blocks or asks, similarity is a hint, not proof)"
+        else:
+            line += f" (asked for {asked}: it warns until you confirm it with `memory-cli rules confirm`)"
+    if rule.get("alternative"):
+        line += f" (instead: {rule['alternative']})"
+    return line
+
+
 def warn_if_never_fires(rule: dict | None) -> None:
     """A rule naming a tool the installed hook is not called for would never fire: say so."""
     if not rule or not rule.get("tools"):

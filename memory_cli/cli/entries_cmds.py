@@ -14,6 +14,7 @@ from ..errors import InvalidInput
 from ..sharing import api as sharing
 from .common import (
     JsonOpt,
+    rule_line,
     clip,
     confirmed,
     console,
@@ -125,7 +126,7 @@ def add(
             hint = " (every project; --scope project for this one only)"
         sys.stderr.write(f"scope: {entry['scope']}{hint}\n")
         if rule is not None:
-            sys.stderr.write(f"rule: {rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('action')}\n")
+            sys.stderr.write(rule_line(rule) + "\n")
     warn_if_never_fires(rule)
 
 
@@ -155,7 +156,7 @@ def query(
         note_shared(store)
         here = scope_mod.find_project_root(os.getcwd())
         root = here if scope and scope == f"project:{scope_mod.project_name(here)}" else None
-        results = search.query(store, text, scope=scope, type=type, limit=limit, root=root)
+        results = search.look_up(store, text, scope=scope, type=type, limit=limit, root=root)
         flush_warnings(store)
     if want_json(json_):
         emit_json(

@@ -367,7 +367,7 @@ def maintenance_status(json_: JsonOpt = False):
             running = not try_lock_fd(fd)
         finally:
             os.close(fd)
-    log = rd / detached.LOG_NAME
+    log = detached.log_path(rd, key)
     tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-10:] if log.exists() else []
     data = {
         "database": str(db),

@@ -12,6 +12,7 @@ import typer
 from ..errors import InvalidInput
 from .common import (
     JsonOpt,
+    rule_line,
     clip,
     console,
     content_from,
@@ -111,13 +112,16 @@ def rules_add(
         flush_warnings(store)
     if want_json(json_):
         emit_json(rule)
-    else:
+    elif rule.get("reinforced"):
         print(rule["id"])
         sys.stderr.write(
-            f"rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}"
-            + (f" (instead: {rule['alternative']})" if rule.get("alternative") else "")
-            + "\n"
+            f"rule already exists as {rule['id'][:8]} ({rule['pattern_type']} {rule['pattern']!r} -> "
+            f"{rule['effective_action']}): reinforced it (confidence {rule['confidence']:g}); nothing added\n"
         )
+        return
+    else:
+        print(rule["id"])
+        sys.stderr.write(rule_line(rule) + "\n")
     warn_if_never_fires(rule)
 
 

@@ -11,10 +11,34 @@ from __future__ import annotations
 
 from .. import audit, fields
 from .. import scope as scopes
-from ..errors import NotFound
+from ..errors import InvalidInput, NotFound
 from ..util import new_id, now_iso
 
 SEVERITIES = ("critical", "high", "medium", "low")
+#: The words alerting tools and agents use for a severity, mapped onto the four stored ones.
+SEVERITY_WORDS = {
+    "critical": ("crit", "fatal", "emergency", "emerg", "alert", "blocker", "disaster", "sev0", "sev1", "p0", "p1"),
+    "high": ("error", "err", "major", "severe", "urgent", "sev2", "p2"),
+    "medium": ("warning", "warn", "moderate", "average", "normal", "sev3", "p3"),
+    "low": ("info", "information", "informational", "minor", "notice", "debug", "trivial", "sev4", "sev5", "p4", "p5"),
+}
+_SEVERITY_OF = {w: sev for sev, words in SEVERITY_WORDS.items() for w in (sev, *words)}
+
+
+def normalize_severity(value) -> str:
+    """One of :data:`SEVERITIES` for a severity as people, agents and alerting tools say it
+    (``warning`` is medium, ``info`` low, ``P1`` critical); medium when none is given."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "medium"
+    word = "".join(str(value).split()).lower().replace("-", "")
+    if word in _SEVERITY_OF:
+        return _SEVERITY_OF[word]
+    raise InvalidInput(
+        f"unknown severity {value!r}: use critical, high, medium or low (or a common word for one: "
+        "fatal or P1, error or major, warning, info or minor)"
+    )
+
+
 STATUSES = ("open", "resolved")
 PUBLIC = (
     "id",
@@ -79,7 +103,7 @@ def record(
     service = fields.text(store, service, "service", max_len=200)
     cause = fields.text(store, cause, "cause")
     resolution = fields.text(store, resolution, "resolution")
-    sev = fields.choice(severity, "severity", SEVERITIES, default="medium")
+    sev = normalize_severity(severity)
     sc = scopes.parse(scope)
     now = now_iso()
     iid = new_id()
@@ -168,14 +192,34 @@ def list_incidents(store, *, status=None, limit=50) -> list[dict]:
     return [_public(r) for r in rows]
 
 
+def _like(value: str) -> str:
+    return "%" + value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 def search(
-    store, query, *, status=None, limit=5, scope=None, timeout_ms: float = EMBED_TIMEOUT_MS, min_score: float = 0.15
+    store,
+    query,
+    *,
+    status=None,
+    limit=5,
+    scope=None,
+    service=None,
+    alert=None,
+    timeout_ms: float = EMBED_TIMEOUT_MS,
+    min_score: float = 0.15,
 ) -> list[dict]:
-    """Incidents like ``query`` ("has this happened before?"), best first, each with ``score``."""
+    """Incidents like ``query`` ("has this happened before?"), best first, each with ``score``.
+
+    ``service`` keeps incidents of that service (any case); ``alert`` those whose title or
+    symptoms name that alert (any case), since agents record an alert by its name. With a
+    filter the query may be empty: the filtered incidents come newest first, with no score.
+    """
     from ..retrieval import fts, fusion
     from ..embeddings.vectors import cosine
 
-    text = fields.text(None, query, "query", required=True, max_len=2000)
+    svc = fields.text(None, service, "service", max_len=200)
+    alert_name = fields.text(None, alert, "alert", max_len=300)
+    text = fields.text(None, query, "query", required=not (svc or alert_name), max_len=2000)
     n = fields.limit(limit, 5, 100)
     where, params = [], []
     if status:
@@ -184,7 +228,19 @@ def search(
     if scope:
         where.append("(i.scope = 'global' OR i.scope = ?)")
         params.append(scopes.parse(scope))
+    if svc:
+        where.append("lower(trim(i.service)) = lower(?)")
+        params.append(svc.strip())
+    if alert_name:
+        where.append("(i.title LIKE ? ESCAPE '\\' OR i.symptoms LIKE ? ESCAPE '\\')")
+        params += [_like(alert_name.strip())] * 2
     cond = (" AND " + " AND ".join(where)) if where else ""
+    if not text:
+        rows = store.rows(
+            "SELECT * FROM incidents i WHERE " + " AND ".join(where) + " ORDER BY i.created_at DESC LIMIT ?",
+            [*params, n],
+        )
+        return [dict(_public(r), score=None) for r in rows]
 
     terms = fts.query_terms(text)
     keyword: dict[str, float] = {}

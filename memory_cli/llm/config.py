@@ -5,6 +5,8 @@ from __future__ import annotations
 import fnmatch
 import os
 
+from memory_cli.scope import normalize_project
+
 PROVIDERS = ("none", "anthropic", "claude-cli")
 # Sources whose entries are written without a person: they count against ``limits.per_scope``
 # and are the only ones compaction may touch.
@@ -46,6 +48,8 @@ def excluded(settings, project: str | None, cwd: str | None) -> bool:
         for name in names:
             if fnmatch.fnmatchcase(name.lower(), pat.lower()):
                 return True
+        if bare and not any(ch in pat for ch in "*?[/\\:") and normalize_project(pat) == bare:
+            return True  # "WhisperClick V3" names project:whisperclick, as in every scope
         for p in paths:
             if (
                 fnmatch.fnmatchcase(p, expanded)

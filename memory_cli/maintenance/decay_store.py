@@ -57,27 +57,36 @@ def _inputs(rows) -> list[DecayInput]:
     ]
 
 
-def dormant_ids(store, ids, settings=None, now: datetime | None = None) -> set[str]:
-    """Entries that decay would already have pushed below the injection floor.
+def pending_confidences(store, ids, settings=None, now: datetime | None = None) -> dict[str, float]:
+    """The confidence decay would already have left each of ``ids`` with, for those it has
+    changed (exempt and fresh entries are absent).
 
     The daily decay pass runs detached, so the first session of a day may start before it;
-    injection uses this to leave stale memories out anyway.
+    injection uses this to leave out stale memories and to show and rank the others at the
+    confidence that decides their eligibility, not the stored one.
     """
     ids = list(dict.fromkeys(ids))
     if not ids:
-        return set()
+        return {}
     now = now or datetime.now(timezone.utc)
     policy = policy_from(settings)
-    out: set[str] = set()
+    out: dict[str, float] = {}
     for i in range(0, len(ids), 500):
         chunk = ids[i : i + 500]
         rows = store.rows(_SELECT_BY_ID.format(marks=",".join("?" * len(chunk))), chunk)
         for entry in _inputs(rows):
             if exemption(entry):
                 continue
-            if effective_confidence(entry, now, policy) < policy.injection_floor:
-                out.add(entry.entry_id)
+            effective = effective_confidence(entry, now, policy)
+            if effective != entry.confidence:
+                out[entry.entry_id] = effective
     return out
+
+
+def dormant_ids(store, ids, settings=None, now: datetime | None = None) -> set[str]:
+    """Entries that decay would already have pushed below the injection floor."""
+    floor = policy_from(settings).injection_floor
+    return {i for i, c in pending_confidences(store, ids, settings, now).items() if c < floor}
 
 
 def run_decay(store, *, settings=None, now: datetime | None = None, dry_run: bool = False) -> dict:

@@ -14,7 +14,7 @@ Never lingering, never piling up:
 * ``run/maintenance-<db key>.stamp`` holds the UTC date of the last completed run; it is
   checked before and again after taking the lock, so maintenance runs at most once a day.
 * The child runs in its own session with stdin on /dev/null and output in
-  ``run/maintenance.log`` (never the hook's pipes, which Claude Code waits on), and has an
+  ``run/maintenance-<db key>.log`` (never the hook's pipes, which Claude Code waits on), and has an
   overall time limit after which it exits.
 
 Standard library only at import time; tasks import what they need when they run.
@@ -30,7 +30,6 @@ from pathlib import Path
 
 from memory_cli.maintenance.locks import open_lock_file, try_lock_fd
 
-LOG_NAME = "maintenance.log"
 LOG_MAX_BYTES = 256 * 1024
 DEFAULT_TIME_LIMIT_S = 120
 HARD_KILL_GRACE_S = 10
@@ -70,6 +69,12 @@ def stamp_path(run_dir: Path, key: str) -> Path:
 
 def lock_path(run_dir: Path, key: str) -> Path:
     return Path(run_dir) / f"maintenance-{key}.lock"
+
+
+def log_path(run_dir: Path, key: str) -> Path:
+    """Per store, like the lock and the stamp: stores sharing a Claude directory (``--db``)
+    share its run directory, and ``maintenance status`` must show only its own store's runs."""
+    return Path(run_dir) / f"maintenance-{key}.log"
 
 
 def _run_dir(run_dir: Path | None) -> Path:
@@ -119,11 +124,11 @@ def _ensure_run_dir(run_dir: Path) -> None:
         pass
 
 
-def _open_log(run_dir: Path) -> int:
-    path = run_dir / LOG_NAME
+def _open_log(run_dir: Path, key: str) -> int:
+    path = log_path(run_dir, key)
     try:
         if path.stat().st_size > LOG_MAX_BYTES:
-            os.replace(path, path.with_name(LOG_NAME + ".1"))
+            os.replace(path, path.with_name(path.name + ".1"))
     except FileNotFoundError:
         pass
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -165,7 +170,7 @@ def spawn_maintenance(
             return RAN_TODAY
         import subprocess
 
-        log_fd = _open_log(rd)
+        log_fd = _open_log(rd, key)
         try:
             args = [
                 python or sys.executable,

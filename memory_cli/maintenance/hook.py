@@ -6,8 +6,9 @@ detached process, at most once a day, and return at once. SessionEnd also queues
 already ran today. SessionEnd has 1.5 s in all and SessionStart stands between the person and their first prompt. When maintenance already ran
 today this costs one small file read.
 
-PreCompact rewrites the pinned block of the global and the project CLAUDE.md, since Claude Code
-re-reads the project's CLAUDE.md after compaction. PreCompact has no channel to Claude; a
+PreCompact first pins the critical rules that bind here (global and this project's, including
+rules escalated to critical by violations), then rewrites the pinned block of the global and the
+project CLAUDE.md, since Claude Code re-reads the project's CLAUDE.md after compaction. PreCompact has no channel to Claude; a
 hand-edited block is reported to the person (``systemMessage``) and left as it is.
 """
 
@@ -63,6 +64,9 @@ def pre_compact(ctx, resp) -> None:
             if isinstance(info, dict) and info.get("project") == ctx.project:
                 targets.add(target)
     try:
+        targets |= pins.pin_critical_before_compaction(
+            ctx.store, project=ctx.project, project_root=ctx.project_root, settings=ctx.settings
+        )
         reports = pins.sync(ctx.store, targets=targets, settings=ctx.settings)
     except LockBusy:
         ctx.audit("pin", context="sync", result="skipped: another memory-cli is writing CLAUDE.md")

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from memory_cli import audit, entries
 from memory_cli import scope as scopes
-from memory_cli.errors import InvalidInput
+from memory_cli.errors import InvalidInput, MemoryCliError
 from memory_cli.maintenance import claudemd, kvstate
 from memory_cli.util import now_iso
 
@@ -225,6 +225,30 @@ def pin_critical(store, *, project_root: str | None = None, settings=None) -> di
         touched.update(e["target"] for e in r["evicted"] if e["target"])
     report = sync(store, targets=touched, settings=settings) if touched else []
     return {"pinned": pinned, "already_pinned": already, "skipped": skipped, "evicted": evicted, "sync": report}
+
+
+def pin_critical_before_compaction(store, *, project: str | None, project_root: str | None, settings=None) -> set:
+    """Pin the active critical rules that bind in this session and are not pinned yet: global
+    ones, and this project's. A rule escalated to critical by its violations is one of them.
+
+    Compaction drops what the model was told; a pinned rule survives in CLAUDE.md. Rules of
+    other projects and file-scoped rules are left to ``pin --critical`` from their project.
+    Already pinned rules are not touched (re-pinning would refresh their LRU time on every
+    compaction). Returns the targets whose block must be rewritten; the caller syncs them.
+    """
+    settings = _settings(settings)
+    here = {scopes.GLOBAL} | ({f"project:{project}"} if project else set())
+    touched: set = set()
+    for rule in critical_rules(store):
+        if rule["pinned"] or rule["scope"] not in here:
+            continue
+        try:
+            r = pin(store, rule["id"], project_root=project_root, settings=settings, sync_files=False)
+        except MemoryCliError:  # no place for it here (an unsafe CLAUDE.md): the sync says so
+            continue
+        touched.add(r["target"])
+        touched.update(e["target"] for e in r["evicted"] if e["target"])
+    return touched
 
 
 def list_pins(store, settings=None) -> list[dict]:

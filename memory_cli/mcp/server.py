@@ -20,7 +20,7 @@ from ..baselines import api as baselines
 from ..errors import MemoryCliError
 from ..incidents import api as incidents
 from ..reports import api as reports
-from ..retrieval.search import query as ranked_search
+from ..retrieval.search import look_up
 
 NAME = "memory-cli"
 TOOLS = (
@@ -133,7 +133,7 @@ def query_memory(query: str, scope: str | None = None, type: str | None = None, 
         raise ToolError(f"limit must be between 1 and 50, got {limit!r}")
     sc = _scope(scope, _project_scope())
     root = scopes.find_project_root(os.getcwd()) if sc == _project_scope() else None
-    found = _call(lambda s: ranked_search(s, query, scope=sc, type=type, limit=limit, root=root))
+    found = _call(lambda s: look_up(s, query, scope=sc, type=type, limit=limit, root=root))
     return {"memories": [_entry(e) for e in found], "scope": sc}
 
 
@@ -174,7 +174,8 @@ def record_incident(
     resolution: str | None = None,
 ) -> dict:
     """Record what went wrong and how it showed (and, if known, why and what fixed it), so the
-    next occurrence finds it. `severity`: critical, high, medium (default) or low."""
+    next occurrence finds it. `severity`: critical, high, medium (default) or low; alerting
+    words are mapped (fatal/P1 critical, error/major high, warning medium, info/minor low)."""
     sc = _project_scope()
     inc = _call(
         lambda s: incidents.record(
@@ -185,10 +186,14 @@ def record_incident(
 
 
 @app.tool()
-def search_incidents(query: str, status: str | None = None, limit: int = 5) -> dict:
+def search_incidents(
+    query: str = "", status: str | None = None, limit: int = 5, service: str | None = None, alert: str | None = None
+) -> dict:
     """Has this happened before? Incidents like `query` (symptoms, an error message), best first,
-    with their cause and resolution. `status`: open or resolved."""
-    found = _call(lambda s: incidents.search(s, query, status=status, limit=limit))
+    with their cause and resolution. `status`: open or resolved. `service`: only that service's;
+    `alert`: only those naming that alert (title or symptoms); with either, `query` may be empty
+    (then newest first)."""
+    found = _call(lambda s: incidents.search(s, query, status=status, limit=limit, service=service, alert=alert))
     return {"incidents": found}
 
 
@@ -221,22 +226,32 @@ def record_metric(name: str, value: float, unit: str | None = None, scope: str |
 
 @app.tool()
 def check_baseline(name: str, value: float) -> dict:
-    """Is `value` normal for metric `name`? Answers {"normal", "baseline": {"n", "avg", "p95",
-    "min", "max"}, "why"}; with fewer than 5 samples nothing is called abnormal."""
+    """Is `value` normal for metric `name`? Answers {"normal", "baseline": {"n", "median", "mad",
+    "avg", "p95", "min", "max"}, "why"}, judged by median and MAD so one past hang does not hide
+    a new one; with fewer than 5 samples nothing is called abnormal."""
     return _call(lambda s: baselines.check(s, name, value))
 
 
 def main(db: str | None = None) -> int:
     """Check the store once (refused: the one-line error and exit code of any command, before
-    Claude Code's handshake), then serve on stdin/stdout until the client closes them."""
+    Claude Code's handshake), then serve on stdin/stdout until the client closes them. With
+    memory turned off (``MEMORY_CLI_DB=""``) serve no tools, touch no store, and exit 0."""
     global _db_override
     from .. import settings
     from ..db import Store
-    from ..errors import MemoryDisabled
 
     _db_override = db
     if settings.memory_disabled(db):
-        raise MemoryDisabled("memory is disabled (MEMORY_CLI_DB is set but empty): the MCP server has no store")
+        # Turned off on purpose, not broken: a server that fails to start is shown to the
+        # person as a failure, so serve one that offers no tools and says why.
+        _Server(NAME, instructions=OFF_INSTRUCTIONS).run("stdio")
+        return 0
     Store.open(settings.database_path(db, settings.load())).close()
     app.run("stdio")
     return 0
+
+
+OFF_INSTRUCTIONS = (
+    "memory-cli's memory is turned off (MEMORY_CLI_DB is set but empty), so this server offers no "
+    "tools; unset MEMORY_CLI_DB to turn it on."
+)

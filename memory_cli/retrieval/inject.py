@@ -104,20 +104,21 @@ def parse_session_context(raw) -> dict:
     return out
 
 
-_VERSION_TAIL = regex_cache.compile(r"(-(v?\d+(\.\d+)*|v\d+\w*|latest|main|dev))+$")
+def _config_scope(value: str) -> str:
+    """A scope from the configuration, normalised as every scope is (left as written if malformed)."""
+    try:
+        return scopes.parse(value)
+    except Exception:
+        return value
 
 
 def project_aliases(name: str | None) -> list[str]:
-    """Scope names a project answers to: ``WhisperClick V3`` is ``whisperclick-v3`` and
-    ``whisperclick`` (people name a project with its version; folders usually do not)."""
+    """The scope name a project answers to: its one normalised name
+    (:func:`memory_cli.scope.normalize_project`: ``WhisperClick V3`` is ``whisperclick``)."""
     if not name:
         return []
     base = scopes.normalize_project(name)
-    out = [base]
-    for variant in (_VERSION_TAIL.sub("", base), base.replace("-", ""), _VERSION_TAIL.sub("", base).replace("-", "")):
-        if variant and variant not in out:
-            out.append(variant)
-    return out
+    return [base] if base else []
 
 
 def _applies(scope: str, projects: list[str], files: list[str], root: str | None, always: tuple[str, ...] = ()) -> bool:
@@ -261,8 +262,10 @@ def already_injected(store, session_id: str | None) -> set[str]:
 
 def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
     """Leave out memories that decay has already pushed below the floor, even when today's
-    detached decay pass has not run yet. A cheap SQL check first: only entries idle past the
-    grace period can be affected, and the decay code is imported only for those."""
+    detached decay pass has not run yet, and give the others the confidence decay has already
+    taken (what decides eligibility is what is ranked and shown). A cheap SQL check first: only
+    entries idle past the grace period can be affected, and the decay code is imported only
+    for those."""
     if not entries:
         return entries
     import time
@@ -281,10 +284,20 @@ def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
     ]
     if not stale:
         return entries
-    from ..maintenance.decay_store import dormant_ids
+    from ..maintenance.decay_store import pending_confidences, policy_from
 
-    dormant = dormant_ids(store, stale, settings)
-    return [e for e in entries if e["id"] not in dormant]
+    effective = pending_confidences(store, stale, settings)
+    if not effective:
+        return entries
+    floor = policy_from(settings).injection_floor
+    out = []
+    for e in entries:
+        c = effective.get(e["id"])
+        if c is None:
+            out.append(e)
+        elif c >= floor:
+            out.append(dict(e, confidence=round(c, 6)))
+    return out
 
 
 def already_offered_for_failures(store, session_id: str | None) -> set[str]:
@@ -318,7 +331,7 @@ def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
     max_entries = int(inj.get("max_entries", 15))
     max_tokens = int(token_budget({"injection": {"max_tokens": inj.get("max_tokens", 2000)}}))
     min_conf = float(inj.get("min_confidence", 0.3))
-    always = tuple(s for s in (inj.get("always_include_scopes") or []) if isinstance(s, str))
+    always = tuple(_config_scope(s) for s in (inj.get("always_include_scopes") or []) if isinstance(s, str))
     return max_entries, max_tokens, min_conf, always
 
 

@@ -17,7 +17,7 @@ from .filters import entry_filters
 terms = fts.query_terms
 STOP_WORDS = fts.STOP_WORDS
 
-__all__ = ["query", "keyword_search", "terms", "entry_filters", "STOP_WORDS"]
+__all__ = ["query", "look_up", "keyword_search", "terms", "entry_filters", "STOP_WORDS"]
 
 
 def keyword_search(
@@ -88,3 +88,16 @@ def query(
         mode="hybrid" if use_vectors else "keyword",
         root=root,
     )
+
+
+def look_up(store: Store, text: str, **kw) -> list[dict]:
+    """:func:`query` on behalf of someone who will use what it finds: ``memory-cli query`` and
+    the agent's ``query_memory`` tool. Each memory returned counts as used (``use_count``,
+    ``last_used``), as an injection does, so a memory the agent keeps looking up neither
+    decays as idle nor is evicted from the pins as least recently used. (Duplicate checks
+    and the dashboard's browsing search call :func:`query` and count nothing.)"""
+    from ..entries import mark_used
+
+    results = query(store, text, **kw)
+    mark_used(store, [r["id"] for r in results if r.get("id")])
+    return results

@@ -27,6 +27,8 @@ __all__ = [
     "confirm_rule",
     "delete_rule",
     "record_violation",
+    "same_rule",
+    "reinforce_rule",
     "guess_pattern_type",
     "public_rule",
 ]
@@ -427,6 +429,24 @@ def add_rule(
             "nothing concrete to enforce could be derived from this content; give --pattern and "
             "--pattern-type (or add it as a reminder with `memory-cli add --type rule`)"
         )
+    existing = same_rule(
+        store,
+        pattern=filled["pattern"],
+        pattern_type=filled["pattern_type"],
+        scope=scope,
+        tools=filled["tools"],
+        fields=filled["fields"],
+        conditions=filled["conditions"],
+        case_sensitive=case_sensitive,
+    )
+    if existing is not None:
+        rule = reinforce_rule(store, existing["id"], context=text)
+        if action and action != rule["action"]:
+            store.warn(
+                f"the rule {rule['id'][:8]} stays '{rule['action']}'; change it with "
+                f"`memory-cli rules edit {rule['id'][:8]} --action {action}`"
+            )
+        return dict(rule, reinforced=True)
     return create_rule(
         store,
         text,
@@ -446,6 +466,84 @@ def add_rule(
         enabled=enabled,
         name=name,
     )
+
+
+#: How much a rule's confidence rises when it is stated again (as a marker reinforces a memory).
+REINFORCE_STEP = 0.1
+
+
+def _same_pattern(a: str, b: str, case_sensitive: bool) -> bool:
+    a, b = " ".join(a.split()), " ".join(b.split())
+    return a == b if case_sensitive else a.lower() == b.lower()
+
+
+def same_rule(
+    store,
+    *,
+    pattern: str,
+    pattern_type: str,
+    scope: str = "global",
+    tools=None,
+    fields=None,
+    conditions=None,
+    case_sensitive: bool = False,
+) -> dict | None:
+    """The enabled rule of an active memory that means the same: same scope, pattern type,
+    pattern (spacing, and case unless case-sensitive, ignored), tools, fields and conditions.
+    A second rule beside it would only report every violation twice."""
+    from .. import scope as scopes
+
+    ptype = spec.check_pattern_type(pattern_type)
+    sc = scopes.parse(scope)
+    tool_list = spec.normalize_tools(tools) if tools is not None else spec.default_tools(ptype)
+    field_list = spec.normalize_fields(fields)
+    conds = spec.normalize_conditions(conditions)
+    rows = store.rows(
+        "SELECT r.id, r.pattern, r.tools, r.fields, r.conditions, r.case_sensitive FROM enforcement_rules r"
+        " JOIN memory_entries e ON e.id = r.id"
+        " WHERE r.active = 1 AND e.status = 'active' AND r.pattern_type = ? AND e.scope = ?"
+        " ORDER BY r.confirmed DESC, r.created_at",
+        (ptype, sc),
+    )
+    for r in rows:
+        if bool(r["case_sensitive"]) != bool(case_sensitive):
+            continue
+        if not _same_pattern(r["pattern"], pattern, bool(case_sensitive)):
+            continue
+        try:
+            same = (
+                json.loads(r["tools"] or "[]") == tool_list
+                and json.loads(r["fields"] or "[]") == field_list
+                and json.loads(r["conditions"] or "[]") == conds
+            )
+        except ValueError:
+            continue
+        if same:
+            return get_rule(store, r["id"])
+    return None
+
+
+def reinforce_rule(store, rule_id: str, *, context: str | None = None, session_id: str | None = None) -> dict:
+    """The rule was stated again: its confidence rises a step and its decay clock restarts."""
+    with store.transaction():
+        row = store.row("SELECT confidence FROM memory_entries WHERE id = ?", (rule_id,))
+        before = float(row["confidence"]) if row else 0.0
+        after = round(min(1.0, before + REINFORCE_STEP), 6)
+        now = now_iso()
+        store.execute(
+            "UPDATE memory_entries SET confidence = ?, updated_at = ?, reinforced_at = ? WHERE id = ?",
+            (after, now, now, rule_id),
+        )
+        audit.record(
+            store,
+            "reinforce",
+            entry_id=rule_id,
+            context=(context or "")[:300] or None,
+            result=f"{after:g}",
+            details={"before": before, "after": after, "by": "the same rule stated again"},
+            session_id=session_id,
+        )
+    return get_rule(store, rule_id)
 
 
 def _resolve(store, ref: str) -> str:

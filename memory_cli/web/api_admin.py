@@ -40,7 +40,7 @@ def api_overview(days: int = Query(30, ge=1, le=365), store=Depends(deps.get_sto
     return overview(store, days)
 
 
-def audit_rows(store, *, action=None, since=None, entry=None, limit=50) -> list[dict]:
+def audit_rows(store, *, action=None, since=None, entry=None, session=None, limit=50) -> list[dict]:
     """Same filters and parsing as ``memory-cli audit``."""
     from ..util import iso, parse_iso
 
@@ -56,7 +56,9 @@ def audit_rows(store, *, action=None, since=None, entry=None, limit=50) -> list[
             entry_id = entries.resolve_id(store, entry)
         except Exception:
             entry_id = entry  # a deleted memory still has its history
-    return audit.query(store, action=action or None, since=since_iso, entry_id=entry_id, limit=limit)
+    return audit.query(
+        store, action=action or None, since=since_iso, entry_id=entry_id, session_id=session or None, limit=limit
+    )
 
 
 @router.get("/audit", summary="The audit log, newest first (filters as `memory-cli audit`)")
@@ -64,7 +66,8 @@ def api_audit(
     action: Optional[str] = Query(None, description="an action, or a prefix ending in *"),
     since: Optional[str] = Query(None, description="ISO date or time"),
     entry: Optional[str] = Query(None, description="a memory id or prefix"),
+    session: Optional[str] = Query(None, description="a session id: what that session did"),
     limit: int = Query(50, ge=1, le=100_000),
     store=Depends(deps.get_store),
 ):
-    return audit_rows(store, action=action, since=since, entry=entry, limit=limit)
+    return audit_rows(store, action=action, since=since, entry=entry, session=session, limit=limit)

@@ -15,15 +15,21 @@ from . import deps
 router = APIRouter(prefix="/api", tags=["incidents, reports and baselines"])
 
 
-@router.get("/incidents", summary="Incidents, newest first, or ranked by `q` (has this happened before?)")
+@router.get(
+    "/incidents",
+    summary="Incidents, newest first, or ranked by `q` (has this happened before?); `service`, `alert` filter",
+)
 def api_incidents(
     q: Optional[str] = None,
     status: Optional[str] = Query(None, pattern="^(open|resolved)$"),
     limit: int = Query(50, ge=1, le=1000),
+    service: Optional[str] = None,
+    alert: Optional[str] = None,
     store=Depends(deps.get_store),
 ):
-    if q:
-        return {"items": incidents.search(store, q, status=status, limit=min(limit, 100))}
+    if q or service or alert:
+        found = incidents.search(store, q, status=status, limit=min(limit, 100), service=service, alert=alert)
+        return {"items": found}
     return {"items": incidents.list_incidents(store, status=status, limit=limit)}
 
 
@@ -37,7 +43,7 @@ def api_reports(scope: Optional[str] = None, limit: int = Query(20, ge=1, le=100
     return {"items": reports.list_reports(store, scope=scope, limit=limit)}
 
 
-@router.get("/baselines", summary="Every metric with its baseline (n, avg, p95, min, max)")
+@router.get("/baselines", summary="Every metric with its baseline (n, median, MAD, avg, p95, min, max)")
 def api_baselines(store=Depends(deps.get_store)):
     return {"items": [dict(m, baseline=baselines.baseline(store, m["name"])) for m in baselines.list_metrics(store)]}
 

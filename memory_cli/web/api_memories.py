@@ -121,7 +121,7 @@ def list_memories(
                 continue
             if filters["category"] and h.get("category") != filters["category"]:
                 continue
-            if filters["subject"] and (h.get("subject") or "").lower() != filters["subject"].strip().lower():
+            if filters["subject"] and not entries.subject_matches(filters["subject"], h.get("subject")):
                 continue
             if min_confidence is not None and h["confidence"] < float(min_confidence):
                 continue
@@ -241,6 +241,8 @@ def update_memory(store, entry_id: str, changes: dict) -> dict:
     if "content" in changes:
         index_now(store, entry["id"])
     resync_pins(store, before)
+    if store.warnings:
+        entry = dict(entry, warnings=list(store.warnings))
     return entry
 
 

@@ -95,7 +95,7 @@ def check_entry_fields(store: Store, values: dict) -> None:
         "source": entries.check_source,
         "status": entries.check_status,
         "category": entries.check_category,
-        "confidence": lambda v: _number_0_1(v, "confidence"),
+        "confidence": lambda v: entries.clamp_confidence(store, v),  # clamped with a warning, as in the CLI
         "min_confidence": lambda v: _number_0_1(v, "min_confidence"),
     }
     for name, value in values.items():

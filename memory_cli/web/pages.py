@@ -361,6 +361,7 @@ def audit_page(
     action: Optional[str] = None,
     since: Optional[str] = None,
     entry: Optional[str] = None,
+    session: Optional[str] = None,
     limit: int = 100,
     store=Depends(deps.get_store),
 ):
@@ -369,7 +370,7 @@ def audit_page(
     limit = min(max(1, limit), 5000)
     error = None
     try:
-        rows = api_admin.audit_rows(store, action=action, since=since, entry=entry, limit=limit)
+        rows = api_admin.audit_rows(store, action=action, since=since, entry=entry, session=session, limit=limit)
     except MemoryCliError as e:
         rows, error = [], str(e)
     actions = [r["action"] for r in store.rows("SELECT DISTINCT action FROM memory_audit_log ORDER BY action")]
@@ -380,7 +381,13 @@ def audit_page(
         rows=rows,
         error=error,
         actions=actions,
-        f={"action": action or "", "since": since or "", "entry": entry or "", "limit": limit},
+        f={
+            "action": action or "",
+            "since": since or "",
+            "entry": entry or "",
+            "session": session or "",
+            "limit": limit,
+        },
         pending=_pending(store),
     )
 
