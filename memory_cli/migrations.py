@@ -149,11 +149,15 @@ DROP TABLE IF EXISTS memory_fts;
 """
 
 
-# NULL for rows written before agents were told apart, and for rows no hook wrote (the CLI).
-M012_AUDIT_AGENT = """
-ALTER TABLE memory_audit_log ADD COLUMN agent TEXT;
-CREATE INDEX IF NOT EXISTS idx_audit_agent ON memory_audit_log(agent, timestamp) WHERE agent IS NOT NULL;
-"""
+def _audit_agent_column(store: Store) -> None:
+    """``memory_audit_log.agent``: the coding agent a hook row came from; NULL for rows written
+    before agents were told apart, and for rows no hook wrote (the CLI). Adds only what is missing."""
+    columns = [r["name"] for r in store.rows("PRAGMA table_info(memory_audit_log)")]
+    if "agent" not in columns:
+        store.execute("ALTER TABLE memory_audit_log ADD COLUMN agent TEXT")
+    store.execute(
+        "CREATE INDEX IF NOT EXISTS idx_audit_agent ON memory_audit_log(agent, timestamp) WHERE agent IS NOT NULL"
+    )
 
 
 def _merge_project_scope_variants(store: Store) -> None:
@@ -219,7 +223,7 @@ MIGRATIONS: list[tuple] = [
         _area("memory_cli.provenance"),
     ),
     (11, "scopes: one normalised project name; merge stored variants", _merge_project_scope_variants),
-    (12, "audit: which coding agent (claude, codex, gemini) each hook row came from", M012_AUDIT_AGENT),
+    (12, "audit: which coding agent (claude, codex, gemini) each hook row came from", _audit_agent_column),
     (
         13,
         "team: entries this store exchanged with a team store",
