@@ -11,8 +11,9 @@ learned model for short prompts they pass):
 - precision, recall and F1 over all prompts, and again without the borderline ones;
 - recall per kind of correction (pushback, standing; with and without a reusable lesson):
   the detector does not tell the kinds apart, so precision is only overall;
-- the same counts per person, largest first: one person's phrasing recurs across their
-  prompts, so a figure carried by one person is not a figure about people;
+- the same counts per person, largest first, and their mean over people: one person's
+  phrasing recurs across their prompts, so a figure carried by one person is not a figure
+  about people;
 - with ``--show N``, up to N misses and N false alarms, each cut to one line.
 
     .venv/bin/python scripts/bench_capture_real.py [--show 20]
@@ -103,6 +104,16 @@ def main() -> int:
         ps = f"{p:.2f}" if tp + fp else "-"
         rs = f"{r:.2f}" if tp + fn else "-"
         print(f"  {person[:23]:<24}{len(own):>8}{tp + fn:>6}{tp:>5}{fp:>5}{fn:>5}{ps:>7}{rs:>7}")
+    per = [scores([(index[id(r)], r) for r in own], hits["rules + model"]) for own in people.values()]
+    with_corr = [sc for sc in per if sc[0] + sc[2]]
+    flagged = [sc for sc in per if sc[0] + sc[1]]
+    if with_corr:
+        mean_r = sum(sc[5] for sc in with_corr) / len(with_corr)
+        mean_p = sum(sc[4] for sc in flagged) / len(flagged) if flagged else 0.0
+        print(
+            f"  mean over people: recall {mean_r:.2f} ({len(with_corr)} people with a correction), "
+            f"precision {mean_p:.2f} ({len(flagged)} people with an alarm)"
+        )
     others = [(i, r) for i, r in rows if len(people[r["person"]]) < 10]
     if others:
         print(line("people with < 10 prompts", "rules + model", others, hits["rules + model"]))
