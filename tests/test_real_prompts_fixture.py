@@ -71,6 +71,17 @@ def test_the_detector_reads_every_real_prompt_without_error():
         detect(r["prompt"])
 
 
+def test_recurring_instructions_point_at_prompts_of_one_person_in_several_sessions():
+    index = {(r["file"], r["line"], r["session"]): r for r in rp.load_prompts()}
+    groups = rp.load_recurring()
+    assert groups
+    for g in groups:
+        members = [index[(m["file"], m["line"], m["session"])] for m in g["members"]]
+        assert {m["person"] for m in members} == {g["person"]}, g["instruction"]
+        assert len({m["session"] for m in members}) >= 2, g["instruction"]
+        assert any(m["correction"] for m in members), g["instruction"]
+
+
 SECRET = re.compile(
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.|\b(?:sk-[A-Za-z0-9_-]{16,}|ghp_[A-Za-z0-9]{20,}"
     r"|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|KGAT_[A-Za-z0-9]{16,})"
