@@ -71,6 +71,18 @@ def test_the_detector_reads_every_real_prompt_without_error():
         detect(r["prompt"])
 
 
+def test_person_folds_never_split_a_person_and_cover_every_prompt():
+    rows = rp.load_prompts()
+    folds = rp.person_folds(rows, k=5)
+    assert len(folds) == 5
+    tested = []
+    for train, test in folds:
+        assert not {r["person"] for r in train} & {r["person"] for r in test}
+        assert len(train) + len(test) == len(rows)
+        tested.extend(test)
+    assert sorted(id(r) for r in tested) == sorted(id(r) for r in rows)
+
+
 def test_recurring_instructions_point_at_prompts_of_one_person_in_several_sessions():
     index = {(r["file"], r["line"], r["session"]): r for r in rp.load_prompts()}
     groups = rp.load_recurring()
