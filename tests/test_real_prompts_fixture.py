@@ -53,7 +53,7 @@ def test_every_source_file_is_listed_with_its_commit():
 def test_no_injected_text_is_labelled_as_typed():
     for r in rp.load_prompts():
         head = r["prompt"].lstrip()
-        assert not re.match(r"<(command-|local-command-|system-reminder|task-notification|ide_)", head)
+        assert not re.match(r"<(command-|local-command-|system-reminder|task-notification|ide_|teammate-message)", head)
         assert not head.startswith("[Request interrupted")
 
 
