@@ -1,0 +1,131 @@
+"""Session memories and reports written by the local reader (provider none) from real Claude Code
+sessions that people committed to public repositories (tests/fixtures/real/transcripts). Each
+test reads a whole real session into a real store and checks what the next session would be
+told: no memory that teaches the wrong thing, and a report that describes what the person did."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+import real_prompts as rp  # noqa: E402
+
+from memory_cli import entries  # noqa: E402
+from memory_cli import settings as settings_mod  # noqa: E402
+from memory_cli.llm.summarize import summarize_transcript  # noqa: E402
+from memory_cli.reports import api as reports  # noqa: E402
+
+
+@pytest.fixture
+def offline():
+    return settings_mod.load("/nonexistent/config.json")  # provider none: the local reader
+
+
+def summarize(store, settings, tmp_path, name: str) -> tuple[list[str], str]:
+    """Summarise one real session; returns the stored memories and the stored report."""
+    path = tmp_path / name
+    shutil.copy(rp.TRANSCRIPTS / name, path)
+    r = summarize_transcript(store, settings, path, project="project:real")
+    assert r["provider"] == "extractive"
+    stored = [e["content"] for e in entries.list_entries(store, status="all") if e["source"] == "session"]
+    report = reports.latest_report(store, "project:real")
+    return stored, report["summary"] if report else ""
+
+
+def test_a_call_the_person_rejected_is_not_stored_as_a_failure(store, offline, tmp_path):
+    # The person declined `sudo du ...`; Claude Code recorded "The user doesn't want to proceed
+    # with this tool use" as an error result.
+    stored, report = summarize(store, offline, tmp_path, "SWORDIntel-7.jsonl")
+    assert not [m for m in stored if "sudo du" in m or "want to proceed" in m], stored
+    assert "1 rejected by the person" in report and "2 failed" in report, report
+
+
+def test_the_next_unrelated_command_of_the_same_program_is_not_its_fix(store, offline, tmp_path):
+    stored, _ = summarize(store, offline, tmp_path, "FSM1-1.jsonl")
+    # `gh variable list` failing with a 404 was not fixed by `gh repo view`.
+    assert not [m for m in stored if "gh repo view" in m], stored
+    # The same command corrected is kept: docker compose needed the staging file.
+    assert [m for m in stored if 'docker compose restart api"` failed' in m and "docker-compose.staging.yml" in m]
+
+
+def test_a_different_target_of_the_same_subcommand_is_not_a_fix(store, offline, tmp_path):
+    # `git checkout feat/...` failed on a stale index.lock; a later commit and `git checkout main`
+    # did other things. The gh API call resent with JSON booleans is the same call corrected.
+    stored, _ = summarize(store, offline, tmp_path, "FSM1-3.jsonl")
+    assert not [m for m in stored if "index.lock" in m], stored
+    assert [m for m in stored if "is not a boolean" in m and "--input" in m], stored
+
+
+def test_looking_around_and_grep_finding_nothing_are_not_failures(store, offline, tmp_path):
+    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-4.jsonl")
+    assert not [m for m in stored if m.startswith("`grep")], stored  # grep's exit code 1: no match
+    assert not [m for m in stored if "--modules` failed" in m], stored  # then `--status`: not a fix
+    # The failure the error message itself explained is kept.
+    assert [m for m in stored if "unable to auto-detect email address" in m and "git config user.email" in m]
+    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-7.jsonl")
+    assert not [m for m in stored if m.startswith(("`df", "`du"))], stored
+
+
+def test_a_sentence_cut_mid_debugging_is_not_stored(store, offline, tmp_path):
+    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-3.jsonl")
+    assert not [m for m in stored if m.endswith(":")], stored
+    assert not [m for m in stored if "issue is confirmed" in m], stored  # says nothing
+
+
+def test_a_cause_the_person_refuted_is_not_stored(store, offline, tmp_path):
+    # "The solution was to create a minimal wrapper ..." answered by "i wanted the ultimate
+    # wrapper modified".
+    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-4.jsonl")
+    assert not [m for m in stored if "minimal wrapper" in m], stored
+    # "The issue is that the bridge is looking for tandem_orchestrator.py ..." answered by an
+    # interruption and "No we renamed tandem into production_orchestrator.py".
+    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-2.jsonl")
+    assert not [m for m in stored if "tandem_orchestrator.py" in m], stored
+
+
+def test_a_rejected_push_fixed_by_one_command_keeps_that_command(store, offline, tmp_path):
+    stored, _ = summarize(store, offline, tmp_path, "FSM1-2.jsonl")
+    assert [m for m in stored if m.startswith("`git push` failed") and "git pull --rebase" in m], stored
+    assert not [m for m in stored if "git push -u origin docs/" in m], stored  # another branch
+
+
+def test_destructive_or_abandoning_commands_are_never_learned_as_fixes():
+    from memory_cli.llm import command_kinds
+
+    # Commands a real session's "fix" taught, and the ones Claude Code ran on real sessions.
+    for cmd in ("git branch -D feat/old-ui", "git push --force origin main", "git reset --hard HEAD~1", "rm -rf dist"):
+        assert command_kinds.destructive(cmd), cmd
+    assert command_kinds.gives_up("git cherry-pick --skip")
+    for cmd in ("git pull --rebase", 'git config user.email "ubuntu@local"', "git push -u origin main"):
+        assert not command_kinds.destructive(cmd) and not command_kinds.gives_up(cmd), cmd
+
+
+def test_the_report_counts_only_the_prompts_people_typed(store, offline, tmp_path):
+    # Task notifications and the summary that continues a compacted session are not requests:
+    # every real session's count equals the prompts labelled by hand as typed.
+    typed = Counter(r["session"] for r in rp.load_prompts())
+    wrong = {}
+    for path in rp.transcript_files():
+        _, report = summarize(store, offline, tmp_path, path.name)
+        header = report.splitlines()[0]
+        session = header.split()[1]
+        count = int(header.split(": ", 1)[1].split()[0])
+        if count != typed[session]:
+            wrong[path.name] = (count, typed[session])
+        assert "<task-notification>" not in report and "being continued from a previous" not in report
+    assert not wrong, wrong
+
+
+def test_the_report_says_what_the_person_decided_and_corrected(store, offline, tmp_path):
+    _, report = summarize(store, offline, tmp_path, "Azfeel-1.jsonl")  # answers to the agent's questions
+    assert "Decisions: " in report and "-> Git repo riêng tư" in report, report
+    _, report = summarize(store, offline, tmp_path, "SWORDIntel-3.jsonl")  # an approved plan
+    assert "plan approved: Complete Wrapper Installation Integration Plan" in report, report
+    _, report = summarize(store, offline, tmp_path, "SWORDIntel-4.jsonl")
+    assert "Corrections (" in report and "i wanted the ultimate wrapper modified" in report, report
