@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 
-from memory_cli.llm import command_kinds
 from memory_cli.llm.transcript import Excerpt, Turn, clip
 
 MAX_CORRECTIONS = 5
@@ -53,12 +52,15 @@ def _one_line(text: str, limit: int) -> str:
     return clip(" ".join(text.split()), limit)
 
 
+_BARE = re.compile(
+    r"(?:(?:/[a-z][\w:-]*\s*)+|!.*|(?:ls|ll|dir|pwd|clear|cls|whoami|date|git\s+(?:status|log|diff))(?:\s+-\w+)*)",
+    re.I,
+)
+
+
 def _a_request(text: str) -> bool:
-    """Not a bare shell command typed as a prompt (``ls``, ``/clear``, ``!git status``)."""
-    t = text.strip()
-    if t.startswith(("/", "!")):
-        return False
-    return not (len(t.split()) <= 4 and command_kinds.exploring(t))
+    """Not a bare command typed as a prompt: ``ls``, ``git status``, ``/clear``, ``!make``."""
+    return not _BARE.fullmatch(text.strip())
 
 
 def _decisions(ex: Excerpt) -> list[str]:
@@ -92,7 +94,9 @@ def _plan_title(text: str) -> str:
     return "(untitled)"
 
 
-def _corrections(ex: Excerpt) -> list[str]:
+def corrections(ex: Excerpt) -> list[str]:
+    """The typed prompts that corrected the agent: the first prompt after the person interrupted
+    or rejected a call, and any prompt that pushes back."""
     out = []
     after_stop = False  # the person interrupted or rejected a call since their last prompt
     for turn in ex.turns:
@@ -102,7 +106,7 @@ def _corrections(ex: Excerpt) -> list[str]:
             after_stop = True
         elif turn.role == "person":
             if after_stop or pushback(turn.text):
-                out.append(f'"{_one_line(turn.text, 140)}"')
+                out.append(turn.text)
             after_stop = False
     return out
 
@@ -128,11 +132,11 @@ def report(ex: Excerpt, *, project: str | None) -> str:
     decisions = _decisions(ex)
     if decisions:
         lines.append("Decisions: " + "; ".join(decisions))
-    corrections = _corrections(ex)
-    if corrections:
-        shown = corrections[:MAX_CORRECTIONS]
-        more = f" and {len(corrections) - len(shown)} more" if len(corrections) > len(shown) else ""
-        lines.append(f"Corrections ({len(corrections)}): " + "; ".join(shown) + more)
+    corrected = corrections(ex)
+    if corrected:
+        shown = [f'"{_one_line(c, 140)}"' for c in corrected[:MAX_CORRECTIONS]]
+        more = f" and {len(corrected) - len(shown)} more" if len(corrected) > len(shown) else ""
+        lines.append(f"Corrections ({len(corrected)}): " + "; ".join(shown) + more)
     if edited:
         lines.append(
             f"Files edited: {', '.join(clip(e, 80) for e in edited[:8])}"
