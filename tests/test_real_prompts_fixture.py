@@ -71,6 +71,29 @@ def test_the_detector_reads_every_real_prompt_without_error():
         detect(r["prompt"])
 
 
+def test_person_folds_never_split_a_person_and_cover_every_prompt():
+    rows = rp.load_prompts()
+    folds = rp.person_folds(rows, k=5)
+    assert len(folds) == 5
+    tested = []
+    for train, test in folds:
+        assert not {r["person"] for r in train} & {r["person"] for r in test}
+        assert len(train) + len(test) == len(rows)
+        tested.extend(test)
+    assert sorted(id(r) for r in tested) == sorted(id(r) for r in rows)
+
+
+def test_recurring_instructions_point_at_prompts_of_one_person_in_several_sessions():
+    index = {(r["file"], r["line"], r["session"]): r for r in rp.load_prompts()}
+    groups = rp.load_recurring()
+    assert groups
+    for g in groups:
+        members = [index[(m["file"], m["line"], m["session"])] for m in g["members"]]
+        assert {m["person"] for m in members} == {g["person"]}, g["instruction"]
+        assert len({m["session"] for m in members}) >= 2, g["instruction"]
+        assert any(m["correction"] for m in members), g["instruction"]
+
+
 SECRET = re.compile(
     r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.|\b(?:sk-[A-Za-z0-9_-]{16,}|ghp_[A-Za-z0-9]{20,}"
     r"|github_pat_[A-Za-z0-9_]{20,}|AKIA[0-9A-Z]{16}|KGAT_[A-Za-z0-9]{16,})"
