@@ -2,7 +2,8 @@
 """The local reader (provider none) on every real session extract in tests/fixtures/real/transcripts.
 
 Memories: each one the reader writes is looked up in the hand judgements
-(tests/fixtures/real/session_memories_judged.jsonl: useful, harmless or wrong, with why); the
+(tests/fixtures/real/session_memories_judged.jsonl: session, memory, useful / harmless / wrong,
+and why); the
 table counts them, and a memory nobody has judged yet is listed as such, to be judged by hand
 and added there.
 
@@ -49,7 +50,7 @@ def main() -> int:
     for line in JUDGED.read_text(encoding="utf-8").splitlines():
         if line.strip():
             j = json.loads(line)
-            judged[(j["transcript"], j["content"])] = j
+            judged[(j["session"], j["content"])] = j
     labels: dict[str, dict[str, dict]] = {}
     typed_count: Counter = Counter()
     for r in rp.load_prompts():
@@ -67,7 +68,7 @@ def main() -> int:
         memories, report = extractive.extract(ex, project="project:real")
         typed = labels.get(ex.session_id, {})
         for m in memories:
-            j = judged.get((path.name, m["content"]))
+            j = judged.get((ex.session_id, m["content"]))
             verdicts[j["verdict"] if j else "unjudged"] += 1
             if j is None:
                 unjudged.append((path.name, m["content"]))

@@ -22,15 +22,38 @@ from memory_cli.llm.summarize import summarize_transcript  # noqa: E402
 from memory_cli.reports import api as reports  # noqa: E402
 
 
+# Real sessions (tests/fixtures/real/sources.md), by session id.
+SESSION_DISK_SPACE = "3c9e9c4e-ec51-4deb-a364-2eca939fba3a"  # a call the person rejected; df, du
+SESSION_DESKTOP_LOGIN = "5daef2b5-1494-4809-b0ef-9f056185a893"  # gh variable list, docker compose
+SESSION_PUBLISH_BINARY = "392fa55d-5b67-4e01-a7eb-21eadaaf9259"  # index.lock, gh api booleans
+SESSION_WRAPPER_BANNER = "b260c379-397e-497e-aa65-5836b15a62c1"  # grep -l, a refuted solution
+SESSION_WRAPPER_INSTALL = "d9f70b92-1237-42ea-9356-1733bcc4b7e2"  # a sentence cut at a colon, a plan
+SESSION_DOCS_PR = "14255944-5b59-48f2-a75c-0025d518c7ea"  # a rejected push, git pull --rebase
+SESSION_CHAT_BACKUP = "bc05a01f-b674-4f96-b8d3-482ede8e1378"  # answers to the agent's questions
+SESSION_AGENT_FILES = "b85b84ca-6826-497f-84a3-ec7ecfbf7d29"  # causes stated, then interrupted
+SESSION_ESSAY_RUBRIC = "a32c9b72-b8cf-4b5f-b9d7-6f32d88cd9ef"  # openpyxl missing, then another script
+
+
 @pytest.fixture
 def offline():
     return settings_mod.load("/nonexistent/config.json")  # provider none: the local reader
 
 
-def summarize(store, settings, tmp_path, name: str) -> tuple[list[str], str]:
+def extract_of(session: str) -> Path:
+    """The extract of a real session, found by its session id (extract file names may change
+    as more sessions are added)."""
+    for path in rp.transcript_files():
+        with open(path, encoding="utf-8") as fh:
+            if f'"sessionId": "{session}' in fh.readline():
+                return path
+    raise LookupError(session)
+
+
+def summarize(store, settings, tmp_path, session: str) -> tuple[list[str], str]:
     """Summarise one real session; returns the stored memories and the stored report."""
-    path = tmp_path / name
-    shutil.copy(rp.TRANSCRIPTS / name, path)
+    source = extract_of(session) if not session.endswith(".jsonl") else rp.TRANSCRIPTS / session
+    path = tmp_path / source.name
+    shutil.copy(source, path)
     r = summarize_transcript(store, settings, path, project="project:real")
     assert r["provider"] == "extractive"
     stored = [e["content"] for e in entries.list_entries(store, status="all") if e["source"] == "session"]
@@ -41,15 +64,19 @@ def summarize(store, settings, tmp_path, name: str) -> tuple[list[str], str]:
 def test_a_call_the_person_rejected_is_not_stored_as_a_failure(store, offline, tmp_path):
     # The person declined `sudo du ...`; Claude Code recorded "The user doesn't want to proceed
     # with this tool use" as an error result.
-    stored, report = summarize(store, offline, tmp_path, "SWORDIntel-7.jsonl")
+    stored, report = summarize(store, offline, tmp_path, SESSION_DISK_SPACE)
     assert not [m for m in stored if "sudo du" in m or "want to proceed" in m], stored
     assert "1 rejected by the person" in report and "2 failed" in report, report
 
 
 def test_the_next_unrelated_command_of_the_same_program_is_not_its_fix(store, offline, tmp_path):
-    stored, _ = summarize(store, offline, tmp_path, "FSM1-1.jsonl")
+    stored, _ = summarize(store, offline, tmp_path, SESSION_DESKTOP_LOGIN)
     # `gh variable list` failing with a 404 was not fixed by `gh repo view`.
     assert not [m for m in stored if "gh repo view" in m], stored
+    # A script that failed on a missing module was not fixed by another script run from the
+    # same folder (`cd ... && python3 -c ...` both times).
+    stored_elsewhere, _ = summarize(store, offline, tmp_path, SESSION_ESSAY_RUBRIC)
+    assert not [m for m in stored_elsewhere if "openpyxl" in m], stored_elsewhere
     # The same command corrected is kept: docker compose needed the staging file.
     assert [m for m in stored if 'docker compose restart api"` failed' in m and "docker-compose.staging.yml" in m]
 
@@ -57,23 +84,23 @@ def test_the_next_unrelated_command_of_the_same_program_is_not_its_fix(store, of
 def test_a_different_target_of_the_same_subcommand_is_not_a_fix(store, offline, tmp_path):
     # `git checkout feat/...` failed on a stale index.lock; a later commit and `git checkout main`
     # did other things. The gh API call resent with JSON booleans is the same call corrected.
-    stored, _ = summarize(store, offline, tmp_path, "FSM1-3.jsonl")
+    stored, _ = summarize(store, offline, tmp_path, SESSION_PUBLISH_BINARY)
     assert not [m for m in stored if "index.lock" in m], stored
     assert [m for m in stored if "is not a boolean" in m and "--input" in m], stored
 
 
 def test_looking_around_and_grep_finding_nothing_are_not_failures(store, offline, tmp_path):
-    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-4.jsonl")
+    stored, _ = summarize(store, offline, tmp_path, SESSION_WRAPPER_BANNER)
     assert not [m for m in stored if m.startswith("`grep")], stored  # grep's exit code 1: no match
     assert not [m for m in stored if "--modules` failed" in m], stored  # then `--status`: not a fix
     # The failure the error message itself explained is kept.
     assert [m for m in stored if "unable to auto-detect email address" in m and "git config user.email" in m]
-    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-7.jsonl")
+    stored, _ = summarize(store, offline, tmp_path, SESSION_DISK_SPACE)
     assert not [m for m in stored if m.startswith(("`df", "`du"))], stored
 
 
 def test_a_sentence_cut_mid_debugging_is_not_stored(store, offline, tmp_path):
-    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-3.jsonl")
+    stored, _ = summarize(store, offline, tmp_path, SESSION_WRAPPER_INSTALL)
     assert not [m for m in stored if m.endswith(":")], stored
     assert not [m for m in stored if "issue is confirmed" in m], stored  # says nothing
 
@@ -81,16 +108,15 @@ def test_a_sentence_cut_mid_debugging_is_not_stored(store, offline, tmp_path):
 def test_a_cause_the_person_refuted_is_not_stored(store, offline, tmp_path):
     # "The solution was to create a minimal wrapper ..." answered by "i wanted the ultimate
     # wrapper modified".
-    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-4.jsonl")
+    stored, _ = summarize(store, offline, tmp_path, SESSION_WRAPPER_BANNER)
     assert not [m for m in stored if "minimal wrapper" in m], stored
-    # "The issue is that the bridge is looking for tandem_orchestrator.py ..." answered by an
-    # interruption and "No we renamed tandem into production_orchestrator.py".
-    stored, _ = summarize(store, offline, tmp_path, "SWORDIntel-2.jsonl")
-    assert not [m for m in stored if "tandem_orchestrator.py" in m], stored
+    # "The issue is that these are empty lines within f-strings ..." answered by an interruption.
+    stored, _ = summarize(store, offline, tmp_path, SESSION_AGENT_FILES)
+    assert not [m for m in stored if "empty lines within f-strings" in m], stored
 
 
 def test_a_rejected_push_fixed_by_one_command_keeps_that_command(store, offline, tmp_path):
-    stored, _ = summarize(store, offline, tmp_path, "FSM1-2.jsonl")
+    stored, _ = summarize(store, offline, tmp_path, SESSION_DOCS_PR)
     assert [m for m in stored if m.startswith("`git push` failed") and "git pull --rebase" in m], stored
     assert not [m for m in stored if "git push -u origin docs/" in m], stored  # another branch
 
@@ -112,7 +138,7 @@ def test_the_report_counts_only_the_prompts_people_typed(store, offline, tmp_pat
     typed = Counter(r["session"] for r in rp.load_prompts())
     wrong = {}
     for path in rp.transcript_files():
-        _, report = summarize(store, offline, tmp_path, path.name)
+        _, report = summarize(store, offline, tmp_path, path.name)  # every extract, by file
         header = report.splitlines()[0]
         session = header.split()[1]
         count = int(header.split(": ", 1)[1].split()[0])
@@ -123,9 +149,9 @@ def test_the_report_counts_only_the_prompts_people_typed(store, offline, tmp_pat
 
 
 def test_the_report_says_what_the_person_decided_and_corrected(store, offline, tmp_path):
-    _, report = summarize(store, offline, tmp_path, "Azfeel-1.jsonl")  # answers to the agent's questions
+    _, report = summarize(store, offline, tmp_path, SESSION_CHAT_BACKUP)  # answers to the agent's questions
     assert "Decisions: " in report and "-> Git repo riêng tư" in report, report
-    _, report = summarize(store, offline, tmp_path, "SWORDIntel-3.jsonl")  # an approved plan
+    _, report = summarize(store, offline, tmp_path, SESSION_WRAPPER_INSTALL)  # an approved plan
     assert "plan approved: Complete Wrapper Installation Integration Plan" in report, report
-    _, report = summarize(store, offline, tmp_path, "SWORDIntel-4.jsonl")
+    _, report = summarize(store, offline, tmp_path, SESSION_WRAPPER_BANNER)
     assert "Corrections (" in report and "i wanted the ultimate wrapper modified" in report, report
