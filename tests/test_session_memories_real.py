@@ -155,3 +155,23 @@ def test_the_report_says_what_the_person_decided_and_corrected(store, offline, t
     assert "plan approved: Complete Wrapper Installation Integration Plan" in report, report
     _, report = summarize(store, offline, tmp_path, SESSION_WRAPPER_BANNER)
     assert "Corrections (" in report and "i wanted the ultimate wrapper modified" in report, report
+
+
+def test_commands_that_only_look_around_are_told_from_ones_that_change_something():
+    from memory_cli.llm import command_kinds
+
+    looking = (  # as real sessions ran them
+        "gh variable list --env staging -R michaelsimon101/cipher-box 2>&1",
+        'grep -l "Claude Global Agents Bridge" ~/.bashrc ~/.bash_profile ~/.profile 2>/dev/null',
+        'ssh -i ~/.ssh/ci-deploy-key root@76.13.151.200 "cd /opt/cipherbox && grep CORS .env" 2>&1',
+        "sudo du -sh /home/ubuntu/* 2>/dev/null | sort -hr | head -10",
+        "df -h /cow",
+    )
+    changing = (
+        'git config user.email "ubuntu@local" && git config user.name "Ubuntu User"',
+        "gh api repos/FSM1/cipher-box/actions/permissions/selected-actions -X PUT --input -",
+        "gh pr create --title docs",
+        "git remote add origin https://example.invalid/x.git",
+    )
+    assert [c for c in looking if not command_kinds.exploring(c)] == []
+    assert [c for c in changing if command_kinds.exploring(c)] == []

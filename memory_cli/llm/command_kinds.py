@@ -51,6 +51,11 @@ _READ_ONLY_SUB = {
     "systemctl": frozenset("status is-active is-enabled list-units".split()),
     "kubectl": frozenset("get describe logs".split()),
 }
+# Words after a read-only subcommand that make the call write (gh pr create, git remote add).
+_WRITING_WORDS = frozenset(
+    "add set unset delete remove rm create edit close merge reopen comment review rename sync upload "
+    "download cancel rerun enable disable".split()
+)
 # Read-only only when nothing in the call writes (gh api -X PUT, git branch -D, git config key value).
 _WRITING_FLAGS = re.compile(
     r"^(?:-X|--method|-D|-d|--delete|-m|--move|-f|--field|-F|--raw-field|--input|--add|--unset)$"
@@ -136,6 +141,8 @@ def exploring(command: str) -> bool:
             continue
         subs = _READ_ONLY_SUB.get(name)
         if subs is None or _sub(sc) not in subs or any(_WRITING_FLAGS.match(a) for a in sc.args):
+            return False
+        if any(a in _WRITING_WORDS for a in sc.args[1:3]):
             return False
         if name == "git" and _sub(sc) == "config" and len([a for a in sc.args if not a.startswith("-")]) > 2:
             return False  # git config key value writes
