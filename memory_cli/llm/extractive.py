@@ -55,8 +55,8 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 _EXCEPTION_LINE = re.compile(r"(?m)^(?:E\s+)?.*\b\w*(?:Error|Exception)\b:.*$")
 _ERROR_LINE = re.compile(r"(?im)^.*\b(?:error|exception|failed|fatal|not found|no such|denied|refused|rejected)\b.*$")
 _EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
-# At least this many words after the marker: "the issue is confirmed" says nothing.
-_MIN_WORDS_AFTER = 4
+# At least this many words after the marker ("a stale cache"): "the issue is confirmed" says nothing.
+_MIN_WORDS_AFTER = 3
 
 
 def _refuted_turns(ex: Excerpt) -> set[int]:
