@@ -11,8 +11,8 @@ Reports, checked against the hand-labelled typed prompts (tests/fixtures/real/pr
 - the request count equals the number of prompts the person typed in that session;
 - the first request is one of those prompts, and not injected text;
 - no task notification or continuation summary appears in the report;
-- sessions whose transcript holds answers to the agent's questions or an approved plan show
-  them as decisions;
+- sessions whose transcript holds answers to the agent's questions, an approved plan or an
+  option the person picked show them as decisions;
 - the prompts listed as corrections: how many are labelled corrections (precision), and how
   many labelled corrections are listed (recall).
 
@@ -79,14 +79,15 @@ def main() -> int:
         first = next((p for p in prompts if session_report._a_request(p)), None)
         checks["first request typed"] += first is not None and _key(first) in typed
         checks["no injected text"] += "<task-notification>" not in report and "being continued" not in report
-        # An answer the person gave (not one they dismissed), or a plan they approved.
+        # An answer the person gave (not one they dismissed), a plan they approved, or an
+        # option they picked by typing its number.
         has_decisions = any(
             t.role == "result"
             and (
                 ("have been answered" in t.text and '="[User dismissed' not in t.text) or "approved your plan" in t.text
             )
             for t in ex.turns
-        )
+        ) or any(t.role == "person" and session_report._PICK.fullmatch(t.text.strip()) for t in ex.turns)
         if has_decisions:
             checks["sessions with decisions"] += 1
             checks["decisions shown"] += "Decisions: " in report

@@ -31,6 +31,7 @@ SESSION_WRAPPER_INSTALL = "d9f70b92-1237-42ea-9356-1733bcc4b7e2"  # a sentence c
 SESSION_DOCS_PR = "14255944-5b59-48f2-a75c-0025d518c7ea"  # a rejected push, git pull --rebase
 SESSION_CHAT_BACKUP = "bc05a01f-b674-4f96-b8d3-482ede8e1378"  # answers to the agent's questions
 SESSION_AGENT_FILES = "b85b84ca-6826-497f-84a3-ec7ecfbf7d29"  # causes stated, then interrupted
+SESSION_PORTFOLIO = "af0fd07c-e8b5-424a-a277-66cf50c58a3a"  # "Option 1" picked from the agent's list
 SESSION_ESSAY_RUBRIC = "a32c9b72-b8cf-4b5f-b9d7-6f32d88cd9ef"  # openpyxl missing, then another script
 
 
@@ -153,6 +154,8 @@ def test_the_report_says_what_the_person_decided_and_corrected(store, offline, t
     assert "Decisions: " in report and "-> Git repo riêng tư" in report, report
     _, report = summarize(store, offline, tmp_path, SESSION_WRAPPER_INSTALL)  # an approved plan
     assert "plan approved: Complete Wrapper Installation Integration Plan" in report, report
+    _, report = summarize(store, offline, tmp_path, SESSION_PORTFOLIO)  # "Option 1", typed
+    assert "chose 1: Show projects immediately while loading languages in the background" in report, report
     _, report = summarize(store, offline, tmp_path, SESSION_WRAPPER_BANNER)
     assert "Corrections (" in report and "i wanted the ultimate wrapper modified" in report, report
 

@@ -4,7 +4,8 @@ The next session starts from it ("Previous session in <project> ..."), so it mus
 the person did: the requests they typed (not the task notifications, reminders, command
 wrappers and continuation summaries Claude Code puts on their side of the transcript, which
 :mod:`.transcript` leaves out), the first real request (not a bare ``ls``), the decisions the
-person made when asked (answers to the agent's questions, an approved plan) and the times they
+person made when asked (answers to the agent's questions, an approved plan, the option they
+picked from a list the agent offered) and the times they
 corrected the agent: a call they rejected, an interruption, and a prompt that pushes back.
 """
 
@@ -30,6 +31,12 @@ _PUSHBACK = re.compile(
     |does\s+not)\s+(?:work|fix|help|solve|change)|not\s+working|not\s+the\s+(?:issue|problem|cause|reason)
     |that'?s\s+wrong|thats\s+wrong)\b""",
     re.I | re.X,
+)
+# A typed prompt that only picks one of the options the agent listed: "2", "c", "Option 1".
+_PICK = re.compile(
+    r"\W*(?:(?:let'?s\s+)?(?:go\s+with|use|do|pick|choose|take)\s+)?(?:option|approach|choice|solution)?\s*#?"
+    r"(\d{1,2}|[a-e])\W{0,3}(?:please|pls)?\W*",
+    re.I,
 )
 _ANSWERS = re.compile(r'"([^"]{1,300})"="([^"]{1,300})"')
 _DISMISSED = "[User dismissed"
@@ -63,10 +70,27 @@ def _a_request(text: str) -> bool:
     return not _BARE.fullmatch(text.strip())
 
 
+def _option(listing: str, pick: str) -> str | None:
+    """The line of ``listing`` that offers option ``pick`` ("2. **Show projects first** ..."):
+    the last one, as options close a message (an earlier numbered list explains the problem)."""
+    found = re.findall(rf"(?im)^\W*(?:option\s+)?{re.escape(pick)}\s*[.):\-]\s*(?:\*\*)?(.+)$", listing)
+    return _one_line(found[-1].replace("**", ""), 120) if found else None
+
+
 def _decisions(ex: Excerpt) -> list[str]:
     out = []
     last_tool = None
+    last_said = ""
     for turn in ex.turns:
+        if turn.role == "assistant":
+            last_said = turn.text
+            continue
+        if turn.role == "person":
+            m = _PICK.fullmatch(turn.text.strip())
+            if m and last_said:
+                offered = _option(last_said, m.group(1))
+                out.append(f"chose {m.group(1)}" + (f": {offered}" if offered else " of the options offered"))
+            continue
         if turn.role == "tool":
             last_tool = turn
             continue
