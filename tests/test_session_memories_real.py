@@ -178,3 +178,9 @@ def test_commands_that_only_look_around_are_told_from_ones_that_change_something
     )
     assert [c for c in looking if not command_kinds.exploring(c)] == []
     assert [c for c in changing if command_kinds.exploring(c)] == []
+
+
+def test_a_call_cancelled_beside_a_failed_parallel_call_is_not_a_failure(store, offline, tmp_path):
+    # Two calls made at once; one failed (openpyxl missing), Claude Code cancelled the other.
+    _, report = summarize(store, offline, tmp_path, SESSION_ESSAY_RUBRIC)
+    assert "47 tool call(s), 7 failed" in report, report

@@ -29,9 +29,10 @@ actually said). The session report is written by :mod:`.session_report`.
 from __future__ import annotations
 
 import re
+from collections import deque
 
 from memory_cli.llm import command_kinds
-from memory_cli.llm.session_report import failed, pushback
+from memory_cli.llm.session_report import CANCELLED, failed, pushback
 from memory_cli.llm.session_report import report as report
 from memory_cli.llm.transcript import Excerpt, clip
 
@@ -160,21 +161,24 @@ def _fix_for(failure: dict, cmd: str) -> str | None:
 def _fixes(ex: Excerpt) -> list[dict]:
     out = []
     pending: list[dict] = []  # failures waiting for their fix, oldest first
-    last_cmd = None
+    # Calls waiting for their result, in order: parallel calls are answered in the order made.
+    calls: deque[str | None] = deque()
     for turn in ex.turns:
+        if turn.role == "person":
+            calls.clear()
+            continue
         if turn.role == "tool":
-            if turn.tool == "Bash":
-                last_cmd = turn.text
-            else:
-                last_cmd = None
-                if turn.tool in _EDIT_TOOLS:
-                    for failure in pending:
-                        failure["edited"].append(turn.text)
+            calls.append(turn.text if turn.tool == "Bash" else None)
+            if turn.tool in _EDIT_TOOLS:
+                for failure in pending:
+                    failure["edited"].append(turn.text)
             continue
-        if turn.role != "result" or not last_cmd:
+        if turn.role != "result" or not calls:
             continue
-        cmd, last_cmd = last_cmd, None
-        if turn.rejected:
+        cmd = calls.popleft()
+        if cmd is None:
+            continue
+        if turn.rejected or turn.text.startswith(CANCELLED):
             continue  # nothing ran: neither a failure nor a fix
         if failed(turn):
             if not any(f["cmd"].strip() == cmd.strip() for f in pending):

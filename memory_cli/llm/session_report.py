@@ -38,14 +38,16 @@ _PICK = re.compile(
     r"(\d{1,2}|[a-e])\W{0,3}(?:please|pls)?\W*",
     re.I,
 )
+# What Claude Code answers for a call it cancelled because a parallel one failed: it never ran.
+CANCELLED = "<tool_use_error>Cancelled: parallel tool call"
 _ANSWERS = re.compile(r'"([^"]{1,300})"="([^"]{1,300})"')
 _DISMISSED = "[User dismissed"
 
 
 def failed(turn: Turn) -> bool:
-    """A tool result that reports a failure. A call the person rejected did not run, so it did
-    not fail."""
-    if turn.role != "result" or turn.rejected:
+    """A tool result that reports a failure. A call the person rejected, or that Claude Code
+    cancelled, did not run, so it did not fail."""
+    if turn.role != "result" or turn.rejected or turn.text.startswith(CANCELLED):
         return False
     return turn.is_error or bool(_EXIT.search(turn.text))
 
