@@ -8,7 +8,9 @@ table counts them, and a memory nobody has judged yet is listed as such, to be j
 and added there.
 
 Reports, checked against the hand-labelled typed prompts (tests/fixtures/real/prompts.jsonl):
-- the request count equals the number of prompts the person typed in that session;
+- the request count equals the number of texts in the extract labelled as typed prompts of
+  that session (labels are matched by text: a session's prompts may be labelled from another
+  of its logs);
 - the first request is one of those prompts, and not injected text;
 - no task notification or continuation summary appears in the report;
 - sessions whose transcript holds answers to the agent's questions, an approved plan or an
@@ -42,6 +44,19 @@ def _key(text: str) -> str:
     return " ".join(text.split())[:60]
 
 
+def _user_texts(path: Path) -> list[str]:
+    """Every text a person-side record of the extract holds, typed or injected."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        if rec.get("type") != "user":
+            continue
+        content = rec.get("message", {}).get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        out += [b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--show", action="store_true", help="print every memory and report")
@@ -51,12 +66,10 @@ def main() -> int:
         if line.strip():
             j = json.loads(line)
             judged[(j["session"], j["content"])] = j
+    # A session's prompts may be labelled from another of its logs: labels are matched by text.
     labels: dict[str, dict[str, dict]] = {}
-    typed_count: Counter = Counter()
     for r in rp.load_prompts():
         labels.setdefault(r["session"], {})[_key(r["prompt"])] = r
-        typed_count[r["session"]] += 1
-
     verdicts: Counter = Counter()
     unjudged = []
     checks: Counter = Counter()
@@ -75,7 +88,8 @@ def main() -> int:
             if args.show:
                 print(f"{path.name}: [{j['verdict'] if j else 'UNJUDGED'}] {m['content'][:200]}")
         prompts = [t.text for t in ex.turns if t.role == "person"]
-        checks["count right"] += len(prompts) == typed_count[ex.session_id]
+        expected = sum(1 for t in _user_texts(path) if _key(t) in typed)
+        checks["count right"] += len(prompts) == expected
         first = next((p for p in prompts if session_report._a_request(p)), None)
         checks["first request typed"] += first is not None and _key(first) in typed
         checks["no injected text"] += "<task-notification>" not in report and "being continued" not in report
@@ -94,7 +108,7 @@ def main() -> int:
         found = session_report.corrections(ex)
         listed += len(found)
         listed_right += sum(1 for c in found if typed.get(_key(c), {}).get("correction"))
-        labelled_corrections += sum(1 for r in typed.values() if r["correction"])
+        labelled_corrections += sum(1 for t in _user_texts(path) if typed.get(_key(t), {}).get("correction"))
         if args.show:
             print(report, "\n")
 

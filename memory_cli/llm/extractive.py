@@ -18,7 +18,8 @@ Read on real sessions, most candidates are not knowledge, so each kind is filter
 * the next successful command of the same program is not a fix unless it is the failed one
   corrected or named in the error; a destructive command (``git branch -D``, ``git push
   --force``, ``rm`` ...) is never learned as a fix here, where no person reviews it;
-* a conclusion that is hedged ("likely", "might", "something somewhere"), says nothing ("the issue is confirmed"), is
+* a conclusion that is hedged ("likely", "might", "something somewhere"), only says where the
+  problem was ("the problem was in the test files"), says nothing ("the issue is confirmed"), is
   cut mid-thought (ends in a colon), or that the person answered by interrupting, rejecting the
   next call or pushing back ("no", "still fails", "I wanted ...") is not stored.
 
@@ -56,6 +57,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(])|\n+")
 _EXCEPTION_LINE = re.compile(r"(?m)^(?:E\s+)?.*\b\w*(?:Error|Exception)\b:.*$")
 _ERROR_LINE = re.compile(r"(?im)^.*\b(?:error|exception|failed|fatal|not found|no such|denied|refused|rejected)\b.*$")
 _EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
+# A conclusion that only says where the problem was ("The problem was in the prompts in both
+# test files") teaches nothing once that code has changed.
+_ONLY_WHERE = re.compile(r"\s+(?:in|inside|within)\b", re.I)
 # At least this many words after the marker ("a stale cache"): "the issue is confirmed" says nothing.
 _MIN_WORDS_AFTER = 3
 
@@ -83,7 +87,10 @@ def _stated(sentence: str) -> bool:
     m = _CONCLUSION.search(sentence)
     if not m or sentence.endswith(("?", ":", "…", "...")) or _HEDGED.search(sentence):
         return False
-    return len(re.findall(r"\w+", sentence[m.end() :])) >= _MIN_WORDS_AFTER
+    rest = sentence[m.end() :]
+    if _ONLY_WHERE.match(rest):
+        return False  # "the problem was in the test files" says where, not what
+    return len(re.findall(r"\w+", rest)) >= _MIN_WORDS_AFTER
 
 
 def _conclusions(ex: Excerpt) -> list[dict]:

@@ -4,7 +4,8 @@ A transcript is appended to while a session runs, so reading resumes at a byte o
 stops at the last complete line: a half-written line at the end is left for the next read.
 Side chains (sub-agents), meta records, summaries and the text Claude Code injects into the
 person's side of the conversation (``<system-reminder>``, ``<task-notification>``, command
-wrappers, hook output, the summary that continues a compacted session) are skipped, so that a
+wrappers, hook output, what the IDE says the person opened, the summary that continues a
+compacted session) are skipped, so that a
 ``person`` turn is a prompt somebody typed. Tool calls and results are kept, shortened, because
 "what failed and what fixed it" is most of what a coding session learns; a call the person
 rejected is marked as such (Claude Code records it as an error, but nothing ran), and an
@@ -36,6 +37,8 @@ _NOISE_PREFIXES = (
     "<bash-stdout>",
     "<bash-stderr>",
     "<user-memory-input>",
+    "<ide_opened_file>",
+    "<ide_selection>",
     "Caveat: The messages below were generated",
     "This session is being continued from a previous conversation",
     "<memory-cli>",
