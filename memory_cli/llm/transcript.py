@@ -2,9 +2,14 @@
 
 A transcript is appended to while a session runs, so reading resumes at a byte offset and
 stops at the last complete line: a half-written line at the end is left for the next read.
-Side chains (sub-agents), meta records, summaries and the hook context Claude Code inserts
-(``<system-reminder>`` ...) are skipped; tool calls and results are kept, shortened, because
-"what failed and what fixed it" is most of what a coding session learns.
+Side chains (sub-agents), meta records, summaries and the text Claude Code injects into the
+person's side of the conversation (``<system-reminder>``, ``<task-notification>``, command
+wrappers, hook output, what the IDE says the person opened, the summary that continues a
+compacted session) are skipped, so that a
+``person`` turn is a prompt somebody typed. Tool calls and results are kept, shortened, because
+"what failed and what fixed it" is most of what a coding session learns; a call the person
+rejected is marked as such (Claude Code records it as an error, but nothing ran), and an
+interruption by the person is kept as a turn of its own.
 """
 
 from __future__ import annotations
@@ -22,24 +27,42 @@ MAX_READ_BYTES = 8 * 1024 * 1024
 _NOISE_PREFIXES = (
     "<system-reminder>",
     "<user-prompt-submit-hook>",
-    "[Request interrupted",
+    "<task-notification>",
     "<local-command-stdout>",
+    "<local-command-stderr>",
     "<command-name>",
     "<command-message>",
+    "<command-args>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<user-memory-input>",
+    "<ide_opened_file>",
+    "<ide_selection>",
     "Caveat: The messages below were generated",
+    "This session is being continued from a previous conversation",
     "<memory-cli>",
+)
+_INTERRUPTED = "[Request interrupted"
+# What Claude Code answers in place of a tool's result when the person declines the call.
+_REJECTED = (
+    "The user doesn't want to proceed with this tool use",
+    "The user doesn't want to take this action right now",
 )
 
 
 @dataclass
 class Turn:
-    """One step of the conversation: ``person``, ``assistant``, ``tool`` (a call) or ``result``."""
+    """One step of the conversation: ``person`` (a typed prompt), ``assistant``, ``tool`` (a
+    call), ``result`` or ``interrupt`` (the person stopped the assistant). ``rejected``: a result
+    that only says the person declined the call."""
 
     role: str
     text: str
     tool: str | None = None
     is_error: bool = False
     tool_input: dict | None = None
+    rejected: bool = False
 
 
 @dataclass
@@ -146,6 +169,9 @@ def _add_record(ex: Excerpt, rec: dict) -> None:
         btype = block.get("type")
         if btype == "text" and isinstance(block.get("text"), str):
             text = block["text"].strip()
+            if kind == "user" and text.startswith(_INTERRUPTED):
+                ex.turns.append(Turn("interrupt", clip(text, 200)))
+                continue
             if not text or text.startswith(_NOISE_PREFIXES):
                 continue
             ex.turns.append(Turn("person" if kind == "user" else "assistant", clip(text, TEXT_CHARS)))
@@ -155,7 +181,10 @@ def _add_record(ex: Excerpt, rec: dict) -> None:
             ex.turns.append(Turn("tool", describe_tool_input(name, tin), tool=name, tool_input=tin))
         elif btype == "tool_result" and kind == "user":
             text = _result_text(block)
-            ex.turns.append(Turn("result", clip(text, TOOL_RESULT_CHARS), is_error=bool(block.get("is_error"))))
+            rejected = text.lstrip().startswith(_REJECTED)
+            ex.turns.append(
+                Turn("result", clip(text, TOOL_RESULT_CHARS), is_error=bool(block.get("is_error")), rejected=rejected)
+            )
 
 
 def redact_all(ex: Excerpt) -> int:
@@ -180,6 +209,10 @@ def render(ex: Excerpt) -> str:
             lines.append(f"[assistant] {t.text}")
         elif t.role == "tool":
             lines.append(f"[tool {t.tool}] {t.text}")
+        elif t.role == "interrupt":
+            lines.append("[the person interrupted]")
+        elif t.rejected:
+            lines.append("[the person rejected this call]")
         else:
             lines.append(f"[{'error' if t.is_error else 'result'}] {t.text}")
     return "\n".join(lines)
