@@ -27,7 +27,7 @@ WINDOWS = rp.REAL / "session_windows"
 
 # Whole real sessions (tests/fixtures/real/sources.md), by session id.
 SESSION_WRAPPER_INSTALL = "d9f70b92-1237-42ea-9356-1733bcc4b7e2"  # a sentence cut at a colon, a plan
-SESSION_CHAT_BACKUP = "bc05a01f-b674-4f96-b8d3-482ede8e1378"  # answers to the agent's questions
+SESSION_CHAT_BACKUP = "Azfeel-bc05a01f-chat-backup.jsonl"  # answers to the agent's questions
 SESSION_AGENT_FILES = "b85b84ca-6826-497f-84a3-ec7ecfbf7d29"  # causes stated, then interrupted
 SESSION_PORTFOLIO = "af0fd07c-e8b5-424a-a277-66cf50c58a3a"  # "Option 1" picked from the agent's list
 SESSION_RADIATION_MAP = "b6847497"  # a cause that only says where; corrected next
