@@ -96,8 +96,13 @@ def look_up(store: Store, text: str, **kw) -> list[dict]:
     ``last_used``), as an injection does, so a memory the agent keeps looking up neither
     decays as idle nor is evicted from the pins as least recently used. (Duplicate checks
     and the dashboard's browsing search call :func:`query` and count nothing.)"""
+    from ..db import LockBusy
     from ..entries import mark_used
+    from ..errors import StoreRefused
 
     results = query(store, text, **kw)
-    mark_used(store, [r["id"] for r in results if r.get("id")])
+    try:
+        mark_used(store, [r["id"] for r in results if r.get("id")])
+    except (StoreRefused, LockBusy) as e:  # a full disk or a busy writer: the answer still stands
+        store.warn(f"these results were not counted as used ({str(e).splitlines()[0][:160]})")
     return results
