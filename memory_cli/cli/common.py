@@ -58,6 +58,8 @@ def open_store(*, readonly: bool = False, reading: bool = False):
     with _open(db_path(), readonly=readonly, reading=reading) as store:
         if not readonly and not reading:
             _drain_spool(store)
+        elif reading:
+            _drain_spool(store, wait=False)  # show what hooks spooled, if the lock is free now
         yield store
         if not readonly and not reading:
             _request_backfill(store)
@@ -93,14 +95,17 @@ def _open(path, *, readonly: bool, reading: bool):
     return store
 
 
-def _drain_spool(store) -> None:
-    """Before a command that writes: what hooks spooled while the write lock was held (a
-    correction, audit rows, use counts) goes into the store, so the command sees it."""
+def _drain_spool(store, wait: bool = True) -> None:
+    """Before a command: what hooks spooled while the write lock was held (a correction, audit
+    rows, use counts) goes into the store, so the command sees it. A command that only reads
+    does not wait for the lock (``wait=False``): what stays spooled is written by the next."""
     from .. import spool
 
     try:
-        r = spool.drain(store, wait=True)
+        r = spool.drain(store, wait=wait)
     except Exception as e:  # noqa: BLE001 - the command itself must still run
+        if not wait:
+            return
         store.warn(f"spooled writes could not be written yet ({type(e).__name__}: {e}); `memory-cli doctor` retries")
         return
     if r["failed"]:
