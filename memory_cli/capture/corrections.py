@@ -581,6 +581,14 @@ def view(store, row: dict) -> dict:
                     rule[k] = []
             rule["confirmed"] = bool(rule["confirmed"])
     sessions = _sessions(row)
+    extra = {}
+    if row["detection_type"] == "repeated":
+        from .recurring import instances
+
+        extra["instances"] = [
+            {"id": i["id"], "session_id": i["session_id"], "statement": i["statement"], "detected_at": i["detected_at"]}
+            for i in instances(store, row["id"])
+        ]
     return {
         "correction": True,
         "id": row["id"],
@@ -603,6 +611,7 @@ def view(store, row: dict) -> dict:
         "promoted_rule_id": row["promoted_to"] if rule else None,
         "entry": entry,
         "rule": rule,
+        **extra,
     }
 
 
@@ -619,8 +628,9 @@ def list_corrections(store, *, status: str | None = None, limit: int = 100) -> l
 
 
 def review_queue(store) -> list[dict]:
-    """What waits for the person: proposed rules first, then corrections that have content,
-    most repeated first, then inferred ones that have none yet (a prompt the learned model took
+    """What waits for the person: proposed rules first, then recurring instructions (item
+    "recurring": the same thing said in several sessions, :mod:`.recurring`, with every
+    instance), then corrections that have content, most repeated first, then inferred ones that have none yet (a prompt the learned model took
     for a correction: only the person can say what it meant, or reject it). Each item has
     ``item`` = "proposal" | "correction" and, for pending corrections, the rule approval would
     create (``suggested_rule``)."""
@@ -629,10 +639,23 @@ def review_queue(store) -> list[dict]:
         v = view(store, r)
         v["item"] = "proposal"
         items.append(v)
+    from .recurring import grouped_ids
+
+    for r in store.rows(
+        "SELECT * FROM corrections WHERE status = 'pending' AND detection_type = 'repeated'"
+        " ORDER BY occurrence_count DESC, last_seen_at DESC"
+    ):
+        v = view(store, r)
+        v["item"] = "recurring"
+        v["suggested_rule"] = None
+        items.append(v)
+    grouped = grouped_ids(store)  # shown under their recurring proposal instead
     for r in store.rows(
         "SELECT * FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''"
         " ORDER BY occurrence_count DESC, last_seen_at DESC"
     ):
+        if r["id"] in grouped:
+            continue
         v = view(store, r)
         v["item"] = "correction"
         spec = derive_rule_spec(r)
@@ -644,6 +667,8 @@ def review_queue(store) -> list[dict]:
         "SELECT * FROM corrections WHERE status = 'pending' AND coalesce(key, '') = ''"
         " AND detection_type = 'inferred' ORDER BY last_seen_at DESC"
     ):
+        if r["id"] in grouped:
+            continue
         v = view(store, r)
         v["item"] = "correction"
         v["suggested_rule"] = None
