@@ -39,6 +39,7 @@ from real_prompts import load_prompts  # noqa: E402
 from train_capture_model import BUCKETS, fit  # noqa: E402
 
 from memory_cli.capture import learned  # noqa: E402
+from memory_cli.capture.corrections import is_confident  # noqa: E402
 from memory_cli.capture.detect import _OWN_MISTAKE, _Masked, detect, detect_by_rules  # noqa: E402
 
 FOLDS = 5
@@ -48,21 +49,28 @@ THRESHOLDS = [round(0.2 + 0.05 * i, 2) for i in range(16)]
 
 
 def person_folds(rows: list[dict], seed: int, k: int = FOLDS) -> list[set[str]]:
-    """People into ``k`` folds of about equal prompt counts: shuffled, then the largest first
-    into the fold with fewest prompts so far."""
+    """People into ``k`` folds: the few who typed more than a tenth of all prompts go one to a
+    fold, each into the lightest so far, so that no fold holds two of them; the others into folds
+    drawn at random (``seed``). Repeats with other seeds change who is held out together."""
     size: dict[str, int] = {}
     for r in rows:
         size[r["person"]] = size.get(r["person"], 0) + 1
+    rng = random.Random(seed)
     people = sorted(size)
-    random.Random(seed).shuffle(people)
-    people.sort(key=lambda p: -size[p])
+    rng.shuffle(people)
+    big = sorted((p for p in people if size[p] * 10 > len(rows)), key=lambda p: -size[p])
     folds: list[set[str]] = [set() for _ in range(k)]
     load = [0] * k
-    for p in people:
-        i = min(range(k), key=lambda j: (load[j], j))
+    order = list(range(k))
+    rng.shuffle(order)
+    for p in big:
+        i = min(order, key=lambda j: load[j])
         folds[i].add(p)
         load[i] += size[p]
-    return folds
+    for p in people:
+        if p not in big:
+            folds[rng.randrange(k)].add(p)
+    return [f for f in folds if f]
 
 
 class Data:
@@ -74,7 +82,7 @@ class Data:
         random.Random(1).shuffle(self.synth)
         self.masked = [_Masked(r["prompt"][:4000]).text for r in self.real]
         self.rules = [detect_by_rules(r["prompt"]) is not None for r in self.real]
-        self.shipped = [detect(r["prompt"]) is not None for r in self.real]
+        self.told = [is_confident(detect(r["prompt"]), r["prompt"]) for r in self.real]
         self.own = [bool(_OWN_MISTAKE.search(r["prompt"][:4000])) for r in self.real]
         self.feats = {v: [learned.indexes(t, BUCKETS, v) for t in self.masked] for v in (1, 2)}
         self.synth_feats = {v: [learned.indexes(_Masked(m).text, BUCKETS, v) for m, _ in self.synth] for v in (1, 2)}
@@ -177,7 +185,13 @@ def main() -> int:
         f"{'detector':<36}{'TP':>5}{'FP':>5}{'FN':>5}{'prec':>7}{'rec':>7}{'F1':>7}"
         f"{'P-nb':>7}{'R-nb':>7}{'F1-nb':>7}{'R-push':>8}{'R-stand':>8}"
     )
-    pooled: dict[str, dict[int, bool]] = {"rules": {}, "shipped": {}}
+    before = data.train([], 1, True)  # the model as it was: synthetic sets only, threshold 0.80
+    before_p = data.probs(before, list(range(n)), 25)
+    pooled: dict[str, dict[int, bool]] = {
+        "rules": {},
+        "before: rules + model v1, synthetic only": {},
+        "told to Claude (shipped)": {},
+    }
     chosen: dict[str, list[float]] = {}
     for rep in range(args.repeats):
         for k, fold in enumerate(person_folds(data.real, rep)):
@@ -185,7 +199,8 @@ def main() -> int:
             train = [i for i in range(n) if data.real[i]["person"] not in fold]
             for i in test:
                 pooled["rules"][rep * n + i] = data.rules[i]
-                pooled["shipped"][rep * n + i] = data.shipped[i]
+                pooled["before: rules + model v1, synthetic only"][rep * n + i] = data.rules[i] or before_p[i] >= 0.8
+                pooled["told to Claude (shipped)"][rep * n + i] = data.told[i]
             for name, (version, synthetic, with_rules, max_words) in VARIANTS.items():
                 if args.only and args.only not in name:
                     continue
@@ -233,12 +248,14 @@ class _Pooled:
 
 
 def learning_curve(data: Data, repeats: int, version: int = 2) -> None:
-    """Held-out F1 of rules + model v2 (real + synthetic) by how many people trained it."""
+    """Held-out F1 of rules + model v2 (real + synthetic) by how many people trained it, at the
+    shipped model's threshold (so that the curve shows the model, not the threshold's choice)."""
     n = len(data.real)
-    print("\nlearning curve: rules + model v2 (real + synthetic), held-out by person")
-    print(f"{'training people':>16}{'prec':>7}{'rec':>7}{'F1':>7}")
+    t = learned.load()["threshold"]
+    print(f"\nlearning curve: rules + model v2 (real + synthetic), held out by person, threshold {t}")
+    print(f"{'training people':>16}{'prompts':>9}{'prec':>7}{'rec':>7}{'F1':>7}")
     for m in (0, 2, 4, 8, 16, 24, 32):
-        tot = [0, 0, 0]
+        tot, sizes = [0, 0, 0], []
         for rep in range(repeats):
             for k, fold in enumerate(person_folds(data.real, rep)):
                 test = [i for i in range(n) if data.real[i]["person"] in fold]
@@ -248,12 +265,12 @@ def learning_curve(data: Data, repeats: int, version: int = 2) -> None:
                 random.Random(rep * 100 + k).shuffle(people)
                 keep = set(people[:m])
                 train = [i for i in range(n) if data.real[i]["person"] in keep]
-                model = data.train(train, version, True)
-                t = 0.5 if m < 4 else choose_threshold(data, train, version, True, True, None, rep * 10 + k)
-                p = data.probs(model, test, None)
+                sizes.append(len(train))
+                p = data.probs(data.train(train, version, True), test, None)
                 for j, x in enumerate(counts(data, test, lambda i: data.rules[i] or p[i] >= t)):
                     tot[j] += x
-        print(f"{m:>16}" + "".join(f"{x:>7.2f}" for x in prf(*tot)))
+        if sizes:
+            print(f"{m:>16}{sum(sizes) // len(sizes):>9}" + "".join(f"{x:>7.2f}" for x in prf(*tot)))
 
 
 if __name__ == "__main__":
