@@ -335,6 +335,43 @@ def capture(
     return out
 
 
+MODEL_CONFIDENCE = 0.5  # a correction the session-end model read from the whole transcript
+
+
+def record_missed(store, found: list[dict], *, session_id: str | None, project: str | None) -> list[dict]:
+    """Store the corrections a model found in a finished session that capture had not: each
+    ``{"quote", "statement", "kind"}`` (validated: the quote is the person's own words). One
+    already captured from the same words in that session is left as it is. The rest are kept as
+    inferred corrections for review, never told to anyone and never a rule on their own; they
+    count like any correction, and a recurring one joins the others (:mod:`.recurring`)."""
+    from .detect import Detection
+
+    out = []
+    for item in found:
+        quote, _ = _redact(item["quote"])
+        statement, _ = _redact(item["statement"])
+        if not quote or not statement:
+            continue
+        seen = store.value(
+            "SELECT id FROM corrections WHERE session_id IS ? AND instr(lower(user_message), lower(?)) > 0",
+            (session_id, quote[:200]),
+        )
+        if seen:
+            continue
+        d = Detection(
+            kind="inferred",
+            what_was_wrong="",
+            what_is_right="",
+            confidence=MODEL_CONFIDENCE,
+            key="",
+            statement=statement,
+            signal=f"model:{item['kind']}",
+            sentence=quote,
+        )
+        out.append(capture(store, quote, session_id=session_id, project=project, detection=d, hook_event="SessionEnd"))
+    return out
+
+
 def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):
     from .similar import same_correction
 
