@@ -53,7 +53,7 @@ def test_every_source_file_is_listed_with_its_commit():
 def test_no_injected_text_is_labelled_as_typed():
     for r in rp.load_prompts():
         head = r["prompt"].lstrip()
-        assert not re.match(r"<(command-|local-command-|system-reminder|task-notification|ide_)", head)
+        assert not re.match(r"<(command-|local-command-|system-reminder|task-notification|ide_|teammate-message)", head)
         assert not head.startswith("[Request interrupted")
 
 
@@ -69,6 +69,29 @@ def test_the_set_holds_both_kinds_and_many_people():
 def test_the_detector_reads_every_real_prompt_without_error():
     for r in rp.load_prompts():
         detect(r["prompt"])
+
+
+def test_person_folds_never_split_a_person_and_cover_every_prompt():
+    rows = rp.load_prompts()
+    folds = rp.person_folds(rows, k=5)
+    assert len(folds) == 5
+    tested = []
+    for train, test in folds:
+        assert not {r["person"] for r in train} & {r["person"] for r in test}
+        assert len(train) + len(test) == len(rows)
+        tested.extend(test)
+    assert sorted(id(r) for r in tested) == sorted(id(r) for r in rows)
+
+
+def test_recurring_instructions_point_at_prompts_of_one_person_in_several_sessions():
+    index = {(r["file"], r["line"], r["session"]): r for r in rp.load_prompts()}
+    groups = rp.load_recurring()
+    assert groups
+    for g in groups:
+        members = [index[(m["file"], m["line"], m["session"])] for m in g["members"]]
+        assert {m["person"] for m in members} == {g["person"]}, g["instruction"]
+        assert len({m["session"] for m in members}) >= 2, g["instruction"]
+        assert any(m["correction"] for m in members), g["instruction"]
 
 
 SECRET = re.compile(
