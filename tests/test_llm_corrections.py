@@ -20,8 +20,8 @@ from memory_cli.llm.summarize import summarize_transcript
 
 pytest.importorskip("anthropic")
 
-REAL = Path(__file__).parent / "fixtures" / "real" / "transcripts" / "SWORDIntel-4.jsonl"
-MISSED = "i wanted the ultimate wrapper modified"  # labelled pushback; no rule or model catches it
+REAL = Path(__file__).parent / "fixtures" / "real" / "transcripts" / "SWORDIntel-1.jsonl"
+MISSED = "or find a better way to fix it"  # labelled pushback; no rule or model catches it
 INVENTED = "never touch the production database"  # nobody typed this
 
 
@@ -47,9 +47,9 @@ def test_a_correction_the_hook_missed_is_kept_for_review_from_the_session_end_an
     before = {r["id"] for r in store.rows("SELECT id FROM corrections")}
     answer = {
         "memories": [],
-        "report": "Worked on the wrapper installer.",
+        "report": "Worked on the installer.",
         "corrections": [
-            {"quote": MISSED, "statement": "Modify the ultimate wrapper itself", "kind": "pushback"},
+            {"quote": MISSED, "statement": "Find a better fix than the current workaround", "kind": "pushback"},
             {"quote": INVENTED, "statement": "Never touch the production database", "kind": "standing"},
             {"quote": MISSED, "statement": "x" * 400, "kind": "pushback"},
         ],
@@ -62,10 +62,10 @@ def test_a_correction_the_hook_missed_is_kept_for_review_from_the_session_end_an
     assert len(reasons) == 2 and any("person typed" in x for x in reasons)
     new = [x for x in store.rows("SELECT * FROM corrections") if x["id"] not in before]
     assert [(x["statement"], x["detection_type"], x["status"]) for x in new] == [
-        ("Modify the ultimate wrapper itself", "inferred", "pending")
+        ("Find a better fix than the current workaround", "inferred", "pending")
     ]
     assert new[0]["user_message"] == MISSED and not new[0]["promoted_to"]
-    assert "Modify the ultimate wrapper itself" in [i["statement"] for i in corr.review_queue(store)]
+    assert "Find a better fix than the current workaround" in [i["statement"] for i in corr.review_queue(store)]
     assert not store.value("SELECT count(*) FROM enforcement_rules")
     # what the request asked for
     body = si.ours[0]["body"]
@@ -76,7 +76,7 @@ def test_a_correction_the_hook_missed_is_kept_for_review_from_the_session_end_an
 def test_an_answer_without_corrections_is_still_whole(store, cfg, api, tmp_path):
     path = tmp_path / "session.jsonl"
     shutil.copy(REAL, path)
-    api([tool("save_memories", {"memories": [], "report": "Worked on the wrapper."})])
+    api([tool("save_memories", {"memories": [], "report": "Worked on the installer."})])
     r = summarize_transcript(store, cfg, path, session_id="s-real")
     assert r["provider"] == "anthropic" and r["fallback"] is None and "corrections" not in r
     assert "corrections" in SAVE_TOOL["input_schema"]["properties"]
