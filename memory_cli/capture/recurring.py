@@ -33,7 +33,9 @@ MIN_SESSIONS = 2
 # evidence, this one groups phrasings a person varied on purpose, and its result is only a
 # proposal for review.
 GROUP_THRESHOLD = 0.5
-VECTOR_THRESHOLD = 0.8  # cosine of two statements' embeddings, when the daemon gives them
+# Cosine of two statements' embeddings (when the daemon gives them) at or above which they are
+# one instruction: the hook's threshold for two phrasings of one correction.
+VECTOR_THRESHOLD = 0.82
 MAX_WORDS = 40  # a longer stored prompt is a brief or a paste: its statement is not compared
 
 
@@ -47,7 +49,7 @@ def _text(row: dict) -> str:
 def find_recurring(items: list[dict], *, vectors: dict | None = None) -> list[list[dict]]:
     """Groups of ``items`` (dicts with ``id``, ``session`` and ``text``) that say the same thing,
     each spanning at least ``MIN_SESSIONS`` sessions. Single-link: an instance joins a group when
-    it is close to any member. ``vectors`` maps an item id to its unit vector (list of floats)."""
+    it is close to any member. ``vectors`` maps an item id to its embedding (float32 bytes)."""
     items = [i for i in items if i["text"] and len(i["text"].split()) <= MAX_WORDS and len(i["text"]) <= MAX_CHARS]
     parent = list(range(len(items)))
 
@@ -73,8 +75,9 @@ def _close(a: dict, b: dict, vectors: dict | None) -> bool:
     if similarity(a["text"], b["text"]) >= GROUP_THRESHOLD:
         return True
     if vectors and a["id"] in vectors and b["id"] in vectors:
-        va, vb = vectors[a["id"]], vectors[b["id"]]
-        return sum(x * y for x, y in zip(va, vb)) >= VECTOR_THRESHOLD
+        from .semantic import cosine
+
+        return cosine(vectors[a["id"]], vectors[b["id"]]) >= VECTOR_THRESHOLD
     return False
 
 
@@ -102,11 +105,12 @@ def _members(store) -> dict[str, str]:
     return out
 
 
-def propose_recurring(store, *, vectors: dict | None = None) -> list[dict]:
+def propose_recurring(store, *, embed=None) -> list[dict]:
     """Group the pending corrections per scope and write one proposal for each group spanning
     ``MIN_SESSIONS`` sessions, or add new instances to the proposal the group already holds.
-    Returns the proposals written or grown, as ``{"id", "statement", "instances", "sessions",
-    "new"}``."""
+    ``embed`` (``texts -> list[bytes] | None``, the daemon's) adds closeness by meaning to the
+    word comparison; without it, or when it fails, words alone decide. Returns the proposals
+    written or grown, as ``{"id", "statement", "instances", "sessions", "new"}``."""
     from ..maintenance import kvstate
 
     members = _members(store)  # of every proposal, reviewed ones too: a rejected one is not made again
@@ -124,6 +128,13 @@ def propose_recurring(store, *, vectors: dict | None = None) -> list[dict]:
     for r in rows:
         for s in _sessions(r) or [r["id"]]:
             by_scope.setdefault(r["scope"], []).append({"id": r["id"], "session": s, "text": _text(r), "row": r})
+    vectors = None
+    if embed is not None and rows:
+        from .semantic import embed_safely
+
+        texts = [_text(r) for r in rows]
+        got = embed_safely(embed, texts)
+        vectors = {r["id"]: v for r, v in zip(rows, got)} if got else None
     now = now_iso()
     out = []
     with store.transaction():

@@ -82,8 +82,11 @@ def recurring_task(db_path: Path, settings) -> str:
     from memory_cli.capture.recurring import propose_recurring
     from memory_cli.db import Store
 
+    from memory_cli.capture.semantic import daemon_embedder
+
+    # Off the hook's clock: the daemon may take its time, and when it is down, words decide.
     with Store.open(db_path) as store:
-        done = propose_recurring(store)
+        done = propose_recurring(store, embed=daemon_embedder(5000.0))
     return f"{sum(d['new'] for d in done)} recurring instruction(s) proposed, {sum(not d['new'] for d in done)} grown"
 
 
