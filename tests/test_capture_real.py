@@ -93,3 +93,16 @@ def test_a_correction_that_mentions_a_password_is_stored_redacted(hook, store):
     )
     assert "hunter2" not in stored and "[REDACTED:password]" in stored
     assert "hunter2" not in res.context
+
+
+def test_doubt_and_a_question_people_typed_are_not_read_as_a_contrast():
+    """Real prompts: "not sure" is doubt, not "sure" banned for "Mnn"; a question in statement
+    word order ("is it possible to ... not X but Y") asks, it does not correct."""
+    for prompt in (
+        "Mnn not sure. Itest gaain with Mistral Thnk option:",
+        "is it possible to setup not local database but for example provide connection string",
+    ):
+        assert any(r["prompt"] == prompt and not r["correction"] for r in rp.load_prompts())
+        assert detect_by_rules(prompt) is None, prompt
+    assert detect_by_rules("the api listens on 8081 not 8080").what_is_right == "8081"
+    assert detect_by_rules("pnpm not npm").what_was_wrong == "npm"
