@@ -3,8 +3,11 @@
 
 The labelled sets in tests/fixtures/correction_corpus*.py were written by the people building
 the detector; these prompts were not: they come from Claude Code session logs that strangers
-committed to public repositories, each labelled by hand (docs/corrections.md). Nothing in the
-detector was tuned on them, so every figure here is held out.
+committed to public repositories, each labelled by hand (docs/corrections.md). The rules were
+never tuned on them, so the rules' figures here are held out; the learned model is trained on
+them (scripts/train_capture_model.py), so the "rules + model" figures are in-sample and say only
+that it fits them. The held-out figures of the model, by person, come from
+scripts/cv_capture_real.py.
 
 Prints, for the hand-written rules alone and for the detector as shipped (rules, then the
 learned model for short prompts they pass):

@@ -25,7 +25,14 @@ from correction_corpus_sixth import SIXTH_CORRECTIONS, SIXTH_LOOKALIKES  # noqa:
 from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
 from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
 
+from memory_cli.capture.corrections import is_confident  # noqa: E402
 from memory_cli.capture.detect import detect, detect_by_rules  # noqa: E402
+
+
+def _told(message):
+    """The detection Claude is told of in the session, or None."""
+    d = detect(message)
+    return d if is_confident(d, message) else None
 
 
 def _scores(corrections, lookalikes, judge=detect):
@@ -49,8 +56,13 @@ def test_precision_and_recall_on_the_labelled_set():
     precision, recall, missed, alarms = _scores(CORRECTIONS, LOOKALIKES, detect_by_rules)
     assert precision >= 0.97, alarms
     assert recall >= 0.95, missed
+    # The learned model is also trained on prompts people really typed and fires more readily
+    # (its threshold is chosen on them, held out by person); its hits wait quietly in review,
+    # and what Claude is told (``is_confident``) keeps the rules' precision.
     precision, recall, _missed, _alarms = _scores(CORRECTIONS, LOOKALIKES)
-    assert precision >= 0.97 and recall >= 0.95
+    assert precision >= 0.92 and recall >= 0.95
+    told = _scores(CORRECTIONS, LOOKALIKES, _told)
+    assert told[0] >= 0.97, told[3]
 
 
 def test_the_second_set_written_later_is_held_to_the_same_targets():
@@ -78,9 +90,12 @@ def test_the_third_set_indirect_phrasings_are_held_to_the_same_targets():
 
 def test_ordinary_prompts_holding_the_second_stage_cue_words_are_left_alone():
     """A contrast in a statement, a failure beside "your" that is praise or history, "revert" as
-    a planned task, "keep the diff minimal" as a first instruction, reported speech."""
-    alarms = [(m, detect(m)) for _k, m in THIRD_CUE_LOOKALIKES if detect(m) is not None]
+    a planned task, "keep the diff minimal" as a first instruction, reported speech. The rules
+    leave them alone and Claude is told of none; the learned model, trained on real typing too,
+    may keep one for review."""
+    alarms = [(m, detect_by_rules(m)) for _k, m in THIRD_CUE_LOOKALIKES if detect_by_rules(m) is not None]
     assert not alarms
+    assert not [m for _k, m in THIRD_CUE_LOOKALIKES if _told(m) is not None]
 
 
 def test_the_fourth_set_is_caught_by_the_rules_refined_on_it():
@@ -108,16 +123,17 @@ def test_the_later_sets_keep_what_the_rules_reached_on_them():
 
 def test_the_held_out_set_scores_what_the_docs_say():
     """Never used to write a rule or to train: the honest estimate on new phrasings. Measured at
-    recall .270 (precision .871) with the detector this work started from and .680 (precision
-    .932) as shipped (docs/corrections.md); this guards against falling back. Its misses are
-    never printed."""
+    recall .270 (precision .871) with the detector this work started from, .680 (precision
+    .932) with the model trained on the synthetic sets alone, and .910 (precision .901) with the
+    model trained on real prompts too (docs/corrections.md); this guards against falling back.
+    Its misses are never printed."""
     every = [m for _i, m in EIGHTH_CORRECTIONS + EIGHTH_LOOKALIKES]
     earlier = TUNING_CORRECTIONS + TUNING_LOOKALIKES
     assert len(EIGHTH_CORRECTIONS) >= 100 and len(EIGHTH_LOOKALIKES) >= 99
     assert not {m.lower() for m in every} & {m.lower() for _i, m in earlier}
     precision, recall, _missed, _alarms = _scores(EIGHTH_CORRECTIONS, EIGHTH_LOOKALIKES)
-    assert precision >= 0.92
-    assert recall >= 0.67
+    assert precision >= 0.90
+    assert recall >= 0.85
     assert recall > _scores(EIGHTH_CORRECTIONS, EIGHTH_LOOKALIKES, detect_by_rules)[1] + 0.15
 
 

@@ -53,10 +53,12 @@ def test_correction_gets_one_factual_line_and_is_never_blocked(hook, store, tmp_
     assert row["context"] == "after Bash: npm install; project whisperclick"
 
 
-def test_a_correction_only_the_learned_model_recognises_is_recorded_with_low_confidence(hook, store):
+def test_a_correction_only_the_learned_model_recognises_is_kept_quietly_with_low_confidence(hook, store):
+    """The model says only whether a prompt corrects, and is wrong about real prompts half the
+    time it fires: the correction waits for review, Claude is not told of it."""
     r = _prompt(hook, "please quit sprinkling print calls everywhere")
     assert r.returncode == 0
-    assert r.context.splitlines()[0] == "Recorded correction: please quit sprinkling print calls everywhere."
+    assert "Recorded correction" not in r.context
     row = store.row("SELECT * FROM corrections")
     assert (row["what_was_wrong"], row["what_is_right"], row["confidence"]) == ("", "", 0.3)
     assert row["detection_type"] == "inferred"

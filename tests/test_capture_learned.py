@@ -28,11 +28,14 @@ def test_the_shipped_model_is_the_one_the_labelled_sets_give():
 
 
 def test_its_threshold_keeps_the_cross_validated_precision():
+    """Chosen on real prompts held out by person; the synthetic sets, cross-validated with the
+    real prompts in every training fold, keep a high precision at that threshold."""
     model = json.loads(Path(learned.MODEL_PATH).read_text(encoding="utf-8"))
-    cv = model["cross_validated"]
-    assert cv["folds"] == 10 and cv["precision"] >= 0.97 and cv["recall"] >= 0.90
-    assert cv["model_alone_recall"] > 0.2  # it does find corrections on its own
-    assert 0.5 <= model["threshold"] < 1.0 and model["max_words"] >= 19
+    real = model["held_out_real_people"]
+    assert real["folds"] >= 5 and real["precision"] >= 0.5 and real["model_alone_recall"] > 0.2
+    cv = model["cross_validated_synthetic"]
+    assert cv["folds"] == 10 and cv["precision"] >= 0.85 and cv["recall"] >= 0.90
+    assert 0.2 <= model["threshold"] < 1.0 and model["max_words"] >= 19
 
 
 def test_a_correction_only_the_model_recognises_is_recorded_as_inferred():
@@ -60,7 +63,8 @@ def test_it_waits_at_the_end_of_the_review_queue_and_can_be_completed(store):
 
 
 def test_long_text_and_quotes_are_not_judged_by_the_model():
-    filler = " ".join(["the report lists each service with its owner and its region"] * 3)
+    words = json.loads(Path(learned.MODEL_PATH).read_text(encoding="utf-8"))["max_words"]
+    filler = " ".join(["the report lists each service with its owner and its region"] * (words // 11 + 1))
     assert detect(f"{ONLY_THE_MODEL}. {filler}") is None
     assert detect(f"`{ONLY_THE_MODEL}`") is None
     assert detect(f'the ticket says "{ONLY_THE_MODEL}"') is None

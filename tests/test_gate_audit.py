@@ -272,13 +272,13 @@ def test_a_19mb_command_and_a_20mb_prompt_are_answered(hook, db_path, claude_dir
         assert "input too large" in row["details"]["skipped"][0]["reason"]
     prompt = "no, use pnpm not npm. " + "lorem ipsum dolor sit amet " * (20 * 1024 * 1024 // 27)
     r = hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=prompt), timeout=60)
-    assert r.returncode == 0 and "Recorded correction" in r.context
+    assert r.returncode == 0
     s = Store.open(db_path)
     try:
         stored = s.value("SELECT length(user_message) FROM corrections")
     finally:
         s.close()
-    assert stored <= 4000
+    assert stored is not None and stored <= 4000  # captured, and cut
 
 
 def test_a_huge_write_is_scanned_within_the_budget_and_the_rest_named(store):

@@ -81,6 +81,29 @@ def compose_statement(wrong: str, right: str) -> str:
     return right or ""
 
 
+# What a detection must be for Claude to be told of it in the live session: found by the rules
+# (not the learned model alone), saying what was wrong or what is right, in a short prompt of
+# at most TOLD_MAX_WORDS words on fewer than TOLD_MAX_LINES lines. On the prompts people really
+# typed (tests/fixtures/real) the rules' explicit detections were right 19 times in 30 over all
+# prompts, 16 in 19 within these bounds: the rest were task briefs, pasted plans and questions.
+TOLD_MAX_WORDS = 40
+TOLD_MAX_LINES = 3
+
+
+def is_confident(detection, message: str) -> bool:
+    """Whether a detection is sure enough to be told to Claude as "Recorded correction: ...".
+
+    A wrong line there tells Claude it was corrected when it was not, so only what the rules
+    read with its wrong or right part, in a prompt short enough not to be a brief or a paste,
+    is told; every other detection is kept quietly for ``memory-cli review``."""
+    if detection is None or detection.kind != "explicit":
+        return False
+    if not (detection.what_was_wrong or detection.what_is_right):
+        return False
+    text = message.strip()
+    return len(text.split()) <= TOLD_MAX_WORDS and text.count("\n") < TOLD_MAX_LINES
+
+
 def context_line(result: dict) -> str:
     """The one factual line Claude gets beside the prompt."""
     statement = (result.get("statement") or "").rstrip(".")
@@ -388,6 +411,43 @@ def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
     _store(store, args, at or now_iso(), aid=op_id)
 
 
+MODEL_CONFIDENCE = 0.5  # a correction the session-end model read from the whole transcript
+
+
+def record_missed(store, found: list[dict], *, session_id: str | None, project: str | None) -> list[dict]:
+    """Store the corrections a model found in a finished session that capture had not: each
+    ``{"quote", "statement", "kind"}`` (validated: the quote is the person's own words). One
+    already captured from the same words in that session is left as it is. The rest are kept as
+    inferred corrections for review, never told to anyone and never a rule on their own; they
+    count like any correction, and a recurring one joins the others (:mod:`.recurring`)."""
+    from .detect import Detection
+
+    out = []
+    for item in found:
+        quote, _ = _redact(item["quote"])
+        statement, _ = _redact(item["statement"])
+        if not quote or not statement:
+            continue
+        seen = store.value(
+            "SELECT id FROM corrections WHERE session_id IS ? AND instr(lower(user_message), lower(?)) > 0",
+            (session_id, quote[:200]),
+        )
+        if seen:
+            continue
+        d = Detection(
+            kind="inferred",
+            what_was_wrong="",
+            what_is_right="",
+            confidence=MODEL_CONFIDENCE,
+            key="",
+            statement=statement,
+            signal=f"model:{item['kind']}",
+            sentence=quote,
+        )
+        out.append(capture(store, quote, session_id=session_id, project=project, detection=d, hook_event="SessionEnd"))
+    return out
+
+
 def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):
     from .similar import same_correction
 
@@ -672,6 +732,14 @@ def view(store, row: dict) -> dict:
                     rule[k] = []
             rule["confirmed"] = bool(rule["confirmed"])
     sessions = _sessions(row)
+    extra = {}
+    if row["detection_type"] == "repeated":
+        from .recurring import instances
+
+        extra["instances"] = [
+            {"id": i["id"], "session_id": i["session_id"], "statement": i["statement"], "detected_at": i["detected_at"]}
+            for i in instances(store, row["id"])
+        ]
     return {
         "correction": True,
         "id": row["id"],
@@ -694,6 +762,7 @@ def view(store, row: dict) -> dict:
         "promoted_rule_id": row["promoted_to"] if rule else None,
         "entry": entry,
         "rule": rule,
+        **extra,
     }
 
 
@@ -710,8 +779,9 @@ def list_corrections(store, *, status: str | None = None, limit: int = 100) -> l
 
 
 def review_queue(store) -> list[dict]:
-    """What waits for the person: proposed rules first, then corrections that have content,
-    most repeated first, then inferred ones that have none yet (a prompt the learned model took
+    """What waits for the person: proposed rules first, then recurring instructions (item
+    "recurring": the same thing said in several sessions, :mod:`.recurring`, with every
+    instance), then corrections that have content, most repeated first, then inferred ones that have none yet (a prompt the learned model took
     for a correction: only the person can say what it meant, or reject it). Each item has
     ``item`` = "proposal" | "correction" and, for pending corrections, the rule approval would
     create (``suggested_rule``)."""
@@ -720,10 +790,23 @@ def review_queue(store) -> list[dict]:
         v = view(store, r)
         v["item"] = "proposal"
         items.append(v)
+    from .recurring import grouped_ids
+
+    for r in store.rows(
+        "SELECT * FROM corrections WHERE status = 'pending' AND detection_type = 'repeated'"
+        " ORDER BY occurrence_count DESC, last_seen_at DESC"
+    ):
+        v = view(store, r)
+        v["item"] = "recurring"
+        v["suggested_rule"] = None
+        items.append(v)
+    grouped = grouped_ids(store)  # shown under their recurring proposal instead
     for r in store.rows(
         "SELECT * FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''"
         " ORDER BY occurrence_count DESC, last_seen_at DESC"
     ):
+        if r["id"] in grouped:
+            continue
         v = view(store, r)
         v["item"] = "correction"
         spec = derive_rule_spec(r)
@@ -735,6 +818,8 @@ def review_queue(store) -> list[dict]:
         "SELECT * FROM corrections WHERE status = 'pending' AND coalesce(key, '') = ''"
         " AND detection_type = 'inferred' ORDER BY last_seen_at DESC"
     ):
+        if r["id"] in grouped:
+            continue
         v = view(store, r)
         v["item"] = "correction"
         v["suggested_rule"] = None

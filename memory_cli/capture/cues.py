@@ -97,6 +97,7 @@ _NOT_A_THING = _Lazy(
     r"(?:related|sure|really|yet|just|only|even|necessarily|exactly|quite|that|because|due|caused|ready|done|"
     r"working|needed|important|relevant|supported|possible)\b"
 )
+_DOUBT = frozenset(("sure", "certain", "convinced"))
 _PLEASE_NOT = _Lazy(
     r"^(?P<right>[^,;]{1,60}?)\s+(?:please|pls|plz)\s*[,;—–-]?\s*(?:not|rather\s+than|instead\s+of)\s+(?P<wrong>.{1,80}?)"
     + _END,
@@ -688,9 +689,14 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
             and len(m.group("wrong").split()) <= 8
             and not _CLAUSE_WORD.search(m.group("right"))
             and not _NOT_A_THING.match(m.group("wrong"))
+            # "is it possible to set up not a local database but ...": "is" first asks a question
+            and not b.lstrip().lower().startswith(("is ", "are "))
         ):
             return "contrast", _head(m.group("wrong")), m.group("right")
-        if m := _OVER_FROM_NOW.match(b) or _TWO_TOKENS.match(b):
+        # "Mnn not sure": doubt, not "sure" banned for "Mnn" ("still not working" stays a verdict)
+        if (m := _OVER_FROM_NOW.match(b) or _TWO_TOKENS.match(b)) and m.group("wrong").lower().rstrip(
+            "."
+        ) not in _DOUBT:
             return "contrast", m.group("wrong"), m.group("right")
         m = _INSTEAD.search(b)
         right = m and (m.group("right") or m.group("right2"))

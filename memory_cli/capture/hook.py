@@ -2,8 +2,11 @@
 
 Both run on every prompt or turn, so the common case returns after a regex scan: detection
 (no I/O) before any transcript read or database write, and a substring check before marker
-parsing. Neither handler ever blocks: UserPromptSubmit only adds one factual line of context
-("Recorded correction: use pnpm, not npm.") so Claude adapts in this very session, and tells
+parsing. Neither handler ever blocks: UserPromptSubmit stores every detection (redacted) and
+adds one factual line of context ("Recorded correction: use pnpm, not npm.") only for a
+confident one (``corrections.is_confident``), so Claude adapts in this very session without
+being told of a correction that was praise or a brief; the rest wait quietly in
+``memory-cli review``. It tells
 the person (``systemMessage``) when a correction was just proposed as a rule; Stop only tells
 the person what it remembered. The runner catches anything that raises (fail open).
 """
@@ -49,7 +52,7 @@ def user_prompt_submit(ctx, resp) -> None:
     detection = detect(prompt)
     if detection is None:
         return
-    from .corrections import capture, context_line, promotion_notice
+    from .corrections import capture, context_line, is_confident, promotion_notice
 
     result = capture(
         ctx.store,
@@ -65,7 +68,8 @@ def user_prompt_submit(ctx, resp) -> None:
     )
     if not result.get("correction"):
         return
-    resp.add_context(context_line(result))
+    if is_confident(detection, prompt):
+        resp.add_context(context_line(result))
     if result.get("promoted_now"):
         resp.notify(promotion_notice(result))
 

@@ -39,6 +39,14 @@ MODEL_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correctio
 _PLACEHOLDER = regex_cache.compile("\ue000\\d+\ue001")
 _SENTENCE = regex_cache.compile(r"(?<=[.!?;:—])\s+|\n+")
 _TOKEN = regex_cache.compile(r"[a-z]+(?:'[a-z]+)?|[!?]")
+# Version 2 of the features reads any script: words of letters or digits in any alphabet, the
+# apostrophe dropped ("dont" and "don't" are one word), and text without spaces (Chinese,
+# Japanese) as pairs of adjacent characters.
+_CJK = "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_WORD2 = regex_cache.compile(f"[{_CJK}]+|[^\\W_{_CJK}]+|[!?]")
+_APOSTROPHE = regex_cache.compile("['\u2019`]")
+_UNSPACED = regex_cache.compile(f"[{_CJK}]{{2,}}")
+_PASTE = regex_cache.compile(r"[═─│|$#>{}\[\]=<]")
 
 _model: dict | None = None
 
@@ -66,14 +74,58 @@ def features(masked_text: str) -> set[str]:
     return out
 
 
+def _size(n: int, edges: tuple[int, ...]) -> int:
+    return next((i for i, e in enumerate(edges) if n <= e), len(edges))
+
+
+def features2(masked_text: str, head_words: int = 60) -> set[str]:
+    """Version 2: the words of :func:`features` in any script, typed with or without apostrophes,
+    over the first ``head_words`` words of each of the first lines (a correction in a long
+    message is mostly its opening line, the rest a paste), plus the prompt's shape: how many
+    words and lines it has, and how much of it is the punctuation of pasted output or code."""
+    raw = _PLACEHOLDER.sub(" qquote ", masked_text)
+    text = _APOSTROPHE.sub("", raw.lower())
+    out: set[str] = set()
+    words = 0
+    for sentence in _SENTENCE.split(text):
+        if words >= head_words:
+            break
+        toks: list[str] = []
+        for tok in _WORD2.findall(sentence):
+            if _UNSPACED.fullmatch(tok):
+                toks.extend(tok[i : i + 2] for i in range(len(tok) - 1))
+            else:
+                toks.append(tok)
+        toks = toks[: head_words - words]
+        words += len(toks)
+        if not toks:
+            continue
+        out.add("^" + toks[0])
+        if len(toks) > 1:
+            out.add("^" + toks[0] + "_" + toks[1])
+        for i, tok in enumerate(toks):
+            out.add(tok)
+            if i + 1 < len(toks):
+                out.add(tok + "_" + toks[i + 1])
+    if raw.rstrip().endswith("?"):
+        out.add("ENDQ")
+    n_words = len(raw.split())
+    out.add(f"WORDS{_size(n_words, (1, 2, 4, 8, 16, 32, 64, 128))}")
+    out.add(f"LINES{_size(raw.count(chr(10)), (0, 2, 8, 32))}")
+    out.add(f"PASTE{_size(len(_PASTE.findall(raw)) * 100 // max(1, len(raw)), (0, 1, 3))}")
+    return out
+
+
 def bucket(feature: str, buckets: int) -> int:
     """The bucket of one feature (``buckets`` is a power of two)."""
     return crc32(feature.encode("utf-8")) & (buckets - 1)
 
 
-def indexes(masked_text: str, buckets: int) -> set[int]:
-    """The buckets of the prompt's features."""
-    return {bucket(f, buckets) for f in features(masked_text)}
+def indexes(masked_text: str, buckets: int, version: int = 1) -> set[int]:
+    """The buckets of the prompt's features (of :func:`features` or, for version 2, of
+    :func:`features2`)."""
+    feats = features2(masked_text) if version == 2 else features(masked_text)
+    return {bucket(f, buckets) for f in feats}
 
 
 def decode(data: dict) -> dict:
@@ -107,7 +159,8 @@ def probability(masked_text: str, model: dict | None = None) -> float:
     if not model:
         return 0.0
     weights = model["weights"]
-    z = model["bias"] + sum(weights[i] for i in indexes(masked_text, model["buckets"]))
+    feats = indexes(masked_text, model["buckets"], model.get("features", 1))
+    z = model["bias"] + sum(weights[i] for i in feats)
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 

@@ -261,11 +261,18 @@ def _print_list(items: list[dict], requests: list[dict] = ()) -> None:
         label = item.get("item") or item["status"]
         n, s = item["occurrences"], item["sessions"]
         print(f"{short(item['id'])}  {label:<10}  x{n}/{s}s  {clip(item['statement'], 70)}{_rule_text(item)}")
+        _print_instances(item)
     for r in requests:
         print(
             f"{short(r['id'])}  {'scope':<10}  {r['origin']}: {clip(r['content'], 60)}"
             f" (asks for {r['requested_scope']}, applies in {r['scope'] if r['status'] == 'active' else 'nowhere'})"
         )
+
+
+def _print_instances(item: dict) -> None:
+    """Every time a recurring instruction was said, with its session."""
+    for i in item.get("instances") or []:
+        print(f"      said in session {(i['session_id'] or '-')[:8]}: {clip(i['statement'] or '', 80)}")
 
 
 def _describe(item: dict, index: int, total: int) -> None:
@@ -287,6 +294,7 @@ def _describe(item: dict, index: int, total: int) -> None:
         print("  approving remembers it (nothing concrete to enforce)")
     if item.get("context"):
         print(f"  context: {clip(item['context'], 100)}")
+    _print_instances(item)
 
 
 def _ask(prompt: str, default: str | None = None) -> str:

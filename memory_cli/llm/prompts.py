@@ -35,6 +35,20 @@ SAVE_TOOL = {
                 },
             },
             "report": {"type": "string", "description": "A few lines on what the session did."},
+            "corrections": {
+                "type": "array",
+                "description": "Where the person told the agent it was wrong or how to behave from now on.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "quote": {"type": "string", "description": "The person's own words, copied exactly."},
+                        "statement": {"type": "string", "description": "What to do instead, as one instruction."},
+                        "kind": {"type": "string", "enum": ["pushback", "standing"]},
+                    },
+                    "required": ["quote", "statement", "kind"],
+                    "additionalProperties": False,
+                },
+            },
         },
         "required": ["memories", "report"],
         "additionalProperties": False,
@@ -84,7 +98,12 @@ SAVE_SYSTEM = (
     "self-contained sentences that make sense without the transcript. Use scope 'project' for "
     "anything about this project and 'global' only for what holds in every project. Save nothing "
     "rather than something vague. Parts of the transcript shown as [REDACTED:...] were secrets: "
-    "never try to reconstruct them. Answer only by calling the save_memories tool."
+    "never try to reconstruct them. Also list under corrections each place where the person told "
+    "the agent that what it did, said or proposed was wrong or should be done differently "
+    "(pushback: a verdict, 'still failing', a nudge to another tool, a fixed fact), or gave a rule "
+    "for how it should behave from now on (standing), quoting the person's words exactly; a new "
+    "task, a question, praise or a pasted brief is not a correction. Answer only by calling the "
+    "save_memories tool."
 )
 
 COMPACT_SYSTEM = (

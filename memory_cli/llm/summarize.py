@@ -16,7 +16,7 @@ from memory_cli import scope as scopes
 from memory_cli.errors import InvalidInput, NotFound
 from memory_cli.llm import config as llm_config
 from memory_cli.llm import extractive, prompts, providers, transcript
-from memory_cli.llm.validate import Malformed, check_save
+from memory_cli.llm.validate import Malformed, check_corrections, check_save
 
 SESSION_CONFIDENCE = 0.5
 OFFSET_KEY = "llm.offset:"
@@ -125,7 +125,7 @@ def summarize_transcript(
                 kvstate.put(store, key, ex.end)
         return result
 
-    memories, report = None, ""
+    memories, report, missed = None, "", []
     if provider is not None and llm_config.excluded(settings, project, ex.cwd):
         result["fallback"] = "project excluded by llm.exclude_projects: nothing sent"
         provider = None
@@ -144,6 +144,10 @@ def summarize_transcript(
                 scope=project,
             )
             memories, refused, report = check_save(answer.input, project=project)
+            missed, refused_corrections = check_corrections(
+                answer.input, typed=[t.text for t in ex.turns if t.role == "person"]
+            )
+            refused = refused + refused_corrections
             result["provider"] = provider.name
             result["refused"] = refused
             if omitted:
@@ -247,6 +251,11 @@ def summarize_transcript(
             session_id=session_id,
         )
     result["stored"] = len(kept)
+    if missed:
+        from memory_cli.capture.corrections import record_missed
+
+        name = project.split(":", 1)[1] if project else None
+        result["corrections"] = len(record_missed(store, missed, session_id=session_id, project=name))
     if touched:
         from memory_cli.llm.compact import compact_scope
 

@@ -40,7 +40,7 @@ def check_save(data, *, project: str | None) -> tuple[list[dict], list[dict], st
     """
     if not isinstance(data, dict):
         raise Malformed("the answer is not an object")
-    extra = set(data) - {"memories", "report"}
+    extra = set(data) - {"memories", "report", "corrections"}
     if extra:
         raise Malformed(f"unexpected keys {sorted(extra)}")
     memories = data.get("memories")
@@ -201,3 +201,47 @@ def check_compact(store, data, *, scope: str, offered: set[str]) -> tuple[list[d
         used.add(item["id"])
         ops.append({"op": "edit", "ids": [item["id"]], "content": content})
     return ops, refused
+
+
+MAX_CORRECTIONS = 20
+MAX_STATEMENT_CHARS = 300
+_CORRECTION_KEYS = {"quote", "statement", "kind"}
+CORRECTION_KINDS = ("pushback", "standing")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def check_corrections(data, *, typed: list[str]) -> tuple[list[dict], list[dict]]:
+    """Validate the ``corrections`` of a ``save_memories`` input: (accepted, refused).
+
+    Each must quote words the person really typed in this transcript (``typed``, their prompts
+    as stored, redacted): a correction the model made up, or one it put in the agent's mouth, is
+    refused. An answer without the list has none; a list of the wrong shape is ``Malformed``."""
+    items = data.get("corrections") if isinstance(data, dict) else None
+    if items is None:
+        return [], []
+    if not isinstance(items, list):
+        raise Malformed("corrections is not a list")
+    said = [_flat(t) for t in typed if t]
+    accepted, refused = [], []
+    for item in items:
+        if len(accepted) >= MAX_CORRECTIONS:
+            _refuse(refused, item, f"more than {MAX_CORRECTIONS} corrections in one answer")
+            continue
+        if not isinstance(item, dict) or set(item) - _CORRECTION_KEYS:
+            _refuse(refused, item, "a correction is an object of quote, statement and kind")
+            continue
+        quote, statement, kind = item.get("quote"), item.get("statement"), item.get("kind")
+        if kind not in CORRECTION_KINDS:
+            _refuse(refused, item, f"kind {kind!r} is not one of {', '.join(CORRECTION_KINDS)}")
+            continue
+        if not isinstance(statement, str) or not statement.strip() or len(statement) > MAX_STATEMENT_CHARS:
+            _refuse(refused, item, f"statement must be non-empty text of at most {MAX_STATEMENT_CHARS} characters")
+            continue
+        if not isinstance(quote, str) or len(_flat(quote)) < 2 or not any(_flat(quote) in t for t in said):
+            _refuse(refused, item, "quote is not something the person typed in this session")
+            continue
+        accepted.append({"quote": " ".join(quote.split()), "statement": " ".join(statement.split()), "kind": kind})
+    return accepted, refused

@@ -1,8 +1,10 @@
 """What the daily maintenance run does, in order: back up, write the queued session summaries,
-compact scopes over their limit, decay, prune the audit log.
+propose the instructions said in several sessions, compact scopes over their limit, decay,
+prune the audit log.
 
 The backup comes first so that the state before summaries, compaction and decay is always
-recoverable. A SessionEnd after today's run starts :func:`summary_tasks` alone. Each task opens
+recoverable. A SessionEnd after today's run starts :func:`summary_tasks` alone (summaries and
+recurring instructions). Each task opens
 the store itself and closes it at once, so a failing task leaves the next one a clean start and
 the database is never held open longer than a task needs it.
 """
@@ -85,6 +87,19 @@ def summaries_task(db_path: Path, settings) -> str:
     return f"{sum(d['stored'] for d in done)} memories from {len(done)} transcript(s)"
 
 
+def recurring_task(db_path: Path, settings) -> str:
+    """Propose, for review, what the person said in several sessions (capture/recurring.py)."""
+    from memory_cli.capture.recurring import propose_recurring
+    from memory_cli.db import Store
+
+    from memory_cli.capture.semantic import daemon_embedder
+
+    # Off the hook's clock: the daemon may take its time, and when it is down, words decide.
+    with Store.open(db_path) as store:
+        done = propose_recurring(store, embed=daemon_embedder(5000.0))
+    return f"{sum(d['new'] for d in done)} recurring instruction(s) proposed, {sum(not d['new'] for d in done)} grown"
+
+
 def compaction_task(db_path: Path, settings) -> str:
     from memory_cli.db import Store
     from memory_cli.llm.compact import compact_all
@@ -133,6 +148,7 @@ def default_tasks(db_path: Path, settings=None) -> list:
         run("spool", spool_task),
         run("backup", backup_task),
         run("session-summaries", summaries_task),
+        run("recurring-instructions", recurring_task),
         run("compaction", compaction_task),
         run("decay", decay_task),
         run("audit-retention", retention_task),
@@ -152,4 +168,5 @@ def summary_tasks(db_path: Path, settings=None) -> list:
     return [
         ("spool", lambda: spool_task(db_path, settings)),
         ("session-summaries", lambda: summaries_task(db_path, settings)),
+        ("recurring-instructions", lambda: recurring_task(db_path, settings)),
     ]

@@ -1,0 +1,231 @@
+"""Repetition as a signal of its own: the same instruction in several sessions is a standing rule.
+
+A person who asks for the same thing in session after session, in different words ("use the
+wrapper", "please go through our wrapper, not bash", "the audit needs every command to run in
+the wrapper"), is teaching a rule even when no single prompt reads as a correction strong enough
+to be told to Claude. Capture keeps every detection, sure or not (:mod:`.corrections`); each is
+matched to earlier ones on the hook path only by its wrong and right parts, and a detection that
+has none (the learned model's) is never matched there.
+
+:func:`find_recurring` groups what a person said by meaning instead, off the hook's clock (the
+detached maintenance job runs :func:`propose_recurring`): two statements belong together when
+their normalised words overlap (:func:`memory_cli.capture.similar.similarity`, standard library)
+or, when the embedding daemon answers, when their vectors are close. A group that spans at least
+``MIN_SESSIONS`` sessions becomes one proposal in ``memory-cli review`` (kind ``repeated``),
+listing every instance with its session (the ids it groups are kept in the store's ``kv``
+table); nothing becomes a rule or preference without review.
+
+Only stored corrections are read: they are already redacted, and a prompt nobody took for a
+correction (a task brief, a question, praise) is never a candidate, so a person's everyday
+requests ("commit this", "run the tests") repeated across sessions are not proposed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..util import dumps, new_id, now_iso
+from .similar import similarity
+
+MIN_SESSIONS = 2
+# Two statements say the same thing at or above this (stdlib similarity). Below the hook path's
+# SAME_THRESHOLD (0.7): that one must not merge two different corrections on one prompt's
+# evidence, this one groups phrasings a person varied on purpose, and its result is only a
+# proposal for review.
+GROUP_THRESHOLD = 0.5
+# Cosine of two statements' embeddings (when the daemon gives them) at or above which they are
+# one instruction: the hook's threshold for two phrasings of one correction.
+VECTOR_THRESHOLD = 0.82
+MAX_WORDS = 40  # a longer stored prompt is a brief or a paste: its statement is not compared
+
+
+MAX_CHARS = 300  # the same for text without spaces between words (Chinese, Japanese)
+
+
+def _text(row: dict) -> str:
+    return (row.get("statement") or row.get("user_message") or "").strip()
+
+
+def find_recurring(items: list[dict], *, vectors: dict | None = None) -> list[list[dict]]:
+    """Groups of ``items`` (dicts with ``id``, ``session`` and ``text``) that say the same thing,
+    each spanning at least ``MIN_SESSIONS`` sessions. Single-link: an instance joins a group when
+    it is close to any member. ``vectors`` maps an item id to its embedding (float32 bytes)."""
+    items = [i for i in items if i["text"] and len(i["text"].split()) <= MAX_WORDS and len(i["text"]) <= MAX_CHARS]
+    parent = list(range(len(items)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a in range(len(items)):
+        for b in range(a + 1, len(items)):
+            if items[a]["session"] == items[b]["session"] or root(a) == root(b):
+                continue
+            if _close(items[a], items[b], vectors):
+                parent[root(b)] = root(a)
+    groups: dict[int, list[dict]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(root(i), []).append(item)
+    return [g for g in groups.values() if len({i["session"] for i in g}) >= MIN_SESSIONS]
+
+
+def _close(a: dict, b: dict, vectors: dict | None) -> bool:
+    if similarity(a["text"], b["text"]) >= GROUP_THRESHOLD:
+        return True
+    if vectors and a["id"] in vectors and b["id"] in vectors:
+        from .semantic import cosine
+
+        return cosine(vectors[a["id"]], vectors[b["id"]]) >= VECTOR_THRESHOLD
+    return False
+
+
+def _sessions(row: dict) -> list[str]:
+    try:
+        out = json.loads(row.get("sessions") or "[]")
+    except ValueError:
+        out = []
+    if not out and row.get("session_id"):
+        out = [row["session_id"]]
+    return [s for s in out if s]
+
+
+INSTANCES_KEY = "capture.recurring:"  # kv: proposal id -> the ids of the corrections it groups
+
+
+def _members(store) -> dict[str, str]:
+    """Instance correction id -> the id of the recurring proposal that holds it."""
+    from ..maintenance import kvstate
+
+    out = {}
+    for key, value in kvstate.with_prefix(store, INSTANCES_KEY).items():
+        for i in (value or {}).get("instances", []):
+            out[i] = key
+    return out
+
+
+def propose_recurring(store, *, embed=None) -> list[dict]:
+    """Group the pending corrections per scope and write one proposal for each group spanning
+    ``MIN_SESSIONS`` sessions, or add new instances to the proposal the group already holds.
+    ``embed`` (``texts -> list[bytes] | None``, the daemon's) adds closeness by meaning to the
+    word comparison; without it, or when it fails, words alone decide. Returns the proposals
+    written or grown, as ``{"id", "statement", "instances", "sessions", "new"}``."""
+    from ..maintenance import kvstate
+
+    members = _members(store)  # of every proposal, reviewed ones too: a rejected one is not made again
+    live = {
+        r["id"]
+        for r in store.rows(
+            "SELECT id FROM corrections WHERE detection_type = 'repeated' AND status IN ('pending', 'promoted')"
+        )
+    }
+    rows = store.rows(
+        "SELECT * FROM corrections WHERE detection_type != 'repeated' AND (status = 'pending' OR id IN (SELECT value FROM json_each(?)))",
+        (dumps(list(members)),),
+    )
+    by_scope: dict[str, list[dict]] = {}
+    for r in rows:
+        for s in _sessions(r) or [r["id"]]:
+            by_scope.setdefault(r["scope"], []).append({"id": r["id"], "session": s, "text": _text(r), "row": r})
+    vectors = None
+    if embed is not None and rows:
+        from .semantic import embed_safely
+
+        texts = [_text(r) for r in rows]
+        got = embed_safely(embed, texts)
+        vectors = {r["id"]: v for r, v in zip(rows, got)} if got else None
+    now = now_iso()
+    out = []
+    with store.transaction():
+        for scope, items in sorted(by_scope.items()):
+            for group in find_recurring(items, vectors=vectors):
+                ids = list(dict.fromkeys(i["id"] for i in group))
+                owners = sorted({members[i] for i in ids if i in members})
+                new_ids = [i for i in ids if i not in members]
+                if not new_ids:
+                    continue
+                sessions = sorted({i["session"] for i in group})
+                if owners and not set(owners) & live:
+                    # the person already approved or rejected this: new instances join it quietly
+                    pid = owners[0]
+                    held = kvstate.get(store, INSTANCES_KEY + pid, {}).get("instances", [])
+                    kvstate.put(store, INSTANCES_KEY + pid, {"instances": list(dict.fromkeys(held + new_ids))})
+                    members.update(dict.fromkeys(new_ids, pid))
+                    continue
+                owners = [o for o in owners if o in live]
+                if owners:
+                    pid = owners[0]
+                    held = kvstate.get(store, INSTANCES_KEY + pid, {}).get("instances", [])
+                    all_ids = list(dict.fromkeys(held + new_ids))
+                    store.execute(
+                        "UPDATE corrections SET occurrence_count = ?, sessions = ?, last_seen_at = ? WHERE id = ?",
+                        (len(all_ids), dumps(sessions), now, pid),
+                    )
+                    statement = store.value("SELECT statement FROM corrections WHERE id = ?", (pid,))
+                    new = False
+                else:
+                    latest = max((i["row"] for i in group), key=lambda r: r["last_seen_at"] or r["detected_at"])
+                    statement = _text(latest)
+                    pid = new_id()
+                    all_ids = ids
+                    store.execute(
+                        "INSERT INTO corrections(id, session_id, user_message, what_was_wrong, what_is_right,"
+                        " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
+                        " sessions, status, last_seen_at, statement)"
+                        " VALUES (?,?,?,'',?,?,?,'repeated',?,NULL,0.6,?,?,?,'pending',?,?)",
+                        (
+                            pid,
+                            latest["session_id"],
+                            latest["user_message"],
+                            statement,
+                            f"said in {len(sessions)} sessions",
+                            now,
+                            len(all_ids),
+                            scope,
+                            latest["agent"],
+                            dumps(sessions),
+                            now,
+                            statement,
+                        ),
+                    )
+                    new = True
+                kvstate.put(store, INSTANCES_KEY + pid, {"instances": all_ids})
+                for i in all_ids:
+                    members[i] = pid
+                out.append(
+                    {
+                        "id": pid,
+                        "statement": statement,
+                        "instances": len(all_ids),
+                        "sessions": len(sessions),
+                        "new": new,
+                    }
+                )
+    return out
+
+
+def grouped_ids(store) -> set[str]:
+    """The ids of corrections that a pending recurring proposal holds (review shows them there)."""
+    members = _members(store)
+    if not members:
+        return set()
+    live = {
+        r["id"]
+        for r in store.rows("SELECT id FROM corrections WHERE detection_type = 'repeated' AND status = 'pending'")
+    }
+    return {i for i, pid in members.items() if pid in live}
+
+
+def instances(store, correction_id: str) -> list[dict]:
+    """Every instance of a recurring proposal, oldest first: its id, statement, session and when."""
+    from ..maintenance import kvstate
+
+    ids = (kvstate.get(store, INSTANCES_KEY + correction_id, {}) or {}).get("instances", [])
+    if not ids:
+        return []
+    return store.rows(
+        "SELECT id, statement, user_message, session_id, sessions, detected_at FROM corrections"
+        " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY detected_at, id",
+        (dumps(ids),),
+    )
