@@ -7,12 +7,14 @@ retrieval code. Order matters where two handlers speak to Claude about the same 
 
 HANDLERS: dict[str, list[str]] = {
     "SessionStart": [
-        "memory_cli.maintenance.hook:session_start",
         "memory_cli.sharing.hook:session_start",  # before injection, so shared memories are in it
         "memory_cli.retrieval.hook:session_start",
         "memory_cli.reports.hook:session_start",
         "memory_cli.embeddings.hook:session_start",
         "memory_cli.team.hook:session_start",
+        # Last: the detached maintenance it starts takes the write lock at once (the spool, the
+        # backup), and this hook's own writes (loading the repository file) never wait for it.
+        "memory_cli.maintenance.hook:session_start",
     ],
     "UserPromptSubmit": [
         "memory_cli.capture.hook:user_prompt_submit",
