@@ -281,3 +281,18 @@ def test_a_hook_called_for_an_unknown_agent_allows_and_is_recorded(db_path):
     assert "permissionDecision" not in proc.stdout.decode()
     errors = _audit(db_path, "hook_error")
     assert errors and "unknown agent 'cursor'" in errors[0]["details"]
+
+
+def test_a_correction_after_geminis_hook_context_is_judged_on_the_typed_words(db_path):
+    """Gemini CLI 0.61.0 puts the context earlier hooks added (memory-cli's own injection) before
+    the typed words in BeforeAgent's ``prompt``: the correction is still told to its model."""
+    injected = (
+        "<hook_context>&lt;memory-cli-context&gt;\n## Operational Memory (1 memory, ~45 tokens)\n\n"
+        "### general\n- [rule] Never use pythonw.exe (confidence: 0.8)\n&lt;/memory-cli-context&gt;</hook_context>\n\n"
+    )
+    out = agent_hook(
+        db_path, "gemini", "BeforeAgent", gemini("BeforeAgent", prompt=injected + "No, use yarn, not npm.")
+    )
+    assert "Recorded correction: use yarn, not npm." in out["hookSpecificOutput"]["additionalContext"]
+    stored = run_cli("--json", "review", "--list", db=db_path).stdout
+    assert "pythonw" not in stored  # the injected text is not stored as the person's words

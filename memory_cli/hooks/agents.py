@@ -73,6 +73,25 @@ def event_for(agent: str, native: str) -> str | None:
     return EVENTS.get(agent, {}).get(native)
 
 
+HOOK_CONTEXT = ("<hook_context>", "</hook_context>")
+
+
+def typed_prompt(prompt: str) -> str:
+    """What the person typed, without the ``<hook_context>...</hook_context>`` blocks Gemini CLI
+    puts before it in BeforeAgent's ``prompt`` (the context earlier hooks added, memory-cli's
+    own injection among them): capture must judge the person's words, not the injected text."""
+    start, end = HOOK_CONTEXT
+    text = prompt
+    while True:
+        stripped = text.lstrip()
+        if not stripped.startswith(start):
+            return text.strip() if text is not prompt else prompt
+        close = stripped.find(end)
+        if close < 0:
+            return prompt  # not a block Gemini closed: leave the prompt as it came
+        text = stripped[close + len(end) :]
+
+
 def translate(agent: str, event: str, payload: dict) -> list[dict]:
     """The agent's payload as one or more Claude-shaped payloads of ``event`` (an
     ``apply_patch`` touching three files gives three). ``payload`` is the parsed JSON object."""
@@ -80,6 +99,8 @@ def translate(agent: str, event: str, payload: dict) -> list[dict]:
         return [payload]
     out = dict(payload)
     out["hook_event_name"] = event
+    if agent == "gemini" and event == "UserPromptSubmit" and isinstance(out.get("prompt"), str):
+        out["prompt"] = typed_prompt(out["prompt"])
     if agent == "gemini" and event == "Stop" and "last_assistant_message" not in out:
         out["last_assistant_message"] = out.get("prompt_response")
         out.pop("prompt", None)  # AfterAgent repeats the prompt; Stop never carries one
