@@ -59,19 +59,23 @@ def features(masked_text: str) -> set[str]:
     text = _PLACEHOLDER.sub(" qquote ", masked_text.lower())
     out: set[str] = set()
     for sentence in _SENTENCE.split(text):
-        toks = _TOKEN.findall(sentence)
-        if not toks:
-            continue
-        out.add("^" + toks[0])
-        if len(toks) > 1:
-            out.add("^" + toks[0] + "_" + toks[1])
-        for i, tok in enumerate(toks):
-            out.add(tok)
-            if i + 1 < len(toks):
-                out.add(tok + "_" + toks[i + 1])
+        _add_sentence(out, _TOKEN.findall(sentence))
     if masked_text.rstrip().endswith("?"):
         out.add("ENDQ")
     return out
+
+
+def _add_sentence(out: set[str], toks: list[str]) -> None:
+    """One sentence's features: its words, adjacent pairs, first word and first pair."""
+    if not toks:
+        return
+    out.add("^" + toks[0])
+    if len(toks) > 1:
+        out.add("^" + toks[0] + "_" + toks[1])
+    for i, tok in enumerate(toks):
+        out.add(tok)
+        if i + 1 < len(toks):
+            out.add(tok + "_" + toks[i + 1])
 
 
 def _size(n: int, edges: tuple[int, ...]) -> int:
@@ -98,15 +102,7 @@ def features2(masked_text: str, head_words: int = 60) -> set[str]:
                 toks.append(tok)
         toks = toks[: head_words - words]
         words += len(toks)
-        if not toks:
-            continue
-        out.add("^" + toks[0])
-        if len(toks) > 1:
-            out.add("^" + toks[0] + "_" + toks[1])
-        for i, tok in enumerate(toks):
-            out.add(tok)
-            if i + 1 < len(toks):
-                out.add(tok + "_" + toks[i + 1])
+        _add_sentence(out, toks)
     if raw.rstrip().endswith("?"):
         out.add("ENDQ")
     n_words = len(raw.split())
