@@ -597,3 +597,31 @@ def test_journal_page_and_api_show_incidents_reports_and_baselines(api, browser,
     with TestClient(api.app) as anonymous:
         assert anonymous.get("/journal").status_code in (401, 403)
         assert anonymous.get("/api/incidents").status_code in (401, 403)
+
+
+def test_the_review_page_lets_the_person_answer_an_agents_request_for_a_wider_scope(browser, store):
+    h = _ui(browser)
+    asked = entries.add(
+        store,
+        "Always run the linter before committing",
+        "preference",
+        scope="global",
+        source="agent",
+        home_scope="project:shop",
+    )
+    kept = entries.add(
+        store, "Deploys need a ticket", "fact", scope="global", source="agent", home_scope="project:shop"
+    )
+    page = browser.get("/review").text
+    assert "Always run the linter before committing" in page and "asks for global" in page
+    r = browser.post(f"/ui/review-scope/{asked['id']}/approve", headers=h)
+    assert r.status_code == 200 and "applies in global" in r.text
+    assert entries.get(store, asked["id"])["scope"] == "global"
+    r = browser.post(f"/ui/review-scope/{kept['id']}/reject", headers=h)
+    assert r.status_code == 200 and entries.get(store, kept["id"])["scope"] == "project:shop"
+    assert "Deploys need a ticket" not in browser.get("/review").text
+    assert browser.post(f"/ui/review-scope/{asked['id']}/explode", headers=h).status_code == 404
+    # without the CSRF header nothing changes
+    again = entries.add(store, "Use tabs", "preference", scope="global", source="agent", home_scope="project:shop")
+    assert browser.post(f"/ui/review-scope/{again['id']}/approve", headers={"Origin": ORIGIN}).status_code == 403
+    assert entries.get(store, again["id"])["scope"] == "project:shop"

@@ -327,11 +327,36 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 # ------------------------------------------------------------------------------- review
 @router.get("/review", response_class=HTMLResponse)
 def review_page(request: Request, store=Depends(deps.get_store)):
+    from .. import provenance
+
     items = corr.review_queue(store)
+    requests = [dict(r, written_by=provenance.describe(r["origin"])) for r in provenance.pending(store)]
     recent = [
         c for c in corr.list_corrections(store, status="all", limit=30) if c["status"] in ("approved", "rejected")
     ][:10]
-    return render(request, "review.html", nav="review", items=items, recent=recent, pending=len(items))
+    return render(
+        request,
+        "review.html",
+        nav="review",
+        items=items,
+        requests=requests,
+        recent=recent,
+        pending=len(items) + len(requests),
+    )
+
+
+@router.post("/ui/review-scope/{entry_id}/{verb}", response_class=HTMLResponse)
+def review_scope_verb(request: Request, entry_id: str, verb: str, store=Depends(deps.get_store)):
+    """Let an agent's or a model's memory apply where it asked to, or keep it where it was written."""
+    from .. import provenance
+
+    if verb == "approve":
+        entry = provenance.approve(store, entry_id)
+    elif verb == "reject":
+        entry = provenance.reject(store, entry_id)
+    else:
+        raise NotFound(f"no review action {verb!r}")
+    return render(request, "_scope_done.html", entry=entry, verb=verb)
 
 
 @router.post("/ui/review/{correction_id}/{verb}", response_class=HTMLResponse)
