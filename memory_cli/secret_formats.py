@@ -18,8 +18,9 @@ costs one case fold and a substring search per keyword. Standard library only.
 
 from __future__ import annotations
 
-import math
 import os
+
+from .redact import _entropy  # one Shannon entropy for every redaction rule (redact loads this module)
 
 __all__ = ["find", "rules", "source", "compile_all"]
 
@@ -83,14 +84,6 @@ def compile_all() -> int:
     for m, rx in enumerate((_load().get("allow") or {}).get("regexes") or ()):
         _pattern(("global", m), rx)
     return n
-
-
-def _entropy(value: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
 def _line_of(text: str, start: int, end: int) -> str:

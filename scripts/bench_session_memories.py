@@ -44,19 +44,6 @@ def _key(text: str) -> str:
     return " ".join(text.split())[:60]
 
 
-def _user_texts(path: Path) -> list[str]:
-    """Every text a person-side record of the extract holds, typed or injected."""
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line)
-        if rec.get("type") != "user":
-            continue
-        content = rec.get("message", {}).get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        out += [b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
-    return out
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--show", action="store_true", help="print every memory and report")
@@ -88,7 +75,7 @@ def main() -> int:
             if args.show:
                 print(f"{path.name}: [{j['verdict'] if j else 'UNJUDGED'}] {m['content'][:200]}")
         prompts = [t.text for t in ex.turns if t.role == "person"]
-        expected = sum(1 for t in _user_texts(path) if _key(t) in typed)
+        expected = sum(1 for t in rp.user_texts(path) if _key(t) in typed)
         checks["count right"] += len(prompts) == expected
         first = next((p for p in prompts if session_report._a_request(p)), None)
         checks["first request typed"] += first is not None and _key(first) in typed
@@ -108,7 +95,7 @@ def main() -> int:
         found = session_report.corrections(ex)
         listed += len(found)
         listed_right += sum(1 for c in found if typed.get(_key(c), {}).get("correction"))
-        labelled_corrections += sum(1 for t in _user_texts(path) if typed.get(_key(t), {}).get("correction"))
+        labelled_corrections += sum(1 for t in rp.user_texts(path) if typed.get(_key(t), {}).get("correction"))
         if args.show:
             print(report, "\n")
 

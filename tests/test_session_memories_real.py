@@ -7,7 +7,6 @@ describes what the person did."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -157,19 +156,6 @@ def _prefix(text: str) -> str:
     return " ".join(text.split())[:50]
 
 
-def _user_texts(path: Path) -> list[str]:
-    """Every text a person-side record of the extract holds, typed or injected."""
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line)
-        if rec.get("type") != "user":
-            continue
-        content = rec.get("message", {}).get("content")
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
-        out += [b["text"] for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
-    return out
-
-
 def test_the_report_counts_only_the_prompts_people_typed(store, offline, tmp_path):
     # Task notifications, IDE notes and the summary that continues a compacted session are not
     # requests. In every real extract, the requests counted are exactly the texts labelled by
@@ -184,7 +170,7 @@ def test_the_report_counts_only_the_prompts_people_typed(store, offline, tmp_pat
         header = report.splitlines()[0]
         session = header.split()[1]
         count = int(header.split(": ", 1)[1].split()[0])
-        expected = sum(1 for t in _user_texts(path) if _prefix(t) in typed.get(session, set()))
+        expected = sum(1 for t in rp.user_texts(path) if _prefix(t) in typed.get(session, set()))
         if count != expected:
             wrong[path.name] = (count, expected)
         assert "<task-notification>" not in report and "being continued from a previous" not in report
