@@ -354,26 +354,20 @@ def _notice(stdout, event, text) -> None:
 
 
 def _deny_unchecked(stdout, why: str, agent: str = "claude", native: str = "PreToolUse") -> None:
+    """A tool call no rule can check is denied, said in the calling agent's own words."""
     from ..fastjson import dumps
+    from .response import Response
 
     reason = f"memory-cli refused this tool call: {why}, so the rules cannot check it"
-    if agent != "claude":  # in that agent's own words
-        from . import agents
-        from .response import Response
-
-        response = Response()
-        response.decide("deny", reason)
-        response.notify(reason)
-        out = agents.render(agent, native, "PreToolUse", response)
+    response = Response()
+    response.decide("deny", reason)
+    response.notify(reason)
+    if agent == "claude":
+        out = response.render("PreToolUse")
     else:
-        out = {
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            },
-            "systemMessage": reason,
-        }
+        from . import agents
+
+        out = agents.render(agent, native, "PreToolUse", response)
     stdout.write(dumps(out, ensure_ascii=False))
     stdout.flush()
 
