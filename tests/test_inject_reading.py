@@ -213,7 +213,15 @@ def test_which_package_manager_finds_the_pnpm_rule_first(store, use_vectors, mon
         except Exception as e:  # noqa: BLE001
             pytest.skip(f"model unavailable: {e}")
         vectors.reindex(store, m.embed, model=model_mod.DEFAULT_MODEL)
-        monkeypatch.setattr(hybrid, "query_vector", lambda text, timeout_ms, model=None: m.embed([text])[0])
+        # The daemon's answers, computed beforehand: an in-process embedding on a loaded machine
+        # can outlast the daemon's request timeout, and this test is about the ranking.
+        queries = (
+            "which package manager should I use",
+            "how do I install dependencies here?",
+            "what linter do we use?",
+        )
+        answers = dict(zip(queries, m.embed(list(queries))))
+        monkeypatch.setattr(hybrid, "query_vector", lambda text, timeout_ms, model=None: answers[text])
     for q in ("which package manager should I use", "how do I install dependencies here?"):
         hits = search.query(store, q, use_vectors=use_vectors)
         assert hits[0]["id"] == added[0]["id"], (q, [h["content"] for h in hits[:3]])

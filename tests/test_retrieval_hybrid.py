@@ -153,8 +153,11 @@ def test_meaning_finds_a_memory_that_shares_no_keyword(store, monkeypatch):
     add(store, "Invoices are stored in cents", "fact")
     add(store, "Deploy with docker compose", "fact")
     vectors.reindex(store, m.embed, model=model_mod.DEFAULT_MODEL)
-    monkeypatch.setattr(hybrid, "query_vector", lambda text, timeout_ms, model=None: m.embed([text])[0])
     query = "program hangs while moving its frame"
+    # The daemon's answer, computed beforehand: this test is about ranking by meaning, and an
+    # in-process embedding on a loaded machine can outlast the daemon's request timeout.
+    answer = m.embed([query])[0]
+    monkeypatch.setattr(hybrid, "query_vector", lambda text, timeout_ms, model=None: answer)
     assert search.query(store, query, use_vectors=False) == []
     got = search.query(store, query)
     assert got and got[0]["id"] == target["id"]
