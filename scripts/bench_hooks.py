@@ -301,6 +301,11 @@ def run(root: Path) -> int:
     project = root / "benchproj"
     (project / ".git").mkdir(parents=True)
     (project / "src").mkdir()
+    # A real session log as the transcript every payload names: the prompt hook reads the
+    # agent's last turn from it, the Stop hook the turn's text.
+    shutil.copyfile(
+        ROOT / "tests" / "fixtures" / "real" / "transcripts" / "blackgirlbytes-1.jsonl", project / "transcript.jsonl"
+    )
     claude = root / "claude"
     (claude / "memory").mkdir(parents=True)
     env = dict(

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
-from real_prompts import load_prompts  # noqa: E402
+from real_prompts import load_prompts, load_turns  # noqa: E402
 from train_capture_model import BUCKETS, fit  # noqa: E402
 
 from memory_cli.capture import learned  # noqa: E402
@@ -78,14 +78,17 @@ class Data:
 
     def __init__(self) -> None:
         self.real = load_prompts()
+        self.turns = load_turns()
         self.synth = [(m, 1) for _, m in TUNING_CORRECTIONS] + [(m, 0) for _, m in TUNING_LOOKALIKES]
         random.Random(1).shuffle(self.synth)
         self.masked = [_Masked(r["prompt"][:4000]).text for r in self.real]
         self.rules = [detect_by_rules(r["prompt"]) is not None for r in self.real]
         self.told = [is_confident(detect(r["prompt"]), r["prompt"]) for r in self.real]
         self.own = [bool(_OWN_MISTAKE.search(r["prompt"][:4000])) for r in self.real]
-        self.feats = {v: [learned.indexes(t, BUCKETS, v) for t in self.masked] for v in (1, 2)}
-        self.synth_feats = {v: [learned.indexes(_Masked(m).text, BUCKETS, v) for m, _ in self.synth] for v in (1, 2)}
+        self.feats = {
+            v: [learned.indexes(t, BUCKETS, v, turn) for t, turn in zip(self.masked, self.turns)] for v in (1, 2, 3)
+        }
+        self.synth_feats = {v: [learned.indexes(_Masked(m).text, BUCKETS, v) for m, _ in self.synth] for v in (1, 2, 3)}
 
     def train(self, idx: list[int], version: int, synthetic: bool) -> dict:
         rows = [(self.feats[version][i], int(self.real[i]["correction"])) for i in idx]
@@ -105,7 +108,7 @@ class Data:
             if self.own[i] or (max_words and len(text.split()) > max_words):
                 out[i] = 0.0
             else:
-                out[i] = learned.probability(text, model)
+                out[i] = learned.probability(text, model, self.turns[i])
         return out
 
 
@@ -150,6 +153,8 @@ VARIANTS = {
     "model v2, real only": (2, False, False, None),
     "model v2, real+synthetic": (2, True, False, None),
     "rules + model v2, real+synthetic": (2, True, True, None),
+    "model v3, real+synthetic": (3, True, False, None),
+    "rules + model v3, real+synthetic": (3, True, True, None),
 }
 
 
@@ -247,12 +252,12 @@ class _Pooled:
         )
 
 
-def learning_curve(data: Data, repeats: int, version: int = 2) -> None:
-    """Held-out F1 of rules + model v2 (real + synthetic) by how many people trained it, at the
+def learning_curve(data: Data, repeats: int, version: int = 3) -> None:
+    """Held-out F1 of rules + model v3 (real + synthetic) by how many people trained it, at the
     shipped model's threshold (so that the curve shows the model, not the threshold's choice)."""
     n = len(data.real)
     t = learned.load()["threshold"]
-    print(f"\nlearning curve: rules + model v2 (real + synthetic), held out by person, threshold {t}")
+    print(f"\nlearning curve: rules + model v{version} (real + synthetic), held out by person, threshold {t}")
     print(f"{'training people':>16}{'prompts':>9}{'prec':>7}{'rec':>7}{'F1':>7}")
     for m in (0, 2, 4, 8, 16, 24, 32):
         tot, sizes = [0, 0, 0], []

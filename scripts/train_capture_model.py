@@ -4,7 +4,8 @@
 Trains on two kinds of labelled prompts: the synthetic sets in tests/fixtures that
 ``correction_sets`` names for tuning (never the held-out one), and the prompts people really
 typed (tests/fixtures/real/prompts.jsonl, labelled by hand). Fits an L2-regularised logistic
-regression over ``learned.features2`` hashed into ``BUCKETS`` buckets (``learned.indexes``) by
+regression over ``learned.features3`` (the prompt's words and shape, and the agent's last turn
+before it, ``tests/fixtures/real/context.jsonl``) hashed into ``BUCKETS`` buckets (``learned.indexes``) by
 plain gradient descent (numpy, deterministic).
 
 The threshold is chosen on the real prompts held out by person (``FOLDS`` folds of people,
@@ -42,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
-from real_prompts import load_prompts  # noqa: E402
+from real_prompts import load_prompts, load_turns  # noqa: E402
 
 from memory_cli.capture import learned  # noqa: E402
 from memory_cli.capture.detect import _OWN_MISTAKE, _Masked, detect_by_rules  # noqa: E402
@@ -52,7 +53,7 @@ EPOCHS = 300
 STEP = 2.5
 MAX_WORDS = 200  # longer prompts are pasted text; features2 reads only the first 60 words anyway
 BUCKETS = 1 << 16  # for about 20,000 distinct features: few share a bucket (1 << 15 let collisions flip a look-alike)
-FEATURES = 2  # learned.features2: any script, apostrophes optional, the prompt's shape
+FEATURES = 3  # learned.features3: any script, apostrophes optional, the prompt's shape, the agent's last turn
 TARGET_PRECISION = 0.80
 FLOOR_PRECISION = 0.50
 FOLDS = 5  # folds of real people
@@ -67,15 +68,17 @@ def examples() -> list[tuple[str, int]]:
 
 
 def real_examples() -> list[dict]:
-    """The real prompts with their masked text and the person who typed them."""
+    """The real prompts with their masked text, the agent's turn before them and the person who
+    typed them."""
     return [
         {
             "text": _Masked(r["prompt"][:4000]).text,
             "prompt": r["prompt"],
+            "turn": turn,
             "y": int(r["correction"]),
             "person": r["person"],
         }
-        for r in load_prompts()
+        for r, turn in zip(load_prompts(), load_turns(), strict=True)
     ]
 
 
@@ -98,8 +101,8 @@ def feats(message: str) -> set[int]:
     return learned.indexes(_Masked(message).text, BUCKETS, FEATURES)
 
 
-def scored_probability(text: str, model: dict) -> float:
-    return learned.probability(text, model) if len(text.split()) <= MAX_WORDS else 0.0
+def scored_probability(text: str, model: dict, turn=None) -> float:
+    return learned.probability(text, model, turn) if len(text.split()) <= MAX_WORDS else 0.0
 
 
 def fit(rows: list[tuple[set[int], int]], weights: list[float] | None = None) -> dict:
@@ -145,7 +148,7 @@ def main() -> int:
     rows = examples()
     real = real_examples()
     synth_feats = [(feats(m), y) for m, y in rows]
-    real_feats = [(learned.indexes(r["text"], BUCKETS, FEATURES), r["y"]) for r in real]
+    real_feats = [(learned.indexes(r["text"], BUCKETS, FEATURES, r["turn"]), r["y"]) for r in real]
 
     def trained(feat_rows):
         model = fit(feat_rows)
@@ -157,14 +160,18 @@ def main() -> int:
     for r in real:
         sizes[r["person"]] = sizes.get(r["person"], 0) + 1
     real_scored: list[tuple[float, int, bool]] = []
+    blind_scored: list[tuple[float, int, bool]] = []  # the same, without the agent's turn
     for fold in person_folds(sizes, FOLDS):
         train = [f for f, r in zip(real_feats, real) if r["person"] not in fold] + synth_feats
         model = trained(train)
         for r in real:
             if r["person"] in fold:
                 own = bool(_OWN_MISTAKE.search(r["prompt"][:4000]))
-                p = 0.0 if own else scored_probability(r["text"], model)
-                real_scored.append((p, r["y"], detect_by_rules(r["prompt"]) is not None))
+                p = 0.0 if own else scored_probability(r["text"], model, r["turn"])
+                rule = detect_by_rules(r["prompt"]) is not None
+                real_scored.append((p, r["y"], rule))
+                blind = 0.0 if own else scored_probability(r["text"], model, None)
+                blind_scored.append((blind, r["y"], rule))
     # synthetic prompts, 10-fold (the real ones in every training fold)
     synth_scored: list[tuple[float, int, bool]] = []
     for k in range(SYNTHETIC_FOLDS):
@@ -188,14 +195,21 @@ def main() -> int:
             "model_alone_recall": round(mtp / max(1, n_pos), 4),
         }
 
-    reached = [t for t in THRESHOLDS if figures(real_scored, t)["precision"] >= TARGET_PRECISION]
-    floor = [t for t in THRESHOLDS if figures(real_scored, t)["precision"] >= FLOOR_PRECISION] or THRESHOLDS
-    threshold = reached[0] if reached else max(floor, key=lambda t: (figures(real_scored, t)["f1"], -t))
+    def choose(scored) -> float:
+        reached = [t for t in THRESHOLDS if figures(scored, t)["precision"] >= TARGET_PRECISION]
+        floor = [t for t in THRESHOLDS if figures(scored, t)["precision"] >= FLOOR_PRECISION] or THRESHOLDS
+        return reached[0] if reached else max(floor, key=lambda t: (figures(scored, t)["f1"], -t))
+
+    # One threshold for prompts whose agent turn was read (the hook, with a transcript), one for
+    # prompts judged without it (no transcript): each chosen the same way on real held-out people.
+    threshold = choose(real_scored)
+    threshold_blind = choose(blind_scored)
     final = trained(real_feats + synth_feats)
     n_pos = sum(y for _, y in rows)
     out = {
         "about": "memory_cli/capture/learned.py; written by scripts/train_capture_model.py",
         "threshold": threshold,
+        "threshold_without_turn": threshold_blind,
         "max_words": MAX_WORDS,
         "features": FEATURES,
         "trained_on": {
@@ -206,22 +220,25 @@ def main() -> int:
             "real_people": len(sizes),
         },
         "held_out_real_people": {"folds": FOLDS, **figures(real_scored, threshold)},
-        "cross_validated_synthetic": {"folds": SYNTHETIC_FOLDS, **figures(synth_scored, threshold)},
+        "held_out_real_people_without_turn": {"folds": FOLDS, **figures(blind_scored, threshold_blind)},
+        "cross_validated_synthetic": {"folds": SYNTHETIC_FOLDS, **figures(synth_scored, threshold_blind)},
         "bias": final["bias"],
         "buckets": BUCKETS,
         "weights_f32le": final["weights_f32le"],
     }
     print(
         f"{'threshold':>10}{'precision':>11}{'recall':>8}{'F1':>7}{'model P':>9}{'model R':>9}"
-        f"{'synth P':>9}{'synth R':>9}  (real: held out by person; synthetic: 10-fold; rules + model)"
+        f"{'blind P':>9}{'blind R':>9}{'synth P':>9}{'synth R':>9}"
+        "  (real: held out by person, with / without the agent's turn; synthetic: 10-fold; rules + model)"
     )
     for t in THRESHOLDS:
-        f, g = figures(real_scored, t), figures(synth_scored, t)
-        mark = "  <- chosen" if t == threshold else ""
+        f, b, g = figures(real_scored, t), figures(blind_scored, t), figures(synth_scored, t)
+        mark = "  <- with the turn" if t == threshold else ""
+        mark += "  <- without" if t == threshold_blind else ""
         print(
             f"{t:>10.2f}{f['precision']:>11.3f}{f['recall']:>8.3f}{f['f1']:>7.3f}"
             f"{f['model_alone_precision']:>9.3f}{f['model_alone_recall']:>9.3f}"
-            f"{g['precision']:>9.3f}{g['recall']:>9.3f}{mark}"
+            f"{b['precision']:>9.3f}{b['recall']:>9.3f}{g['precision']:>9.3f}{g['recall']:>9.3f}{mark}"
         )
     if args.top:
         top_features(final, rows, args.top)

@@ -124,16 +124,18 @@ def test_the_later_sets_keep_what_the_rules_reached_on_them():
 def test_the_held_out_set_scores_what_the_docs_say():
     """Never used to write a rule or to train: the honest estimate on new phrasings. Measured at
     recall .270 (precision .871) with the detector this work started from, .680 (precision
-    .932) with the model trained on the synthetic sets alone, and .910 (precision .901) with the
-    model trained on real prompts too (docs/corrections.md); this guards against falling back.
+    .932) with the model trained on the synthetic sets alone, .910 (precision .901) with the
+    model trained on real prompts too, and .700 (precision .946) now that a prompt without the
+    agent's turn (these sets have none) is judged at the stricter threshold chosen for that case
+    on real people held out (docs/corrections.md); this guards against falling back.
     Its misses are never printed."""
     every = [m for _i, m in EIGHTH_CORRECTIONS + EIGHTH_LOOKALIKES]
     earlier = TUNING_CORRECTIONS + TUNING_LOOKALIKES
     assert len(EIGHTH_CORRECTIONS) >= 100 and len(EIGHTH_LOOKALIKES) >= 99
     assert not {m.lower() for m in every} & {m.lower() for _i, m in earlier}
     precision, recall, _missed, _alarms = _scores(EIGHTH_CORRECTIONS, EIGHTH_LOOKALIKES)
-    assert precision >= 0.90
-    assert recall >= 0.85
+    assert precision >= 0.93
+    assert recall >= 0.68
     assert recall > _scores(EIGHTH_CORRECTIONS, EIGHTH_LOOKALIKES, detect_by_rules)[1] + 0.15
 
 

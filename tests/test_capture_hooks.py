@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import payload
+from conftest import agent_turn_transcript, payload
 
 
 def _transcript(tmp_path, command="npm install", text="Installing the dependencies."):
@@ -53,10 +53,13 @@ def test_correction_gets_one_factual_line_and_is_never_blocked(hook, store, tmp_
     assert row["context"] == "after Bash: npm install; project whisperclick"
 
 
-def test_a_correction_only_the_learned_model_recognises_is_kept_quietly_with_low_confidence(hook, store):
+def test_a_correction_only_the_learned_model_recognises_is_kept_quietly_with_low_confidence(hook, store, tmp_path):
     """The model says only whether a prompt corrects, and is wrong about real prompts half the
     time it fires: the correction waits for review, Claude is not told of it."""
-    r = _prompt(hook, "please quit sprinkling print calls everywhere")
+    said = agent_turn_transcript(
+        tmp_path / "turn.jsonl", "I've fixed the retry loop in the parser. All tests pass now."
+    )
+    r = _prompt(hook, "please quit sprinkling print calls everywhere", transcript_path=said)
     assert r.returncode == 0
     assert "Recorded correction" not in r.context
     row = store.row("SELECT * FROM corrections")

@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memory_cli.capture import learned
+from conftest import agent_turn_transcript
+
+from memory_cli.capture import agent_turn, learned
 from memory_cli.capture.detect import INFERRED_CONFIDENCE, detect, detect_by_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,30 +30,44 @@ def test_the_shipped_model_is_the_one_the_labelled_sets_give():
 
 
 def test_its_threshold_keeps_the_cross_validated_precision():
-    """Chosen on real prompts held out by person; the synthetic sets, cross-validated with the
-    real prompts in every training fold, keep a high precision at that threshold."""
+    """Both thresholds are chosen on real prompts held out by person (with the agent's turn, as
+    the hook reads it, and without); the synthetic sets, which have no turn, cross-validated with
+    the real prompts in every training fold, keep a high precision at the threshold without it."""
     model = json.loads(Path(learned.MODEL_PATH).read_text(encoding="utf-8"))
     real = model["held_out_real_people"]
     assert real["folds"] >= 5 and real["precision"] >= 0.5 and real["model_alone_recall"] > 0.2
+    blind = model["held_out_real_people_without_turn"]
+    assert blind["precision"] >= 0.5
     cv = model["cross_validated_synthetic"]
     assert cv["folds"] == 10 and cv["precision"] >= 0.85 and cv["recall"] >= 0.90
-    assert 0.2 <= model["threshold"] < 1.0 and model["max_words"] >= 19
+    assert 0.2 <= model["threshold"] <= model["threshold_without_turn"] < 1.0 and model["max_words"] >= 19
 
 
-def test_a_correction_only_the_model_recognises_is_recorded_as_inferred():
+def _after_a_claimed_fix(tmp_path, prompt=ONLY_THE_MODEL):
+    """The agent's turn before ``prompt``: it edited a file, ran the tests and said it fixed it."""
+    path = agent_turn_transcript(
+        tmp_path / "session.jsonl", "I've fixed the retry loop in the parser. All tests pass now."
+    )
+    return agent_turn.read(path, prompt)
+
+
+def test_a_correction_only_the_model_recognises_is_recorded_as_inferred(tmp_path):
     assert detect_by_rules(ONLY_THE_MODEL) is None
-    d = detect(ONLY_THE_MODEL)
+    d = detect(ONLY_THE_MODEL, _after_a_claimed_fix(tmp_path))
     assert d is not None
     assert (d.signal, d.kind, d.confidence) == ("learned", "inferred", INFERRED_CONFIDENCE)
     assert d.statement == ONLY_THE_MODEL and d.what_was_wrong == d.what_is_right == ""
 
 
-def test_it_waits_at_the_end_of_the_review_queue_and_can_be_completed(store):
+def test_it_waits_at_the_end_of_the_review_queue_and_can_be_completed(store, tmp_path):
     from memory_cli.capture import corrections as corr
 
+    transcript = agent_turn_transcript(
+        tmp_path / "session.jsonl", "I've fixed the retry loop in the parser. All tests pass now."
+    )
     corr.capture(store, "use pnpm, not npm", session_id="s1")
     corr.capture(store, "seriously, again?", session_id="s1")  # implicit, nothing to review
-    corr.capture(store, ONLY_THE_MODEL, session_id="s1")
+    corr.capture(store, ONLY_THE_MODEL, session_id="s1", transcript_path=transcript)
     queue = corr.review_queue(store)
     assert [i["statement"] for i in queue] == ["use pnpm, not npm", ONLY_THE_MODEL]
     assert queue[-1]["kind"] == "inferred" and queue[-1]["suggested_rule"] is None
@@ -62,12 +78,14 @@ def test_it_waits_at_the_end_of_the_review_queue_and_can_be_completed(store):
     assert store.value("SELECT key FROM corrections WHERE id = ?", (learned_id,))  # later repeats match it
 
 
-def test_long_text_and_quotes_are_not_judged_by_the_model():
+def test_long_text_and_quotes_are_not_judged_by_the_model(tmp_path):
     words = json.loads(Path(learned.MODEL_PATH).read_text(encoding="utf-8"))["max_words"]
     filler = " ".join(["the report lists each service with its owner and its region"] * (words // 11 + 1))
-    assert detect(f"{ONLY_THE_MODEL}. {filler}") is None
-    assert detect(f"`{ONLY_THE_MODEL}`") is None
-    assert detect(f'the ticket says "{ONLY_THE_MODEL}"') is None
+    turn = _after_a_claimed_fix(tmp_path)
+    assert detect(ONLY_THE_MODEL, turn) is not None
+    assert detect(f"{ONLY_THE_MODEL}. {filler}", turn) is None
+    assert detect(f"`{ONLY_THE_MODEL}`", turn) is None
+    assert detect(f'the ticket says "{ONLY_THE_MODEL}"', turn) is None
 
 
 def test_without_a_readable_model_the_rules_still_run(monkeypatch, tmp_path):
@@ -76,14 +94,14 @@ def test_without_a_readable_model_the_rules_still_run(monkeypatch, tmp_path):
     monkeypatch.setattr(learned, "MODEL_PATH", str(broken))
     monkeypatch.setattr(learned, "_model", None)
     assert learned.load(str(broken)) is None
-    assert detect(ONLY_THE_MODEL) is None
+    assert detect(ONLY_THE_MODEL, _after_a_claimed_fix(tmp_path)) is None
     assert detect("use pnpm, not npm").statement == "use pnpm, not npm"
 
 
 def test_a_message_owning_up_to_the_persons_own_mistake_is_not_judged_by_the_model(monkeypatch):
     """ "I pasted the wrong log, ..." corrects the person's own message, not the agent: the rules
     stand down, and so does the model, however sure it is."""
-    monkeypatch.setattr(learned, "is_correction", lambda text: True)
+    monkeypatch.setattr(learned, "is_correction", lambda text, turn=None: True)
     assert detect(f"I pasted the wrong log, {ONLY_THE_MODEL}") is None
     assert detect("my bad, scrap that and use src/app.py") is None
     assert detect(ONLY_THE_MODEL) is not None  # the same model's yes counts elsewhere

@@ -15,8 +15,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 import real_prompts as rp  # noqa: E402
-from conftest import payload  # noqa: E402
+from conftest import agent_turn_transcript, payload  # noqa: E402
 
+from memory_cli.capture import agent_turn  # noqa: E402
 from memory_cli.capture import corrections as corr  # noqa: E402
 from memory_cli.capture import learned  # noqa: E402
 from memory_cli.capture.detect import detect, detect_by_rules  # noqa: E402
@@ -37,12 +38,35 @@ def test_the_model_is_scored_on_real_people_it_was_not_trained_on():
     assert held["recall"] > 3 * sum(rules) / len(rules)
 
 
-def test_typed_verdicts_without_apostrophes_or_trigger_words_are_caught():
-    """Short verdicts as people type them, not in the training data in these words."""
-    for prompt in ("its still broken", "still failing", "thats not what i asked", "dont do that"):
-        assert detect(prompt) is not None, prompt
+def _claimed_fix(tmp_path) -> str:
+    return agent_turn_transcript(
+        tmp_path / "fixed.jsonl", "I've fixed the retry loop in the parser. All tests pass now."
+    )
+
+
+def _asked(tmp_path) -> str:
+    return agent_turn_transcript(
+        tmp_path / "asked.jsonl",
+        "There are two stale branches, feature/old-login and tmp-fix. Should I delete them?",
+        tools=("Bash",),
+    )
+
+
+def test_typed_verdicts_without_apostrophes_or_trigger_words_are_caught(tmp_path):
+    """Short verdicts as people type them, not in the training data in these words, right after
+    the agent said it had fixed something."""
+    fixed = _claimed_fix(tmp_path)
+    for prompt in ("still failing", "thats not what i asked", "dont do that"):
+        assert detect(prompt, agent_turn.read(fixed, prompt)) is not None, prompt
     for prompt in ("great, thanks!", "can you add a login page?", "what does this function do?", "ok looks good"):
-        assert detect(prompt) is None, prompt
+        assert detect(prompt, agent_turn.read(fixed, prompt)) is None, prompt
+
+
+def test_a_bare_no_rejects_a_claimed_fix_but_answers_a_question(tmp_path):
+    """The same word, two meanings: only the agent's turn tells them apart."""
+    assert detect("no", agent_turn.read(_claimed_fix(tmp_path), "no")) is not None
+    assert detect("no", agent_turn.read(_asked(tmp_path), "no")) is None
+    assert detect("still failing", agent_turn.read(_asked(tmp_path), "still failing")) is None
 
 
 def test_questions_and_praise_in_chinese_or_english_are_not_corrections():
@@ -50,8 +74,8 @@ def test_questions_and_praise_in_chinese_or_english_are_not_corrections():
         assert detect(prompt) is None, prompt
 
 
-def _hook_prompt(hook, text: str, session_id: str = "s1"):
-    return hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=text, session_id=session_id))
+def _hook_prompt(hook, text: str, session_id: str = "s1", **fields):
+    return hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=text, session_id=session_id, **fields))
 
 
 def test_real_prompts_that_were_not_corrections_are_never_told_to_claude(hook, store):
@@ -78,10 +102,14 @@ def test_a_confident_real_correction_is_still_told_to_claude(hook, store):
     assert res.context.splitlines()[0].startswith("Recorded correction: ")
 
 
-def test_a_model_only_correction_waits_in_review_unsaid(hook, store):
-    res = _hook_prompt(hook, "its still broken")
+def test_a_model_only_correction_waits_in_review_unsaid(hook, store, tmp_path):
+    """The hook reads the agent's turn from the transcript Claude Code names: "no" after a
+    claimed fix is kept for review (not told to Claude); "no" after a question is an answer."""
+    res = _hook_prompt(hook, "no", session_id="s1", transcript_path=_asked(tmp_path))
+    assert res.returncode == 0 and corr.review_queue(store) == []
+    res = _hook_prompt(hook, "no", session_id="s2", transcript_path=_claimed_fix(tmp_path))
     assert "Recorded correction" not in res.context
-    assert [i["statement"] for i in corr.review_queue(store)] == ["its still broken"]
+    assert [i["statement"] for i in corr.review_queue(store)] == ["no"]
 
 
 def test_a_correction_that_mentions_a_password_is_stored_redacted(hook, store):

@@ -194,7 +194,15 @@ def capture(
     from .detect import detect
     from .similar import correction_key
 
-    d = detection if detection is not None else detect(user_message)
+    if detection is None:
+
+        def turn():
+            from .agent_turn import read
+
+            return read(transcript_path, user_message)
+
+        detection = detect(user_message, turn)
+    d = detection
     if d is None:
         return result
     # Detection reads the first _STORED_MESSAGE characters and only they are stored: redacting

@@ -1218,12 +1218,14 @@ def _statement(hit: _Hit) -> str:
     return hit.sentence
 
 
-def detect(message: str) -> Detection | None:
+def detect(message: str, turn=None) -> Detection | None:
     """Return the correction in ``message`` or None. Never raises on text input.
 
     The hand-written rules first (they say what was wrong and what is right); for a short prompt
     they pass over, the learned model of :mod:`.learned` may still recognise a correction, which
-    is then recorded as inferred with the prompt as its statement."""
+    is then recorded as inferred with the prompt as its statement. ``turn`` is the agent's last
+    turn (:class:`.agent_turn.AgentTurn`) or a callable reading it, for the model only; read
+    only when the model runs."""
     if not message or not isinstance(message, str):
         return None
     text = message[:_MAX_MESSAGE]
@@ -1235,7 +1237,7 @@ def detect(message: str) -> Detection | None:
         return found
     from . import learned
 
-    if not masked.text.strip() or _Masked.only_quote(masked.text) or not learned.is_correction(masked.text):
+    if not masked.text.strip() or _Masked.only_quote(masked.text) or not learned.is_correction(masked.text, turn):
         return None
     sentence = masked.restore(masked.text).strip()
     statement = _clip(sentence)

@@ -49,7 +49,12 @@ def user_prompt_submit(ctx, resp) -> None:
         return
     from .detect import detect
 
-    detection = detect(prompt)
+    def turn():
+        from .agent_turn import read
+
+        return read(ctx.payload.get("transcript_path"), prompt)
+
+    detection = detect(prompt, turn)
     if detection is None:
         return
     from .corrections import capture, context_line, is_confident, promotion_notice

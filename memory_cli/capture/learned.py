@@ -112,15 +112,72 @@ def features2(masked_text: str, head_words: int = 60) -> set[str]:
     return out
 
 
+# What the agent's last words say about the turn the person answers: a question ("Should I
+# delete it?" is answered by "no", which corrects nothing) or a claim that the work is done
+# ("Fixed! All tests pass" is rejected by "no").
+_ASKED = regex_cache.compile(r"(?i)(\?\s*$|would you like|should i\b|do you want|shall i\b|let me know|want me to)")
+_CLAIMED = regex_cache.compile(
+    r"(?i)\b(done|fixed|complete[d]?|successfully|now (?:works|working|running)|all set|ready|implemented"
+    r"|updated|created|added|resolved)\b|\u2705|\U0001f389"
+)
+
+
+def turn_flags(turn) -> list[str]:
+    """The agent's last turn (:class:`.agent_turn.AgentTurn`, or None when there is no
+    transcript to read) as a few flags: ``NONE`` when there was no turn (the session's first
+    prompt), ``UNK`` when it is unknown; else whether it edited files, had a failing or rejected
+    tool call, was interrupted, asked something or claimed success, and how many tools it ran."""
+    if turn is None:
+        return ["UNK"]
+    if not turn.found:
+        return ["NONE"]
+    flags = []
+    if turn.edited:
+        flags.append("EDIT")
+    if turn.errors:
+        flags.append("ERR")
+    if turn.rejected:
+        flags.append("REJ")
+    if turn.interrupted:
+        flags.append("INT")
+    said = turn.text[-300:]
+    if said and _ASKED.search(said):
+        flags.append("ASK")
+    if said and _CLAIMED.search(said):
+        flags.append("DONE")
+    n = len(turn.tools)
+    flags.append(f"T{_size(n, (0, 2, 9))}")
+    return flags
+
+
+def features3(masked_text: str, turn) -> set[str]:
+    """Version 3: :func:`features2` and the agent's last turn (:func:`turn_flags`), each flag
+    alone and paired with the prompt's length and its sentences' openings, so that "no" after a
+    question and "no" after a claim of success weigh differently."""
+    out = features2(masked_text)
+    flags = turn_flags(turn)
+    shape = [f for f in out if f.startswith(("WORDS", "^"))]
+    for flag in flags:
+        out.add("C_" + flag)
+        for f in shape:
+            out.add(flag + "*" + f)
+    return out
+
+
 def bucket(feature: str, buckets: int) -> int:
     """The bucket of one feature (``buckets`` is a power of two)."""
     return crc32(feature.encode("utf-8")) & (buckets - 1)
 
 
-def indexes(masked_text: str, buckets: int, version: int = 1) -> set[int]:
-    """The buckets of the prompt's features (of :func:`features` or, for version 2, of
-    :func:`features2`)."""
-    feats = features2(masked_text) if version == 2 else features(masked_text)
+def indexes(masked_text: str, buckets: int, version: int = 1, turn=None) -> set[int]:
+    """The buckets of the prompt's features (of :func:`features`, :func:`features2` or, for
+    version 3, :func:`features3` with the agent's last ``turn``)."""
+    if version == 3:
+        feats = features3(masked_text, turn)
+    elif version == 2:
+        feats = features2(masked_text)
+    else:
+        feats = features(masked_text)
     return {bucket(f, buckets) for f in feats}
 
 
@@ -149,20 +206,26 @@ def load(path: str = MODEL_PATH) -> dict | None:
     return _model or None
 
 
-def probability(masked_text: str, model: dict | None = None) -> float:
-    """The model's probability that the prompt corrects the agent (0 when there is no model)."""
+def probability(masked_text: str, model: dict | None = None, turn=None) -> float:
+    """The model's probability that the prompt corrects the agent (0 when there is no model);
+    ``turn`` is the agent's last turn when the transcript could be read."""
     model = model if model is not None else load()
     if not model:
         return 0.0
     weights = model["weights"]
-    feats = indexes(masked_text, model["buckets"], model.get("features", 1))
+    feats = indexes(masked_text, model["buckets"], model.get("features", 1), turn)
     z = model["bias"] + sum(weights[i] for i in feats)
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def is_correction(masked_text: str) -> bool:
-    """Whether a short prompt the rules passed over reads as a correction to the model."""
+def is_correction(masked_text: str, turn=None) -> bool:
+    """Whether a short prompt the rules passed over reads as a correction to the model.
+    ``turn`` is the agent's last turn, or a callable that reads it (called only for a prompt
+    short enough to be scored)."""
     model = load()
     if not model or len(masked_text.split()) > model["max_words"]:
         return False
-    return probability(masked_text, model) >= model["threshold"]
+    if callable(turn):
+        turn = turn()
+    threshold = model["threshold"] if turn is not None else model.get("threshold_without_turn", model["threshold"])
+    return probability(masked_text, model, turn) >= threshold

@@ -193,7 +193,19 @@ def parse_markers(text: str) -> ParsedMarkers:
 def _reverse_records(path: str | os.PathLike, max_bytes: int, chunk: int = 65536):
     """JSON objects of a JSONL file, newest first, reading backwards in chunks so that the
     usual case (the current turn is near the end) reads a few kilobytes, never more than
-    ``max_bytes``. Broken lines and non-objects are skipped."""
+    ``max_bytes``. Broken lines and non-objects are skipped, and so are tool results (often
+    the largest lines, never a turn boundary)."""
+    for raw in reverse_lines(path, max_bytes, chunk):
+        if b'"tool_result"' in raw and b'"assistant"' not in raw:
+            continue
+        rec = _decode_line(raw)
+        if rec is not None:
+            yield rec
+
+
+def reverse_lines(path: str | os.PathLike, max_bytes: int, chunk: int = 65536):
+    """The raw lines of a file, newest first, read backwards in chunks of ``chunk`` bytes and
+    never more than ``max_bytes`` in all. A FIFO, a device or an unreadable path yields nothing."""
     try:
         # Without blocking: a FIFO or a device as the transcript must not hold the hook.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -232,12 +244,7 @@ def _reverse_records(path: str | os.PathLike, max_bytes: int, chunk: int = 65536
                 carry = lines.pop(0)
             else:
                 carry = b""
-            for raw in reversed(lines):
-                if b'"tool_result"' in raw and b'"assistant"' not in raw:
-                    continue  # a tool's output (often the largest lines): never a turn boundary
-                rec = _decode_line(raw)
-                if rec is not None:
-                    yield rec
+            yield from reversed(lines)
 
 
 def _decode_line(raw: bytes) -> dict | None:

@@ -1,0 +1,138 @@
+"""What the agent did in the turn the person is answering: the context a short reply needs.
+
+Most corrections people really type are a few words ("still broken", "nope", "use the venv")
+that read as a correction only beside what the agent just did: "no" after "Should I delete the
+branch?" answers a question; "no" after "Fixed! All tests pass" rejects the work. The words alone
+cannot tell these apart, so detection also reads the agent's last turn from the transcript Claude
+Code names in every hook payload: its last words, the tools it called, whether it edited files,
+whether a call failed or was rejected by the person, whether the person interrupted it, and
+whether it ended by asking something.
+
+Standard library only, and cheap: the transcript is read backwards from its end (the turn being
+answered is the last one) and at most :data:`MAX_BYTES` of it; tool results are never parsed, only
+looked at for an error flag. The same function reads the labelled real prompts' transcripts
+(``scripts/collect_real_context.py``), so the model is trained on exactly what the hook sees.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..fastjson import loads
+from .markers import _blocks, _is_assistant, _is_person_prompt, reverse_lines, strip_injected
+
+# The turn being answered is at the end of the transcript; a turn with long tool outputs may
+# start earlier than this, and then its oldest part is not read (its last words are).
+MAX_BYTES = 256 * 1024
+MAX_RECORDS = 400
+TEXT_KEEP = 600  # characters of the agent's last words kept
+
+_EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "apply_patch", "write_file", "replace"})
+_REJECTED = (b"doesn't want to proceed", b"doesn\\u2019t want to proceed", b"tool use was rejected")
+_INTERRUPTED = "[Request interrupted by user"
+
+
+class AgentTurn:
+    """The agent's last turn before a prompt. ``found`` is False when there was none (the
+    session's first prompt, or an unreadable transcript)."""
+
+    __slots__ = ("found", "text", "tools", "edited", "errors", "rejected", "interrupted")
+
+    def __init__(self) -> None:
+        self.found = False
+        self.text = ""
+        self.tools: list[str] = []
+        self.edited = False
+        self.errors = 0
+        self.rejected = False
+        self.interrupted = False
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> AgentTurn:
+        turn = cls()
+        for key in cls.__slots__:
+            if key in data:
+                setattr(turn, key, data[key])
+        return turn
+
+
+def _typed_text(rec: dict) -> str:
+    return "\n".join(
+        b["text"] for b in _blocks(rec) if b.get("type") == "text" and isinstance(b.get("text"), str)
+    ).strip()
+
+
+def from_lines(lines_newest_first, prompt: str | None = None) -> AgentTurn:
+    """The agent's last turn from a transcript's raw JSONL lines, newest first. A person prompt
+    equal to ``prompt`` met before any of the agent's records is the prompt being answered
+    (Claude Code may have written it already) and is passed over; the next one ends the turn."""
+    turn = AgentTurn()
+    texts: list[str] = []
+    want = prompt.strip() if isinstance(prompt, str) else None
+    skipped_self = False
+    for count, raw in enumerate(lines_newest_first):
+        if count >= MAX_RECORDS:
+            break
+        if b'"tool_result"' in raw and b'"assistant"' not in raw:
+            if b'"is_error":true' in raw or b'"is_error": true' in raw:
+                turn.errors += 1
+                if any(m in raw for m in _REJECTED):
+                    turn.rejected = True
+            turn.found = True
+            continue
+        raw = raw.strip()
+        if not raw.startswith(b"{"):
+            continue
+        try:
+            rec = loads(raw)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(rec, dict):
+            continue
+        if rec.get("type") == "user" and not rec.get("isSidechain"):
+            text = _typed_text(rec)
+            if text.startswith(_INTERRUPTED):
+                turn.interrupted = True
+                continue
+            if _is_person_prompt(rec):
+                if not turn.found and not skipped_self and want is not None and text == want:
+                    skipped_self = True
+                    continue
+                break
+            continue
+        if not _is_assistant(rec):
+            continue
+        turn.found = True
+        for block in reversed(_blocks(rec)):
+            kind = block.get("type")
+            if kind == "tool_use" and isinstance(block.get("name"), str):
+                turn.tools.append(block["name"])
+                if block["name"] in _EDIT_TOOLS:
+                    turn.edited = True
+            elif kind == "text" and isinstance(block.get("text"), str) and len(texts) < 4:
+                said = strip_injected(block["text"]).strip()
+                if said:
+                    texts.append(said)
+    turn.tools.reverse()
+    if texts:
+        turn.text = texts[0][-TEXT_KEEP:]
+    return turn
+
+
+def read(
+    transcript_path: str | os.PathLike | None, prompt: str | None = None, max_bytes: int = MAX_BYTES
+) -> AgentTurn | None:
+    """The agent's last turn before ``prompt`` in the transcript at ``transcript_path`` (not
+    ``found`` when the transcript holds none: the session's first prompt); None when there is
+    no transcript to read, so that detection knows the context is unknown rather than empty."""
+    if not transcript_path:
+        return None
+    try:
+        if not os.path.isfile(transcript_path):
+            return None
+        return from_lines(reverse_lines(transcript_path, max_bytes), prompt)
+    except (OSError, TypeError, ValueError):
+        return None
