@@ -363,6 +363,9 @@ def run(root: Path) -> int:
     )
     # A correction is recorded (one write, a similarity check against the earlier ones); hookify
     # has no prompt capture, so its column times its UserPromptSubmit hook on the same text.
+    # A short reply whose words leave the agent's last turn able to decide it: the hook reads
+    # that turn from the transcript (most prompts are decided by their words alone).
+    reply = payload("UserPromptSubmit", project, prompt="rename the module to parser_utils")
     correction = payload(
         "UserPromptSubmit",
         project,
@@ -528,6 +531,13 @@ def run(root: Path) -> int:
             row("PostToolUse", db, post, note=f"{n:,} rules, 1.9 KB Write", rules=n, target_ratio=1.0)
             row("PostToolUseFailure", db, failure, note=f"{n:,} rules, daemon down", rules=n)
             row("UserPromptSubmit", db, prompt, note=f"{n:,} rules, daemon down", rules=n)
+            row(
+                "UserPromptSubmit",
+                db,
+                reply,
+                note=f"{n:,} rules, a reply read with the agent's turn, daemon down",
+                rules=n,
+            )
             row("UserPromptSubmit", db, correction, note=f"{n:,} rules, a correction, daemon down", rules=n)
             row("Stop", db, stop, note=f"{n:,} rules, daemon down, one marker", rules=n)
     if not have_rules:

@@ -97,12 +97,16 @@ def test_only_the_last_turn_is_read(tmp_path):
     assert turn.text == "The loader reads config.json first." and turn.tools == [] and not turn.edited
 
 
-def test_the_first_prompt_of_a_session_has_no_turn_and_a_missing_transcript_is_unknown(tmp_path):
+def test_the_first_prompt_of_a_session_has_no_turn_and_no_transcript_is_unknown(tmp_path):
+    """At the first prompt Claude Code names a transcript it has not written yet (its folder
+    exists): there was no turn. No path, or a path whose folder is missing, is unknown."""
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     turn = agent_turn.read(str(empty), "hello")
     assert turn is not None and not turn.found and learned.turn_flags(turn) == ["NONE"]
-    assert agent_turn.read(str(tmp_path / "missing.jsonl")) is None
+    first = agent_turn.read(str(tmp_path / "not-yet-written.jsonl"), "hello")
+    assert first is not None and learned.turn_flags(first) == ["NONE"]
+    assert agent_turn.read(str(tmp_path / "no-such-folder" / "s.jsonl")) is None
     assert agent_turn.read(None) is None and learned.turn_flags(None) == ["UNK"]
     assert agent_turn.read(str(tmp_path)) is None  # a directory
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from ..fastjson import loads
-from .markers import _blocks, _is_assistant, _is_person_prompt, reverse_lines, strip_injected
+from .transcript_records import blocks, is_assistant, is_person_prompt, reverse_lines
 
 # The turn being answered is at the end of the transcript; a turn with long tool outputs may
 # start earlier than this, and then its oldest part is not read (its last words are).
@@ -61,7 +61,7 @@ class AgentTurn:
 
 def _typed_text(rec: dict) -> str:
     return "\n".join(
-        b["text"] for b in _blocks(rec) if b.get("type") == "text" and isinstance(b.get("text"), str)
+        b["text"] for b in blocks(rec) if b.get("type") == "text" and isinstance(b.get("text"), str)
     ).strip()
 
 
@@ -87,7 +87,7 @@ def from_lines(lines_newest_first, prompt: str | None = None) -> AgentTurn:
         if not raw.startswith(b"{"):
             continue
         try:
-            rec = loads(raw)
+            rec = loads(raw.decode("utf-8"))
         except (ValueError, RecursionError):
             continue
         if not isinstance(rec, dict):
@@ -97,23 +97,23 @@ def from_lines(lines_newest_first, prompt: str | None = None) -> AgentTurn:
             if text.startswith(_INTERRUPTED):
                 turn.interrupted = True
                 continue
-            if _is_person_prompt(rec):
+            if is_person_prompt(rec):
                 if not turn.found and not skipped_self and want is not None and text == want:
                     skipped_self = True
                     continue
                 break
             continue
-        if not _is_assistant(rec):
+        if not is_assistant(rec):
             continue
         turn.found = True
-        for block in reversed(_blocks(rec)):
+        for block in reversed(blocks(rec)):
             kind = block.get("type")
             if kind == "tool_use" and isinstance(block.get("name"), str):
                 turn.tools.append(block["name"])
                 if block["name"] in _EDIT_TOOLS:
                     turn.edited = True
             elif kind == "text" and isinstance(block.get("text"), str) and len(texts) < 4:
-                said = strip_injected(block["text"]).strip()
+                said = block["text"].strip()
                 if said:
                     texts.append(said)
     turn.tools.reverse()
@@ -125,13 +125,19 @@ def from_lines(lines_newest_first, prompt: str | None = None) -> AgentTurn:
 def read(
     transcript_path: str | os.PathLike | None, prompt: str | None = None, max_bytes: int = MAX_BYTES
 ) -> AgentTurn | None:
-    """The agent's last turn before ``prompt`` in the transcript at ``transcript_path`` (not
-    ``found`` when the transcript holds none: the session's first prompt); None when there is
-    no transcript to read, so that detection knows the context is unknown rather than empty."""
+    """The agent's last turn before ``prompt`` in the transcript at ``transcript_path``. Not
+    ``found`` when there was none: the transcript holds no turn, or does not exist yet in a
+    folder that does (Claude Code creates the file after the session's first prompt). None when
+    there is nothing to read (no path, no folder, not a regular file), so that detection knows
+    the context is unknown rather than empty."""
     if not transcript_path:
         return None
     try:
         if not os.path.isfile(transcript_path):
+            if not os.path.lexists(transcript_path) and os.path.isdir(
+                os.path.dirname(os.fspath(transcript_path)) or "."
+            ):
+                return AgentTurn()
             return None
         return from_lines(reverse_lines(transcript_path, max_bytes), prompt)
     except (OSError, TypeError, ValueError):

@@ -150,11 +150,12 @@ def turn_flags(turn) -> list[str]:
     return flags
 
 
-def features3(masked_text: str, turn) -> set[str]:
-    """Version 3: :func:`features2` and the agent's last turn (:func:`turn_flags`), each flag
-    alone and paired with the prompt's length and its sentences' openings, so that "no" after a
-    question and "no" after a claim of success weigh differently."""
-    out = features2(masked_text)
+def features3(masked_text: str, turn, words: set[str] | None = None) -> set[str]:
+    """Version 3: :func:`features2` (``words``, when the caller has them) and the agent's last
+    turn (:func:`turn_flags`), each flag alone and paired with the prompt's length and its
+    sentences' openings, so that "no" after a question and "no" after a claim of success weigh
+    differently."""
+    out = set(words) if words is not None else features2(masked_text)
     flags = turn_flags(turn)
     shape = [f for f in out if f.startswith(("WORDS", "^"))]
     for flag in flags:
@@ -218,14 +219,58 @@ def probability(masked_text: str, model: dict | None = None, turn=None) -> float
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
+_OPTIONAL_FLAGS = ("EDIT", "ERR", "REJ", "INT", "ASK", "DONE")
+_TOOL_FLAGS = ("T0", "T1", "T2", "T3")
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-9), 1 - 1e-9)
+    return math.log(p / (1 - p))
+
+
+def _turn_cannot_tip_it(words: set[str], model: dict) -> bool:
+    """Whether no turn the agent could have had makes this prompt a correction, so that the
+    transcript need not be read: the words' score plus the most any combination of
+    :func:`turn_flags` can add (``NONE`` alone, or any of the optional flags with one tool-count
+    flag) stays under the threshold, and so does the words' score with ``UNK`` (no transcript)
+    under its own threshold. Exact up to hash collisions among the flags' own features."""
+    weights, buckets = model["weights"], model["buckets"]
+    word_buckets = {bucket(f, buckets) for f in words}
+    base = model["bias"] + sum(weights[i] for i in word_buckets)
+    shape = [f for f in words if f.startswith(("WORDS", "^"))]
+
+    def added(flag: str) -> float:
+        own = {bucket("C_" + flag, buckets)} | {bucket(flag + "*" + f, buckets) for f in shape}
+        return sum(weights[i] for i in own - word_buckets)
+
+    most = max(
+        added("NONE"),
+        sum(max(0.0, added(f)) for f in _OPTIONAL_FLAGS) + max(added(f) for f in _TOOL_FLAGS),
+    )
+    blind = model.get("threshold_without_turn", model["threshold"])
+    return base + most < _logit(model["threshold"]) and base + added("UNK") < _logit(blind)
+
+
 def is_correction(masked_text: str, turn=None) -> bool:
     """Whether a short prompt the rules passed over reads as a correction to the model.
-    ``turn`` is the agent's last turn, or a callable that reads it (called only for a prompt
-    short enough to be scored)."""
+    ``turn`` is the agent's last turn, or a callable that reads it: called only for a prompt
+    short enough to be scored whose words leave the turn able to tip it (most prompts are
+    decided by their words alone, and then the transcript is not read)."""
     model = load()
     if not model or len(masked_text.split()) > model["max_words"]:
         return False
+    threshold = model["threshold"]
+    if model.get("features") == 3:
+        words = features2(masked_text)
+        if callable(turn):
+            if _turn_cannot_tip_it(words, model):
+                return False
+            turn = turn()
+        if turn is None:
+            threshold = model.get("threshold_without_turn", threshold)
+        weights, buckets = model["weights"], model["buckets"]
+        z = model["bias"] + sum(weights[i] for i in {bucket(f, buckets) for f in features3(masked_text, turn, words)})
+        return z >= _logit(threshold)
     if callable(turn):
         turn = turn()
-    threshold = model["threshold"] if turn is not None else model.get("threshold_without_turn", model["threshold"])
     return probability(masked_text, model, turn) >= threshold

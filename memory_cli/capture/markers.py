@@ -20,11 +20,17 @@ Standard library only: this runs in the Stop hook after every turn.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
 from .. import regex_cache
+from ..fastjson import dumps as _dumps
+from .transcript_records import INJECTED_CLOSE, INJECTED_OPEN, reverse_lines
+from .transcript_records import blocks as _blocks
+from .transcript_records import decode_line as _decode_line
+from .transcript_records import is_assistant as _is_assistant
+from .transcript_records import is_person_prompt as _is_person_prompt
+from .transcript_records import message as _message
 
 __all__ = [
     "CATEGORIES",
@@ -40,6 +46,7 @@ __all__ = [
     "TranscriptContext",
     "last_user_context",
     "MAX_TRANSCRIPT_BYTES",
+    "reverse_lines",
 ]
 
 CATEGORIES = ("timing", "dependency", "behavior", "remediation", "maintenance")
@@ -48,8 +55,6 @@ MARKER_REGEX = r"\[MEMORY:(timing|dependency|behavior|remediation|maintenance)(?
 # Anything that tries to be a marker, so that the ones the marker format rejects can be reported.
 _ANY_MARKER_REGEX = r"\[(?i:memory):([^\]\s:]*)(?::([^\]]*))?\]\s*(.*)"
 
-INJECTED_OPEN = "<memory-cli-context>"
-INJECTED_CLOSE = "</memory-cli-context>"
 
 MAX_TRANSCRIPT_BYTES = 4 * 1024 * 1024
 MAX_OBSERVATION = 1000
@@ -203,107 +208,6 @@ def _reverse_records(path: str | os.PathLike, max_bytes: int, chunk: int = 65536
             yield rec
 
 
-def reverse_lines(path: str | os.PathLike, max_bytes: int, chunk: int = 65536):
-    """The raw lines of a file, newest first, read backwards in chunks of ``chunk`` bytes and
-    never more than ``max_bytes`` in all. A FIFO, a device or an unreadable path yields nothing."""
-    try:
-        # Without blocking: a FIFO or a device as the transcript must not hold the hook.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (OSError, TypeError, ValueError):
-        return
-    try:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            return
-        fh = os.fdopen(fd, "rb")
-    except OSError:
-        os.close(fd)
-        return
-    with fh:
-        try:
-            fh.seek(0, os.SEEK_END)
-            pos = fh.tell()
-        except OSError:
-            return
-        floor = max(0, pos - max_bytes)
-        carry = b""
-        while pos > floor:
-            step = min(chunk, pos - floor)
-            pos -= step
-            try:
-                fh.seek(pos)
-                data = fh.read(step) + carry
-            except OSError:
-                return
-            lines = data.split(b"\n")
-            if pos > floor or floor > 0:
-                # The first piece starts mid-line: completed by the next (earlier) chunk, or,
-                # at the byte limit, a fragment that is dropped.
-                carry = lines.pop(0)
-            else:
-                carry = b""
-            yield from reversed(lines)
-
-
-def _decode_line(raw: bytes) -> dict | None:
-    raw = raw.strip()
-    if not raw or raw[:1] != b"{":
-        return None
-    try:
-        rec = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    return rec if isinstance(rec, dict) else None
-
-
-def _message(rec: dict) -> dict:
-    msg = rec.get("message")
-    return msg if isinstance(msg, dict) else {}
-
-
-def _blocks(rec: dict) -> list:
-    content = _message(rec).get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [b for b in content if isinstance(b, dict)]
-    return []
-
-
-_NOT_TYPED = (
-    "<system-reminder>",
-    "<user-prompt-submit-hook>",
-    "[Request interrupted",
-    "<local-command-stdout>",
-    "Caveat: The messages below were generated",
-    INJECTED_OPEN,
-)
-
-
-def _is_person_prompt(rec: dict) -> bool:
-    """A record holding what the person typed: the boundary between turns."""
-    if rec.get("type") != "user" or rec.get("isMeta") or rec.get("isCompactSummary") or rec.get("isSidechain"):
-        return False
-    if _message(rec).get("role") not in (None, "user"):
-        return False
-    blocks = _blocks(rec)
-    if not blocks or any(b.get("type") == "tool_result" for b in blocks):
-        return False
-    texts = [b.get("text") for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
-    if not texts and not any(b.get("type") == "image" for b in blocks):
-        return False
-    joined = "\n".join(texts).lstrip()
-    return not joined.startswith(_NOT_TYPED)
-
-
-def _is_assistant(rec: dict) -> bool:
-    if rec.get("type") != "assistant" or rec.get("isSidechain") or rec.get("isApiErrorMessage"):
-        return False
-    return _message(rec).get("role") in (None, "assistant")
-
-
 def assistant_text_since_last_stop(
     transcript_path: str | os.PathLike | None, max_bytes: int = MAX_TRANSCRIPT_BYTES
 ) -> str:
@@ -366,7 +270,7 @@ def _summarize_tool_input(name: str, tool_input) -> str:
             summary = " ".join(value.split())
             return summary[:300]
     try:
-        return json.dumps(tool_input, ensure_ascii=False, sort_keys=True)[:300]
+        return _dumps(tool_input, ensure_ascii=False, sort_keys=True)[:300]
     except (TypeError, ValueError):
         return ""
 

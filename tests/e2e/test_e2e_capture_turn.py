@@ -75,10 +75,10 @@ def test_a_bare_no_after_a_question_is_an_answer_and_nothing_is_stored(fresh_hom
     assert fresh_home.cli_json("review", "--list", "--all") == [], "a correction was stored"
 
 
-def test_without_a_transcript_the_bare_no_is_judged_unknown_and_not_stored(fresh_home):
-    """With ``--no-session-persistence`` Claude Code writes no transcript: the agent's turn is
-    unknown, the prompt is judged at the stricter threshold, and the bare "no" that the claimed
-    fix made a correction is not stored."""
+def test_without_a_transcript_the_bare_no_is_not_stored(fresh_home):
+    """With ``--no-session-persistence`` Claude Code writes no transcript: the agent's turn
+    cannot be read (it reads as no turn, or as unknown at the stricter threshold), and the bare
+    "no" that the claimed fix made a correction is not stored: without the turn, say less."""
     s = fresh_home.run_session(
         ["fix the retry loop in the parser", "no"],
         _claimed_fix_script(fresh_home),
