@@ -147,7 +147,7 @@ def choose_threshold(data: Data, train_idx: list[int], version, synthetic, with_
 
 
 VARIANTS = {
-    # name: (feature version, synthetic in training, rules first, max words scored)
+    # name: (feature version, synthetic in training, rules first, max words scored[, fixed threshold])
     "model v1, real+synthetic": (1, True, False, 25),
     "rules + model v1, real+synthetic": (1, True, True, 25),
     "model v2, real only": (2, False, False, None),
@@ -155,6 +155,10 @@ VARIANTS = {
     "rules + model v2, real+synthetic": (2, True, True, None),
     "model v3, real+synthetic": (3, True, False, None),
     "rules + model v3, real+synthetic": (3, True, True, None),
+    # at a fixed threshold: the one shipped before the turn was read (v2), the one shipped now (v3)
+    "rules + model v2 at 0.45": (2, True, True, None, 0.45),
+    "rules + model v3 at 0.35": (3, True, True, None, 0.35),
+    "rules + model v3 at 0.25": (3, True, True, None, 0.25),
 }
 
 
@@ -206,10 +210,14 @@ def main() -> int:
                 pooled["rules"][rep * n + i] = data.rules[i]
                 pooled["before: rules + model v1, synthetic only"][rep * n + i] = data.rules[i] or before_p[i] >= 0.8
                 pooled["told to Claude (shipped)"][rep * n + i] = data.told[i]
-            for name, (version, synthetic, with_rules, max_words) in VARIANTS.items():
+            for name, (version, synthetic, with_rules, max_words, *fixed) in VARIANTS.items():
                 if args.only and args.only not in name:
                     continue
-                t = choose_threshold(data, train, version, synthetic, with_rules, max_words, rep * 10 + k)
+                t = (
+                    fixed[0]
+                    if fixed
+                    else choose_threshold(data, train, version, synthetic, with_rules, max_words, rep * 10 + k)
+                )
                 chosen.setdefault(name, []).append(t)
                 p = data.probs(data.train(train, version, synthetic), test, max_words)
                 for i in test:

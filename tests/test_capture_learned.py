@@ -105,3 +105,25 @@ def test_a_message_owning_up_to_the_persons_own_mistake_is_not_judged_by_the_mod
     assert detect(f"I pasted the wrong log, {ONLY_THE_MODEL}") is None
     assert detect("my bad, scrap that and use src/app.py") is None
     assert detect(ONLY_THE_MODEL) is not None  # the same model's yes counts elsewhere
+
+
+def test_the_transcript_is_read_only_when_the_turn_could_change_the_verdict():
+    """The hook skips reading the agent's turn when the prompt's words alone decide it; on every
+    real prompt the verdict is the one the model gives with the turn read."""
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+    import real_prompts as rp
+
+    from memory_cli.capture.detect import _Masked
+
+    model = learned.load()
+    skipped = 0
+    for r, turn in zip(rp.load_prompts(), rp.load_turns(), strict=True):
+        text = _Masked(r["prompt"][:4000]).text
+        if len(text.split()) > model["max_words"]:
+            continue
+        read = []
+        verdict = learned.is_correction(text, lambda turn=turn: read.append(1) or turn)
+        threshold = model["threshold"] if turn is not None else model["threshold_without_turn"]
+        assert verdict == (learned.probability(text, model, turn) >= threshold), r["prompt"][:80]
+        skipped += not read
+    assert skipped > 300  # most often the words decide
