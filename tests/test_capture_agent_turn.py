@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 
 from conftest import agent_turn_transcript
+from test_capture_markers import _assistant, _tool_result, _user, _write
 
 from memory_cli.capture import agent_turn, learned
+from memory_cli.capture.agent_turn import AgentTurn
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
@@ -160,3 +162,55 @@ def test_the_labelled_real_prompts_carry_the_turn_the_hook_would_read():
     for r, t in zip(rows, turns):
         first.setdefault((r["repo"], r["file"]), t)
     assert sum(not t.found for t in first.values()) > 0.5 * len(first)
+
+
+def test_the_context_line_gives_the_last_tool_call_else_the_last_words(tmp_path):
+    path = _write(
+        tmp_path / "c.jsonl",
+        [
+            _user("launch the app"),
+            _assistant(
+                [
+                    {"type": "text", "text": "Launching the GUI."},
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Bash",
+                        "input": {"command": "pythonw.exe src/main.py", "description": "run"},
+                    },
+                ],
+                "m1",
+            ),
+            _tool_result("ok", "t1"),
+            _assistant([{"type": "text", "text": "Started it with pythonw.exe."}], "m2"),
+            _user("No, use python.exe not pythonw.exe"),
+        ],
+    )
+    turn = agent_turn.read(path, "No, use python.exe not pythonw.exe")
+    assert turn.tools == ["Bash"] and turn.last_input == "pythonw.exe src/main.py"
+    assert turn.text == "Started it with pythonw.exe."
+    assert turn.context_line() == "after Bash: pythonw.exe src/main.py"
+
+
+def test_the_context_line_of_an_edit_and_of_words_only(tmp_path):
+    path = _write(
+        tmp_path / "e.jsonl",
+        [
+            _user("fix it"),
+            _assistant(
+                [
+                    {
+                        "type": "tool_use",
+                        "id": "t1",
+                        "name": "Edit",
+                        "input": {"file_path": "/p/src/app.py", "old_string": "a", "new_string": "b"},
+                    }
+                ],
+                "m1",
+            ),
+        ],
+    )
+    assert agent_turn.read(path).context_line() == "after Edit: /p/src/app.py"
+    path2 = _write(tmp_path / "f.jsonl", [_user("hi"), _assistant([{"type": "text", "text": "Hello  there\nfriend"}])])
+    assert agent_turn.read(path2).context_line() == "after the reply: Hello there friend"
+    assert AgentTurn().context_line() == ""

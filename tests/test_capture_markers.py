@@ -14,7 +14,6 @@ from memory_cli.capture.markers import (
     MARKER_REGEX,
     _reverse_records,
     assistant_text_since_last_stop,
-    last_user_context,
     parse_markers,
     wrap_injected,
 )
@@ -276,7 +275,6 @@ def test_missing_unreadable_and_empty_transcripts(tmp_path):
     assert assistant_text_since_last_stop(tmp_path / "empty.jsonl") == ""
     (tmp_path / "bin.jsonl").write_bytes(b'\xff\xfe\x00garbage\n{"type": "assistant", "message": 5}\n')
     assert assistant_text_since_last_stop(tmp_path / "bin.jsonl") == ""
-    assert last_user_context(tmp_path / "bin.jsonl").as_text() == ""
 
 
 def test_huge_transcript_is_read_from_the_end(tmp_path):
@@ -300,59 +298,6 @@ def test_turn_without_a_person_prompt_in_the_window(tmp_path):
         junk=False,
     )
     assert assistant_text_since_last_stop(path) == "a\n\nb"
-
-
-def test_last_user_context_gives_last_tool_call_and_text(tmp_path):
-    path = _write(
-        tmp_path / "c.jsonl",
-        [
-            _user("launch the app"),
-            _assistant(
-                [
-                    {"type": "text", "text": "Launching the GUI."},
-                    {
-                        "type": "tool_use",
-                        "id": "t1",
-                        "name": "Bash",
-                        "input": {"command": "pythonw.exe src/main.py", "description": "run"},
-                    },
-                ],
-                "m1",
-            ),
-            _tool_result("ok", "t1"),
-            _assistant([{"type": "text", "text": "Started it with pythonw.exe."}], "m2"),
-            _user("No, use python.exe not pythonw.exe"),
-        ],
-    )
-    ctx = last_user_context(path)
-    assert ctx.last_tool_name == "Bash"
-    assert ctx.last_tool_input == "pythonw.exe src/main.py"
-    assert ctx.last_assistant_text == "Started it with pythonw.exe."
-    assert ctx.as_text() == "after Bash: pythonw.exe src/main.py"
-
-
-def test_last_user_context_edit_and_text_only(tmp_path):
-    path = _write(
-        tmp_path / "e.jsonl",
-        [
-            _user("fix it"),
-            _assistant(
-                [
-                    {
-                        "type": "tool_use",
-                        "id": "t1",
-                        "name": "Edit",
-                        "input": {"file_path": "/p/src/app.py", "old_string": "a", "new_string": "b"},
-                    }
-                ],
-                "m1",
-            ),
-        ],
-    )
-    assert last_user_context(path).as_text() == "after Edit: /p/src/app.py"
-    path2 = _write(tmp_path / "f.jsonl", [_user("hi"), _assistant([{"type": "text", "text": "Hello  there\nfriend"}])])
-    assert last_user_context(path2).as_text() == "after the reply: Hello there friend"
-    assert last_user_context(None).as_text() == ""
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 64, 65536])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from ..fastjson import loads
+from ..fastjson import dumps, loads
 from .transcript_records import blocks, is_assistant, is_person_prompt, reverse_lines
 
 # The turn being answered is at the end of the transcript; a turn with long tool outputs may
@@ -36,12 +36,13 @@ class AgentTurn:
     """The agent's last turn before a prompt. ``found`` is False when there was none (the
     session's first prompt, or an unreadable transcript)."""
 
-    __slots__ = ("found", "text", "tools", "edited", "errors", "rejected", "interrupted")
+    __slots__ = ("found", "text", "tools", "last_input", "edited", "errors", "rejected", "interrupted")
 
     def __init__(self) -> None:
         self.found = False
         self.text = ""
         self.tools: list[str] = []
+        self.last_input = ""  # the last tool call's input in one line (its command, file, ...)
         self.edited = False
         self.errors = 0
         self.rejected = False
@@ -50,6 +51,17 @@ class AgentTurn:
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__}
 
+    def context_line(self, limit: int = 400) -> str:
+        """One line for a correction's ``context`` column: the agent's last tool call, or
+        failing that its last words ("" when there was no turn)."""
+        if self.tools:
+            text = f"after {self.tools[-1]}: {self.last_input}".rstrip(": ")
+        elif self.text:
+            text = "after the reply: " + " ".join(self.text.split())
+        else:
+            return ""
+        return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
     @classmethod
     def from_dict(cls, data: dict) -> AgentTurn:
         turn = cls()
@@ -57,6 +69,21 @@ class AgentTurn:
             if key in data:
                 setattr(turn, key, data[key])
         return turn
+
+
+def _one_line(tool_input) -> str:
+    """A tool call's input in one line: its command, file, path, pattern, URL, query,
+    description or prompt, else the input as JSON; at most 300 characters."""
+    if not isinstance(tool_input, dict):
+        return str(tool_input)[:300] if tool_input is not None else ""
+    for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt"):
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip():
+            return " ".join(value.split())[:300]
+    try:
+        return dumps(tool_input, ensure_ascii=False, sort_keys=True)[:300]
+    except (TypeError, ValueError):
+        return ""
 
 
 def _typed_text(rec: dict) -> str:
@@ -109,6 +136,8 @@ def from_lines(lines_newest_first, prompt: str | None = None) -> AgentTurn:
         for block in reversed(blocks(rec)):
             kind = block.get("type")
             if kind == "tool_use" and isinstance(block.get("name"), str):
+                if not turn.tools:
+                    turn.last_input = _one_line(block.get("input"))
                 turn.tools.append(block["name"])
                 if block["name"] in _EDIT_TOOLS:
                     turn.edited = True

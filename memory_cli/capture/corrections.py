@@ -21,8 +21,8 @@ anything is written, and audit records carry only the redacted statement.
 
 from __future__ import annotations
 
-import json
 
+from ..fastjson import loads
 from .. import audit
 from ..errors import InvalidInput, MemoryCliError, NotFound
 from ..util import dumps, new_id, now_iso
@@ -58,7 +58,7 @@ def _capture_settings(settings) -> tuple[bool, int, int]:
 
 def _sessions(row: dict) -> list[str]:
     try:
-        value = json.loads(row.get("sessions") or "[]")
+        value = loads(row.get("sessions") or "[]")
     except ValueError:
         return []
     return [s for s in value if isinstance(s, str)] if isinstance(value, list) else []
@@ -184,9 +184,13 @@ def capture(
     embed=None,
     hook_event: str | None = None,
     detection=None,
+    turn=None,
 ) -> dict:
     """Detect a correction in ``user_message`` and store or count it. Returns a dict with
-    ``correction`` (bool) and, when true, the stored row's view (see ``_empty`` for keys)."""
+    ``correction`` (bool) and, when true, the stored row's view (see ``_empty`` for keys).
+    ``turn`` is the agent's last turn (an :class:`.agent_turn.AgentTurn` or a callable that
+    reads it), else it is read from ``transcript_path`` when detection or the stored context
+    needs it."""
     result = _empty()
     enabled, threshold, min_sessions = _capture_settings(settings)
     if not enabled or not isinstance(user_message, str) or not user_message.strip():
@@ -194,14 +198,21 @@ def capture(
     from .detect import detect
     from .similar import correction_key
 
+    read_turn: list = []
+
+    def agent_turn():
+        """The agent's last turn, read from the transcript once (or as the caller read it)."""
+        if not read_turn:
+            if turn is not None:
+                read_turn.append(turn() if callable(turn) else turn)
+            else:
+                from .agent_turn import read
+
+                read_turn.append(read(transcript_path, user_message))
+        return read_turn[0]
+
     if detection is None:
-
-        def turn():
-            from .agent_turn import read
-
-            return read(transcript_path, user_message)
-
-        detection = detect(user_message, turn)
+        detection = detect(user_message, agent_turn)
     d = detection
     if d is None:
         return result
@@ -219,10 +230,9 @@ def capture(
     parts = []
     if context:
         parts.append(context)
-    elif transcript_path:
-        from .markers import last_user_context
-
-        line = last_user_context(transcript_path).as_text()
+    elif transcript_path or turn is not None:
+        said = agent_turn()
+        line = said.context_line() if said is not None else ""
         if line:
             parts.append(line)
     if project:
@@ -735,7 +745,7 @@ def view(store, row: dict) -> dict:
             rule["enabled"] = bool(r.get("active"))
             for k in ("tools", "fields"):
                 try:
-                    rule[k] = json.loads(r.get(k) or "[]")
+                    rule[k] = loads(r.get(k) or "[]")
                 except ValueError:
                     rule[k] = []
             rule["confirmed"] = bool(rule["confirmed"])

@@ -49,10 +49,15 @@ def user_prompt_submit(ctx, resp) -> None:
         return
     from .detect import detect
 
-    def turn():
-        from .agent_turn import read
+    read_turn: list = []
 
-        return read(ctx.payload.get("transcript_path"), prompt)
+    def turn():
+        """The agent's last turn, read from the transcript at most once per prompt."""
+        if not read_turn:
+            from .agent_turn import read
+
+            read_turn.append(read(ctx.payload.get("transcript_path"), prompt))
+        return read_turn[0]
 
     detection = detect(prompt, turn)
     if detection is None:
@@ -70,6 +75,7 @@ def user_prompt_submit(ctx, resp) -> None:
         embed=_embedder(ctx),
         hook_event=ctx.event,
         detection=detection,
+        turn=turn,
     )
     if not result.get("correction"):
         return

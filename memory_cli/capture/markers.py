@@ -24,7 +24,6 @@ import os
 import re
 
 from .. import regex_cache
-from ..fastjson import dumps as _dumps
 from .transcript_records import INJECTED_CLOSE, INJECTED_OPEN, reverse_lines
 from .transcript_records import blocks as _blocks
 from .transcript_records import decode_line as _decode_line
@@ -43,8 +42,6 @@ __all__ = [
     "strip_injected",
     "wrap_injected",
     "assistant_text_since_last_stop",
-    "TranscriptContext",
-    "last_user_context",
     "MAX_TRANSCRIPT_BYTES",
     "reverse_lines",
 ]
@@ -233,74 +230,3 @@ def assistant_text_since_last_stop(
             pieces.append(text)
     pieces.reverse()
     return "\n\n".join(pieces)
-
-
-class TranscriptContext:
-    """The agent's last text and last tool call (name and a one-line input summary)."""
-
-    __slots__ = ("last_assistant_text", "last_tool_name", "last_tool_input")
-
-    def __init__(
-        self,
-        last_assistant_text: str | None = None,
-        last_tool_name: str | None = None,
-        last_tool_input: str | None = None,
-    ):
-        self.last_assistant_text = last_assistant_text
-        self.last_tool_name = last_tool_name
-        self.last_tool_input = last_tool_input
-
-    def as_text(self, limit: int = 400) -> str:
-        """One line for a correction's `context` column ("" when nothing is known)."""
-        if self.last_tool_name:
-            text = f"after {self.last_tool_name}: {self.last_tool_input or ''}".rstrip(": ")
-        elif self.last_assistant_text:
-            text = "after the reply: " + " ".join(self.last_assistant_text.split())
-        else:
-            return ""
-        return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _summarize_tool_input(name: str, tool_input) -> str:
-    if not isinstance(tool_input, dict):
-        return str(tool_input)[:300] if tool_input is not None else ""
-    for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt"):
-        value = tool_input.get(key)
-        if isinstance(value, str) and value.strip():
-            summary = " ".join(value.split())
-            return summary[:300]
-    try:
-        return _dumps(tool_input, ensure_ascii=False, sort_keys=True)[:300]
-    except (TypeError, ValueError):
-        return ""
-
-
-def last_user_context(
-    transcript_path: str | os.PathLike | None, max_bytes: int = MAX_TRANSCRIPT_BYTES
-) -> TranscriptContext:
-    """What the agent last said and did before the person's newest prompt: the latest
-    assistant turn's last text and last tool call. Empty context when unreadable."""
-    if not transcript_path:
-        return TranscriptContext()
-    text: str | None = None
-    tool_name: str | None = None
-    tool_input: str | None = None
-    seen_assistant = False
-    for rec in _reverse_records(transcript_path, max_bytes):
-        if _is_person_prompt(rec):
-            if seen_assistant:
-                break  # the turn before the previous prompt: too old
-            continue  # the prompt being submitted, if already written
-        if not _is_assistant(rec):
-            continue
-        seen_assistant = True
-        for block in reversed(_blocks(rec)):
-            btype = block.get("type")
-            if btype == "tool_use" and tool_name is None and isinstance(block.get("name"), str):
-                tool_name = block["name"]
-                tool_input = _summarize_tool_input(tool_name, block.get("input"))
-            elif btype == "text" and text is None and isinstance(block.get("text"), str) and block["text"].strip():
-                text = strip_injected(block["text"]).strip()[:2000] or None
-        if text is not None and tool_name is not None:
-            break
-    return TranscriptContext(text, tool_name, tool_input)
