@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .standin import bash
+from .standin import bash, tool_use
 
 pytestmark = pytest.mark.e2e
 
@@ -78,16 +78,25 @@ def test_a_secret_in_a_correction_is_stored_and_echoed_redacted(e2e_home):
 
 def test_corrections_without_the_usual_openings_are_recorded_too(e2e_home):
     """An indirect correction (the second stage of detection) and one only the learned model
-    recognises, each typed in a real session: both wait in the review queue; the indirect one,
-    read with what was wrong, is acknowledged to the model in the same turn, the model-only one
-    is not (it is unsure: on prompts people really typed it is right about half the time)."""
+    recognises (typed after the agent changed a file and said it was done: the model reads the
+    words beside that turn), each typed in a real session: both wait in the review queue; the
+    indirect one, read with what was wrong, is acknowledged to the model in the same turn, the
+    model-only one is not (it is unsure: on prompts people really typed it is right about half
+    the time)."""
     indirect = e2e_home.run_session("`any` is a no-go in our TS code. type it properly", ["Understood."])
     assert indirect.returncode == 0, indirect.describe()
     said = indirect.first_request.hook_contexts("UserPromptSubmit")
     assert said and "Recorded correction: avoid any." in said[0], indirect.describe()
-    learned = e2e_home.run_session("please quit sprinkling print calls everywhere", ["Switching to the logger."])
+    learned = e2e_home.run_session(
+        ["add debug output to the parser", "please quit sprinkling print calls everywhere"],
+        [
+            tool_use("Write", {"file_path": str(e2e_home.project / "parser.py"), "content": "print('x')\n"}),
+            "Done: the parser prints what it reads.",
+            "Switching to the logger.",
+        ],
+    )
     assert learned.returncode == 0, learned.describe()
-    said = learned.first_request.hook_contexts("UserPromptSubmit")
+    said = [c for r in learned.main_requests for c in r.hook_contexts("UserPromptSubmit")]
     assert not any("Recorded correction" in c for c in said), learned.describe()
     queue = e2e_home.cli("review", "--list").stdout
     assert "avoid any" in queue and "please quit sprinkling print calls" in queue, queue
