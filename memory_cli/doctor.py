@@ -333,6 +333,28 @@ def _agent_checks(db_override, measure: bool = True) -> list[dict]:
                 else:
                     detail += f"; a real {event} call: median {statistics.median(times):.0f} ms over 3"
             out.append(_check(f"{name} ({scope})", status, detail + "; " + needs))
+    return out + _agent_mcp_checks()
+
+
+def _agent_mcp_checks() -> list[dict]:
+    """Per other agent: where memory-cli's MCP server is registered, and whether the command it
+    names is still there (the server's start itself is checked under "mcp server")."""
+    from .mcp import agent_registration
+
+    out = []
+    for agent in _AGENT_PROBES:
+        name = f"mcp server ({agent})"
+        found = [(scope, agent_registration.registered(agent, scope)) for scope in ("user", "project")]
+        found = [(scope, reg) for scope, reg in found if reg]
+        if not found:
+            out.append(_check(name, "ok", f"not registered (`memory-cli install --agent {agent}` adds it)"))
+        for scope, (path, server) in found:
+            problem = agent_registration.command_problem(server)
+            if problem:
+                detail = f"registered in {path}, but {problem}: run `memory-cli install --agent {agent}` again"
+                out.append(_check(f"{name} ({scope})", "fail", detail))
+            else:
+                out.append(_check(f"{name} ({scope})", "ok", f"registered in {path}"))
     return out
 
 

@@ -260,6 +260,12 @@ def write_roots(path: Path) -> list[str]:
 
 def apply(path: Path, before: dict, after: dict) -> Path | None:
     """Write ``after`` atomically; back the previous file up first. Returns the backup path."""
+    return apply_text(path, render(after))
+
+
+def apply_text(path: Path, text: str) -> Path | None:
+    """Write ``text`` to ``path`` atomically (refusing a symlink that leads out of where the file
+    belongs), backing the previous file up first. Returns the backup path."""
     from . import safe_write
 
     roots = write_roots(path)
@@ -277,7 +283,7 @@ def apply(path: Path, before: dict, after: dict) -> Path | None:
             except FileExistsError:
                 n += 1
         shutil.copymode(real, backup)
-    safe_write.write_file(path, render(after), roots=roots)
+    safe_write.write_file(path, text, roots=roots)
     return backup
 
 

@@ -39,7 +39,8 @@ def _rule_tools() -> list[str]:
 
 NO_MCP_HELP = "Leave the MCP server (the agent tools) out: hooks only."
 AGENT_HELP = (
-    "claude (default: Claude Code's settings.json), codex (~/.codex/hooks.json) or gemini (~/.gemini/settings.json)"
+    "claude (default: Claude Code's settings.json), codex (~/.codex/hooks.json; MCP server in config.toml) or "
+    "gemini (~/.gemini/settings.json, hooks and MCP server)"
 )
 NO_MODEL_HELP = "Do not install the embedding model when it is missing (search then works by keywords)."
 ENTRY_HELP = (
@@ -69,16 +70,19 @@ def install(
     if agent != "claude":
         from .. import install_agents as agents
 
+        from ..mcp import agent_registration as agent_mcp
+
         path = agents.settings_file(agent, scope)
         before = agents.load(agent, path)
         launcher = lib.hook_launcher() if entry == "fast" else lib.console_launcher()
-        _report_all(
-            lib,
-            [(path, before, agents.with_ours(agent, before, launcher, state.db, _rule_tools()))],
-            dry_run,
-            json_,
-            "installed",
-        )
+        after = agents.with_ours(agent, before, launcher, state.db, _rule_tools())
+        changes = [(path, before, after)]
+        if not no_mcp and agent == "gemini":
+            changes[0] = (path, before, agent_mcp.gemini_with(after, lib.executable(), state.db))
+        elif not no_mcp:
+            config = agent_mcp.codex_config_file(scope)
+            changes.append((config, *agent_mcp.codex_plan(config, lib.executable(), state.db)))
+        _report_all(lib, changes, dry_run, json_, "installed")
         return
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
@@ -113,9 +117,15 @@ def uninstall(
     if agent != "claude":
         from .. import install_agents as agents
 
+        from ..mcp import agent_registration as agent_mcp
+
         path = agents.settings_file(agent, scope)
         before = agents.load(agent, path)
-        _report_all(lib, [(path, before, lib.without_ours(before))], dry_run, json_, "uninstalled")
+        changes = [(path, before, agent_mcp.gemini_without(lib.without_ours(before)))]
+        if agent == "codex":
+            config = agent_mcp.codex_config_file(scope)
+            changes.append((config, *agent_mcp.codex_plan(config, lib.executable(), remove=True)))
+        _report_all(lib, changes, dry_run, json_, "uninstalled")
         return
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
@@ -135,14 +145,22 @@ def _report_all(lib, changes, dry_run, json_, verb):
 
 
 def _report(lib, path, before, after, dry_run, verb) -> dict:
+    """One file's change: ``before``/``after`` are dicts for a JSON file, or the texts of a file
+    edited as text (Codex's config.toml)."""
     from ..mcp import registration
 
-    changed = lib.render(before) != lib.render(after) if (before or path.exists()) else bool(after)
-    diff = lib.diff(path, before, after) if changed else ""
+    if isinstance(after, str):
+        changed = before != after
+        diff = _text_diff(path, before, after) if changed else ""
+    else:
+        changed = lib.render(before) != lib.render(after) if (before or path.exists()) else bool(after)
+        diff = lib.diff(path, before, after) if changed else ""
     backup = None
     if changed and not dry_run:
         if verb == "uninstalled" and not path.exists():
             changed = False
+        elif isinstance(after, str):
+            backup = lib.apply_text(path, after)
         else:
             backup = registration.write(path, before, after)
     out = {
@@ -159,3 +177,11 @@ def _report(lib, path, before, after, dry_run, verb) -> dict:
     else:
         out["text"] = diff + f"{verb} in {path}" + (f" (previous file backed up to {backup})" if backup else "") + "\n"
     return out
+
+
+def _text_diff(path, before: str, after: str) -> str:
+    import difflib
+
+    a = before.splitlines(keepends=True)
+    b = after.splitlines(keepends=True)
+    return "".join(difflib.unified_diff(a, b, fromfile=f"{path} (before)", tofile=f"{path} (after)"))
