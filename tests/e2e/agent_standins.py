@@ -47,6 +47,30 @@ def codex_patch(patch: str) -> dict:
     return {"type": "custom_tool_call", "id": f"ctc_{n}", "call_id": f"call_{n}", "name": "apply_patch", "input": patch}
 
 
+def codex_tool_search(query: str) -> dict:
+    """Codex's ``tool_search`` call: how its model finds MCP tools, which Codex offers only as
+    deferred namespaces (``mcp__<server>``) until a search returns them."""
+    n = next(_ids)
+    return {
+        "type": "tool_search_call",
+        "id": f"ts_{n}",
+        "call_id": f"call_{n}",
+        "execution": "client",
+        "status": "completed",
+        "arguments": {"query": query},
+    }
+
+
+def codex_call(name: str, args: dict, namespace: str | None = None) -> dict:
+    """A function call; an MCP tool names its ``namespace`` (``mcp__memory_cli``)."""
+    n = next(_ids)
+    item = {"type": "function_call", "id": f"fc_{n}", "call_id": f"call_{n}", "name": name}
+    if namespace:
+        item["namespace"] = namespace
+    item["arguments"] = json.dumps(args)
+    return item
+
+
 def codex_text(text: str) -> dict:
     n = next(_ids)
     return {

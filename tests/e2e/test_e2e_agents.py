@@ -22,7 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from .agent_standins import CodexStandIn, GeminiStandIn, codex_exec, codex_patch, gemini_call
+from .agent_standins import (
+    CodexStandIn,
+    GeminiStandIn,
+    codex_call,
+    codex_exec,
+    codex_patch,
+    codex_tool_search,
+    gemini_call,
+)
 from .conftest import SESSION_TIMES, _check_no_hook_failures, _make_home
 
 pytestmark = pytest.mark.e2e
@@ -86,6 +94,10 @@ class Agents:
         data = json.loads(settings.read_text())
         data["security"] = {"auth": {"selectedType": "gemini-api-key"}}  # the stand-in takes any key
         settings.write_text(json.dumps(data, indent=2))
+        # What `install --agent codex` wrote into config.toml (its MCP server), kept under the
+        # stand-in provider each Codex run puts first.
+        config = home.home / ".codex" / "config.toml"
+        self.codex_config = config.read_text() if config.exists() else ""
 
     def _env(self, extra: dict) -> dict:
         env = {k: v for k, v in self.home.env().items() if not k.startswith(_SCRUB)}
@@ -116,7 +128,7 @@ class Agents:
             config.write_text(
                 'model = "gpt-5.5"\nmodel_provider = "standin"\n'
                 "[model_providers.standin]\n"
-                f'name = "standin"\nbase_url = "{standin.url}/v1"\nwire_api = "responses"\n'
+                f'name = "standin"\nbase_url = "{standin.url}/v1"\nwire_api = "responses"\n\n' + self.codex_config
             )
             cmd = [
                 str(self.bins["codex"]),
@@ -234,3 +246,40 @@ def test_a_correction_typed_in_gemini_is_acknowledged_to_its_model_at_once(agent
     run = agents.gemini("No, use yarn, not npm. Install the dependencies.", [])
     assert run.proc.returncode == 0, run.describe()
     assert "Recorded correction: use yarn, not npm." in run.standin.shown(run.standin.main_requests[0]), run.describe()
+
+
+def test_codex_offers_memory_clis_mcp_tools_and_query_memory_returns_a_stored_memory(agents):
+    """Codex lists MCP servers as deferred namespaces in the first request; its model finds the
+    tools with ``tool_search`` and calls one in its namespace (``mcp__memory_cli``)."""
+    agents.home.cli("add", "The zephyrquill deploy key rotates every 90 days", "--type", "fact")
+    ask = {"query": "zephyrquill deploy key"}
+    run = agents.codex(
+        "when does the deploy key rotate?",
+        [[codex_tool_search("memory")], [codex_call("query_memory", ask, namespace="mcp__memory_cli")]],
+    )
+    assert run.proc.returncode == 0, run.describe()
+    first = run.standin.shown(run.standin.main_requests[0])
+    assert "Deferred tool namespaces" in first and "- mcp__memory_cli: " in first, run.describe()
+    found = [
+        item
+        for item in run.standin.main_requests[1]["input"]
+        if isinstance(item, dict) and item.get("type") == "tool_search_output"
+    ]
+    offered = [t["name"] for ns in found[0]["tools"] if ns.get("name") == "mcp__memory_cli" for t in ns["tools"]]
+    assert "query_memory" in offered and "remember" in offered, found
+    outputs = run.standin.tool_outputs()
+    assert "rotates every 90 days" in outputs[0] and "memories" in outputs[0], run.describe()
+
+
+def test_gemini_offers_memory_clis_mcp_tools_and_query_memory_returns_a_stored_memory(agents):
+    agents.home.cli("add", "The quillborn staging bucket is emptied every Sunday", "--type", "fact")
+    run = agents.gemini(
+        "when is the staging bucket emptied?",
+        [[gemini_call("mcp_memory-cli_query_memory", {"query": "quillborn staging bucket"})]],
+    )
+    assert run.proc.returncode == 0, run.describe()
+    first = run.standin.main_requests[0]
+    offered = [d["name"] for t in first["tools"] for d in t.get("functionDeclarations", [])]
+    assert "mcp_memory-cli_query_memory" in offered and "mcp_memory-cli_remember" in offered, offered
+    outputs = run.standin.tool_outputs()
+    assert "emptied every Sunday" in outputs[0] and "memories" in outputs[0], run.describe()
