@@ -42,6 +42,7 @@ def test_codex_install_adds_the_mcp_server_beside_the_persons_config_and_uninsta
     data = tomllib.loads(text)
     ours = data["mcp_servers"]["memory-cli"]
     assert ours["args"][-1] == "mcp" and ours["command"].startswith("/") and ours["env"] == {}
+    assert "MEMORY_CLI_DB" in ours["env_vars"]  # Codex passes the server only the variables it names
     assert data["mcp_servers"]["docs"] == {"command": "npx", "args": ["-y", "docs-server"]}
     assert data["model"] == "o3" and data["model_providers"]["local"]["base_url"] == "http://127.0.0.1:9/v1"
     assert "[mcp_servers.memory-cli]" in done.stdout and "backed up" in done.stdout

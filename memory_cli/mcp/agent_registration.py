@@ -26,6 +26,18 @@ BLOCK_START = (
 )
 BLOCK_END = "# <<< memory-cli MCP server"
 
+# Codex starts an MCP server with a reduced environment (HOME, PATH, LANG and a few more), so
+# the variables that choose memory-cli's store, settings and daemon socket are passed on by name
+# (``env_vars``): the server then uses the same store as the hooks, which see the full environment.
+CODEX_PASSED_ENV = (
+    "MEMORY_CLI_DB",
+    "MEMORY_CLI_CONFIG",
+    "CLAUDE_CONFIG_DIR",
+    "MEMORY_CLI_DAEMON_AUTOSTART",
+    "MEMORY_CLI_EMBED_BACKEND",
+    "TMPDIR",
+)
+
 
 def entry(exe: str, db: str | None = None) -> dict:
     """``{"command", "args", "env"}``: the stdio server both agents start."""
@@ -88,16 +100,26 @@ def toml_string(value: str) -> str:
     return "".join(out)
 
 
+def codex_entry(exe: str, db: str | None = None) -> dict:
+    """The table Codex reads: the common entry plus ``env_vars`` (see :data:`CODEX_PASSED_ENV`)."""
+    return {**entry(exe, db), "env_vars": list(CODEX_PASSED_ENV)}
+
+
+def _toml_list(values) -> str:
+    return "[" + ", ".join(toml_string(v) for v in values) + "]"
+
+
 def codex_block(exe: str, db: str | None = None) -> str:
     """Our ``[mcp_servers.memory-cli]`` table between its two marker lines."""
-    e = entry(exe, db)
+    e = codex_entry(exe, db)
     env = ", ".join(f"{toml_string(k)} = {toml_string(v)}" for k, v in e["env"].items())
     return (
         f"{BLOCK_START}\n"
         f"[mcp_servers.{SERVER}]\n"
         f"command = {toml_string(e['command'])}\n"
-        f"args = [{', '.join(toml_string(a) for a in e['args'])}]\n"
+        f"args = {_toml_list(e['args'])}\n"
         f"env = {{{env}}}\n"
+        f"env_vars = {_toml_list(e['env_vars'])}\n"
         f"{BLOCK_END}\n"
     )
 
@@ -165,7 +187,7 @@ def codex_plan(path: Path, exe: str, db: str | None = None, *, remove: bool = Fa
         raise InvalidInput(
             f"{path}: adding [mcp_servers.{SERVER}] would make it invalid TOML ({e}); nothing was changed"
         ) from None
-    if got != entry(exe, db):
+    if got != codex_entry(exe, db):
         raise InvalidInput(
             f"{path}: [mcp_servers.{SERVER}] would not read back as written; nothing was changed: "
             "pass --no-mcp or add it by hand"
