@@ -333,15 +333,19 @@ def _agent_checks(db_override, measure: bool = True) -> list[dict]:
                 else:
                     detail += f"; a real {event} call: median {statistics.median(times):.0f} ms over 3"
             out.append(_check(f"{name} ({scope})", status, detail + "; " + needs))
-    return out + _agent_mcp_checks()
+    return out + _agent_mcp_checks(measure)
 
 
-def _agent_mcp_checks() -> list[dict]:
-    """Per other agent: where memory-cli's MCP server is registered, and whether the command it
-    names is still there (the server's start itself is checked under "mcp server")."""
+def _agent_mcp_checks(measure: bool = True) -> list[dict]:
+    """Per other agent: where memory-cli's MCP server is registered, whether the command it
+    names is still there, and (``measure``) whether it starts and lists its tools, as the agent
+    would start it (each distinct command once)."""
     from .mcp import agent_registration
+    from .mcp.doctor import _probe
+    from .mcp.server import TOOLS
 
     out = []
+    probed: dict[tuple, tuple] = {}
     for agent in _AGENT_PROBES:
         name = f"mcp server ({agent})"
         found = [(scope, agent_registration.registered(agent, scope)) for scope in ("user", "project")]
@@ -353,8 +357,21 @@ def _agent_mcp_checks() -> list[dict]:
             if problem:
                 detail = f"registered in {path}, but {problem}: run `memory-cli install --agent {agent}` again"
                 out.append(_check(f"{name} ({scope})", "fail", detail))
-            else:
+            elif not measure:
                 out.append(_check(f"{name} ({scope})", "ok", f"registered in {path}"))
+            else:
+                key = (server.get("command"), tuple(server.get("args") or ()))
+                if key not in probed:
+                    probed[key] = _probe({"command": key[0], "args": list(key[1]), "env": None})
+                names, took, err = probed[key]
+                if names is None:
+                    out.append(_check(f"{name} ({scope})", "fail", f"registered in {path} but did not start: {err}"))
+                    continue
+                missing = [t for t in TOOLS if t not in names]
+                detail = f"registered in {path}; started in {took:.1f} s with {len(names)} tools"
+                if missing:
+                    detail += f"; missing {', '.join(missing)} (run `memory-cli install --agent {agent}` again)"
+                out.append(_check(f"{name} ({scope})", "warn" if missing else "ok", detail))
     return out
 
 
