@@ -34,7 +34,7 @@ _INTERRUPTED = "[Request interrupted by user"
 
 class AgentTurn:
     """The agent's last turn before a prompt. ``found`` is False when there was none (the
-    session's first prompt, or an unreadable transcript)."""
+    session's first prompt); :func:`read` gives None instead when there is no transcript."""
 
     __slots__ = ("found", "text", "tools", "last_input", "edited", "errors", "rejected", "interrupted")
 

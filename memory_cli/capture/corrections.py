@@ -21,10 +21,9 @@ anything is written, and audit records carry only the redacted statement.
 
 from __future__ import annotations
 
-
-from ..fastjson import loads
 from .. import audit
 from ..errors import InvalidInput, MemoryCliError, NotFound
+from ..fastjson import loads
 from ..util import dumps, new_id, now_iso
 
 STATUSES = ("pending", "promoted", "approved", "rejected", "dismissed")

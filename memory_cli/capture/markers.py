@@ -52,7 +52,6 @@ MARKER_REGEX = r"\[MEMORY:(timing|dependency|behavior|remediation|maintenance)(?
 # Anything that tries to be a marker, so that the ones the marker format rejects can be reported.
 _ANY_MARKER_REGEX = r"\[(?i:memory):([^\]\s:]*)(?::([^\]]*))?\]\s*(.*)"
 
-
 MAX_TRANSCRIPT_BYTES = 4 * 1024 * 1024
 MAX_OBSERVATION = 1000
 
