@@ -53,7 +53,7 @@ def test_pre_compact_restores_the_pinned_block_before_claude_code_rereads_claude
 
     boundaries = [e for e in s.events if e.get("subtype") == "compact_boundary"]
     assert boundaries and boundaries[0]["compact_metadata"]["trigger"] == "manual", s.describe()
-    assert any(r.is_compaction for r in s.requests)
+    assert any(r.is_compaction for r in s.requests), s.describe()
     text = claude_md.read_text()
     assert text.startswith(HEADER) and PINNED in text and "memory-cli:pins:begin" in text, text
     syncs = e2e_home.cli_json("audit", "--action", "pin")
