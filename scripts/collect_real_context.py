@@ -5,8 +5,8 @@ Reads every session log named in tests/fixtures/real/sources.md from a local mir
 repository (``git show <commit>:<path>``, the commit the prompts were read at) and, for each
 prompt of tests/fixtures/real/prompts.jsonl, feeds the log's lines before that prompt, newest
 first, to ``memory_cli.capture.agent_turn.from_lines``: the function the UserPromptSubmit hook
-runs on the live transcript. The agent's last words are redacted like everything memory-cli
-stores. Writes tests/fixtures/real/context.jsonl, one line per prompt in the same order:
+runs on the live transcript. The agent's last words and its last tool call's input are
+redacted like everything memory-cli stores. Writes tests/fixtures/real/context.jsonl, one line per prompt in the same order:
 ``file``, ``line``, ``repo`` and the turn's fields.
 
 Needs the network once (the mirrors), never in CI: the tests read the file it writes.
@@ -65,6 +65,7 @@ def main() -> int:
         turn = from_lines(reversed(lines[: r["line"] - 1]), None)
         data = turn.as_dict()
         data["text"] = redact(data["text"])[0]
+        data["last_input"] = redact(data["last_input"])[0]
         out.append({"file": r["file"], "line": r["line"], "repo": r["repo"], **data})
         assert record.get("type") == "user", (key, r["line"])
     with (REAL / "context.jsonl").open("w", encoding="utf-8") as fh:
