@@ -43,9 +43,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from memory_cli.db import Store  # noqa: E402
 from memory_cli.install import executable, hook_launcher  # noqa: E402
+from write_lock import HeldWriteLock  # noqa: E402
 
 PY = sys.executable
 FLOOR_CMD = [PY, "-c", "import sqlite3, json"]
@@ -196,32 +198,13 @@ def copy_store(db: Path, suffix: str) -> Path:
     return dst
 
 
-# A bulk change in another process: the write lock held until a line arrives on stdin.
-_WRITER = """
-import sys
-from memory_cli.db import Store
-s = Store.open(sys.argv[1])
-s.conn.execute("BEGIN IMMEDIATE")
-s.conn.execute("UPDATE memory_entries SET tags = tags")
-print("locked", flush=True)
-sys.stdin.readline()
-s.conn.execute("ROLLBACK")
-"""
-
-
-def hold_write_lock(db: Path) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [PY, "-c", _WRITER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=str(ROOT)
-    )
-    if proc.stdout.readline().strip() != "locked":
-        raise SystemExit(f"could not hold the write lock of {db}")
-    return proc
-
-
-def release_write_lock(proc: subprocess.Popen) -> None:
-    proc.stdin.write("go\n")
-    proc.stdin.flush()
-    proc.wait(timeout=60)
+def hold_write_lock(db: Path):
+    """A bulk change in another process (``tests/write_lock.py``): the write lock held until the
+    lock's ``release()``."""
+    try:
+        return HeldWriteLock(db, PY, cwd=ROOT)
+    except RuntimeError as e:
+        raise SystemExit(str(e)) from None
 
 
 # -- hookify ---------------------------------------------------------------------------------
@@ -451,7 +434,7 @@ def run(root: Path) -> int:
                     times["hookify"].append(timed(hk_cmd, stdin, hookify_env, cwd=project)[0])
         finally:
             for w in writers:
-                release_write_lock(w)
+                w.release()
         fl = statistics.median(times["floor"])
         med = {name: statistics.median(v) for name, v in times.items() if v}
         main_ms = med["memory-cli"]

@@ -5,26 +5,15 @@ is released and the next command runs."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 
 import pytest
 
+from write_lock import HeldWriteLock
+
 from .standin import bash
 
 pytestmark = pytest.mark.e2e
-
-_BULK_WRITER = """
-import sys
-from memory_cli.db import Store
-s = Store.open(sys.argv[1])
-s.conn.execute("BEGIN IMMEDIATE")
-s.conn.execute("UPDATE memory_entries SET tags = tags")
-print("locked", flush=True)
-sys.stdin.readline()
-s.conn.execute("ROLLBACK")
-"""
 
 
 def _settle(home, seconds: float) -> None:
@@ -40,20 +29,15 @@ def test_a_session_during_a_bulk_change_is_gated_and_loses_nothing(fresh_home):
     warm = home.run_session("hello", ["Hello."])  # today's maintenance runs now, not under the lock
     assert warm.returncode == 0, warm.describe()
     _settle(home, 60)
-    writer = subprocess.Popen(
-        [sys.executable, "-c", _BULK_WRITER, str(home.db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
+    writer = HeldWriteLock(home.db)
     try:
-        assert writer.stdout.readline().strip() == "locked"
         s = home.run_session(
             "No, use pnpm, not npm. Then launch the app.",
             [bash("touch denied.txt && pythonw.exe src/main.py", "launch"), "Done."],
         )
-        assert writer.poll() is None  # the lock was held for the whole session
+        assert writer.still_held()  # the lock was held for the whole session
     finally:
-        writer.stdin.write("go\n")
-        writer.stdin.flush()
-        writer.wait(timeout=60)
+        writer.release()
     assert s.returncode == 0, s.describe()
     said = s.first_request.hook_contexts("UserPromptSubmit")
     assert said and "Recorded correction: use pnpm, not npm." in said[0], s.describe()
