@@ -451,16 +451,7 @@ def record_missed(store, found: list[dict], *, session_id: str | None, project: 
         )
         if seen:
             continue
-        d = Detection(
-            kind="inferred",
-            what_was_wrong="",
-            what_is_right="",
-            confidence=MODEL_CONFIDENCE,
-            key="",
-            statement=statement,
-            signal=f"model:{item['kind']}",
-            sentence=quote,
-        )
+        d = Detection.inferred(statement, quote, confidence=MODEL_CONFIDENCE, signal=f"model:{item['kind']}")
         out.append(capture(store, quote, session_id=session_id, project=project, detection=d, hook_event="SessionEnd"))
     return out
 

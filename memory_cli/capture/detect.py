@@ -113,6 +113,21 @@ class Detection:
         self.scope_hint = scope_hint
         self.verb = verb
 
+    @classmethod
+    def inferred(cls, statement: str, sentence: str, *, confidence: float, signal: str) -> Detection:
+        """A correction recognised as a whole, without its parts (the learned model's, or the
+        session-end model's): it waits in review for the person to fill them in."""
+        return cls(
+            kind="inferred",
+            what_was_wrong="",
+            what_is_right="",
+            confidence=confidence,
+            key="",
+            statement=statement,
+            signal=signal,
+            sentence=sentence,
+        )
+
     def as_dict(self) -> dict:
         return {name: getattr(self, name) for name in _DETECTION_FIELDS}
 
@@ -1241,16 +1256,7 @@ def detect(message: str, turn=None) -> Detection | None:
         return None
     sentence = masked.restore(masked.text).strip()
     statement = _clip(sentence)
-    return Detection(
-        kind="inferred",
-        what_was_wrong="",
-        what_is_right="",
-        confidence=INFERRED_CONFIDENCE,
-        key="",
-        statement=statement,
-        signal="learned",
-        sentence=sentence,
-    )
+    return Detection.inferred(statement, sentence, confidence=INFERRED_CONFIDENCE, signal="learned")
 
 
 def warm_regex_cache() -> bool:
