@@ -1,5 +1,5 @@
 # Two entry points for a fresh machine (see README): `make demo` and `make test`.
-.PHONY: setup demo test bench
+.PHONY: setup setup-user demo test bench
 
 # Most tests wait on processes, sockets and the model rather than the CPU: three workers on two
 # cores finish sooner. The tests marked `exclusive` (a machine loaded on purpose) run alone after.
@@ -8,7 +8,11 @@ TEST_WORKERS ?= 3
 setup:
 	bash scripts/setup.sh
 
-demo: setup
+# What a user installs (no PyTorch): the demo runs on exactly that.
+setup-user:
+	bash scripts/setup.sh user
+
+demo: setup-user
 	.venv/bin/memory-cli demo
 
 test: setup
