@@ -241,9 +241,11 @@ FIELDS: list[tuple] = [
         "provider",
         "str",
         "none",
-        ("choices", ("none", "anthropic", "claude-cli")),
+        ("choices", ("none", "anthropic", "claude-cli", "openai-compatible")),
         "Who writes session memories and compacts: none (local extractive reader; nothing leaves the "
-        "machine), anthropic (the API, ANTHROPIC_API_KEY) or claude-cli (your own `claude -p`).",
+        "machine), anthropic (the API, ANTHROPIC_API_KEY), claude-cli (your own `claude -p`) or "
+        "openai-compatible (any chat-completions server at llm.base_url: Ollama or llama.cpp on 127.0.0.1, "
+        "or a hosted endpoint).",
     ),
     (
         "llm",
@@ -251,7 +253,8 @@ FIELDS: list[tuple] = [
         "str?",
         None,
         None,
-        "Model name for the provider; null = claude-haiku-4-5 (anthropic) or claude's own default (claude-cli).",
+        "Model name for the provider; null = claude-haiku-4-5 (anthropic), claude's own default (claude-cli) "
+        "or the server's default (openai-compatible).",
     ),
     ("llm", "timeout_s", "int", 30, ("range", 1, 600), "Seconds one LLM request may take."),
     ("llm", "retries", "int", 1, ("range", 0, 5), "Retries after a timeout, a 429 or a 5xx answer (with backoff)."),
@@ -288,6 +291,23 @@ FIELDS: list[tuple] = [
         "SessionEnd queues the transcript and the detached job writes its memories.",
     ),
     ("llm", "claude_command", "str", "claude", None, "The Claude Code executable the claude-cli provider runs."),
+    (
+        "llm",
+        "base_url",
+        "str?",
+        None,
+        None,
+        "The openai-compatible provider's server, up to /v1 (http://127.0.0.1:11434/v1 for Ollama); "
+        "plain http only to 127.0.0.1.",
+    ),
+    (
+        "llm",
+        "api_key_env",
+        "str",
+        "OPENAI_API_KEY",
+        None,
+        "The environment variable holding the openai-compatible server's key (none sent when it is unset).",
+    ),
     (
         "limits",
         "per_scope",

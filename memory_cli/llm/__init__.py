@@ -8,8 +8,8 @@ which calls :func:`memory_cli.llm.summarize.summarize_pending` and
 run the same functions by hand.
 
 Providers (:mod:`memory_cli.llm.providers`): ``none`` (the default: nothing leaves the machine),
-``anthropic`` (the official SDK, an optional extra) and ``claude-cli`` (the person's own
-``claude -p``). Every request is redacted first, counted against a daily cap and audited with its
+``anthropic`` (the official SDK, an optional extra), ``claude-cli`` (the person's own
+``claude -p``) and ``openai-compatible`` (any chat-completions server, local or hosted). Every request is redacted first, counted against a daily cap and audited with its
 token counts; every answer is validated strictly (:mod:`memory_cli.llm.validate`) before anything
 is applied.
 """

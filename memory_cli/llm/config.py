@@ -7,7 +7,7 @@ import os
 
 from memory_cli.scope import normalize_project
 
-PROVIDERS = ("none", "anthropic", "claude-cli")
+PROVIDERS = ("none", "anthropic", "claude-cli", "openai-compatible")
 # Sources whose entries are written without a person: they count against ``limits.per_scope``
 # and are the only ones compaction may touch.
 AUTOMATIC_SOURCES = ("session", "marker")

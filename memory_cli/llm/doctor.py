@@ -42,6 +42,30 @@ def doctor_checks(store, settings) -> list[dict]:
                 else f"provider anthropic ({section.get('model') or providers.DEFAULT_ANTHROPIC_MODEL})",
             }
         )
+    elif name == "openai-compatible":
+        from memory_cli.llm.openai_compat import check_base_url, is_local
+
+        try:
+            url = check_base_url(section.get("base_url"))
+        except providers.LLMError as err:
+            checks.append(
+                {
+                    "name": "session memories",
+                    "status": "warn",
+                    "detail": f"{err}; the extractive reader is used instead",
+                }
+            )
+        else:
+            where = (
+                "this machine" if is_local(url) else f"{url.split('/')[2]} (transcripts, redacted, leave this machine)"
+            )
+            checks.append(
+                {
+                    "name": "session memories",
+                    "status": "ok",
+                    "detail": f"provider openai-compatible ({section.get('model') or 'the server default model'} at {url}; {where})",
+                }
+            )
     else:
         exe = shutil.which(os.path.expanduser(section.get("claude_command") or "claude"))
         checks.append(

@@ -14,7 +14,9 @@
 Providers: ``anthropic`` uses the official SDK (imported here only, when a request is made;
 ``ANTHROPIC_BASE_URL`` and ``ANTHROPIC_API_KEY`` are read by the SDK as usual); ``claude-cli``
 runs the person's own ``claude -p`` with no tools and no MCP servers, outside any project
-directory and with ``MEMORY_CLI_DB=""`` so memory-cli's own hooks in that session do nothing.
+directory and with ``MEMORY_CLI_DB=""`` so memory-cli's own hooks in that session do nothing;
+``openai-compatible`` (:mod:`memory_cli.llm.openai_compat`) posts to any chat-completions server,
+a local one (Ollama, llama.cpp) or a hosted one, at ``llm.base_url``.
 """
 
 from __future__ import annotations
@@ -256,6 +258,10 @@ def provider_for(settings):
         return AnthropicProvider(section)
     if name == "claude-cli":
         return ClaudeCliProvider(section)
+    if name == "openai-compatible":
+        from memory_cli.llm.openai_compat import OpenAICompatibleProvider
+
+        return OpenAICompatibleProvider(section)
     return None
 
 
