@@ -41,7 +41,7 @@ def test_summarize_json_offline(cli, transcript):
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert {"memories", "report", "provider", "stored"} <= set(out)
-    assert out["provider"] == "extractive" and out["stored"] >= 2
+    assert out["provider"] == "extractive" and out["stored"] >= 1
     assert out["session_id"] == "7d1e4c2a-93b5-4f0e-a8d6-2c51b9e07f13"
     stored = [e for e in listed(cli) if e["source"] == "session"]
     assert len(stored) == out["stored"] and {e["scope"] for e in stored} == {"project:whisperclick"}

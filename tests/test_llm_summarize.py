@@ -167,10 +167,12 @@ def test_failures_fall_back_to_the_extractive_reader_and_lose_nothing(store, cfg
     si = api(script)
     r = summarize_transcript(store, cfg, transcript)
     assert r["provider"] == "extractive" and kind in r["fallback"]
-    assert r["stored"] >= 2
+    assert r["stored"] >= 1
     contents = [e["content"] for e in session_entries(store)]
-    assert any("root cause" in c.lower() and "WHISPERCLICK_FAKE_AUDIO" in c for c in contents)
-    assert any(c.startswith("`pytest tests/audio -q` failed") for c in contents)
+    # The failed run passing after the one edit is proved; the agent's "root cause" sentence is
+    # its own claim, which the local reader never stores (the agent's markers carry those).
+    assert any(c.startswith("`pytest tests/audio -q` failed") and "conftest.py" in c for c in contents)
+    assert not any("root cause" in c.lower() for c in contents)
     assert entries.get(store, before["id"])["content"] == before["content"]
     assert r["report"] and "1 failed" in r["report"]
     fallback = store.rows("SELECT result FROM memory_audit_log WHERE action = 'llm_fallback'")
@@ -231,7 +233,7 @@ def test_provider_none_sends_nothing_and_still_writes_memories(store, transcript
     s = settings_mod.load("/nonexistent/config.json")
     assert s["llm"]["provider"] == "none"
     r = summarize_transcript(store, s, transcript)
-    assert r["provider"] == "extractive" and r["stored"] >= 2 and si.requests == []
+    assert r["provider"] == "extractive" and r["stored"] >= 1 and si.requests == []
     assert not store.rows("SELECT 1 FROM memory_audit_log WHERE action = 'llm_call'")
 
 
@@ -382,6 +384,6 @@ def test_two_runs_over_the_same_part_store_it_once(store, db_path, transcript, m
 
     monkeypatch.setattr(summ, "find_dup", find_dup_then_race)
     r = summarize_transcript(store, s, transcript)
-    assert raced["result"]["stored"] >= 2
+    assert raced["result"]["stored"] >= 1
     assert r["stored"] == 0 and "another run" in r["raced"]
     assert len(session_entries(store)) == raced["result"]["stored"]

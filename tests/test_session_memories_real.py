@@ -85,25 +85,28 @@ def test_the_next_unrelated_command_of_the_same_program_is_not_its_fix(store, of
     stored, _ = summarize(store, offline, tmp_path, GH_VARIABLE)
     # `gh variable list` failing with a 404 was not fixed by `gh repo view`.
     assert not [m for m in stored if "gh repo view" in m], stored
-    # The same command corrected is kept: docker compose needed the staging file.
+    # A variant of the failed command is not proof of what was wrong: `docker compose restart
+    # api` then `docker compose -f docker-compose.staging.yml restart api` passing says nothing
+    # the transcript proves about the first (the local reader writes only what it can prove).
     stored, _ = summarize(store, offline, tmp_path, DOCKER_COMPOSE)
-    assert [m for m in stored if 'docker compose restart api"` failed' in m and "docker-compose.staging.yml" in m]
+    assert not [m for m in stored if 'docker compose restart api"` failed' in m], stored
 
 
 def test_a_different_target_of_the_same_subcommand_is_not_a_fix(store, offline, tmp_path):
     # `git checkout feat/...` failed on a stale index.lock; a later commit and `git checkout main`
-    # did other things. The gh API call resent with JSON booleans is the same call corrected.
+    # did other things. The gh API call resent with JSON booleans is another command, not the
+    # failed one passing: not proved, not stored.
     stored, _ = summarize(store, offline, tmp_path, PUBLISH_BINARY)
     assert not [m for m in stored if "index.lock" in m], stored
-    assert [m for m in stored if "is not a boolean" in m and "--input" in m], stored
+    assert not [m for m in stored if "is not a boolean" in m], stored
 
 
 def test_looking_around_and_grep_finding_nothing_are_not_failures(store, offline, tmp_path):
     stored, _ = summarize(store, offline, tmp_path, WRAPPER_BANNER)
     assert not [m for m in stored if m.startswith("`grep")], stored  # grep's exit code 1: no match
     assert not [m for m in stored if "--modules` failed" in m], stored  # then `--status`: not a fix
-    # The failure the error message itself explained is kept.
-    assert [m for m in stored if "unable to auto-detect email address" in m and "git config user.email" in m]
+    # A command the error message names is a hint, not a proof that it fixed the failure.
+    assert not [m for m in stored if "git config user.email" in m], stored
     stored, _ = summarize(store, offline, tmp_path, DISK_SPACE)
     assert not [m for m in stored if m.startswith(("`df", "`du"))], stored
 

@@ -103,20 +103,34 @@ def _decisions(ex: Excerpt) -> list[str]:
                 if not answer.startswith(_DISMISSED):
                     out.append(f"{_one_line(question, 120)} -> {_one_line(answer, 120)}")
         elif last_tool.tool == "ExitPlanMode" and "approved your plan" in turn.text:
-            out.append(f"plan approved: {_plan_title(last_tool.text)}")
+            out.append(f"plan approved: {_plan_title(last_tool.tool_input, last_tool.text)}")
         last_tool = None
     return out[:MAX_DECISIONS]
 
 
-def _plan_title(text: str) -> str:
-    try:
-        plan = json.loads(text).get("plan", "")
-    except (ValueError, AttributeError):
-        plan = text
-    for line in str(plan).replace("\\n", "\n").splitlines():
-        line = line.strip(' #*"{}')
-        if line and not line.startswith("plan"):
-            return _one_line(line, 120)
+# A plan's heading that names no subject ("Plan", "Implementation Plan", "Overview").
+_GENERIC_HEADING = re.compile(
+    r"(?:(?:the|my|proposed|implementation|updated|final)\s+)*(?:plan|overview|summary|context|goal|task)s?:?", re.I
+)
+
+
+def _plan_title(tool_input: dict | None, text: str) -> str:
+    """What the approved plan is about, in a line: its first heading that names a subject, else
+    its first line of prose. Read from the call's input (the rendered text is clipped JSON)."""
+    plan = tool_input.get("plan") if isinstance(tool_input, dict) else None
+    if not isinstance(plan, str):
+        try:
+            plan = json.loads(text).get("plan", "")
+        except (ValueError, AttributeError):
+            plan = ""
+    if not isinstance(plan, str) or not plan.strip():
+        return "(untitled)"
+    for raw in plan.splitlines():
+        line = raw.strip().lstrip("#").strip().strip("*_` ").strip()
+        if not line or _GENERIC_HEADING.fullmatch(line):
+            continue
+        line = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", line).replace("**", "").replace("`", "")
+        return _one_line(line, 120)
     return "(untitled)"
 
 
@@ -137,6 +151,14 @@ def corrections(ex: Excerpt) -> list[str]:
     return out
 
 
+# What Claude Code writes as the assistant's turn when there was nothing to answer.
+_PLACEHOLDERS = ("no response requested.", "(no content)", "api error")
+
+
+def _placeholder(text: str) -> bool:
+    return text.strip().lower().startswith(_PLACEHOLDERS)
+
+
 def report(ex: Excerpt, *, project: str | None) -> str:
     prompts = [t.text for t in ex.turns if t.role == "person"]
     tools = [t for t in ex.turns if t.role == "tool"]
@@ -145,7 +167,7 @@ def report(ex: Excerpt, *, project: str | None) -> str:
     rejected = sum(1 for t in results if t.rejected)
     interrupted = sum(1 for t in ex.turns if t.role == "interrupt")
     edited = sorted({t.text for t in tools if t.tool in _EDIT_TOOLS and t.text})
-    last = next((t.text for t in reversed(ex.turns) if t.role == "assistant"), "")
+    last = next((t.text for t in reversed(ex.turns) if t.role == "assistant" and not _placeholder(t.text)), "")
     counts = f"{len(prompts)} typed request(s), {len(tools)} tool call(s), {failures} failed"
     if rejected:
         counts += f", {rejected} rejected by the person"

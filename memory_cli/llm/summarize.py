@@ -27,6 +27,31 @@ def offset_key(path: str) -> str:
     return OFFSET_KEY + os.path.realpath(path)
 
 
+# Folders people start a session in that hold everything, not one project: memories a session
+# there writes would reach every later session started there, whatever it is about.
+_CATCH_ALL = frozenset({"desktop", "documents", "downloads", "onedrive", "tmp", "temp"})
+
+
+def catch_all_folder(cwd: str | None) -> bool:
+    """True for a session started outside any repository in a home folder, one of its
+    Desktop/Documents/Downloads folders, a temporary folder or a drive's root (POSIX and
+    Windows paths alike, as transcripts carry either)."""
+    if not cwd:
+        return False
+    if os.path.isabs(cwd) and scopes.find_project_root(cwd, env={}):
+        return False  # a repository, wherever it lies (a Windows path is never one here)
+    parts = [p for p in cwd.replace("\\", "/").rstrip("/").split("/") if p]
+    if parts and parts[0].endswith(":"):
+        parts = parts[1:]  # C:
+    low = [p.lower() for p in parts]
+    if len(low) <= 1:
+        return True  # / or C:\ or /tmp
+    home_at = 2 if low[0] in ("home", "users") else 1 if low[0] == "root" else None
+    if home_at is None:
+        return low[-1] in _CATCH_ALL and len(low) <= 2
+    return len(low) == home_at or (len(low) == home_at + 1 and low[-1] in _CATCH_ALL)
+
+
 def _project_of(cwd: str | None) -> str | None:
     if not cwd:
         return None
@@ -179,6 +204,11 @@ def summarize_transcript(
     if memories is None:
         memories, report = extractive.extract(ex, project=project)
         result["provider"] = "extractive"
+    if memories and catch_all_folder(ex.cwd):
+        # The report stays (it describes this session); memories would follow every session
+        # started in this folder.
+        result["skipped_memories"] = f"{len(memories)} not stored: {ex.cwd} is not a project folder"
+        memories = []
 
     kept: list[dict] = []
     for m in memories:

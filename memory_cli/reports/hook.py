@@ -1,9 +1,29 @@
 """SessionStart: the project's previous session report, in a few lines, so a new session starts
-from where the last one ended. Cut to ``MAX_CHARS`` so it never crowds out the memories."""
+from where the last one ended. Each line is cut to ``LINE_CHARS`` and the whole to ``MAX_CHARS``,
+so that one long line (the first request, a pasted error) cannot hide the rest (what the person
+decided and corrected, what was left), and the report never crowds out the memories."""
 
 from __future__ import annotations
 
-MAX_CHARS = 600
+MAX_CHARS = 1400
+LINE_CHARS = 320
+
+
+def fit(summary: str) -> str:
+    """The report's lines, each within ``LINE_CHARS``, as many whole lines as fit ``MAX_CHARS``."""
+    out: list[str] = []
+    used = 0
+    for raw in summary.splitlines():
+        line = " ".join(raw.split())
+        if not line:
+            continue
+        if len(line) > LINE_CHARS:
+            line = line[: LINE_CHARS - 1] + "…"
+        if used + len(line) + 1 > MAX_CHARS:
+            break
+        out.append(line)
+        used += len(line) + 1
+    return "\n".join(out)
 
 
 def session_start(ctx, resp) -> None:
@@ -14,8 +34,6 @@ def session_start(ctx, resp) -> None:
     rep = api.previous_report(ctx.store, f"project:{ctx.project}")
     if rep is None:
         return
-    summary = " ".join(rep["summary"].split())
-    if len(summary) > MAX_CHARS:
-        summary = summary[: MAX_CHARS - 1] + "…"
-    resp.add_context(f"Previous session in {ctx.project} ({rep['created_at'][:10]}): {summary}")
+    summary = fit(rep["summary"])
+    resp.add_context(f"Previous session in {ctx.project} ({rep['created_at'][:10]}):\n{summary}")
     ctx.audit("inject", context="session report", result=rep["id"])
