@@ -189,7 +189,13 @@ def main() -> int:
     for k, i in enumerate(idx):
         row, turn = data.real[i], data.turns[i]
         msgs = conversation(row, turn)
-        ans = chat(args.base_url, msgs + [{"role": "system", "content": QUESTION}], max_tokens=1, logprobs=True, timeout=args.timeout)
+        ans = chat(
+            args.base_url,
+            msgs + [{"role": "system", "content": QUESTION}],
+            max_tokens=1,
+            logprobs=True,
+            timeout=args.timeout,
+        )
         p = p_yes(ans)
         rec = False
         quote = lesson = None
@@ -214,8 +220,16 @@ def main() -> int:
         if out:
             out.write(
                 json.dumps(
-                    {"i": i, "label": labels[k], "p_yes": round(p, 4), "recorded": rec, "quote": quote,
-                     "lesson": lesson, "detector": det_hit[i]}, ensure_ascii=False
+                    {
+                        "i": i,
+                        "label": labels[k],
+                        "p_yes": round(p, 4),
+                        "recorded": rec,
+                        "quote": quote,
+                        "lesson": lesson,
+                        "detector": det_hit[i],
+                    },
+                    ensure_ascii=False,
                 )
                 + "\n"
             )
