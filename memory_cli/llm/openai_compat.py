@@ -25,7 +25,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from memory_cli.llm.providers import MAX_OUTPUT_TOKENS, Answer, LLMError, _json_object, _retry_after, _short
+from memory_cli.llm.answers import MAX_OUTPUT_TOKENS, Answer, LLMError, _json_object, _retry_after, _short
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 

@@ -25,37 +25,18 @@ import json
 import os
 import re
 import time
-from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from memory_cli import audit
 from memory_cli.llm import config as llm_config
+from memory_cli.llm.answers import MAX_OUTPUT_TOKENS, Answer, LLMError, _json_object, _retry_after, _short
+
+__all__ = ["Answer", "LLMError", "ask", "provider_for", "calls_today", "take_call_slot"]
 
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
-MAX_OUTPUT_TOKENS = 4096
 BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
 CALLS_KEY = "llm.calls:"
-
-
-class LLMError(Exception):
-    """A request that gave no usable answer. ``kind``: timeout, rate_limit, server, client,
-    connection, malformed, cap, config."""
-
-    def __init__(self, kind: str, message: str, *, retryable: bool = False, retry_after: float | None = None):
-        super().__init__(message)
-        self.kind = kind
-        self.retryable = retryable
-        self.retry_after = retry_after
-
-
-@dataclass
-class Answer:
-    input: dict
-    provider: str
-    model: str | None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
 
 
 # ------------------------------------------------------------------------------ daily cap
@@ -219,35 +200,6 @@ class ClaudeCliProvider:
         if data is None:
             raise LLMError("malformed", "claude -p answered without a JSON object")
         return Answer(data, self.name, self.model, usage.get("input_tokens"), usage.get("output_tokens"))
-
-
-def _json_object(text: str) -> dict | None:
-    """The JSON object in a model's text answer (bare, or inside a ``` fence)."""
-    text = text.strip()
-    fence = re.search(r"```(?:json)?\s*(\{.*\})\s*```", text, re.S)
-    if fence:
-        text = fence.group(1)
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return None
-    try:
-        data = json.loads(text[start : end + 1])
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _retry_after(response) -> float | None:
-    try:
-        value = response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, TypeError, ValueError):
-        return None
-
-
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join((text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def provider_for(settings):
