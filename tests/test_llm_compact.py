@@ -246,7 +246,7 @@ def test_summaries_past_the_cap_compact_the_scope(store, cfg, api, tmp_path):
     shutil.copy(Path(__file__).parent / "fixtures" / "llm" / "session_whisperclick.jsonl", p)
     cfg["llm"]["provider"] = "none"
     r = summarize_transcript(store, cfg, p)
-    assert r["stored"] >= 2
+    assert r["stored"] >= 1
     assert r["compacted"] and r["compacted"][0]["method"] == "fifo"
     assert len(automatic_entries(store, "project:whisperclick")) == 3
 

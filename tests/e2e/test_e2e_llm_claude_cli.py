@@ -79,7 +79,7 @@ def test_claude_cli_unusable_answer_falls_back(home):
     with StandIn([text("Sorry, I can't help with that.")], default=text("ok")) as si:
         r = home.cli("summarize", str(transcript(home)), "--json", env={"ANTHROPIC_BASE_URL": si.url})
     out = json.loads(r.stdout)
-    assert out["provider"] == "extractive" and "malformed" in out["fallback"] and out["stored"] >= 2
+    assert out["provider"] == "extractive" and "malformed" in out["fallback"] and out["stored"] >= 1
     assert len(si.ours) == 1
 
 
@@ -90,4 +90,4 @@ def test_claude_cli_timeout_falls_back(home):
     with StandIn([slow(120, text("{}"))], default=text("ok")) as si:
         r = home.cli("summarize", str(transcript(home)), "--json", env={"ANTHROPIC_BASE_URL": si.url})
     out = json.loads(r.stdout)
-    assert out["provider"] == "extractive" and "timeout" in out["fallback"] and out["stored"] >= 2
+    assert out["provider"] == "extractive" and "timeout" in out["fallback"] and out["stored"] >= 1
