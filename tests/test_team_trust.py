@@ -310,3 +310,52 @@ def test_a_maintainer_cannot_confirm_a_strangers_row_planted_under_their_own_ent
     r = team.cli("bob", "team", "confirm", rule["id"])
     assert r.returncode == 2 and "share it and sync first" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert _server(team, rule["id"])["confirmed"] is False
+
+
+def test_a_member_cannot_remove_a_confirmed_rule_by_making_it_a_plain_entry_first(team):
+    import psycopg
+
+    rule = _confirmed_rule(team)
+    for unrule in ("rule = NULL", "rule = 'null'::jsonb", """rule = '"none"'::jsonb"""):
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="author or a maintainer"):
+            _as_member(team, "alice", f"UPDATE memory_cli.entries SET {unrule} WHERE id = %s", (rule["id"],))
+    with pytest.raises(psycopg.errors.InsufficientPrivilege, match="author or a maintainer"):
+        _as_member(team, "alice", "UPDATE memory_cli.entries SET deleted = true WHERE id = %s", (rule["id"],))
+    row = _server(team, rule["id"])
+    assert row["deleted"] is False and row["rule"]["pattern"] == "git push --force"
+    team.sync("carol")
+    assert team.status("carol", rule["id"]) == "active"
+    assert _deny(team.db("carol"), FORCE_PUSH)
+
+
+def test_a_store_keeps_a_confirmed_rule_whose_removal_no_author_or_maintainer_made(team):
+    """A server that let the two steps through (no trigger against them, or a login beyond the
+    roles): the stores that enforce the rule keep it, and say so."""
+    rule = _confirmed_rule(team)
+    # The admin login is neither the rule's author nor a maintainer any store saw confirm a rule.
+    team.pg.sql(f"UPDATE memory_cli.entries SET rule = NULL WHERE id = '{rule['id']}'", db=team.name)
+    team.pg.sql(f"UPDATE memory_cli.entries SET deleted = true WHERE id = '{rule['id']}'", db=team.name)
+    out = team.sync("carol")
+    assert out["held"] == 1 and out["archived"] == 0
+    assert team.status("carol", rule["id"]) == "active"
+    assert _deny(team.db("carol"), FORCE_PUSH)
+    held = team.row(
+        "carol", "SELECT context FROM memory_audit_log WHERE action = 'team_held' AND entry_id = ?", (rule["id"],)
+    )
+    assert "postgres" in held["context"] and "bob" in held["context"]
+
+
+def test_a_maintainer_still_removes_a_members_confirmed_rule_everywhere(team):
+    rule = add_rule(
+        team.db("alice"), "Never force-push main", pattern="git push --force", pattern_type="command", action="block"
+    )
+    team.join("alice")
+    team.share("alice", rule["id"])
+    team.sync("alice")
+    team.join("bob")
+    assert team.cli("bob", "team", "confirm", rule["id"]).returncode == 0
+    team.join("carol")
+    assert _deny(team.db("carol"), FORCE_PUSH)
+    _as_member(team, "bob", "UPDATE memory_cli.entries SET deleted = true WHERE id = %s", (rule["id"],))
+    assert team.sync("carol")["archived"] == 1
+    assert not _deny(team.db("carol"), FORCE_PUSH)

@@ -171,6 +171,7 @@ def confirm(store, entry_id: str) -> dict:
     if row is None:
         raise InvalidInput(f"{eid[:8]} is not a rule in the team store (share it and sync first)")
     with store.transaction():
+        sync.note_maintainers(store, [row])
         sync.apply_remote(store, row, row["updated_by"])  # the confirmation is this login's own change
     return row
 

@@ -57,9 +57,11 @@ def apply_exchanged_schema(store) -> None:
 
 
 #: The server schema version this code writes and understands. Version 2 is the one whose
-#: trigger keeps members from weakening confirmed rules and from claiming another's name; this
-#: code refuses to sync with an older one (``team init`` upgrades it).
-SERVER_SCHEMA_VERSION = 2
+#: trigger keeps members from weakening confirmed rules and from claiming another's name;
+#: version 3 also keeps a member from turning someone else's rule into a plain entry (which a
+#: member could then remove). This code refuses to sync with an older one (``team init``
+#: upgrades it).
+SERVER_SCHEMA_VERSION = 3
 SCHEMA = "memory_cli"
 MEMBER_ROLE = "memory_cli_member"
 MAINTAINER_ROLE = "memory_cli_maintainer"
@@ -137,9 +139,10 @@ BEGIN
     NEW.version := OLD.version + 1;
     NEW.created_at := OLD.created_at;
     NEW.author := OLD.author;
-    -- Removing a rule from every store is for its author and the maintainers.
-    IF NEW.deleted AND NOT OLD.deleted AND OLD.rule IS NOT NULL AND NOT maintainer
-       AND OLD.author IS DISTINCT FROM session_user THEN
+    -- Removing a rule from every store is for its author and the maintainers, and so is making
+    -- it no rule: otherwise a member clears the rule first and removes a plain entry next.
+    IF jsonb_typeof(OLD.rule) = 'object' AND NOT maintainer AND OLD.author IS DISTINCT FROM session_user
+       AND ((NEW.deleted AND NOT OLD.deleted) OR jsonb_typeof(NEW.rule) IS DISTINCT FROM 'object') THEN
         RAISE EXCEPTION 'only its author or a maintainer may remove a rule from the team store'
             USING ERRCODE = 'insufficient_privilege';
     END IF;

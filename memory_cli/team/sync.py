@@ -26,6 +26,7 @@ import hashlib
 import json
 
 from .. import audit, entries
+from ..maintenance import kvstate
 from ..redact import redact
 from ..rules import api as rules_api
 from ..util import now_iso
@@ -202,6 +203,17 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
                     "no longer shared",
                 )
                 return "held"
+            if local is not None and local["status"] == "active" and not own and _unvouched_removal(store, row):
+                store.execute("DELETE FROM team_exchanged WHERE entry_id = ?", (row["id"],))
+                _hold(
+                    store,
+                    row,
+                    local_payload(store, row["id"]),
+                    f"{row['updated_by']} removed a rule this store enforces as confirmed, and is neither its "
+                    f"author ({row['author']}) nor a maintainer known here; the rule stays enforced here, no "
+                    "longer synced (`memory-cli rules delete` removes it)",
+                )
+                return "held"
             if local is not None and local["status"] == "active":
                 current = local_payload(store, row["id"])
                 if m["synced_hash"] and payload_hash(current) != m["synced_hash"]:
@@ -252,6 +264,29 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
         _overwrite_local(store, row, keep_confirmed=own)
         _remember(store, row, synced_hash=remote_hash)
     return result
+
+
+KEY_MAINTAINERS = "team.maintainers"
+
+
+def note_maintainers(store, rows) -> None:
+    """Remember the logins that confirmed a rule (only the maintainer role can): they, and a
+    rule's author, are the ones whose removal of a confirmed rule this store follows."""
+    seen = {r["confirmed_by"] for r in rows if r.get("confirmed_by")}
+    known = set(kvstate.get(store, KEY_MAINTAINERS, []) or [])
+    if seen - known:
+        kvstate.put(store, KEY_MAINTAINERS, sorted(known | seen))
+
+
+def _unvouched_removal(store, row: dict) -> bool:
+    """A tombstone for a rule enforced here as confirmed, written by a login that is neither the
+    rule's author nor a maintainer this store has seen confirm a rule. The team store's trigger
+    refuses such a removal; a store that finds one anyway (a server without that trigger, a row
+    made into a plain entry first) keeps enforcing the rule it had."""
+    if not _enforced_as_confirmed(store, row["id"]):
+        return False
+    who = row["updated_by"]
+    return who != row["author"] and who not in (kvstate.get(store, KEY_MAINTAINERS, []) or [])
 
 
 def _enforced_as_confirmed(store, entry_id: str) -> bool:
@@ -401,6 +436,7 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
         "refused_rows": 0,
     }
     with store.transaction():
+        note_maintainers(store, rows)
         for row in rows:
             try:
                 with store.transaction():  # a savepoint: a refused row leaves nothing behind
