@@ -165,7 +165,8 @@ def confirm(store, entry_id: str) -> dict:
     conn = server.connect(conninfo)
     try:
         server.check_schema(conn)
-        row = server.confirm(conn, eid)
+        sid = store.value("SELECT server_id FROM team_entries WHERE entry_id = ?", (eid,))
+        row = server.confirm(conn, sid or eid)
     finally:
         conn.close()
     if row is None:

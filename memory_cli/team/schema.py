@@ -47,6 +47,16 @@ CREATE TABLE IF NOT EXISTS team_exchanged (
 )
 
 
+#: The id a shared entry has on the team store when it is not its local id: the person's entry
+#: whose id another login took on the server first is shared under a new one, and a teammate's
+#: row whose id a local entry of another source (a repository file) holds is kept under a new
+#: local id. Either way no entry gives up its identity to a stranger's claim.
+SERVER_ID_SQL = (
+    "ALTER TABLE team_entries ADD COLUMN server_id TEXT",
+    "CREATE UNIQUE INDEX IF NOT EXISTS team_entries_server_id ON team_entries(server_id) WHERE server_id IS NOT NULL",
+)
+
+
 def apply_schema(store) -> None:
     store.execute(LOCAL_SQL.strip())
 
@@ -196,3 +206,11 @@ Give each person a login role and one of the two team roles:
   GRANT {MAINTAINER_ROLE} TO bob;          -- also confirms rules, which makes them block
 Members' rules are enforced as warnings until a maintainer runs `memory-cli team confirm ID`.
 Rows record the login that wrote them, so give each person a login of their own."""
+
+
+def apply_server_id_schema(store) -> None:
+    columns = {r["name"] for r in store.rows("PRAGMA table_info(team_entries)")}
+    for statement in SERVER_ID_SQL:
+        if "ADD COLUMN" in statement and "server_id" in columns:
+            continue
+        store.execute(statement)

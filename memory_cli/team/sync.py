@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .. import audit, entries
+from .. import audit, entries, provenance
 from ..maintenance import kvstate
 from ..redact import redact
 from ..rules import api as rules_api
@@ -123,10 +123,12 @@ def push(store, conn) -> dict:
         p = local_payload(store, m["entry_id"])
         if m["state"] == "tombstone" or p is None:
             if m["version"]:
-                work.append(("delete", m["entry_id"], m["version"], None))
+                work.append(("delete", m["server_id"] or m["entry_id"], m["version"], None))
             else:  # never reached the server: nothing to delete there
                 forget.append(m["entry_id"])
             continue
+        if m["server_id"]:
+            p["id"] = m["server_id"]
         h = payload_hash(p)
         if m["version"] and h == m["synced_hash"]:
             unchanged.append(m["entry_id"])  # touched, not changed (a use count, decay)
@@ -137,12 +139,31 @@ def push(store, conn) -> dict:
             store.executemany("DELETE FROM team_entries WHERE entry_id = ?", [(e,) for e in forget])
             now = now_iso()
             store.executemany("UPDATE team_entries SET synced_at = ? WHERE entry_id = ?", [(now, e) for e in unchanged])
+    retry = _push_work(store, conn, work, out)
+    if retry:  # the same entries under their new ids (random: nobody holds them)
+        _push_work(store, conn, retry, out)
+    if out["pushed"] or out["deleted"]:
+        with store.transaction():
+            audit.record(store, "team_push", result=f"{out['pushed']} pushed, {out['deleted']} deleted")
+    return out
+
+
+def _local_id(store, server_id: str) -> str:
+    return store.value("SELECT entry_id FROM team_entries WHERE server_id = ?", (server_id,)) or server_id
+
+
+def _push_work(store, conn, work: list, out: dict) -> list:
+    """Push ``work`` in batches; returns the inserts to send again under a new id."""
+    retry = []
     for i in range(0, len(work), PUSH_BATCH):
         batch = work[i : i + PUSH_BATCH]
         rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch])
         with store.transaction():
             for (kind, p, _v, h), row in zip(batch, rows):
-                eid = p if kind == "delete" else p["id"]
+                eid = _local_id(store, p if kind == "delete" else p["id"])
+                if kind == "insert" and row is None and not exchanged(store, eid):
+                    retry.append((kind, _rekey(store, eid, p), 0, h))
+                    continue
                 if kind == "delete":
                     store.execute("DELETE FROM team_entries WHERE entry_id = ?", (eid,))
                     if row is None:
@@ -161,30 +182,56 @@ def push(store, conn) -> dict:
                 elif row is None:
                     out["refused"] += 1  # resolved by the pull that follows
                 else:
-                    _remember(store, row, synced_hash=h)
+                    _remember(store, dict(row, id=eid), synced_hash=h)
                     _mark_exchanged(store, eid, "pushed")
                     out["pushed"] += 1
-    if out["pushed"] or out["deleted"]:
-        with store.transaction():
-            audit.record(store, "team_push", result=f"{out['pushed']} pushed, {out['deleted']} deleted")
-    return out
+    return retry
+
+
+def _rekey(store, entry_id: str, payload: dict) -> dict:
+    """The team store has a row under this entry's id that this store never sent: someone else's
+    claim on it. The entry keeps its id here and is shared under a new one."""
+    from ..util import new_id
+
+    taken = payload["id"]
+    server_id = new_id()
+    store.execute("UPDATE team_entries SET server_id = ? WHERE entry_id = ?", (server_id, entry_id))
+    audit.record(
+        store,
+        "team_share",
+        entry_id=entry_id,
+        result=f"shared as {server_id}",
+        context=f"the team store already has a row with the id {taken} that this store never sent; "
+        "the entry keeps its id here and is shared under a new one",
+    )
+    return dict(payload, id=server_id)
 
 
 # -- pull ----------------------------------------------------------------------------------------
-def apply_remote(store, row: dict, me: str | None = None) -> str:
+def apply_remote(store, row: dict, me: str | None = None, notes: list | None = None) -> str:
     """Bring one server row into the local store; returns what happened (for counts). ``me`` is
     this store's login on the team server: a change it made (from another machine) is the
-    person's own."""
+    person's own. A row refused or kept under a new id is added to ``notes``."""
     from ..ids import check_id
 
     check_id(row["id"], "team row id")  # refused and audited by pull, like any bad row
+    server_id = row["id"]
+    row = dict(row, id=_local_id(store, server_id))
     m = _mapping(store, row["id"])
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
     via = store.value("SELECT via FROM team_exchanged WHERE entry_id = ?", (row["id"],))
-    if local is not None and via is None:
+    # A row under the local id of an entry this store shares under another id is a stranger's.
+    stranger = m is not None and m["server_id"] is not None and m["server_id"] != server_id
+    if local is not None and (via is None or stranger):
+        if row["deleted"] or local["origin"] in (provenance.PERSON, provenance.IMPORT, None):
+            with store.transaction():
+                _refuse_collision(store, row, m, notes)
+            return "collisions"
+        # The id is held by an entry of another source (a repository file, an agent): the team's
+        # row is kept beside it under a new local id, and neither replaces the other.
         with store.transaction():
-            _refuse_collision(store, row, m)
-        return "collisions"
+            row = _take_under_new_id(store, row, server_id, local["origin"], notes)
+        m, local, via = None, None, None
     # An entry this store wrote and pushed changes only by the person's own login.
     own = via == "pushed"
     teammates_change_to_own = own and (me is None or row["updated_by"] != me)
@@ -310,21 +357,55 @@ def _hold(store, row: dict, current: dict, why: str) -> None:
     )
 
 
-def _refuse_collision(store, row: dict, m: dict | None) -> None:
+def _refuse_collision(store, row: dict, m: dict | None, notes: list | None = None) -> None:
     """A row with the id of a local entry the team never had: the local entry stays as it is. If
-    that entry was only marked for sharing, the mark goes too (the id is taken on the server)."""
-    unshared = m is not None and not m["version"]
-    if unshared:
-        store.execute("DELETE FROM team_entries WHERE entry_id = ?", (row["id"],))
+    that entry is marked for sharing and not pushed yet, it will be shared under a new id."""
+    from ..util import new_id
+
+    rekeyed = m is not None and not m["version"] and not m["server_id"]
+    if rekeyed:
+        store.execute("UPDATE team_entries SET server_id = ? WHERE entry_id = ?", (new_id(), row["id"]))
+    why = (
+        f"{row['author']}'s row in the team store has the id of a local entry this store never shared with it; "
+        "the local entry is untouched"
+    )
+    if m is not None:
+        why += "; it is shared under an id of its own"
     audit.record(
         store,
         "team_pull",
         entry_id=row["id"],
         result="refused",
-        context="the team store has a row with the id of a local entry this store never shared with it; "
-        "the local entry is untouched" + ("; it is no longer marked for sharing" if unshared else ""),
+        context=why,
         details={"author": row["author"], "updated_by": row["updated_by"], "version": row["version"]},
     )
+    _note(notes, row["id"], "refused", why)
+
+
+def _take_under_new_id(store, row: dict, server_id: str, holder: str | None, notes: list | None = None) -> dict:
+    """Keep a teammate's row whose id a local entry of another source holds, under a new local id."""
+    from ..util import new_id
+
+    local_id = new_id()
+    store.execute(
+        "INSERT INTO team_entries(entry_id, server_id, shared_at) VALUES (?, ?, ?)", (local_id, server_id, now_iso())
+    )
+    why = (
+        f"{provenance.describe(holder)} holds the id {server_id}; {row['author']}'s team entry is kept here as "
+        f"{local_id}, the other entry is untouched"
+    )
+    audit.record(store, "team_pull", entry_id=local_id, result="kept under a new id", context=why)
+    _note(notes, local_id, "kept under a new id", why)
+    return dict(row, id=local_id)
+
+
+#: How many refused or renamed rows a sync's result lists (the audit log has every one).
+MAX_NOTES = 20
+
+
+def _note(notes: list | None, entry_id: str, what: str, why: str) -> None:
+    if notes is not None and len(notes) < MAX_NOTES:
+        notes.append({"id": entry_id, "what": what, "why": why})
 
 
 def _create_local(store, row: dict) -> None:
@@ -435,12 +516,13 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
         "skipped": 0,
         "refused_rows": 0,
     }
+    notes: list[dict] = []
     with store.transaction():
         note_maintainers(store, rows)
         for row in rows:
             try:
                 with store.transaction():  # a savepoint: a refused row leaves nothing behind
-                    out[apply_remote(store, row, me)] += 1
+                    out[apply_remote(store, row, me, notes)] += 1
             except MemoryCliError as err:
                 out["refused_rows"] += 1
                 audit.record(
@@ -451,4 +533,6 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
                     context=str(err),
                     details={"author": row["author"], "version": row["version"]},
                 )
+                _note(notes, row["id"], "refused", str(err))
+    out["notes"] = notes
     return out, nxt
