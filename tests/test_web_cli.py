@@ -10,6 +10,8 @@ import socket
 import subprocess
 import sys
 import urllib.request
+
+import pytest
 from pathlib import Path
 
 from conftest import _cmd, run_cli
@@ -168,6 +170,40 @@ def test_open_keeps_the_one_time_code_out_of_every_process_argv(db_path, tmp_pat
                 break
             time.sleep(0.1)
         assert not page.parent.exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.skipif(
+    os.getuid() != 0 or not os.access("/usr/bin/python3", os.X_OK), reason="needs root to act as another local user"
+)
+def test_a_session_cookie_replayed_by_another_local_user_is_refused(db_path, tmp_path):
+    """Cookies ignore ports: another user's server on 127.0.0.1 receives the dashboard's cookie.
+    Replayed from that user's process, it opens nothing; from the person's own, it works."""
+    token = "peer-token-abcdefghijklmnop"
+    (tmp_path / "tok").write_text(token)
+    proc, base, url = _serve(db_path, "--token-file", str(tmp_path / "tok"))
+    try:
+        cookie = _get(url)[1]["set-cookie"].split(";", 1)[0]
+        assert _get(base + "/api/memories", {"Cookie": cookie})[0] == 200
+        fetch = (
+            "import sys, urllib.request, urllib.error\n"
+            "req = urllib.request.Request(sys.argv[1], headers={'Cookie': sys.argv[2]})\n"
+            "try:\n    print(urllib.request.urlopen(req, timeout=10).status)\n"
+            "except urllib.error.HTTPError as e:\n    print(e.code)\n"
+        )
+        other = subprocess.run(
+            ["/usr/bin/python3", "-I", "-c", fetch, base + "/api/memories", cookie],  # one that user may run
+            user=65534,
+            group=65534,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd="/",
+        )
+        assert other.stdout.strip() == "403", other.stderr
+        assert _get(base + "/api/memories", {"Cookie": cookie})[0] == 200  # still the person's
     finally:
         proc.terminate()
         proc.wait(timeout=10)
