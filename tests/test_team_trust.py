@@ -394,6 +394,14 @@ def test_a_member_taking_the_id_of_the_persons_unshared_rule_does_not_stop_it_be
     team.sync("carol")
     assert team.row("carol", "SELECT confirmed FROM team_entries WHERE entry_id = ?", (rule["id"],))["confirmed"] == 1
     assert _deny(team.db("bob"), "rm -rf /srv/data")
+    # leaving and joining again: the entry is still recognised under its team id, not doubled
+    assert team.cli("carol", "team", "leave").returncode == 0
+    rejoined = team.join("carol")
+    assert "pulled 0 entries" in rejoined.stdout
+    assert (
+        team.row("carol", "SELECT count(*) AS n FROM memory_entries WHERE content = 'Never wipe the data disk'")["n"]
+        == 1
+    )
 
 
 def test_a_repository_file_cannot_pre_empt_a_team_rules_id(team, tmp_path):

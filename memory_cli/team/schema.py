@@ -50,10 +50,20 @@ CREATE TABLE IF NOT EXISTS team_exchanged (
 #: The id a shared entry has on the team store when it is not its local id: the person's entry
 #: whose id another login took on the server first is shared under a new one, and a teammate's
 #: row whose id a local entry of another source (a repository file) holds is kept under a new
-#: local id. Either way no entry gives up its identity to a stranger's claim.
+#: local id. Either way no entry gives up its identity to a stranger's claim. ``team_exchanged``
+#: keeps it too, so the entry is recognised after ``team leave`` and a later join.
 SERVER_ID_SQL = (
-    "ALTER TABLE team_entries ADD COLUMN server_id TEXT",
-    "CREATE UNIQUE INDEX IF NOT EXISTS team_entries_server_id ON team_entries(server_id) WHERE server_id IS NOT NULL",
+    ("team_entries", "ALTER TABLE team_entries ADD COLUMN server_id TEXT"),
+    ("team_exchanged", "ALTER TABLE team_exchanged ADD COLUMN server_id TEXT"),
+    (
+        None,
+        "CREATE UNIQUE INDEX IF NOT EXISTS team_entries_server_id ON team_entries(server_id)"
+        " WHERE server_id IS NOT NULL",
+    ),
+    (
+        None,
+        "CREATE INDEX IF NOT EXISTS team_exchanged_server_id ON team_exchanged(server_id) WHERE server_id IS NOT NULL",
+    ),
 )
 
 
@@ -209,8 +219,7 @@ Rows record the login that wrote them, so give each person a login of their own.
 
 
 def apply_server_id_schema(store) -> None:
-    columns = {r["name"] for r in store.rows("PRAGMA table_info(team_entries)")}
-    for statement in SERVER_ID_SQL:
-        if "ADD COLUMN" in statement and "server_id" in columns:
-            continue
+    for table, statement in SERVER_ID_SQL:
+        if table and "server_id" in {r["name"] for r in store.rows(f"PRAGMA table_info({table})")}:
+            continue  # a store that ran this step before an earlier one was repeated
         store.execute(statement)

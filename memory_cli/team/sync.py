@@ -74,9 +74,13 @@ def exchanged(store, entry_id: str) -> bool:
     return store.value("SELECT 1 FROM team_exchanged WHERE entry_id = ?", (entry_id,)) is not None
 
 
-def _mark_exchanged(store, entry_id: str, via: str) -> None:
+def _mark_exchanged(store, entry_id: str, via: str, server_id: str | None = None) -> None:
+    """``server_id``: the entry's id on the team store when it is not ``entry_id``; kept here too,
+    so the entry is still recognised after ``team leave`` and a later join."""
     store.execute(
-        "INSERT OR IGNORE INTO team_exchanged(entry_id, via, at) VALUES (?, ?, ?)", (entry_id, via, now_iso())
+        "INSERT INTO team_exchanged(entry_id, via, at, server_id) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT(entry_id) DO UPDATE SET server_id = coalesce(excluded.server_id, server_id)",
+        (entry_id, via, now_iso(), server_id if server_id != entry_id else None),
     )
 
 
@@ -149,7 +153,19 @@ def push(store, conn) -> dict:
 
 
 def _local_id(store, server_id: str) -> str:
-    return store.value("SELECT entry_id FROM team_entries WHERE server_id = ?", (server_id,)) or server_id
+    """The local entry a team store row is about (its id, unless it was kept under another)."""
+    return (
+        store.value("SELECT entry_id FROM team_entries WHERE server_id = ?", (server_id,))
+        or store.value("SELECT entry_id FROM team_exchanged WHERE server_id = ?", (server_id,))
+        or server_id
+    )
+
+
+def _server_id(store, entry_id: str, m: dict | None) -> str | None:
+    """The id this store knows the entry by on the team store, when it is not the local one."""
+    if m is not None and m["server_id"]:
+        return m["server_id"]
+    return store.value("SELECT server_id FROM team_exchanged WHERE entry_id = ?", (entry_id,))
 
 
 def _push_work(store, conn, work: list, out: dict) -> list:
@@ -183,7 +199,7 @@ def _push_work(store, conn, work: list, out: dict) -> list:
                     out["refused"] += 1  # resolved by the pull that follows
                 else:
                     _remember(store, dict(row, id=eid), synced_hash=h)
-                    _mark_exchanged(store, eid, "pushed")
+                    _mark_exchanged(store, eid, "pushed", row["id"])
                     out["pushed"] += 1
     return retry
 
@@ -221,7 +237,8 @@ def apply_remote(store, row: dict, me: str | None = None, notes: list | None = N
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
     via = store.value("SELECT via FROM team_exchanged WHERE entry_id = ?", (row["id"],))
     # A row under the local id of an entry this store shares under another id is a stranger's.
-    stranger = m is not None and m["server_id"] is not None and m["server_id"] != server_id
+    known_as = _server_id(store, row["id"], m)
+    stranger = known_as is not None and known_as != server_id
     if local is not None and (via is None or stranger):
         if row["deleted"] or local["origin"] in (provenance.PERSON, provenance.IMPORT, None):
             with store.transaction():
@@ -281,7 +298,7 @@ def apply_remote(store, row: dict, me: str | None = None, notes: list | None = N
     with store.transaction():
         if local is None:
             _create_local(store, row)
-            _mark_exchanged(store, row["id"], "pulled")
+            _mark_exchanged(store, row["id"], "pulled", server_id)
             _remember(store, row, synced_hash=remote_hash)
             return "added"
         current = local_payload(store, row["id"])
