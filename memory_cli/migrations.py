@@ -229,6 +229,11 @@ MIGRATIONS: list[tuple] = [
         "team: entries this store exchanged with a team store",
         _area("memory_cli.team.schema", "apply_exchanged_schema"),
     ),
+    (
+        14,
+        "team: the team store's id of an entry when it is not the local one",
+        _area("memory_cli.team.schema", "apply_server_id_schema"),
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -132,15 +132,31 @@ def parse_lines(store: Store, lines) -> list[tuple[str, dict, int]]:
     return records
 
 
+#: ``--on-conflict``: keep what is here; replace what is here except the person's own entries;
+#: replace everything, the person's own entries included.
+ON_CONFLICT = ("skip", "replace", "replace-all")
+
+#: Tables whose rows are an entry (or its rule) under the entry's id: provenance decides whether
+#: an import may rewrite them.
+ENTRY_TABLES = ("memory_entries", "enforcement_rules")
+
+#: How many replaced or kept ids the audit row lists (the command's output lists them all).
+AUDIT_IDS = 100
+
+
 def import_lines(store: Store, lines, *, on_conflict: str = "skip") -> dict:
-    if on_conflict not in ("skip", "replace"):
-        raise InvalidInput("on-conflict must be skip or replace")
+    """Import an export. With ``replace``, a row whose id exists here replaces it, except an entry
+    the person wrote (origin ``person``): that is kept and listed, since an export from another
+    store would otherwise rewrite the person's rule silently; ``replace-all`` replaces those too.
+    A replaced entry's origin becomes ``import``: its words are the file's now, not the person's."""
+    if on_conflict not in ON_CONFLICT:
+        raise InvalidInput("on-conflict must be skip, replace or replace-all")
     records = parse_lines(store, lines)
     import apsw
 
     # Every value passes the store's redaction gate (memory_cli.redact.gate_params) on the
     # way in: tags, subjects, session ids, audit rows and kv included, not only content.
-    report = {"inserted": {}, "skipped": {}, "replaced": {}}
+    report = {"inserted": {}, "skipped": {}, "replaced": {}, "kept": {}, "replaced_ids": [], "kept_ids": []}
     number = 0
     try:
         with store.transaction():
@@ -148,11 +164,18 @@ def import_lines(store: Store, lines, *, on_conflict: str = "skip") -> dict:
             for table, row, number in records:
                 _import_row(store, table, row, on_conflict, report)
             number = 0
-            audit.record(store, "import", result="ok", details=report)
+            details = dict(
+                report, replaced_ids=report["replaced_ids"][:AUDIT_IDS], kept_ids=report["kept_ids"][:AUDIT_IDS]
+            )
+            audit.record(store, "import", result="ok", details=details)
     except apsw.ConstraintError as e:
         where = f"line {number}: " if number else ""
         raise InvalidInput(f"{where}{_constraint_message(e)}; nothing was imported") from None
     return report
+
+
+def _origin(store: Store, entry_id) -> str | None:
+    return store.value("SELECT origin FROM memory_entries WHERE id = ?", (entry_id,))
 
 
 def _constraint_message(e: Exception) -> str:
@@ -175,9 +198,23 @@ def _import_row(store: Store, table: str, row: dict, on_conflict: str, report: d
     if pk and all(k in row for k in pk):
         cond = " AND ".join(f'"{k}" = ?' for k in pk)
         exists = store.value(f'SELECT 1 FROM "{table}" WHERE {cond}', [row[k] for k in pk]) is not None
-    if exists and on_conflict == "skip":
+    if exists and (on_conflict == "skip" or table == "memory_audit_log"):  # what happened is not rewritten
         report["skipped"][table] = report["skipped"].get(table, 0) + 1
         return
+    if exists and table in ENTRY_TABLES:
+        from . import provenance
+
+        eid = row["id"]
+        if on_conflict != "replace-all" and _origin(store, eid) == provenance.PERSON:
+            report["kept"][table] = report["kept"].get(table, 0) + 1
+            if eid not in report["kept_ids"]:
+                report["kept_ids"].append(eid)
+            return
+        if eid not in report["replaced_ids"]:
+            report["replaced_ids"].append(eid)
+        if table == "memory_entries" and "origin" in cols:
+            row = dict(row, origin=provenance.IMPORT)
+            names = [c for c in row if c in cols]
     if exists:
         cond = " AND ".join(f'"{k}" = ?' for k in pk)
         sets = ",".join(f'"{c}" = ?' for c in names if c not in pk)

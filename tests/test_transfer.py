@@ -96,3 +96,63 @@ def test_export_from_a_store_without_vectors_imports_into_one_with_them(cli, db_
     assert r.returncode == 0, r.stderr
     with Store.open(db_path) as s:
         assert vectors.pending_count(s) == 1  # queued by the trigger, embedded when the model is warm
+
+
+def test_a_foreign_import_never_rewrites_the_persons_own_rule_silently(tmp_path, cli, db_path):
+    """Someone else's export carrying the id of the person's rule (with a weaker pattern)."""
+    mine = json.loads(
+        cli(
+            "add",
+            "Never force-push",
+            "--type",
+            "rule",
+            "--pattern",
+            "git push --force",
+            "--pattern-type",
+            "command",
+            "--action",
+            "block",
+            "--json",
+        ).stdout
+    )
+    agents = json.loads(cli("add", "agent note", "--json").stdout)
+    s = Store.open(db_path)
+    s.execute("UPDATE memory_entries SET origin = 'agent' WHERE id = ?", (agents["id"],))
+    s.close()
+    out = tmp_path / "mine.jsonl"
+    assert cli("export", "--output", out).returncode == 0
+    foreign = tmp_path / "foreign.jsonl"
+    lines = []
+    for line in out.read_text().splitlines():
+        obj = json.loads(line)
+        row = obj.get("row") or {}
+        if row.get("id") == mine["id"] and obj["table"] == "memory_entries":
+            row["content"] = "Force-pushing is fine"
+        if row.get("id") == mine["id"] and obj["table"] == "enforcement_rules":
+            row["pattern"] = "zzz-never-matches"
+        if row.get("id") == agents["id"] and obj["table"] == "memory_entries":
+            row["content"] = "agent note, rewritten"
+        lines.append(json.dumps(obj))
+    foreign.write_text("\n".join(lines) + "\n")
+
+    r = cli("import", foreign, "--on-conflict", "replace")
+    assert r.returncode == 0, r.stderr
+    assert mine["id"] in r.stdout and "kept your own" in r.stdout
+    assert agents["id"] in r.stdout.split("kept")[0]  # listed as replaced
+    s = Store.open(db_path)
+    assert s.value("SELECT content FROM memory_entries WHERE id = ?", (mine["id"],)) == "Never force-push"
+    assert s.value("SELECT pattern FROM enforcement_rules WHERE id = ?", (mine["id"],)) == "git push --force"
+    assert s.value("SELECT origin FROM memory_entries WHERE id = ?", (mine["id"],)) == "person"
+    replaced = s.row("SELECT content, origin FROM memory_entries WHERE id = ?", (agents["id"],))
+    assert (replaced["content"], replaced["origin"]) == ("agent note, rewritten", "import")
+    s.close()
+
+    r = cli("import", foreign, "--on-conflict", "replace-all", "--json")
+    report = json.loads(r.stdout)
+    assert mine["id"] in report["replaced_ids"] and report["kept_ids"] == []
+    s = Store.open(db_path)
+    assert s.row("SELECT content, origin FROM memory_entries WHERE id = ?", (mine["id"],)) == {
+        "content": "Force-pushing is fine",
+        "origin": "import",
+    }
+    s.close()

@@ -625,3 +625,56 @@ def test_the_review_page_lets_the_person_answer_an_agents_request_for_a_wider_sc
     again = entries.add(store, "Use tabs", "preference", scope="global", source="agent", home_scope="project:shop")
     assert browser.post(f"/ui/review-scope/{again['id']}/approve", headers={"Origin": ORIGIN}).status_code == 403
     assert entries.get(store, again["id"])["scope"] == "project:shop"
+
+
+# ------------------------------------------------------------------------------ sessions
+def test_logging_out_ends_the_session_on_the_server_and_clears_the_cookie(app, browser):
+    assert browser.get("/api/memories").status_code == 200
+    stolen = dict(browser.cookies)
+    assert browser.post("/logout", headers={"Origin": "http://evil.example"}).status_code == 403
+    r = browser.post("/logout", headers={"Origin": ORIGIN}, follow_redirects=False)
+    assert r.status_code == 303 and "Max-Age=0" in r.headers["set-cookie"]
+    assert browser.get("/api/memories").status_code == 401
+    with TestClient(app, cookies=stolen) as replay:  # a copy of the cookie is worthless now
+        assert replay.get("/api/memories").status_code == 401
+    assert "/logout" in TestClient(app, headers=AUTH).get("/").text  # the pages offer it
+
+
+def test_a_session_ends_after_half_an_hour_unused_and_each_request_extends_it(monkeypatch):
+    from memory_cli.web import sessions as mod
+
+    now = [1000.0]
+    monkeypatch.setattr(mod.time, "monotonic", lambda: now[0])
+    s = mod.Sessions()
+    sid = s.open()
+    for _ in range(6):  # used every 20 minutes: still in after two hours
+        now[0] += 20 * 60
+        assert s.valid(sid)
+    now[0] += 31 * 60
+    assert not s.valid(sid)
+    busy = s.open()
+    for _ in range(8 * 3 + 1):  # however busy, eight hours is the end
+        now[0] += 20 * 60
+        alive = s.valid(busy)
+    assert not alive
+
+
+def test_failed_logins_are_limited_to_ten_a_minute(app, monkeypatch):
+    from memory_cli.web import sessions as mod
+
+    now = [1000.0]
+    monkeypatch.setattr(mod.time, "monotonic", lambda: now[0])
+    with TestClient(app) as c:
+        for i in range(10):
+            wrong = {"Authorization": f"Bearer wrong-token-{i:016d}"}
+            assert c.get("/api/memories", headers=wrong).status_code == 401
+        r = c.get("/api/memories", headers=AUTH)  # even the right token waits now
+        assert r.status_code == 429 and int(r.headers["retry-after"]) <= 60
+        assert "too many failed logins" in r.json()["detail"]
+        code = app.state.sessions.new_code()
+        assert c.get(f"/?code={code}", follow_redirects=False).status_code == 429
+        form = c.post("/login", data={"token": TOKEN}, headers={"Origin": ORIGIN}, follow_redirects=False)
+        assert form.status_code == 429
+        now[0] += 61
+        assert c.get("/api/memories", headers=AUTH).status_code == 200
+        assert c.get(f"/?code={code}", follow_redirects=False).status_code == 303  # the code was not spent

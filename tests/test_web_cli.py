@@ -11,6 +11,9 @@ import subprocess
 import sys
 import urllib.request
 
+import pytest
+from pathlib import Path
+
 from conftest import _cmd, run_cli
 
 
@@ -124,25 +127,83 @@ def test_the_browser_cookie_holds_a_session_of_this_server_not_the_token(db_path
             p.wait(timeout=10)
 
 
-def test_open_hands_the_browser_a_one_time_code_not_the_token(db_path, tmp_path):
+def test_open_keeps_the_one_time_code_out_of_every_process_argv(db_path, tmp_path):
+    """Every local user can read a process's arguments: the browser is given a page only this
+    user can read, and the page hands over the code."""
+    import time
+    from urllib.parse import unquote, urlparse
+
     token = "open-token-abcdefghijklmnop"
     (tmp_path / "tok").write_text(token)
     seen = tmp_path / "browser-argv"
+    page_copy = tmp_path / "page"
     fake = tmp_path / "fake-browser"
-    fake.write_text(f'#!/bin/sh\necho "$@" > {seen}\n')
+    # The stand-in browser records its arguments, reads the page it was given, and stays up a
+    # moment (as a browser does) while the test looks at every process's command line.
+    fake.write_text(
+        f'#!/bin/sh\nprintf "%s" "$*" > {seen}.tmp\ncat "$(echo "$1" | sed s,^file://,,)" > {page_copy}\n'
+        f"mv {seen}.tmp {seen}\nsleep 3\n"
+    )
     fake.chmod(0o755)
     env = dict(os.environ, BROWSER=str(fake))
     proc, base, url = _serve(db_path, "--token-file", str(tmp_path / "tok"), "--open", env=env)
     try:
         for _ in range(200):
-            if seen.exists() and seen.read_text().strip():
+            if seen.exists():
                 break
-            import time
-
             time.sleep(0.05)
         opened = seen.read_text().strip()
-        assert token not in opened and "?code=" in opened and opened != url
-        assert _get(opened)[0] == 303 and _get(opened)[0] == 401  # one use
+        code = re.search(r"\?code=([^'\"&\s]+)", page_copy.read_text() + " " + opened).group(1)
+        assert code not in url and token not in opened
+        assert code not in opened, "the browser's command line holds the code"
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                assert code.encode() not in cmdline.read_bytes(), cmdline
+            except OSError:
+                continue  # the process ended
+        page = Path(unquote(urlparse(opened).path))
+        assert page.stat().st_mode & 0o777 == 0o600 and page.parent.stat().st_mode & 0o777 == 0o700
+        target = base + "/?code=" + code
+        assert _get(target)[0] == 303 and _get(target)[0] == 401  # one use
+        for _ in range(50):  # the page goes once the code is spent
+            if not page.exists():
+                break
+            time.sleep(0.1)
+        assert not page.parent.exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.skipif(
+    os.getuid() != 0 or not os.access("/usr/bin/python3", os.X_OK), reason="needs root to act as another local user"
+)
+def test_a_session_cookie_replayed_by_another_local_user_is_refused(db_path, tmp_path):
+    """Cookies ignore ports: another user's server on 127.0.0.1 receives the dashboard's cookie.
+    Replayed from that user's process, it opens nothing; from the person's own, it works."""
+    token = "peer-token-abcdefghijklmnop"
+    (tmp_path / "tok").write_text(token)
+    proc, base, url = _serve(db_path, "--token-file", str(tmp_path / "tok"))
+    try:
+        cookie = _get(url)[1]["set-cookie"].split(";", 1)[0]
+        assert _get(base + "/api/memories", {"Cookie": cookie})[0] == 200
+        fetch = (
+            "import sys, urllib.request, urllib.error\n"
+            "req = urllib.request.Request(sys.argv[1], headers={'Cookie': sys.argv[2]})\n"
+            "try:\n    print(urllib.request.urlopen(req, timeout=10).status)\n"
+            "except urllib.error.HTTPError as e:\n    print(e.code)\n"
+        )
+        other = subprocess.run(
+            ["/usr/bin/python3", "-I", "-c", fetch, base + "/api/memories", cookie],  # one that user may run
+            user=65534,
+            group=65534,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            cwd="/",
+        )
+        assert other.stdout.strip() == "403", other.stderr
+        assert _get(base + "/api/memories", {"Cookie": cookie})[0] == 200  # still the person's
     finally:
         proc.terminate()
         proc.wait(timeout=10)

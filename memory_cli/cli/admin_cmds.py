@@ -93,7 +93,14 @@ def export(
 
 def import_(
     file: Annotated[Path, typer.Argument(help="A file written by `memory-cli export` (- for stdin).")],
-    on_conflict: Annotated[str, typer.Option("--on-conflict", help="skip|replace rows whose id exists.")] = "skip",
+    on_conflict: Annotated[
+        str,
+        typer.Option(
+            "--on-conflict",
+            help="Rows whose id exists: skip them; replace them, except your own entries (kept and "
+            "listed); or replace-all, your own entries included.",
+        ),
+    ] = "skip",
     json_: JsonOpt = False,
 ):
     """Load an export. Every line is checked first: one bad line and nothing is stored."""
@@ -116,6 +123,13 @@ def import_(
     for kind in ("inserted", "replaced", "skipped"):
         if report[kind]:
             print(f"{kind}: " + ", ".join(f"{t} {n}" for t, n in report[kind].items()))
+    if report["replaced_ids"]:
+        print("replaced entries (origin now import): " + ", ".join(report["replaced_ids"]))
+    if report["kept_ids"]:
+        print(
+            "kept your own entries (an import does not rewrite them; --on-conflict replace-all does): "
+            + ", ".join(report["kept_ids"])
+        )
     if not any(report.values()):
         print("nothing to import")
 

@@ -57,6 +57,13 @@ def team_join(url: UrlArg, json_: JsonOpt = False):
     roles = ", ".join(out["roles"]) or "none (ask an admin for memory_cli_member)"
     s = out["sync"]
     print(f"joined {out['server']} (roles: {roles}); pulled {s['added']} entries, pushed {s['pushed']}")
+    _print_notes(s)
+
+
+def _print_notes(out: dict) -> None:
+    """Each row the pull refused or kept under a new id, with why (the audit log has them all)."""
+    for n in out.get("notes") or []:
+        print(f"  {n['what']} {short(n['id'])}: {n['why']}")
 
 
 @team_app.command("sync")
@@ -91,6 +98,7 @@ def team_sync(json_: JsonOpt = False):
             else ""
         )
     )
+    _print_notes(out)
 
 
 @team_app.command("status")

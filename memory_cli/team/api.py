@@ -165,12 +165,14 @@ def confirm(store, entry_id: str) -> dict:
     conn = server.connect(conninfo)
     try:
         server.check_schema(conn)
-        row = server.confirm(conn, eid)
+        sid = store.value("SELECT server_id FROM team_entries WHERE entry_id = ?", (eid,))
+        row = server.confirm(conn, sid or eid)
     finally:
         conn.close()
     if row is None:
         raise InvalidInput(f"{eid[:8]} is not a rule in the team store (share it and sync first)")
     with store.transaction():
+        sync.note_maintainers(store, [row])
         sync.apply_remote(store, row, row["updated_by"])  # the confirmation is this login's own change
     return row
 

@@ -47,6 +47,26 @@ CREATE TABLE IF NOT EXISTS team_exchanged (
 )
 
 
+#: The id a shared entry has on the team store when it is not its local id: the person's entry
+#: whose id another login took on the server first is shared under a new one, and a teammate's
+#: row whose id a local entry of another source (a repository file) holds is kept under a new
+#: local id. Either way no entry gives up its identity to a stranger's claim. ``team_exchanged``
+#: keeps it too, so the entry is recognised after ``team leave`` and a later join.
+SERVER_ID_SQL = (
+    ("team_entries", "ALTER TABLE team_entries ADD COLUMN server_id TEXT"),
+    ("team_exchanged", "ALTER TABLE team_exchanged ADD COLUMN server_id TEXT"),
+    (
+        None,
+        "CREATE UNIQUE INDEX IF NOT EXISTS team_entries_server_id ON team_entries(server_id)"
+        " WHERE server_id IS NOT NULL",
+    ),
+    (
+        None,
+        "CREATE INDEX IF NOT EXISTS team_exchanged_server_id ON team_exchanged(server_id) WHERE server_id IS NOT NULL",
+    ),
+)
+
+
 def apply_schema(store) -> None:
     store.execute(LOCAL_SQL.strip())
 
@@ -57,9 +77,11 @@ def apply_exchanged_schema(store) -> None:
 
 
 #: The server schema version this code writes and understands. Version 2 is the one whose
-#: trigger keeps members from weakening confirmed rules and from claiming another's name; this
-#: code refuses to sync with an older one (``team init`` upgrades it).
-SERVER_SCHEMA_VERSION = 2
+#: trigger keeps members from weakening confirmed rules and from claiming another's name;
+#: version 3 also keeps a member from turning someone else's rule into a plain entry (which a
+#: member could then remove). This code refuses to sync with an older one (``team init``
+#: upgrades it).
+SERVER_SCHEMA_VERSION = 3
 SCHEMA = "memory_cli"
 MEMBER_ROLE = "memory_cli_member"
 MAINTAINER_ROLE = "memory_cli_maintainer"
@@ -137,9 +159,10 @@ BEGIN
     NEW.version := OLD.version + 1;
     NEW.created_at := OLD.created_at;
     NEW.author := OLD.author;
-    -- Removing a rule from every store is for its author and the maintainers.
-    IF NEW.deleted AND NOT OLD.deleted AND OLD.rule IS NOT NULL AND NOT maintainer
-       AND OLD.author IS DISTINCT FROM session_user THEN
+    -- Removing a rule from every store is for its author and the maintainers, and so is making
+    -- it no rule: otherwise a member clears the rule first and removes a plain entry next.
+    IF jsonb_typeof(OLD.rule) = 'object' AND NOT maintainer AND OLD.author IS DISTINCT FROM session_user
+       AND ((NEW.deleted AND NOT OLD.deleted) OR jsonb_typeof(NEW.rule) IS DISTINCT FROM 'object') THEN
         RAISE EXCEPTION 'only its author or a maintainer may remove a rule from the team store'
             USING ERRCODE = 'insufficient_privilege';
     END IF;
@@ -193,3 +216,10 @@ Give each person a login role and one of the two team roles:
   GRANT {MAINTAINER_ROLE} TO bob;          -- also confirms rules, which makes them block
 Members' rules are enforced as warnings until a maintainer runs `memory-cli team confirm ID`.
 Rows record the login that wrote them, so give each person a login of their own."""
+
+
+def apply_server_id_schema(store) -> None:
+    for table, statement in SERVER_ID_SQL:
+        if table and "server_id" in {r["name"] for r in store.rows(f"PRAGMA table_info({table})")}:
+            continue  # a store that ran this step before an earlier one was repeated
+        store.execute(statement)

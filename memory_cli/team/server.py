@@ -216,16 +216,21 @@ _INSERT = (
     " rule, deleted) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,false)"
     f" ON CONFLICT (id) DO NOTHING RETURNING {', '.join(COLUMNS)}"
 )
+# The trigger refuses a member's removal of someone else's rule, and turning it into a plain
+# entry; asking only for the rows it would allow keeps that refusal from failing the whole batch
+# (the row comes back as refused).
+_MAY_UNRULE = (
+    f"(jsonb_typeof(rule) IS DISTINCT FROM 'object' OR author = session_user"
+    f" OR pg_has_role(current_user, '{schema.MAINTAINER_ROLE}', 'MEMBER'))"
+)
 _UPDATE = (
     f"UPDATE {schema.SCHEMA}.entries SET type=%s, content=%s, scope=%s, category=%s, subject=%s, tags=%s,"
     " confidence=%s, rule=%s WHERE id=%s AND version=%s AND NOT deleted"
+    f" AND (%s::jsonb IS NOT NULL OR {_MAY_UNRULE})"
     f" RETURNING {', '.join(COLUMNS)}"
 )
-# The trigger refuses a member's removal of someone else's rule; asking only for the rows it
-# would allow keeps that refusal from failing the whole batch (the row comes back as refused).
 _TOMBSTONE = (
-    f"UPDATE {schema.SCHEMA}.entries SET deleted=true WHERE id=%s AND version=%s AND NOT deleted"
-    f" AND (rule IS NULL OR author = session_user OR pg_has_role(current_user, '{schema.MAINTAINER_ROLE}', 'MEMBER'))"
+    f"UPDATE {schema.SCHEMA}.entries SET deleted=true WHERE id=%s AND version=%s AND NOT deleted AND {_MAY_UNRULE}"
     f" RETURNING {', '.join(COLUMNS)}"
 )
 
@@ -260,7 +265,8 @@ def push_batch(conn, items: list[tuple[str, dict | str, int]]) -> list[dict | No
                         f = _fields(p)
                         cur.execute(_INSERT, (p["id"], *f))
                     elif kind == "update":
-                        cur.execute(_UPDATE, (*_fields(p), p["id"], version))
+                        f = _fields(p)
+                        cur.execute(_UPDATE, (*f, p["id"], version, f[-1]))
                     else:
                         cur.execute(_TOMBSTONE, (p, version))
                     cursors.append(cur)

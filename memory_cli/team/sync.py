@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .. import audit, entries
+from .. import audit, entries, provenance
+from ..maintenance import kvstate
 from ..redact import redact
 from ..rules import api as rules_api
 from ..util import now_iso
@@ -73,9 +74,13 @@ def exchanged(store, entry_id: str) -> bool:
     return store.value("SELECT 1 FROM team_exchanged WHERE entry_id = ?", (entry_id,)) is not None
 
 
-def _mark_exchanged(store, entry_id: str, via: str) -> None:
+def _mark_exchanged(store, entry_id: str, via: str, server_id: str | None = None) -> None:
+    """``server_id``: the entry's id on the team store when it is not ``entry_id``; kept here too,
+    so the entry is still recognised after ``team leave`` and a later join."""
     store.execute(
-        "INSERT OR IGNORE INTO team_exchanged(entry_id, via, at) VALUES (?, ?, ?)", (entry_id, via, now_iso())
+        "INSERT INTO team_exchanged(entry_id, via, at, server_id) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT(entry_id) DO UPDATE SET server_id = coalesce(excluded.server_id, server_id)",
+        (entry_id, via, now_iso(), server_id if server_id != entry_id else None),
     )
 
 
@@ -122,10 +127,12 @@ def push(store, conn) -> dict:
         p = local_payload(store, m["entry_id"])
         if m["state"] == "tombstone" or p is None:
             if m["version"]:
-                work.append(("delete", m["entry_id"], m["version"], None))
+                work.append(("delete", m["server_id"] or m["entry_id"], m["version"], None))
             else:  # never reached the server: nothing to delete there
                 forget.append(m["entry_id"])
             continue
+        if m["server_id"]:
+            p["id"] = m["server_id"]
         h = payload_hash(p)
         if m["version"] and h == m["synced_hash"]:
             unchanged.append(m["entry_id"])  # touched, not changed (a use count, decay)
@@ -136,12 +143,43 @@ def push(store, conn) -> dict:
             store.executemany("DELETE FROM team_entries WHERE entry_id = ?", [(e,) for e in forget])
             now = now_iso()
             store.executemany("UPDATE team_entries SET synced_at = ? WHERE entry_id = ?", [(now, e) for e in unchanged])
+    retry = _push_work(store, conn, work, out)
+    if retry:  # the same entries under their new ids (random: nobody holds them)
+        _push_work(store, conn, retry, out)
+    if out["pushed"] or out["deleted"]:
+        with store.transaction():
+            audit.record(store, "team_push", result=f"{out['pushed']} pushed, {out['deleted']} deleted")
+    return out
+
+
+def _local_id(store, server_id: str) -> str:
+    """The local entry a team store row is about (its id, unless it was kept under another)."""
+    return (
+        store.value("SELECT entry_id FROM team_entries WHERE server_id = ?", (server_id,))
+        or store.value("SELECT entry_id FROM team_exchanged WHERE server_id = ?", (server_id,))
+        or server_id
+    )
+
+
+def _server_id(store, entry_id: str, m: dict | None) -> str | None:
+    """The id this store knows the entry by on the team store, when it is not the local one."""
+    if m is not None and m["server_id"]:
+        return m["server_id"]
+    return store.value("SELECT server_id FROM team_exchanged WHERE entry_id = ?", (entry_id,))
+
+
+def _push_work(store, conn, work: list, out: dict) -> list:
+    """Push ``work`` in batches; returns the inserts to send again under a new id."""
+    retry = []
     for i in range(0, len(work), PUSH_BATCH):
         batch = work[i : i + PUSH_BATCH]
         rows = server.push_batch(conn, [(k, p, v) for k, p, v, _ in batch])
         with store.transaction():
             for (kind, p, _v, h), row in zip(batch, rows):
-                eid = p if kind == "delete" else p["id"]
+                eid = _local_id(store, p if kind == "delete" else p["id"])
+                if kind == "insert" and row is None and not exchanged(store, eid):
+                    retry.append((kind, _rekey(store, eid, p), 0, h))
+                    continue
                 if kind == "delete":
                     store.execute("DELETE FROM team_entries WHERE entry_id = ?", (eid,))
                     if row is None:
@@ -160,30 +198,57 @@ def push(store, conn) -> dict:
                 elif row is None:
                     out["refused"] += 1  # resolved by the pull that follows
                 else:
-                    _remember(store, row, synced_hash=h)
-                    _mark_exchanged(store, eid, "pushed")
+                    _remember(store, dict(row, id=eid), synced_hash=h)
+                    _mark_exchanged(store, eid, "pushed", row["id"])
                     out["pushed"] += 1
-    if out["pushed"] or out["deleted"]:
-        with store.transaction():
-            audit.record(store, "team_push", result=f"{out['pushed']} pushed, {out['deleted']} deleted")
-    return out
+    return retry
+
+
+def _rekey(store, entry_id: str, payload: dict) -> dict:
+    """The team store has a row under this entry's id that this store never sent: someone else's
+    claim on it. The entry keeps its id here and is shared under a new one."""
+    from ..util import new_id
+
+    taken = payload["id"]
+    server_id = new_id()
+    store.execute("UPDATE team_entries SET server_id = ? WHERE entry_id = ?", (server_id, entry_id))
+    audit.record(
+        store,
+        "team_share",
+        entry_id=entry_id,
+        result=f"shared as {server_id}",
+        context=f"the team store already has a row with the id {taken} that this store never sent; "
+        "the entry keeps its id here and is shared under a new one",
+    )
+    return dict(payload, id=server_id)
 
 
 # -- pull ----------------------------------------------------------------------------------------
-def apply_remote(store, row: dict, me: str | None = None) -> str:
+def apply_remote(store, row: dict, me: str | None = None, notes: list | None = None) -> str:
     """Bring one server row into the local store; returns what happened (for counts). ``me`` is
     this store's login on the team server: a change it made (from another machine) is the
-    person's own."""
+    person's own. A row refused or kept under a new id is added to ``notes``."""
     from ..ids import check_id
 
     check_id(row["id"], "team row id")  # refused and audited by pull, like any bad row
+    server_id = row["id"]
+    row = dict(row, id=_local_id(store, server_id))
     m = _mapping(store, row["id"])
     local = store.row("SELECT * FROM memory_entries WHERE id = ?", (row["id"],))
     via = store.value("SELECT via FROM team_exchanged WHERE entry_id = ?", (row["id"],))
-    if local is not None and via is None:
+    # A row under the local id of an entry this store shares under another id is a stranger's.
+    known_as = _server_id(store, row["id"], m)
+    stranger = known_as is not None and known_as != server_id
+    if local is not None and (via is None or stranger):
+        if row["deleted"] or local["origin"] in (provenance.PERSON, provenance.IMPORT, None):
+            with store.transaction():
+                _refuse_collision(store, row, m, notes)
+            return "collisions"
+        # The id is held by an entry of another source (a repository file, an agent): the team's
+        # row is kept beside it under a new local id, and neither replaces the other.
         with store.transaction():
-            _refuse_collision(store, row, m)
-        return "collisions"
+            row = _take_under_new_id(store, row, server_id, local["origin"], notes)
+        m, local, via = None, None, None
     # An entry this store wrote and pushed changes only by the person's own login.
     own = via == "pushed"
     teammates_change_to_own = own and (me is None or row["updated_by"] != me)
@@ -200,6 +265,17 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
                     local_payload(store, row["id"]),
                     f"{row['updated_by']} removed it from the team store; the entry written here stays, "
                     "no longer shared",
+                )
+                return "held"
+            if local is not None and local["status"] == "active" and not own and _unvouched_removal(store, row):
+                store.execute("DELETE FROM team_exchanged WHERE entry_id = ?", (row["id"],))
+                _hold(
+                    store,
+                    row,
+                    local_payload(store, row["id"]),
+                    f"{row['updated_by']} removed a rule this store enforces as confirmed, and is neither its "
+                    f"author ({row['author']}) nor a maintainer known here; the rule stays enforced here, no "
+                    "longer synced (`memory-cli rules delete` removes it)",
                 )
                 return "held"
             if local is not None and local["status"] == "active":
@@ -222,7 +298,7 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
     with store.transaction():
         if local is None:
             _create_local(store, row)
-            _mark_exchanged(store, row["id"], "pulled")
+            _mark_exchanged(store, row["id"], "pulled", server_id)
             _remember(store, row, synced_hash=remote_hash)
             return "added"
         current = local_payload(store, row["id"])
@@ -254,6 +330,29 @@ def apply_remote(store, row: dict, me: str | None = None) -> str:
     return result
 
 
+KEY_MAINTAINERS = "team.maintainers"
+
+
+def note_maintainers(store, rows) -> None:
+    """Remember the logins that confirmed a rule (only the maintainer role can): they, and a
+    rule's author, are the ones whose removal of a confirmed rule this store follows."""
+    seen = {r["confirmed_by"] for r in rows if r.get("confirmed_by")}
+    known = set(kvstate.get(store, KEY_MAINTAINERS, []) or [])
+    if seen - known:
+        kvstate.put(store, KEY_MAINTAINERS, sorted(known | seen))
+
+
+def _unvouched_removal(store, row: dict) -> bool:
+    """A tombstone for a rule enforced here as confirmed, written by a login that is neither the
+    rule's author nor a maintainer this store has seen confirm a rule. The team store's trigger
+    refuses such a removal; a store that finds one anyway (a server without that trigger, a row
+    made into a plain entry first) keeps enforcing the rule it had."""
+    if not _enforced_as_confirmed(store, row["id"]):
+        return False
+    who = row["updated_by"]
+    return who != row["author"] and who not in (kvstate.get(store, KEY_MAINTAINERS, []) or [])
+
+
 def _enforced_as_confirmed(store, entry_id: str) -> bool:
     return bool(store.value("SELECT confirmed FROM enforcement_rules WHERE id = ?", (entry_id,)))
 
@@ -275,21 +374,55 @@ def _hold(store, row: dict, current: dict, why: str) -> None:
     )
 
 
-def _refuse_collision(store, row: dict, m: dict | None) -> None:
+def _refuse_collision(store, row: dict, m: dict | None, notes: list | None = None) -> None:
     """A row with the id of a local entry the team never had: the local entry stays as it is. If
-    that entry was only marked for sharing, the mark goes too (the id is taken on the server)."""
-    unshared = m is not None and not m["version"]
-    if unshared:
-        store.execute("DELETE FROM team_entries WHERE entry_id = ?", (row["id"],))
+    that entry is marked for sharing and not pushed yet, it will be shared under a new id."""
+    from ..util import new_id
+
+    rekeyed = m is not None and not m["version"] and not m["server_id"]
+    if rekeyed:
+        store.execute("UPDATE team_entries SET server_id = ? WHERE entry_id = ?", (new_id(), row["id"]))
+    why = (
+        f"{row['author']}'s row in the team store has the id of a local entry this store never shared with it; "
+        "the local entry is untouched"
+    )
+    if m is not None:
+        why += "; it is shared under an id of its own"
     audit.record(
         store,
         "team_pull",
         entry_id=row["id"],
         result="refused",
-        context="the team store has a row with the id of a local entry this store never shared with it; "
-        "the local entry is untouched" + ("; it is no longer marked for sharing" if unshared else ""),
+        context=why,
         details={"author": row["author"], "updated_by": row["updated_by"], "version": row["version"]},
     )
+    _note(notes, row["id"], "refused", why)
+
+
+def _take_under_new_id(store, row: dict, server_id: str, holder: str | None, notes: list | None = None) -> dict:
+    """Keep a teammate's row whose id a local entry of another source holds, under a new local id."""
+    from ..util import new_id
+
+    local_id = new_id()
+    store.execute(
+        "INSERT INTO team_entries(entry_id, server_id, shared_at) VALUES (?, ?, ?)", (local_id, server_id, now_iso())
+    )
+    why = (
+        f"{provenance.describe(holder)} holds the id {server_id}; {row['author']}'s team entry is kept here as "
+        f"{local_id}, the other entry is untouched"
+    )
+    audit.record(store, "team_pull", entry_id=local_id, result="kept under a new id", context=why)
+    _note(notes, local_id, "kept under a new id", why)
+    return dict(row, id=local_id)
+
+
+#: How many refused or renamed rows a sync's result lists (the audit log has every one).
+MAX_NOTES = 20
+
+
+def _note(notes: list | None, entry_id: str, what: str, why: str) -> None:
+    if notes is not None and len(notes) < MAX_NOTES:
+        notes.append({"id": entry_id, "what": what, "why": why})
 
 
 def _create_local(store, row: dict) -> None:
@@ -400,11 +533,13 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
         "skipped": 0,
         "refused_rows": 0,
     }
+    notes: list[dict] = []
     with store.transaction():
+        note_maintainers(store, rows)
         for row in rows:
             try:
                 with store.transaction():  # a savepoint: a refused row leaves nothing behind
-                    out[apply_remote(store, row, me)] += 1
+                    out[apply_remote(store, row, me, notes)] += 1
             except MemoryCliError as err:
                 out["refused_rows"] += 1
                 audit.record(
@@ -415,4 +550,6 @@ def pull(store, conn, mark: str) -> tuple[dict, str]:
                     context=str(err),
                     details={"author": row["author"], "version": row["version"]},
                 )
+                _note(notes, row["id"], "refused", str(err))
+    out["notes"] = notes
     return out, nxt

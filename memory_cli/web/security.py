@@ -5,7 +5,11 @@ A port on 127.0.0.1 is reachable by every local user and, through the browser, b
 page the person visits. So:
 
 - every request carries the token (``Authorization: Bearer T``, scripts) or a session cookie
-  (the browser). The browser gets the session by opening the printed one-time URL
+  (the browser), and a session cookie counts only on a connection from a process of the user
+  who started the server (:mod:`memory_cli.web.peer`): cookies ignore ports, so another local
+  user's server on 127.0.0.1 may receive it. ``POST /logout`` ends the session. After
+  :data:`~memory_cli.web.sessions.MAX_FAILURES` failed logins in a minute every login attempt
+  (token, code, form) is refused with 429 for the rest of that minute. The browser gets the session by opening the printed one-time URL
   (``?code=C``, spent on first use, then redirected to the clean address) or by posting the
   token in the login form; the cookie holds a random session id of this server, never the
   token (see :mod:`memory_cli.web.sessions`). A token in a URL is refused: history keeps it;
@@ -26,10 +30,11 @@ import json
 import time
 from urllib.parse import parse_qsl, urlencode
 
-from .sessions import SESSION_SECONDS
+from . import peer
 
 COOKIE = "memory_cli_session"
 LOGIN_PATH = "/login"
+LOGOUT_PATH = "/logout"
 CSRF_HEADER = "x-csrf-token"
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 LOOPBACK_NAMES = ("localhost",)
@@ -131,9 +136,24 @@ class SecurityMiddleware:
                 is_api,
             )
         code = next((v for k, v in params if k == "code"), None)
+        if path == LOGOUT_PATH and method == "POST":
+            return await self._logout(send, headers, session)
+        login = (code is not None and method == "GET") or (path == LOGIN_PATH and method == "POST" and bearer is None)
+        if (login or bearer is not None) and self.sessions.locked_for():
+            wait = self.sessions.locked_for()
+            return await _refuse(
+                send,
+                429,
+                f"too many failed logins: try again in {wait} s",
+                is_api,
+                [(b"retry-after", str(wait).encode())],
+            )
+        if login and peer.from_another_user(scope.get("client"), scope.get("server")):
+            return await _refuse(send, 403, _OTHER_USER, is_api)
         if code is not None and method == "GET":
             sid = self.sessions.redeem(code)
             if sid is None:
+                self.sessions.failed()
                 return await _refuse(send, 401, "this one-time link was already used or is unknown", is_api)
             # The code is spent; show the clean URL with the session in a cookie.
             rest = urlencode([(k, v) for k, v in params if k != "code"])
@@ -143,9 +163,14 @@ class SecurityMiddleware:
 
         if bearer is not None:
             if not _same(bearer, self.token):
+                self.sessions.failed()
                 return await _refuse(send, 401, "wrong bearer token", is_api)
             via_cookie = False
         elif self.sessions.valid(session):
+            # The cookie reaches every port on this address; it is worth something only from
+            # the person's own processes.
+            if peer.from_another_user(scope.get("client"), scope.get("server")):
+                return await _refuse(send, 403, _OTHER_USER, is_api)
             via_cookie = True
         else:
             return await _refuse(
@@ -182,9 +207,22 @@ class SecurityMiddleware:
         return await self.app(scope, receive, send_with_headers)
 
     async def _start_session(self, send, sid: str, location: str):
-        cookie = f"{self.cookie}={sid}; Path=/; HttpOnly; SameSite=Strict; Max-Age={SESSION_SECONDS}"
+        # No Max-Age: the browser forgets it when it closes; the server ends it sooner (sessions.py).
+        cookie = f"{self.cookie}={sid}; Path=/; HttpOnly; SameSite=Strict"
         headers = [(b"location", location.encode()), (b"set-cookie", cookie.encode()), *_HARDENING]
         return await _send(send, 303, b"", "text/plain", headers)
+
+    async def _logout(self, send, headers, session):
+        """End the session here and clear the cookie. From this origin only (a page elsewhere
+        has no business ending it); no CSRF token needed, since logging out gives nothing away."""
+        origin = (headers.get("origin") or "").lower()
+        same = origin in self.origins or (origin in ("", "null") and headers.get("sec-fetch-site") == "same-origin")
+        if not same:
+            return await _refuse(send, 403, "log out from the dashboard's own page", False)
+        self.sessions.close(session)
+        cookie = f"{self.cookie}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+        out = [(b"location", b"/"), (b"set-cookie", cookie.encode()), *_HARDENING]
+        return await _send(send, 303, b"", "text/plain", out)
 
     async def _login(self, scope, receive, send, headers):
         """The login form's POST: the token in the body (never the URL), from this origin only."""
@@ -203,6 +241,7 @@ class SecurityMiddleware:
                 break
         given = next((v for k, v in parse_qsl(body.decode("latin-1")) if k == "token"), "")
         if not _same(given.strip(), self.token):
+            self.sessions.failed()
             return await _refuse(send, 401, "wrong token", False)
         return await self._start_session(send, self.sessions.open(), "/")
 
@@ -239,15 +278,18 @@ _LOGIN_FORM = (
 )
 
 
-async def _refuse(send, status: int, message: str, is_api: bool):
+_OTHER_USER = "this dashboard's browser sessions serve only the user who started it"
+
+
+async def _refuse(send, status: int, message: str, is_api: bool, extra=()):
     if is_api:
         body = json.dumps({"detail": message}).encode()
-        return await _send(send, status, body, "application/json", _HARDENING)
+        return await _send(send, status, body, "application/json", [*_HARDENING, *extra])
     html = (
         f"<!doctype html><meta charset=utf-8><title>memory-cli: {status}</title>"
         f"<p style='font-family:sans-serif'>memory-cli: {_escape(message)}</p>" + (_LOGIN_FORM if status == 401 else "")
     ).encode()
-    return await _send(send, status, html, "text/html; charset=utf-8", _HARDENING)
+    return await _send(send, status, html, "text/html; charset=utf-8", [*_HARDENING, *extra])
 
 
 def _escape(text: str) -> str:
