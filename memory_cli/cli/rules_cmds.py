@@ -147,6 +147,11 @@ def rules_list(
             pattern_type=pattern_type,
             scope=scope,
         )
+        from ..rules import proof
+
+        proofs = proof.collect(store, [r["id"] for r in rows])
+    for r in rows:
+        r["proof"] = proofs.get(r["id"]) or proof.empty()
     if want_json(json_):
         emit_json(rows)
         return
@@ -156,7 +161,7 @@ def rules_list(
     from rich.table import Table
 
     t = Table(box=None, pad_edge=False, header_style="bold")
-    for col in ("id", "action", "sev", "type", "pattern", "scope", "viol", "rule"):
+    for col in ("id", "action", "sev", "type", "pattern", "scope", "viol", "fired", "rule"):
         t.add_column(col)
     for r in rows:
         action = r["effective_action"] + ("" if r["confirmed"] else "?")
@@ -170,9 +175,18 @@ def rules_list(
             clip(r["pattern"], 40),
             r["scope"],
             str(r.get("violation_count") or 0),
+            _fired_cell(r["proof"]),
             clip(r["content"], 60),
         )
     console().print(t)
+
+
+def _fired_cell(p: dict) -> str:
+    """``3 (2 obeyed)``, ``-`` for a rule no hook fired."""
+    if not p["fired"]:
+        return "-"
+    outcome = [f"{p[k]} {k}" for k in ("obeyed", "repeated", "overridden") if p[k]]
+    return f"{p['fired']}" + (f" ({', '.join(outcome)})" if outcome else "")
 
 
 @rules_app.command("show")
@@ -184,8 +198,11 @@ def rules_show(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: Jso
     with open_store(reading=True) as store:
         rule = api.get_rule(store, rule_id)
         history = audit.query(store, entry_id=rule["id"], limit=20)
+        from ..rules import proof
+
+        rule_proof = proof.collect(store, [rule["id"]]).get(rule["id"]) or proof.empty()
     if want_json(json_):
-        emit_json(dict(rule, history=history))
+        emit_json(dict(rule, proof=rule_proof, history=history))
         return
     for key in (
         "id",
@@ -219,6 +236,9 @@ def rules_show(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: Jso
         if key == "tools" and not value:
             value = "(every tool)"
         print(f"{key:>17}  {value}")
+    print(f"{'proof':>17}  {proof.line(rule_proof)}")
+    if rule_proof["first_fired"]:
+        print(f"{'first fired':>17}  {rule_proof['first_fired'][:19]}")
     if history:
         print(f"{'history':>17}")
         for h in history:

@@ -42,7 +42,7 @@ _SESSIONS_SQL = (
 )
 
 
-def _empty() -> dict:
+def empty() -> dict:
     return {
         "fired": 0,
         "by_action": {},
@@ -68,7 +68,7 @@ def collect(store, rule_ids=None) -> dict[str, dict]:
         params = [json.dumps(ids)]
     out: dict[str, dict] = {}
     for r in store.rows(_FIRES_SQL.format(only=only), params):
-        p = out.setdefault(r["entry_id"], _empty())
+        p = out.setdefault(r["entry_id"], empty())
         if r["action"] == "verify_fail":
             p["violated"] += r["n"]
         else:
@@ -175,3 +175,20 @@ def line(p: dict | None) -> str:
     if p["agents"]:
         text += f" ({', '.join(p['agents'])})"
     return text
+
+
+def totals(store) -> dict:
+    """Every rule's proof summed, each rule's own (``by_rule``), and the retire candidates."""
+    per_rule = collect(store)
+    out = empty()
+    out.pop("first_fired")
+    out.pop("last_fired")
+    for p in per_rule.values():
+        for k in ("fired", "obeyed", "repeated", "overridden", "declined", "violated"):
+            out[k] += p[k]
+        for a, n in p["by_action"].items():
+            out["by_action"][a] = out["by_action"].get(a, 0) + n
+        out["agents"] = sorted(set(out["agents"]) | set(p["agents"]))
+    out["by_rule"] = per_rule
+    out["never_fired_90_days"] = [r["id"] for r in retire_candidates(store)]
+    return out
