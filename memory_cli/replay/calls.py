@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 MAX_FILE_BYTES = 64 * 1024 * 1024
 # Directories deeper than this under an agent's root are not walked (Codex nests YYYY/MM/DD).
 MAX_DEPTH = 6
+PROMPT_CHARS = 500
 
 
 @dataclass
@@ -44,7 +45,8 @@ class Session:
     cwd: str | None = None
     started: str = ""
     calls: list[RecordedCall] = field(default_factory=list)
-    prompts: list[str] = field(default_factory=list)  # timestamps of what the person typed
+    # what the person typed, in order: (timestamp, the first ``PROMPT_CHARS`` of the text)
+    prompts: list[tuple[str, str]] = field(default_factory=list)
     truncated: bool = False
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from ..capture import transcript_records as tr
-from .calls import RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
+from .calls import PROMPT_CHARS, RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
 
 AGENT = "claude"
 _REJECTED = ("The user doesn't want to proceed with this tool use", "The user doesn't want to take this action")
@@ -57,7 +57,8 @@ def read(path: str) -> Session | None:
         if kind == "user":
             if tr.is_person_prompt(rec):
                 turn += 1
-                session.prompts.append(ts)
+                text = " ".join(b.get("text", "") for b in tr.blocks(rec) if isinstance(b.get("text"), str))
+                session.prompts.append((ts, text[:PROMPT_CHARS]))
                 continue
             for b in tr.blocks(rec):
                 if b.get("type") == "tool_result" and b.get("is_error"):

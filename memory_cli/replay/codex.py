@@ -17,7 +17,7 @@ import os
 import shlex
 
 from ..hooks import agents
-from .calls import RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
+from .calls import PROMPT_CHARS, RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
 
 AGENT = "codex"
 _SHELL_TOOLS = ("exec_command", "shell", "local_shell", "container.exec", "shell_command")
@@ -49,12 +49,13 @@ def _command(args: dict) -> str | None:
     return cmd if isinstance(cmd, str) else None
 
 
-def _typed(payload: dict) -> bool:
+def _typed(payload: dict) -> str:
+    """What the person typed, or "" for a message that is not theirs."""
     if payload.get("role") != "user":
-        return False
+        return ""
     texts = [c.get("text", "") for c in payload.get("content") or [] if isinstance(c, dict)]
-    joined = "\n".join(t for t in texts if isinstance(t, str)).lstrip()
-    return bool(joined) and not joined.startswith(_ADDED)
+    joined = "\n".join(t for t in texts if isinstance(t, str)).strip()
+    return "" if joined.startswith(_ADDED) else joined
 
 
 def read(path: str) -> Session | None:
@@ -83,9 +84,10 @@ def read(path: str) -> Session | None:
             continue
         ptype = payload.get("type")
         if ptype == "message":
-            if _typed(payload):
+            text = _typed(payload)
+            if text:
                 turn += 1
-                session.prompts.append(ts)
+                session.prompts.append((ts, text[:PROMPT_CHARS]))
             continue
         name = payload.get("name")
         if ptype == "function_call" and name in _SHELL_TOOLS:

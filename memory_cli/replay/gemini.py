@@ -15,7 +15,7 @@ import os
 
 from ..fastjson import loads
 from ..hooks import agents
-from .calls import RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
+from .calls import PROMPT_CHARS, RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
 
 AGENT = "gemini"
 _ADDED = ("<session_context>", "<hook_context>", "<memory-cli-context>")
@@ -57,19 +57,20 @@ def _records(path: str, data: bytes):
     yield from lines_of(data)
 
 
-def _typed(rec: dict) -> bool:
+def _typed(rec: dict) -> str:
+    """What the person typed, or "" for a message that is not theirs."""
     content = rec.get("content")
     if isinstance(content, str):
         text = content
     elif isinstance(content, list):
         parts = [p for p in content if isinstance(p, dict)]
         if any("functionResponse" in p for p in parts):
-            return False
+            return ""
         text = "\n".join(p.get("text", "") for p in parts if isinstance(p.get("text"), str))
     else:
-        return False
-    text = agents.typed_prompt(text.lstrip())
-    return bool(text) and not text.startswith(_ADDED)
+        return ""
+    text = agents.typed_prompt(text.strip())
+    return "" if text.startswith(_ADDED) else text
 
 
 def read(path: str) -> Session | None:
@@ -88,11 +89,12 @@ def read(path: str) -> Session | None:
             continue
         kind = rec.get("type")
         ts = str(rec.get("timestamp") or "")
-        if kind == "user" and _typed(rec):
-            if rec.get("id") not in seen:
+        typed = _typed(rec) if kind == "user" else ""
+        if typed:
+            if str(rec.get("id")) not in seen:
                 seen.add(str(rec.get("id")))
                 turn += 1
-                session.prompts.append(ts)
+                session.prompts.append((ts, typed[:PROMPT_CHARS]))
             continue
         if kind != "gemini":
             continue
