@@ -363,6 +363,8 @@ def _replay_edited(item: dict, rule: dict, pattern: str, ptype: str | None) -> s
     except Exception as e:  # a pattern the rules area refuses is refused by approve, saying why
         print(f"  replay: not run ({e})")
         return pattern
+    if not replay.get("calls_read"):
+        return pattern  # no recorded sessions on this machine: nothing to show
     _print_replay(replay)
     keep = _ask("Keep this pattern? y/n", "y" if replay.get("offer") != "reminder" else "n")
     return pattern if keep.lower().startswith("y") else None
@@ -399,7 +401,7 @@ def _interactive(store, items: list[dict]) -> None:
                         default = "-"
                     action = _ask("Action warn/block", rule.get("action") or "warn")
                     pattern = _ask(
-                        "Pattern ('-' for no rule: a reminder)" if rule.get("pattern") else "Pattern (empty: no rule)",
+                        "Pattern ('-' for no rule)" if rule.get("pattern") else "Pattern (empty: no rule)",
                         default,
                     )
                     no_rule = pattern in ("-", "")

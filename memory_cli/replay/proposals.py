@@ -16,7 +16,6 @@ and the accepted ones on a branch look alike, so no pattern can tell them apart.
 from __future__ import annotations
 
 import re
-import shlex
 from datetime import datetime
 
 from . import run
@@ -117,8 +116,15 @@ def _words(rule: dict, call: RecordedCall) -> set[str] | None:
     return None
 
 
+_WORD = re.compile(r"^(--?[A-Za-z0-9][\w-]*|[a-z][\w.-]{0,30})$")
+
+
 def _candidates(rule: dict, caught: list[RecordedCall]) -> list[str]:
-    """Narrower patterns: the rule's own with one word every caught call shares."""
+    """Narrower patterns: the rule's own with one word every caught call shares: a flag, or a
+    plain word such as a subcommand (never free text such as a commit message, which would fit
+    the corrected calls by accident). Two corrected calls at least: one says nothing general."""
+    if len(caught) < 2:
+        return []
     if rule["pattern_type"] == "command":
         shared = None
         for c in caught:
@@ -126,8 +132,9 @@ def _candidates(rule: dict, caught: list[RecordedCall]) -> list[str]:
             if words is None:
                 return []
             shared = words if shared is None else shared & words
-        have = set(shlex.split(rule["pattern"])) if rule["pattern"] else set()
-        return [f"{rule['pattern']} {shlex.quote(w)}" for w in sorted(shared or ()) if w not in have and len(w) < 80]
+        have = set(rule["pattern"].split())
+        words = sorted(shared or (), key=lambda w: (w.startswith("-"), w))  # a subcommand before a flag
+        return [f"{rule['pattern']} {w}" for w in words if w not in have and _WORD.match(w)]
     if rule["pattern_type"] == "regex":
         texts = [str(c.tool_input.get("command") or c.tool_input.get("file_path") or "") for c in caught]
         if not texts:
@@ -135,6 +142,7 @@ def _candidates(rule: dict, caught: list[RecordedCall]) -> list[str]:
         shared = set(re.findall(r"[\w./-]{3,}", texts[0]))
         for t in texts[1:]:
             shared &= set(re.findall(r"[\w./-]{3,}", t))
+        shared = {w for w in shared if _WORD.match(w)}
         return [f"(?=.*{re.escape(w)}){rule['pattern']}" for w in sorted(shared)][:40]
     return []
 
