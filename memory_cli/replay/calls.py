@@ -22,7 +22,9 @@ class RecordedCall:
     """A tool call as the hook would have seen it: ``tool`` and ``tool_input`` Claude-shaped
     (Codex and Gemini names translated as :mod:`memory_cli.hooks.agents` does);
     ``agent_tool`` the agent's own name. ``turn``: how many prompts the person had typed in the
-    session before it. ``rejected``: the person declined it in the permission prompt."""
+    session before it. ``rejected``: the person declined it in the permission prompt;
+    ``interrupted``: the person stopped the turn while or after it ran (the last call before
+    Claude Code's "[Request interrupted by user]")."""
 
     agent: str
     session_id: str
@@ -35,6 +37,7 @@ class RecordedCall:
     turn: int = 0
     rejected: bool = False
     path: str = ""
+    interrupted: bool = False
 
 
 @dataclass

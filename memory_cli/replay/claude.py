@@ -15,6 +15,7 @@ from ..capture import transcript_records as tr
 from .calls import PROMPT_CHARS, RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
 
 AGENT = "claude"
+_INTERRUPTED = "[Request interrupted"
 _REJECTED = ("The user doesn't want to proceed with this tool use", "The user doesn't want to take this action")
 
 
@@ -55,13 +56,20 @@ def read(path: str) -> Session | None:
             session.started = ts
         kind = rec.get("type")
         if kind == "user":
+            texts = [
+                b.get("text") for b in tr.blocks(rec) if b.get("type") == "text" and isinstance(b.get("text"), str)
+            ]
+            if texts and texts[0].startswith(_INTERRUPTED) and session.calls and session.calls[-1].turn == turn:
+                if not session.calls[-1].rejected:
+                    session.calls[-1].interrupted = True
+                continue
             if tr.is_person_prompt(rec):
                 turn += 1
                 text = " ".join(b.get("text", "") for b in tr.blocks(rec) if isinstance(b.get("text"), str))
                 session.prompts.append((ts, text[:PROMPT_CHARS]))
                 continue
             for b in tr.blocks(rec):
-                if b.get("type") == "tool_result" and b.get("is_error"):
+                if b.get("type") == "tool_result":
                     call = by_id.get(str(b.get("tool_use_id")))
                     if call is not None and _result_text(b).startswith(_REJECTED):
                         call.rejected = True

@@ -3,11 +3,12 @@ the calls the person let pass, and what to offer when it would fire on the secon
 
 The corrected calls of a correction are the tool calls its session made in the turn the person
 corrected: those after the prompt before the correcting one, up to it (the correcting prompt is
-the one recorded closest to when capture saw it), and any call the person declined in the
-permission prompt. Every other recorded call is one the person let pass.
+the one saying what capture stored, else the one recorded closest to when capture saw it), and
+any call the person declined in the permission prompt or stopped with an interruption: the
+agents' own "that was wrong" signals. Every other recorded call is one the person let pass.
 
 A proposal that fires on let-pass calls is narrowed when a pattern with one more word of the
-corrected calls (a flag or an argument they all share) still catches every corrected call it
+corrected calls (a flag or a plain word they all share) still catches every corrected call it
 caught and none let pass; otherwise it is offered as a reminder (remembered and injected, no
 gate). "never commit directly to main" is the common case: the corrected ``git commit -m ...``
 and the accepted ones on a branch look alike, so no pattern can tell them apart.
@@ -48,7 +49,7 @@ class History:
         otherwise)."""
         out: set[int] = set()
         for s in self.sessions:
-            out.update(id(c) for c in s.calls if c.rejected)
+            out.update(id(c) for c in s.calls if c.rejected or c.interrupted)
         for sid, when in instances:
             s = self.by_id.get(sid)
             if s is None:
@@ -158,6 +159,7 @@ def _example(call: RecordedCall) -> dict:
         "tool": call.tool,
         "call": redact(str(subject)[:200])[0],
         "declined": call.rejected,
+        "interrupted": call.interrupted,
     }
 
 

@@ -120,6 +120,7 @@ class Hit:
             "call": redact(str(subject)[:300])[0],
             "turn": c.turn,
             "rejected": c.rejected,
+            "interrupted": c.interrupted,
         }
 
 
