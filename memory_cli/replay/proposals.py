@@ -40,7 +40,7 @@ class History:
     """The sessions on this machine, read once for a whole review."""
 
     def __init__(self, home: str | None = None, agents=None):
-        self.sessions: list[Session] = list(run.sessions(home, agents))
+        self.sessions: list[Session] = list(run.sessions(home, agents, cache=True))
         self.by_id = {s.session_id: s for s in self.sessions}
 
     def corrected(self, instances: list[tuple[str, str]], said: list[str] = ()) -> set[int]:

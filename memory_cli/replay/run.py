@@ -24,16 +24,39 @@ CALL_BUDGET_S = 0.25
 MAX_HITS = 500
 
 
-def sessions(home: str | None = None, agents=None, since_epoch: float | None = None):
+# Sessions already parsed by this process, by path: (size, mtime in ns, the session). The
+# dashboard replays every proposal of the review page on each load; a file that has not changed
+# is not read again. Bounded by the calls it holds.
+_PARSED: dict[str, tuple[int, int, Session]] = {}
+CACHE_CALLS = 200_000
+
+
+def sessions(home: str | None = None, agents=None, since_epoch: float | None = None, cache: bool = False):
     """Every session the agents keep under ``home`` (default: the person's home), oldest
-    file first per agent."""
+    file first per agent. ``cache``: keep what was parsed for the next call in this process."""
     home = home or os.path.expanduser("~")
     for name in agents or AGENTS:
         reader = READERS[name]
         for path in reader.session_files(home, since_epoch):
-            s = reader.read(path)
+            s = _read(reader, path) if cache else reader.read(path)
             if s is not None:
                 yield s
+
+
+def _read(reader, path: str) -> Session | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    got = _PARSED.get(path)
+    if got is not None and got[0] == st.st_size and got[1] == st.st_mtime_ns:
+        return got[2]
+    s = reader.read(path)
+    if s is not None:
+        if sum(len(v[2].calls) for v in _PARSED.values()) + len(s.calls) > CACHE_CALLS:
+            _PARSED.clear()
+        _PARSED[path] = (st.st_size, st.st_mtime_ns, s)
+    return s
 
 
 def pattern_row(pattern: str, pattern_type: str, *, action: str = "block", tools=None, case_sensitive=False) -> dict:
@@ -68,9 +91,14 @@ def pattern_row(pattern: str, pattern_type: str, *, action: str = "block", tools
 
 
 def rule_set(row: dict):
+    """The rule alone, as confirmed. Its 3-gram index is dropped: it only picks candidates
+    among many rules (the engine checks every rule of the tool without it, same decision),
+    and cutting each call's texts into 3-grams costs more than checking one rule."""
     from ..rules import ruleset
 
-    return ruleset.single(dict(row, confirmed=1), keep_scope=True)
+    rs = ruleset.single(dict(row, confirmed=1), keep_scope=True)
+    rs.gram = {}
+    return rs
 
 
 class _Scopes:
