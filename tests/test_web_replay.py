@@ -28,7 +28,7 @@ def _newcomer(store, home):
     return item
 
 
-def test_review_page_shows_the_replay_and_reruns_it_on_an_edited_pattern(browser, store, isolated_env):
+def test_review_page_shows_the_replay_and_reruns_it_on_an_edited_pattern(browser, store, isolated_env):  # noqa: F811
     item = _newcomer(store, isolated_env.parent)
     page = browser.get("/review").text
     assert "fires on <strong>3</strong> of 3 corrected calls" in page
@@ -45,7 +45,7 @@ def test_review_page_shows_the_replay_and_reruns_it_on_an_edited_pattern(browser
     assert store.value("SELECT active FROM enforcement_rules WHERE id = ?", (item["promoted_rule_id"],)) == 0
 
 
-def test_rule_pages_show_the_proof_and_the_review_page_lists_idle_rules(browser, store):
+def test_rule_pages_show_the_proof_and_the_review_page_lists_idle_rules(browser, store):  # noqa: F811
     rule = rules_api.create_rule(
         store, "never force-push", pattern="git push --force", pattern_type="command", action="block"
     )

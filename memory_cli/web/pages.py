@@ -374,9 +374,7 @@ def review_page(request: Request, store=Depends(deps.get_store)):
 
 
 @router.post("/ui/review/{correction_id}/replay", response_class=HTMLResponse)
-def review_replay(
-    request: Request, correction_id: str, form: dict = Depends(form_data), store=Depends(deps.get_store)
-):
+def review_replay(request: Request, correction_id: str, form: dict = Depends(form_data), store=Depends(deps.get_store)):
     """The replay of a pattern the person typed for a proposal, before approving it."""
     from ..replay.proposals import History, evidence, instances_of, rule_of, said_in
 
