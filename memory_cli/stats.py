@@ -57,6 +57,9 @@ def collect(store: Store, now: datetime | None = None) -> dict:
         },
         "unconfirmed": store.value("SELECT count(*) FROM enforcement_rules WHERE confirmed=0"),
     }
+    from .rules import proof
+
+    out["rules"]["proof"] = proof.totals(store)
     out["corrections"] = {
         "pending": store.value("SELECT count(*) FROM corrections WHERE status='pending'"),
         "total": store.value("SELECT count(*) FROM corrections"),

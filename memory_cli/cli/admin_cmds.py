@@ -47,6 +47,16 @@ def stats(json_: JsonOpt = False):
         + (" (" + ", ".join(f"{k} {v}" for k, v in r["by_action"].items()) + ")" if r["by_action"] else "")
         + (f", {r['unconfirmed']} unconfirmed" if r["unconfirmed"] else "")
     )
+    pr = r.get("proof")
+    if pr:
+        from ..rules.proof import line
+
+        idle = pr["never_fired_90_days"]
+        c.print(
+            f"  rules in hooks: {line(pr)}"
+            + (f"; {len(idle)} never fired in 90 days (`memory-cli doctor`)" if idle else ""),
+            markup=False,
+        )
     c.print(f"corrections: {data['corrections']['pending']} pending review of {data['corrections']['total']}")
     audit = data.get("audit_last_7_days") or {}
     c.print("last 7 days: " + (", ".join(f"{k} {v}" for k, v in audit.items()) if audit else "no activity"))

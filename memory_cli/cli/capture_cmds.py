@@ -130,6 +130,12 @@ def review(
                 print(f"rejected {short(entry['id'])}: it stays in {entry['scope']} ({entry['status']})")
             return
         if approve or reject:
+            offer = _replay_offer(store, approve) if approve and pattern is None else None
+            no_rule = False
+            if offer and offer["offer"] == "narrowed":
+                pattern, pattern_type = offer["narrowed_pattern"], offer["pattern_type"]
+            elif offer and offer["offer"] == "reminder":
+                no_rule = True
             result = (
                 corr.approve(
                     store,
@@ -139,10 +145,14 @@ def review(
                     pattern_type=pattern_type,
                     message=message,
                     scope=scope,
+                    no_rule=no_rule,
                 )
                 if approve
                 else corr.reject(store, reject)
             )
+            if offer and offer["offer"] in ("narrowed", "reminder"):
+                result["replay"] = offer
+                sys.stderr.write(f"replay: {offer['why']}\n")
             flush_warnings(store)
             if want_json(json_):
                 emit_json(_public(result))
@@ -151,6 +161,9 @@ def review(
                 print(f"{verb} {short(result['id'])}: {result['statement']}{_rule_text(result)}")
             return
         items = corr.list_corrections(store, status="all", limit=1000) if all_ else corr.review_queue(store)
+        from ..replay.proposals import attach
+
+        attach(items)
         requests = [_scope_item(r) for r in provenance.pending(store)]
         interactive = not list_ and not want_json(json_) and sys.stdin.isatty() and sys.stdout.isatty()
         if not interactive:
@@ -164,6 +177,47 @@ def review(
         _interactive(store, items)
         _interactive_requests(store, requests)
         flush_warnings(store)
+
+
+def _replay_offer(store, ref: str) -> dict | None:
+    """The replay of the rule a correction or proposal would approve (None without one)."""
+    from ..capture import corrections as corr
+    from ..errors import NotFound
+    from ..replay.proposals import attach
+
+    try:
+        row = corr.resolve(store, ref)
+    except NotFound:
+        return None
+    item = corr.view(store, row)
+    if row["status"] == "pending" and not item.get("rule"):
+        spec = corr.derive_rule_spec(row)
+        item["suggested_rule"] = (
+            {k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")} if spec else None
+        )
+    if row["status"] not in ("pending", "promoted"):
+        return None
+    attach([item])
+    return item.get("replay")
+
+
+def _print_replay(replay: dict | None, indent: str = "  ") -> None:
+    """Where the proposed rule would have fired in the person's recorded sessions."""
+    if not replay:
+        return
+    if "fires_on_corrected" not in replay:
+        print(f"{indent}replay: {replay['why']}")
+        return
+    print(
+        f"{indent}replay on {replay['calls_read']} recorded calls ({replay['sessions_read']} sessions): fires on"
+        f" {replay['fires_on_corrected']} of {replay['corrected_calls']} corrected call(s),"
+        f" {replay['fires_on_let_pass']} you let pass"
+    )
+    for key, label in (("corrected", "corrected"), ("let_pass", "let pass")):
+        for c in replay[key][:3]:
+            print(f"{indent}  {label:<9} {c['agent']:<6} {c['session_id'][:8]}  {clip(c['call'], 80)}")
+    offer = {"gate": "as a gate", "narrowed": "narrowed", "reminder": "as a reminder", "unknown": "(no evidence)"}
+    print(f"{indent}offered {offer.get(replay['offer'], replay['offer'])}: {replay['why']}")
 
 
 def _scope_request(store, ref: str) -> bool:
@@ -262,6 +316,7 @@ def _print_list(items: list[dict], requests: list[dict] = ()) -> None:
         n, s = item["occurrences"], item["sessions"]
         print(f"{short(item['id'])}  {label:<10}  x{n}/{s}s  {clip(item['statement'], 70)}{_rule_text(item)}")
         _print_instances(item)
+        _print_replay(item.get("replay"), "      ")
     for r in requests:
         print(
             f"{short(r['id'])}  {'scope':<10}  {r['origin']}: {clip(r['content'], 60)}"
@@ -295,6 +350,24 @@ def _describe(item: dict, index: int, total: int) -> None:
     if item.get("context"):
         print(f"  context: {clip(item['context'], 100)}")
     _print_instances(item)
+    _print_replay(item.get("replay"))
+
+
+def _replay_edited(item: dict, rule: dict, pattern: str, ptype: str | None) -> str | None:
+    """Replay a pattern the person typed and let them keep it (returned) or drop the gate (None)."""
+    from ..replay.proposals import History, evidence, instances_of, said_in
+
+    edited = dict(rule, pattern=pattern, pattern_type=ptype or rule.get("pattern_type") or "command")
+    try:
+        replay = evidence(edited, instances_of(item), History(), said_in(item))
+    except Exception as e:  # a pattern the rules area refuses is refused by approve, saying why
+        print(f"  replay: not run ({e})")
+        return pattern
+    if not replay.get("calls_read"):
+        return pattern  # no recorded sessions on this machine: nothing to show
+    _print_replay(replay)
+    keep = _ask("Keep this pattern? y/n", "y" if replay.get("offer") != "reminder" else "n")
+    return pattern if keep.lower().startswith("y") else None
 
 
 def _ask(prompt: str, default: str | None = None) -> str:
@@ -320,16 +393,25 @@ def _interactive(store, items: list[dict]) -> None:
             try:
                 if choice in ("a", "approve"):
                     rule = item.get("rule") or item.get("suggested_rule") or {}
+                    offer = item.get("replay") or {}
+                    default = rule.get("pattern")
+                    if offer.get("offer") == "narrowed":
+                        default = offer["narrowed_pattern"]
+                    elif offer.get("offer") == "reminder":
+                        default = "-"
                     action = _ask("Action warn/block", rule.get("action") or "warn")
                     pattern = _ask(
                         "Pattern ('-' for no rule)" if rule.get("pattern") else "Pattern (empty: no rule)",
-                        rule.get("pattern"),
+                        default,
                     )
                     no_rule = pattern in ("-", "")
                     pattern = None if no_rule else pattern
                     ptype = None
                     if pattern and pattern != rule.get("pattern"):
                         ptype = _ask("Pattern type command/regex", rule.get("pattern_type") or "command")
+                    if pattern and pattern != default:
+                        pattern = _replay_edited(item, rule, pattern, ptype)
+                        no_rule = pattern is None
                     message = _ask(
                         "Message",
                         (rule.get("message") if item.get("rule") else None) or corr._sentence(item["statement"]),

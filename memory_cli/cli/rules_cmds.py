@@ -147,6 +147,11 @@ def rules_list(
             pattern_type=pattern_type,
             scope=scope,
         )
+        from ..rules import proof
+
+        proofs = proof.collect(store, [r["id"] for r in rows])
+    for r in rows:
+        r["proof"] = proofs.get(r["id"]) or proof.empty()
     if want_json(json_):
         emit_json(rows)
         return
@@ -156,7 +161,7 @@ def rules_list(
     from rich.table import Table
 
     t = Table(box=None, pad_edge=False, header_style="bold")
-    for col in ("id", "action", "sev", "type", "pattern", "scope", "viol", "rule"):
+    for col in ("id", "action", "sev", "type", "pattern", "scope", "viol", "fired", "rule"):
         t.add_column(col)
     for r in rows:
         action = r["effective_action"] + ("" if r["confirmed"] else "?")
@@ -170,9 +175,18 @@ def rules_list(
             clip(r["pattern"], 40),
             r["scope"],
             str(r.get("violation_count") or 0),
+            _fired_cell(r["proof"]),
             clip(r["content"], 60),
         )
     console().print(t)
+
+
+def _fired_cell(p: dict) -> str:
+    """``3 (2 obeyed)``, ``-`` for a rule no hook fired."""
+    if not p["fired"]:
+        return "-"
+    outcome = [f"{p[k]} {k}" for k in ("obeyed", "repeated", "overridden") if p[k]]
+    return f"{p['fired']}" + (f" ({', '.join(outcome)})" if outcome else "")
 
 
 @rules_app.command("show")
@@ -184,8 +198,11 @@ def rules_show(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: Jso
     with open_store(reading=True) as store:
         rule = api.get_rule(store, rule_id)
         history = audit.query(store, entry_id=rule["id"], limit=20)
+        from ..rules import proof
+
+        rule_proof = proof.collect(store, [rule["id"]]).get(rule["id"]) or proof.empty()
     if want_json(json_):
-        emit_json(dict(rule, history=history))
+        emit_json(dict(rule, proof=rule_proof, history=history))
         return
     for key in (
         "id",
@@ -219,6 +236,9 @@ def rules_show(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: Jso
         if key == "tools" and not value:
             value = "(every tool)"
         print(f"{key:>17}  {value}")
+    print(f"{'proof':>17}  {proof.line(rule_proof)}")
+    if rule_proof["first_fired"]:
+        print(f"{'first fired':>17}  {rule_proof['first_fired'][:19]}")
     if history:
         print(f"{'history':>17}")
         for h in history:
@@ -568,6 +588,105 @@ def rules_test(
         print("no match")
     if rule is not None and not rule["enabled"]:
         print("note: this rule is disabled")
+
+
+@rules_app.command("replay")
+def rules_replay(
+    rule_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="A stored rule (any state).")] = None,
+    pattern: Annotated[
+        Optional[str], typer.Option("--pattern", "-p", help="Replay a pattern without storing it.")
+    ] = None,
+    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "--type", "-T")] = None,
+    action: Annotated[
+        str, typer.Option("--action", "-a", help="With --pattern: block | ask | warn | suggest.")
+    ] = "block",
+    tools: ToolsOpt = None,
+    case_sensitive: Annotated[bool, typer.Option("--case-sensitive")] = False,
+    since: Annotated[Optional[str], typer.Option("--since", help="Sessions written since: 2026-11-01 or 30d.")] = None,
+    agent: Annotated[
+        Optional[List[str]], typer.Option("--agent", help="claude | codex | gemini (repeatable; default all).")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", help="Calls listed (counts cover all).")] = 20,
+    json_: JsonOpt = False,
+):
+    """What a rule would have done in the sessions Claude Code, Codex and Gemini CLI keep on this
+    machine: every recorded tool call through the hook's engine. A dry run: nothing is audited."""
+    from ..replay import run
+    from ..rules import api, ruleset
+
+    if (rule_id is None) == (pattern is None):
+        raise InvalidInput("give a rule ID or --pattern (not both)")
+    agents = _replay_agents(agent)
+    since_epoch = _since_epoch(since)
+    if rule_id is not None:
+        with open_store(reading=True) as store:
+            rule = api.get_rule(store, rule_id)
+            row = ruleset.row_for(store, rule["id"])
+    else:
+        if action not in ("block", "ask", "warn", "suggest"):
+            raise InvalidInput(f"unknown action {action!r}: use block, ask, warn or suggest")
+        ptype = pattern_type or api.guess_pattern_type(pattern)
+        tool_list = [t.strip() for t in tools.split(",") if t.strip()] if tools else None
+        row = run.pattern_row(pattern, ptype, action=action, tools=tool_list, case_sensitive=case_sensitive)
+    report = run.replay(row, agents=agents, since_epoch=since_epoch)
+    out = report.to_dict()
+    out["rule"] = {"id": row["id"], "pattern": row["pattern"], "pattern_type": row["pattern_type"]}
+    if want_json(json_):
+        emit_json(out)
+        return
+    print(_replay_summary(out))
+    for h in out["calls"][: max(0, limit)]:
+        mark = " (the person declined it)" if h["rejected"] else ""
+        print(
+            f"  {h['action']:<7} {h['agent']:<6} {h['session_id'][:8]}  {h['timestamp'][:19]}  {h['tool']}: {clip(h['call'], 90)}{mark}"
+        )
+    if out["fired"] > limit:
+        print(f"  ... {out['fired'] - limit} more (--limit, --json)")
+
+
+def _replay_agents(agent) -> list[str] | None:
+    from ..replay.run import AGENTS
+
+    if not agent:
+        return None
+    names = [a.strip().lower() for a in agent for a in a.split(",") if a.strip()]
+    bad = [a for a in names if a not in AGENTS]
+    if bad:
+        raise InvalidInput(f"unknown agent {bad[0]!r}: use one of {', '.join(AGENTS)}")
+    return names
+
+
+def _since_epoch(since: Optional[str]) -> float | None:
+    """``30d`` / ``12h`` ago, or an ISO date or time (UTC)."""
+    if not since:
+        return None
+    from datetime import datetime, timezone
+
+    text = since.strip()
+    if text[:-1].isdigit() and text[-1:] in ("d", "h"):
+        return time.time() - int(text[:-1]) * (86400 if text.endswith("d") else 3600)
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(f"--since {since!r}: give a date (2026-11-01), a time, or 30d / 12h") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.timestamp()
+
+
+def _replay_summary(out: dict) -> str:
+    rule = out["rule"]
+    head = f"{rule['pattern_type']} {rule['pattern']!r}"
+    if out.get("not_replayed"):
+        return f"{head}: {out['not_replayed']}"
+    read = (
+        f"{out['calls_read']} recorded tool calls in {out['sessions_read']} sessions"
+        f" ({', '.join(f'{a} {n}' for a, n in sorted(out['calls_by_agent'].items())) or 'none found'})"
+    )
+    if not out["fired"]:
+        return f"{head}: would not have fired on {read}"
+    counts = ", ".join(f"{_VERB.get(a, a)} {n}" for a, n in sorted(out["counts"].items()))
+    return f"{head}: would have {counts} of {read}, in {len(out['sessions'])} session(s)"
 
 
 # -- import ----------------------------------------------------------------------------------

@@ -87,6 +87,19 @@ def doctor_checks(store, settings) -> list[dict]:
                 "detail": "enforcement.enabled is false: PreToolUse blocks nothing",
             }
         )
+    from .proof import RETIRE_AFTER_DAYS, retire_candidates
+
+    idle = retire_candidates(store)
+    if idle:
+        checks.append(
+            {
+                "name": "rules: never fired",
+                "status": "warn",
+                "detail": f"{len(idle)} rule(s) no hook fired in {RETIRE_AFTER_DAYS} days, candidates to retire"
+                " (`memory-cli rules disable ID`): "
+                + "; ".join(f"{r['id'][:8]} {r['pattern_type']} {r['pattern']!r}" for r in idle[:5]),
+            }
+        )
     overruns = store.value(_REAL_SKIPS_SQL) or 0
     if overruns:
         checks.append(

@@ -356,9 +356,11 @@ def row_for(store, rule_id: str) -> dict | None:
     return store.row(_ROWS_SQL.split(" WHERE ")[0] + " WHERE r.id = ?", (rule_id,))
 
 
-def single(row: dict) -> RuleSet:
-    """A rule set of just this rule, applying everywhere (``rules test``)."""
+def single(row: dict, *, keep_scope: bool = False) -> RuleSet:
+    """A rule set of just this rule, applying everywhere (``rules test``), or only where its
+    scope applies (``keep_scope``: ``rules replay``)."""
     compiled = list(_compile_row(row))
-    compiled[SCOPE] = "global"
+    if not keep_scope:
+        compiled[SCOPE] = "global"
     compiled[EVENTS] = ()
     return _assemble((None, -1, FORMAT), [tuple(compiled)], [])

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from .. import entries, stats
+from .. import entries
 from ..capture import corrections as corr
 from ..errors import NotFound
 from ..rules import api as rules_api
@@ -275,7 +275,13 @@ def memory_page(request: Request, entry_id: str, store=Depends(deps.get_store)):
         if not history:
             raise
         detail = {"id": entry_id, "deleted": True, "history": history, "rule": None}
-    return render(request, "memory.html", nav="memories", m=detail, pending=_pending(store))
+    proof = None
+    if detail.get("rule"):
+        from ..rules import proof as proof_mod
+
+        p = proof_mod.collect(store, [detail["id"]]).get(detail["id"]) or proof_mod.empty()
+        proof = {"p": p, "text": proof_mod.line(p)}
+    return render(request, "memory.html", nav="memories", m=detail, proof=proof, pending=_pending(store))
 
 
 # ------------------------------------------------------------------------------- rules
@@ -283,13 +289,31 @@ def memory_page(request: Request, entry_id: str, store=Depends(deps.get_store)):
 def rules_page(request: Request, status: str = "active", store=Depends(deps.get_store)):
     status = status if status in ("active", "archived", "all") else "active"
     rules = rules_api.list_rules(store, status=status)
-    fired = stats.rule_last_fired(store)
-    return render(request, "rules.html", nav="rules", rules=rules, fired=fired, status=status, pending=_pending(store))
+    fired, proofs = _proofs(store)
+    return render(
+        request,
+        "rules.html",
+        nav="rules",
+        rules=rules,
+        fired=fired,
+        proofs=proofs,
+        status=status,
+        pending=_pending(store),
+    )
+
+
+def _proofs(store, rule_ids=None) -> tuple[dict, dict]:
+    """When each rule last fired in a hook, and its proof in words (dry runs never count)."""
+    from ..rules import proof
+
+    got = proof.collect(store, rule_ids)
+    return {i: p["last_fired"] for i, p in got.items() if p["last_fired"]}, {i: proof.line(p) for i, p in got.items()}
 
 
 def _rule_row(request, store, rule_id, template="_rule_row.html"):
     rule = rules_api.get_rule(store, rule_id)
-    return render(request, template, r=rule, fired=stats.rule_last_fired(store))
+    fired, proofs = _proofs(store, [rule["id"]])
+    return render(request, template, r=rule, fired=fired, proofs=proofs)
 
 
 @router.get("/ui/rules/{rule_id}/row", response_class=HTMLResponse)
@@ -329,7 +353,10 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 def review_page(request: Request, store=Depends(deps.get_store)):
     from .. import provenance
 
-    items = corr.review_queue(store)
+    from ..replay.proposals import attach
+    from ..rules.proof import retire_candidates
+
+    items = attach(corr.review_queue(store))
     requests = [dict(r, written_by=provenance.describe(r["origin"])) for r in provenance.pending(store)]
     recent = [
         c for c in corr.list_corrections(store, status="all", limit=30) if c["status"] in ("approved", "rejected")
@@ -341,8 +368,25 @@ def review_page(request: Request, store=Depends(deps.get_store)):
         items=items,
         requests=requests,
         recent=recent,
+        idle=retire_candidates(store),
         pending=len(items) + len(requests),
     )
+
+
+@router.post("/ui/review/{correction_id}/replay", response_class=HTMLResponse)
+def review_replay(request: Request, correction_id: str, form: dict = Depends(form_data), store=Depends(deps.get_store)):
+    """The replay of a pattern the person typed for a proposal, before approving it."""
+    from ..replay.proposals import History, evidence, instances_of, rule_of, said_in
+
+    item = corr.view(store, corr.resolve(store, correction_id))
+    base = rule_of(item) or {"pattern_type": "command"}
+    pattern = (form.get("pattern") or "").strip()
+    if not pattern:
+        return render(request, "_review_replay.html", replay=None, item=item)
+    rule = dict(base, pattern=pattern, pattern_type=form.get("pattern_type") or base.get("pattern_type") or "command")
+    with deps.field("pattern"):
+        replay = evidence(rule, instances_of(item), History(), said_in(item))
+    return render(request, "_review_replay.html", replay=replay, item=item)
 
 
 @router.post("/ui/review-scope/{entry_id}/{verb}", response_class=HTMLResponse)
@@ -359,6 +403,19 @@ def review_scope_verb(request: Request, entry_id: str, verb: str, store=Depends(
     return render(request, "_scope_done.html", entry=entry, verb=verb)
 
 
+def rules_api_pattern(store, correction_id: str) -> str | None:
+    """The pattern of the rule a correction proposes now (its stored rule or the derived one)."""
+    from ..replay.proposals import rule_of
+
+    row = corr.resolve(store, correction_id)
+    item = corr.view(store, row)
+    if not item.get("rule") and row["status"] == "pending":
+        spec = corr.derive_rule_spec(row)
+        item["suggested_rule"] = spec
+    rule = rule_of(item)
+    return rule["pattern"] if rule else None
+
+
 @router.post("/ui/review/{correction_id}/{verb}", response_class=HTMLResponse)
 def review_verb(
     request: Request,
@@ -371,7 +428,13 @@ def review_verb(
         action = form.get("action") or None
         with deps.field("action"):
             corr._check_action(action)
-        item = corr.approve(store, correction_id, action=action)
+        # the pattern field: as proposed, narrowed, edited, or emptied (a reminder, no gate)
+        pattern = form.get("pattern")
+        current = rules_api_pattern(store, correction_id)
+        no_rule = pattern is not None and not pattern.strip()
+        pattern = pattern.strip() if pattern and pattern.strip() != current else None
+        with deps.field("pattern"):
+            item = corr.approve(store, correction_id, action=action, pattern=pattern, no_rule=no_rule)
     elif verb == "reject":
         item = corr.reject(store, correction_id)
     else:
