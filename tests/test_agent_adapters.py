@@ -296,3 +296,21 @@ def test_a_correction_after_geminis_hook_context_is_judged_on_the_typed_words(db
     assert "Recorded correction: use yarn, not npm." in out["hookSpecificOutput"]["additionalContext"]
     stored = run_cli("--json", "review", "--list", db=db_path).stdout
     assert "pythonw" not in stored  # the injected text is not stored as the person's words
+
+
+def test_a_codex_patch_with_indented_file_headers_meets_the_file_rule_of_the_file_it_writes(db_path):
+    """Codex's own patch parser trims each header line, so `  *** Add File: .env` writes .env."""
+    add_rule(
+        db_path, "Never edit .env files", pattern=r"\.env$", pattern_type="regex", action="block", fields=["file_path"]
+    )
+    for header in ("  *** Add File: .env", "\t*** Update File: config/.env", " *** Delete File: .env  "):
+        patch = f"*** Begin Patch\n{header}\n+TOKEN=x\n*** End Patch\n"
+        out = agent_hook(
+            db_path, "codex", "PreToolUse", codex("PreToolUse", tool_name="apply_patch", tool_input={"command": patch})
+        )
+        assert out["hookSpecificOutput"]["permissionDecision"] == "deny", header
+    moved = "*** Begin Patch\n*** Update File: notes.txt\n   *** Move to: .env\n@@\n-a\n+b\n*** End Patch\n"
+    out = agent_hook(
+        db_path, "codex", "PreToolUse", codex("PreToolUse", tool_name="apply_patch", tool_input={"command": moved})
+    )
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -140,18 +140,21 @@ def patch_calls(patch: str, cwd=None) -> list[tuple[str, dict]]:
     calls: list[list] = []  # [tool, path, old lines, new lines]
     current = None
     for line in patch.splitlines():
+        # Codex's parser trims a header line before reading it (`  *** Add File: .env` adds
+        # .env), so headers are recognised here the same way; content lines are not trimmed.
+        header = line.strip()
         for marker, tool in (("*** Add File: ", "Write"), ("*** Update File: ", "Edit"), ("*** Delete File: ", "Edit")):
-            if line.startswith(marker):
-                current = [tool, line[len(marker) :].strip(), [], []]
+            if header.startswith(marker):
+                current = [tool, header[len(marker) :].strip(), [], []]
                 calls.append(current)
                 break
         else:
             if current is None:
                 continue
-            if line.startswith("*** Move to: "):
-                current[1] = line[len("*** Move to: ") :].strip()
-            elif line.startswith("*** "):
-                current = None if line.startswith(("*** End Patch", "*** Begin Patch")) else current
+            if header.startswith("*** Move to: "):
+                current[1] = header[len("*** Move to: ") :].strip()
+            elif header.startswith("*** "):
+                current = None if header.startswith(("*** End Patch", "*** Begin Patch")) else current
             elif line.startswith("+"):
                 current[3].append(line[1:])
             elif line.startswith("-"):
