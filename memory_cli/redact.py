@@ -382,6 +382,47 @@ def _rules() -> list:
             ),
             _keep_prefix("password"),
         ),
+        (
+            "discord-webhook",
+            compile(
+                r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d+/[A-Za-z0-9_\-]{20,}"
+            ),
+            _const("discord-webhook"),
+        ),
+        # sshpass -p SECRET, docker/podman login -p SECRET, redis-cli -a SECRET: the option's
+        # value is the password (`--password-stdin`, `-p 8080:80` of `docker run` are not).
+        (
+            "cli-password",
+            compile(
+                r"(?P<pre>\b(?:sshpass(?:\.exe)?\b[^\n;|&]*?(?<!\S)-p"
+                r"|(?:docker|podman|nerdctl|buildah|skopeo)(?:\.exe)?\b[^\n;|&]*?\blogin\b[^\n;|&]*?(?<!\S)-p"
+                r"|redis-cli(?:\.exe)?\b[^\n;|&]*?(?<!\S)-a)[ \t]*)"
+                r"(?P<val>(?!\[REDACTED)(?![-$])(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+))"
+            ),
+            _keep_prefix("password"),
+        ),
+        # htpasswd -b[c] FILE USER SECRET, htpasswd -nb USER SECRET
+        ("htpasswd", compile(r"\bhtpasswd(?:\.exe)?(?P<rest>[ \t]+[^\n;|&]*)"), _htpasswd),
+        # .netrc: machine HOST login USER password SECRET (on one line or several)
+        (
+            "netrc",
+            compile(
+                r"(?P<pre>(?<!\S)(?:machine[ \t]+\S+|default)\s+(?:(?:login|account|port)[ \t]+\S+\s+)*"
+                r"password[ \t]+)(?P<val>(?!\[REDACTED)(?![$<{])\S+)"
+            ),
+            _keep_prefix("password"),
+        ),
+        # .pgpass: HOST:PORT:DATABASE:USER:SECRET, one entry a line
+        (
+            "pgpass",
+            compile(
+                r"^(?P<pre>[ \t]*(?:\*|[A-Za-z0-9_.\-]*[A-Za-z.][A-Za-z0-9_.\-]*):(?:\d{1,5}|\*)"
+                r":(?:\*|[^\s:/]*[A-Za-z_][^\s:/]*):(?:\*|[^\s:/]*[A-Za-z_][^\s:/]*):)"
+                r"(?P<val>(?!\[REDACTED)(?![$<{])(?:\\:|[^\s:])+)[ \t]*$",
+                re.M,
+            ),
+            _keep_prefix("password"),
+        ),
         # NAME=value, NAME: value, "name": "value" (env, JSON, YAML, INI, code).
         (
             "assignment",
@@ -416,6 +457,23 @@ def _rules() -> list:
     ]
     _RULES = rules
     return rules
+
+
+def _htpasswd(m: re.Match[str]) -> str | None:
+    """The password word of ``htpasswd -b``: after FILE and USER, or after USER with ``-n``."""
+    rest = m.group("rest")
+    words = list(re.finditer(r"\S+", rest))
+    flags, k = "", 0
+    while k < len(words) and words[k].group().startswith("-"):
+        flags += words[k].group()[1:]
+        k += 2 if words[k].group() in ("-C", "-r") else 1
+    if "b" not in flags:
+        return None
+    at = k + (1 if "n" in flags else 2)
+    if at >= len(words) or _is_placeholder(words[at].group().strip("'\"")):
+        return None
+    w = words[at]
+    return m.group(0)[: m.start("rest") - m.start(0)] + rest[: w.start()] + "[REDACTED:password]" + rest[w.end() :]
 
 
 def _assignment(m: re.Match[str]) -> str | None:
@@ -489,7 +547,7 @@ def _substitute(pattern, build, kind: str, text: str, hit_kinds: list) -> str:
                 frame[3] = end
                 stack.append([s[vs:ve], 0, [], 0, (s[start:vs], s[ve:end])])
             continue
-        if kind in ("assignment", "flag", "prose"):
+        if kind in ("assignment", "flag", "prose", "cli-password", "htpasswd", "netrc", "pgpass"):
             hit_kinds.append(replacement.rsplit("[REDACTED:", 1)[1].split("]", 1)[0])
         else:
             hit_kinds.append(kind)
