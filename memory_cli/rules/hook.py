@@ -169,6 +169,12 @@ def pre_tool_use(ctx, resp) -> None:
     _rs, verdict = _evaluate(ctx, "PreToolUse", clock)
     if verdict is None:
         return
+    if ctx.tool_name == "Bash" and not isinstance(ctx.tool_input.get("command"), str):
+        from ..hooks.shapes import unreadable
+
+        what = unreadable(ctx.tool_name, ctx.tool_input)
+        if what:  # a shell call in a shape no rule can read: said, not allowed in silence
+            resp.notify(f"memory-cli could not check this shell call: {what}; no command rule was applied")
     _audit_overrun(ctx, verdict, clock, "enforce")
     if not verdict.matches:
         return
