@@ -173,6 +173,10 @@ def patch_calls(patch: str, cwd=None) -> list[tuple[str, dict]]:
 
 def render(agent: str, native: str, event: str, response) -> dict | None:
     """The answer for the agent, from a :class:`~memory_cli.hooks.response.Response`."""
+    if agent == "codex" and event == "PreToolUse" and response.decision == "ask" and response.ask_or_deny:
+        # Codex cannot ask: a call that must be asked (a block rule's words built at run time)
+        # is denied, with the reason the person would have been asked.
+        response.decision = "deny"
     if agent == "codex" and event == "PreToolUse" and response.decision == "ask":
         # Codex accepts only deny here; what a rule wanted confirmed is said, not decided.
         for reason in response.reasons:
@@ -218,6 +222,7 @@ def merge(responses: list):
         if r.decision:
             for reason in r.reasons:
                 first.decide(r.decision, reason)
+            first.ask_or_deny = first.ask_or_deny or r.ask_or_deny
         if r.block_reason:
             first.block(r.block_reason)
     return first
