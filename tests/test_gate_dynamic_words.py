@@ -111,6 +111,13 @@ def test_run_time_words_without_the_rules_words_are_not_asked(hook, force_push, 
     assert r.returncode == 0 and r.decision is None, (command, r.json)
 
 
+def test_substitutions_thousands_deep_are_decided_not_crashed_on(hook, force_push):
+    r = hook("PreToolUse", bash("$(echo " * 3000 + "git push --force" + ")" * 3000))
+    assert r.returncode == 0 and r.decision in ("deny", "ask")
+    r = hook("PreToolUse", bash("x=$y; " * 3000 + "git push $x"))
+    assert r.returncode == 0 and r.decision is None
+
+
 def test_codex_which_cannot_ask_is_denied_what_would_be_asked(db_path, force_push):
     from test_agent_adapters import agent_hook, codex
 

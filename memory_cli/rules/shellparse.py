@@ -562,7 +562,18 @@ class _Reading:
     must keep (None: none) and whether it had to leave commands out (past ``_MAX_COMMANDS``
     or ``_MAX_DEPTH``), so that a caller knows the list it got is not the whole line."""
 
-    __slots__ = ("deadline", "truncated", "vars", "aliases", "git_aliases", "sources", "carriers")
+    __slots__ = (
+        "deadline",
+        "truncated",
+        "vars",
+        "aliases",
+        "git_aliases",
+        "sources",
+        "carriers",
+        "filling",
+        "outputs",
+        "assigned",
+    )
 
     def __init__(self, deadline: float | None = None):
         self.deadline = deadline
@@ -575,6 +586,9 @@ class _Reading:
         self.git_aliases: dict[str, str] = {}
         self.sources: list[str] = []
         self.carriers: list[tuple[str, str]] = []
+        self.filling = 0  # substitutions being filled in, one inside another
+        self.outputs: dict = {}  # (text, strict, assignments so far) -> what it writes (None: not known)
+        self.assigned: list[str] = []  # every variable assignment read, in order
 
     def runtime(self) -> "Runtime":
         return Runtime(tuple(self.sources), tuple(self.carriers))
@@ -745,7 +759,7 @@ class _Builder:
             if kind == "var":
                 value = self.reading.vars.get(payload)
             elif kind == "sub":
-                out = self._known_output(payload)
+                out = self._known_output(payload, strict=True)
                 value = None if out is None else out.rstrip("\n")
                 if value is None:
                     self.reading.sources.append(payload)
@@ -780,6 +794,7 @@ class _Builder:
         """A variable assigned in the line; two different values leave it unknown (which one
         holds depends on the path the script takes)."""
         vars_ = self.reading.vars
+        self.reading.assigned.append(name)
         if name in vars_ and vars_[name] != value:
             value = None
         vars_[name] = value
@@ -793,27 +808,38 @@ class _Builder:
             value = None
         self._set(name.rstrip("+").split("[", 1)[0], value)
 
-    def _known_output(self, text: str) -> str | None:
+    def _known_output(self, text: str, strict: bool = False) -> str | None:
         """What a command text writes, when it is one pipeline of commands whose output is
-        known from their words (echo, printf, cat of a heredoc, base64 -d of a known text)."""
-        if self.depth > _MAX_DEPTH or not text.strip() or len(text) > 64 * 1024:
+        known from their words (echo, printf, cat of a heredoc, base64 -d of a known text).
+        ``strict``: None when a word of it is left unknown (the output stands for a word);
+        otherwise the unknown word is kept as written (the output is read as a script, where
+        it is read again as a word left to run time)."""
+        reading = self.reading
+        key = (text, strict, len(reading.assigned))
+        if key in reading.outputs:
+            return reading.outputs[key]
+        if reading.filling > _MAX_DEPTH or not text.strip() or len(text) > 64 * 1024:
             return None
-        try:
-            raws = self._group(_Lexer(text, self.reading.deadline).run())
-        except OutOfTime:
-            raise
-        except Exception:
-            return None
-        if not raws or any(not r.pipe_in for r in raws[1:]):
-            return None
-        out = None
-        for r in raws:
-            out = self._output(r, out)
-            if out is None:
-                return None
+        reading.outputs[key] = out = self._read_output(text, strict)
         return out
 
-    def _output(self, raw: _Raw, stdin: str | None) -> str | None:
+    def _read_output(self, text: str, strict: bool) -> str | None:
+        reading = self.reading
+        try:
+            reading.filling += 1
+            raws = self._group(_Lexer(text, reading.deadline).run())
+            if not raws or any(not r.pipe_in for r in raws[1:]):
+                return None
+            out = None
+            for r in raws:
+                out = self._output(r, out, strict)
+                if out is None:
+                    return None
+            return out
+        finally:
+            reading.filling -= 1
+
+    def _output(self, raw: _Raw, stdin: str | None, strict: bool = False) -> str | None:
         """What one simple command writes to its standard output, if its words say it."""
         if not raw.words or raw.words[0].dyn:
             return None
@@ -824,7 +850,9 @@ class _Builder:
         for w in raw.words[1:]:
             value = self._fill(w) if w.dyn else w.value
             if value is None:
-                return None
+                if strict:
+                    return None
+                value = w.value
             args.append(value)
         if raw.heredocs:
             stdin = raw.heredocs[-1].body
@@ -988,7 +1016,6 @@ class _Builder:
             for a in args:
                 if a[:1] != "-" and _ASSIGNMENT.match(a + "="):
                     self._set(a, None)
-                    reading.vars[a] = None
         elif bare in ("source", "."):
             if args and _is_process_substitution(args[0]):
                 self._sourced(args[0][2:-1], f"{name} <( )", via)
