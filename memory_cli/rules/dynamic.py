@@ -69,6 +69,30 @@ def words_present(cp, static_args: list[str], bag: set[str]) -> bool:
     return all(aliases.get(p, p) in have for p in map(_norm_positional, cp.positionals))
 
 
+def _other_subcommand(cp, args: list[str], unknown: set) -> bool:
+    """True when the command's subcommand is written out and is not the pattern's
+    (``git commit -m "$MSG"`` is not a push, whatever ``$MSG`` holds)."""
+    from .command_pattern import _SUBCOMMAND_ALIASES, _SUBCOMMAND_PROGRAMS, _is_flag
+
+    if cp.program not in _SUBCOMMAND_PROGRAMS or not cp.positionals:
+        return False
+    aliases = _SUBCOMMAND_ALIASES.get(cp.program, {})
+    want = aliases.get(cp.positionals[0], cp.positionals[0])
+    after_flag = False
+    for a in args:
+        if a in unknown:
+            return False  # the subcommand may be this word
+        if _is_flag(a):
+            after_flag = True
+            continue
+        if aliases.get(a, a) == want:
+            return False
+        if not after_flag:
+            return True
+        after_flag = False
+    return False
+
+
 def runtime_matches(rs, cmds, runtime, tool: str, usable, matched) -> list[tuple[int, str]]:
     """(rule index, how the call builds the rule's words) for each block or ask command rule,
     not matched already, whose words are all in a part of the call known only at run time."""
@@ -79,14 +103,17 @@ def runtime_matches(rs, cmds, runtime, tool: str, usable, matched) -> list[tuple
     rule = rs.rule
     found: dict[int, str] = {}
 
-    def consider(key: str, static_args: list[str], bag: set[str], how: str) -> None:
+    def consider(key: str, static_args: list[str], bag: set[str], how: str, sc=None) -> None:
         for i in keys.get(key, ()):
             if i in matched or i in found or not usable(i):
                 continue
             r = rule(i)
             if effective_action(r) not in ("block", "ask") or (r[R.TOOLS] and tool not in r[R.TOOLS]):
                 continue
-            if words_present(CommandPattern.from_tuple(r[R.COMPILED]), static_args, bag):
+            cp = CommandPattern.from_tuple(r[R.COMPILED])
+            if sc is not None and sc.program not in sc.dynamic and _other_subcommand(cp, sc.args, set(sc.dynamic)):
+                continue
+            if words_present(cp, static_args, bag):
                 found[i] = how
 
     sources = None
@@ -103,7 +130,7 @@ def runtime_matches(rs, cmds, runtime, tool: str, usable, matched) -> list[tuple
             for key in _program_keys(sources):
                 consider(key, static, sources, how)
         else:
-            consider(normalize_program(sc.name), static, sources, f"{sc.name} gets {shown} at run time")
+            consider(normalize_program(sc.name), static, sources, f"{sc.name} gets {shown} at run time", sc)
     for how, text in runtime.carriers:
         words = tokens(text)
         for key in _program_keys(words):
