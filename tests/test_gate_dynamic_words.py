@@ -44,6 +44,8 @@ RESOLVED = [
     "parallel git push {} ::: --force",
     "script -qc 'git push --force' /dev/null",
     "make -f <(printf 'all:\\n\\tgit push --force\\n')",
+    "echo --force | xargs git push",
+    "echo main | xargs -I{} git push --force origin {}",
 ]
 
 # The rule's words are all in the call, but which program runs with them is known only at

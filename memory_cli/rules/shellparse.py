@@ -906,6 +906,8 @@ class _Builder:
                     self._nested(split, "", via2)
                     return
             rest = rest[positionals:]
+            if bare == "xargs" and stdin_script and rest:
+                rest = _xargs_filled(args[: len(args) - len(rest)], rest, stdin_script)
             self._run_rest(rest, via2, stdin_script, allow_assignments=bare in ("env", "sudo", "doas"))
             return
         if bare in _SUBCOMMAND_RUNNERS and args:
@@ -1233,6 +1235,26 @@ _SAFE_WORD = re.compile(r"[A-Za-z0-9@%+=:,./_-]+")
 
 def _quote(word: str) -> str:
     return word if _SAFE_WORD.fullmatch(word) else "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _xargs_filled(options: list[str], command: list[str], stdin: str) -> list[str]:
+    """The command xargs runs with the words it reads from a known input: appended, or put
+    in place of ``-I``'s replace string (``echo --force | xargs git push`` pushes by force)."""
+    words = stdin.split()[:256]
+    replace = None
+    for k, a in enumerate(options):
+        if a in ("-I", "--replace") and k + 1 < len(options):
+            replace = options[k + 1]
+        elif a.startswith("-I") and len(a) > 2:
+            replace = a[2:]
+        elif a.startswith("--replace="):
+            replace = a.partition("=")[2]
+        elif a == "-i":
+            replace = "{}"
+    if replace:
+        line = stdin.strip().split("\n")[0]
+        return [w.replace(replace, line) for w in command]
+    return [*command, *words]
 
 
 def _is_process_substitution(word: str) -> bool:
