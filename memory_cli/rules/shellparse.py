@@ -15,9 +15,18 @@ enough to know which word of each simple command is the program:
 - wrappers (``sudo env nohup time nice timeout exec xargs watch stdbuf find -exec uv run`` ...)
   run another program: both the wrapper and the wrapped program count as run.
 
-It is a reader, not an interpreter: nothing is expanded. Malformed input (unbalanced quotes,
-stray parentheses) is read leniently instead of being refused, because a hook must decide on
-whatever Claude proposed, and ``simple_commands`` never raises. Standard library only: this
+- words the line builds at run time are filled in where they can be known exactly: a variable
+  assigned a literal earlier in the line, ``$(echo git)``, an alias (shell or git) defined in
+  it, base64 decoded into a shell, words piped into ``xargs``; ``parallel :::``,
+  ``script -c``, ``source <(...)`` and ``make -f <(...)`` run what they are given. A word left
+  unknown is named in ``SimpleCommand.dynamic``, and the texts it may come from and the code
+  handed to an interpreter (``python -c``, ``perl -e``...) in :func:`runtime_of`, so that a
+  gate can tell a rule's words built at run time from words that are not there (:mod:`dynamic`).
+
+It is a reader, not an interpreter: nothing is run, and only what is certain is expanded.
+Malformed input (unbalanced quotes, stray parentheses) is read leniently instead of being
+refused, because a hook must decide on whatever Claude proposed, and ``simple_commands``
+never raises. Standard library only: this
 runs inside every PreToolUse hook.
 """
 
