@@ -69,5 +69,5 @@ def unreadable(tool: str | None, tool_input: dict) -> str | None:
         return None
     if isinstance(tool_input.get("command"), str):
         return None  # read as it is (an empty one runs nothing)
-    fields = ", ".join(sorted(str(k) for k in tool_input)[:8]) or "no fields"
+    fields = ", ".join(sorted(str(k)[:40] for k in tool_input)[:8]) or "no fields"
     return f"its input has no command line memory-cli can read (fields: {fields})"
