@@ -1,7 +1,7 @@
 """The gate's verdicts as the real Claude Code shows them to the model: a block rule is not
 walked past by padding a command until its check runs out, nor by words the command builds at
-run time; after a call ran, a warn-level rule
-only warns (context, not a blocking feedback), and a call that only looks is no violation.
+run time; after a call ran, a warn-level rule only warns (context, not a blocking feedback), and
+a call that only looks is no violation.
 
 Each scenario asserts what the model was shown in the request that followed the tool call and
 what actually ran on the machine.
