@@ -92,7 +92,7 @@ def describe(m) -> str:
     elif m.field == "dynamic":
         text += (
             f": the call builds its words at run time ({m.snippet}); memory-cli cannot see which"
-            f" program runs, and this rule forbids `{m.rule[PATTERN]}`, so the person is asked;"
+            f" program runs, and this rule forbids `{m.rule[PATTERN]}`, so it needs the person's go-ahead;"
             " written out in full, the command can be checked"
         )
     elif m.field == "unchecked":
