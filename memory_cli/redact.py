@@ -382,6 +382,47 @@ def _rules() -> list:
             ),
             _keep_prefix("password"),
         ),
+        (
+            "discord-webhook",
+            compile(
+                r"https?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d+/[A-Za-z0-9_\-]{20,}"
+            ),
+            _const("discord-webhook"),
+        ),
+        # sshpass -p SECRET, docker/podman login -p SECRET, redis-cli -a SECRET: the option's
+        # value is the password (`--password-stdin`, `-p 8080:80` of `docker run` are not).
+        (
+            "cli-password",
+            compile(
+                r"(?P<pre>\b(?:sshpass(?:\.exe)?\b[^\n;|&]*?(?<!\S)-p"
+                r"|(?:docker|podman|nerdctl|buildah|skopeo)(?:\.exe)?\b[^\n;|&]*?\blogin\b[^\n;|&]*?(?<!\S)-p"
+                r"|redis-cli(?:\.exe)?\b[^\n;|&]*?(?<!\S)-a)[ \t]*)"
+                r"(?P<val>(?!\[REDACTED)(?![-$])(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+))"
+            ),
+            _keep_prefix("password"),
+        ),
+        # htpasswd -b[c] FILE USER SECRET, htpasswd -nb USER SECRET
+        ("htpasswd", compile(r"\bhtpasswd(?:\.exe)?(?P<rest>[ \t]+[^\n;|&]*)"), _htpasswd),
+        # .netrc: machine HOST login USER password SECRET (on one line or several)
+        (
+            "netrc",
+            compile(
+                r"(?P<pre>(?<!\S)(?:machine[ \t]+\S+|default)\s+(?:(?:login|account|port)[ \t]+\S+\s+)*"
+                r"password[ \t]+)(?P<val>(?!\[REDACTED)(?![$<{])\S+)"
+            ),
+            _keep_prefix("password"),
+        ),
+        # .pgpass: HOST:PORT:DATABASE:USER:SECRET, one entry a line
+        (
+            "pgpass",
+            compile(
+                r"^(?P<pre>[ \t]*(?:\*|[A-Za-z0-9_.\-]*[A-Za-z.][A-Za-z0-9_.\-]*):(?:\d{1,5}|\*)"
+                r":(?:\*|[^\s:/]*[A-Za-z_][^\s:/]*):(?:\*|[^\s:/]*[A-Za-z_][^\s:/]*):)"
+                r"(?P<val>(?!\[REDACTED)(?![$<{])(?:\\:|[^\s:])+)[ \t]*$",
+                re.M,
+            ),
+            _keep_prefix("password"),
+        ),
         # NAME=value, NAME: value, "name": "value" (env, JSON, YAML, INI, code).
         (
             "assignment",
@@ -418,6 +459,23 @@ def _rules() -> list:
     return rules
 
 
+def _htpasswd(m: re.Match[str]) -> str | None:
+    """The password word of ``htpasswd -b``: after FILE and USER, or after USER with ``-n``."""
+    rest = m.group("rest")
+    words = list(re.finditer(r"\S+", rest))
+    flags, k = "", 0
+    while k < len(words) and words[k].group().startswith("-"):
+        flags += words[k].group()[1:]
+        k += 2 if words[k].group() in ("-C", "-r") else 1
+    if "b" not in flags:
+        return None
+    at = k + (1 if "n" in flags else 2)
+    if at >= len(words) or _is_placeholder(words[at].group().strip("'\"")):
+        return None
+    w = words[at]
+    return m.group(0)[: m.start("rest") - m.start(0)] + rest[: w.start()] + "[REDACTED:password]" + rest[w.end() :]
+
+
 def _assignment(m: re.Match[str]) -> str | None:
     return _assignment_value(m, lead=m.group("lead"))
 
@@ -439,29 +497,63 @@ def redact(text: str) -> tuple[str, list[str]]:
     out = text
     for kind, pattern, build in _rules():
         hit_kinds: list[str] = []
-
-        def _sub(m: re.Match[str], _build=build, _kind=kind, _pattern=pattern) -> str:
-            replacement = _build(m)
-            if replacement is None or replacement == m.group(0):
-                if _kind in ("assignment", "flag") and m.group("val"):
-                    # "note: password=x", "env: API_KEY=x", "url: https://h/?token=x": the
-                    # value of a harmless name can hold an assignment of its own.
-                    whole, at = m.group(0), m.start(0)
-                    vs, ve = m.start("val") - at, m.end("val") - at
-                    inner = _pattern.sub(_sub_again[0], whole[vs:ve])
-                    return whole[:vs] + inner + whole[ve:]
-                return m.group(0)
-            if _kind in ("assignment", "flag", "prose"):
-                hit_kinds.append(replacement.rsplit("[REDACTED:", 1)[1].split("]", 1)[0])
-            else:
-                hit_kinds.append(_kind)
-            return replacement
-
-        _sub_again = [_sub]
-        out = pattern.sub(_sub, out)
+        out = _substitute(pattern, build, kind, out, hit_kinds)
         found.update(hit_kinds)
     out = _redact_formats(out, found)
     return out, sorted(found)
+
+
+# Characters of nested values one rule may search again in one text (about 0.1 s of work).
+_NESTED_CHARS = 16_000_000
+
+
+def _substitute(pattern, build, kind: str, text: str, hit_kinds: list) -> str:
+    """``pattern.sub`` with ``build``, where the value of a harmless name is read again on its
+    own ("note: password=x", "env: API_KEY=x", "url: https://h/?token=x": the value of a
+    harmless name can hold an assignment of its own).
+
+    Values inside values nest as deep as the text goes (``x=x=x=...``, a URL's 600
+    parameters, a Java classpath of ``a.jar:b.jar:...``), so the nesting is walked with a
+    list of frames instead of recursion: a text of any shape is redacted, never a
+    RecursionError that loses the capture. Each nested value is searched again in full, so a
+    long chain costs the square of its length: past ``_NESTED_CHARS`` characters searched so,
+    further values are left as they are (provider formats are still found in them after)."""
+    nested = kind in ("assignment", "flag")
+    budget = _NESTED_CHARS
+    # frame: [text, where the next search starts, output parts, end of the text copied so far,
+    #         (text before the value, text after it) in the parent's match, or None at the top]
+    stack: list[list] = [[text, 0, [], 0, None]]
+    while True:
+        frame = stack[-1]
+        s, at = frame[0], frame[1]
+        m = pattern.search(s, at) if at <= len(s) else None
+        if m is None:
+            frame[2].append(s[frame[3] :])
+            done = "".join(frame[2])
+            stack.pop()
+            if frame[4] is None:
+                return done
+            before, after = frame[4]
+            stack[-1][2].append(before + done + after)
+            continue
+        start, end = m.span()
+        frame[1] = end if end > start else end + 1
+        replacement = build(m)
+        if replacement is None or replacement == m.group(0):
+            if nested and m.group("val") and budget > 0:
+                vs, ve = m.span("val")
+                budget -= ve - vs
+                frame[2].append(s[frame[3] : start])
+                frame[3] = end
+                stack.append([s[vs:ve], 0, [], 0, (s[start:vs], s[ve:end])])
+            continue
+        if kind in ("assignment", "flag", "prose", "cli-password", "htpasswd", "netrc", "pgpass"):
+            hit_kinds.append(replacement.rsplit("[REDACTED:", 1)[1].split("]", 1)[0])
+        else:
+            hit_kinds.append(kind)
+        frame[2].append(s[frame[3] : start])
+        frame[2].append(replacement)
+        frame[3] = end
 
 
 def _redact_formats(text: str, found: set) -> str:

@@ -296,3 +296,56 @@ def test_a_correction_after_geminis_hook_context_is_judged_on_the_typed_words(db
     assert "Recorded correction: use yarn, not npm." in out["hookSpecificOutput"]["additionalContext"]
     stored = run_cli("--json", "review", "--list", db=db_path).stdout
     assert "pythonw" not in stored  # the injected text is not stored as the person's words
+
+
+def test_a_codex_patch_with_indented_file_headers_meets_the_file_rule_of_the_file_it_writes(db_path):
+    """Codex's own patch parser trims each header line, so `  *** Add File: .env` writes .env."""
+    add_rule(
+        db_path, "Never edit .env files", pattern=r"\.env$", pattern_type="regex", action="block", fields=["file_path"]
+    )
+    for header in ("  *** Add File: .env", "\t*** Update File: config/.env", " *** Delete File: .env  "):
+        patch = f"*** Begin Patch\n{header}\n+TOKEN=x\n*** End Patch\n"
+        out = agent_hook(
+            db_path, "codex", "PreToolUse", codex("PreToolUse", tool_name="apply_patch", tool_input={"command": patch})
+        )
+        assert out["hookSpecificOutput"]["permissionDecision"] == "deny", header
+    moved = "*** Begin Patch\n*** Update File: notes.txt\n   *** Move to: .env\n@@\n-a\n+b\n*** End Patch\n"
+    out = agent_hook(
+        db_path, "codex", "PreToolUse", codex("PreToolUse", tool_name="apply_patch", tool_input={"command": moved})
+    )
+    assert out["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_shell_calls_given_as_argv_arrays_or_cmd_fields_meet_command_rules(db_path):
+    """Codex's `shell` tool (`command` as an argv array), its `exec_command` (`cmd`), and a Bash
+    call in either shape: each is read as the command line it runs, and the rule denies it."""
+    add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    shapes = [
+        ("codex", "shell", {"command": ["bash", "-lc", "git push --force origin main"], "workdir": "/w"}),
+        ("codex", "exec_command", {"cmd": "git push --force", "workdir": "/w"}),
+        ("codex", "local_shell", {"command": ["git", "push", "--force"]}),
+        ("codex", "Bash", {"command": ["git", "push", "-f"]}),
+        ("claude", "Bash", {"cmd": ["git", "push", "--force"]}),
+    ]
+    for agent, tool, ti in shapes:
+        body = (codex if agent == "codex" else _claude)("PreToolUse", tool_name=tool, tool_input=ti)
+        out = agent_hook(db_path, agent, "PreToolUse", body)
+        assert out["hookSpecificOutput"]["permissionDecision"] == "deny", (tool, ti)
+    quoted = {"command": ["echo", "git push --force"]}  # one argument, not a push
+    out = agent_hook(db_path, "codex", "PreToolUse", codex("PreToolUse", tool_name="shell", tool_input=quoted))
+    assert not (out or {}).get("hookSpecificOutput", {}).get("permissionDecision")
+
+
+def test_a_shell_call_whose_input_holds_no_readable_command_is_said_not_allowed_silently(db_path):
+    add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    body = codex("PreToolUse", tool_name="shell", tool_input={"script": {"lines": ["git push --force"]}})
+    out = agent_hook(db_path, "codex", "PreToolUse", body)
+    assert "could not check this shell call" in out["systemMessage"] and "script" in out["systemMessage"]
+    readable = codex("PreToolUse", tool_name="Bash", tool_input={"command": "ls"})
+    assert agent_hook(db_path, "codex", "PreToolUse", readable) is None
+
+
+def _claude(event: str, **fields) -> dict:
+    from conftest import payload
+
+    return payload(event, **fields)

@@ -134,3 +134,13 @@ def test_doubt_and_a_question_people_typed_are_not_read_as_a_contrast():
         assert detect_by_rules(prompt) is None, prompt
     assert detect_by_rules("the api listens on 8081 not 8080").what_is_right == "8081"
     assert detect_by_rules("pnpm not npm").what_was_wrong == "npm"
+
+
+def test_a_correction_holding_a_long_query_string_is_stored(hook, store):
+    """A URL of 600 parameters nests values inside values 600 deep: redacting it before storing
+    used to raise RecursionError, and the person's correction was lost."""
+    url = "https://api.example.com/search?" + "&".join(f"p{i}={i}" for i in range(600)) + "&token=Xk8s2mPq9zQ"
+    res = _hook_prompt(hook, f"dont use npm, use pnpm; the failing call was {url}")
+    assert res.returncode == 0 and res.context.splitlines()[0].startswith("Recorded correction: ")
+    stored = str(store.row("SELECT user_message FROM corrections")["user_message"])
+    assert "Xk8s2mPq9zQ" not in stored and "dont use npm" in stored

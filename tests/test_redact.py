@@ -198,3 +198,31 @@ def test_redaction_is_idempotent(text):
 def test_empty_and_non_text_inputs():
     assert redact("") == ("", [])
     assert redact(None) == (None, [])  # type: ignore[arg-type]
+
+
+# Texts whose values nest as deep as the text goes: each used to raise RecursionError, and the
+# capture that redacts before storing lost the person's words.
+NESTED = [
+    ("x=" * 500 + "password=hunter22!", "hunter22!"),
+    ("https://h.example.com/api?" + "&".join(f"p{i}={i}" for i in range(600)) + "&token=Xk8s2mPq9zQ", "Xk8s2mPq9zQ"),
+    (
+        "java -cp " + ":".join(f"/opt/lib/jar{i}.jar" for i in range(800)) + " Main  db_password=Xk8s2mPq9z",
+        "Xk8s2mPq9z",
+    ),
+]
+
+
+@pytest.mark.parametrize("text,secret", NESTED, ids=["assignments-500-deep", "url-600-parameters", "java-classpath"])
+def test_deeply_nested_values_are_redacted_without_recursion_error(text, secret):
+    cleaned, kinds = redact(text)
+    assert secret not in cleaned and kinds
+    assert cleaned.split("[REDACTED")[0] == text.split(secret)[0]  # everything before it kept
+
+
+def test_a_value_nested_fifty_thousand_deep_is_stored_quickly():
+    import time
+
+    text = "x=" * 50_000
+    t0 = time.perf_counter()
+    assert redact(text) == (text, [])
+    assert time.perf_counter() - t0 < 3.0

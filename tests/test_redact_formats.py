@@ -94,6 +94,22 @@ NAMED = [
         "SG.nG7kP2xQ9mR4tV1wZ8cL5b",
     ),
     ("doctl auth init -t dop_v1_" + "3f9a1c7e5b2d8046" * 4, "dop_v1_3f9a1c7e5b2d8046"),
+    ("sshpass -p Xk8s2mPq9z ssh deploy@web1", "Xk8s2mPq9z"),
+    ("sshpass -p 'plain words' scp a.tgz web1:", "plain words"),
+    ("docker login -u ci -p plainsecret registry.example.com", "plainsecret"),
+    ("docker login --password plainsecret ghcr.io", "plainsecret"),
+    ("redis-cli -h cache -a letmein99 ping", "letmein99"),
+    ("htpasswd -bc /etc/nginx/.htpasswd admin plainsecret", "plainsecret"),
+    ("htpasswd -nbB admin plainsecret", "plainsecret"),
+    ("machine api.heroku.com login me@example.com password plainsecret", "plainsecret"),
+    ("machine ftp.example.com\n  login anna\n  password plainsecret\n", "plainsecret"),
+    ("db.internal:5432:shop:app:plainsecret", "plainsecret"),
+    ("*:*:*:postgres:plainsecret", "plainsecret"),
+    (
+        "curl -X POST https://discord.com/api/webhooks/112233445566778899/"
+        "Zq3xW9vK2mN8pL4tR7yB1cF6hJ0gD5sA-_eU3iO9kM2nQ8wE4rT7yU1iO5pA3sD6fG",
+        "Zq3xW9vK2mN8pL4tR7yB1cF6hJ0gD5sA",
+    ),
 ]
 
 
@@ -112,6 +128,16 @@ KEPT = [
     "npm install --save-dev typescript",
     "see the hf_hub_download function and SG.send()",
     "git push origin main && git status",
+    "sshpass -p $SSHPASS ssh deploy@web1",
+    "docker login -u ci --password-stdin ghcr.io",
+    "docker run -p 8080:80 nginx",
+    "redis-cli -h cache ping",
+    "htpasswd -c .htpasswd admin",
+    "I can not login and password reset does also not work",
+    "aa:11:22:33:44:55",
+    "fe80:0:0:0:1",
+    "src/app.py:42:10:E501:line",
+    "see https://discord.com/developers/docs/resources/webhook",
 ]
 
 
@@ -143,7 +169,7 @@ def test_command_line_and_provider_secrets_never_reach_the_store_files(db_path):
     from conftest import payload, run_cli, run_hook
 
     secrets = [s for _t, s in NAMED]
-    line = " ; ".join(t for t, _s in NAMED)
+    line = "\n".join(t for t, _s in NAMED)  # .netrc and .pgpass entries are lines of their own
     rule = ["rules", "add", "no psql", "--pattern", "psql", "--pattern-type", "command", "--action", "block"]
     assert run_cli(*rule, db=db_path).returncode == 0
     denied = run_hook(
@@ -155,3 +181,43 @@ def test_command_line_and_provider_secrets_never_reach_the_store_files(db_path):
     data = b"".join(p.read_bytes() for p in files)
     assert b"deploy notes" in data
     assert [s for s in secrets if s.encode() in data] == []
+
+
+COMMAND_LINE_KINDS = ("discord-webhook", "cli-password", "htpasswd", "netrc", "pgpass")
+
+
+def test_the_command_line_password_forms_find_nothing_in_real_sessions():
+    """Every text of the real sessions, prompts and transcripts in tests/fixtures/real: the
+    sshpass/docker/redis-cli/htpasswd/.netrc/.pgpass/Discord forms match none of them."""
+    import json
+
+    from memory_cli.redact import _rules
+
+    patterns = [(kind, pattern) for kind, pattern, _build in _rules() if kind in COMMAND_LINE_KINDS]
+    assert len(patterns) == len(COMMAND_LINE_KINDS)
+
+    def strings(o):
+        if isinstance(o, str):
+            yield o
+        elif isinstance(o, dict):
+            for v in o.values():
+                yield from strings(v)
+        elif isinstance(o, list):
+            for v in o:
+                yield from strings(v)
+
+    hits, seen = [], 0
+    for path in sorted((ROOT / "tests/fixtures/real").rglob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            for text in strings(obj):
+                seen += 1
+                for kind, pattern in patterns:
+                    for m in pattern.finditer(text):
+                        if redact(m.group(0))[0] != m.group(0):
+                            hits.append((path.name, kind, m.group(0)[:80]))
+    assert seen > 50_000
+    assert hits == []

@@ -140,18 +140,21 @@ def patch_calls(patch: str, cwd=None) -> list[tuple[str, dict]]:
     calls: list[list] = []  # [tool, path, old lines, new lines]
     current = None
     for line in patch.splitlines():
+        # Codex's parser trims a header line before reading it (`  *** Add File: .env` adds
+        # .env), so headers are recognised here the same way; content lines are not trimmed.
+        header = line.strip()
         for marker, tool in (("*** Add File: ", "Write"), ("*** Update File: ", "Edit"), ("*** Delete File: ", "Edit")):
-            if line.startswith(marker):
-                current = [tool, line[len(marker) :].strip(), [], []]
+            if header.startswith(marker):
+                current = [tool, header[len(marker) :].strip(), [], []]
                 calls.append(current)
                 break
         else:
             if current is None:
                 continue
-            if line.startswith("*** Move to: "):
-                current[1] = line[len("*** Move to: ") :].strip()
-            elif line.startswith("*** "):
-                current = None if line.startswith(("*** End Patch", "*** Begin Patch")) else current
+            if header.startswith("*** Move to: "):
+                current[1] = header[len("*** Move to: ") :].strip()
+            elif header.startswith("*** "):
+                current = None if header.startswith(("*** End Patch", "*** Begin Patch")) else current
             elif line.startswith("+"):
                 current[3].append(line[1:])
             elif line.startswith("-"):
@@ -170,6 +173,10 @@ def patch_calls(patch: str, cwd=None) -> list[tuple[str, dict]]:
 
 def render(agent: str, native: str, event: str, response) -> dict | None:
     """The answer for the agent, from a :class:`~memory_cli.hooks.response.Response`."""
+    if agent == "codex" and event == "PreToolUse" and response.decision == "ask" and response.ask_or_deny:
+        # Codex cannot ask: a call that must be asked (a block rule's words built at run time)
+        # is denied, with the reason the person would have been asked.
+        response.decision = "deny"
     if agent == "codex" and event == "PreToolUse" and response.decision == "ask":
         # Codex accepts only deny here; what a rule wanted confirmed is said, not decided.
         for reason in response.reasons:
@@ -215,6 +222,7 @@ def merge(responses: list):
         if r.decision:
             for reason in r.reasons:
                 first.decide(r.decision, reason)
+            first.ask_or_deny = first.ask_or_deny or r.ask_or_deny
         if r.block_reason:
             first.block(r.block_reason)
     return first

@@ -22,6 +22,8 @@ class Response:
         self.decision: str | None = None  # PreToolUse: "deny" | "ask"
         self.reasons: list[str] = []
         self.block_reason: str | None = None  # PostToolUse feedback / Stop continuation
+        # An ask that an agent unable to ask must answer with deny, not turn into a warning.
+        self.ask_or_deny = False
 
     def add_context(self, text: str) -> None:
         if text and text.strip():

@@ -138,14 +138,25 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
 def _payloads(agent: str, native: str, event: str, raw) -> list[dict]:
     """The checked Claude-shaped payloads of this call (several for a patch of several files)."""
     if agent == "claude":
-        return [protocol.parse(event, raw)]
+        return [_shaped(protocol.parse(event, raw))]
     from . import agents
 
     if agent not in agents.AGENTS:
         raise protocol.HookInputError(f"unknown agent {agent!r}: use one of {', '.join(agents.AGENTS)}")
     if agents.event_for(agent, native) is None:
         raise protocol.HookInputError(f"unknown {agent} hook event {native!r}")
-    return [protocol.check(event, p) for p in agents.translate(agent, event, protocol.load(raw))]
+    return [_shaped(protocol.check(event, p)) for p in agents.translate(agent, event, protocol.load(raw))]
+
+
+def _shaped(payload: dict) -> dict:
+    """A shell call whose command is not a string (an argv array, a ``cmd`` field) read as the
+    command line it runs (see :mod:`.shapes`); every other payload as it came."""
+    ti = payload.get("tool_input")
+    if isinstance(ti, dict) and payload.get("tool_name") == "Bash" and not isinstance(ti.get("command"), str):
+        from .shapes import normalise
+
+        return normalise(payload)
+    return payload
 
 
 def _run_handlers(event, payload, store, settings, started, debug, pending=None, agent=None):

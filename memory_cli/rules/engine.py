@@ -483,6 +483,14 @@ def versionless(word: str) -> str:
     return word
 
 
+def _variants(unquoted: str) -> tuple:
+    """The line read with backslashes as path separators, as escapes, and as the ``\\n`` and
+    ``\\t`` of printf and ``echo -e`` (``printf 'all:\\n\\tgit push'`` runs git)."""
+    if "\\" not in unquoted:
+        return (unquoted,)
+    return unquoted, unquoted.replace("\\", ""), unquoted.replace("\\n", " ").replace("\\t", " ")
+
+
 def might_run_any(command: str, keys) -> bool:
     """False only when no program key can be the program of any simple command in the line.
 
@@ -493,8 +501,10 @@ def might_run_any(command: str, keys) -> bool:
     low = command.lower()
     if "$'" in low or ("enc" in low and ("powershell" in low or "pwsh" in low)):
         return True
+    if ("base64" in low or "xxd" in low) and "|" in low:
+        return True  # a script decoded into a shell: its words are read once decoded
     unquoted = low.replace("'", "").replace('"', "")
-    variants = (unquoted, unquoted.replace("\\", "")) if "\\" in unquoted else (unquoted,)
+    variants = _variants(unquoted)
     for text in variants:
         for w in words_of(text):
             if w in keys or (w.endswith(_EXE_SUFFIXES) and w[:-4] in keys) or versionless(w) in keys:
@@ -507,7 +517,7 @@ def programs_named(command: str, keys) -> set:
     it): the only ones whose rules a part of the line left unread could match."""
     low = command.lower()
     unquoted = low.replace("'", "").replace('"', "")
-    variants = (unquoted, unquoted.replace("\\", "")) if "\\" in unquoted else (unquoted,)
+    variants = _variants(unquoted)
     out = set()
     for text in variants:
         for w in set(words_of(text)):
@@ -549,6 +559,7 @@ def _command_rules(
     rule = rs.rule
     cmds = None
     written = False
+    command = ""
     if tool == "Bash":
         command = ti.get("command")
         if isinstance(command, str) and command.strip():
@@ -603,6 +614,9 @@ def _command_rules(
         return
     from .command_pattern import CommandPattern, module_invocation, normalize_program
 
+    if not isinstance(command, str):
+        command = ""
+
     run_modules = [m for m in map(module_invocation, cmds) if m is not None]
     for sc in (cmds + run_modules) if run_modules else cmds:
         for i in rs.cmd.get(normalize_program(sc.name), ()):
@@ -621,6 +635,23 @@ def _command_rules(
                     from .read_only import is_read_only
 
                     m.read_only = is_read_only(cp.program, sc.args)
+    if event == "PreToolUse" and not written and len(command) <= CMD_PARSE_CHARS:
+        _runtime_rules(rs, cmds, command, tool, usable, matched)
+
+
+def _runtime_rules(rs, cmds, command: str, tool: str, usable, matched) -> None:
+    """Block and ask rules whose words the line builds at run time (a variable, a
+    substitution, an interpreter's code; see :mod:`dynamic`) are asked, not passed over."""
+    from .shellparse import runtime_of
+
+    runtime = runtime_of(command)
+    if not runtime.carriers and not any(sc.dynamic for sc in cmds):
+        return
+    from .dynamic import DYNAMIC_FIELD, runtime_matches
+
+    for i, how in runtime_matches(rs, cmds, runtime, tool, usable, matched):
+        m = matched[i] = Match(rs.rule(i), DYNAMIC_FIELD, how)
+        m.action = "ask"
 
 
 # Up to this size an unread part of a command line is searched for the rules' programs as words

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 
-from .ruleset import ALT, PATTERN, PTYPE, SEVERITY
+from .ruleset import ACTION, ALT, PATTERN, PTYPE, SEVERITY
 
 _MARGIN_S = 0.002  # left for rendering the answer
 # CPU seconds of cheap work after which even cheap checks stop (a safety stop that only
@@ -89,6 +89,12 @@ def describe(m) -> str:
     text = f"{m.message.rstrip('.')} [memory-cli rule {m.id[:8]}, {m.rule[SEVERITY]}]"
     if m.field == "intent":
         text += f" (an intent rule: this call looks related, {m.snippet})"
+    elif m.field == "dynamic":
+        text += (
+            f": the call builds its words at run time ({m.snippet}); memory-cli cannot see which"
+            f" program runs, and this rule forbids `{m.rule[PATTERN]}`, so it needs the person's go-ahead;"
+            " written out in full, the command can be checked"
+        )
     elif m.field == "unchecked":
         text += (
             f": the call holds what this rule looks for, but the check could not be finished"
@@ -102,6 +108,8 @@ def describe(m) -> str:
 
 def _notice(m) -> str:
     """A matched rule in the person's one-line notice."""
+    if m.field == "dynamic":
+        return m.message + " (the call builds its words at run time)"
     return m.message + (" (its check could not be finished)" if m.field == "unchecked" else "")
 
 
@@ -169,6 +177,12 @@ def pre_tool_use(ctx, resp) -> None:
     _rs, verdict = _evaluate(ctx, "PreToolUse", clock)
     if verdict is None:
         return
+    if ctx.tool_name == "Bash" and not isinstance(ctx.tool_input.get("command"), str):
+        from ..hooks.shapes import unreadable
+
+        what = unreadable(ctx.tool_name, ctx.tool_input)
+        if what:  # a shell call in a shape no rule can read: said, not allowed in silence
+            resp.notify(f"memory-cli could not check this shell call: {what}; no command rule was applied")
     _audit_overrun(ctx, verdict, clock, "enforce")
     if not verdict.matches:
         return
@@ -183,6 +197,8 @@ def pre_tool_use(ctx, resp) -> None:
         resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
         resp.decide("ask", "memory-cli asks first: " + " ".join(describe(m) for m in asks))
+        if any(m.field == "dynamic" and m.rule[ACTION] == "block" for m in asks):
+            resp.ask_or_deny = True  # a block rule's words built at run time: never only a warning
     if warns:
         resp.add_context("memory-cli warning (the call was allowed): " + " ".join(describe(m) for m in warns))
         resp.notify("memory-cli warned: " + "; ".join(m.message for m in warns))

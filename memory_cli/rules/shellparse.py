@@ -15,9 +15,18 @@ enough to know which word of each simple command is the program:
 - wrappers (``sudo env nohup time nice timeout exec xargs watch stdbuf find -exec uv run`` ...)
   run another program: both the wrapper and the wrapped program count as run.
 
-It is a reader, not an interpreter: nothing is expanded. Malformed input (unbalanced quotes,
-stray parentheses) is read leniently instead of being refused, because a hook must decide on
-whatever Claude proposed, and ``simple_commands`` never raises. Standard library only: this
+- words the line builds at run time are filled in where they can be known exactly: a variable
+  assigned a literal earlier in the line, ``$(echo git)``, an alias (shell or git) defined in
+  it, base64 decoded into a shell, words piped into ``xargs``; ``parallel :::``,
+  ``script -c``, ``source <(...)`` and ``make -f <(...)`` run what they are given. A word left
+  unknown is named in ``SimpleCommand.dynamic``, and the texts it may come from and the code
+  handed to an interpreter (``python -c``, ``perl -e``...) in :func:`runtime_of`, so that a
+  gate can tell a rule's words built at run time from words that are not there (:mod:`dynamic`).
+
+It is a reader, not an interpreter: nothing is run, and only what is certain is expanded.
+Malformed input (unbalanced quotes, stray parentheses) is read leniently instead of being
+refused, because a hook must decide on whatever Claude proposed, and ``simple_commands``
+never raises. Standard library only: this
 runs inside every PreToolUse hook.
 """
 
@@ -27,7 +36,7 @@ import re
 from functools import lru_cache
 from time import perf_counter as _perf_counter
 
-__all__ = ["SimpleCommand", "simple_commands", "read_commands", "program_name", "split_words"]
+__all__ = ["SimpleCommand", "Runtime", "simple_commands", "read_commands", "runtime_of", "program_name", "split_words"]
 
 # How deep strings-inside-strings are followed (bash -c "bash -c '...'"), and how many simple
 # commands one input may yield: both only bound the work on adversarial input.
@@ -44,13 +53,16 @@ class SimpleCommand:
     ran it, outermost first ("sudo", "bash -c", "$( )", ...).
     (A plain class, not a dataclass: importing dataclasses costs a hook several ms.)"""
 
-    __slots__ = ("program", "name", "args", "via")
+    __slots__ = ("program", "name", "args", "via", "dynamic")
 
-    def __init__(self, program: str, name: str, args: list[str] | None = None, via: tuple[str, ...] = ()):
+    def __init__(self, program: str, name: str, args: list[str] | None = None, via: tuple[str, ...] = (), dynamic=()):
         self.program = program
         self.name = name
         self.args = list(args) if args else []
         self.via = tuple(via)
+        # Words (as they read in program/args) that the shell fills in at run time and the
+        # reading could not: `$G`, `$(which git)`. Empty for a command whose words are all known.
+        self.dynamic = tuple(dynamic)
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -89,12 +101,16 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 class _Word:
     """value: POSIX reading (quotes removed, escapes applied); win: the same but an unquoted
     backslash before a letter/digit is kept (a Windows path); raw: the source text; subs:
-    bodies of $( ), backticks and <( ) inside the word."""
+    bodies of $( ), backticks and <( ) inside the word. dyn: the parts of the word a shell
+    fills in at run time (None: none), each (index in chunks, kind, name or body, inside
+    double quotes), kind "var" ($NAME, ${NAME}), "param" (${...} with an operator, $1, $@)
+    or "sub" ($( ), backticks); chunks: the pieces ``value`` was joined from (with dyn only)."""
 
-    __slots__ = ("value", "win", "raw", "subs", "quoted")
+    __slots__ = ("value", "win", "raw", "subs", "quoted", "dyn", "chunks")
 
-    def __init__(self, value: str, win: str, raw: str, subs: list[str], quoted: bool):
+    def __init__(self, value: str, win: str, raw: str, subs: list[str], quoted: bool, dyn=None, chunks=None):
         self.value, self.win, self.raw, self.subs, self.quoted = value, win, raw, subs, quoted
+        self.dyn, self.chunks = dyn, chunks
 
 
 class _Heredoc:
@@ -243,6 +259,7 @@ class _Lexer:
         self.toks: list[_Tok] = []
         self.pending: list[_Heredoc] = []
         self.deadline = deadline
+        self.dyn: list = []  # run-time parts of the word being read (see _Word.dyn)
 
     def run(self) -> list[_Tok]:
         s, n = self.s, self.n
@@ -341,6 +358,7 @@ class _Lexer:
         win: list[str] = []
         subs: list[str] = []
         quoted = False
+        self.dyn = dyn = []
         while i < n:
             m = _WORD_STOPS.search(s, i)
             j = n if m is None else m.start()
@@ -383,7 +401,7 @@ class _Lexer:
                 quoted = True
                 i = self._read_double(i + 1, value, win, subs)
             elif c == "`":
-                i = self._read_backtick(i, value, win, subs)
+                i = self._read_backtick(i, value, win, subs, False)
             else:  # "$"
                 nxt = s[i + 1] if i + 1 < n else ""
                 if nxt == "'":
@@ -395,7 +413,7 @@ class _Lexer:
                 if nxt == '"':  # $"..." (locale translation) reads like "..."
                     i += 1
                     continue
-                j = self._dollar(i, subs)
+                j = self._dollar(i, subs, len(value), False)
                 value.append(s[i:j])
                 win.append(s[i:j])
                 i = j
@@ -403,29 +421,46 @@ class _Lexer:
         if i == start:
             self.i += 1  # never stall on a character no branch consumed
             return None
+        if dyn:
+            return _Word("".join(value), "".join(win), s[start:i], subs, quoted, dyn, value)
         return _Word("".join(value), "".join(win), s[start:i], subs, quoted)
 
-    def _dollar(self, i: int, subs: list[str]) -> int:
-        """Read a $-expansion at ``i``; returns the index after it. $( ) bodies go to subs."""
+    def _dollar(self, i: int, subs: list[str], chunk: int = 0, in_dq: bool = False) -> int:
+        """Read a $-expansion at ``i``; returns the index after it. $( ) bodies go to subs;
+        what it fills in at run time goes to ``self.dyn`` as the chunk ``chunk`` of the word."""
         s, n = self.s, self.n
-        if s.startswith("$((", i):  # arithmetic: runs nothing
+        if s.startswith("$((", i):  # arithmetic: runs nothing, gives a number
             _, j = _read_balanced(s, i + 3)
             return j + 1 if j < n and s[j] == ")" else j
         if s.startswith("$(", i):
             body, j = _read_balanced(s, i + 2)
             subs.append(body)
+            self.dyn.append((chunk, "sub", body, in_dq))
             return j
         if s.startswith("${", i):
-            _, j = _read_balanced(s, i + 2, "{", "}")
+            body, j = _read_balanced(s, i + 2, "{", "}")
+            plain = body and (body[0].isalpha() or body[0] == "_") and body.replace("_", "a").isalnum()
+            self.dyn.append((chunk, "var" if plain else "param", body, in_dq))
             return j
-        return i + 1
+        j = i + 1
+        if j < n:
+            c = s[j]
+            if c.isalpha() or c == "_":
+                while j < n and (s[j].isalnum() or s[j] == "_") and s[j].isascii():
+                    j += 1
+                self.dyn.append((chunk, "var", s[i + 1 : j], in_dq))
+            elif c.isdigit() or c in "@*#?$!-":
+                j += 1
+                self.dyn.append((chunk, "param", s[i + 1 : j], in_dq))
+        return j
 
-    def _read_backtick(self, i: int, value: list, win: list, subs: list) -> int:
+    def _read_backtick(self, i: int, value: list, win: list, subs: list, in_dq: bool) -> int:
         """A `...` command substitution at ``i`` (quoted or not): its text runs as a command."""
         s, n = self.s, self.n
         j = s.find("`", i + 1)
         j = n if j < 0 else j
         subs.append(s[i + 1 : j])
+        self.dyn.append((len(value), "sub", s[i + 1 : j], in_dq))
         value.append(s[i : j + 1])
         win.append(s[i : j + 1])
         return j + 1
@@ -454,9 +489,9 @@ class _Lexer:
                     win.append("\\" + e)
                 i += 2
             elif c == "`":
-                i = self._read_backtick(i, value, win, subs)
+                i = self._read_backtick(i, value, win, subs, True)
             else:  # "$"
-                j = self._dollar(i, subs)
+                j = self._dollar(i, subs, len(value), True)
                 value.append(s[i:j])
                 win.append(s[i:j])
                 i = j
@@ -536,11 +571,48 @@ class _Reading:
     must keep (None: none) and whether it had to leave commands out (past ``_MAX_COMMANDS``
     or ``_MAX_DEPTH``), so that a caller knows the list it got is not the whole line."""
 
-    __slots__ = ("deadline", "truncated")
+    __slots__ = (
+        "deadline",
+        "truncated",
+        "vars",
+        "aliases",
+        "git_aliases",
+        "sources",
+        "carriers",
+        "filling",
+        "outputs",
+        "assigned",
+    )
 
     def __init__(self, deadline: float | None = None):
         self.deadline = deadline
         self.truncated = False
+        # Run-time words (see Runtime): variables assigned in the line (None: not one known
+        # value), shell and git aliases defined in it, the texts words may come from, and code
+        # handed to an interpreter.
+        self.vars: dict[str, str | None] = {}
+        self.aliases: dict[str, str] = {}
+        self.git_aliases: dict[str, str] = {}
+        self.sources: list[str] = []
+        self.carriers: list[tuple[str, str]] = []
+        self.filling = 0  # substitutions being filled in, one inside another
+        self.outputs: dict = {}  # (text, strict, assignments so far) -> what it writes (None: not known)
+        self.assigned: list[str] = []  # every variable assignment read, in order
+
+    def runtime(self) -> "Runtime":
+        return Runtime(tuple(self.sources), tuple(self.carriers))
+
+
+class Runtime:
+    """What a command line builds at run time beyond its words: ``sources``, the texts a word
+    left unknown may come from (values assigned, substitution bodies, loop lists, alias
+    definitions); ``carriers``, code run by something that is not a shell, as (how, text):
+    ``python3 -c``, ``perl -e``, a script sourced from a substitution whose output is unknown."""
+
+    __slots__ = ("sources", "carriers")
+
+    def __init__(self, sources: tuple = (), carriers: tuple = ()):
+        self.sources, self.carriers = sources, carriers
 
 
 class _Builder:
@@ -549,6 +621,7 @@ class _Builder:
         self.out = out
         self.via = via
         self.reading = reading if reading is not None else _Reading()
+        self.unknown: frozenset = frozenset()  # words of the command being read left unknown
 
     # -- entry ---------------------------------------------------------------------------
     def parse(self, text: str) -> None:
@@ -559,10 +632,13 @@ class _Builder:
             return
         toks = _Lexer(text, self.reading.deadline).run()
         raws = self._group(toks)
-        prev: _Raw | None = None
-        for raw in raws:
-            self._emit(raw, prev if raw.pipe_in else None)
-            prev = raw
+        piped: str | None = None
+        for k, raw in enumerate(raws):
+            self._emit(raw, piped if raw.pipe_in else None)
+            # what this command writes into the pipe, when the next one reads it and it is known
+            piped = (
+                self._output(raw, piped if raw.pipe_in else None) if k + 1 < len(raws) and raws[k + 1].pipe_in else None
+            )
 
     def _group(self, toks: list[_Tok]) -> list[_Raw]:
         raws: list[_Raw] = []
@@ -618,7 +694,7 @@ class _Builder:
         return raws
 
     # -- one simple command ----------------------------------------------------------------
-    def _emit(self, raw: _Raw, piped_from: _Raw | None) -> None:
+    def _emit(self, raw: _Raw, piped_text: str | None) -> None:
         for w in raw.words + raw.redirect_words:
             for sub in w.subs:
                 self._nested(sub, "$( )")
@@ -642,33 +718,169 @@ class _Builder:
         while words and not words[0].quoted and words[0].value in _LEADING_KEYWORDS:
             words.pop(0)
         if words and not words[0].quoted and words[0].value in _HEADER_KEYWORDS:
+            if words[0].value in ("for", "select") and len(words) > 1:
+                # the loop variable takes each word of the list in turn: not one known value
+                self._set(words[1].value, None)
+                if len(words) > 3 and words[2].value == "in":
+                    self.reading.sources.append(" ".join(w.value for w in words[3:]))
             return
         if words and not words[0].quoted and words[0].value == "time":
             words.pop(0)
             while words and words[0].value == "-p":
                 words.pop(0)
-        # Leading assignments: FOO=1 BAR=2 cmd
+        # Leading assignments: FOO=1 BAR=2 cmd (for cmd only); alone, for what follows.
+        assigns = []
         while words and _ASSIGNMENT.match(words[0].raw):
-            words.pop(0)
+            assigns.append(words.pop(0))
         if not words:
+            for w in assigns:
+                self._assign(w)
             return
-        program = words[0].win if words[0].win != words[0].value else words[0].value
-        values = [w.value for w in words]
+        if any(w.dyn for w in words):
+            values, unknown = self._expand(words)
+            self.unknown = frozenset(unknown)
+            if not values:
+                return
+            program = values[0]
+        else:
+            program = words[0].win if words[0].win != words[0].value else words[0].value
+            values = [w.value for w in words]
+            self.unknown = frozenset()
         stdin_script = None
         if raw.heredocs:
             stdin_script = raw.heredocs[-1].body
         elif raw.herestrings:
             stdin_script = raw.herestrings[-1]
-        elif piped_from is not None:
-            stdin_script = _piped_text(piped_from)
+        elif piped_text is not None:
+            stdin_script = piped_text
         self._command(program, values[1:], self.via, stdin_script)
+        self.unknown = frozenset()
+
+    # -- words filled in at run time --------------------------------------------------------
+    def _fill(self, w: _Word) -> str | None:
+        """The word's value with each run-time part filled in, when every part is known: a
+        variable assigned one literal value earlier in the line, ``$(echo git)``; else None
+        (the texts an unknown part may come from are kept as sources)."""
+        chunks = list(w.chunks or (w.value,))
+        known = True
+        for idx, kind, payload, _dq in w.dyn or ():
+            value = None
+            if kind == "var":
+                value = self.reading.vars.get(payload)
+            elif kind == "sub":
+                out = self._known_output(payload, strict=True)
+                value = None if out is None else out.rstrip("\n")
+                if value is None:
+                    self.reading.sources.append(payload)
+            else:
+                self.reading.sources.append(payload)
+            if value is None:
+                known = False
+            else:
+                chunks[idx] = value
+        return "".join(chunks) if known else None
+
+    def _expand(self, words: list[_Word]) -> tuple[list[str], list[str]]:
+        """The words' values with known run-time parts filled in (an unquoted one split into
+        words, as the shell splits it), and the values of those left unknown."""
+        out: list[str] = []
+        unknown: list[str] = []
+        for k, w in enumerate(words):
+            if not w.dyn:
+                out.append(w.win if not out and w.win != w.value else w.value)
+                continue
+            text = self._fill(w)
+            if text is None:
+                out.append(w.value)
+                unknown.append(w.value)
+            elif len(w.chunks or ()) == 1 and not w.dyn[0][3]:
+                out.extend(text.split())
+            else:
+                out.append(text)
+        return out, unknown
+
+    def _set(self, name: str, value: str | None) -> None:
+        """A variable assigned in the line; two different values leave it unknown (which one
+        holds depends on the path the script takes)."""
+        vars_ = self.reading.vars
+        self.reading.assigned.append(name)
+        if name in vars_ and vars_[name] != value:
+            value = None
+        vars_[name] = value
+
+    def _assign(self, w: _Word) -> None:
+        name, _, raw_value = w.raw.partition("=")
+        self.reading.sources.append(raw_value)
+        text = self._fill(w) if w.dyn else w.value
+        value = text.partition("=")[2] if text is not None else None
+        if name.endswith("+") or "[" in name:  # appended to, or an array element
+            value = None
+        self._set(name.rstrip("+").split("[", 1)[0], value)
+
+    def _known_output(self, text: str, strict: bool = False) -> str | None:
+        """What a command text writes, when it is one pipeline of commands whose output is
+        known from their words (echo, printf, cat of a heredoc, base64 -d of a known text).
+        ``strict``: None when a word of it is left unknown (the output stands for a word);
+        otherwise the unknown word is kept as written (the output is read as a script, where
+        it is read again as a word left to run time)."""
+        reading = self.reading
+        key = (text, strict, len(reading.assigned))
+        if key in reading.outputs:
+            return reading.outputs[key]
+        if reading.filling > _MAX_DEPTH or not text.strip() or len(text) > 64 * 1024:
+            return None
+        reading.outputs[key] = out = self._read_output(text, strict)
+        return out
+
+    def _read_output(self, text: str, strict: bool) -> str | None:
+        reading = self.reading
+        try:
+            reading.filling += 1
+            raws = self._group(_Lexer(text, reading.deadline).run())
+            if not raws or any(not r.pipe_in for r in raws[1:]):
+                return None
+            out = None
+            for r in raws:
+                out = self._output(r, out, strict)
+                if out is None:
+                    return None
+            return out
+        finally:
+            reading.filling -= 1
+
+    def _output(self, raw: _Raw, stdin: str | None, strict: bool = False) -> str | None:
+        """What one simple command writes to its standard output, if its words say it."""
+        if not raw.words or raw.words[0].dyn:
+            return None
+        name = _bare(program_name(raw.words[0].value))
+        if name not in _OUTPUT_PROGRAMS:
+            return None
+        args = []
+        for w in raw.words[1:]:
+            value = self._fill(w) if w.dyn else w.value
+            if value is None:
+                if strict:
+                    return None
+                value = w.value
+            args.append(value)
+        if raw.heredocs:
+            stdin = raw.heredocs[-1].body
+        elif raw.herestrings:
+            stdin = raw.herestrings[-1]
+        return _output_of(name, args, stdin)
 
     def _command(self, program: str, args: list[str], via: tuple[str, ...], stdin_script: str | None) -> None:
         if len(self.out) >= _MAX_COMMANDS:
             self.reading.truncated = True
             return
         name = program_name(program)
-        self.out.append(SimpleCommand(program, name, list(args), via))
+        unknown = self.unknown
+        dynamic = [w for w in (program, *args) if w in unknown] if unknown else ()
+        self.out.append(SimpleCommand(program, name, list(args), via, dynamic))
+        aliases = self.reading.aliases
+        if aliases and program in aliases and "alias" not in via and program not in unknown:
+            self._nested(" ".join([aliases[program], *map(_quote, args)]), "alias", via)
+            return
         self._unwrap(_bare(name), name, args, via, stdin_script)
 
     def _nested(self, text: str, how: str, via: tuple[str, ...] | None = None) -> None:
@@ -703,6 +915,8 @@ class _Builder:
                     self._nested(split, "", via2)
                     return
             rest = rest[positionals:]
+            if bare == "xargs" and stdin_script and rest:
+                rest = _xargs_filled(args[: len(args) - len(rest)], rest, stdin_script)
             self._run_rest(rest, via2, stdin_script, allow_assignments=bare in ("env", "sudo", "doas"))
             return
         if bare in _SUBCOMMAND_RUNNERS and args:
@@ -722,6 +936,12 @@ class _Builder:
             return
         if bare == "eval":
             self._nested(" ".join(args), "eval", via)
+            return
+        if bare in _RUNTIME_PROGRAMS:
+            self._runtime(bare, name, args, via, stdin_script)
+            return
+        if bare in _INTERPRETERS or bare.startswith(("python", "pypy")):
+            self._interpreter(bare, name, args, stdin_script)
             return
         if bare == "watch":
             rest = _skip_options(args, {"-n", "--interval", "-q", "--equexit"})
@@ -753,6 +973,16 @@ class _Builder:
                 end = next((k for k, a in enumerate(rest) if a in (":::", "::::", ":::+")), len(rest))
                 if end:
                     self._nested(" ".join(rest[:end]), "parallel", via)
+                # each argument after ::: runs: as the command itself, or filled into the
+                # command's {} (appended when it has none)
+                template = rest[:end]
+                for a in [a for a in rest[end + 1 :] if a not in (":::", "::::", ":::+")][:64]:
+                    if not template:
+                        self._nested(a, "parallel :::", via)
+                    elif any("{}" in t for t in template):
+                        self._nested(" ".join(t.replace("{}", a) for t in template), "parallel :::", via)
+                    else:
+                        self._nested(" ".join([*template, a]), "parallel :::", via)
             return
         if bare == "cmd":
             for k, a in enumerate(args):
@@ -771,6 +1001,131 @@ class _Builder:
             if rest:
                 self._run_rest(rest, via2)
             return
+
+    def _runtime(self, bare: str, name: str, args: list[str], via: tuple[str, ...], stdin_script: str | None) -> None:
+        """Commands that define words used later in the line, or run a script from somewhere."""
+        reading = self.reading
+        if bare == "git":
+            self._git(args, via)
+        elif bare == "alias":
+            for a in args:
+                alias, eq, value = a.partition("=")
+                if eq and alias and not alias.startswith("-"):
+                    reading.aliases[alias] = value
+                    reading.sources.append(value)
+        elif bare == "unalias":
+            for a in args:
+                reading.aliases.pop(a, None)
+        elif bare in ("export", "declare", "typeset", "local", "readonly"):
+            for a in args:
+                if _ASSIGNMENT.match(a):
+                    var, _, value = a.partition("=")
+                    reading.sources.append(value)
+                    known = a not in self.unknown and not var.endswith("+") and "[" not in var
+                    self._set(var.rstrip("+").split("[", 1)[0], value if known else None)
+        elif bare in ("read", "mapfile", "readarray", "unset"):
+            for a in args:
+                if a[:1] != "-" and _ASSIGNMENT.match(a + "="):
+                    self._set(a, None)
+        elif bare in ("source", "."):
+            if args and _is_process_substitution(args[0]):
+                self._sourced(args[0][2:-1], f"{name} <( )", via)
+            elif args and args[0] in ("/dev/stdin", "-") and stdin_script:
+                self._nested(stdin_script, f"{name} <stdin", via)
+        elif bare == "script":
+            for k, a in enumerate(args):
+                if k + 1 < len(args) and (a == "--command" or (a[:1] == "-" and a[1:2] != "-" and a.endswith("c"))):
+                    self._nested(args[k + 1], "script -c", via)
+                    break
+                if a.startswith("--command="):
+                    self._nested(a.partition("=")[2], "script -c", via)
+                    break
+        elif bare in ("make", "gmake"):
+            makefile = _option_value(args, ("-f", "--file", "--makefile"))
+            text = None
+            if makefile is not None and _is_process_substitution(makefile):
+                text = self._known_output(makefile[2:-1])
+                if text is None:
+                    reading.carriers.append((f"{name} -f <( )", makefile[2:-1]))
+            elif makefile == "-" and stdin_script:
+                text = stdin_script
+            if text:
+                for line in text.split("\n"):
+                    recipe = line[1:] if line.startswith("\t") else line.partition(";")[2] if ":" in line else ""
+                    recipe = recipe.lstrip().lstrip("@-+")
+                    if recipe.strip():
+                        self._nested(recipe, f"{name} recipe", via)
+
+    def _git(self, args: list[str], via: tuple[str, ...]) -> None:
+        """git aliases defined in the line (``git -c alias.p='push --force' p``, ``git config
+        alias.p ...`` before ``git p``) run what they stand for."""
+        local: dict[str, str] = {}
+        k = 0
+        while k < len(args):
+            a = args[k]
+            if a == "-c" and k + 1 < len(args):
+                key, eq, value = args[k + 1].partition("=")
+                if eq and key.lower().startswith("alias."):
+                    local[key[6:].lower()] = value
+                    self.reading.sources.append(value)
+                k += 2
+            elif a in _GIT_VALUE_OPTIONS:
+                k += 2
+            elif a.startswith("-"):
+                k += 1
+            else:
+                break
+        if k >= len(args):
+            return
+        sub, rest = args[k], args[k + 1 :]
+        if sub == "config":
+            words = [w for w in rest if not w.startswith("-")]
+            if words[:1] == ["set"]:
+                words = words[1:]
+            if len(words) >= 2 and words[0].lower().startswith("alias."):
+                self.reading.git_aliases[words[0][6:].lower()] = words[1]
+                self.reading.sources.append(words[1])
+            return
+        if "git alias" in via:
+            return
+        value = local.get(sub.lower())
+        if value is None:
+            value = self.reading.git_aliases.get(sub.lower())
+        if value is None:
+            return
+        if value.startswith("!"):
+            self._nested(" ".join([value[1:], *map(_quote, rest)]), "git alias", via)
+        else:
+            self._command("git", [*split_words(value), *rest], via + ("git alias",), None)
+
+    def _sourced(self, body: str, how: str, via: tuple[str, ...]) -> None:
+        """A script read from a process substitution: run as parsed when its output is known,
+        kept as run-time code otherwise."""
+        text = self._known_output(body)
+        if text is not None:
+            self._nested(text, how, via)
+        else:
+            self.reading.carriers.append((how, body))
+
+    def _interpreter(self, bare: str, name: str, args: list[str], stdin_script: str | None) -> None:
+        """Code an interpreter runs from its command line or its standard input: kept as
+        run-time code, since what it runs is known only when it runs."""
+        options = _INTERPRETERS.get(bare, ("-c",))
+        code = None
+        how = name
+        for k, a in enumerate(args):
+            if a in options and k + 1 < len(args):
+                code, how = args[k + 1], f"{name} {a}"
+                break
+            if not options and not a.startswith("-"):
+                code = a  # awk, tclsh: the first word that is not an option is the program
+                break
+            if options and not a.startswith("-"):
+                break  # a script file
+        if code is None and stdin_script and (not args or args[-1] == "-" or all(a.startswith("-") for a in args)):
+            code, how = stdin_script, f"{name} <stdin"
+        if code:
+            self.reading.carriers.append((how, code))
 
     def _shell(self, args: list[str], via: tuple[str, ...], stdin_script: str | None, name: str) -> None:
         k = 0
@@ -797,6 +1152,8 @@ class _Builder:
                 self._nested(args[k], f"{name} -c", via)
             return
         if k < len(args) and args[k] != "-":
+            if _is_process_substitution(args[k]):
+                self._sourced(args[k][2:-1], f"{name} <( )", via)
             return  # a script file: not ours to read
         if stdin_script:
             self._nested(stdin_script, f"{name} <stdin", via)
@@ -855,24 +1212,111 @@ def _substitutions(text: str) -> list[str]:
     return subs
 
 
-def _piped_text(raw: _Raw) -> str | None:
-    """What ``echo ... |``, ``printf ... |`` or ``cat <<EOF |`` writes into a pipe, if known."""
-    if not raw.words:
+_OUTPUT_PROGRAMS = frozenset({"echo", "printf", "cat", "base64", "xxd"})
+
+
+def _output_of(name: str, args: list[str], stdin: str | None) -> str | None:
+    """What ``echo``/``printf`` write, ``cat`` passes on from a heredoc or its input, and
+    ``base64 -d``/``xxd -r -p`` decode from a known input (a script hidden from a plain
+    reading and piped to a shell); None when it is not known."""
+    if name in ("echo", "printf"):
+        while args and name == "echo" and re.fullmatch(r"-[neE]+", args[0]):
+            args = args[1:]
+        return " ".join(args).replace("\\n", "\n").replace("\\t", "\t")
+    if name == "cat":
+        return stdin if not args else None
+    if stdin is None or (args and args[-1][:1] not in ("-", "")):
+        return None  # reads a file
+    try:
+        if name == "base64" and any(a in ("-d", "-D", "--decode") for a in args):
+            import base64
+
+            return base64.b64decode("".join(stdin.split())).decode("utf-8")
+        if name == "xxd" and "-r" in args and "-p" in args:
+            return bytes.fromhex("".join(stdin.split())).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
         return None
-    name = _bare(program_name(raw.words[0].value))
-    if name == "cat" and len(raw.words) == 1:
-        if raw.heredocs:
-            return raw.heredocs[-1].body
-        if raw.herestrings:
-            return raw.herestrings[-1]
-        return None
-    if name not in ("echo", "printf"):
-        return None
-    args = [w.value for w in raw.words[1:]]
-    while args and name == "echo" and re.fullmatch(r"-[neE]+", args[0]):
-        args = args[1:]
-    text = " ".join(args)
-    return text.replace("\\n", "\n")
+    return None
+
+
+_SAFE_WORD = re.compile(r"[A-Za-z0-9@%+=:,./_-]+")
+
+
+def _quote(word: str) -> str:
+    return word if _SAFE_WORD.fullmatch(word) else "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _xargs_filled(options: list[str], command: list[str], stdin: str) -> list[str]:
+    """The command xargs runs with the words it reads from a known input: appended, or put
+    in place of ``-I``'s replace string (``echo --force | xargs git push`` pushes by force)."""
+    words = stdin.split()[:256]
+    replace = None
+    for k, a in enumerate(options):
+        if a in ("-I", "--replace") and k + 1 < len(options):
+            replace = options[k + 1]
+        elif a.startswith("-I") and len(a) > 2:
+            replace = a[2:]
+        elif a.startswith("--replace="):
+            replace = a.partition("=")[2]
+        elif a == "-i":
+            replace = "{}"
+    if replace:
+        line = stdin.strip().split("\n")[0]
+        return [w.replace(replace, line) for w in command]
+    return [*command, *words]
+
+
+def _is_process_substitution(word: str) -> bool:
+    return word.startswith("<(") and word.endswith(")")
+
+
+# Programs whose words define or run other words: aliases, variables, a script read from
+# somewhere, git's own aliases (see _Builder._runtime).
+_RUNTIME_PROGRAMS = frozenset(
+    {
+        "git",
+        "alias",
+        "unalias",
+        "export",
+        "declare",
+        "typeset",
+        "local",
+        "readonly",
+        "read",
+        "mapfile",
+        "readarray",
+        "unset",
+        "source",
+        ".",
+        "script",
+        "make",
+        "gmake",
+    }
+)
+# Interpreter -> the options whose value is code it runs (python* and pypy* are read as python).
+_INTERPRETERS: dict[str, tuple[str, ...]] = {
+    "python": ("-c",),
+    "py": ("-c",),
+    "perl": ("-e", "-E"),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "nodejs": ("-e", "--eval", "-p", "--print"),
+    "bun": ("-e", "--eval", "-p", "--print"),
+    "deno": ("eval",),
+    "ruby": ("-e",),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "luajit": ("-e",),
+    "rscript": ("-e",),
+    "julia": ("-e", "--eval"),
+    "osascript": ("-e",),
+    "tclsh": (),
+    "awk": (),
+    "gawk": (),
+    "mawk": (),
+    "nawk": (),
+}
+# git's global options that take a value in the next word.
+_GIT_VALUE_OPTIONS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"})
 
 
 def _skip_options(args: list[str], takes_value: set[str] | frozenset[str]) -> list[str] | None:
@@ -1059,21 +1503,29 @@ def _lenient_fallback(text: str) -> list[SimpleCommand]:
 
 
 @lru_cache(maxsize=256)
-def _parse_cached(command: str) -> tuple[tuple[SimpleCommand, ...], bool]:
+def _parse_cached(command: str) -> tuple[tuple[SimpleCommand, ...], bool, Runtime]:
     out: list[SimpleCommand] = []
     reading = _Reading()
     try:
         _Builder(0, out, (), reading).parse(command)
     except Exception:
         try:
-            return tuple(_lenient_fallback(command)), True
+            return tuple(_lenient_fallback(command)), True, Runtime()
         except Exception:  # pragma: no cover
-            return (), False
-    return tuple(out), not reading.truncated
+            return (), False, Runtime()
+    return tuple(out), not reading.truncated, reading.runtime()
+
+
+def runtime_of(command: str) -> Runtime:
+    """What the command line builds at run time (see :class:`Runtime`), read as
+    :func:`read_commands` reads it (the reading is cached: asking after it costs nothing)."""
+    if not isinstance(command, str) or not command:
+        return Runtime()
+    return _parse_cached(command)[2]
 
 
 def _copies(cmds) -> list[SimpleCommand]:
-    return [SimpleCommand(c.program, c.name, list(c.args), c.via) for c in cmds]
+    return [SimpleCommand(c.program, c.name, list(c.args), c.via, c.dynamic) for c in cmds]
 
 
 def simple_commands(command: str) -> list[SimpleCommand]:
@@ -1094,7 +1546,7 @@ def read_commands(command: str, deadline: float | None = None) -> tuple[list[Sim
     if not isinstance(command, str) or not command:
         return [], True
     if deadline is None:
-        cmds, complete = _parse_cached(command)
+        cmds, complete, _runtime = _parse_cached(command)
         return _copies(cmds), complete
     out: list[SimpleCommand] = []
     reading = _Reading(deadline)
