@@ -361,9 +361,12 @@ def _index_now(store, *ids) -> None:
 
 
 def _resync_pins(store, *entries_touched) -> None:
-    from ..entry_effects import resync_pins
+    from ..entry_effects import resync_native, resync_pins
 
-    for line in resync_pins(store, *entries_touched):
+    lines = resync_pins(store, *entries_touched)
+    if any(e and e.get("type") == "rule" for e in entries_touched):
+        lines += resync_native(store)
+    for line in lines:
         sys.stderr.write(f"warning: {line}\n")
 
 

@@ -1,0 +1,141 @@
+"""Which rules a native format can hold, and the prefix each one becomes.
+
+Every native format here matches a shell command by its leading words: Claude Code's
+``Bash(git push --force:*)`` (word boundary after the prefix; compound commands are split),
+Codex's ``prefix_rule(pattern=["git", "push", "--force"])`` (argv tokens) and Gemini CLI's
+``commandPrefix = "git push --force"`` (followed by a space or the end). A memory-cli
+``command`` rule matches more: flags anywhere, documented aliases (``-f`` for ``--force``), a
+program path or ``.exe``. So the native copy is the rule's own words as a prefix, which is never
+wider than the rule (each example is checked against the hook's own matcher before export) and
+usually narrower; the listing says what stays with the hook alone.
+
+Anything a prefix cannot state exactly stays hook-only and is listed with the reason: a regex
+(over a command or written content), an intent rule (similarity), a rule with conditions or on
+other fields or tools, a rule that only warns, an unconfirmed rule, a rule scoped to a project
+or file. Only a confirmed, enabled rule that blocks or asks goes native.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..rules.command_pattern import InvalidCommandPattern, parse_command_pattern
+
+# Words a prefix can hold verbatim in every format: no quoting, globbing or ":*" to misread.
+_SAFE_WORD = re.compile(r"^[A-Za-z0-9_./@%+=,-]+$")
+DECISIONS = {"block": "deny", "ask": "ask"}
+
+
+@dataclass(frozen=True)
+class NativeRule:
+    """One rule as a command prefix, with examples checked against the hook's matcher."""
+
+    id: str
+    tokens: tuple[str, ...]
+    decision: str  # "deny" or "ask"
+    message: str
+    match: tuple[tuple[str, ...], ...]
+    not_match: tuple[tuple[str, ...], ...]
+
+    @property
+    def prefix(self) -> str:
+        return " ".join(self.tokens)
+
+    @property
+    def note(self) -> str:
+        return (
+            f"native: commands beginning `{self.prefix}`; other spellings and argument orders "
+            "the rule matches stay with the hook"
+        )
+
+
+@dataclass(frozen=True)
+class HookOnly:
+    id: str
+    summary: str
+    why: str
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text or "").split())
+
+
+def message_of(rule: dict) -> str:
+    text = _one_line(rule.get("message") or rule.get("content"))
+    alt = _one_line(rule.get("alternative"))
+    if alt and alt.lower() not in text.lower():
+        text = f"{text} (instead: {alt})"
+    return f"{text} [memory-cli rule {rule['id'][:8]}]"
+
+
+def _hook_matches(pattern, tokens) -> bool:
+    return bool(pattern.find(" ".join(tokens)))
+
+
+def classify(rule: dict) -> NativeRule | HookOnly:
+    """The native form of one rule (as :func:`memory_cli.rules.api.public_rule` gives it), or
+    why it stays with the hook."""
+    summary = f"{rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('effective_action')}"
+
+    def hook_only(why: str) -> HookOnly:
+        return HookOnly(rule["id"], summary, why)
+
+    if not rule.get("confirmed"):
+        return hook_only("unconfirmed: it only warns until you confirm it")
+    action = rule.get("effective_action") or rule.get("action")
+    if action not in DECISIONS:
+        return hook_only(f"it {action}s: a native rule can only deny or ask")
+    ptype = rule.get("pattern_type")
+    if ptype == "regex":
+        return hook_only("a regex: native rules match a command's leading words only")
+    if ptype == "intent":
+        return hook_only("an intent rule: matched by meaning, which no native format can state")
+    if ptype != "command":
+        return hook_only(f"pattern type {ptype!r}")
+    if rule.get("scope") != "global":
+        return hook_only(f"scoped to {rule.get('scope')}: native copies hold global rules only")
+    tools = rule.get("tools") or []
+    if tools and "Bash" not in tools:
+        return hook_only(f"it is about {', '.join(tools)}, not shell commands")
+    if tools and tools != ["Bash"]:
+        return hook_only(f"it also covers {', '.join(t for t in tools if t != 'Bash')}")
+    if (rule.get("fields") or []) not in ([], ["command"]):
+        return hook_only("it matches other fields than the command")
+    if rule.get("conditions"):
+        return hook_only("it has conditions a prefix cannot carry (the native rule would be wider)")
+    events = rule.get("hook_events") or []
+    if events and "PreToolUse" not in events:
+        return hook_only(f"it runs at {', '.join(events)}, not before a tool call")
+    text = rule.get("pattern") or ""
+    tokens = tuple(text.split())
+    if not tokens or not all(_SAFE_WORD.match(t) for t in tokens):
+        return hook_only("its words need quoting, which a native prefix cannot hold exactly")
+    try:
+        pattern = parse_command_pattern(text)
+    except InvalidCommandPattern as err:
+        return hook_only(f"not a command pattern: {err}")
+    match = [tokens, tokens + ("--help",)]
+    match = tuple(m for m in match if _hook_matches(pattern, m))
+    if tokens not in match:
+        return hook_only("the rule does not match its own words as a command; a prefix would differ")
+    not_match = []
+    if len(tokens) > 1 and not _hook_matches(pattern, tokens[:-1]):
+        not_match.append(tokens[:-1])
+    return NativeRule(rule["id"], tokens, DECISIONS[action], message_of(rule), match, tuple(not_match))
+
+
+def candidate_rules(store) -> list[dict]:
+    """Enabled rules of active memories, in the order ``rules list`` shows them."""
+    from ..rules import api
+
+    return api.list_rules(store, enabled=True)
+
+
+def plan(store) -> tuple[list[NativeRule], list[HookOnly]]:
+    native, hook = [], []
+    for rule in candidate_rules(store):
+        out = classify(rule)
+        (native if isinstance(out, NativeRule) else hook).append(out)
+    native.sort(key=lambda r: (r.decision != "deny", r.tokens, r.id))
+    return native, hook
