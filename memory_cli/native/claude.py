@@ -58,7 +58,7 @@ def _sha(text: str | None) -> str | None:
 
 def _read(p: Path) -> str | None:
     try:
-        return p.read_text(encoding="utf-8")
+        return p.read_bytes().decode("utf-8", "surrogateescape")  # line endings as they are
     except FileNotFoundError:
         return None
 

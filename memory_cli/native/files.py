@@ -52,7 +52,7 @@ def read(path: Path) -> FileState:
     if path.is_symlink():
         return FileState(path, True, problem=f"{path} is a symlink; memory-cli writes its rule file only as a file")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return FileState(path, False)
     except (OSError, UnicodeDecodeError) as err:
@@ -92,7 +92,7 @@ def write(path: Path, body: str, agent: str, *, dry_run: bool = False) -> dict:
     state = read(path)
     if state.problem:
         raise InvalidInput(state.problem)
-    before = path.read_text(encoding="utf-8") if state.exists else ""
+    before = path.read_bytes().decode("utf-8") if state.exists else ""
     after = render(body, agent) if body else ""
     out = {"path": str(path), "changed": before != after, "diff": diff(path, before, after), "created_dirs": []}
     out["action"] = "nothing" if not out["changed"] else ("remove" if not after else "write")

@@ -83,9 +83,6 @@ def classify(rule: dict) -> NativeRule | HookOnly:
 
     if not rule.get("confirmed"):
         return hook_only("unconfirmed: it only warns until you confirm it")
-    action = rule.get("effective_action") or rule.get("action")
-    if action not in DECISIONS:
-        return hook_only(f"it {action}s: a native rule can only deny or ask")
     ptype = rule.get("pattern_type")
     if ptype == "regex":
         return hook_only("a regex: native rules match a command's leading words only")
@@ -93,6 +90,9 @@ def classify(rule: dict) -> NativeRule | HookOnly:
         return hook_only("an intent rule: matched by meaning, which no native format can state")
     if ptype != "command":
         return hook_only(f"pattern type {ptype!r}")
+    action = rule.get("effective_action") or rule.get("action")
+    if action not in DECISIONS:
+        return hook_only(f"it {action}s: a native rule can only deny or ask")
     if rule.get("scope") != "global":
         return hook_only(f"scoped to {rule.get('scope')}: native copies hold global rules only")
     tools = rule.get("tools") or []

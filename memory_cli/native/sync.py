@@ -65,7 +65,11 @@ def write(store, agent: str, *, dry_run: bool = False, rules=None) -> dict:
         planned = claude.plan(store, native)
         if dry_run:
             before, after = planned["before"] or "", planned["after"] or ""
-            return {"path": str(planned["path"]), "changed": before != after, "diff": files.diff(planned["path"], before, after)}
+            return {
+                "path": str(planned["path"]),
+                "changed": before != after,
+                "diff": files.diff(planned["path"], before, after),
+            }
         return claude.apply(store, planned)
     key = OWN_KEY + agent
     out = files.write(fmt.path(), fmt.render(native), agent, dry_run=dry_run)
