@@ -344,3 +344,31 @@ def test_agents_md_symlinked_outside_is_refused_like_claude_md(db_path, tmp_path
 def test_unknown_agent_is_one_line_and_exit_2(db_path):
     r = run_cli("rules", "export", "--to", "cursor", db=db_path)
     assert r.returncode == 2 and "unknown agent" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_rule_added_as_a_memory_and_one_changed_where_no_command_follows_reach_the_native_copy(db_path):
+    add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    _ok(run_cli("rules", "export", "--to", "codex", "--write", db=db_path))
+    _ok(
+        run_cli(
+            "add",
+            "--type",
+            "rule",
+            "Never reset hard",
+            "--pattern",
+            "git reset --hard",
+            "--pattern-type",
+            "command",
+            "--action",
+            "block",
+            db=db_path,
+        )
+    )
+    assert '["git", "reset", "--hard"]' in native_path("codex").read_text()
+    # A rule stored by another path (a team pull in the background): the daily run catches up.
+    add_rule(db_path, "Never clean", pattern="git clean -fdx", pattern_type="command", action="block")
+    assert "clean" not in native_path("codex").read_text()
+    from memory_cli.maintenance.tasks import native_task
+
+    assert native_task(db_path, {}) == "native rule copies up to date"
+    assert '["git", "clean", "-fdx"]' in native_path("codex").read_text()

@@ -106,6 +106,8 @@ def add(
             if entry["type"] == "rule":
                 rule = _attach_rule(store, entry, rule_opts)
         _index_now(store, entry["id"])
+        if rule is not None:
+            _resync_pins(store, entry)  # a new rule: its native copies follow
         shared = sharing.share(store, entry["id"]) if share else None
         flush_warnings(store)
     if want_json(json_):

@@ -609,6 +609,8 @@ def import_hookify_cmd(
         raise InvalidInput(f"no hookify rule files under {directory} (looked for .claude/hookify.*.local.md)")
     with open_store() as store:
         report = import_hookify(store, path, dry_run=dry_run)
+        if not dry_run:
+            _follow(store)
         flush_warnings(store)
     if want_json(json_):
         emit_json(report)
