@@ -372,3 +372,29 @@ def test_a_rule_added_as_a_memory_and_one_changed_where_no_command_follows_reach
 
     assert native_task(db_path, {}) == "native rule copies up to date"
     assert '["git", "clean", "-fdx"]' in native_path("codex").read_text()
+
+
+def test_a_settings_file_memory_cli_created_goes_again_and_rule_changes_leave_no_backups(db_path):
+    claude_dir = _home() / ".claude"
+    before = sorted(p.name for p in claude_dir.iterdir())
+    add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    _ok(run_cli("rules", "export", "--to", "claude", "--write", db=db_path))
+    assert json.loads(native_path("claude").read_text()) == {"permissions": {"deny": ["Bash(git push --force:*)"]}}
+    _ok(
+        run_cli(
+            "rules",
+            "add",
+            "Never reset hard",
+            "--pattern",
+            "git reset --hard",
+            "-T",
+            "command",
+            "-a",
+            "block",
+            db=db_path,
+        )
+    )
+    assert "Bash(git reset --hard:*)" in native_path("claude").read_text()
+    assert not [p for p in claude_dir.iterdir() if ".bak-" in p.name]
+    _ok(run_cli("uninstall", db=db_path))
+    assert sorted(p.name for p in claude_dir.iterdir()) == before

@@ -143,8 +143,10 @@ def plan(store, rules: list[NativeRule]) -> dict:
     return {"path": p, "before": text, "after": after, "state": new_state, "had_state": bool(state)}
 
 
-def apply(store, planned: dict) -> dict:
-    """Write the planned file (backed up) and record what memory-cli now owns in it."""
+def apply(store, planned: dict, *, backup: bool = True) -> dict:
+    """Write the planned file and record what memory-cli now owns in it. ``backup``: keep the
+    previous file beside it (a person's ``--write`` or ``uninstall``; a rule change that only
+    moves memory-cli's own entries does not leave a backup each time)."""
     from .. import install as lib
     from . import files
 
@@ -158,11 +160,14 @@ def apply(store, planned: dict) -> dict:
     out["action"] = "nothing" if before == after else ("remove" if after is None else "write")
     if before != after:
         if after is None:
-            lib.apply_text(p, before or "")  # the backup, then the file goes
-            p.unlink()
+            p.unlink()  # memory-cli created it and nothing else was ever added
+        elif backup:
+            saved = lib.apply_text(p, after)
+            out["backup"] = str(saved) if saved else None
         else:
-            backup = lib.apply_text(p, after)
-            out["backup"] = str(backup) if backup else None
+            from .. import safe_write
+
+            safe_write.write_file(p, after, roots=lib.write_roots(p))
     with store.transaction():
         if planned["state"]["entries"]:
             kvstate.put(store, STATE_KEY, planned["state"])

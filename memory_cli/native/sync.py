@@ -57,7 +57,7 @@ def written_agents(store) -> list[str]:
     return out
 
 
-def write(store, agent: str, *, dry_run: bool = False, rules=None) -> dict:
+def write(store, agent: str, *, dry_run: bool = False, rules=None, backup: bool = True) -> dict:
     """Write (or, with no native rules left, remove) ``agent``'s native copy."""
     fmt = FORMATS[check_agent(agent)]
     native = select.plan(store)[0] if rules is None else rules
@@ -70,7 +70,7 @@ def write(store, agent: str, *, dry_run: bool = False, rules=None) -> dict:
                 "changed": before != after,
                 "diff": files.diff(planned["path"], before, after),
             }
-        return claude.apply(store, planned)
+        return claude.apply(store, planned, backup=backup)
     key = OWN_KEY + agent
     out = files.write(fmt.path(), fmt.render(native), agent, dry_run=dry_run)
     if dry_run:
@@ -108,7 +108,7 @@ def follow(store) -> list[str]:
             if edited:
                 out.append(f"native {agent} rules not updated: {edited}; see `memory-cli doctor`")
                 continue
-            write(store, agent, rules=native)
+            write(store, agent, rules=native, backup=False)
         except Exception as err:  # a bad settings file: said, never a lost rule change
             out.append(f"native {agent} rules not updated: {err}")
     return out
