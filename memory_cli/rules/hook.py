@@ -162,6 +162,19 @@ def _subject(ctx) -> str | None:
     return None
 
 
+def _change_course(blocks) -> str:
+    """Said to the model beside a deny (``additionalContext``): the deny reason reads like a
+    tool error, which a model tends to retry in another spelling; this says why it will not pass
+    and what to do instead."""
+    alts = [m.rule[ALT].rstrip(".") for m in blocks if m.rule[ALT]]
+    instead = f"do this instead: {'; '.join(alts)}" if alts else "ask the person how to proceed"
+    rules = ", ".join(m.id[:8] for m in blocks)
+    return (
+        f"memory-cli denied the last call under the person's standing rule ({rules}). It is not a "
+        f"transient error: the same action in another spelling is denied too. Change course and {instead}."
+    )
+
+
 def pre_tool_use(ctx, resp) -> None:
     if not (ctx.settings.section("enforcement") or {}).get("enabled", True):
         return
@@ -180,6 +193,8 @@ def pre_tool_use(ctx, resp) -> None:
     if blocks:
         lines = [describe(m) for m in blocks]
         resp.decide("deny", "Blocked by memory-cli: " + " ".join(lines))
+        if ctx.client in (None, "claude"):  # Gemini ignores BeforeTool context; Codex: unproven
+            resp.add_context(_change_course(blocks))
         resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
         resp.decide("ask", "memory-cli asks first: " + " ".join(describe(m) for m in asks))

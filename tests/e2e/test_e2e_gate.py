@@ -36,6 +36,9 @@ def test_pre_tool_use_deny_stops_the_command_and_tells_the_model_why(e2e_home, g
     assert denied["is_error"], s.describe()
     assert denied["text"].startswith("PreToolUse:Bash hook error:"), denied
     assert "Never use pythonw.exe" in denied["text"] and "use python.exe" in denied["text"], denied
+    # Beside the deny, context that says it is no transient error, so the model changes course.
+    beside = s.main_requests[1].hook_contexts("PreToolUse:Bash")
+    assert any("not a transient error" in c and "do this instead: use python.exe" in c for c in beside), beside
     # The whole command line was refused: its harmless first half did not run either.
     assert not (e2e_home.project / "denied.txt").exists()
     blocks = e2e_home.cli_json("audit", "--action", "enforce_block")
