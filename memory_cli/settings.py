@@ -131,6 +131,16 @@ FIELDS: list[tuple] = [
     ),
     (
         "enforcement",
+        "rewrite_to_alternative",
+        "bool",
+        False,
+        None,
+        "Claude Code only: a block or ask rule whose alternative names a replacement for its own "
+        "words (`use pnpm` on `npm`) rewrites a plain call to it (`updatedInput`) and asks, so you "
+        "see the rewritten call before it runs; a rewritten call another rule would stop is denied.",
+    ),
+    (
+        "enforcement",
         "intent_threshold",
         "float",
         0.6,

@@ -22,6 +22,7 @@ class Response:
         self.decision: str | None = None  # PreToolUse: "deny" | "ask"
         self.reasons: list[str] = []
         self.block_reason: str | None = None  # PostToolUse feedback / Stop continuation
+        self.updated_input: dict | None = None  # PreToolUse ask: the call rewritten
 
     def add_context(self, text: str) -> None:
         if text and text.strip():
@@ -50,6 +51,8 @@ class Response:
         if event == "PreToolUse" and self.decision:
             specific["permissionDecision"] = self.decision
             specific["permissionDecisionReason"] = _cap("\n".join(self.reasons))
+            if self.decision == "ask" and self.updated_input is not None:
+                specific["updatedInput"] = self.updated_input
         if specific:
             out["hookSpecificOutput"] = {"hookEventName": event, **specific}
         if self.block_reason and event in ("PostToolUse", "Stop"):

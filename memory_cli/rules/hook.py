@@ -162,6 +162,40 @@ def _subject(ctx) -> str | None:
     return None
 
 
+def _rewritten(ctx, matched, clock) -> dict | None:
+    """The tool input rewritten to the one rule's named replacement, when that is plain and
+    nothing stops the rewritten call (``enforcement.rewrite_to_alternative``, Claude Code only)."""
+    if len(matched) != 1 or ctx.client not in (None, "claude") or ctx.tool_name != "Bash":
+        return None
+    if not (ctx.settings.section("enforcement") or {}).get("rewrite_to_alternative", False):
+        return None
+    m = matched[0]
+    if m.rule[PTYPE] != "command":
+        return None
+    from . import engine, ruleset
+    from .rewrite import rewrite
+
+    command = ctx.tool_input.get("command")
+    new = rewrite(command, m.rule[PATTERN], m.rule[ALT])
+    if new is None:
+        return None
+    tool_input = dict(ctx.tool_input, command=new)
+    again = engine.evaluate(
+        ruleset.load(ctx.store),
+        event="PreToolUse",
+        tool_name=ctx.tool_name,
+        tool_input=tool_input,
+        payload=dict(ctx.payload, tool_input=tool_input),
+        applies=ctx.scope_applies,
+        deadline=clock.deadline,
+        ceiling=clock.ceiling,
+        use_intent=False,  # intent rules never block or ask
+    )
+    if again is None or again.by_action("block") or again.by_action("ask") or again.skipped:
+        return None
+    return tool_input
+
+
 def _change_course(blocks) -> str:
     """Said to the model beside a deny (``additionalContext``): the deny reason reads like a
     tool error, which a model tends to retry in another spelling; this says why it will not pass
@@ -190,7 +224,17 @@ def pre_tool_use(ctx, resp) -> None:
     asks = verdict.by_action("ask")
     warns = verdict.by_action("warn")
     suggests = verdict.by_action("suggest")
-    if blocks:
+    rewritten = _rewritten(ctx, blocks + asks, clock) if (blocks or asks) else None
+    if rewritten is not None:
+        m = (blocks + asks)[0]
+        resp.decide(
+            "ask",
+            f"memory-cli rewrote the call to what its rule says to use instead: `{rewritten['command']}`. "
+            + describe(m),
+        )
+        resp.updated_input = rewritten
+        resp.notify(f"memory-cli rewrote the call to `{rewritten['command']}` ({m.message}); confirm to run it")
+    elif blocks:
         lines = [describe(m) for m in blocks]
         resp.decide("deny", "Blocked by memory-cli: " + " ".join(lines))
         if ctx.client in (None, "claude"):  # Gemini ignores BeforeTool context; Codex: unproven

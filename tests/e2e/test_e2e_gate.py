@@ -140,3 +140,17 @@ def test_an_ask_rule_in_print_mode_is_a_refusal_the_model_understands(e2e_home):
     assert not (e2e_home.project / "pushed.txt").exists()
     denials = s.result.get("permission_denials") or []
     assert [d["tool_input"]["command"] for d in denials] == ["touch pushed.txt && git push origin main"]
+
+
+def test_a_rule_naming_a_replacement_rewrites_the_call_and_asks(fresh_home):
+    """With ``enforcement.rewrite_to_alternative``, "use pnpm, not npm" answers ``npm install``
+    with ``ask`` and ``updatedInput``: the call Claude Code holds for the person's answer is the
+    rewritten one (``claude -p`` has nobody to ask, so it is listed in ``permission_denials``)."""
+    fresh_home.write_config({"enforcement": {"rewrite_to_alternative": True}})
+    fresh_home.cli("rules", "add", "use pnpm, not npm")
+    s = fresh_home.run_session("add left-pad", [bash("npm install left-pad", "install"), "Waiting for you."])
+    assert s.returncode == 0, s.describe()
+    denials = s.result.get("permission_denials") or []
+    assert [d["tool_input"]["command"] for d in denials] == ["pnpm install left-pad"], s.describe()
+    refused = s.tool_results()[-1]
+    assert refused["is_error"] and "pnpm install left-pad" in refused["text"], s.describe()
