@@ -141,6 +141,16 @@ FIELDS: list[tuple] = [
     ),
     (
         "enforcement",
+        "headless_ask",
+        "str",
+        "refuse",
+        ("choices", ("refuse", "defer")),
+        "An ask rule in a Claude Code session nobody attends (`claude -p`): refuse (the call is "
+        "refused and the model reads the rule) or defer (the run stops with the call pending, "
+        "`stop_reason: tool_deferred`, to be decided and resumed).",
+    ),
+    (
+        "enforcement",
         "intent_threshold",
         "float",
         0.6,

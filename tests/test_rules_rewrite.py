@@ -108,3 +108,14 @@ def test_codex_and_gemini_never_get_a_rewrite(db_path, claude_dir):
     )
     out = json.loads(proc.stdout)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny" and "updatedInput" not in out
+
+
+def test_an_ask_rule_defers_in_an_unattended_claude_session_when_configured(hook, db_path, claude_dir):
+    add_rule(db_path, "Ask before pushing", pattern="git push", pattern_type="command", action="ask")
+    headless = {"CLAUDE_CODE_SESSION_ATTENDED": "0"}
+    assert hook("PreToolUse", _pre("git push origin main"), env=headless).decision == "ask"  # default: refuse
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "config.json").write_text(json.dumps({"enforcement": {"headless_ask": "defer"}}))
+    r = hook("PreToolUse", _pre("git push origin main"), env=headless)
+    assert r.decision == "defer" and "Ask before pushing" in r.json["hookSpecificOutput"]["permissionDecisionReason"]
+    assert hook("PreToolUse", _pre("git push origin main"), env={"CLAUDE_CODE_SESSION_ATTENDED": "1"}).decision == "ask"

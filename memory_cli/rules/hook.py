@@ -196,6 +196,18 @@ def _rewritten(ctx, matched, clock) -> dict | None:
     return tool_input
 
 
+def _ask_or_defer(ctx) -> str:
+    """``defer`` instead of ``ask`` when nobody is there to answer (Claude Code sets
+    ``CLAUDE_CODE_SESSION_ATTENDED=0`` for ``claude -p``) and ``enforcement.headless_ask`` is
+    ``defer``: the run stops with the call pending (``stop_reason: tool_deferred``) for the
+    person or the host to decide and resume, instead of a refusal the model works around."""
+    import os
+
+    if ctx.client not in (None, "claude") or os.environ.get("CLAUDE_CODE_SESSION_ATTENDED") != "0":
+        return "ask"
+    return "defer" if (ctx.settings.section("enforcement") or {}).get("headless_ask") == "defer" else "ask"
+
+
 def _change_course(blocks) -> str:
     """Said to the model beside a deny (``additionalContext``): the deny reason reads like a
     tool error, which a model tends to retry in another spelling; this says why it will not pass
@@ -241,7 +253,7 @@ def pre_tool_use(ctx, resp) -> None:
             resp.add_context(_change_course(blocks))
         resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
-        resp.decide("ask", "memory-cli asks first: " + " ".join(describe(m) for m in asks))
+        resp.decide(_ask_or_defer(ctx), "memory-cli asks first: " + " ".join(describe(m) for m in asks))
     if warns:
         resp.add_context("memory-cli warning (the call was allowed): " + " ".join(describe(m) for m in warns))
         resp.notify("memory-cli warned: " + "; ".join(m.message for m in warns))

@@ -154,3 +154,17 @@ def test_a_rule_naming_a_replacement_rewrites_the_call_and_asks(fresh_home):
     assert [d["tool_input"]["command"] for d in denials] == ["pnpm install left-pad"], s.describe()
     refused = s.tool_results()[-1]
     assert refused["is_error"] and "pnpm install left-pad" in refused["text"], s.describe()
+
+
+def test_an_ask_rule_defers_a_headless_run_when_configured(fresh_home):
+    """``enforcement.headless_ask = "defer"``: in ``claude -p`` (``CLAUDE_CODE_SESSION_ATTENDED=0``)
+    an ask rule stops the run with the call pending (``stop_reason: tool_deferred``); nothing ran
+    and the model was not asked again."""
+    fresh_home.write_config({"enforcement": {"headless_ask": "defer"}})
+    fresh_home.cli(
+        "rules", "add", "Ask before pushing", "--pattern", "git push", "--pattern-type", "command", "--action", "ask"
+    )
+    s = fresh_home.run_session("publish the branch", [bash("git push origin main; touch pushed.txt", "push"), "Done."])
+    assert s.result.get("stop_reason") == "tool_deferred", s.describe()
+    assert not (fresh_home.project / "pushed.txt").exists()
+    assert len(s.main_requests) == 1, s.describe()
