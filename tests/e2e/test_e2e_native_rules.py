@@ -119,7 +119,7 @@ def test_codex_with_hooks_disabled_forbids_the_force_push_from_its_rules_file_al
     assert proc.returncode == 0, describe
     assert not (home.project / "forced.txt").exists(), describe
     assert (home.project / "lookalike.txt").exists(), describe
-    assert "Never force-push" in standin.tool_outputs()[0] or "forbidden" in standin.tool_outputs()[0], describe
+    assert "rejected: Never force-push" in standin.tool_outputs()[0], describe  # the justification
     assert _hook_calls(home) == calls
 
 
