@@ -126,7 +126,10 @@ def test_decisions_per_format(db_path):
     add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
     add_rule(db_path, "Ask before wiping", pattern="rm -rf /", pattern_type="command", action="ask")
     claude = json.loads(export(db_path, "claude")["text"])
-    assert claude == {"permissions": {"deny": ["Bash(git push --force:*)"], "ask": ["Bash(rm -rf /:*)"]}}
+    # git documents -f as --force: that spelling is a prefix of its own
+    assert claude == {
+        "permissions": {"deny": ["Bash(git push --force:*)", "Bash(git push -f:*)"], "ask": ["Bash(rm -rf /:*)"]}
+    }
     codex = export(db_path, "codex")["text"]
     assert 'decision = "forbidden"' in codex and 'decision = "prompt"' in codex
     assert 'justification = "Never force-push' in codex
@@ -156,7 +159,7 @@ def test_codex_execpolicy_check_forbids_the_exported_rule_and_not_its_look_alike
         assert p.returncode == 0, p.stderr  # Codex loaded the file: its examples agreed
         return json.loads(p.stdout)
 
-    for cmd in (["git", "push", "--force"], ["git", "push", "--force", "origin", "main"]):
+    for cmd in (["git", "push", "--force"], ["git", "push", "--force", "origin", "main"], ["git", "push", "-f"]):
         decided = check(*cmd)
         assert decided["decision"] == "forbidden", decided
         assert "Never force-push" in decided["matchedRules"][0]["prefixRuleMatch"]["justification"]
@@ -379,7 +382,9 @@ def test_a_settings_file_memory_cli_created_goes_again_and_rule_changes_leave_no
     before = sorted(p.name for p in claude_dir.iterdir())
     add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
     _ok(run_cli("rules", "export", "--to", "claude", "--write", db=db_path))
-    assert json.loads(native_path("claude").read_text()) == {"permissions": {"deny": ["Bash(git push --force:*)"]}}
+    assert json.loads(native_path("claude").read_text()) == {
+        "permissions": {"deny": ["Bash(git push --force:*)", "Bash(git push -f:*)"]}
+    }
     _ok(
         run_cli(
             "rules",

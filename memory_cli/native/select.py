@@ -5,8 +5,9 @@ Every native format here matches a shell command by its leading words: Claude Co
 Codex's ``prefix_rule(pattern=["git", "push", "--force"])`` (argv tokens) and Gemini CLI's
 ``commandPrefix = "git push --force"`` (followed by a space or the end). A memory-cli
 ``command`` rule matches more: flags anywhere, documented aliases (``-f`` for ``--force``), a
-program path or ``.exe``. So the native copy is the rule's own words as a prefix, which is never
-wider than the rule (each example is checked against the hook's own matcher before export) and
+program path or ``.exe``. So the native copy is the rule's own words as a prefix (and the same
+words with a flag in a documented alias spelling: ``git push -f``), which is never wider than
+the rule (each example is checked against the hook's own matcher before export) and
 usually narrower; the listing says what stays with the hook alone.
 
 Anything a prefix cannot state exactly stays hook-only and is listed with the reason: a regex
@@ -73,9 +74,9 @@ def _hook_matches(pattern, tokens) -> bool:
     return bool(pattern.find(" ".join(tokens)))
 
 
-def classify(rule: dict) -> NativeRule | HookOnly:
-    """The native form of one rule (as :func:`memory_cli.rules.api.public_rule` gives it), or
-    why it stays with the hook."""
+def classify(rule: dict) -> list[NativeRule] | HookOnly:
+    """The native forms of one rule (as :func:`memory_cli.rules.api.public_rule` gives it): its
+    own words first, then other spellings of its flags; or why it stays with the hook."""
     summary = f"{rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('effective_action')}"
 
     def hook_only(why: str) -> HookOnly:
@@ -115,14 +116,35 @@ def classify(rule: dict) -> NativeRule | HookOnly:
         pattern = parse_command_pattern(text)
     except InvalidCommandPattern as err:
         return hook_only(f"not a command pattern: {err}")
-    match = [tokens, tokens + ("--help",)]
-    match = tuple(m for m in match if _hook_matches(pattern, m))
-    if tokens not in match:
+    out = []
+    for words in _spellings(pattern, tokens):
+        match = tuple(m for m in (words, words + ("--help",)) if _hook_matches(pattern, m))
+        if words not in match:
+            continue
+        not_match = (words[:-1],) if len(words) > 1 and not _hook_matches(pattern, words[:-1]) else ()
+        out.append(NativeRule(rule["id"], words, DECISIONS[action], message_of(rule), match, not_match))
+    if not out or out[0].tokens != tokens:
         return hook_only("the rule does not match its own words as a command; a prefix would differ")
-    not_match = []
-    if len(tokens) > 1 and not _hook_matches(pattern, tokens[:-1]):
-        not_match.append(tokens[:-1])
-    return NativeRule(rule["id"], tokens, DECISIONS[action], message_of(rule), match, tuple(not_match))
+    return out
+
+
+MAX_SPELLINGS = 4
+
+
+def _spellings(pattern, tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The rule's words, then the same words with a flag in another spelling the hook treats as
+    the same flag (``git push -f`` for ``git push --force``): each is a prefix of its own."""
+    import itertools
+
+    from ..rules.command_pattern import _FLAG_ALIASES
+
+    aliases = _FLAG_ALIASES.get(pattern.program, {})
+    options = []
+    for t in tokens:
+        canon = aliases.get(t, t) if t.startswith("-") else t
+        same = sorted({s for s, c in aliases.items() if c == canon} | ({canon} if t.startswith("-") else set()))
+        options.append([t] + [s for s in same if s != t and _SAFE_WORD.match(s)])
+    return [tuple(w) for w in itertools.islice(itertools.product(*options), MAX_SPELLINGS)]
 
 
 def candidate_rules(store) -> list[dict]:
@@ -136,6 +158,9 @@ def plan(store) -> tuple[list[NativeRule], list[HookOnly]]:
     native, hook = [], []
     for rule in candidate_rules(store):
         out = classify(rule)
-        (native if isinstance(out, NativeRule) else hook).append(out)
-    native.sort(key=lambda r: (r.decision != "deny", r.tokens, r.id))
+        if isinstance(out, HookOnly):
+            hook.append(out)
+        else:
+            native.extend(out)
+    native.sort(key=lambda r: r.decision != "deny")  # stable: each rule's own words first
     return native, hook

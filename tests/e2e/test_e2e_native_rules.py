@@ -24,6 +24,7 @@ from .test_e2e_agents import _SCRUB, agent_bins  # noqa: F401  (the fixture)
 pytestmark = pytest.mark.e2e
 
 FORCE = "git push --force origin main; touch forced.txt"
+FORCE_F = "git push -f origin main; touch forced-f.txt"  # git's own short spelling, exported too
 LOOKALIKE = "git push origin main; touch lookalike.txt"
 
 
@@ -54,7 +55,7 @@ def _hook_calls(home) -> int:
 
 
 def _clean(home):
-    for name in ("forced.txt", "lookalike.txt"):
+    for name in ("forced.txt", "forced-f.txt", "lookalike.txt"):
         (home.project / name).unlink(missing_ok=True)
 
 
@@ -68,10 +69,11 @@ def test_claude_code_with_hooks_disabled_denies_the_force_push_from_its_permissi
     _clean(home)
     assert "Bash(git push --force:*)" in json.dumps(home.settings()["permissions"]["deny"])
     calls = _hook_calls(home)
-    run = home.run_session("push it", [bash(FORCE), bash(LOOKALIKE)])
+    run = home.run_session("push it", [bash(FORCE), bash(FORCE_F), bash(LOOKALIKE)])
     assert run.returncode == 0, run.describe()
     assert not run.hook_responses(), run.describe()
     assert not (home.project / "forced.txt").exists(), run.describe()
+    assert not (home.project / "forced-f.txt").exists(), run.describe()
     assert (home.project / "lookalike.txt").exists(), run.describe()
     denied = run.tool_results()[0]
     assert denied["is_error"] and "denied" in denied["text"], run.describe()
@@ -90,7 +92,7 @@ def test_codex_with_hooks_disabled_forbids_the_force_push_from_its_rules_file_al
     )
     assert json.loads(check.stdout)["decision"] == "forbidden", check.stderr
     calls = _hook_calls(home)
-    with CodexStandIn([[codex_exec(FORCE)], [codex_exec(LOOKALIKE)]]) as standin:
+    with CodexStandIn([[codex_exec(FORCE)], [codex_exec(FORCE_F)], [codex_exec(LOOKALIKE)]]) as standin:
         config = home.home / ".codex" / "config.toml"
         config.write_text(
             'model = "gpt-5.5"\nmodel_provider = "standin"\n[model_providers.standin]\n'
@@ -118,6 +120,7 @@ def test_codex_with_hooks_disabled_forbids_the_force_push_from_its_rules_file_al
     describe = f"rc={proc.returncode}\n{proc.stderr[-2000:]}\noutputs: {standin.tool_outputs()}"
     assert proc.returncode == 0, describe
     assert not (home.project / "forced.txt").exists(), describe
+    assert not (home.project / "forced-f.txt").exists(), describe
     assert (home.project / "lookalike.txt").exists(), describe
     assert "rejected: Never force-push" in standin.tool_outputs()[0], describe  # the justification
     assert _hook_calls(home) == calls
@@ -128,6 +131,7 @@ def test_gemini_with_hooks_disabled_denies_the_force_push_from_its_policy_alone(
     calls = _hook_calls(home)
     script = [
         [gemini_call("run_shell_command", {"command": FORCE})],
+        [gemini_call("run_shell_command", {"command": FORCE_F})],
         [gemini_call("run_shell_command", {"command": LOOKALIKE})],
     ]
     with GeminiStandIn(script) as standin:
@@ -152,6 +156,7 @@ def test_gemini_with_hooks_disabled_denies_the_force_push_from_its_policy_alone(
     describe = f"rc={proc.returncode}\n{proc.stdout[-1000:]}\n{proc.stderr[-2000:]}\noutputs: {standin.tool_outputs()}"
     assert proc.returncode == 0, describe
     assert not (home.project / "forced.txt").exists(), describe
+    assert not (home.project / "forced-f.txt").exists(), describe
     assert (home.project / "lookalike.txt").exists(), describe
     assert "Never force-push" in standin.tool_outputs()[0], describe
     assert _hook_calls(home) == calls
