@@ -403,3 +403,30 @@ def test_a_settings_file_memory_cli_created_goes_again_and_rule_changes_leave_no
     assert not [p for p in claude_dir.iterdir() if ".bak-" in p.name]
     _ok(run_cli("uninstall", db=db_path))
     assert sorted(p.name for p in claude_dir.iterdir()) == before
+
+
+@pytest.mark.skipif(not CODEX.exists(), reason="the pinned Codex CLI is not installed (scripts/setup_agents.sh)")
+def test_codex_examples_include_calls_the_hook_stopped_and_codex_accepts_them(db_path, hook):
+    from conftest import payload
+
+    add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    for command in (
+        "git push --force origin feature-x",
+        "git push origin main --force",
+        "git status; git push --force",
+    ):
+        body = payload("PreToolUse", tool_name="Bash", tool_input={"command": command, "description": "d"})
+        assert hook("PreToolUse", body).decision == "deny"
+    _ok(run_cli("rules", "export", "--to", "codex", "--write", db=db_path))
+    text = native_path("codex").read_text()
+    # The call that begins with the prefix is an example; the one with the flag last, or with
+    # shell syntax, cannot be (Codex would refuse the file).
+    assert '["git", "push", "--force", "origin", "feature-x"]' in text
+    assert '"main", "--force"' not in text and "status" not in text
+    p = subprocess.run(
+        [str(CODEX), "execpolicy", "check", "--rules", str(native_path("codex")), "git", "push", "--force"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 0 and json.loads(p.stdout)["decision"] == "forbidden", p.stderr

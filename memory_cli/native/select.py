@@ -74,9 +74,11 @@ def _hook_matches(pattern, tokens) -> bool:
     return bool(pattern.find(" ".join(tokens)))
 
 
-def classify(rule: dict) -> list[NativeRule] | HookOnly:
+def classify(rule: dict, seen: list[str] | None = None) -> list[NativeRule] | HookOnly:
     """The native forms of one rule (as :func:`memory_cli.rules.api.public_rule` gives it): its
-    own words first, then other spellings of its flags; or why it stays with the hook."""
+    own words first, then other spellings of its flags; or why it stays with the hook. ``seen``:
+    commands the hook stopped under this rule (the audit log), kept as further ``match``
+    examples where they begin with the prefix."""
     summary = f"{rule.get('pattern_type')} {rule.get('pattern')!r} -> {rule.get('effective_action')}"
 
     def hook_only(why: str) -> HookOnly:
@@ -121,6 +123,7 @@ def classify(rule: dict) -> list[NativeRule] | HookOnly:
         match = tuple(m for m in (words, words + ("--help",)) if _hook_matches(pattern, m))
         if words not in match:
             continue
+        match += _replayed(pattern, words, seen or [])
         not_match = (words[:-1],) if len(words) > 1 and not _hook_matches(pattern, words[:-1]) else ()
         out.append(NativeRule(rule["id"], words, DECISIONS[action], message_of(rule), match, not_match))
     if not out or out[0].tokens != tokens:
@@ -129,6 +132,51 @@ def classify(rule: dict) -> list[NativeRule] | HookOnly:
 
 
 MAX_SPELLINGS = 4
+MAX_REPLAYED = 2
+
+
+def _replayed(pattern, words: tuple[str, ...], seen: list[str]) -> tuple[tuple[str, ...], ...]:
+    """Calls the hook stopped under the rule that begin with ``words``, as argv examples."""
+    import shlex
+
+    out: list[tuple[str, ...]] = []
+    for command in seen:
+        if re.search(r"[;&|<>`\n]|\$\(", command):
+            continue  # one plain command only: an argv example cannot hold shell syntax
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError:
+            continue
+        if (
+            argv[: len(words)] == words
+            and len(argv) > len(words) + 1
+            and argv not in out
+            and _hook_matches(pattern, argv)
+            and pattern.find(command)
+        ):
+            out.append(argv)
+        if len(out) >= MAX_REPLAYED:
+            break
+    return tuple(out)
+
+
+def replay(store) -> dict[str, list[str]]:
+    """Rule id -> the shell commands its hook denied or asked about, newest first."""
+    import json
+
+    out: dict[str, list[str]] = {}
+    rows = store.rows(
+        "SELECT entry_id, details FROM memory_audit_log WHERE action IN ('enforce_block', 'enforce_ask')"
+        " AND context = 'Bash' AND entry_id IS NOT NULL ORDER BY timestamp DESC LIMIT 500"
+    )
+    for r in rows:
+        try:
+            subject = (json.loads(r["details"] or "{}") or {}).get("subject")
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if isinstance(subject, str) and subject and "\n" not in subject:
+            out.setdefault(r["entry_id"], []).append(subject)
+    return out
 
 
 def _spellings(pattern, tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -156,8 +204,9 @@ def candidate_rules(store) -> list[dict]:
 
 def plan(store) -> tuple[list[NativeRule], list[HookOnly]]:
     native, hook = [], []
+    seen = replay(store)
     for rule in candidate_rules(store):
-        out = classify(rule)
+        out = classify(rule, seen.get(rule["id"]))
         if isinstance(out, HookOnly):
             hook.append(out)
         else:
