@@ -430,3 +430,17 @@ def test_codex_examples_include_calls_the_hook_stopped_and_codex_accepts_them(db
         timeout=60,
     )
     assert p.returncode == 0 and json.loads(p.stdout)["decision"] == "forbidden", p.stderr
+
+
+def test_a_call_the_hook_stops_later_is_no_drift(db_path, hook):
+    from conftest import payload
+
+    add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    _ok(run_cli("rules", "export", "--to", "codex", "--write", db=db_path))
+    body = payload(
+        "PreToolUse", tool_name="Bash", tool_input={"command": "git push --force origin x", "description": "d"}
+    )
+    assert hook("PreToolUse", body).decision == "deny"
+    doctor = json.loads(run_cli("--json", "doctor", db=db_path).stdout)
+    checks = doctor if isinstance(doctor, list) else doctor["checks"]
+    assert [c["status"] for c in checks if c["name"] == "native rules (codex)"] == ["ok"], checks
