@@ -444,3 +444,9 @@ def test_a_call_the_hook_stops_later_is_no_drift(db_path, hook):
     doctor = json.loads(run_cli("--json", "doctor", db=db_path).stdout)
     checks = doctor if isinstance(doctor, list) else doctor["checks"]
     assert [c["status"] for c in checks if c["name"] == "native rules (codex)"] == ["ok"], checks
+
+
+def test_uninstall_without_a_store_creates_none(db_path):
+    for agent in ("codex", "gemini", "claude"):
+        _ok(run_cli("uninstall", "--agent", agent, db=db_path))
+    assert not db_path.exists()

@@ -139,10 +139,14 @@ def _remove_native(agent: str, dry_run: bool, json_: bool) -> None:
     """The agent's native rule copies and pinned blocks go with its hooks, exactly."""
     import sys
 
+    import os
+
     from ..maintenance import agent_pins
     from ..native import sync
-    from .common import open_store
+    from .common import db_path, open_store
 
+    if not os.path.exists(db_path()):
+        return  # no store: nothing was ever written natively (and uninstall creates none)
     with open_store() as store:
         reports = [sync.remove(store, agent, dry_run=dry_run)]
         if agent != "claude":
