@@ -450,3 +450,20 @@ def test_uninstall_without_a_store_creates_none(db_path):
     for agent in ("codex", "gemini", "claude"):
         _ok(run_cli("uninstall", "--agent", agent, db=db_path))
     assert not db_path.exists()
+
+
+def test_a_copy_is_followed_while_no_rule_is_native_and_stops_after_uninstall(db_path):
+    rule = add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    _ok(run_cli("rules", "export", "--to", "gemini", "--write", db=db_path))
+    _ok(run_cli("rules", "delete", rule["id"], "--yes", db=db_path))
+    assert not native_path("gemini").exists()
+    _ok(
+        run_cli(
+            "rules", "add", "No hard reset", "--pattern", "git reset --hard", "-T", "command", "-a", "block", db=db_path
+        )
+    )
+    assert "git reset --hard" in native_path("gemini").read_text()
+    _ok(run_cli("uninstall", "--agent", "gemini", db=db_path))
+    assert not native_path("gemini").exists()
+    _ok(run_cli("rules", "add", "No clean", "--pattern", "git clean -fdx", "-T", "command", "-a", "block", db=db_path))
+    assert not native_path("gemini").exists() and not native_path("gemini").parent.exists()

@@ -32,7 +32,7 @@ def rules_export(
     with open_store() as store:
         out = sync.export(store, to)
         if write:
-            out["write"] = sync.write(store, to, dry_run=dry_run)
+            out["write"] = sync.write(store, to, dry_run=True) if dry_run else sync.enable(store, to)
     if want_json(json_):
         emit_json(out)
         return

@@ -48,12 +48,23 @@ def _entry(agent: str, r: select.NativeRule) -> str:
     return f"commandPrefix {r.prefix!r} {gemini.DECISION[r.decision]}"
 
 
+ENABLED_KEY = "native.enabled."  # + agent: written on request; followed until uninstall
+
+
 def written_agents(store) -> list[str]:
-    """Agents whose native copies memory-cli wrote, and so keeps following."""
-    out = []
-    if kvstate.get(store, claude.STATE_KEY):
+    """Agents whose native copies the person asked for (``--write``), and so are followed, even
+    while no rule is native (the copy then holds nothing and comes back with the next rule)."""
+    out = [a for a in FORMATS if kvstate.get(store, ENABLED_KEY + a)]
+    if kvstate.get(store, claude.STATE_KEY) and "claude" not in out:
         out.append("claude")
-    out += [a for a in ("codex", "gemini") if kvstate.get(store, OWN_KEY + a)]
+    return out + [a for a in ("codex", "gemini") if a not in out and kvstate.get(store, OWN_KEY + a)]
+
+
+def enable(store, agent: str) -> dict:
+    """``rules export --to AGENT --write``: write the copy now and follow the store from now on."""
+    out = write(store, agent)
+    with store.transaction():
+        kvstate.put(store, ENABLED_KEY + check_agent(agent), True)
     return out
 
 
@@ -91,7 +102,11 @@ def remove(store, agent: str, *, dry_run: bool = False) -> dict | None:
     check_agent(agent)
     if agent not in written_agents(store):
         return None
-    return write(store, agent, dry_run=dry_run, rules=[])
+    out = write(store, agent, dry_run=dry_run, rules=[])
+    if not dry_run:
+        with store.transaction():
+            kvstate.delete(store, ENABLED_KEY + agent)
+    return out
 
 
 def follow(store) -> list[str]:
