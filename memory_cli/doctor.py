@@ -34,6 +34,7 @@ def _area_check_functions():
     from .llm import doctor as llm
     from .maintenance import doctor as maintenance
     from .mcp import doctor as mcp
+    from .native import doctor as native
     from .rules import doctor as rules
     from .sharing import doctor as sharing
     from .team import doctor as team
@@ -41,6 +42,7 @@ def _area_check_functions():
     return [
         hooks.doctor_checks,
         rules.doctor_checks,
+        native.doctor_checks,
         capture.doctor_checks,
         embeddings.doctor_checks,
         maintenance.doctor_checks,

@@ -1,4 +1,5 @@
-"""What follows a write to an entry outside the row itself: the vector index and CLAUDE.md pins.
+"""What follows a write to an entry outside the row itself: the vector index, CLAUDE.md pins and
+the native rule copies.
 
 Every edge that writes entries (CLI, web server) calls these after the domain write, so an
 entry edited in the browser is searchable by meaning and its pinned block rewritten exactly as
@@ -41,3 +42,16 @@ def resync_pins(store, *entries_touched) -> list[str]:
         if isinstance(report, dict) and report.get("action") == "conflict":
             out.append(f"{report.get('path')}: {report.get('reason')}; see `memory-cli pins --sync`")
     return out
+
+
+def resync_native(store) -> list[str]:
+    """A rule changed: rewrite the native rule copies memory-cli wrote for each agent
+    (:mod:`memory_cli.native`). Returns one warning line per copy that could not be rewritten."""
+    try:
+        from .native import sync
+    except ImportError:
+        return []
+    try:
+        return sync.follow(store)
+    except Exception as err:  # the rule change is stored; `memory-cli doctor` reports drift
+        return [f"native rule copies not updated: {err}"]

@@ -131,6 +131,26 @@ FIELDS: list[tuple] = [
     ),
     (
         "enforcement",
+        "rewrite_to_alternative",
+        "bool",
+        False,
+        None,
+        "Claude Code only: a block or ask rule whose alternative names a replacement for its own "
+        "words (`use pnpm` on `npm`) rewrites a plain call to it (`updatedInput`) and asks, so you "
+        "see the rewritten call before it runs; a rewritten call another rule would stop is denied.",
+    ),
+    (
+        "enforcement",
+        "headless_ask",
+        "str",
+        "refuse",
+        ("choices", ("refuse", "defer")),
+        "An ask rule in a Claude Code session nobody attends (`claude -p`): refuse (the call is "
+        "refused and the model reads the rule) or defer (the run stops with the call pending, "
+        "`stop_reason: tool_deferred`, to be decided and resumed).",
+    ),
+    (
+        "enforcement",
         "intent_threshold",
         "float",
         0.6,

@@ -106,6 +106,8 @@ def add(
             if entry["type"] == "rule":
                 rule = _attach_rule(store, entry, rule_opts)
         _index_now(store, entry["id"])
+        if rule is not None:
+            _resync_pins(store, entry)  # a new rule: its native copies follow
         shared = sharing.share(store, entry["id"]) if share else None
         flush_warnings(store)
     if want_json(json_):
@@ -361,9 +363,12 @@ def _index_now(store, *ids) -> None:
 
 
 def _resync_pins(store, *entries_touched) -> None:
-    from ..entry_effects import resync_pins
+    from ..entry_effects import resync_native, resync_pins
 
-    for line in resync_pins(store, *entries_touched):
+    lines = resync_pins(store, *entries_touched)
+    if any(e and e.get("type") == "rule" for e in entries_touched):
+        lines += resync_native(store)
+    for line in lines:
         sys.stderr.write(f"warning: {line}\n")
 
 

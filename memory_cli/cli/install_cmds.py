@@ -114,6 +114,8 @@ def uninstall(
     from .. import install as lib
     from ..mcp import registration
 
+    if scope == "user":
+        _remove_native(agent, dry_run, json_)
     if agent != "claude":
         from .. import install_agents as agents
 
@@ -131,6 +133,28 @@ def uninstall(
     before = lib.load_settings(path)
     changes = [(path, before, lib.without_ours(before)), registration.plan(scope, lib.executable(), remove=True)]
     _report_all(lib, changes, dry_run, json_, "uninstalled")
+
+
+def _remove_native(agent: str, dry_run: bool, json_: bool) -> None:
+    """The agent's native rule copies and pinned blocks go with its hooks, exactly."""
+    import sys
+
+    import os
+
+    from ..maintenance import agent_pins
+    from ..native import sync
+    from .common import db_path, open_store
+
+    if not os.path.exists(db_path()):
+        return  # no store: nothing was ever written natively (and uninstall creates none)
+    with open_store() as store:
+        reports = [sync.remove(store, agent, dry_run=dry_run)]
+        if agent != "claude":
+            reports += agent_pins.remove_agent(store, agent, dry_run=dry_run)
+    for r in reports:
+        if r and r.get("changed") and not want_json(json_):
+            sys.stdout.write(r.get("diff") or "")
+            print(f"{'would remove' if dry_run else 'removed'} memory-cli's part of {r['path']}")
 
 
 def _report_all(lib, changes, dry_run, json_, verb):

@@ -32,6 +32,9 @@ import_app = typer.Typer(help="Import rules written for other tools.", no_args_i
 
 
 def register(app: typer.Typer) -> None:
+    from .native_cmds import register as register_export
+
+    register_export(rules_app)
     app.add_typer(rules_app, name="rules")
     app.command("enforce")(enforce)
     app.add_typer(import_app, name="import-rules")
@@ -55,6 +58,14 @@ ConditionOpt = Annotated[
     Optional[List[str]],
     typer.Option("--condition", help="Extra condition FIELD:OPERATOR:PATTERN (all must hold); repeatable."),
 ]
+
+
+def _follow(store) -> None:
+    """A rule changed: its native copies (where they were written) follow now."""
+    from ..entry_effects import resync_native
+
+    for line in resync_native(store):
+        sys.stderr.write(f"warning: {line}\n")
 
 
 # -- rules add/list/show ------------------------------------------------------------------
@@ -109,6 +120,7 @@ def rules_add(
             name=name,
             enabled=not disabled,
         )
+        _follow(store)
         flush_warnings(store)
     if want_json(json_):
         emit_json(rule)
@@ -289,6 +301,7 @@ def rules_edit(
             case_sensitive=case_sensitive,
             name=name,
         )
+        _follow(store)
         flush_warnings(store)
     _done(rule, "updated", json_)
     if tools is not None:
@@ -313,6 +326,7 @@ def rules_enable(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: J
 
     with open_store() as store:
         rule = api.set_enabled(store, rule_id, True)
+        _follow(store)
     _done(rule, "enabled", json_)
 
 
@@ -323,6 +337,7 @@ def rules_disable(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: 
 
     with open_store() as store:
         rule = api.set_enabled(store, rule_id, False)
+        _follow(store)
     _done(rule, "disabled", json_)
 
 
@@ -340,6 +355,7 @@ def rules_confirm(
 
     with open_store() as store:
         rule = api.confirm_rule(store, rule_id, action=action)
+        _follow(store)
     _done(rule, "confirmed", json_)
 
 
@@ -361,6 +377,7 @@ def rules_delete(
                 print("kept")
                 return
         api.delete_rule(store, rule["id"])
+        _follow(store)
     if want_json(json_):
         emit_json({"deleted": rule["id"]})
     else:
@@ -711,6 +728,8 @@ def import_hookify_cmd(
         raise InvalidInput(f"no hookify rule files under {directory} (looked for .claude/hookify.*.local.md)")
     with open_store() as store:
         report = import_hookify(store, path, dry_run=dry_run)
+        if not dry_run:
+            _follow(store)
         flush_warnings(store)
     if want_json(json_):
         emit_json(report)

@@ -12,18 +12,19 @@ from __future__ import annotations
 MAX_OUTPUT_CHARS = 9500  # Claude Code replaces strings over 10,000 characters with a file path
 
 _CONTEXT_EVENTS = ("SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUseFailure", "PreToolUse")
-_RANK = {None: 0, "allow": 0, "ask": 1, "deny": 2}
+_RANK = {None: 0, "allow": 0, "ask": 1, "defer": 2, "deny": 3}  # Claude Code: deny > defer > ask
 
 
 class Response:
     def __init__(self) -> None:
         self.context: list[str] = []
         self.notices: list[str] = []
-        self.decision: str | None = None  # PreToolUse: "deny" | "ask"
+        self.decision: str | None = None  # PreToolUse: "deny" | "ask" | "defer" (Claude Code, headless)
         self.reasons: list[str] = []
         self.block_reason: str | None = None  # PostToolUse feedback / Stop continuation
         # An ask that an agent unable to ask must answer with deny, not turn into a warning.
         self.ask_or_deny = False
+        self.updated_input: dict | None = None  # PreToolUse ask: the call rewritten
 
     def add_context(self, text: str) -> None:
         if text and text.strip():
@@ -35,7 +36,7 @@ class Response:
 
     def decide(self, decision: str, reason: str) -> None:
         """Deny wins over ask wins over no decision, as across parallel hooks in Claude Code."""
-        if decision not in ("deny", "ask"):
+        if decision not in ("deny", "ask", "defer"):
             raise ValueError(decision)
         if _RANK[decision] > _RANK[self.decision]:
             self.decision = decision
@@ -52,6 +53,8 @@ class Response:
         if event == "PreToolUse" and self.decision:
             specific["permissionDecision"] = self.decision
             specific["permissionDecisionReason"] = _cap("\n".join(self.reasons))
+            if self.decision == "ask" and self.updated_input is not None:
+                specific["updatedInput"] = self.updated_input
         if specific:
             out["hookSpecificOutput"] = {"hookEventName": event, **specific}
         if self.block_reason and event in ("PostToolUse", "Stop"):

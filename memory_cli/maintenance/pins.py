@@ -1,4 +1,5 @@
-"""Pinned entries: the few memories that must survive context compaction, kept in CLAUDE.md.
+"""Pinned entries: the few memories that must survive context compaction, kept in CLAUDE.md
+(and in AGENTS.md and GEMINI.md for Codex CLI and Gemini CLI, see :mod:`.agent_pins`).
 
 The database is the source of truth (``memory_entries.pinned``/``pinned_at``); the managed block
 in CLAUDE.md (:mod:`memory_cli.maintenance.claudemd`) is a rendering of it, rewritten at once
@@ -446,6 +447,9 @@ def _sync_one(store, target: str, settings, overwrite_edits: bool, dry_run: bool
         "pins": body.count("\n- ["),
         "edited_block": plan.edited_body,
     }
+    from memory_cli.maintenance import agent_pins
+
+    report["agents"] = agent_pins.sync_target(store, target, body, dry_run=dry_run)
     if dry_run:
         return report
     if changed:

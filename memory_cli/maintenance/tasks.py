@@ -1,6 +1,6 @@
 """What the daily maintenance run does, in order: back up, write the queued session summaries,
 propose the instructions said in several sessions, compact scopes over their limit, decay,
-prune the audit log.
+prune the audit log, bring the native rule copies in line with the store.
 
 The backup comes first so that the state before summaries, compaction and decay is always
 recoverable. A SessionEnd after today's run starts :func:`summary_tasks` alone (summaries and
@@ -112,6 +112,17 @@ def compaction_task(db_path: Path, settings) -> str:
     )
 
 
+def native_task(db_path: Path, settings) -> str:
+    """Bring the native rule copies in line with rules changed where no command followed them
+    (a team pull in the background, an import)."""
+    from memory_cli.db import Store
+    from memory_cli.native import sync
+
+    with Store.open(db_path) as store:
+        problems = sync.follow(store)
+    return "; ".join(problems) or "native rule copies up to date"
+
+
 def record_task(db_path: Path, results: dict) -> str:
     from memory_cli import audit
     from memory_cli.db import Store
@@ -152,6 +163,7 @@ def default_tasks(db_path: Path, settings=None) -> list:
         run("compaction", compaction_task),
         run("decay", decay_task),
         run("audit-retention", retention_task),
+        run("native-rules", native_task),
         ("record", lambda: record_task(db_path, results)),
     ]
 

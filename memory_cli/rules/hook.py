@@ -170,6 +170,65 @@ def _subject(ctx) -> str | None:
     return None
 
 
+def _rewritten(ctx, matched, clock) -> dict | None:
+    """The tool input rewritten to the one rule's named replacement, when that is plain and
+    nothing stops the rewritten call (``enforcement.rewrite_to_alternative``, Claude Code only)."""
+    if len(matched) != 1 or ctx.client not in (None, "claude") or ctx.tool_name != "Bash":
+        return None
+    if not (ctx.settings.section("enforcement") or {}).get("rewrite_to_alternative", False):
+        return None
+    m = matched[0]
+    if m.rule[PTYPE] != "command":
+        return None
+    from . import engine, ruleset
+    from .rewrite import rewrite
+
+    command = ctx.tool_input.get("command")
+    new = rewrite(command, m.rule[PATTERN], m.rule[ALT])
+    if new is None:
+        return None
+    tool_input = dict(ctx.tool_input, command=new)
+    again = engine.evaluate(
+        ruleset.load(ctx.store),
+        event="PreToolUse",
+        tool_name=ctx.tool_name,
+        tool_input=tool_input,
+        payload=dict(ctx.payload, tool_input=tool_input),
+        applies=ctx.scope_applies,
+        deadline=clock.deadline,
+        ceiling=clock.ceiling,
+        use_intent=False,  # intent rules never block or ask
+    )
+    if again is None or again.by_action("block") or again.by_action("ask") or again.skipped:
+        return None
+    return tool_input
+
+
+def _ask_or_defer(ctx) -> str:
+    """``defer`` instead of ``ask`` when nobody is there to answer (Claude Code sets
+    ``CLAUDE_CODE_SESSION_ATTENDED=0`` for ``claude -p``) and ``enforcement.headless_ask`` is
+    ``defer``: the run stops with the call pending (``stop_reason: tool_deferred``) for the
+    person or the host to decide and resume, instead of a refusal the model works around."""
+    import os
+
+    if ctx.client not in (None, "claude") or os.environ.get("CLAUDE_CODE_SESSION_ATTENDED") != "0":
+        return "ask"
+    return "defer" if (ctx.settings.section("enforcement") or {}).get("headless_ask") == "defer" else "ask"
+
+
+def _change_course(blocks) -> str:
+    """Said to the model beside a deny (``additionalContext``): the deny reason reads like a
+    tool error, which a model tends to retry in another spelling; this says why it will not pass
+    and what to do instead."""
+    alts = [m.rule[ALT].rstrip(".") for m in blocks if m.rule[ALT]]
+    instead = f"do this instead: {'; '.join(alts)}" if alts else "ask the person how to proceed"
+    rules = ", ".join(m.id[:8] for m in blocks)
+    return (
+        f"memory-cli denied the last call under the person's standing rule ({rules}). It is not a "
+        f"transient error: the same action in another spelling is denied too. Change course and {instead}."
+    )
+
+
 def pre_tool_use(ctx, resp) -> None:
     if not (ctx.settings.section("enforcement") or {}).get("enabled", True):
         return
@@ -191,12 +250,24 @@ def pre_tool_use(ctx, resp) -> None:
     asks = verdict.by_action("ask")
     warns = verdict.by_action("warn")
     suggests = verdict.by_action("suggest")
-    if blocks:
+    rewritten = _rewritten(ctx, blocks + asks, clock) if (blocks or asks) else None
+    if rewritten is not None:
+        m = (blocks + asks)[0]
+        resp.decide(
+            "ask",
+            f"memory-cli rewrote the call to what its rule says to use instead: `{rewritten['command']}`. "
+            + describe(m),
+        )
+        resp.updated_input = rewritten
+        resp.notify(f"memory-cli rewrote the call to `{rewritten['command']}` ({m.message}); confirm to run it")
+    elif blocks:
         lines = [describe(m) for m in blocks]
         resp.decide("deny", "Blocked by memory-cli: " + " ".join(lines))
+        if ctx.client in (None, "claude"):  # Gemini ignores BeforeTool context; Codex: unproven
+            resp.add_context(_change_course(blocks))
         resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
-        resp.decide("ask", "memory-cli asks first: " + " ".join(describe(m) for m in asks))
+        resp.decide(_ask_or_defer(ctx), "memory-cli asks first: " + " ".join(describe(m) for m in asks))
         if any(m.field == "dynamic" and m.rule[ACTION] == "block" for m in asks):
             resp.ask_or_deny = True  # a block rule's words built at run time: never only a warning
     if warns:

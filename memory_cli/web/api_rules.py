@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict
 
 from ..capture import corrections as corr
-from ..entry_effects import resync_pins
+from ..entry_effects import resync_native, resync_pins
 from ..rules import api as rules_api
 from . import deps
 
@@ -100,6 +100,7 @@ def edit_rule(store, rule_id: str, changes: dict) -> dict:
     with deps.field("pattern"):
         rule = rules_api.edit_rule(store, rule_id, **changes)
     resync_pins(store, store.row("SELECT pinned FROM memory_entries WHERE id = ?", (before["id"],)))
+    resync_native(store)
     return rule
 
 
@@ -110,19 +111,25 @@ def api_edit_rule(rule_id: str, body: RulePatch, store=Depends(deps.get_store)):
 
 @router.post("/rules/{rule_id}/enable", summary="Switch a rule on")
 def api_enable(rule_id: str, store=Depends(deps.get_store)):
-    return rules_api.set_enabled(store, rule_id, True)
+    rule = rules_api.set_enabled(store, rule_id, True)
+    resync_native(store)
+    return rule
 
 
 @router.post("/rules/{rule_id}/disable", summary="Switch a rule off (kept, not enforced)")
 def api_disable(rule_id: str, store=Depends(deps.get_store)):
-    return rules_api.set_enabled(store, rule_id, False)
+    rule = rules_api.set_enabled(store, rule_id, False)
+    resync_native(store)
+    return rule
 
 
 @router.post("/rules/{rule_id}/confirm", summary="Vouch for a rule (a promoted warn becomes block)")
 def api_confirm(rule_id: str, body: Optional[ConfirmIn] = None, store=Depends(deps.get_store)):
     action = body.action if body else None
     with deps.field("action"):
-        return rules_api.confirm_rule(store, rule_id, action=action)
+        rule = rules_api.confirm_rule(store, rule_id, action=action)
+    resync_native(store)
+    return rule
 
 
 @router.delete("/rules/{rule_id}", summary="Delete a rule and its memory (kept in the audit log)")
@@ -131,6 +138,7 @@ def api_delete_rule(rule_id: str, store=Depends(deps.get_store)):
     pinned = store.row("SELECT pinned FROM memory_entries WHERE id = ?", (rule["id"],))
     rules_api.delete_rule(store, rule["id"])
     resync_pins(store, pinned)
+    resync_native(store)
     return {"deleted": rule["id"]}
 
 

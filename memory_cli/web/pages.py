@@ -345,6 +345,9 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
         rules_api.confirm_rule(store, rule_id)
     else:
         raise NotFound(f"no rule action {verb!r}")
+    from ..entry_effects import resync_native
+
+    resync_native(store)
     return _rule_row(request, store, rule_id)
 
 

@@ -36,6 +36,9 @@ def test_pre_tool_use_deny_stops_the_command_and_tells_the_model_why(e2e_home, g
     assert denied["is_error"], s.describe()
     assert denied["text"].startswith("PreToolUse:Bash hook error:"), denied
     assert "Never use pythonw.exe" in denied["text"] and "use python.exe" in denied["text"], denied
+    # Beside the deny, context that says it is no transient error, so the model changes course.
+    beside = s.main_requests[1].hook_contexts("PreToolUse:Bash")
+    assert any("not a transient error" in c and "do this instead: use python.exe" in c for c in beside), beside
     # The whole command line was refused: its harmless first half did not run either.
     assert not (e2e_home.project / "denied.txt").exists()
     blocks = e2e_home.cli_json("audit", "--action", "enforce_block")
@@ -137,3 +140,31 @@ def test_an_ask_rule_in_print_mode_is_a_refusal_the_model_understands(e2e_home):
     assert not (e2e_home.project / "pushed.txt").exists()
     denials = s.result.get("permission_denials") or []
     assert [d["tool_input"]["command"] for d in denials] == ["touch pushed.txt && git push origin main"]
+
+
+def test_a_rule_naming_a_replacement_rewrites_the_call_and_asks(fresh_home):
+    """With ``enforcement.rewrite_to_alternative``, "use pnpm, not npm" answers ``npm install``
+    with ``ask`` and ``updatedInput``: the call Claude Code holds for the person's answer is the
+    rewritten one (``claude -p`` has nobody to ask, so it is listed in ``permission_denials``)."""
+    fresh_home.write_config({"enforcement": {"rewrite_to_alternative": True}})
+    fresh_home.cli("rules", "add", "use pnpm, not npm")
+    s = fresh_home.run_session("add left-pad", [bash("npm install left-pad", "install"), "Waiting for you."])
+    assert s.returncode == 0, s.describe()
+    denials = s.result.get("permission_denials") or []
+    assert [d["tool_input"]["command"] for d in denials] == ["pnpm install left-pad"], s.describe()
+    refused = s.tool_results()[-1]
+    assert refused["is_error"] and "pnpm install left-pad" in refused["text"], s.describe()
+
+
+def test_an_ask_rule_defers_a_headless_run_when_configured(fresh_home):
+    """``enforcement.headless_ask = "defer"``: in ``claude -p`` (``CLAUDE_CODE_SESSION_ATTENDED=0``)
+    an ask rule stops the run with the call pending (``stop_reason: tool_deferred``); nothing ran
+    and the model was not asked again."""
+    fresh_home.write_config({"enforcement": {"headless_ask": "defer"}})
+    fresh_home.cli(
+        "rules", "add", "Ask before pushing", "--pattern", "git push", "--pattern-type", "command", "--action", "ask"
+    )
+    s = fresh_home.run_session("publish the branch", [bash("git push origin main; touch pushed.txt", "push"), "Done."])
+    assert s.result.get("stop_reason") == "tool_deferred", s.describe()
+    assert not (fresh_home.project / "pushed.txt").exists()
+    assert len(s.main_requests) == 1, s.describe()
