@@ -170,7 +170,7 @@ def line(p: dict | None) -> str:
         parts[0] += " (" + ", ".join(f"{a} {n}" for a, n in sorted(p["by_action"].items())) + ")"
     outcome = [f"{k} {p[k]}" for k in ("obeyed", "repeated", "overridden", "declined", "violated") if p[k]]
     text = parts[0] + (": " + ", ".join(outcome) if outcome else "")
-    if p["last_fired"]:
+    if p.get("last_fired"):  # totals over all rules carry no single date
         text += f"; last {p['last_fired'][:10]}"
     if p["agents"]:
         text += f" ({', '.join(p['agents'])})"
