@@ -435,6 +435,28 @@ def redact(text: str) -> tuple[str, list[str]]:
     """
     if not text or not isinstance(text, str):
         return text, []
+    known = _SEEN.get(text)
+    if known is not None:
+        return known[0], list(known[1])
+    out, kinds = _redact(text)
+    if len(text) <= _SEEN_MAX_CHARS:
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[text] = (out, tuple(kinds))
+    return out, kinds
+
+
+# Texts this process has redacted, with their results. The same text reaches redaction many
+# times on its way to the store (an entry's content when it is checked, then at the store's
+# gate for each row that carries it; a repository file's origin and path on every row of its
+# load): a thousand-entry load redacted about nine texts per entry, only one of them new.
+# Bounded, and exact (the rules do not change within a process).
+_SEEN: dict[str, tuple[str, tuple]] = {}
+_SEEN_MAX = 4096
+_SEEN_MAX_CHARS = 16384
+
+
+def _redact(text: str) -> tuple[str, list[str]]:
     found: set[str] = set()
     out = text
     for kind, pattern, build in _rules():
