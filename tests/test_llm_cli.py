@@ -44,7 +44,7 @@ def test_summarize_json_offline(cli, transcript):
     assert out["provider"] == "extractive" and out["stored"] >= 2
     assert out["session_id"] == "7d1e4c2a-93b5-4f0e-a8d6-2c51b9e07f13"
     stored = [e for e in listed(cli) if e["source"] == "session"]
-    assert len(stored) == out["stored"] and {e["scope"] for e in stored} == {"project:whisperclick"}
+    assert len(stored) == out["stored"] and {e["scope"] for e in stored} == {"repo:/home/u/work/whisperclick"}
     assert not any(s in r.stdout for s in SECRETS)
 
 

@@ -27,6 +27,14 @@ def offset_key(path: str) -> str:
     return OFFSET_KEY + os.path.realpath(path)
 
 
+def _checkout_of(cwd: str | None) -> str | None:
+    """Where a session's memories and report are kept: its checkout (``scope.checkout``), so
+    another folder of the same name never starts from them."""
+    if not cwd:
+        return None
+    return scopes.checkout(scopes.find_project_root(cwd, env={}) or cwd)
+
+
 def _project_of(cwd: str | None) -> str | None:
     if not cwd:
         return None
@@ -96,12 +104,14 @@ def summarize_transcript(
         raise InvalidInput(f"{path} is not a Claude Code transcript (no JSON lines of a conversation)")
     redacted = transcript.redact_all(ex)  # before anything is shown, stored or sent
     session_id = session_id or ex.session_id
+    here = None  # the checkout, when the project is the transcript's own
     if project:
         project = scopes.parse(project if ":" in project else f"project:{project}")
         if not project.startswith("project:"):
             raise InvalidInput(f"--project must name a project, got {project!r}")
     else:
         project = _project_of(ex.cwd)
+        here = _checkout_of(ex.cwd) if project else None
     section = llm_config.llm_section(settings)
     provider = providers.provider_for(settings)
     result = {
@@ -208,6 +218,8 @@ def summarize_transcript(
             result["raced"] = f"another run summarised this transcript meanwhile (now at byte {now_at})"
             return result
         for out in kept:
+            if here and out["scope"] == project:
+                out["scope"] = here
             entry = entries.add(
                 store,
                 out["content"],
@@ -220,14 +232,14 @@ def summarize_transcript(
                 session_id=session_id,
                 tags=["session"],
                 audit_context=f"session memory ({result['provider']})",
-                home_scope=project,
+                home_scope=here or project,
             )
             out["id"] = entry["id"]
             touched.add(out["scope"])
         saved = _save_report(
             store,
             report,
-            scope=project or "global",
+            scope=here or project or "global",
             session_id=session_id,
             details=f"Written by {result['provider']} at session end; {len(kept)} memories stored.",
         )
