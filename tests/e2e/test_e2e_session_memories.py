@@ -44,7 +44,7 @@ def test_a_real_session_leaves_memories_for_the_next(fresh_home):
     contents = [e["content"] for e in found]
     assert any("root cause" in c and "build/config.txt" in c for c in contents), contents
     assert any(c.startswith("`cat build/config.txt` failed") and "config.txt" in c for c in contents), contents
-    assert {e["scope"] for e in found} == {"project:whisperclick"}
+    assert {e["scope"] for e in found} == {f"repo:{fresh_home.project}"}
     assert {e["session_id"] for e in found} == {s.result.get("session_id")}
     assert all(e["confidence"] == 0.5 for e in found)
 
