@@ -91,3 +91,30 @@ def test_install_pins_the_store_and_config_it_resolves(claude_dir, tmp_path):
     assert r.returncode == 0, r.stderr
     command = json.loads((claude_dir / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     assert f"--db {elsewhere}" in command and f"--config {claude_dir / 'memory' / 'config.json'}" in command
+
+
+def test_codex_and_gemini_hooks_are_pinned_too(claude_dir, tmp_path):
+    """The same command for every agent: a Gemini BeforeTool call under a block rule is denied
+    whatever MEMORY_CLI_DB and MEMORY_CLI_CONFIG say."""
+    from memory_cli import install_agents
+
+    store = claude_dir / "memory" / "memory.db"
+    store.parent.mkdir(parents=True, exist_ok=True)
+    add_rule(store, "never force-push", pattern="git push --force", pattern_type="command", action="block")
+    for agent in ("codex", "gemini"):
+        r = run_cli("install", "--agent", agent, "--no-mcp", "--no-model")
+        assert r.returncode == 0, r.stderr
+        commands = [c for cs in install_agents.registered(agent).values() for c in cs]
+        assert commands and all(f"--db {store}" in c and "--config " in c for c in commands), commands
+    [before_tool] = install_agents.registered("gemini")["BeforeTool"]
+    body = {
+        "session_id": "g1",
+        "cwd": str(tmp_path),
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "git push --force origin main"},
+    }
+    open_config = tmp_path / "open.json"
+    open_config.write_text(json.dumps({"enforcement": {"enabled": False}}))
+    proc = _run(before_tool, body, {"MEMORY_CLI_DB": str(tmp_path / "empty.db"), "MEMORY_CLI_CONFIG": str(open_config)})
+    assert json.loads(proc.stdout).get("decision") == "deny", proc.stdout + proc.stderr

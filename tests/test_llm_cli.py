@@ -181,7 +181,7 @@ def test_session_end_hands_the_transcript_to_the_detached_job(hook, cli, transcr
         assert r.returncode == 0 and r.stdout.strip() in ("", "{}")
         got = _wait_for(lambda: [e for e in listed(cli) if e["source"] == "session"])
         assert [e["content"] for e in got] == [answer["memories"][0]["content"]]
-        assert got[0]["scope"] == "project:whisperclick" and got[0]["session_id"] == "sess-1"
+        assert got[0]["scope"] == f"repo:{project}" and got[0]["session_id"] == "sess-1"
         # Later the same day: the daily part already ran, the summary step still runs.
         _wait_for(
             lambda: any(

@@ -85,8 +85,11 @@ def summarize_transcript(
     project: str | None = None,
     dry_run: bool = False,
     from_start: bool = False,
+    checkout: str | None = None,
 ) -> dict:
-    """Summarise what is new in ``path``; returns what was found and what was stored."""
+    """Summarise what is new in ``path``; returns what was found and what was stored.
+    ``checkout`` (``repo:<root>``) is where the session ran, when known: its memories and
+    report are kept there (derived from the transcript when no ``project`` is given)."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise NotFound(f"no transcript at {path}")
@@ -104,14 +107,14 @@ def summarize_transcript(
         raise InvalidInput(f"{path} is not a Claude Code transcript (no JSON lines of a conversation)")
     redacted = transcript.redact_all(ex)  # before anything is shown, stored or sent
     session_id = session_id or ex.session_id
-    here = None  # the checkout, when the project is the transcript's own
+    here = scopes.parse(checkout) if checkout and checkout.startswith("repo:") else None
     if project:
         project = scopes.parse(project if ":" in project else f"project:{project}")
         if not project.startswith("project:"):
             raise InvalidInput(f"--project must name a project, got {project!r}")
     else:
         project = _project_of(ex.cwd)
-        here = _checkout_of(ex.cwd) if project else None
+        here = here or (_checkout_of(ex.cwd) if project else None)
     section = llm_config.llm_section(settings)
     provider = providers.provider_for(settings)
     result = {
@@ -312,8 +315,15 @@ def _summarize_queued(store, settings, queued) -> list[dict]:
     for path, info in queued:
         info = info if isinstance(info, dict) else {}
         try:
+            # Queued before checkouts were recorded: the session's folder says which.
+            checkout = info.get("checkout") or (_checkout_of(info.get("cwd")) if info.get("project") else None)
             r = summarize_transcript(
-                store, settings, path, session_id=info.get("session_id"), project=info.get("project")
+                store,
+                settings,
+                path,
+                session_id=info.get("session_id"),
+                project=info.get("project"),
+                checkout=checkout,
             )
             done.append(
                 {"transcript": path, "stored": r["stored"], "provider": r["provider"], "fallback": r["fallback"]}
