@@ -76,6 +76,7 @@ def test_a_load_redacts_each_text_once(tmp_path, monkeypatch):
         return real(text, *a, **kw)
 
     monkeypatch.setattr(redact, "_redact", counted)
+    monkeypatch.setattr(redact, "_SEEN", {})  # what earlier tests in this process redacted
     out = io.StringIO()
     body = json.dumps(payload("SessionStart", cwd=str(root)))
     assert runner.main("SessionStart", str(tmp_path / "me.db"), stdin=io.StringIO(body), stdout=out) == 0
