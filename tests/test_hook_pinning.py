@@ -118,3 +118,18 @@ def test_codex_and_gemini_hooks_are_pinned_too(claude_dir, tmp_path):
     open_config.write_text(json.dumps({"enforcement": {"enabled": False}}))
     proc = _run(before_tool, body, {"MEMORY_CLI_DB": str(tmp_path / "empty.db"), "MEMORY_CLI_CONFIG": str(open_config)})
     assert json.loads(proc.stdout).get("decision") == "deny", proc.stdout + proc.stderr
+
+
+def test_doctor_says_when_the_registered_hooks_are_not_pinned(claude_dir, db_path):
+    settings = claude_dir / "settings.json"
+    pre = _installed(claude_dir, "PreToolUse")
+    r = run_cli("doctor", "--json", db=db_path)
+    [check] = [c for c in json.loads(r.stdout)["checks"] if c["name"] == "hooks (user)"]
+    assert check["status"] == "ok", check
+    unpinned = pre.split(" --db ")[0] + " hook PreToolUse"
+    data = json.loads(settings.read_text())
+    data["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = unpinned
+    settings.write_text(json.dumps(data))
+    r = run_cli("doctor", "--json", db=db_path)
+    [check] = [c for c in json.loads(r.stdout)["checks"] if c["name"] == "hooks (user)"]
+    assert check["status"] == "warn" and "run `memory-cli install` again to pin them" in check["detail"]
