@@ -89,6 +89,14 @@ def test_a_plugin_environment_owned_by_another_user_is_refused_loudly(tmp_path):
     proc = _run("PreToolUse", data, FORCE_PUSH)
     assert _decision(proc) == "ask" and "belongs to another user (uid 4242)" in proc.stdout, proc.stdout
     assert not ran.exists()
+    # The per-tool-call command of hooks.json, with the whole data folder given away.
+    os.chown(data, 4242, 4242)
+    hooks = json.loads((ROOT / "plugin" / "hooks" / "hooks.json").read_text())["hooks"]
+    command = hooks["PreToolUse"][0]["hooks"][0]["command"]
+    env = dict(os.environ, CLAUDE_PLUGIN_ROOT=str(ROOT / "plugin"), CLAUDE_PLUGIN_DATA=str(data))
+    proc = subprocess.run(command, shell=True, input=json.dumps(FORCE_PUSH), capture_output=True, text=True, env=env)
+    assert _decision(proc) == "ask" and "belongs to another user (uid 4242)" in proc.stdout, proc.stdout
+    assert not ran.exists()
 
 
 def test_with_no_environment_a_tool_call_is_asked_not_let_through(tmp_path):
