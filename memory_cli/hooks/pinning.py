@@ -52,6 +52,12 @@ def _same(a: str, b: str) -> bool:
         return False
 
 
+def _shown(name: str, value: str) -> str:
+    """``NAME=value`` for the one-line notice: whitespace folded, at most 120 characters."""
+    text = " ".join(value.split()) or "(empty)"
+    return f"{name}={text if len(text) <= 120 else text[:119] + '…'}"
+
+
 def resolve(event: str, db: str | None, config: str | None) -> Pin:
     """Apply the pin of a hook command (``db``/``config`` from its command line) to this
     process's environment; see the module docstring."""
@@ -65,7 +71,7 @@ def resolve(event: str, db: str | None, config: str | None) -> Pin:
     if config:
         config = os.path.expanduser(config)
         if env_config is not None and not _same(env_config, config):
-            ignored.append(f"MEMORY_CLI_CONFIG={env_config or '(empty)'}")
+            ignored.append(_shown("MEMORY_CLI_CONFIG", env_config))
         env["MEMORY_CLI_CONFIG"] = config
     env_db = env.get("MEMORY_CLI_DB")
     off = env_db == ""
@@ -80,7 +86,7 @@ def resolve(event: str, db: str | None, config: str | None) -> Pin:
         store = None
     if store is not None:
         if env_db is not None and (off or not _same(env_db, store)):
-            ignored.append(f"MEMORY_CLI_DB={env_db or '(empty)'}")
+            ignored.append(_shown("MEMORY_CLI_DB", env_db))
         env["MEMORY_CLI_DB"] = store
     notice = None
     if ignored and event == "SessionStart":
