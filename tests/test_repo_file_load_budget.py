@@ -77,6 +77,7 @@ def test_a_load_redacts_each_text_once(tmp_path, monkeypatch):
 
     monkeypatch.setattr(redact, "_redact", counted)
     monkeypatch.setattr(redact, "_SEEN", {})  # what earlier tests in this process redacted
+    monkeypatch.setattr(redact, "_seen_chars", 0)
     out = io.StringIO()
     body = json.dumps(payload("SessionStart", cwd=str(root)))
     assert runner.main("SessionStart", str(tmp_path / "me.db"), stdin=io.StringIO(body), stdout=out) == 0
