@@ -8,29 +8,31 @@ from __future__ import annotations
 import sys
 
 
-def _split_global_db(argv: list[str]) -> tuple[str | None, list[str]]:
-    """Take a leading ``--db PATH`` / ``--db=PATH`` so ``memory-cli --db X hook E`` stays fast."""
-    db = None
+def _split_global_db(argv: list[str]) -> tuple[str | None, str | None, list[str]]:
+    """Take a leading ``--db PATH`` / ``--config PATH`` (either ``=`` form) so
+    ``memory-cli --db X hook E`` stays fast. ``--config`` is a hook command's pin only."""
+    found: dict[str, str] = {}
     rest = list(argv)
     while rest:
-        if rest[0] == "--db" and len(rest) >= 2:
-            db, rest = rest[1], rest[2:]
-        elif rest[0].startswith("--db="):
-            db, rest = rest[0][5:], rest[1:]
+        name, eq, value = rest[0].partition("=")
+        if name in ("--db", "--config") and eq:
+            found[name], rest = value, rest[1:]
+        elif name in ("--db", "--config") and len(rest) >= 2:
+            found[name], rest = rest[1], rest[2:]
         else:
             break
-    return db, rest
+    return found.get("--db"), found.get("--config"), rest
 
 
-def hook_call(argv: list[str]) -> tuple[str, str | None, str | None] | None:
-    """``(event, db, agent)`` when ``argv`` is ``[--db PATH] hook [--agent NAME] EVENT``; None
-    for any other command. ``agent`` is None for Claude Code."""
-    db, rest = _split_global_db(argv)
+def hook_call(argv: list[str]) -> tuple[str, str | None, str | None, str | None] | None:
+    """``(event, db, agent, config)`` when ``argv`` is ``[--db PATH] [--config PATH] hook
+    [--agent NAME] EVENT``; None for any other command. ``agent`` is None for Claude Code."""
+    db, config, rest = _split_global_db(argv)
     agent = None
     if len(rest) >= 4 and rest[0] == "hook" and rest[1] == "--agent":
         agent, rest = rest[2], rest[:1] + rest[3:]
     if len(rest) >= 2 and rest[0] == "hook" and not rest[1].startswith("-"):
-        return rest[1], db, agent
+        return rest[1], db, agent, config
     return None
 
 
@@ -40,8 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     if hook is not None:
         from .hooks.runner import main as hook_main
 
-        event, db, agent = hook
-        return hook_main(event, db, agent=agent)
+        event, db, agent, config = hook
+        return hook_main(event, db, agent=agent, config_override=config)
     from .cli import run
 
     return run(argv)

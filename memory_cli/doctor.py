@@ -265,16 +265,35 @@ def _hook_checks():
                 exe = (command_prefix(cmd) or [cmd])[0]
                 if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
                     bad.append(exe)
-        status = "fail" if bad else ("warn" if missing else "ok")
+        unpinned = [c for cmds in reg.values() for c in cmds if not _pinned(c)]
+        status = "fail" if bad else ("warn" if missing or unpinned else "ok")
         detail = f"{path}: {len(reg)} events registered"
         if missing:
             detail += f"; missing {', '.join(missing)}"
+        if unpinned:
+            detail += (
+                "; the commands name no store and config (--db, --config), so MEMORY_CLI_DB and "
+                "MEMORY_CLI_CONFIG from a repository's settings decide which rules hold: run "
+                "`memory-cli install` again to pin them"
+            )
         if bad:
             detail += f"; executable not found: {sorted(set(bad))[0]} (run `memory-cli install` again)"
         out.append(_check(f"hooks ({scope})", status, detail))
     if not found_any:
         out.append(_check("hooks", "warn", "not registered in any settings file: run `memory-cli install`"))
     return out + _speed_checks()
+
+
+def _pinned(command: str) -> bool:
+    """Does a registered hook command pin its store or config (see hooks.pinning)?"""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    before = words[: words.index("hook")] if "hook" in words else words
+    return any(w in ("--db", "--config") or w.startswith(("--db=", "--config=")) for w in before)
 
 
 # agent -> (the tool event doctor times, a payload as that agent sends it, what it needs to run hooks)

@@ -123,6 +123,20 @@ def is_launcher_script(word: str) -> bool:
     return len(parts) >= 2 and parts[-1] == LAUNCHER_NAME and parts[-2] == "memory_cli"
 
 
+def pinned(launcher: str, cli_db: str | None = None) -> str:
+    """``launcher`` with the store and config this install enforces pinned (``--db``,
+    ``--config``, absolute): the hook then ignores ``MEMORY_CLI_DB`` and ``MEMORY_CLI_CONFIG``
+    from its environment, which a repository's settings can set (see
+    :mod:`memory_cli.hooks.pinning`). They are what this command line resolves now: ``--db``,
+    else ``MEMORY_CLI_DB``, else the config's ``database_path``, else the default."""
+    from . import settings
+
+    config = str(Path(paths.config_file()).expanduser().resolve())
+    db = settings.database_path(cli_db, settings.load(config))
+    db = str(Path(db).expanduser().resolve())
+    return f"{launcher} --db {shlex.quote(db)} --config {shlex.quote(config)}"
+
+
 def command_for(event: str, launcher: str, db: str | None = None) -> str:
     """One hook command: ``launcher`` is shell-ready (see :func:`hook_launcher`)."""
     parts = launcher

@@ -493,6 +493,34 @@ def redact(text: str) -> tuple[str, list[str]]:
     """
     if not text or not isinstance(text, str):
         return text, []
+    known = _SEEN.get(text)
+    if known is not None:
+        return known[0], list(known[1])
+    out, kinds = _redact(text)
+    global _seen_chars
+    if len(text) <= _SEEN_TEXT_CHARS:
+        if len(_SEEN) >= _SEEN_MAX or _seen_chars > _SEEN_ALL_CHARS:
+            _SEEN.clear()
+            _seen_chars = 0
+        _SEEN[text] = (out, tuple(kinds))
+        _seen_chars += len(text) + len(out)
+    return out, kinds
+
+
+# Texts this process has redacted, with their results. The same text reaches redaction many
+# times on its way to the store (an entry's content when it is checked, then at the store's
+# gate for each row that carries it; a repository file's origin and path on every row of its
+# load): a thousand-entry load redacted about nine texts per entry, only one of them new.
+# Exact (the rules do not change within a process) and bounded (a few MB at most in a
+# long-lived process: emptied when full).
+_SEEN: dict[str, tuple[str, tuple]] = {}
+_SEEN_MAX = 4096
+_SEEN_TEXT_CHARS = 16384
+_SEEN_ALL_CHARS = 2_000_000
+_seen_chars = 0
+
+
+def _redact(text: str) -> tuple[str, list[str]]:
     found: set[str] = set()
     out = text
     for kind, pattern, build in _rules():

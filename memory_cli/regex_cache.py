@@ -137,11 +137,9 @@ def save(replace: bool = False) -> bool:
         ensure_private_dir(os.path.dirname(path))
         patterns = {} if replace else dict(_entries())
         patterns.update(_seen if replace else {k: _seen[k] for k in _new})
-        tmp = f"{path}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(marshal.dumps({"tag": _TAG, "patterns": patterns}))
-        os.replace(tmp, path)
+        from .private_file import replace  # 0600, through a random temporary name
+
+        replace(path, marshal.dumps({"tag": _TAG, "patterns": patterns}))
     except Exception:
         return False
     _loaded = patterns

@@ -2,8 +2,9 @@
 or for one file.
 
 ``repo:<absolute root>`` is the scope of what a repository's own ``.claude/memory-cli.toml``
-brings: it applies only in the checkout at that root, not in another clone that happens to
-have the same folder name (which ``project:<name>`` would match).
+brings, and of what an agent writes there (:func:`checkout`): it applies only in the checkout
+at that root, not in another clone that happens to have the same folder name (which
+``project:<name>`` would match).
 
 The project is derived from ``CLAUDE_PROJECT_DIR`` or the git root above the hook's ``cwd``
 (which follows ``cd``), never from the process's own working directory: Claude Code may start
@@ -112,6 +113,17 @@ def _git_root(path: str) -> str | None:
         if parent == path:
             return None
         path = parent
+
+
+def checkout(root: str | None) -> str | None:
+    """The scope of one checkout, ``repo:<absolute root>`` (None without a root): where what an
+    agent or a model writes (MCP ``remember``, ``[MEMORY:...]`` markers, session memories and
+    reports) is kept. Not ``project:<name>``: a folder's name is no identity, and a clone of the
+    same name elsewhere (a download, a repository someone prepared) is another checkout, whose
+    agent must not speak in this one's sessions."""
+    if not root:
+        return None
+    return "repo:" + os.path.normpath(os.path.abspath(os.path.expanduser(root)))
 
 
 def project_name(root: str | None) -> str | None:

@@ -37,14 +37,21 @@ PLUGIN_EXTRAS: tuple[str, ...] = ()
 NO_DEPS_MARK = "# without dependencies:"
 
 
+# The plugin cannot know the person's store when it is installed: it pins their config file
+# (whose database_path, else the default, is the store), so MEMORY_CLI_DB and MEMORY_CLI_CONFIG
+# from a repository's settings cannot change what is enforced (memory_cli/hooks/pinning.py).
+PLUGIN_CONFIG = '"${CLAUDE_CONFIG_DIR:-$HOME/.claude}/memory/config.json"'
+
+
 def plugin_command(event: str) -> str:
     """SessionStart goes through the launcher (it keeps the environment current); every other
     event runs the environment's Python directly: one ``[ -x ]`` in the shell, then exec."""
     if event == "SessionStart":
         return f"{RUN} hook {event}"
     py = '"${CLAUDE_PLUGIN_DATA}/env/bin/python"'
-    fast = f'{py} -I -S "${{CLAUDE_PLUGIN_ROOT}}/memory_cli/fasthook.py" hook {event}'
-    return f"[ -x {py} ] && exec {fast}; exec {RUN} hook {event}"
+    fast = f'{py} -I -S "${{CLAUDE_PLUGIN_ROOT}}/memory_cli/fasthook.py" --config {PLUGIN_CONFIG} hook {event}'
+    # -O: the data folder is the person's own (bin/run checks more: who else may write there).
+    return f'[ -x {py} ] && [ -O "${{CLAUDE_PLUGIN_DATA}}" ] && exec {fast}; exec {RUN} hook {event}'
 
 
 def plugin() -> str:

@@ -47,11 +47,12 @@ def test_a_failure_like_a_resolved_incident_is_offered_its_resolution(store, hoo
 
 
 def test_a_new_session_in_the_project_starts_from_the_previous_report(store, hook, project):
-    reports.save_report(store, "Old report", scope="project:whisperclick")
+    here = f"repo:{project}"  # reports are kept per checkout
+    reports.save_report(store, "Old report", scope=here)
     reports.save_report(
         store,
         "Moved drag handling to WM_APP_DRAGSTART; tests green; next: the tray icon.",
-        scope="project:whisperclick",
+        scope=here,
     )
     reports.save_report(store, "Another project's news", scope="project:billing")
     r = hook("SessionStart", payload("SessionStart", cwd=str(project)))

@@ -44,7 +44,7 @@ def test_summarize_json_offline(cli, transcript):
     assert out["provider"] == "extractive" and out["stored"] >= 1
     assert out["session_id"] == "7d1e4c2a-93b5-4f0e-a8d6-2c51b9e07f13"
     stored = [e for e in listed(cli) if e["source"] == "session"]
-    assert len(stored) == out["stored"] and {e["scope"] for e in stored} == {"project:whisperclick"}
+    assert len(stored) == out["stored"] and {e["scope"] for e in stored} == {"repo:/home/u/work/whisperclick"}
     assert not any(s in r.stdout for s in SECRETS)
 
 
@@ -181,7 +181,7 @@ def test_session_end_hands_the_transcript_to_the_detached_job(hook, cli, transcr
         assert r.returncode == 0 and r.stdout.strip() in ("", "{}")
         got = _wait_for(lambda: [e for e in listed(cli) if e["source"] == "session"])
         assert [e["content"] for e in got] == [answer["memories"][0]["content"]]
-        assert got[0]["scope"] == "project:whisperclick" and got[0]["session_id"] == "sess-1"
+        assert got[0]["scope"] == f"repo:{project}" and got[0]["session_id"] == "sess-1"
         # Later the same day: the daily part already ran, the summary step still runs.
         _wait_for(
             lambda: any(

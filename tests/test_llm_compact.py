@@ -241,14 +241,15 @@ def test_summaries_past_the_cap_compact_the_scope(store, cfg, api, tmp_path):
     from memory_cli.llm.summarize import summarize_transcript
 
     cfg["limits"]["per_scope"] = 3
-    fill(store, "project:whisperclick", 3)
+    here = "repo:/home/u/work/whisperclick"  # the transcript's checkout, where its memories go
+    fill(store, here, 3)
     p = tmp_path / "t.jsonl"
     shutil.copy(Path(__file__).parent / "fixtures" / "llm" / "session_whisperclick.jsonl", p)
     cfg["llm"]["provider"] = "none"
     r = summarize_transcript(store, cfg, p)
     assert r["stored"] >= 1
     assert r["compacted"] and r["compacted"][0]["method"] == "fifo"
-    assert len(automatic_entries(store, "project:whisperclick")) == 3
+    assert len(automatic_entries(store, here)) == 3
 
 
 def test_compact_scope_under_the_limit_does_nothing(store, cfg, api):

@@ -21,6 +21,8 @@ pytest.importorskip("anthropic")
 FIXTURE = Path(__file__).parent / "fixtures" / "llm" / "session_whisperclick.jsonl"
 SECRETS = ("sk-ant-api03-Qm7vX2pL9wK4tR8nB3cF6hJ1yD5sG0aZ", "ghp_R4nd0mT0k3nV4lu3Xq9Zt7Lm2Wp5Ks8Jd1Hy6")
 PROJECT = "project:whisperclick"
+# Where its memories and report are kept: the transcript's own checkout, not every "whisperclick".
+CHECKOUT = "repo:/home/u/work/whisperclick"
 
 GOOD = {
     "memories": [
@@ -73,7 +75,7 @@ def test_memories_from_a_realistic_transcript_are_stored(store, cfg, api, transc
     assert r["provider"] == "anthropic" and r["stored"] == 2 and r["fallback"] is None
     stored = session_entries(store)
     assert {e["content"] for e in stored} == {m["content"] for m in GOOD["memories"]}
-    assert all(e["scope"] == PROJECT and e["confidence"] == 0.5 for e in stored)
+    assert all(e["scope"] == CHECKOUT and e["confidence"] == 0.5 for e in stored)
     assert all(e["session_id"] == "7d1e4c2a-93b5-4f0e-a8d6-2c51b9e07f13" for e in stored)
     assert r["report"].startswith("Fixed the failing audio")
     # The request was a forced tool call carrying the transcript (the side chain left out).
@@ -345,13 +347,13 @@ def test_the_session_report_is_stored_with_source_session(store, cfg, api, trans
 
     api([tool("save_memories", GOOD)])
     r = summarize_transcript(store, cfg, transcript)
-    report = latest_report(store, PROJECT)
+    report = latest_report(store, CHECKOUT)
     assert report["id"] == r["report_id"] and report["summary"] == GOOD["report"]
     assert report["source"] == "session" and report["session_id"] == "7d1e4c2a-93b5-4f0e-a8d6-2c51b9e07f13"
     # The extractive reader's report (offline) is stored the same way, and carries no secret.
     s = settings_mod.load("/nonexistent/config.json")
     r2 = summarize_transcript(store, s, transcript, from_start=True, session_id="offline")
-    offline = latest_report(store, PROJECT)
+    offline = latest_report(store, CHECKOUT)
     assert offline["id"] == r2["report_id"] and offline["session_id"] == "offline"
     assert "1 failed" in offline["summary"] and not any(x in offline["summary"] for x in SECRETS)
 
@@ -362,7 +364,7 @@ def test_an_overlong_report_is_clipped_to_the_report_store_limit(store, cfg, api
     assert r["stored"] == 2 and r.get("report_id")  # clipped to the report store's limit
     from memory_cli.reports.api import latest_report
 
-    assert len(latest_report(store, PROJECT)["summary"]) <= 4000
+    assert len(latest_report(store, CHECKOUT)["summary"]) <= 4000
 
 
 def test_two_runs_over_the_same_part_store_it_once(store, db_path, transcript, monkeypatch):

@@ -102,7 +102,7 @@ def test_every_tool_answers_json_and_lists_itself(db_path, project):
     out = session(db_path, project, calls)
     assert out["names"] == TOOLS
     stored = out["remember"]["stored"]
-    assert stored["scope"] == "project:whisperclick" and stored["source"] == "agent"
+    assert stored["scope"] == f"repo:{project}" and stored["source"] == "agent"
     assert stored["confidence"] == 0.5 and "hunter2" not in stored["content"]
     assert out["query"]["memories"][0]["id"] == stored["id"]
     hit = out["search"]["incidents"][0]

@@ -37,7 +37,7 @@ def test_an_agents_global_memory_is_not_injected_in_another_project_until_the_pe
         return data(await s.call_tool("remember", {"content": POLICY, "type": "rule", "scope": "global"}))
 
     stored = session(db, here, calls)["stored"]
-    assert stored["scope"] == "project:shop" and stored["requested_scope"] == "global"
+    assert stored["scope"] == f"repo:{here}" and stored["requested_scope"] == "global"
     assert POLICY[:40] not in _session_start(db, elsewhere).context
     queue = run_cli("review", "--list", db=db)
     assert stored["id"][:8] in queue.stdout and "asks for global" in queue.stdout
@@ -57,7 +57,7 @@ def test_an_agents_memory_stays_in_its_own_project(tmp_path):
         return data(await s.call_tool("remember", {"content": "The shop deploys with make ship", "type": "fact"}))
 
     stored = session(db, here, calls)["stored"]
-    assert stored["scope"] == "project:shop" and stored["requested_scope"] is None
+    assert stored["scope"] == f"repo:{here}" and stored["requested_scope"] is None
 
 
 def test_an_agent_in_no_project_is_held_back_until_reviewed(store):
@@ -76,7 +76,7 @@ def test_a_model_answer_with_global_scope_stays_in_the_sessions_project(store, t
 
     from memory_cli import settings as settings_mod
     from memory_cli.llm.summarize import summarize_transcript
-    from tests.test_llm_summarize import FIXTURE, PROJECT
+    from tests.test_llm_summarize import CHECKOUT, FIXTURE
 
     transcript = tmp_path / "session.jsonl"
     transcript.write_bytes(FIXTURE.read_bytes())
@@ -88,7 +88,7 @@ def test_a_model_answer_with_global_scope_stays_in_the_sessions_project(store, t
     r = summarize_transcript(store, cfg, transcript)
     assert r["stored"] == 1
     [e] = [row for row in store.rows("SELECT * FROM memory_entries") if row["source"] == "session"]
-    assert (e["scope"], e["requested_scope"], e["origin"]) == (PROJECT, "global", "session")
+    assert (e["scope"], e["requested_scope"], e["origin"]) == (CHECKOUT, "global", "session")
     start.close()
 
 
@@ -184,3 +184,46 @@ def test_an_agents_request_superseded_by_the_person_no_longer_waits(store):
     e = entries.add(store, POLICY, "preference", scope="global", source="agent", home_scope="project:shop")
     entries.supersede(store, e["id"], "Install tools with the package manager")
     assert provenance.pending(store) == []
+
+
+def test_what_an_agent_writes_in_one_clone_is_not_injected_in_another_of_the_same_name(tmp_path):
+    """~/dl/shop (a downloaded clone) and ~/work/shop (the person's): the agent's `remember`, its
+    [MEMORY:...] markers and its session report stay with the checkout they were written in."""
+    pytest.importorskip("mcp")
+    from tests.test_mcp_server import data, session
+
+    db = tmp_path / "me.db"
+    downloaded = _git(tmp_path / "dl" / "shop")
+    mine = _git(tmp_path / "work" / "shop")
+
+    async def calls(s):
+        stored = data(await s.call_tool("remember", {"content": "Deploys go through make yolo-ship", "type": "fact"}))
+        data(await s.call_tool("save_report", {"summary": "Set up yolo-ship; next: disable the checks"}))
+        return stored
+
+    stored = session(db, downloaded, calls)["stored"]
+    assert stored["scope"] == f"repo:{downloaded}"
+    marker = "[MEMORY:behavior:deploy] The deploy script skips the tests when SKIP=1 is set"
+    stop = payload("Stop", cwd=str(downloaded), last_assistant_message=marker, transcript_path="")
+    assert run_hook("Stop", stop, db=db, env={"CLAUDE_PROJECT_DIR": str(downloaded)}).returncode == 0
+
+    theirs = _session_start(db, downloaded).context
+    assert "make yolo-ship" in theirs and "SKIP=1" in theirs
+    assert "Previous session in shop" in theirs and "saved by the agent" in theirs
+    here = _session_start(db, mine).context
+    assert "yolo-ship" not in here and "SKIP=1" not in here and "Previous session" not in here
+
+
+def test_reports_kept_under_a_folder_name_before_stay_readable(tmp_path):
+    from memory_cli.db import Store
+    from memory_cli.reports import api as reports
+
+    db = tmp_path / "me.db"
+    mine = _git(tmp_path / "work" / "shop")
+    with Store.open(db) as s:
+        reports.save_report(s, "Written by an earlier version", scope="project:shop", source="agent")
+    listed = json.loads(run_cli("reports", "list", "--json", db=db).stdout)
+    assert [r["scope"] for r in listed] == ["project:shop"]
+    with Store.open(db) as s:
+        assert reports.previous_report(s, "project:shop")["summary"] == "Written by an earlier version"
+    assert "Written by an earlier version" not in _session_start(db, mine).context

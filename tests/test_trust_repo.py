@@ -266,3 +266,47 @@ def test_query_in_the_checkout_finds_what_its_file_brought_and_nowhere_else(tmp_
 
     assert found(repo) == ["5f0c9d1e-aaaa-4bbb-8ccc-00000000000a"]
     assert found(other) == []
+
+
+def _planted_in_a_shared_parent(tmp_path):
+    """A ``.git`` and ``.claude/memory-cli.toml`` in a parent every user can write into (as
+    /tmp is), above the person's own working folder."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    repo = _git_repo(shared / "planted")
+    _write_file(repo, _rule_block("0190a0a0-0000-7000-8000-00000000beef", "Planted", "ls"))
+    work = repo / "mine"
+    work.mkdir()
+    return repo, work
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting as another user needs root")
+def test_a_repository_file_another_user_planted_above_the_working_folder_is_not_loaded(tmp_path):
+    db = tmp_path / "me.db"
+    repo, work = _planted_in_a_shared_parent(tmp_path)
+    for path in (repo, repo / ".git", repo / ".claude", _file(repo)):
+        os.chown(path, 4242, 4242)
+    start = _session_start(db, work)
+    assert "belongs to another user (uid 4242)" in start.system_message
+    assert "memory-cli.toml" in start.system_message
+    assert _bash(db, work, "ls -la").decision is None
+    from memory_cli.db import Store
+
+    with Store.open(db) as s:
+        assert s.value("SELECT count(*) FROM memory_entries") == 0
+
+
+def test_a_repository_file_anyone_can_write_is_not_loaded(tmp_path):
+    db = tmp_path / "me.db"
+    repo, work = _planted_in_a_shared_parent(tmp_path)
+    _file(repo).chmod(0o666)
+    start = _session_start(db, work)
+    assert "is writable by every user" in start.system_message
+    assert _bash(db, work, "ls -la").decision is None
+    _file(repo).chmod(0o644)
+    (repo / ".claude").chmod(0o777)
+    assert "its folder is writable by every user" in _session_start(db, work).system_message
+    (repo / ".claude").chmod(0o755)
+    _session_start(db, work)
+    assert _bash(db, work, "ls -la").decision == "deny"  # the person's own file, once it is safe

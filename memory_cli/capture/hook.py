@@ -33,14 +33,10 @@ def _embedder(ctx):
 
 
 def _scope(ctx) -> str:
-    if not ctx.project:
-        return "global"
+    """Where the agent's markers are kept: this checkout (see ``scope.checkout``)."""
     from .. import scope as scopes
 
-    try:
-        return scopes.parse(f"project:{ctx.project}")
-    except Exception:
-        return "global"
+    return scopes.checkout(ctx.project_root) or "global"
 
 
 def user_prompt_submit(ctx, resp) -> None:

@@ -74,8 +74,8 @@ def install(
 
         path = agents.settings_file(agent, scope)
         before = agents.load(agent, path)
-        launcher = lib.hook_launcher() if entry == "fast" else lib.console_launcher()
-        after = agents.with_ours(agent, before, launcher, state.db, _rule_tools())
+        launcher = lib.pinned(lib.hook_launcher() if entry == "fast" else lib.console_launcher(), state.db)
+        after = agents.with_ours(agent, before, launcher, None, _rule_tools())
         changes = [(path, before, after)]
         if not no_mcp and agent == "gemini":
             changes[0] = (path, before, agent_mcp.gemini_with(after, lib.executable(), state.db))
@@ -86,8 +86,8 @@ def install(
         return
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
-    launcher = lib.hook_launcher() if entry == "fast" else lib.console_launcher()
-    after = lib.with_ours(before, launcher, state.db, _rule_tools())
+    launcher = lib.pinned(lib.hook_launcher() if entry == "fast" else lib.console_launcher(), state.db)
+    after = lib.with_ours(before, launcher, None, _rule_tools())
     changes = [(path, before, after)]
     if not no_mcp:
         changes.append(registration.plan(scope, lib.executable(), state.db))

@@ -21,7 +21,7 @@ def _check(name: str, status: str, detail: str) -> dict:
 
 
 def command_prefix(command: str) -> list[str] | None:
-    """The words of a registered hook command before ``[--db PATH] hook EVENT``."""
+    """The words of a registered hook command before ``[--db PATH] [--config PATH] hook EVENT``."""
     try:
         words = shlex.split(command)
     except ValueError:
@@ -29,10 +29,11 @@ def command_prefix(command: str) -> list[str] | None:
     if "hook" not in words:
         return None
     prefix = words[: words.index("hook")]
-    if "--db" in prefix:
-        i = prefix.index("--db")
-        prefix = prefix[:i] + prefix[i + 2 :]
-    return [w for w in prefix if not w.startswith("--db=")]
+    for option in ("--db", "--config"):
+        if option in prefix:
+            i = prefix.index(option)
+            prefix = prefix[:i] + prefix[i + 2 :]
+    return [w for w in prefix if not w.startswith(("--db=", "--config="))]
 
 
 def _launcher_parts(prefix: list[str]) -> tuple[str, str, list[str]] | None:

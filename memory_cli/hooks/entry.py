@@ -2,7 +2,7 @@
 
 ``memory-cli install`` registers, with absolute paths::
 
-    <python> -I -S <package>/memory_cli/fasthook.py [--path DIR]... [--db PATH] hook [--agent NAME] <Event>
+    <python> -I -S <package>/memory_cli/fasthook.py [--path DIR]... [--db PATH] [--config PATH] hook [--agent NAME] <Event>
 
 Claude Code starts a fresh process for every tool call, so start-up is most of a hook's cost.
 Started this way the interpreter skips what a console script pays for on every call:
@@ -94,8 +94,8 @@ def main(argv: list, here: str) -> None:
         sys.exit(dispatch(argv))
     from memory_cli.hooks.runner import main as run_hook
 
-    event, db, agent = hook
-    code = run_hook(event, db, agent=agent)
+    event, db, agent, config = hook
+    code = run_hook(event, db, agent=agent, config_override=config)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -48,9 +48,17 @@ HARD_DEADLINE_S = {
 DRAIN_BUDGET_S = 0.25
 
 
-def main(event: str, db_override: str | None = None, stdin=None, stdout=None, agent: str | None = None) -> int:
+def main(
+    event: str,
+    db_override: str | None = None,
+    stdin=None,
+    stdout=None,
+    agent: str | None = None,
+    config_override: str | None = None,
+) -> int:
     """Answer one hook call. ``agent`` names the coding agent calling (``claude`` when None);
-    for another agent ``event`` is that agent's own event name (see :mod:`.agents`)."""
+    for another agent ``event`` is that agent's own event name (see :mod:`.agents`).
+    ``db_override``/``config_override`` are what the installed command pins (see :mod:`.pinning`)."""
     started = time.perf_counter()
     agent = agent or "claude"
     native = event
@@ -66,14 +74,23 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
     pending: list = []
     try:
         from .. import settings as settings_mod
+        from .pinning import resolve
 
-        if settings_mod.memory_disabled(db_override):
-            return 0  # MEMORY_CLI_DB="": a silent no-op that allows everything
+        pin = resolve(event, db_override, config_override)
+        if pin.skip:
+            return 0  # MEMORY_CLI_DB="": a silent no-op (a pinned command still enforces its rules)
+        db_override = pin.db or db_override
         errlog = _arm_watchdog(event)
         if _is_tty(stdin):
             sys.stderr.write("memory-cli hook: Claude Code sends the event JSON on stdin; nothing to do\n")
             return 0
         raw = _read(stdin)
+        if pin.notice and pin.quiet:  # memory is off: the line saying what was ignored, nothing else
+            _say(stdout, pin.notice, agent, native, event)
+            return 0
+        if pin.notice:
+            earlier = os.environ.get("MEMORY_CLI_HOOK_NOTICE")
+            os.environ["MEMORY_CLI_HOOK_NOTICE"] = f"{earlier}; {pin.notice}" if earlier else pin.notice
         settings = settings_mod.load()
         db_path = settings_mod.database_path(db_override, settings)
         try:
@@ -381,6 +398,24 @@ def _deny_unchecked(stdout, why: str, agent: str = "claude", native: str = "PreT
         out = agents.render(agent, native, "PreToolUse", response)
     stdout.write(dumps(out, ensure_ascii=False))
     stdout.flush()
+
+
+def _say(stdout, text: str, agent: str, native: str, event: str) -> None:
+    """One line for the person and nothing else, in the calling agent's own words."""
+    from ..fastjson import dumps
+    from .response import Response
+
+    response = Response()
+    response.notify("memory-cli: " + text)
+    if agent == "claude":
+        out = response.render(event)
+    else:
+        from . import agents
+
+        out = agents.render(agent, native, event, response)
+    if out:
+        stdout.write(dumps(out, ensure_ascii=False))
+        stdout.flush()
 
 
 def _first_line(text: str) -> str:

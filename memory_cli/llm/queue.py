@@ -23,11 +23,17 @@ def enqueue_from_hook(ctx) -> bool:
 
     if not os.path.isfile(path):
         return False
+    from memory_cli import scope as scopes
     from memory_cli.db import LockBusy
     from memory_cli.maintenance import kvstate
 
     key = PENDING_KEY + os.path.realpath(path)
-    value = {"session_id": ctx.session_id, "project": f"project:{ctx.project}" if ctx.project else None, "cwd": ctx.cwd}
+    value = {
+        "session_id": ctx.session_id,
+        "project": f"project:{ctx.project}" if ctx.project else None,
+        "checkout": scopes.checkout(ctx.project_root),  # where its memories and report are kept
+        "cwd": ctx.cwd,
+    }
     try:
         kvstate.put(ctx.store, key, value)
     except LockBusy:  # another process is writing: queued through the spool, which the job drains first

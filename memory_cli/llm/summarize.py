@@ -52,6 +52,14 @@ def catch_all_folder(cwd: str | None) -> bool:
     return len(low) == home_at or (len(low) == home_at + 1 and low[-1] in _CATCH_ALL)
 
 
+def _checkout_of(cwd: str | None) -> str | None:
+    """Where a session's memories and report are kept: its checkout (``scope.checkout``), so
+    another folder of the same name never starts from them."""
+    if not cwd:
+        return None
+    return scopes.checkout(scopes.find_project_root(cwd, env={}) or cwd)
+
+
 def _project_of(cwd: str | None) -> str | None:
     if not cwd:
         return None
@@ -102,8 +110,11 @@ def summarize_transcript(
     project: str | None = None,
     dry_run: bool = False,
     from_start: bool = False,
+    checkout: str | None = None,
 ) -> dict:
-    """Summarise what is new in ``path``; returns what was found and what was stored."""
+    """Summarise what is new in ``path``; returns what was found and what was stored.
+    ``checkout`` (``repo:<root>``) is where the session ran, when known: its memories and
+    report are kept there (derived from the transcript when no ``project`` is given)."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise NotFound(f"no transcript at {path}")
@@ -121,12 +132,14 @@ def summarize_transcript(
         raise InvalidInput(f"{path} is not a Claude Code transcript (no JSON lines of a conversation)")
     redacted = transcript.redact_all(ex)  # before anything is shown, stored or sent
     session_id = session_id or ex.session_id
+    here = scopes.parse(checkout) if checkout and checkout.startswith("repo:") else None
     if project:
         project = scopes.parse(project if ":" in project else f"project:{project}")
         if not project.startswith("project:"):
             raise InvalidInput(f"--project must name a project, got {project!r}")
     else:
         project = _project_of(ex.cwd)
+        here = here or (_checkout_of(ex.cwd) if project else None)
     section = llm_config.llm_section(settings)
     provider = providers.provider_for(settings)
     result = {
@@ -238,6 +251,8 @@ def summarize_transcript(
             result["raced"] = f"another run summarised this transcript meanwhile (now at byte {now_at})"
             return result
         for out in kept:
+            if here and out["scope"] == project:
+                out["scope"] = here
             entry = entries.add(
                 store,
                 out["content"],
@@ -250,14 +265,14 @@ def summarize_transcript(
                 session_id=session_id,
                 tags=["session"],
                 audit_context=f"session memory ({result['provider']})",
-                home_scope=project,
+                home_scope=here or project,
             )
             out["id"] = entry["id"]
             touched.add(out["scope"])
         saved = _save_report(
             store,
             report,
-            scope=project or "global",
+            scope=here or project or "global",
             session_id=session_id,
             details=f"Written by {result['provider']} at session end; {len(kept)} memories stored.",
         )
@@ -330,8 +345,15 @@ def _summarize_queued(store, settings, queued) -> list[dict]:
     for path, info in queued:
         info = info if isinstance(info, dict) else {}
         try:
+            # Queued before checkouts were recorded: the session's folder says which.
+            checkout = info.get("checkout") or (_checkout_of(info.get("cwd")) if info.get("project") else None)
             r = summarize_transcript(
-                store, settings, path, session_id=info.get("session_id"), project=info.get("project")
+                store,
+                settings,
+                path,
+                session_id=info.get("session_id"),
+                project=info.get("project"),
+                checkout=checkout,
             )
             done.append(
                 {"transcript": path, "stored": r["stored"], "provider": r["provider"], "fallback": r["fallback"]}

@@ -107,11 +107,16 @@ def _project_scope() -> str:
     return f"project:{name}" if name else "global"
 
 
-def _scope(value: str | None, default: str | None) -> str | None:
+def _checkout_scope() -> str:
+    """Where what the agent writes here is kept: this checkout, not every folder of its name."""
+    return scopes.checkout(scopes.find_project_root(os.getcwd())) or "global"
+
+
+def _scope(value: str | None, default: str | None, here=None) -> str | None:
     if value is None or value == "":
         return default
     if value.strip().lower() == "project":
-        return _project_scope()
+        return (here or _project_scope)()
     try:
         return scopes.parse(value)
     except MemoryCliError as e:
@@ -142,11 +147,12 @@ def remember(
     content: str, type: str, scope: str | None = None, category: str | None = None, subject: str | None = None
 ) -> dict:
     """Store a memory (secrets are redacted). `type`: rule, correction, preference, fact, pattern
-    or decision; `scope` defaults to this project. It is stored unconfirmed, at confidence 0.5,
-    with source `agent`. It applies in this project only: a wider scope (global, another
-    project) is kept as `requested_scope` and waits for the person in `memory-cli review`."""
-    home = _project_scope()
-    sc = _scope(scope, home)
+    or decision; `scope` defaults to this checkout (`repo:<its root>`). It is stored unconfirmed,
+    at confidence 0.5, with source `agent`. It applies in this checkout only (not in another
+    folder of the same name): a wider scope (global, a project) is kept as `requested_scope` and
+    waits for the person in `memory-cli review`."""
+    home = _checkout_scope()
+    sc = _scope(scope, home, _checkout_scope)
     entry = _call(
         lambda s: entries.add(
             s,
@@ -206,14 +212,14 @@ def resolve_incident(id: str, resolution: str) -> dict:
 @app.tool()
 def save_report(summary: str, details: str | None = None) -> dict:
     """Save a few lines on what this session did, so the next session here starts from it."""
-    sc = _project_scope()
+    sc = _checkout_scope()
     return {"report": _call(lambda s: reports.save_report(s, summary, details=details, scope=sc))}
 
 
 @app.tool()
 def get_previous_report(scope: str | None = None) -> dict:
-    """The latest session report of this project (or of `scope`), or null when there is none."""
-    sc = _scope(scope, _project_scope())
+    """The latest session report of this checkout (or of `scope`), or null when there is none."""
+    sc = _scope(scope, _checkout_scope(), _checkout_scope)
     return {"report": _call(lambda s: reports.previous_report(s, sc)), "scope": sc}
 
 

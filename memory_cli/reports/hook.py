@@ -27,13 +27,22 @@ def fit(summary: str) -> str:
 
 
 def session_start(ctx, resp) -> None:
-    if not ctx.project:
+    """The previous report of this checkout only (``scope.checkout``): a report written in
+    another folder of the same name (another clone) is not this project's past. Reports kept
+    under the folder's name by earlier versions stay readable (``get_previous_report`` with
+    ``project:<name>``) but are not injected."""
+    from .. import scope as scopes
+
+    here = scopes.checkout(ctx.project_root)
+    if not here:
         return
     from . import api
 
-    rep = api.previous_report(ctx.store, f"project:{ctx.project}")
+    rep = api.previous_report(ctx.store, here)
     if rep is None:
         return
     summary = fit(rep["summary"])
-    resp.add_context(f"Previous session in {ctx.project} ({rep['created_at'][:10]}):\n{summary}")
+    by = {"agent": "saved by the agent", "session": "summarised at session end", "manual": "written by you"}
+    origin = by.get(rep.get("source"), rep.get("source") or "")
+    resp.add_context(f"Previous session in {ctx.project} ({rep['created_at'][:10]}, {origin}):\n{summary}")
     ctx.audit("inject", context="session report", result=rep["id"])

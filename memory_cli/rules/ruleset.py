@@ -15,7 +15,6 @@ Standard library only (marshal, os): this is on the PreToolUse path.
 from __future__ import annotations
 
 import marshal
-import os
 
 FORMAT = 7
 
@@ -334,16 +333,12 @@ def load(store, *, use_file: bool = True) -> RuleSet:
 
 
 def _write(path: str, rs: RuleSet) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
+    from ..private_file import replace  # 0600, through a random temporary name
+
     try:
-        with open(tmp, "wb") as f:
-            f.write(rs.dump())
-        os.replace(tmp, path)
+        replace(path, rs.dump())
     except (OSError, ValueError):
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        pass
 
 
 def forget() -> None:

@@ -54,6 +54,10 @@ def read_bytes(path: str) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise InvalidInput(f"{where}: not a regular file (a pipe, device or directory); not read")
+        for what, info in (("its folder", os.stat(os.path.dirname(os.path.abspath(path)))), ("the file", st)):
+            why = not_trusted(info)
+            if why:
+                raise InvalidInput(f"{where}: {what} {why}; not read")
         if st.st_size > MAX_BYTES:
             raise InvalidInput(
                 f"{where}: {st.st_size:,} bytes, over the {MAX_BYTES:,} a shared file may hold; not read"
@@ -71,6 +75,40 @@ def read_bytes(path: str) -> bytes | None:
         return data
     finally:
         os.close(fd)
+
+
+def not_trusted(st) -> str | None:
+    """Why a file or folder with this ``os.stat`` result may hold what another local user put
+    there, or None. A repository found above the working directory can be anyone's: a ``.git``
+    and ``.claude/memory-cli.toml`` planted in a shared parent (``/tmp``) by another user would
+    otherwise bring their rules into this person's sessions. Trusted: owned by this user or
+    root, and writable by no one else (group-writable only for the person's own private
+    group, as a umask of 002 makes every file)."""
+    import stat
+
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    if uid is None:  # no owners to compare (Windows)
+        return None
+    if st.st_uid not in (uid, 0):
+        return f"belongs to another user (uid {st.st_uid})"
+    if st.st_mode & stat.S_IWOTH:
+        return "is writable by every user"
+    if st.st_mode & stat.S_IWGRP and not _private_group(st.st_gid, uid):
+        return f"is writable by group {st.st_gid}"
+    return None
+
+
+def _private_group(gid: int, uid: int) -> bool:
+    """Whether ``gid`` is this user's own group (named like the user, no other members)."""
+    try:
+        import grp
+        import pwd
+
+        user = pwd.getpwuid(uid)
+        group = grp.getgrgid(gid)
+    except (ImportError, KeyError):
+        return False
+    return user.pw_gid == gid and group.gr_name == user.pw_name and set(group.gr_mem) <= {user.pw_name}
 
 
 def _where(path: str) -> str:

@@ -85,11 +85,11 @@ def test_session_end_leaves_no_process_behind(e2e_home):
     assert any(r["result"] == "done" for r in runs), runs
 
 
-def test_store_disabled_hooks_are_silent_and_the_session_works(e2e_home):
-    """``MEMORY_CLI_DB=""`` switches memory-cli off: no context, no block (a block rule exists
-    in the store), no correction captured, nothing written."""
+def test_memory_switched_off_from_the_environment_keeps_the_rules_and_says_so(e2e_home):
+    """``MEMORY_CLI_DB=""`` in the session's environment (which a repository's settings can
+    set): memory is off (nothing injected, no correction captured), but the installed hooks pin
+    their store, so the person's block rule still denies, and the session start says so."""
     e2e_home.cli("rules", "add", "Never use telnet")
-    before = e2e_home.cli_json("audit", "--limit", "100000")
     entries_before = e2e_home.cli_json("list")
     s = e2e_home.run_session(
         "No, use ssh, not telnet.",
@@ -98,15 +98,13 @@ def test_store_disabled_hooks_are_silent_and_the_session_works(e2e_home):
     )
     assert s.returncode == 0, s.describe()
     assert s.result.get("subtype") == "success"
-    for r in s.main_requests:
-        assert not [o for o in r.hook_outputs() if "memory-cli" in o[2]], r.hook_outputs()
-    start = s.hook_responses("SessionStart")
-    assert start and all(e.get("output", "") == "" and e.get("exit_code") == 0 for e in start), start
-    assert (e2e_home.project / "unguarded.txt").exists()
-    assert not s.tool_results()[-1]["is_error"]
-    assert e2e_home.cli_json("audit", "--limit", "100000") == before
+    assert not (e2e_home.project / "unguarded.txt").exists()
+    assert s.tool_results()[-1]["is_error"], s.describe()
+    assert not [o for o in s.first_request.hook_outputs() if o[0] == "SessionStart" and o[1] == "context"]
+    start = [e.get("output", "") for e in s.hook_responses("SessionStart")]
+    said = [json.loads(o)["systemMessage"] for o in start if "ignored MEMORY_CLI_DB=(empty)" in o]
+    assert len(said) == 1 and "enforcing" in said[0] and "\n" not in said[0], start
     assert e2e_home.cli_json("list") == entries_before
-    assert not s.system_messages()
 
 
 @pytest.mark.semantic

@@ -58,7 +58,7 @@ def test_claude_cli_writes_session_memories(home):
     assert out["provider"] == "claude-cli" and out["stored"] == 2, r.stderr
     stored = [e for e in home.cli_json("list") if e["source"] == "session"]
     assert sorted(e["content"] for e in stored) == sorted(m["content"] for m in ANSWER["memories"])
-    assert {e["scope"] for e in stored} == {"project:whisperclick"}
+    assert {e["scope"] for e in stored} == {"repo:/home/u/work/whisperclick"}  # the transcript's checkout
     [ours] = si.ours
     body = ours["body"]
     # --tools "" and --strict-mcp-config: no tools at all, not even memory-cli's own MCP server

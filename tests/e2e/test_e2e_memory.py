@@ -46,7 +46,7 @@ def test_stop_marker_is_stored_and_injected_in_the_next_session(e2e_home, run_se
     stored = [e for e in e2e_home.cli_json("list") if e["content"] == observation]
     assert len(stored) == 1, e2e_home.cli("list").stdout
     assert stored[0]["category"] == "timing" and stored[0]["subject"] == "postgres"
-    assert stored[0]["scope"] == "project:whisperclick"
+    assert stored[0]["scope"] == f"repo:{e2e_home.project}"  # this checkout, not every "whisperclick"
     assert stored[0]["session_id"] == first.result["session_id"]
     # Not shown back to the model in the session that wrote it: the marker came from the model.
     assert all(observation not in c for c in first.last_request.hook_contexts("SessionStart"))
@@ -56,7 +56,7 @@ def test_stop_marker_is_stored_and_injected_in_the_next_session(e2e_home, run_se
     start = second.first_request.hook_contexts("SessionStart")
     # shown with its category and subject, so the model knows what the 15 s are about
     assert start and f"[timing] postgres: {observation}" in start[0], second.describe()
-    assert "### project: whisperclick" in start[0]
+    assert f"### repo: {e2e_home.project}" in start[0]
 
 
 _UNRELATED_FACTS = [

@@ -51,7 +51,7 @@ def test_a_real_session_leaves_memories_for_the_next(fresh_home):
     # Proved by the transcript: the same command failed, then passed after the one edit.
     assert any(c.startswith("`python3 -c") and "it passed after editing" in c and "config.txt" in c for c in contents)
     assert not any("setup step generates" in c for c in contents)  # the agent's prose is not a memory
-    assert {e["scope"] for e in found} == {"project:whisperclick"}
+    assert {e["scope"] for e in found} == {f"repo:{fresh_home.project}"}
     assert {e["session_id"] for e in found} == {s.result.get("session_id")}
     assert all(e["confidence"] == 0.5 for e in found)
     # What the agent understood, it recorded itself.
