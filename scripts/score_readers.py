@@ -49,6 +49,9 @@ QUESTION = (
     "Stop before answering the person. Under the Lessons instruction above, do you record a lesson "
     "for the person's last message? Answer with one word: yes or no."
 )
+QUESTION_OUTSIDE = (
+    "Under that instruction, does the agent record a lesson for the person's message? Answer with one word: yes or no."
+)
 QUOTE_QUESTION = (
     "You decided to record a lesson. Give the record_correction call's input as one JSON object: "
     '{"quote": "<the person\'s words, verbatim>", "lesson": "<one line: what to do instead>"}'
@@ -108,15 +111,36 @@ def p_yes(answer: dict) -> float:
     return 1.0 if str(choice["message"].get("content") or "").strip().lower().startswith("yes") else 0.0
 
 
-def conversation(row: dict, turn) -> list[dict]:
+def _agent_turn(turn) -> str:
     words = (turn.text or "").strip()[-TURN_CHARS:] if turn.found else ""
     tools = ", ".join(turn.tools[-8:]) if turn.found and turn.tools else ""
     agent = words or "(no earlier turn: this is the session's first message)"
     if tools:
-        agent += f"\n\n[tools you called in that turn: {tools}]"
+        agent += f"\n\n[tools called in that turn: {tools}]"
+    return agent
+
+
+def conversation(row: dict, turn, framing: str) -> list[dict]:
+    """``conversation``: the agent's turn and the person's message as the chat it is, the
+    instruction as the system text (what the agent in a session sees). ``question``: the same
+    three texts in one message, asked about from outside (easier for a small model)."""
+    if framing == "question":
+        return [
+            {
+                "role": "user",
+                "content": "A coding agent works under this instruction:\n\n"
+                + LESSONS
+                + "\n\nThe agent's last turn:\n<agent>\n"
+                + _agent_turn(turn)
+                + "\n</agent>\n\n"
+                + "The person's next message:\n<person>\n"
+                + row["prompt"][:PROMPT_CHARS]
+                + "\n</person>",
+            }
+        ]
     return [
         {"role": "system", "content": "You are a coding agent working in the person's repository.\n\n" + LESSONS},
-        {"role": "assistant", "content": agent},
+        {"role": "assistant", "content": _agent_turn(turn)},
         {"role": "user", "content": row["prompt"][:PROMPT_CHARS]},
     ]
 
@@ -167,6 +191,7 @@ def main() -> int:
     ap.add_argument("--threshold", type=float, default=0.5, help="P(yes) at which the agent records")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--out", help="write each prompt's scores here (JSON Lines)")
+    ap.add_argument("--framing", choices=("conversation", "question"), default="conversation")
     args = ap.parse_args()
     LESSONS = lessons_instruction()
     data = Data()
@@ -178,7 +203,7 @@ def main() -> int:
     print(
         f"{len(idx)} of {len(data.real)} real prompts drawn at random (seed {args.seed}), "
         f"{sum(labels)} corrections, {len({data.real[i]['person'] for i in idx})} people; "
-        f"agent path: {args.model_name} at {args.base_url}",
+        f"agent path: {args.model_name} at {args.base_url}, framing {args.framing}",
         file=sys.stderr,
     )
     agent_p: list[float] = []
@@ -188,21 +213,23 @@ def main() -> int:
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     for k, i in enumerate(idx):
         row, turn = data.real[i], data.turns[i]
-        msgs = conversation(row, turn)
-        ans = chat(
-            args.base_url,
-            msgs + [{"role": "system", "content": QUESTION}],
-            max_tokens=1,
-            logprobs=True,
-            timeout=args.timeout,
-        )
+        msgs = conversation(row, turn, args.framing)
+        if args.framing == "question":
+            ask_msgs = [{"role": "user", "content": msgs[0]["content"] + "\n\n" + QUESTION_OUTSIDE}]
+        else:
+            ask_msgs = msgs + [{"role": "system", "content": QUESTION}]
+        ans = chat(args.base_url, ask_msgs, max_tokens=1, logprobs=True, timeout=args.timeout)
         p = p_yes(ans)
         rec = False
         quote = lesson = None
         if p >= args.threshold:
             got = chat(
                 args.base_url,
-                msgs + [{"role": "system", "content": QUOTE_QUESTION}],
+                (
+                    [{"role": "user", "content": msgs[0]["content"] + "\n\n" + QUOTE_QUESTION}]
+                    if args.framing == "question"
+                    else msgs + [{"role": "system", "content": QUOTE_QUESTION}]
+                ),
                 max_tokens=160,
                 logprobs=False,
                 timeout=args.timeout,
