@@ -53,12 +53,30 @@ def cache_file() -> str:
     return os.path.join(memory_dir_str(), "cache", f"regex-{_TAG}.bin")
 
 
-def _read(path: str) -> dict:
-    """The patterns the file holds for this interpreter ({} when it is missing, unreadable or
-    another interpreter's)."""
+SEAL = f"regex-cache:{_TAG}"
+
+
+def _sealed(raw: bytes) -> bool:
+    """Whether the store of this process vouches for these bytes (see :mod:`cache_seal`); a
+    process without a store (a library use, a script) has nothing to compare with."""
+    from . import cache_seal
+
+    st = cache_seal.store
+    if st is None:
+        return True
+    return cache_seal.expected(st, SEAL) == cache_seal.digest(raw)
+
+
+def _read(path: str, *, trusted_only: bool = True) -> dict:
+    """The patterns the file holds for this interpreter ({} when it is missing, unreadable,
+    another interpreter's, or not what the store sealed: a file rewritten outside memory-cli
+    is compiled afresh, never run)."""
     try:
         with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())
+            raw = fh.read()
+        if trusted_only and not _sealed(raw):
+            return {}
+        data = marshal.loads(raw)
     except (OSError, ValueError, EOFError, TypeError):
         return {}
     if isinstance(data, dict) and data.get("tag") == _TAG and isinstance(data.get("patterns"), dict):
@@ -137,10 +155,15 @@ def save(replace: bool = False) -> bool:
         ensure_private_dir(os.path.dirname(path))
         patterns = {} if replace else dict(_entries())
         patterns.update(_seen if replace else {k: _seen[k] for k in _new})
+        raw = marshal.dumps({"tag": _TAG, "patterns": patterns})
+        from . import cache_seal
+
+        if cache_seal.store is not None and not cache_seal.record(cache_seal.store, SEAL, cache_seal.digest(raw)):
+            return False  # unsealed, the file would not be trusted: keep the one there
         tmp = f"{path}.{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(marshal.dumps({"tag": _TAG, "patterns": patterns}))
+            fh.write(raw)
         os.replace(tmp, path)
     except Exception:
         return False
@@ -190,9 +213,12 @@ def status() -> dict:
     """What ``memory-cli doctor`` shows: the file, how many patterns it holds for this
     interpreter, and whether this user can write it (hooks could not keep their patterns)."""
     path = cache_file()
-    held = len(_read(path))
+    held = len(_read(path, trusted_only=False))
     probe = os.path.dirname(path)
     while not os.path.exists(probe) and os.path.dirname(probe) != probe:
         probe = os.path.dirname(probe)  # the nearest folder that exists: save() creates the rest
     writable = os.path.isdir(probe) and os.access(probe, os.W_OK)
-    return {"path": path, "patterns": held, "writable": writable}
+    from . import cache_seal
+
+    problem = cache_seal.check(cache_seal.store, SEAL, path) if cache_seal.store is not None else None
+    return {"path": path, "patterns": held, "writable": writable, "seal_problem": problem}

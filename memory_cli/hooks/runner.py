@@ -97,6 +97,9 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
 
         store = Store.open(db_path)
         store.write_wait = False
+        from .. import cache_seal
+
+        cache_seal.store = store  # the compiled-regex cache is trusted only as this store sealed it
         responses = [
             _run_handlers(event, payload, store, settings, started, debug, pending, agent) for payload in payloads
         ]
