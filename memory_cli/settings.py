@@ -111,6 +111,17 @@ FIELDS: list[tuple] = [
     ),
     ("enforcement", "enabled", "bool", True, None, "Check tool calls against rules before they run."),
     (
+        "protection",
+        "enabled",
+        "bool",
+        True,
+        None,
+        "Ask before an agent's tool call changes memory-cli's own state (the store, its caches, this "
+        "config, the spool, the agents' settings holding memory-cli's hooks, .claude/memory-cli.toml) "
+        "or runs a memory-cli command that weakens enforcement; Codex, which cannot ask, is denied. "
+        "Read from this file only, never from the environment (see trust.md).",
+    ),
+    (
         "enforcement",
         "max_latency_ms",
         "int",

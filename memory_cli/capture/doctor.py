@@ -67,12 +67,6 @@ def _pattern_cache_check() -> dict:
             f"{st['path']} cannot be written: every prompt compiles its capture patterns again "
             "(10-40 ms); make the folder writable"
         )
-    elif st.get("seal_problem"):
-        check["status"] = "warn"
-        check["detail"] = (
-            f"{st['seal_problem']}: its patterns are not used; hooks compile them afresh and "
-            "write a sealed file again"
-        )
     elif not st["patterns"]:
         check["detail"] = "none kept yet: the first prompts compile them (`memory-cli install` does it at once)"
     else:

@@ -24,10 +24,6 @@ def doctor_checks(store, settings) -> list[dict]:
 
     checks: list[dict] = []
     try:
-        seal = ruleset.seal_problem(store)  # before loading: a load rebuilds a file that is off
-    except Exception:
-        seal = None
-    try:
         rs = ruleset.load(store)
     except Exception as e:  # doctor reports, never raises
         return [{"name": "rules", "status": "fail", "detail": f"cannot build the rule set: {type(e).__name__}: {e}"}]
@@ -73,14 +69,6 @@ def doctor_checks(store, settings) -> list[dict]:
                     "detail": f"{directory} is not writable: every hook rebuilds the rule set",
                 }
             )
-    if seal:
-        checks.append(
-            {
-                "name": "rules: cache",
-                "status": "warn",
-                "detail": f"{seal}: it is not used; the rule set is rebuilt from the store",
-            }
-        )
     if not fork_available():
         checks.append(
             {
