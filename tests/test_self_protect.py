@@ -275,3 +275,47 @@ def test_doctor_reports_a_regex_cache_that_does_not_match_the_store(db_path, cla
     checks = json.loads(run_cli("doctor", "--json", db=db_path).stdout)["checks"]
     [line] = [c for c in checks if c["name"] == "capture: compiled patterns (seal)"]
     assert line["status"] == "warn" and "does not match" in line["detail"]
+
+
+# -- no wrong blocks ------------------------------------------------------------------------------
+def _real_calls():
+    from pathlib import Path
+
+    root = Path(__file__).parent / "fixtures" / "real" / "transcripts"
+    for f in sorted(root.glob("*.jsonl")):
+        for line in f.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            content = (record.get("message") or {}).get("content") if isinstance(record.get("message"), dict) else None
+            for block in content if isinstance(content, list) else []:
+                if (
+                    isinstance(block, dict)
+                    and block.get("type") == "tool_use"
+                    and block.get("name") in ("Bash", "Write", "Edit", "MultiEdit", "NotebookEdit")
+                ):
+                    yield f.name, record.get("cwd") or PROJECT, block["name"], block.get("input") or {}
+
+
+def test_no_real_tool_call_is_asked(db_path, claude_dir, guarded):
+    """Every Bash/Write/Edit call of the real transcripts, through the PreToolUse hook runner
+    with the protection on and the person's rule set: the ones asked are listed (none is:
+    none of them touches memory-cli's state)."""
+    import io
+
+    from memory_cli.hooks.runner import main as run_hook_in_process
+
+    calls = list(_real_calls())
+    assert len(calls) >= 500
+    asked = []
+    for name, cwd, tool, tool_input in calls:
+        body = payload("PreToolUse", cwd=cwd, tool_name=tool, tool_input=tool_input)
+        out = io.StringIO()
+        run_hook_in_process("PreToolUse", str(db_path), stdin=io.StringIO(json.dumps(body)), stdout=out)
+        answer = json.loads(out.getvalue()) if out.getvalue().strip() else {}
+        reason = (answer.get("hookSpecificOutput") or {}).get("permissionDecisionReason") or ""
+        if "protects its own state" in reason:
+            asked.append((name, tool, str(tool_input.get("command") or tool_input.get("file_path"))[:120], reason))
+    assert asked == [], "\n".join(map(str, asked))
+    assert rows(db_path, "protect_ask") == []

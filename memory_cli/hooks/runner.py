@@ -135,6 +135,9 @@ def main(event: str, db_override: str | None = None, stdin=None, stdout=None, ag
             _flush_audit(store, pending)
         _disarm_watchdog(errlog)
         if store is not None:
+            seal = sys.modules.get("memory_cli.cache_seal")
+            if seal is not None and seal.store is store:
+                seal.store = None
             store.close()
 
 
