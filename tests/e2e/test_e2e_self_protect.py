@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from .conftest import MEMORY_CLI
 from .standin import bash, tool_use
 
 pytestmark = pytest.mark.e2e
@@ -30,7 +31,7 @@ def test_five_ways_to_switch_the_gate_off_are_refused_and_the_rule_still_denies(
     local.parent.mkdir(exist_ok=True)
     # the session's first hook writes the sealed rule cache; the model then tries to replace it
     attempts = [
-        bash(f"memory-cli rules disable {rule_id}", "switch the rule off"),
+        bash(f"{MEMORY_CLI} rules disable {rule_id}", "switch the rule off"),  # the venv's own path
         bash(f'sqlite3 {db} "UPDATE enforcement_rules SET active = 0"', "switch every rule off"),
         tool_use("Write", {"file_path": str(settings_path), "content": "{}\n"}),
         bash(f"""echo '{{"env":{{"MEMORY_CLI_DB":""}}}}' > {local}""", "turn memory off"),
