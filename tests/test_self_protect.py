@@ -1,5 +1,5 @@
 """memory-cli's own state is protected from the agent: each way an agent's tool call could switch
-the gate off is asked of the person (denied in Codex, which cannot ask), through the installed
+the gate off is asked of the person (denied in Codex and Gemini, see self_protect), through the installed
 hook command with Claude Code's (Codex's, Gemini's) payloads; reading stays free; the caches
 the hooks read cannot lie about the store."""
 
@@ -165,13 +165,13 @@ def test_codex_cannot_ask_so_it_is_denied(db_path, claude_dir, guarded):
     assert [r["result"] for r in rows(db_path, "protect_deny")] == ["denied", "denied"]
 
 
-def test_gemini_is_asked(db_path, claude_dir, guarded):
+def test_gemini_is_denied_as_a_headless_gemini_cannot_answer_an_ask(db_path, claude_dir, guarded):
     body = dict(bash("memory-cli rules disable 0123abcd"), hook_event_name="BeforeTool", tool_name="run_shell_command")
     out = _agent_hook("gemini", "BeforeTool", body, db_path)
-    assert out["decision"] == "ask" and "memory-cli rules disable" in out["reason"]
+    assert out["decision"] == "deny" and "memory-cli rules disable" in out["reason"]
     body = dict(write(claude_dir / "settings.json"), hook_event_name="BeforeTool", tool_name="write_file")
     out = _agent_hook("gemini", "BeforeTool", body, db_path)
-    assert out["decision"] == "ask"
+    assert out["decision"] == "deny"
 
 
 def test_the_switch_is_the_persons_config_not_the_environment(hook, db_path, claude_dir, guarded):

@@ -15,7 +15,8 @@ change or remove:
   repository file ``.claude/memory-cli.toml``;
 
 and about memory-cli's own commands that weaken enforcement (:data:`WEAKENING`) run from the
-agent's shell. Codex cannot ask, so there the answer is a denial. Reading stays free: ``cat``,
+agent's shell. Codex cannot ask, and a headless Gemini waits forever on an ask, so in those two
+the answer is a denial. Reading stays free: ``cat``,
 ``grep``, ``sqlite3 <store> 'SELECT ...'``, ``memory-cli list``/``rules list``/``doctor``.
 
 Cheap by construction: a Bash command that names none of these files or programs (almost every
@@ -538,7 +539,9 @@ def pre_tool_use(ctx, resp) -> None:
     reason = check(ctx.tool_name, ctx.tool_input, getattr(ctx.store, "path", None), ctx.cwd)
     if reason is None:
         return
-    deny = ctx.client == "codex"  # Codex has no PreToolUse ask: refuse rather than let it through
+    # Codex has no PreToolUse ask; Gemini turns a hook's ask into a confirmation that a headless
+    # run (`gemini -p`) waits for forever, and a hook cannot tell the two modes apart: both deny.
+    deny = ctx.client in ("codex", "gemini")
     text = f"memory-cli protects its own state: {reason}; only the person can approve that"
     if deny:
         text += " (run it yourself in your own terminal if you mean it)"
