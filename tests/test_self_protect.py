@@ -319,3 +319,17 @@ def test_no_real_tool_call_is_asked(db_path, claude_dir, guarded):
             asked.append((name, tool, str(tool_input.get("command") or tool_input.get("file_path"))[:120], reason))
     assert asked == [], "\n".join(map(str, asked))
     assert rows(db_path, "protect_ask") == []
+
+
+def test_archiving_a_note_is_the_agents_ordinary_work_archiving_a_rule_is_not(hook, db_path, guarded):
+    """The plugin's /forget archives a memory from Claude's shell: a note goes, a rule does not."""
+    from memory_cli import entries
+
+    with Store.open(db_path) as s:
+        note = entries.add(s, "The staging VPN drops every 8 hours", "fact")
+    assert hook("PreToolUse", bash(f"memory-cli archive {note['id']}")).decision is None
+    assert hook("PreToolUse", bash(f"memory-cli archive {guarded['id'][:8]}")).decision == "ask"
+    r = run_cli("archive", guarded["id"], db=db_path, env={"CLAUDECODE": "1"})
+    assert r.returncode == 7, r.stderr
+    r = run_cli("archive", note["id"], db=db_path, env={"CLAUDECODE": "1"})
+    assert r.returncode == 0, r.stderr

@@ -132,11 +132,13 @@ def _refuse_under_agent(argv: list[str]) -> None:
     """A command that weakens enforcement, run from a coding agent's shell (the agent's marker
     is in the environment), needs the person at a terminal: it asks there and is refused
     anywhere else (an agent's shell has no terminal to answer from)."""
-    from ..rules.self_protect import agent_marker, weakening
+    from ..rules.self_protect import ENTRY_COMMANDS, agent_marker, weakening
 
-    what = weakening(argv)
-    agent = agent_marker() if what else None
-    if not agent:
+    agent = agent_marker()
+    if not agent or weakening(argv) is None:
+        return
+    what = weakening(argv, _rule_lookup(argv)) if ENTRY_COMMANDS.intersection(argv) else weakening(argv)
+    if what is None:
         return
     from ..errors import AgentRefused
 
@@ -154,6 +156,32 @@ def _refuse_under_agent(argv: list[str]) -> None:
         f"`{what}` weakens enforcement and this shell was started by {agent}: "
         "run it in your own terminal (a shell no agent started)"
     )
+
+
+def _rule_lookup(argv: list[str]):
+    """Whether an id is a rule's, in the store this command would use (read-only)."""
+
+    def is_rule(word: str) -> bool:
+        from ..db import Store
+        from ..rules.self_protect import rule_lookup
+        from .. import settings as s
+
+        db = None
+        for i, a in enumerate(argv):
+            if a == "--db" and i + 1 < len(argv):
+                db = argv[i + 1]
+            elif a.startswith("--db="):
+                db = a[5:]
+        try:
+            store = Store.open(s.database_path(db, s.load()), readonly=True)
+        except Exception:
+            return True
+        try:
+            return rule_lookup(store)(word)
+        finally:
+            store.close()
+
+    return is_rule
 
 
 def _internal_error(e: Exception) -> int:

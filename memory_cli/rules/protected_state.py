@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from .self_protect import weakening
+from .self_protect import rule_lookup, weakening
 
 _RM = frozenset({"rm", "unlink", "shred", "rmdir", "truncate", "srm", "trash", "trash-put", "gio"})
 _MODE = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
@@ -143,7 +143,8 @@ def _memory_cli_args(c) -> list[str] | None:
 class Checker:
     """The protected set of one store, and the questions asked of one call."""
 
-    def __init__(self, store_path: str | None, cwd: str | None):
+    def __init__(self, store_path: str | None, cwd: str | None, store=None):
+        self.is_rule = rule_lookup(store) if store is not None else None
         self.tlist = targets(store_path)
         self.cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
         self.home = os.path.expanduser("~")
@@ -252,7 +253,7 @@ class Checker:
             name = name[:-4]
         mc = _memory_cli_args(c)
         if mc is not None:
-            w = weakening(mc)
+            w = weakening(mc, self.is_rule)
             if w is not None:
                 return (f"runs `{w}`", None)
             return None

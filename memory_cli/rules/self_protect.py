@@ -96,9 +96,32 @@ def agent_marker(environ=None) -> str | None:
     return None
 
 
-def weakening(args: list[str]) -> str | None:
+# Commands that change one memory: they weaken enforcement only when that memory is a rule
+# (archiving a note, as the plugin's /forget does, is the agent's ordinary work).
+ENTRY_COMMANDS = frozenset({"delete", "archive", "supersede", "update"})
+
+
+def rule_lookup(store):
+    """``is_rule(word)`` for :func:`weakening`: whether ``word`` is (a prefix of) the id of a rule
+    in ``store``; when the store cannot say, it is taken for one."""
+
+    def is_rule(word: str) -> bool:
+        w = word.lower()
+        if not 4 <= len(w) <= 64 or not all(c in "0123456789abcdef-" for c in w):
+            return False
+        try:
+            sql = "SELECT 1 FROM enforcement_rules WHERE substr(id, 1, ?) = ? LIMIT 1"
+            return store.value(sql, (len(w), w)) is not None
+        except Exception:
+            return True
+
+    return is_rule
+
+
+def weakening(args: list[str], is_rule=None) -> str | None:
     """``memory-cli ARGS`` as a command that weakens enforcement ("memory-cli rules disable"),
-    or None for one that only reads or adds."""
+    or None for one that only reads or adds. ``is_rule`` (see :func:`rule_lookup`) lets a
+    command on one memory through when none of its ids is a rule; without it, it counts."""
     rest = list(args)
     while rest and rest[0].startswith("-"):
         opt = rest.pop(0)
@@ -113,6 +136,9 @@ def weakening(args: list[str]) -> str | None:
         return None
     subs = WEAKENING[cmd]
     if subs is None:
+        if cmd in ENTRY_COMMANDS and is_rule is not None:
+            if not any(is_rule(a) for a in rest[1:] if not a.startswith("-")):
+                return None
         return f"memory-cli {cmd}"
     if subs == "replace":
         joined = " ".join(rest[1:])
@@ -129,9 +155,9 @@ def weakening(args: list[str]) -> str | None:
 _FILE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 
 
-def check(tool_name, tool_input: dict, store_path: str | None, cwd: str | None) -> str | None:
+def check(tool_name, tool_input: dict, store_path: str | None, cwd: str | None, store=None) -> str | None:
     """The one-line reason a call is asked of the person, or None when it leaves memory-cli's
-    state alone."""
+    state alone. ``store`` (open) tells a memory from a rule for ``archive``/``delete``..."""
     if tool_name == "Bash":
         command = tool_input.get("command")
         if isinstance(command, list):  # an argv array
@@ -140,7 +166,7 @@ def check(tool_name, tool_input: dict, store_path: str | None, cwd: str | None) 
             return None
         from .protected_state import Checker
 
-        checker = Checker(store_path, cwd)
+        checker = Checker(store_path, cwd, store)
         hit = checker.check_command(command)
         if hit is None:
             return None
@@ -166,7 +192,7 @@ def pre_tool_use(ctx, resp) -> None:
     """Ask (deny where the agent cannot ask) before a call changes memory-cli's own state."""
     if not (ctx.settings.section("protection") or {}).get("enabled", True):
         return
-    reason = check(ctx.tool_name, ctx.tool_input, getattr(ctx.store, "path", None), ctx.cwd)
+    reason = check(ctx.tool_name, ctx.tool_input, getattr(ctx.store, "path", None), ctx.cwd, ctx.store)
     if reason is None:
         return
     # Codex has no PreToolUse ask; Gemini turns a hook's ask into a confirmation that a headless
