@@ -333,3 +333,15 @@ def test_archiving_a_note_is_the_agents_ordinary_work_archiving_a_rule_is_not(ho
     assert r.returncode == 7, r.stderr
     r = run_cli("archive", note["id"], db=db_path, env={"CLAUDECODE": "1"})
     assert r.returncode == 0, r.stderr
+
+
+def test_a_script_written_to_switch_the_gate_off_later_is_asked(hook, db_path, guarded):
+    script = write("/home/u/proj/cleanup.sh", f"#!/bin/sh\nrm -f {db_path}\n")
+    assert hook("PreToolUse", script).decision == "ask"
+    program = write(
+        "/home/u/proj/fix.py",
+        f"import sqlite3\nsqlite3.connect('{db_path}').execute('DELETE FROM enforcement_rules')\n",
+    )
+    assert hook("PreToolUse", program).decision == "ask"
+    notes = write("/home/u/proj/NOTES.md", f"the store is {db_path}; never rm -f it\n")
+    assert hook("PreToolUse", notes).decision is None

@@ -218,6 +218,29 @@ class Checker:
         return None
 
     # -- calls --------------------------------------------------------------------------------
+    def check_script(self, path: str, text: str):
+        """(what, target) when the text a Write/Edit puts in a script or program would, run
+        later, change protected state (``rm`` of the store in a shell script, a ``DELETE`` on it
+        in Python); prose is never a program."""
+        from .written import kind_of
+
+        kind = kind_of(path, text)
+        if kind == "prose":
+            return None
+        t = self.names_protected(text)
+        if t is None and kind != "shell":
+            return None
+        if kind == "shell":
+            hit = self.check_command(text)
+            if hit is not None:
+                what, target = hit
+                return (f"writes a script that {what}", target)
+            return None
+        low = text.lower()
+        if _writes_sql(text) or any(w in low for w in _FILE_WRITE):
+            return ("writes a program that changes", t)
+        return None
+
     def check_file(self, path) -> Target | None:
         if not isinstance(path, str) or not path:
             return None

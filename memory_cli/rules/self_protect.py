@@ -178,14 +178,31 @@ def check(tool_name, tool_input: dict, store_path: str | None, cwd: str | None, 
         path = tool_input.get("file_path") or tool_input.get("notebook_path")
         if not isinstance(path, str) or not path:
             return None
-        if not may_touch(path, store_path) and not os.path.islink(path):  # a link: where it leads
-            return None
-        from .protected_state import Checker
+        if may_touch(path, store_path) or os.path.islink(path):  # a link: where it leads
+            from .protected_state import Checker
 
-        t = Checker(store_path, cwd).check_file(path)
-        if t is not None:
-            return f"this {tool_name} changes {t.label} ({t.path})"
+            t = Checker(store_path, cwd).check_file(path)
+            if t is not None:
+                return f"this {tool_name} changes {t.label} ({t.path})"
+        text = _written_text(tool_input)
+        if text and may_touch(text, store_path):  # a script that would do it when run
+            from .protected_state import Checker
+
+            hit = Checker(store_path, cwd, store).check_script(path, text)
+            if hit is not None:
+                what, t = hit
+                if t is None:
+                    return f"this {tool_name} {what}, which weakens memory-cli's enforcement"
+                return f"this {tool_name} {what} {t.label} ({t.path})"
     return None
+
+
+def _written_text(tool_input: dict) -> str:
+    parts = [tool_input.get(k) for k in ("content", "new_string", "new_source")]
+    edits = tool_input.get("edits")
+    if isinstance(edits, list):
+        parts += [e.get("new_string") for e in edits if isinstance(e, dict)]
+    return "\n".join(p for p in parts if isinstance(p, str) and p)
 
 
 def pre_tool_use(ctx, resp) -> None:
