@@ -345,3 +345,36 @@ def test_a_script_written_to_switch_the_gate_off_later_is_asked(hook, db_path, g
     assert hook("PreToolUse", program).decision == "ask"
     notes = write("/home/u/proj/NOTES.md", f"the store is {db_path}; never rm -f it\n")
     assert hook("PreToolUse", notes).decision is None
+
+
+def test_the_person_at_a_terminal_can_confirm_in_an_agents_shell(db_path, guarded):
+    """The refusal gives way only to a `yes` typed at an interactive terminal."""
+    import os
+    import pty
+    import sys
+    import time
+    from pathlib import Path
+
+    console = Path(sys.executable).parent / "memory-cli"
+    env = dict(os.environ, CLAUDECODE="1")
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command at a terminal
+        os.execve(str(console), [str(console), "--db", str(db_path), "rules", "disable", guarded["id"]], env)
+    seen = b""
+    deadline = time.monotonic() + 60
+    while b"Type 'yes'" not in seen and time.monotonic() < deadline:
+        seen += os.read(fd, 1024)
+    os.write(fd, b"yes\n")
+    while True:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+    assert b"Claude Code" in seen
+    with Store.open(db_path) as s:
+        assert s.value("SELECT active FROM enforcement_rules WHERE id = ?", (guarded["id"],)) == 0
