@@ -77,6 +77,8 @@ def _reproductions(db, claude):
         "spool folder": f"rm -rf {db}.spool",
         "regex cache folder": f"rm -rf {claude}/memory/cache",
         "tee into the toml": "echo '[rules]' | tee .claude/memory-cli.toml",
+        "find -delete": f"find {claude} -name '*.json' -delete",
+        "a link to write through later": f"ln -s {claude}/settings.json innocent.json",
     }
 
 
@@ -135,6 +137,7 @@ def test_reading_stays_free(hook, db_path, claude_dir, guarded):
         f"grep -n fasthook {settings}",
         f"jq .hooks {settings} > /tmp/hooks.json",
         f"cp {settings} /tmp/settings.backup.json",
+        f"find {claude_dir} -name '*.json' -exec cat {{}} \\;",
         f"ls -la {db_path.parent}",
         "rm -rf build dist && echo done > out.txt",
         "python3 -c \"import json; print(json.load(open('package.json')))\"",

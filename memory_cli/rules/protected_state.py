@@ -316,6 +316,13 @@ class Checker:
                         return (f"edits in place with {name}", t)
             if name in ("perl", "ruby"):
                 return self._interpreter(name, raw)
+        elif name == "find" and _find_changes(args):
+            for a in args:
+                if a.startswith(("-", "(", "!")):
+                    break  # the paths come before the expression
+                t = self.touched(a, ancestors=True)
+                if t is not None:
+                    return ("runs find -delete/-exec on", t)
         elif name == "dd":
             for a in args:
                 if a.startswith("of="):
@@ -373,6 +380,18 @@ def _any_parent(path: str, pred) -> bool:
         if pred(d):
             return True
         d = os.path.dirname(d)
+    return False
+
+
+def _find_changes(args: list[str]) -> bool:
+    """``find ... -delete``, or ``-exec``/``-execdir``/``-ok`` of a program that changes files."""
+    for i, a in enumerate(args):
+        if a == "-delete":
+            return True
+        if a in ("-exec", "-execdir", "-ok", "-okdir") and i + 1 < len(args):
+            prog = args[i + 1].rsplit("/", 1)[-1].lower()
+            if prog in _RM or prog in _MODE or prog in _MOVE or prog in _COPY or prog in _INPLACE or prog in _TEE:
+                return True
     return False
 
 
