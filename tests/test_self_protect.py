@@ -78,6 +78,8 @@ def _reproductions(db, claude):
         "regex cache folder": f"rm -rf {claude}/memory/cache",
         "tee into the toml": "echo '[rules]' | tee .claude/memory-cli.toml",
         "find -delete": f"find {claude} -name '*.json' -delete",
+        "rm -rf of home": "rm -rf ~",
+        "rm -rf of $HOME": 'rm -rf "$HOME"',
         "a link to write through later": f"ln -s {claude}/settings.json innocent.json",
     }
 

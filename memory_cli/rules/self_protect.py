@@ -73,11 +73,18 @@ _WORDS = (
 )
 
 
+_REMOVERS = ("rm ", "mv ", "chmod ", "chown ", "find ", "shred ", "rsync ")
+
+
 def may_touch(command: str, store_path: str | None) -> bool:
     """Whether ``command`` names anything protected at all: a few substring tests, so the
     commands that do not (nearly all) cost no parsing and no path work."""
     low = command.lower()
     if any(w in low for w in _WORDS):
+        return True
+    if ("~" in low or "$home" in low or "${home}" in low or "/home" in low or "/root" in low) and any(
+        w in low for w in _REMOVERS
+    ):  # `rm -rf ~` removes everything below it
         return True
     from .. import paths
 
