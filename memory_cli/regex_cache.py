@@ -12,8 +12,11 @@ the same pattern object ``re.compile`` returns.
 
 The file is ``<memory dir>/cache/regex-<interpreter>-<engine version>.bin``, 0600 in a 0700
 folder, in :mod:`marshal` format: the interpreter's own format for its bytecode caches
-(``__pycache__``), read in a fraction of a millisecond where JSON took two. Like a bytecode cache,
-it is trusted as much as the folder it sits in. It holds the patterns' own source text and the
+(``__pycache__``), read in a fraction of a millisecond where JSON took two. Unlike a bytecode
+cache, it is not trusted for sitting in a private folder: in a process with a store (every hook,
+every CLI command) it is used only when its bytes have the digest that store recorded when
+memory-cli wrote it (:mod:`cache_seal`); a file rewritten by anything else is compiled afresh
+and replaced. It holds the patterns' own source text and the
 engine's code for them, nothing the person typed. The engine checks any code it is given, so a
 damaged entry is refused rather than run; an entry that fails that check, a file of another
 shape or version, or any error falls back to ``re.compile``.

@@ -7,7 +7,10 @@ the store's rule-set generation, which triggers bump on every change that can al
 (see :mod:`schema`). A hook reads one ``rules_state`` row; when the label matches it reads the
 file and decodes only its header (no SQL over the rules, no regex parsing, no shell parsing of
 patterns; rules and index buckets are decoded when a call reaches them, see :mod:`packed`);
-otherwise it rebuilds and rewrites the file. Counting a violation does not bump the generation.
+otherwise it rebuilds and rewrites the file. The label alone proves nothing (whoever rewrites the
+file can copy it), so the file is used only when its bytes have the digest recorded in the store
+when memory-cli wrote it (:mod:`memory_cli.cache_seal`). Counting a violation does not bump the
+generation.
 
 Standard library only (marshal, os): this is on the PreToolUse path.
 """
