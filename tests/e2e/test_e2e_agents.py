@@ -335,3 +335,20 @@ def test_gemini_cannot_switch_the_gate_off_with_memory_cli(agents):
     assert "memory-cli protects its own state" in run.standin.tool_outputs()[0], run.describe()
     denied = [r for r in _audit(home, "protect_deny") if r["agent"] == "gemini"]
     assert denied and denied[0]["context"] == "Bash", denied
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_the_agents_shell_carries_the_marker_memory_cli_refuses_under(agents, agent):
+    """memory-cli's weakening commands refuse in a shell whose environment has an agent's marker
+    (rules/self_protect.AGENT_MARKERS): each agent really sets one."""
+    from memory_cli.rules.self_protect import AGENT_MARKERS
+
+    command = "env | grep -E '^(CLAUDECODE|CODEX_THREAD_ID|CODEX_SANDBOX|GEMINI_CLI)=' || echo none"
+    if agent == "codex":
+        run = agents.codex("show the environment", [[codex_exec(command)]])
+    else:
+        run = agents.gemini("show the environment", [[gemini_call("run_shell_command", {"command": command})]])
+    assert run.proc.returncode == 0, run.describe()
+    output = run.standin.tool_outputs()[0]
+    names = {name for name, who in AGENT_MARKERS if who.lower().startswith(agent)}
+    assert any(f"{name}=" in output for name in names), output
