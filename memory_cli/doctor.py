@@ -88,6 +88,8 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
                 checks.append(_check("database", "fail", _store_fault(db_path, e)))
                 store.close()
                 store = None
+    if store is not None:  # before any hook below runs: a hook rebuilds a cache that is off
+        checks += _cache_seal_checks(store)
     checks.append(_vec_check())
     checks.append(_semantic_check())
     checks += _hook_checks()
@@ -106,6 +108,36 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
             checks.append(_check("database", "fail", _store_fault(db_path, e)))
         store.close()
     return checks
+
+
+def _cache_seal_checks(store) -> list[dict]:
+    """The rule cache and the compiled-regex cache against the seals the store holds
+    (:mod:`memory_cli.cache_seal`): a file that does not match was rewritten outside memory-cli."""
+    from . import cache_seal, regex_cache
+    from .rules import ruleset
+
+    out = []
+    try:
+        problem = ruleset.seal_problem(store)
+    except Exception as e:
+        problem = f"cannot be compared with the store ({type(e).__name__}: {e})"
+    if problem:
+        out.append(_check("rules: cache", "warn", f"{problem}: it is not used; the rule set is rebuilt from the store"))
+    bound = cache_seal.store
+    cache_seal.store = store
+    try:
+        problem = regex_cache.status().get("seal_problem")
+    finally:
+        cache_seal.store = bound
+    if problem:
+        out.append(
+            _check(
+                "capture: compiled patterns (seal)",
+                "warn",
+                f"{problem}: its patterns are not used; hooks compile them afresh and write a sealed file",
+            )
+        )
+    return out
 
 
 def _spool_check(store):

@@ -35,6 +35,13 @@ class StoreRefused(MemoryCliError):
     exit_code = 4
 
 
+class AgentRefused(MemoryCliError):
+    """A command that weakens enforcement was run from a coding agent's shell (its marker is in
+    the environment) without the person confirming at a terminal."""
+
+    exit_code = 7
+
+
 class MemoryDisabled(MemoryCliError):
     """``MEMORY_CLI_DB`` is set but empty: memory is switched off on purpose."""
 

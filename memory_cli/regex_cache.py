@@ -12,8 +12,11 @@ the same pattern object ``re.compile`` returns.
 
 The file is ``<memory dir>/cache/regex-<interpreter>-<engine version>.bin``, 0600 in a 0700
 folder, in :mod:`marshal` format: the interpreter's own format for its bytecode caches
-(``__pycache__``), read in a fraction of a millisecond where JSON took two. Like a bytecode cache,
-it is trusted as much as the folder it sits in. It holds the patterns' own source text and the
+(``__pycache__``), read in a fraction of a millisecond where JSON took two. Unlike a bytecode
+cache, it is not trusted for sitting in a private folder: in a process with a store (every hook,
+every CLI command) it is used only when its bytes have the digest that store recorded when
+memory-cli wrote it (:mod:`cache_seal`); a file rewritten by anything else is compiled afresh
+and replaced. It holds the patterns' own source text and the
 engine's code for them, nothing the person typed. The engine checks any code it is given, so a
 damaged entry is refused rather than run; an entry that fails that check, a file of another
 shape or version, or any error falls back to ``re.compile``.
@@ -53,12 +56,30 @@ def cache_file() -> str:
     return os.path.join(memory_dir_str(), "cache", f"regex-{_TAG}.bin")
 
 
-def _read(path: str) -> dict:
-    """The patterns the file holds for this interpreter ({} when it is missing, unreadable or
-    another interpreter's)."""
+SEAL = f"regex-cache:{_TAG}"
+
+
+def _sealed(raw: bytes) -> bool:
+    """Whether the store of this process vouches for these bytes (see :mod:`cache_seal`); a
+    process without a store (a library use, a script) has nothing to compare with."""
+    from . import cache_seal
+
+    st = cache_seal.store
+    if st is None:
+        return True
+    return cache_seal.expected(st, SEAL) == cache_seal.digest(raw)
+
+
+def _read(path: str, *, trusted_only: bool = True) -> dict:
+    """The patterns the file holds for this interpreter ({} when it is missing, unreadable,
+    another interpreter's, or not what the store sealed: a file rewritten outside memory-cli
+    is compiled afresh, never run)."""
     try:
         with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())
+            raw = fh.read()
+        if trusted_only and not _sealed(raw):
+            return {}
+        data = marshal.loads(raw)
     except (OSError, ValueError, EOFError, TypeError):
         return {}
     if isinstance(data, dict) and data.get("tag") == _TAG and isinstance(data.get("patterns"), dict):
@@ -137,9 +158,14 @@ def save(replace: bool = False) -> bool:
         ensure_private_dir(os.path.dirname(path))
         patterns = {} if replace else dict(_entries())
         patterns.update(_seen if replace else {k: _seen[k] for k in _new})
+        raw = marshal.dumps({"tag": _TAG, "patterns": patterns})
+        from . import cache_seal
+
+        if cache_seal.store is not None and not cache_seal.record(cache_seal.store, SEAL, cache_seal.digest(raw)):
+            return False  # unsealed, the file would not be trusted: keep the one there
         from .private_file import replace  # 0600, through a random temporary name
 
-        replace(path, marshal.dumps({"tag": _TAG, "patterns": patterns}))
+        replace(path, raw)
     except Exception:
         return False
     _loaded = patterns
@@ -188,9 +214,12 @@ def status() -> dict:
     """What ``memory-cli doctor`` shows: the file, how many patterns it holds for this
     interpreter, and whether this user can write it (hooks could not keep their patterns)."""
     path = cache_file()
-    held = len(_read(path))
+    held = len(_read(path, trusted_only=False))
     probe = os.path.dirname(path)
     while not os.path.exists(probe) and os.path.dirname(probe) != probe:
         probe = os.path.dirname(probe)  # the nearest folder that exists: save() creates the rest
     writable = os.path.isdir(probe) and os.access(probe, os.W_OK)
-    return {"path": path, "patterns": held, "writable": writable}
+    from . import cache_seal
+
+    problem = cache_seal.check(cache_seal.store, SEAL, path) if cache_seal.store is not None else None
+    return {"path": path, "patterns": held, "writable": writable, "seal_problem": problem}

@@ -184,6 +184,17 @@ FIELDS: list[tuple] = [
         "Most pinned entries; pinning one more unpins the least recently used.",
     ),
     ("pinning", "sync_target", "str", "CLAUDE.md", None, "File name the pinned block is written into."),
+    (
+        "protection",
+        "enabled",
+        "bool",
+        True,
+        None,
+        "Ask before an agent's tool call changes memory-cli's own state (the store, its caches, this "
+        "config, the spool, the agents' settings holding memory-cli's hooks, .claude/memory-cli.toml) "
+        "or runs a memory-cli command that weakens enforcement; Codex and Gemini are denied (they cannot ask headless). "
+        "Read from this file only, never from the environment (see trust.md).",
+    ),
     ("verification", "enabled", "bool", True, None, "Check tool results against rules after they run."),
     (
         "verification",

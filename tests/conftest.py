@@ -52,6 +52,10 @@ def isolated_env(tmp_path, monkeypatch):
         "MEMORY_CLI_BUDGET",
         "MEMORY_CLI_HOOK_DEBUG",
         "CLAUDE_CODE_SESSION_ID",
+        "CLAUDECODE",  # the agents' markers: tests run the CLI as the person, even from an agent
+        "CODEX_THREAD_ID",
+        "CODEX_SANDBOX",
+        "GEMINI_CLI",
     ):
         monkeypatch.delenv(var, raising=False)
     # SessionStart starts the embedding daemon; tests that want one turn this back on.

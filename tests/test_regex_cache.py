@@ -160,7 +160,8 @@ def test_doctor_says_how_many_patterns_are_kept(claude_dir, store, db_path):
     # doctor's own hook probe may keep the few patterns it used (the redactor's), not more
     held_before = 0 if "none kept yet" in before["detail"] else int(before["detail"].split()[0])
     assert before["status"] == "ok" and held_before < len(_capture_sources())
-    run_cli("install", "--no-mcp")
+    # the store the hooks use seals the file: a cache sealed by another store is not trusted
+    run_cli("install", "--no-mcp", db=db_path)
     after = _doctor_line(db_path)
     assert after["status"] == "ok" and int(after["detail"].split()[0]) >= len(_capture_sources())
 

@@ -100,6 +100,7 @@ def run(argv: list[str]) -> int:
     _json_requested = "--json" in argv
     command = click_command()
     try:
+        _refuse_under_agent(argv)
         result = command.main(args=argv, prog_name="memory-cli", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except MemoryCliError as e:
@@ -125,6 +126,62 @@ def run(argv: list[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("memory-cli: interrupted\n")
         return 130
+
+
+def _refuse_under_agent(argv: list[str]) -> None:
+    """A command that weakens enforcement, run from a coding agent's shell (the agent's marker
+    is in the environment), needs the person at a terminal: it asks there and is refused
+    anywhere else (an agent's shell has no terminal to answer from)."""
+    from ..rules.self_protect import ENTRY_COMMANDS, agent_marker, weakening
+
+    agent = agent_marker()
+    if not agent or weakening(argv) is None:
+        return
+    what = weakening(argv, _rule_lookup(argv)) if ENTRY_COMMANDS.intersection(argv) else weakening(argv)
+    if what is None:
+        return
+    from ..errors import AgentRefused
+
+    try:
+        interactive = sys.stdin.isatty() and sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):
+        interactive = False
+    if interactive:
+        sys.stderr.write(f"memory-cli: this shell was started by {agent}; `{what}` weakens enforcement.\n")
+        sys.stderr.write("Type 'yes' to run it as the person: ")
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() == "yes":
+            return
+    raise AgentRefused(
+        f"`{what}` weakens enforcement and this shell was started by {agent}: "
+        "run it in your own terminal (a shell no agent started)"
+    )
+
+
+def _rule_lookup(argv: list[str]):
+    """Whether an id is a rule's, in the store this command would use (read-only)."""
+
+    def is_rule(word: str) -> bool:
+        from ..db import Store
+        from ..rules.self_protect import rule_lookup
+        from .. import settings as s
+
+        db = None
+        for i, a in enumerate(argv):
+            if a == "--db" and i + 1 < len(argv):
+                db = argv[i + 1]
+            elif a.startswith("--db="):
+                db = a[5:]
+        try:
+            store = Store.open(s.database_path(db, s.load()), readonly=True)
+        except Exception:
+            return True
+        try:
+            return rule_lookup(store)(word)
+        finally:
+            store.close()
+
+    return is_rule
 
 
 def _internal_error(e: Exception) -> int:

@@ -56,13 +56,20 @@ def open_store(*, readonly: bool = False, reading: bool = False):
     with a warning instead of being refused.
     """
     with _open(db_path(), readonly=readonly, reading=reading) as store:
-        if not readonly and not reading:
-            _drain_spool(store)
-        elif reading:
-            _drain_spool(store, wait=False)  # show what hooks spooled, if the lock is free now
-        yield store
-        if not readonly and not reading:
-            _request_backfill(store)
+        from .. import cache_seal
+
+        cache_seal.store = store  # the caches this command reads are the ones this store sealed
+        try:
+            if not readonly and not reading:
+                _drain_spool(store)
+            elif reading:
+                _drain_spool(store, wait=False)  # show what hooks spooled, if the lock is free now
+            yield store
+            if not readonly and not reading:
+                _request_backfill(store)
+        finally:
+            if cache_seal.store is store:
+                cache_seal.store = None
 
 
 def _open(path, *, readonly: bool, reading: bool):

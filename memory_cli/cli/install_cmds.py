@@ -95,7 +95,13 @@ def install(
     if not dry_run:  # the hooks' patterns compiled once now, not in the first prompts' hooks
         from ..capture.detect import warm_regex_cache
 
-        warm_regex_cache()
+        try:  # sealed by the store the hooks use, which trusts no other file
+            from .common import open_store
+
+            with open_store() as _store:
+                warm_regex_cache()
+        except Exception:
+            warm_regex_cache()
     if not dry_run and not no_model:
         import sys
 

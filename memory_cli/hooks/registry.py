@@ -21,7 +21,8 @@ HANDLERS: dict[str, list[str]] = {
         "memory_cli.rules.hook:user_prompt_submit",  # imported hookify `event: prompt` rules
         "memory_cli.retrieval.hook:user_prompt_submit",
     ],
-    "PreToolUse": ["memory_cli.rules.hook:pre_tool_use"],
+    # memory-cli's own state first: a call that would switch the gate off is asked of the person
+    "PreToolUse": ["memory_cli.rules.self_protect:pre_tool_use", "memory_cli.rules.hook:pre_tool_use"],
     "PostToolUse": [
         "memory_cli.rules.hook:post_tool_use",
         "memory_cli.retrieval.hook:post_tool_use",

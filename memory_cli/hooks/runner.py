@@ -114,6 +114,9 @@ def main(
 
         store = Store.open(db_path)
         store.write_wait = False
+        from .. import cache_seal
+
+        cache_seal.store = store  # the compiled-regex cache is trusted only as this store sealed it
         responses = [
             _run_handlers(event, payload, store, settings, started, debug, pending, agent) for payload in payloads
         ]
@@ -149,6 +152,9 @@ def main(
             _flush_audit(store, pending)
         _disarm_watchdog(errlog)
         if store is not None:
+            seal = sys.modules.get("memory_cli.cache_seal")
+            if seal is not None and seal.store is store:
+                seal.store = None
             store.close()
 
 

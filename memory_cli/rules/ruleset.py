@@ -7,7 +7,10 @@ the store's rule-set generation, which triggers bump on every change that can al
 (see :mod:`schema`). A hook reads one ``rules_state`` row; when the label matches it reads the
 file and decodes only its header (no SQL over the rules, no regex parsing, no shell parsing of
 patterns; rules and index buckets are decoded when a call reaches them, see :mod:`packed`);
-otherwise it rebuilds and rewrites the file. Counting a violation does not bump the generation.
+otherwise it rebuilds and rewrites the file. The label alone proves nothing (whoever rewrites the
+file can copy it), so the file is used only when its bytes have the digest recorded in the store
+when memory-cli wrote it (:mod:`memory_cli.cache_seal`). Counting a violation does not bump the
+generation.
 
 Standard library only (marshal, os): this is on the PreToolUse path.
 """
@@ -309,34 +312,71 @@ def _read_key(store) -> tuple:
     return (row["salt"], int(row["generation"]), FORMAT)
 
 
+SEAL = "rules-cache"
+
+
+def _seal_label(key: tuple) -> str:
+    return f"{key[1]}:"
+
+
 def load(store, *, use_file: bool = True) -> RuleSet:
-    """The current compiled rule set: from memory, from the cache file, or rebuilt."""
+    """The current compiled rule set: from memory, from the cache file, or rebuilt.
+
+    The file is used only when its bytes have the digest the store recorded when it was
+    written (:mod:`memory_cli.cache_seal`): a file rewritten by anything else, even with the
+    right label, is rebuilt, never trusted."""
     key = _read_key(store)  # read the label before the rows: a race can only make it stale
     memo = _MEMO.get(store.path)
     if memo is not None and memo.key == key:
         return memo
+    from .. import cache_seal
+
     path = cache_path(store) if use_file else None
     if path is not None:
         try:
             with open(path, "rb") as f:
-                rs = RuleSet(f.read())  # decoded lazily: nothing is parsed here but a header
-            if rs.key == key:
+                data = f.read()
+            rs = RuleSet(data)  # decoded lazily: nothing is parsed here but a header
+            if rs.key == key and cache_seal.expected(store, SEAL) == _seal_label(key) + cache_seal.digest(data):
                 _MEMO[store.path] = rs
                 return rs
         except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
             pass
     rs = build(store, key)
     if path is not None:
-        _write(path, rs)
+        data = rs.dump()
+        # Sealed first: a file written without its seal would never be trusted anyway.
+        if cache_seal.record(store, SEAL, _seal_label(key) + cache_seal.digest(data)):
+            _write(path, data)
     _MEMO[store.path] = rs
     return rs
 
 
-def _write(path: str, rs: RuleSet) -> None:
+def seal_problem(store) -> str | None:
+    """Why the cache file would not be trusted as it is now (None: it is sound or absent);
+    for ``memory-cli doctor``, which rebuilds it after saying so."""
+    from .. import cache_seal
+
+    path = cache_path(store)
+    if path is None:
+        return None
+    problem = cache_seal.check(store, SEAL, path, _seal_label(_read_key(store)))
+    if problem is None:
+        return None
+    try:
+        with open(path, "rb") as f:
+            if RuleSet(f.read()).key != _read_key(store):
+                return None  # an older generation: stale, rebuilt on the next call as usual
+    except Exception:
+        pass
+    return problem
+
+
+def _write(path: str, data: bytes) -> None:
     from ..private_file import replace  # 0600, through a random temporary name
 
     try:
-        replace(path, rs.dump())
+        replace(path, data)
     except (OSError, ValueError):
         pass
 

@@ -292,3 +292,63 @@ def test_gemini_offers_memory_clis_mcp_tools_and_query_memory_returns_a_stored_m
     assert "mcp_memory-cli_query_memory" in offered and "mcp_memory-cli_remember" in offered, offered
     outputs = run.standin.tool_outputs()
     assert "emptied every Sunday" in outputs[0] and "memories" in outputs[0], run.describe()
+
+
+def _rule_active(home, pattern: str) -> bool:
+    return any(
+        r.get("pattern") == pattern and r.get("active", True) in (True, 1) for r in home.cli_json("rules", "list")
+    )
+
+
+def test_codex_cannot_switch_the_gate_off_with_sqlite3(agents):
+    """Codex has no ask: memory-cli's protection of its own store is a denial there, and the
+    UPDATE never runs."""
+    home = agents.home
+    home.cli("rules", "add", "Never force-push", "--pattern", "git push --force", "--pattern-type", "command",
+             "--action", "block")  # fmt: skip
+    run = agents.codex(
+        "switch the gate off",
+        [[codex_exec(f'sqlite3 {home.db} "UPDATE enforcement_rules SET active = 0"')]],
+    )
+    assert run.proc.returncode == 0, run.describe()
+    assert "memory-cli protects its own state" in run.standin.tool_outputs()[0], run.describe()
+    assert _rule_active(home, "git push --force")
+    denied = [r for r in _audit(home, "protect_deny") if r["agent"] == "codex"]
+    assert denied and denied[0]["context"] == "Bash", denied
+
+
+def test_gemini_cannot_switch_the_gate_off_with_memory_cli(agents):
+    """A headless Gemini would wait forever on an ask, so memory-cli denies; the command does
+    not run (and, run from Gemini's shell anyway, memory-cli itself would refuse: GEMINI_CLI=1)."""
+    from .conftest import MEMORY_CLI
+
+    home = agents.home
+    home.cli("rules", "add", "Never rebase main", "--pattern", "git rebase main", "--pattern-type", "command",
+             "--action", "block")  # fmt: skip
+    [rule] = [r for r in home.cli_json("rules", "list") if r.get("pattern") == "git rebase main"]
+    run = agents.gemini(
+        "switch the rule off",
+        [[gemini_call("run_shell_command", {"command": f"{MEMORY_CLI} rules disable {rule['id']}"})]],
+    )
+    assert run.proc.returncode == 0, run.describe()
+    assert _rule_active(home, "git rebase main"), run.describe()
+    assert "memory-cli protects its own state" in run.standin.tool_outputs()[0], run.describe()
+    denied = [r for r in _audit(home, "protect_deny") if r["agent"] == "gemini"]
+    assert denied and denied[0]["context"] == "Bash", denied
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_the_agents_shell_carries_the_marker_memory_cli_refuses_under(agents, agent):
+    """memory-cli's weakening commands refuse in a shell whose environment has an agent's marker
+    (rules/self_protect.AGENT_MARKERS): each agent really sets one."""
+    from memory_cli.rules.self_protect import AGENT_MARKERS
+
+    command = "env | grep -E '^(CLAUDECODE|CODEX_THREAD_ID|CODEX_SANDBOX|GEMINI_CLI)=' || echo none"
+    if agent == "codex":
+        run = agents.codex("show the environment", [[codex_exec(command)]])
+    else:
+        run = agents.gemini("show the environment", [[gemini_call("run_shell_command", {"command": command})]])
+    assert run.proc.returncode == 0, run.describe()
+    output = run.standin.tool_outputs()[0]
+    names = {name for name, who in AGENT_MARKERS if who.lower().startswith(agent)}
+    assert any(f"{name}=" in output for name in names), output
