@@ -105,3 +105,22 @@ def test_every_session_gets_a_judged_report(read_back):
     assert set(read_back) <= reported
     empty = [name for name, (_, report) in read_back.items() if not report.strip()]
     assert not empty, empty
+
+
+# Report defects found while judging the held-out reports (fixed after reading them: in-sample).
+
+
+def test_an_approved_plan_is_named_by_its_title(read_back):
+    # The plan is read after redaction, when only the clipped description of the call is left:
+    # "plan approved: (untitled)" stood in five held-out reports.
+    _, report = read_back["LeoDChen-11.jsonl"]
+    assert 'plan approved: OKKI 重构方案：从"对话AI批处理"到"确定性脚本+AI语言助手"' in report, report
+    assert "(untitled)" not in "".join(r for _, r in read_back.values())
+
+
+def test_edited_files_are_told_apart_by_their_names(read_back):
+    # Long paths clipped at the end all read "S:\OneDrive - Safari Circuits, ...\Grand Rap…".
+    _, report = read_back["Eduardodmb-2.jsonl"]
+    line = next(ln for ln in report.splitlines() if ln.startswith("Files edited: "))
+    for name in ("DOCUMENT-ID-CONTROL.md", "check_document_compliance.py", "rename_documents.py"):
+        assert f"Grand Rapids IT Hub\\{name}" in line, line
