@@ -13,7 +13,9 @@ the table."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,10 @@ from memory_cli.db import Store
 from memory_cli.llm import extractive, transcript
 from memory_cli.llm.summarize import summarize_transcript
 from memory_cli.reports import api as reports
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+import real_prompts as rp  # noqa: E402
 
 HELDOUT = Path(__file__).parent / "fixtures" / "real" / "heldout"
 MAX_WRONG_SHARE = 0.10
@@ -79,6 +85,18 @@ def written() -> list[tuple[str, str]]:
         memories, _ = extractive.extract(ex, project="project:real")
         out += [(path.name, m["content"]) for m in memories]
     return out
+
+
+def test_no_held_out_session_comes_from_a_repository_the_rules_were_written_from():
+    def repos(md: Path) -> set[str]:
+        rows = re.findall(r"^\|[^|]*\|\s*([\w.-]+/[\w.-]+)\s*\|", md.read_text(encoding="utf-8"), re.M)
+        return {r.lower() for r in rows}
+
+    held_out = repos(HELDOUT / "sources.md")
+    used = repos(rp.SOURCES) | repos(rp.REAL / "session_windows" / "sources.md") | {r for r, _ in rp.sources()}
+    assert len(held_out) >= 10, held_out
+    assert not held_out & {r.lower() for r in used}, held_out & used
+    assert not held_out & rp.RESERVED_REPOS
 
 
 def test_every_memory_the_reader_writes_has_a_hand_verdict(read_back, written):
