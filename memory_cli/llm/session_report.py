@@ -114,15 +114,34 @@ _GENERIC_HEADING = re.compile(
 )
 
 
+# The start of the plan in the call's description (clipped JSON): ``{"plan": "# Title\n...``.
+_PLAN_START = re.compile(r'"plan"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
+def _plan_from_clipped(text: str) -> str:
+    """The plan's text as far as the clipped description of the call holds it. The session-end
+    job reads the call only after redaction, which keeps that description and nothing else."""
+    try:
+        plan = json.loads(text).get("plan", "")
+        return plan if isinstance(plan, str) else ""
+    except (ValueError, AttributeError):
+        pass
+    m = _PLAN_START.search(text)
+    if not m:
+        return ""
+    body = re.sub(r"\\(?:u[0-9a-fA-F]{0,3})?$", "", m.group(1).rstrip("…"))  # a cut escape
+    try:
+        return json.loads(f'"{body}"')
+    except ValueError:
+        return body.replace("\\n", "\n")
+
+
 def _plan_title(tool_input: dict | None, text: str) -> str:
     """What the approved plan is about, in a line: its first heading that names a subject, else
-    its first line of prose. Read from the call's input (the rendered text is clipped JSON)."""
+    its first line of prose. Read from the call's input, else from its clipped description."""
     plan = tool_input.get("plan") if isinstance(tool_input, dict) else None
     if not isinstance(plan, str):
-        try:
-            plan = json.loads(text).get("plan", "")
-        except (ValueError, AttributeError):
-            plan = ""
+        plan = _plan_from_clipped(text)
     if not isinstance(plan, str) or not plan.strip():
         return "(untitled)"
     for raw in plan.splitlines():
@@ -130,6 +149,7 @@ def _plan_title(tool_input: dict | None, text: str) -> str:
         if not line or _GENERIC_HEADING.fullmatch(line):
             continue
         line = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", line).replace("**", "").replace("`", "")
+        line = re.sub(r"^(?:implementation\s+)?plan\s*:\s*(?=\S)", "", line, flags=re.I)  # "Plan: Add X"
         return _one_line(line, 120)
     return "(untitled)"
 
@@ -149,6 +169,12 @@ def corrections(ex: Excerpt) -> list[str]:
                 out.append(turn.text)
             after_stop = False
     return out
+
+
+def _path_end(path: str, limit: int) -> str:
+    """A long path shortened from its start: files in one deep folder differ by their names."""
+    path = path.strip()
+    return path if len(path) <= limit else "…" + path[-(limit - 1) :]
 
 
 # What Claude Code writes as the assistant's turn when there was nothing to answer.
@@ -187,7 +213,7 @@ def report(ex: Excerpt, *, project: str | None) -> str:
         lines.append(f"Corrections ({len(corrected)}): " + "; ".join(shown) + more)
     if edited:
         lines.append(
-            f"Files edited: {', '.join(clip(e, 80) for e in edited[:8])}"
+            f"Files edited: {', '.join(_path_end(e, 80) for e in edited[:8])}"
             + (f" and {len(edited) - 8} more" if len(edited) > 8 else "")
         )
     if last:
