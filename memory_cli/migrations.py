@@ -229,6 +229,11 @@ MIGRATIONS: list[tuple] = [
         "team: entries this store exchanged with a team store",
         _area("memory_cli.team.schema", "apply_exchanged_schema"),
     ),
+    (
+        14,
+        "capture: the prompts a lesson's quote is checked against; corrections' origin",
+        _area("memory_cli.capture.lessons"),
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -1,0 +1,315 @@
+"""Lessons the agent records: the person's corrections, read by the model that understood them.
+
+The agent has read the whole conversation and knows what it just did, so it is a better reader
+of "was I just corrected?" than any word model, at no extra model call. Session start teaches it
+(:mod:`.instructions`) to record a lesson when the person corrects how it works or states a
+standing rule, quoting the person: through the MCP tool ``record_correction`` or, without MCP
+tools, a ``[LESSON: "<quote>" -> <lesson>]`` line in its reply (read by the Stop hook).
+
+What keeps an agent from inventing corrections is the quote: it must be in what the person
+typed in that session or project. UserPromptSubmit keeps each prompt (redacted, its first
+``MAX_PROMPT_CHARS`` characters, the last ``KEEP_PROMPTS``) in ``capture_prompts``; a lesson is
+accepted only when its quote, normalised for case, whitespace, punctuation and quote marks, is
+found there word for word, and otherwise refused and audited (action ``lesson``, result
+``refused``). An accepted lesson is a correction of origin ``agent``: it counts repeats like
+any other and is proposed after repeats, but what its promotion creates is held back (rule
+off, entry archived) until the person approves it in ``memory-cli review``.
+
+A prompt counts once: a lesson quoting a prompt from which a correction was already recorded
+(by the hook's detector or an earlier lesson) that says the same thing is not counted again,
+and one that reads the prompt differently from the learned model's guess replaces the guess.
+
+Standard library only on the hook path (``remember_prompt``, ``parse_lessons``).
+"""
+
+from __future__ import annotations
+
+from .. import regex_cache
+
+MAX_PROMPT_CHARS = 4000  # as much as detection reads and a correction keeps
+KEEP_PROMPTS = 2000  # prompts kept, all projects together; older ones are pruned
+PRUNE_EVERY = 64  # prune on one insert in this many
+SEARCHED = 1000  # newest prompts of the project (or session) a quote is looked for in
+LESSON_CONFIDENCE = 0.7
+MAX_LESSON = 300
+MAX_QUOTE = 1000
+KINDS = ("pushback", "standing")
+MARKER_START = "[lesson:"
+_APOSTROPHES = frozenset("'’‘`´")
+
+
+class LessonRefused(Exception):
+    """The lesson was not recorded (its quote is not the person's words, or it is malformed)."""
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def apply_schema(store) -> None:
+    """Migration 14: the prompts a quote is checked against, and each correction's origin."""
+    store.execute(
+        "CREATE TABLE IF NOT EXISTS capture_prompts ("
+        " id INTEGER PRIMARY KEY, session_id TEXT, project TEXT NOT NULL DEFAULT '', at TEXT NOT NULL,"
+        " text TEXT NOT NULL, correction_id TEXT)"
+    )
+    store.execute("CREATE INDEX IF NOT EXISTS idx_capture_prompts_project ON capture_prompts(project, id)")
+    store.execute("CREATE INDEX IF NOT EXISTS idx_capture_prompts_session ON capture_prompts(session_id, id)")
+    cols = {r["name"] for r in store.rows("PRAGMA table_info(corrections)")}
+    if "origin" not in cols:
+        store.execute("ALTER TABLE corrections ADD COLUMN origin TEXT")
+
+
+# --------------------------------------------------------------------------- the person's prompts
+
+
+def remember_prompt(store, text: str, *, session_id: str | None, project: str | None, correction_id=None) -> None:
+    """Keep one prompt (the store's gate redacts it) for the quote check; UserPromptSubmit.
+    Never waits for the write lock: a busy store gets it through the spool."""
+    from ..db import LockBusy
+    from ..util import now_iso
+
+    args = {
+        "session_id": session_id or None,
+        "project": project or "",
+        "text": text[:MAX_PROMPT_CHARS],
+        "correction_id": correction_id,
+    }
+    at = now_iso()
+    try:
+        with store.transaction(wait=False):
+            _insert(store, args, at)
+    except LockBusy:
+        from .. import spool
+
+        spool.put(store.path, [spool.make("prompt", args, at)])
+
+
+def _insert(store, args: dict, at: str) -> None:
+    store.execute(
+        "INSERT INTO capture_prompts(session_id, project, at, text, correction_id) VALUES (?,?,?,?,?)",
+        (args.get("session_id"), args.get("project") or "", at, args.get("text") or "", args.get("correction_id")),
+    )
+    last = store.value("SELECT last_insert_rowid()")
+    if last and last % PRUNE_EVERY == 0:
+        store.execute("DELETE FROM capture_prompts WHERE id <= ?", (last - KEEP_PROMPTS,))
+
+
+def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+    """A prompt kept while another process held the write lock (see memory_cli.spool)."""
+    from ..util import now_iso
+
+    _insert(store, args, at or now_iso())
+
+
+# --------------------------------------------------------------------------- the quote check
+
+
+def normalise(text: str) -> str:
+    """Lower case, words only: punctuation, quote marks and every run of whitespace become one
+    space (apostrophes none), so "No, use pnpm -- not npm!" and "no use pnpm not npm" compare
+    equal, and a paraphrase does not."""
+    out = []
+    for ch in (text or "").casefold():
+        if ch.isalnum():
+            out.append(ch)
+        elif ch not in _APOSTROPHES:  # "don't", "dont" and "don’t" are one word
+            out.append(" ")
+    return " ".join("".join(out).split())
+
+
+def fragments(quote: str) -> list[str]:
+    """The normalised parts of a quote, split where the agent left words out ("..." or "…")."""
+    parts = regex_cache.compile(r"\.\.\.+|…|\[\.\.\.\]").split(quote or "")
+    return [n for n in (normalise(p) for p in parts) if n]
+
+
+def quoted_in(quote: str, text: str) -> bool:
+    """Whether every fragment of ``quote`` is in ``text``, whole words, in order."""
+    parts = fragments(quote)
+    if not parts:
+        return False
+    hay = f" {normalise(text)} "
+    at = 0
+    for part in parts:
+        i = hay.find(f" {part} ", at)
+        if i < 0:
+            return False
+        at = i + len(part) + 1
+    return True
+
+
+def find_prompt(store, quote: str, *, project: str | None, session_id: str | None = None) -> dict | None:
+    """The newest kept prompt of this project (or, with no project, of this session) that holds
+    ``quote``; None when the person never typed it there."""
+    from ..redact import redact
+
+    clean = redact(quote)[0]  # kept prompts are redacted: so must the quote be
+    if project:
+        rows = store.rows(
+            "SELECT * FROM capture_prompts WHERE project = ? ORDER BY id DESC LIMIT ?", (project, SEARCHED)
+        )
+    elif session_id:
+        rows = store.rows(
+            "SELECT * FROM capture_prompts WHERE session_id = ? ORDER BY id DESC LIMIT ?", (session_id, SEARCHED)
+        )
+    else:
+        rows = store.rows("SELECT * FROM capture_prompts WHERE project = '' ORDER BY id DESC LIMIT ?", (SEARCHED,))
+    for r in rows:
+        if quoted_in(clean, r["text"]):
+            return r
+    return None
+
+
+# --------------------------------------------------------------------------- recording
+
+
+def _one_line(value, name: str, limit: int, *, required: bool) -> str:
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        raise LessonRefused(f"{name} must be text")
+    value = " ".join(value.split())
+    if required and not value:
+        raise LessonRefused(f"{name} is empty")
+    return value[:limit]
+
+
+def record_lesson(
+    store,
+    *,
+    quote,
+    lesson,
+    wrong=None,
+    right=None,
+    kind=None,
+    project: str | None,
+    session_id: str | None = None,
+    agent: str | None = None,
+    via: str = "mcp",
+    settings=None,
+    hook_event: str | None = None,
+) -> dict:
+    """Check the quote and record the lesson as a correction of origin ``agent``. Returns the
+    correction's view plus ``already`` (the prompt had already given this correction: nothing
+    counted twice). Raises :class:`LessonRefused` (audited) when the quote is not the person's."""
+    from .. import audit
+    from ..redact import redact
+
+    try:
+        quote = _one_line(quote, "quote", MAX_QUOTE, required=True).strip("\"'“”‘’ ")
+        lesson = _one_line(lesson, "lesson", MAX_LESSON, required=True)
+        wrong = _one_line(wrong, "wrong", MAX_LESSON, required=False)
+        right = _one_line(right, "right", MAX_LESSON, required=False)
+        kind = _one_line(kind, "kind", 20, required=False).lower() or None
+        if kind is not None and kind not in KINDS:
+            raise LessonRefused(f"kind must be pushback or standing, got {kind!r}")
+        if not fragments(quote):
+            raise LessonRefused("quote has no words")
+        prompt = find_prompt(store, quote, project=project, session_id=session_id)
+        if prompt is None:
+            where = f"project {project}" if project else "this session"
+            raise LessonRefused(
+                f"refused: the quote is not in anything the person typed in {where}; quote their own words verbatim"
+            )
+    except LessonRefused as e:
+        audit.record_safely(
+            store,
+            "lesson",
+            context=redact(str(lesson or ""))[0][:300] or None,
+            result="refused",
+            details={"quote": redact(str(quote or ""))[0][:300], "why": str(e), "via": via, "project": project},
+            session_id=session_id,
+            hook_event=hook_event,
+            agent=agent,
+        )
+        raise
+    session = prompt["session_id"] or session_id
+    from .corrections import capture, view
+
+    with store.transaction():
+        same = _already(store, prompt, wrong, right or lesson)
+        if same is not None:
+            out = view(store, same)
+            out.update(already=True, promoted_now=False)
+            return out
+    from .detect import Detection
+    from .similar import correction_key
+
+    d = Detection(
+        kind="explicit",
+        what_was_wrong=wrong,
+        what_is_right=right or lesson,
+        confidence=LESSON_CONFIDENCE,
+        key=correction_key(wrong, right or lesson),
+        statement=lesson,
+        signal=f"agent:{kind or 'lesson'}",
+        sentence=quote,
+        scope_hint="project" if project else None,
+    )
+    result = capture(
+        store,
+        quote,
+        session_id=session,
+        context=f"lesson recorded by the agent ({kind or 'unspecified'}, via {via})",
+        project=project,
+        agent=agent,
+        settings=settings,
+        hook_event=hook_event,
+        detection=d,
+        origin="agent",
+    )
+    if result.get("id") and not result.get("queued"):
+        with store.transaction():
+            store.execute("UPDATE capture_prompts SET correction_id = ? WHERE id = ?", (result["id"], prompt["id"]))
+    result["already"] = False
+    return result
+
+
+def _already(store, prompt: dict, wrong: str, right: str) -> dict | None:
+    """The correction this prompt already gave that says what the lesson says, if any. A guess
+    of the learned model (no parts) on this prompt is dismissed instead: the agent read it."""
+    cid = prompt.get("correction_id")
+    if not cid:
+        return None
+    row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
+    if row is None:
+        return None
+    if not row["key"] and row["detection_type"] == "inferred" and row["status"] == "pending":
+        store.execute("UPDATE corrections SET status = 'dismissed', reviewed_at = NULL WHERE id = ?", (cid,))
+        return None
+    from .similar import correction_key, same_correction
+
+    if row["key"] == correction_key(wrong, right) or same_correction(
+        row["what_was_wrong"] or "", row["what_is_right"] or "", wrong, right
+    ):
+        return row
+    return None
+
+
+# --------------------------------------------------------------------------- the reply's marker
+
+
+def parse_lessons(text: str) -> list[tuple[str, str]]:
+    """``[LESSON: "<quote>" -> <lesson>]`` lines of the agent's own text, as (quote, lesson).
+    Injected context, code, inline code and ``>`` quotes are dropped first (as for memory
+    markers), so the teaching's own example is never recorded."""
+    if not text or MARKER_START not in text.lower():
+        return []
+    from .markers import _re, strip_injected
+
+    text = strip_injected(text)
+    text = _re("fence").sub("", text)
+    text = _re("quote").sub("", text)
+    text = _re("inline").sub("", text)
+    pattern = regex_cache.compile(
+        r"(?i)\[lesson:\s*[\"“](?P<quote>.+)[\"”]\s*(?:->|→|=>)\s*(?P<lesson>.+?)\s*\]\s*[*_~]*\s*$"
+    )
+    out = []
+    for line in text.splitlines():
+        m = pattern.search(line.strip())
+        if not m:
+            continue
+        quote, lesson = m.group("quote").strip(), m.group("lesson").strip()
+        if quote and lesson and not quote.startswith("<") and (quote, lesson) not in out:
+            out.append((quote, lesson))
+    return out
