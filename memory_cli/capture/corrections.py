@@ -827,6 +827,9 @@ def review_queue(store) -> list[dict]:
         " ORDER BY occurrence_count DESC, last_seen_at DESC"
     ):
         v = view(store, r)
+        held = {i["id"] for i in v.get("instances") or []}
+        if len(held) == 1 and store.value("SELECT status FROM corrections WHERE id = ?", (held.pop(),)) != "pending":
+            continue  # one correction, since proposed (or reviewed) on its own count: shown there
         v["item"] = "recurring"
         v["suggested_rule"] = None
         items.append(v)

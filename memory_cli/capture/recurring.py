@@ -181,8 +181,8 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                     store.execute(
                         "INSERT INTO corrections(id, session_id, user_message, what_was_wrong, what_is_right,"
                         " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
-                        " sessions, status, last_seen_at, statement)"
-                        " VALUES (?,?,?,'',?,?,?,'repeated',?,NULL,0.6,?,?,?,'pending',?,?)",
+                        " sessions, status, last_seen_at, statement, origin)"
+                        " VALUES (?,?,?,'',?,?,?,'repeated',?,NULL,0.6,?,?,?,'pending',?,?,?)",
                         (
                             pid,
                             latest["session_id"],
@@ -196,6 +196,7 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                             dumps(sessions),
                             now,
                             statement,
+                            latest.get("origin"),
                         ),
                     )
                     new = True
