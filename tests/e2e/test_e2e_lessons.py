@@ -104,3 +104,52 @@ def test_a_lesson_line_does_the_same_without_mcp(e2e_home):
     assert items[0]["user_message"] in SAID_PLAIN
     refused = [r for r in e2e_home.cli_json("audit", "--action", "lesson") if "spaces are banned" in json.dumps(r)]
     assert refused and refused[0]["result"] == "refused" and refused[0]["details"]["via"] == "marker"
+
+
+# -- the same through Codex CLI and Gemini CLI (their MCP registration: `install --agent`) ---------
+from .agent_standins import codex_call, codex_exec, codex_tool_search, gemini_call  # noqa: E402
+from .test_e2e_agents import agent_bins  # noqa: E402, F401  (a fixture)
+from .test_e2e_agents import agents as agents  # noqa: E402  (a fixture: a HOME with both agents installed)
+
+CODEX_SAID = "deploys go through the staging cluster first"
+GEMINI_SAID = "the staging cluster sees every deploy first"
+DEPLOY = {"lesson": "Deploy to staging before production", "kind": "standing"}
+
+
+def _lessons(home) -> list[dict]:
+    return [i for i in home.cli_json("review", "--list") if i.get("origin") == "agent"]
+
+
+def test_codex_and_gemini_record_lessons_through_the_mcp_tool(agents):
+    home = agents.home
+    run = agents.codex(
+        CODEX_SAID,
+        [
+            [codex_exec("sleep 4")],  # Codex lists MCP tools once the server is up (see test_e2e_agents)
+            [codex_tool_search("correction")],
+            [codex_call("record_correction", {"quote": CODEX_SAID, **DEPLOY}, namespace="mcp__memory_cli")],
+            [
+                codex_call(
+                    "record_correction", {"quote": "never deploy on fridays", **DEPLOY}, namespace="mcp__memory_cli"
+                )
+            ],
+        ],
+    )
+    assert run.proc.returncode == 0, run.describe()
+    outputs = run.standin.tool_outputs()
+    assert "Deploy to staging before production" in outputs[-2], run.describe()
+    assert "refused" in outputs[-1], run.describe()
+    run = agents.gemini(
+        GEMINI_SAID,
+        [[gemini_call("mcp_memory-cli_record_correction", {"quote": GEMINI_SAID.upper(), **DEPLOY})]],
+    )
+    assert run.proc.returncode == 0, run.describe()
+    assert "Deploy to staging" in run.standin.tool_outputs()[0], run.describe()
+    # One lesson, said in two sessions of two agents: counted once per session (and, said in
+    # two sessions, also shown as a recurring instruction with each instance).
+    [item] = _lessons(home)
+    assert item["statement"] == "Deploy to staging before production" and item["sessions"] == 2, item
+    counted = [i for i in home.cli_json("review", "--list", "--all") if i.get("kind") == "explicit"]
+    assert [(i["origin"], i["occurrences"]) for i in counted] == [("agent", 2)], counted
+    refused = home.cli_json("audit", "--action", "lesson")
+    assert [r["result"] for r in refused] == ["refused"] and "never deploy on fridays" in json.dumps(refused)
