@@ -226,12 +226,17 @@ def record_lesson(
     session = prompt["session_id"] or session_id
     from .corrections import capture, view
 
-    with store.transaction():
-        same = _already(store, prompt, wrong, right or lesson)
-        if same is not None:
-            out = view(store, same)
-            out.update(already=True, promoted_now=False)
-            return out
+    from ..db import LockBusy
+
+    try:
+        with store.transaction():
+            same = _already(store, prompt, wrong, right or lesson)
+    except LockBusy:  # a hook's store waits for no one: capture below spools the lesson
+        same = None
+    if same is not None:
+        out = view(store, same)
+        out.update(already=True, promoted_now=False)
+        return out
     from .detect import Detection
     from .similar import correction_key
 
@@ -259,8 +264,11 @@ def record_lesson(
         origin="agent",
     )
     if result.get("id") and not result.get("queued"):
-        with store.transaction():
-            store.execute("UPDATE capture_prompts SET correction_id = ? WHERE id = ?", (result["id"], prompt["id"]))
+        try:
+            with store.transaction():
+                store.execute("UPDATE capture_prompts SET correction_id = ? WHERE id = ?", (result["id"], prompt["id"]))
+        except LockBusy:
+            pass  # only the once-per-prompt guard is lost; the lesson is stored
     result["already"] = False
     return result
 
