@@ -265,3 +265,17 @@ def test_lesson_lines_are_parsed_robustly():
         ("use pnpm, not npm", "Use pnpm for installs"),
         ('a "quoted" word', "keep it"),
     ]
+
+
+def test_a_prompt_typed_while_another_process_writes_is_kept_after_it(hook, project, db_path):
+    from write_lock import HeldWriteLock
+
+    Store.open(db_path).close()
+    lock = HeldWriteLock(db_path)
+    try:
+        typed(hook, project, "hmm, pnpm is what we use")  # answered at once, the prompt spooled
+        assert lock.still_held()
+    finally:
+        lock.release()
+    typed(hook, project, "and the tests, please", session="s2")  # this process drains the spool
+    assert record(db_path, quote="pnpm is what we use", lesson="Use pnpm")["session_ids"] == ["s1"]
