@@ -105,8 +105,8 @@ def test_a_secret_in_the_quote_is_compared_and_stored_redacted(hook, project, db
     typed(hook, project, f"stop pasting {key} into the config")
     out = record(db_path, quote=f"stop pasting {key} into the config", lesson="Keep keys out of the config")
     assert key not in out["user_message"] and "[REDACTED" in out["user_message"]
-    with Store.open(db_path) as s:
-        assert key[:20] not in json.dumps(s.rows("SELECT text FROM capture_prompts"))
+    stored = b"".join(p.read_bytes() for p in db_path.parent.glob("memory.db*") if p.is_file())
+    assert key[:20].encode() not in stored  # the kept prompt holds no text at all
 
 
 def test_bad_lessons_are_refused_with_one_line(hook, project, db_path):
@@ -279,3 +279,10 @@ def test_a_prompt_typed_while_another_process_writes_is_kept_after_it(hook, proj
         lock.release()
     typed(hook, project, "and the tests, please", session="s2")  # this process drains the spool
     assert record(db_path, quote="pnpm is what we use", lesson="Use pnpm")["session_ids"] == ["s1"]
+
+
+def test_part_of_a_sentence_without_spaces_is_a_quote_too(hook, project, db_path):
+    typed(hook, project, "不要用npm安装依赖，用pnpm")
+    assert record(db_path, quote="用pnpm", lesson="Install with pnpm")["correction"]
+    with pytest.raises(lessons.LessonRefused):
+        record(db_path, quote="不要用yarn", lesson="Install with pnpm")

@@ -7,11 +7,12 @@ standing rule, quoting the person: through the MCP tool ``record_correction`` or
 tools, a ``[LESSON: "<quote>" -> <lesson>]`` line in its reply (read by the Stop hook).
 
 What keeps an agent from inventing corrections is the quote: it must be in what the person
-typed in that session or project. UserPromptSubmit keeps each prompt (redacted, its first
-``MAX_PROMPT_CHARS`` characters, the last ``KEEP_PROMPTS``) in ``capture_prompts``; a lesson is
-accepted only when its quote, normalised for case, whitespace, punctuation and quote marks, is
-found there word for word, and otherwise refused and audited (action ``lesson``, result
-``refused``). An accepted lesson is a correction of origin ``agent``: it counts repeats like
+typed in that session or project. UserPromptSubmit keeps each prompt in ``capture_prompts`` as
+the 32-bit CRC of each of its words (its first ``MAX_PROMPT_CHARS`` characters, the last
+``KEEP_PROMPTS`` prompts): enough to tell whether a quote's words are there, in that order, and
+no text to redact, to leak or to pay the redaction of on every prompt. A lesson is accepted only
+when its quote's words (case, whitespace, punctuation and quote marks aside) are found there, and
+otherwise refused and audited (action ``lesson``, result ``refused``). An accepted lesson is a correction of origin ``agent``: it counts repeats like
 any other and is proposed after repeats, but what its promotion creates is held back (rule
 off, entry archived) until the person approves it in ``memory-cli review``.
 
@@ -23,6 +24,8 @@ Standard library only on the hook path (``remember_prompt``, ``parse_lessons``).
 """
 
 from __future__ import annotations
+
+import binascii  # already loaded in a hook process (zlib is not): the same CRC-32
 
 from .. import regex_cache
 
@@ -49,10 +52,10 @@ def apply_schema(store) -> None:
     """Migration 14: the prompts a quote is checked against, and each correction's origin."""
     store.execute(
         "CREATE TABLE IF NOT EXISTS capture_prompts ("
-        " id INTEGER PRIMARY KEY, session_id TEXT, project TEXT NOT NULL DEFAULT '', at TEXT NOT NULL,"
-        " text TEXT NOT NULL, correction_id TEXT)"
+        " id INTEGER PRIMARY KEY, session_id TEXT, project_crc INTEGER NOT NULL, typed_at TEXT NOT NULL,"
+        " words BLOB NOT NULL, correction_id TEXT)"
     )
-    store.execute("CREATE INDEX IF NOT EXISTS idx_capture_prompts_project ON capture_prompts(project, id)")
+    store.execute("CREATE INDEX IF NOT EXISTS idx_capture_prompts_project ON capture_prompts(project_crc, id)")
     store.execute("CREATE INDEX IF NOT EXISTS idx_capture_prompts_session ON capture_prompts(session_id, id)")
     cols = {r["name"] for r in store.rows("PRAGMA table_info(corrections)")}
     if "origin" not in cols:
@@ -63,15 +66,15 @@ def apply_schema(store) -> None:
 
 
 def remember_prompt(store, text: str, *, session_id: str | None, project: str | None, correction_id=None) -> None:
-    """Keep one prompt (the store's gate redacts it) for the quote check; UserPromptSubmit.
-    Never waits for the write lock: a busy store gets it through the spool."""
+    """Keep one prompt's words (hashed: no text) for the quote check; UserPromptSubmit. Never
+    waits for the write lock: a busy store gets it through the spool."""
     from ..db import LockBusy
     from ..util import now_iso
 
     args = {
         "session_id": session_id or None,
-        "project": project or "",
-        "text": text[:MAX_PROMPT_CHARS],
+        "project_crc": project_crc(project),
+        "words": pack(words(text[:MAX_PROMPT_CHARS])).hex(),
         "correction_id": correction_id,
     }
     at = now_iso()
@@ -86,8 +89,14 @@ def remember_prompt(store, text: str, *, session_id: str | None, project: str | 
 
 def _insert(store, args: dict, at: str) -> None:
     store.execute(
-        "INSERT INTO capture_prompts(session_id, project, at, text, correction_id) VALUES (?,?,?,?,?)",
-        (args.get("session_id"), args.get("project") or "", at, args.get("text") or "", args.get("correction_id")),
+        "INSERT INTO capture_prompts(session_id, project_crc, typed_at, words, correction_id) VALUES (?,?,?,?,?)",
+        (
+            args.get("session_id"),
+            int(args.get("project_crc") or 0),
+            at,
+            bytes.fromhex(args.get("words") or ""),
+            args.get("correction_id"),
+        ),
     )
     last = store.value("SELECT last_insert_rowid()")
     if last and last % PRUNE_EVERY == 0:
@@ -104,58 +113,70 @@ def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
 # --------------------------------------------------------------------------- the quote check
 
 
-def normalise(text: str) -> str:
-    """Lower case, words only: punctuation, quote marks and every run of whitespace become one
-    space (apostrophes none), so "No, use pnpm -- not npm!" and "no use pnpm not npm" compare
-    equal, and a paraphrase does not."""
-    out = []
-    for ch in (text or "").casefold():
-        if ch.isalnum():
-            out.append(ch)
-        elif ch not in _APOSTROPHES:  # "don't", "dont" and "don’t" are one word
-            out.append(" ")
-    return " ".join("".join(out).split())
+# A word: a run of letters and digits, or one Chinese, Japanese or Korean character (written
+# without spaces, so a quote of part of a sentence still falls on word boundaries).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_WORD = f"[{_CJK}]|[^\\W_{_CJK}]+"
+_APOSTROPHES = dict.fromkeys(map(ord, "'’‘`´"))  # "don't", "dont" and "don’t" are one word
 
 
-def fragments(quote: str) -> list[str]:
-    """The normalised parts of a quote, split where the agent left words out ("..." or "…")."""
+def words(text: str) -> list[str]:
+    """Lower-case words: punctuation, quote marks and whitespace only separate them (apostrophes
+    not even that), so "No, use pnpm -- not npm!" and "no use pnpm not npm" are the same words,
+    and a paraphrase is not."""
+    return regex_cache.compile(_WORD).findall((text or "").casefold().translate(_APOSTROPHES))
+
+
+def project_crc(project: str | None) -> int:
+    """The project a prompt was typed in, as a number (0: none). Kept as a number like the words:
+    the store's gate then has no text to read on the hook path."""
+    return binascii.crc32(project.encode("utf-8", "replace")) or 1 if project else 0
+
+
+def pack(found: list[str]) -> bytes:
+    """Each word's CRC-32, 4 bytes little-endian, in order."""
+    return b"".join(binascii.crc32(w.encode("utf-8", "replace")).to_bytes(4, "little") for w in found)
+
+
+def fragments(quote: str) -> list[bytes]:
+    """The packed words of each part of a quote, split where the agent left words out ("...",
+    "…" or "[...]")."""
     parts = regex_cache.compile(r"\.\.\.+|…|\[\.\.\.\]").split(quote or "")
-    return [n for n in (normalise(p) for p in parts) if n]
+    return [b for b in (pack(words(p)) for p in parts) if b]
 
 
-def quoted_in(quote: str, text: str) -> bool:
-    """Whether every fragment of ``quote`` is in ``text``, whole words, in order."""
+def quoted_in(quote: str, packed: bytes) -> bool:
+    """Whether every fragment of ``quote`` is among a prompt's packed words, whole words, in order."""
     parts = fragments(quote)
     if not parts:
         return False
-    hay = f" {normalise(text)} "
     at = 0
     for part in parts:
-        i = hay.find(f" {part} ", at)
+        i = packed.find(part, at)
+        while i >= 0 and i % 4:  # a match must start on a word
+            i = packed.find(part, i + 1)
         if i < 0:
             return False
-        at = i + len(part) + 1
+        at = i + len(part)
     return True
 
 
 def find_prompt(store, quote: str, *, project: str | None, session_id: str | None = None) -> dict | None:
     """The newest kept prompt of this project (or, with no project, of this session) that holds
     ``quote``; None when the person never typed it there."""
-    from ..redact import redact
-
-    clean = redact(quote)[0]  # kept prompts are redacted: so must the quote be
     if project:
         rows = store.rows(
-            "SELECT * FROM capture_prompts WHERE project = ? ORDER BY id DESC LIMIT ?", (project, SEARCHED)
+            "SELECT * FROM capture_prompts WHERE project_crc = ? ORDER BY id DESC LIMIT ?",
+            (project_crc(project), SEARCHED),
         )
     elif session_id:
         rows = store.rows(
             "SELECT * FROM capture_prompts WHERE session_id = ? ORDER BY id DESC LIMIT ?", (session_id, SEARCHED)
         )
     else:
-        rows = store.rows("SELECT * FROM capture_prompts WHERE project = '' ORDER BY id DESC LIMIT ?", (SEARCHED,))
+        rows = store.rows("SELECT * FROM capture_prompts WHERE project_crc = 0 ORDER BY id DESC LIMIT ?", (SEARCHED,))
     for r in rows:
-        if quoted_in(clean, r["text"]):
+        if quoted_in(quote, r["words"]):
             return r
     return None
 
