@@ -286,3 +286,12 @@ def test_part_of_a_sentence_without_spaces_is_a_quote_too(hook, project, db_path
     assert record(db_path, quote="用pnpm", lesson="Install with pnpm")["correction"]
     with pytest.raises(lessons.LessonRefused):
         record(db_path, quote="不要用yarn", lesson="Install with pnpm")
+
+
+def test_a_lesson_is_refused_with_its_reason_when_lessons_are_off(hook, project, db_path, claude_dir):
+    from memory_cli import settings
+
+    typed(hook, project, "we're a pnpm shop")
+    (claude_dir / "memory" / "config.json").write_text(json.dumps({"capture": {"agent_lessons": False}}))
+    with pytest.raises(lessons.LessonRefused, match=r"lessons are turned off \(capture.agent_lessons = false\)"):
+        record(db_path, quote="we're a pnpm shop", lesson="Use pnpm", settings=settings.load())

@@ -226,6 +226,9 @@ def record_lesson(
             raise LessonRefused(f"kind must be pushback or standing, got {kind!r}")
         if not fragments(quote):
             raise LessonRefused("quote has no words")
+        off = _turned_off(settings)
+        if off:
+            raise LessonRefused(off)
         prompt = find_prompt(store, quote, project=project, session_id=session_id)
         if prompt is None:
             where = f"project {project}" if project else "this session"
@@ -292,6 +295,19 @@ def record_lesson(
             pass  # only the once-per-prompt guard is lost; the lesson is stored
     result["already"] = False
     return result
+
+
+def _turned_off(settings) -> str | None:
+    """Why no lesson can be recorded under these settings (no prompts are kept), or None."""
+    try:
+        section = settings.section("capture") if settings is not None else {}
+    except Exception:
+        return None
+    if section.get("enabled", True) is False:
+        return "corrections are turned off (capture.enabled = false)"
+    if section.get("agent_lessons", True) is False:
+        return "lessons are turned off (capture.agent_lessons = false)"
+    return None
 
 
 def _already(store, prompt: dict, wrong: str, right: str) -> dict | None:
