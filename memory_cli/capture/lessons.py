@@ -12,9 +12,10 @@ the 32-bit CRC of each of its words (its first ``MAX_PROMPT_CHARS`` characters, 
 ``KEEP_PROMPTS`` prompts): enough to tell whether a quote's words are there, in that order, and
 no text to redact, to leak or to pay the redaction of on every prompt. A lesson is accepted only
 when its quote's words (case, whitespace, punctuation and quote marks aside) are found there, and
-otherwise refused and audited (action ``lesson``, result ``refused``). An accepted lesson is a correction of origin ``agent``: it counts repeats like
-any other and is proposed after repeats, but what its promotion creates is held back (rule
-off, entry archived) until the person approves it in ``memory-cli review``.
+otherwise refused and audited (action ``lesson``, result ``refused``). An accepted lesson is a
+correction of origin ``agent``: it counts repeats like any other and is proposed after repeats,
+but what its promotion creates is held back (rule off, entry archived) until the person approves
+it in ``memory-cli review``.
 
 A prompt counts once: a lesson quoting a prompt from which a correction was already recorded
 (by the hook's detector or an earlier lesson) that says the same thing is not counted again,
@@ -38,7 +39,6 @@ MAX_LESSON = 300
 MAX_QUOTE = 1000
 KINDS = ("pushback", "standing")
 MARKER_START = "[lesson:"
-_APOSTROPHES = frozenset("'’‘`´")
 
 
 class LessonRefused(Exception):
