@@ -234,6 +234,11 @@ MIGRATIONS: list[tuple] = [
         "team: the team store's id of an entry when it is not the local one",
         _area("memory_cli.team.schema", "apply_server_id_schema"),
     ),
+    (
+        15,
+        "capture: the prompts a lesson's quote is checked against; corrections' origin",
+        _area("memory_cli.capture.lessons"),
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -176,6 +176,16 @@ FIELDS: list[tuple] = [
         "Distinct sessions a correction must appear in before promotion.",
     ),
     (
+        "capture",
+        "agent_lessons",
+        "bool",
+        True,
+        None,
+        "Teach the agent at session start to record the person's corrections itself (the "
+        "record_correction tool or a [LESSON: ...] line), each checked against what the person "
+        "typed; the hook then tells it nothing of its own detections.",
+    ),
+    (
         "pinning",
         "max_pinned",
         "int",

@@ -46,6 +46,7 @@ APPLIERS = {
     "violation": "memory_cli.rules.api:apply_spooled",
     "metric": "memory_cli.baselines.api:apply_spooled",
     "kv": "memory_cli.maintenance.kvstate:apply_spooled",
+    "prompt": "memory_cli.capture.lessons:apply_spooled",
 }
 
 

@@ -69,6 +69,15 @@ def claude_dir(isolated_env) -> Path:
 
 
 @pytest.fixture
+def detector_speaks(claude_dir) -> None:
+    """The hook tells the agent of its own detections ("Recorded correction: ...") only when the
+    agent is not recording lessons itself: turn ``capture.agent_lessons`` off for a test that
+    reads that line."""
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "config.json").write_text('{"capture": {"agent_lessons": false}}')
+
+
+@pytest.fixture
 def db_path(tmp_path) -> Path:
     return tmp_path / "memory.db"
 

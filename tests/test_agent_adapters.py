@@ -125,7 +125,7 @@ def test_a_gemini_write_to_a_relative_path_meets_a_file_rule(db_path):
     assert out["decision"] == "deny" and "Never write under config/" in out["reason"]
 
 
-def test_a_correction_typed_in_gemini_is_said_back_as_gemini_context(db_path):
+def test_a_correction_typed_in_gemini_is_said_back_as_gemini_context(db_path, detector_speaks):
     body = gemini("BeforeAgent", prompt="No, use pnpm, not npm. Install the dependencies.")
     out = agent_hook(db_path, "gemini", "BeforeAgent", body)
     spec = out["hookSpecificOutput"]
@@ -283,7 +283,7 @@ def test_a_hook_called_for_an_unknown_agent_allows_and_is_recorded(db_path):
     assert errors and "unknown agent 'cursor'" in errors[0]["details"]
 
 
-def test_a_correction_after_geminis_hook_context_is_judged_on_the_typed_words(db_path):
+def test_a_correction_after_geminis_hook_context_is_judged_on_the_typed_words(db_path, detector_speaks):
     """Gemini CLI 0.61.0 puts the context earlier hooks added (memory-cli's own injection) before
     the typed words in BeforeAgent's ``prompt``: the correction is still told to its model."""
     injected = (

@@ -142,5 +142,5 @@ def test_doctor_says_per_agent_whether_the_mcp_server_is_registered(codex_home, 
     checks = {c["name"]: c for c in json.loads(run_cli("--json", "doctor", db=db_path).stdout)["checks"]}
     codex = checks["mcp server (codex) (user)"]
     assert codex["status"] == "ok" and str(codex_home / "config.toml") in codex["detail"], codex
-    assert "with 9 tools" in codex["detail"], codex  # the registered command started and listed them
+    assert "with 10 tools" in codex["detail"], codex  # the registered command started and listed them
     assert "not registered" in checks["mcp server (gemini)"]["detail"]

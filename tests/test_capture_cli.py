@@ -272,3 +272,19 @@ def test_interactive_review_empty_queue_and_ctrl_d(cli, terminal):
     os.write(t.master, b"\x04")  # Ctrl-D
     t.expect("Done: 0 approved")
     assert t.close() == 0
+
+
+def test_interactive_review_shows_a_lesson_as_the_agents_with_the_persons_words(terminal, store):
+    from memory_cli.capture import lessons
+
+    lessons.remember_prompt(store, "we're a pnpm shop", session_id="s1", project="whisperclick")
+    lessons.record_lesson(
+        store, quote="we're a pnpm shop", lesson="Use pnpm, not npm", wrong="npm", right="pnpm", project="whisperclick"
+    )
+    t = terminal("review")
+    shown = t.expect("(q)uit? ")
+    assert "(the agent, confidence 0.7)" in shown and "Use pnpm, not npm" in shown, shown
+    assert 'recorded by the agent, quoting you: "we\'re a pnpm shop"' in shown, shown
+    t.type("q")
+    t.expect("skipped.")
+    assert t.close() == 0

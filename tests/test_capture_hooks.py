@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import agent_turn_transcript, payload
+
+
+@pytest.fixture(autouse=True)
+def detector_speaks(claude_dir):
+    """These tests read the line the hook tells the agent of its own detections, which it says
+    only when the agent is not recording lessons itself (``capture.agent_lessons`` off)."""
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "config.json").write_text('{"capture": {"agent_lessons": false}}')
 
 
 def _transcript(tmp_path, command="npm install", text="Installing the dependencies."):

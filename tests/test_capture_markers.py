@@ -139,7 +139,10 @@ def test_instructions_teach_format_categories_and_an_example_in_a_few_lines():
         assert c in t
     examples = [m for m in re.finditer(MARKER_REGEX, t)]
     assert len(examples) == 1 and examples[0].group(2)  # one example, with a subject
-    assert len(t.splitlines()) <= 5 and len(t) < 700  # paid for in context every session
+    memory = instructions.text(lessons=False)
+    assert len(memory.splitlines()) <= 5 and len(memory) < 700  # paid for in context every session
+    lessons = instructions.lessons_text()  # and the lessons the agent records, as few lines again
+    assert t == memory + "\n\n" + lessons and len(lessons.splitlines()) <= 3 and len(lessons) < 600
 
 
 # ---------------------------------------------------------------- transcripts

@@ -97,7 +97,7 @@ def test_real_prompts_that_were_not_corrections_are_never_told_to_claude(hook, s
     assert store.value("SELECT count(*) FROM corrections WHERE status = 'pending'") == len(flagged)
 
 
-def test_a_confident_real_correction_is_still_told_to_claude(hook, store):
+def test_a_confident_real_correction_is_still_told_to_claude(hook, store, detector_speaks):
     res = _hook_prompt(hook, "dont use npm, use pnpm")
     assert res.context.splitlines()[0].startswith("Recorded correction: ")
 

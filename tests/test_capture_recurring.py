@@ -86,3 +86,19 @@ def test_the_session_end_job_proposes_what_was_said_in_two_sessions(store, db_pa
         if name == "recurring-instructions":
             assert task().startswith("1 recurring")
     assert [i["item"] for i in corr.review_queue(store)][:1] in (["recurring"], ["proposal"])
+
+
+def test_a_guess_of_the_learned_model_is_not_grouped_with_a_correction(store):
+    """A proposal groups only what reads as a correction on its own: a request the learned
+    model took for one (no parts, confidence 0.3) does not join a real correction."""
+    from memory_cli.capture.detect import Detection
+
+    corr.capture(store, "no, use the wrapper script, not plain bash", session_id="s1")
+    request = "run the wrapper script, not plain bash, for the deploy"
+    guess = Detection.inferred(request, request, confidence=0.3, signal="learned")
+    corr.capture(store, request, session_id="s2", detection=guess)
+    assert propose_recurring(store) == []
+    # the agent's lesson on the same words, its quote checked, does join it
+    corr.capture(store, request, session_id="s3", detection=guess, origin="agent")
+    [proposal] = propose_recurring(store)
+    assert proposal["sessions"] == 2

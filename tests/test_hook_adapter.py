@@ -173,7 +173,7 @@ TASK_NOTIFICATION = """<task-notification>
 </task-notification>"""
 
 
-def test_a_subagent_report_handed_over_as_a_prompt_is_not_the_persons_correction(hook, db_path):
+def test_a_subagent_report_handed_over_as_a_prompt_is_not_the_persons_correction(hook, db_path, detector_speaks):
     """Claude Code delivers a background subagent's report through UserPromptSubmit; words in
     it are the subagent's, so nothing is captured, acknowledged or injected for it."""
     r = hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=TASK_NOTIFICATION))

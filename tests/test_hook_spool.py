@@ -24,6 +24,14 @@ from memory_cli import audit, spool
 from memory_cli.db import Store
 
 
+@pytest.fixture(autouse=True)
+def detector_speaks(claude_dir):
+    """These tests read the line the hook tells the agent of its own detections, which it says
+    only when the agent is not recording lessons itself (``capture.agent_lessons`` off)."""
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "config.json").write_text('{"capture": {"agent_lessons": false}}')
+
+
 @pytest.fixture
 def held_lock(db_path, claude_dir):
     (claude_dir / "memory").mkdir(exist_ok=True)

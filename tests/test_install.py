@@ -248,7 +248,7 @@ def test_a_new_claude_json_is_private_and_doctor_starts_the_server(cli):
     assert oct(home_json.stat().st_mode & 0o777) == "0o600"
     checks = json.loads(cli("doctor", "--no-timing", "--json").stdout)["checks"]
     mcp = next(c for c in checks if c["name"] == "mcp server")
-    assert mcp["status"] == "ok" and "9 tools" in mcp["detail"], mcp
+    assert mcp["status"] == "ok" and "10 tools" in mcp["detail"], mcp
 
 
 def _registered(claude_dir, event="PreToolUse"):

@@ -20,6 +20,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 TOOLS = {
     "query_memory",
     "remember",
+    "record_correction",
     "record_incident",
     "search_incidents",
     "resolve_incident",
@@ -131,6 +132,8 @@ BAD = [
     ("remember", {"content": "", "type": "fact"}, "content is empty"),
     ("remember", {"content": "x", "type": "nonsense"}, "unknown type"),
     ("remember", {"content": "x", "type": "fact", "scope": "galaxy"}, "unknown scope"),
+    ("record_correction", {"quote": "never use yarn", "lesson": "use pnpm"}, "refused: the quote is not in"),
+    ("record_correction", {"quote": "x", "lesson": ""}, "lesson is empty"),
     ("record_incident", {"title": "", "symptoms": "x"}, "title is empty"),
     ("record_incident", {"title": "x", "symptoms": "y", "severity": "apocalyptic"}, "unknown severity"),
     ("search_incidents", {"query": ""}, "query is empty"),
@@ -160,6 +163,48 @@ def test_bad_arguments_to_every_tool_are_clear_tool_errors(db_path, project):
     with Store.open(db_path) as s:  # nothing half-stored
         assert s.value("SELECT count(*) FROM memory_entries") == 0
         assert s.value("SELECT count(*) FROM incidents") == 0
+
+
+def test_record_correction_checks_the_quote_against_what_the_person_typed(db_path, project, tmp_path):
+    """The agent's lesson through the server as Claude Code calls it: the project is the
+    server's folder, the session the one the quoted prompt was typed in."""
+    prompt = "we keep CHANGELOG entries   under Unreleased, not under the version"
+    r = run_hook("UserPromptSubmit", payload("UserPromptSubmit", cwd=str(project), prompt=prompt), db=db_path)
+    assert r.returncode == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def calls(s):
+        ok = data(
+            await s.call_tool(
+                "record_correction",
+                {
+                    "quote": "We keep changelog entries under Unreleased, not under the version",
+                    "lesson": "Add changelog entries under Unreleased",
+                    "kind": "standing",
+                },
+            )
+        )
+        bad = error(
+            await s.call_tool(
+                "record_correction", {"quote": "never edit the changelog", "lesson": "Leave the changelog alone"}
+            )
+        )
+        return ok, bad
+
+    ok, bad = session(db_path, project, calls)
+    assert (
+        ok["recorded"]["statement"] == "Add changelog entries under Unreleased" and ok["recorded"]["occurrences"] == 1
+    )
+    assert not ok["proposed_now"] and not ok["recorded"]["already"]
+    assert "refused" in bad and "project whisperclick" in bad
+    from memory_cli.db import Store
+
+    with Store.open(db_path) as s:
+        row = s.row("SELECT origin, session_id, scope, user_message FROM corrections WHERE origin IS NOT NULL")
+        assert row["origin"] == "agent" and row["session_id"] == "abc123" and row["scope"] == "project:whisperclick"
+        refused = s.row("SELECT result, details FROM memory_audit_log WHERE action = 'lesson'")
+        assert refused["result"] == "refused" and "never edit the changelog" in refused["details"]
 
 
 def test_concurrent_tool_calls_while_hooks_write(db_path, project):

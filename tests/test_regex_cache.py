@@ -101,7 +101,7 @@ def test_capture_detects_the_same_with_a_cold_and_a_warm_cache(claude_dir):
     assert sum(d is not None for d in warm["detections"]) > len(PROMPTS) // 3
 
 
-def test_the_prompt_hook_keeps_its_patterns_in_a_private_file(claude_dir, db_path):
+def test_the_prompt_hook_keeps_its_patterns_in_a_private_file(claude_dir, db_path, detector_speaks):
     p = payload("UserPromptSubmit", prompt="no, use pnpm not npm")
     first = run_hook("UserPromptSubmit", p, db=db_path)
     assert first.returncode == 0 and "Recorded correction: use pnpm, not npm." in first.stdout
@@ -115,7 +115,7 @@ def test_the_prompt_hook_keeps_its_patterns_in_a_private_file(claude_dir, db_pat
     assert path.stat().st_mtime_ns == before  # nothing new to write: every pattern came from the file
 
 
-def test_a_damaged_cache_costs_time_not_answers(claude_dir, db_path):
+def test_a_damaged_cache_costs_time_not_answers(claude_dir, db_path, detector_speaks):
     path = Path(regex_cache.cache_file())
     path.parent.mkdir(parents=True, exist_ok=True)
     p = payload("UserPromptSubmit", prompt="no, use pnpm not npm")
@@ -166,7 +166,7 @@ def test_doctor_says_how_many_patterns_are_kept(claude_dir, store, db_path):
     assert after["status"] == "ok" and int(after["detail"].split()[0]) >= len(_capture_sources())
 
 
-def test_doctor_warns_when_the_cache_cannot_be_written(claude_dir, store, db_path):
+def test_doctor_warns_when_the_cache_cannot_be_written(claude_dir, store, db_path, detector_speaks):
     (claude_dir / "memory").mkdir(exist_ok=True)
     (claude_dir / "memory" / "cache").write_text("a file where the cache folder should be")
     line = _doctor_line(db_path)
@@ -175,7 +175,7 @@ def test_doctor_warns_when_the_cache_cannot_be_written(claude_dir, store, db_pat
     assert r.returncode == 0 and "Recorded correction: use pnpm, not npm." in r.stdout  # slower, not broken
 
 
-def test_prompt_hooks_running_at_once_leave_a_whole_cache(claude_dir, db_path):
+def test_prompt_hooks_running_at_once_leave_a_whole_cache(claude_dir, db_path, detector_speaks):
     """Eight sessions' prompts at the same moment, the cache cold: each answers, and the file they
     race to write is whole (each writes a temporary file and renames it)."""
     from concurrent.futures import ThreadPoolExecutor

@@ -129,6 +129,8 @@ def promotion_notice(result: dict) -> str:
         if result.get("promoted_rule_id")
         else "a remembered preference"
     )
+    if result.get("held_back"):
+        what = "proposed; it applies once you approve it"  # the agent's lesson: never before
     return (
         f"memory-cli: you have made this correction {result.get('occurrences')} times in "
         f'{sessions} session{"s" if sessions != 1 else ""}; "{statement}" is now {what}. '
@@ -184,8 +186,10 @@ def capture(
     hook_event: str | None = None,
     detection=None,
     turn=None,
+    origin: str | None = None,
 ) -> dict:
-    """Detect a correction in ``user_message`` and store or count it. Returns a dict with
+    """Detect a correction in ``user_message`` and store or count it. ``origin`` "agent": a
+    lesson the agent recorded (:mod:`.lessons`), whose promotion waits for the person. Returns a dict with
     ``correction`` (bool) and, when true, the stored row's view (see ``_empty`` for keys).
     ``turn`` is the agent's last turn (an :class:`.agent_turn.AgentTurn` or a callable that
     reads it), else it is read from ``transcript_path`` when detection or the stored context
@@ -271,6 +275,7 @@ def capture(
         "threshold": threshold,
         "min_sessions": min_sessions,
         "hook_event": hook_event,
+        "origin": origin,
     }
     from ..db import LockBusy
 
@@ -297,6 +302,7 @@ def capture(
     if promoted is not None:
         out["rule_action"] = promoted.get("action")
         out["reinforced"] = promoted.get("reinforced", False)
+        out["held_back"] = promoted.get("held_back", False)
     return out
 
 
@@ -343,8 +349,8 @@ def _store(store, p: dict, now: str, aid: str | None = None):
         store.execute(
             "INSERT INTO corrections(id, session_id, user_message, what_was_wrong, what_is_right,"
             " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
-            " sessions, status, last_seen_at, statement, embedding)"
-            " VALUES (?,?,?,?,?,?,?,?,1,?,?,?,?,?,'pending',?,?,?)",
+            " sessions, status, last_seen_at, statement, embedding, origin)"
+            " VALUES (?,?,?,?,?,?,?,?,1,?,?,?,?,?,'pending',?,?,?,?)",
             (
                 cid,
                 session_id,
@@ -362,6 +368,7 @@ def _store(store, p: dict, now: str, aid: str | None = None):
                 now,
                 statement,
                 vector,
+                p.get("origin"),
             ),
         )
     row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
@@ -374,6 +381,8 @@ def _store(store, p: dict, now: str, aid: str | None = None):
         promoted = _promote(
             store, row, action="warn", confirmed=False, status="promoted", session_id=session_id, strict=False
         )
+        if "agent" in (row.get("origin"), p.get("origin")):
+            promoted["held_back"] = _hold_back(store, promoted)
         row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
     audit.record(
         store,
@@ -397,6 +406,18 @@ def _store(store, p: dict, now: str, aid: str | None = None):
         timestamp=now if aid else None,
     )
     return row, matched_by, promoted
+
+
+def _hold_back(store, promoted: dict) -> bool:
+    """What an agent's lesson was promoted to waits for the person: its rule is switched off
+    and its entry archived until ``memory-cli review`` approves it (which turns both on)."""
+    eid = promoted.get("entry_id")
+    if not eid or promoted.get("reinforced"):
+        return False  # it reinforced a rule that exists already: nothing new was made
+    now = now_iso()
+    store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now, eid))
+    store.execute("UPDATE memory_entries SET status = 'archived', updated_at = ? WHERE id = ?", (now, eid))
+    return True
 
 
 def _queued_view(store, p: dict, d) -> dict:
@@ -768,6 +789,7 @@ def view(store, row: dict) -> dict:
         "reviewed_at": row["reviewed_at"],
         "promoted_entry_id": row["promoted_to"],
         "promoted_rule_id": row["promoted_to"] if rule else None,
+        "origin": row.get("origin") or "person",
         "entry": entry,
         "rule": rule,
         **extra,
@@ -805,6 +827,9 @@ def review_queue(store) -> list[dict]:
         " ORDER BY occurrence_count DESC, last_seen_at DESC"
     ):
         v = view(store, r)
+        held = {i["id"] for i in v.get("instances") or []}
+        if len(held) == 1 and store.value("SELECT status FROM corrections WHERE id = ?", (held.pop(),)) != "pending":
+            continue  # one correction, since proposed (or reviewed) on its own count: shown there
         v["item"] = "recurring"
         v["suggested_rule"] = None
         items.append(v)

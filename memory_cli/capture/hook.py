@@ -1,14 +1,15 @@
-"""UserPromptSubmit: capture corrections. Stop: apply the agent's memory markers.
+"""UserPromptSubmit: capture corrections, keep the prompt. Stop: the agent's markers and lessons.
 
-Both run on every prompt or turn, so the common case returns after a regex scan: detection
-(no I/O) before any transcript read or database write, and a substring check before marker
-parsing. Neither handler ever blocks: UserPromptSubmit stores every detection (redacted) and
-adds one factual line of context ("Recorded correction: use pnpm, not npm.") only for a
-confident one (``corrections.is_confident``), so Claude adapts in this very session without
-being told of a correction that was praise or a brief; the rest wait quietly in
-``memory-cli review``. It tells
-the person (``systemMessage``) when a correction was just proposed as a rule; Stop only tells
-the person what it remembered. The runner catches anything that raises (fail open).
+Both run on every prompt or turn, so the common case is cheap: detection (no I/O) before any
+transcript read, one small insert of the prompt (what a lesson's quote is checked against,
+:mod:`.lessons`), and a substring check before marker parsing. Neither handler ever blocks:
+UserPromptSubmit stores every detection (redacted) for ``memory-cli review``. The agent itself
+records what it was taught (``record_correction`` or a ``[LESSON: ...]`` line, read here at
+Stop), so the detector's reading is told to it only when ``capture.agent_lessons`` is off: then
+one factual line ("Recorded correction: use pnpm, not npm.") for a confident detection
+(``corrections.is_confident``). It tells the person (``systemMessage``) when a correction was
+just proposed as a rule; Stop tells the person what it remembered. The runner catches anything
+that raises (fail open).
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ def _scope(ctx) -> str:
     return scopes.checkout(ctx.project_root) or "global"
 
 
+def _agent_lessons(ctx) -> bool:
+    """Whether the agent was taught to record lessons itself (``capture.agent_lessons``)."""
+    try:
+        return ctx.settings.section("capture").get("agent_lessons", True) is not False
+    except Exception:
+        return True
+
+
 def user_prompt_submit(ctx, resp) -> None:
     prompt = ctx.payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip() or not _enabled(ctx):
@@ -56,26 +65,42 @@ def user_prompt_submit(ctx, resp) -> None:
         return read_turn[0]
 
     detection = detect(prompt, turn)
-    if detection is None:
-        return
-    from .corrections import capture, context_line, is_confident, promotion_notice
+    result = {}
+    if detection is not None:
+        from .corrections import capture
 
-    result = capture(
-        ctx.store,
-        prompt,
-        session_id=ctx.session_id or None,
-        transcript_path=ctx.payload.get("transcript_path"),
-        project=ctx.project,
-        agent=ctx.agent,
-        settings=ctx.settings,
-        embed=_embedder(ctx),
-        hook_event=ctx.event,
-        detection=detection,
-        turn=turn,
-    )
+        result = capture(
+            ctx.store,
+            prompt,
+            session_id=ctx.session_id or None,
+            transcript_path=ctx.payload.get("transcript_path"),
+            project=ctx.project,
+            agent=ctx.agent,
+            settings=ctx.settings,
+            embed=_embedder(ctx),
+            hook_event=ctx.event,
+            detection=detection,
+            turn=turn,
+        )
+    lessons = _agent_lessons(ctx)
+    if lessons:
+        # What a lesson's quote is checked against (the agent records, the person's words decide).
+        from .lessons import remember_prompt
+
+        remember_prompt(
+            ctx.store,
+            prompt,
+            session_id=ctx.session_id or None,
+            project=ctx.project,
+            correction_id=result.get("id") if not result.get("queued") else None,
+        )
     if not result.get("correction"):
         return
-    if is_confident(detection, prompt):
+    from .corrections import context_line, is_confident, promotion_notice
+
+    # The agent records what it was taught, so the detector's reading is not told to it (a
+    # wrong "Recorded correction" line tells it it was corrected when it was not).
+    if not lessons and is_confident(detection, prompt):
         resp.add_context(context_line(result))
     if result.get("promoted_now"):
         resp.notify(promotion_notice(result))
@@ -93,7 +118,10 @@ def stop(ctx, resp) -> None:
     # payload's last message covers a transcript that is not flushed yet.
     turn = assistant_text_since_last_stop(path) if isinstance(path, str) and path else ""
     text = turn if (not last or last in turn) else (turn + "\n\n" + last if turn else last)
-    if "[memory:" not in text.lower():
+    low = text.lower()
+    if "[lesson:" in low and _agent_lessons(ctx):
+        _record_lessons(ctx, resp, text)
+    if "[memory:" not in low:
         return
     parsed = parse_markers(text)
     if not parsed:
@@ -125,3 +153,37 @@ def stop(ctx, resp) -> None:
     line = summary(results, rejected=len(parsed.unknown))
     if line:
         resp.notify(line)
+
+
+def _record_lessons(ctx, resp, text: str) -> None:
+    """``[LESSON: "<quote>" -> <lesson>]`` lines of the turn: the agent's path without MCP tools."""
+    from .lessons import LessonRefused, parse_lessons, record_lesson
+
+    recorded = refused = 0
+    for quote, lesson in parse_lessons(text):
+        try:
+            out = record_lesson(
+                ctx.store,
+                quote=quote,
+                lesson=lesson,
+                project=ctx.project,
+                session_id=ctx.session_id or None,
+                agent=ctx.client or ctx.agent,
+                via="marker",
+                settings=ctx.settings,
+                hook_event=ctx.event,
+            )
+        except LessonRefused:
+            refused += 1
+            continue
+        if not out.get("already"):
+            recorded += 1
+        if out.get("promoted_now"):
+            from .corrections import promotion_notice
+
+            resp.notify(promotion_notice(out))
+    if recorded or refused:
+        parts = [f"{recorded} lesson{'s' if recorded != 1 else ''} recorded for review"] if recorded else []
+        if refused:
+            parts.append(f"{refused} refused (quote not typed by you)")
+        resp.notify("memory-cli: " + ", ".join(parts))

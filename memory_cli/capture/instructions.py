@@ -9,7 +9,7 @@ instructions never stores an example as a memory.
 
 from __future__ import annotations
 
-__all__ = ["EXAMPLES", "text", "CATEGORY_HELP"]
+__all__ = ["EXAMPLES", "text", "lessons_text", "CATEGORY_HELP"]
 
 CATEGORY_HELP = (
     ("timing", "how long something takes, or when to wait before checking"),
@@ -36,8 +36,27 @@ def _marker(category: str, subject: str | None, observation: str) -> str:
     return f"{head} {observation}"
 
 
-def text() -> str:
-    """The marker instructions, as Markdown: five lines, paid for in context every session."""
+def lessons_text() -> str:
+    """How the agent records a lesson it was taught (:mod:`.lessons`): three lines, paid once
+    per session. The marker is shown in inline code, so an agent echoing it records nothing."""
+    return (
+        "## Lessons\n"
+        "When the person corrects how you work or states a standing rule (not a new task, a question or "
+        "praise), record it once: call the memory-cli tool `record_correction` with `quote` (their words, "
+        "verbatim), `lesson` (one line: what to do instead) and, if clear, `wrong`, `right`, `kind` "
+        "(pushback or standing).\n"
+        'Without that tool, write on a line of its own: `[LESSON: "<their words>" -> <what to do instead>]`. '
+        "A quote the person did not type is refused."
+    )
+
+
+def text(lessons: bool = True) -> str:
+    """The marker instructions, as Markdown: five lines, paid for in context every session, and
+    with ``lessons`` the lesson instructions after them."""
+    return _memory_text() + ("\n\n" + lessons_text() if lessons else "")
+
+
+def _memory_text() -> str:
     category, subject, observation = EXAMPLES[0]
     return (
         "## Memory Recording\n"

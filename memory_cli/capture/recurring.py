@@ -15,8 +15,9 @@ or, when the embedding daemon answers, when their vectors are close. A group tha
 listing every instance with its session (the ids it groups are kept in the store's ``kv``
 table); nothing becomes a rule or preference without review.
 
-Only stored corrections are read: they are already redacted, and a prompt nobody took for a
-correction (a task brief, a question, praise) is never a candidate, so a person's everyday
+Only stored corrections that read as corrections on their own are read (``READS_AS_CORRECTION``:
+not the learned model's bare guesses): they are already redacted, and a prompt nobody took for
+a correction (a task brief, a question, praise) is never a candidate, so a person's everyday
 requests ("commit this", "run the tests") repeated across sessions are not proposed.
 """
 
@@ -40,6 +41,12 @@ MAX_WORDS = 40  # a longer stored prompt is a brief or a paste: its statement is
 
 
 MAX_CHARS = 300  # the same for text without spaces between words (Chinese, Japanese)
+# Only what reads as a correction on its own is grouped: what the rules read with its wrong or
+# right part, a lesson the agent recorded (its quote checked), or what a session-end model
+# found (confidence 0.5). The learned model's guesses (0.3, no parts; right about half the
+# time on people it was not trained on) wait alone: a repeated request must not join a
+# correction to make a proposal.
+READS_AS_CORRECTION = "(coalesce(key, '') != '' OR origin = 'agent' OR confidence >= 0.5)"
 
 
 def _text(row: dict) -> str:
@@ -121,7 +128,9 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
         )
     }
     rows = store.rows(
-        "SELECT * FROM corrections WHERE detection_type != 'repeated' AND (status = 'pending' OR id IN (SELECT value FROM json_each(?)))",
+        "SELECT * FROM corrections WHERE detection_type != 'repeated' AND (status = 'pending' AND "
+        + READS_AS_CORRECTION
+        + " OR id IN (SELECT value FROM json_each(?)))",
         (dumps(list(members)),),
     )
     by_scope: dict[str, list[dict]] = {}
@@ -172,8 +181,8 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                     store.execute(
                         "INSERT INTO corrections(id, session_id, user_message, what_was_wrong, what_is_right,"
                         " context, detected_at, detection_type, occurrence_count, key, confidence, scope, agent,"
-                        " sessions, status, last_seen_at, statement)"
-                        " VALUES (?,?,?,'',?,?,?,'repeated',?,NULL,0.6,?,?,?,'pending',?,?)",
+                        " sessions, status, last_seen_at, statement, origin)"
+                        " VALUES (?,?,?,'',?,?,?,'repeated',?,NULL,0.6,?,?,?,'pending',?,?,?)",
                         (
                             pid,
                             latest["session_id"],
@@ -187,6 +196,7 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                             dumps(sessions),
                             now,
                             statement,
+                            latest.get("origin"),
                         ),
                     )
                     new = True

@@ -315,6 +315,7 @@ def _print_list(items: list[dict], requests: list[dict] = ()) -> None:
         label = item.get("item") or item["status"]
         n, s = item["occurrences"], item["sessions"]
         print(f"{short(item['id'])}  {label:<10}  x{n}/{s}s  {clip(item['statement'], 70)}{_rule_text(item)}")
+        _print_quote(item)
         _print_instances(item)
         _print_replay(item.get("replay"), "      ")
     for r in requests:
@@ -322,6 +323,12 @@ def _print_list(items: list[dict], requests: list[dict] = ()) -> None:
             f"{short(r['id'])}  {'scope':<10}  {r['origin']}: {clip(r['content'], 60)}"
             f" (asks for {r['requested_scope']}, applies in {r['scope'] if r['status'] == 'active' else 'nowhere'})"
         )
+
+
+def _print_quote(item: dict) -> None:
+    """A lesson the agent recorded: the person's words it quoted (checked against the prompts)."""
+    if item.get("origin") == "agent":
+        print(f'      recorded by the agent, quoting you: "{clip(item.get("user_message") or "", 90)}"')
 
 
 def _print_instances(item: dict) -> None:
@@ -336,10 +343,13 @@ def _describe(item: dict, index: int, total: int) -> None:
     print()
     print(
         f"[{index}/{total}] {kind} {short(item['id'])}: said {n} time{'s' if n != 1 else ''} "
-        f"in {s} session{'s' if s != 1 else ''} ({item['kind']}, confidence {item['confidence']:g})"
+        f"in {s} session{'s' if s != 1 else ''} ({'the agent' if item.get('origin') == 'agent' else item['kind']}, confidence {item['confidence']:g})"
     )
     print(f"  {item['statement']}")
     print(f"  wrong: {item['what_was_wrong'] or '-'}   right: {item['what_is_right'] or '-'}")
+    if item.get("origin") == "agent":
+        print(f'  recorded by the agent, quoting you: "{clip(item.get("user_message") or "", 200)}"')
+        print("  (nothing of it applies before you approve it)")
     if item.get("rule"):
         print(f"  rule:{_rule_text(item)[len(' (rule:') : -1]}")
     elif item.get("suggested_rule"):

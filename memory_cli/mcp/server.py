@@ -26,6 +26,7 @@ NAME = "memory-cli"
 TOOLS = (
     "query_memory",
     "remember",
+    "record_correction",
     "record_incident",
     "search_incidents",
     "resolve_incident",
@@ -168,6 +169,51 @@ def remember(
         )
     )
     return {"stored": _entry(entry)}
+
+
+@app.tool()
+def record_correction(
+    quote: str, lesson: str, wrong: str | None = None, right: str | None = None, kind: str | None = None
+) -> dict:
+    """Record what the person just taught you, when they correct how you work or state a standing
+    rule (not a new task, a question or praise). `quote`: the person's words, verbatim (leave
+    words out with "..."); `lesson`: one line, what to do instead; optional `wrong` (what you did),
+    `right` (what they want), `kind`: pushback or standing. A quote the person did not type in
+    this project is refused. It counts repeats and, said again in other sessions, is proposed
+    as a rule the person approves in `memory-cli review`; nothing applies before that."""
+    from ..capture.lessons import LessonRefused, record_lesson
+
+    project = scopes.project_name(scopes.find_project_root(os.getcwd()))
+
+    def record(store):
+        try:
+            return record_lesson(
+                store,
+                quote=quote,
+                lesson=lesson,
+                wrong=wrong,
+                right=right,
+                kind=kind,
+                project=project,
+                agent="mcp",
+                via="mcp",
+                settings=_settings(),
+            )
+        except LessonRefused as e:
+            raise ToolError(str(e)) from None
+
+    out = _call(record)
+    keys = ("id", "statement", "what_was_wrong", "what_is_right", "occurrences", "sessions", "status", "already")
+    return {"recorded": {k: out.get(k) for k in keys}, "proposed_now": bool(out.get("promoted_now"))}
+
+
+def _settings():
+    from .. import settings
+
+    try:
+        return settings.load()
+    except Exception:  # a broken config: the defaults (capture's thresholds)
+        return None
 
 
 @app.tool()

@@ -335,11 +335,17 @@ def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
     return max_entries, max_tokens, min_conf, always
 
 
-def _instructions() -> str:
-    """The [MEMORY:...] marker instructions (capture area)."""
+def _instructions(settings=None) -> str:
+    """The [MEMORY:...] marker instructions and, unless ``capture.agent_lessons`` is off (or
+    capture is), how to record a lesson (capture area)."""
     from ..capture.instructions import text
 
-    return text().strip()
+    try:
+        capture = settings.section("capture") if settings is not None else {}
+    except Exception:
+        capture = {}
+    lessons = capture.get("enabled", True) is not False and capture.get("agent_lessons", True) is not False
+    return text(lessons=lessons).strip()
 
 
 def _eligible(
@@ -540,7 +546,7 @@ def inject(
         ranked = pinned + [e for e in ranked if not e.get("pinned")]
         max_entries = max(max_entries, len(pinned))
 
-    instructions = _instructions() if include_instructions else ""
+    instructions = _instructions(settings) if include_instructions else ""
     limit = SESSION_CHAR_LIMIT - (len(instructions) + 2 if instructions else 0)
     if compact and any(e.get("pinned") for e in ranked):
         needed = fmt.render_session(

@@ -243,7 +243,11 @@ def test_a_correction_twice_in_codex_and_once_in_claude_code_promotes_one_rule(a
 
 
 def test_a_correction_typed_in_gemini_is_acknowledged_to_its_model_at_once(agents):
-    run = agents.gemini("No, use yarn, not npm. Install the dependencies.", [])
+    agents.home.write_config({"capture": {"agent_lessons": False}})  # the detector speaks
+    try:
+        run = agents.gemini("No, use yarn, not npm. Install the dependencies.", [])
+    finally:
+        agents.home.write_config({})
     assert run.proc.returncode == 0, run.describe()
     assert "Recorded correction: use yarn, not npm." in run.standin.shown(run.standin.main_requests[0]), run.describe()
 

@@ -25,6 +25,7 @@ def _settle(home, seconds: float) -> None:
 
 def test_a_session_during_a_bulk_change_is_gated_and_loses_nothing(fresh_home):
     home = fresh_home
+    home.write_config({"capture": {"agent_lessons": False}})  # the detector's line says it was taken
     home.cli("rules", "add", "Never use pythonw.exe", "--alternative", "use python.exe")
     warm = home.run_session("hello", ["Hello."])  # today's maintenance runs now, not under the lock
     assert warm.returncode == 0, warm.describe()

@@ -1,5 +1,5 @@
-"""Corrections through the real Claude Code: a correction typed as a prompt is acknowledged to
-the model at once; said in three sessions it becomes a proposed rule, which warns on the next
+"""Corrections through the real Claude Code, the hook's detector speaking (the agent not asked to
+record lessons): a correction typed as a prompt is acknowledged to the model at once; said in three sessions it becomes a proposed rule, which warns on the next
 matching tool call."""
 
 from __future__ import annotations
@@ -15,6 +15,13 @@ PROMPTS = [
     "I already told you: use pnpm, not npm",
     "For the third time, use pnpm, not npm!",
 ]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def detector_speaks(e2e_home):
+    """The detector's own line to the model is said only when the agent does not record lessons
+    itself (``capture.agent_lessons`` off; tests/e2e/test_e2e_lessons.py runs the default)."""
+    e2e_home.write_config({"capture": {"agent_lessons": False}})
 
 
 @pytest.fixture(scope="module")
