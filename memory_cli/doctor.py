@@ -270,9 +270,35 @@ def _hook_checks():
         if bad:
             detail += f"; executable not found: {sorted(set(bad))[0]} (run `memory-cli install` again)"
         out.append(_check(f"hooks ({scope})", status, detail))
-    if not found_any:
+    out += _plugin_hook_checks(found_any)
+    if not found_any and not out:
         out.append(_check("hooks", "warn", "not registered in any settings file: run `memory-cli install`"))
     return out + _speed_checks()
+
+
+def _plugin_hook_checks(in_settings: bool) -> list[dict]:
+    """The plugin registers its hooks itself (its hooks.json): recognised as registered, and
+    a second registration in a settings file is the warning (every hook would run twice)."""
+    from . import plugin_state
+
+    plugin = plugin_state.find()
+    if plugin is None:
+        return []
+    hooks = plugin["hooks"]
+    missing = [e for e in install.EVENTS if e not in hooks]
+    detail = f"registered by the plugin {plugin['name']}: {len(hooks)} events"
+    if missing:
+        detail += f"; missing {', '.join(missing)} (update the plugin)"
+    if in_settings:
+        return [
+            _check(
+                "hooks (plugin)",
+                "warn",
+                detail + "; also registered in a settings file, so every hook runs twice: "
+                "`memory-cli uninstall` removes the settings' copy, the plugin keeps its own",
+            )
+        ]
+    return [_check("hooks (plugin)", "warn" if missing else "ok", detail)]
 
 
 # agent -> (the tool event doctor times, a payload as that agent sends it, what it needs to run hooks)
