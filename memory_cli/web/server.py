@@ -98,10 +98,11 @@ def serve(
         if show_token:  # a generated token: the person's only copy (login form, scripts)
             sys.stdout.write(f"memory-cli token: {token}\n")
         sys.stdout.flush()
-        if open_browser:  # its own one-time code: the browser's command line shows no token
-            import webbrowser
+        if open_browser:  # its own one-time code, through a private page: not on any command line
+            from .opener import open_browser as open_page
 
-            webbrowser.open(url_for(host, port, app.state.sessions.new_code()))
+            code = app.state.sessions.new_code()
+            pages.append(open_page(url_for(host, port, code), lambda: not app.state.sessions.pending(code)))
 
     original_startup = server.startup
 
@@ -111,4 +112,11 @@ def serve(
             await announce()
 
     server.startup = startup
-    server.run()
+    pages: list = []
+    try:
+        server.run()
+    finally:
+        from .opener import remove_page
+
+        for page in pages:
+            remove_page(page)
