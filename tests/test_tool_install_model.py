@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -51,7 +52,7 @@ def test_pipx_install_without_pip_or_uv_gets_the_model(tmp_path):
     if not pipx.exists():
         pytest.skip("pipx is not installed in the test environment (the [test] extra installs it)")
     tools = tmp_path / "tools"
-    real_home = os.environ.get("REAL_HOME") or str(Path("~").expanduser())
+    real_home = pwd.getpwuid(os.getuid()).pw_dir  # the person's caches, not the test's HOME
     # No uv on PATH: only the system's folders (pipx itself is run by absolute path).
     path = os.pathsep.join(p for p in os.environ.get("PATH", "").split(os.pathsep) if not shutil.which("uv", path=p))
     env = dict(
