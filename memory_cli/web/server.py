@@ -98,11 +98,10 @@ def serve(
         if show_token:  # a generated token: the person's only copy (login form, scripts)
             sys.stdout.write(f"memory-cli token: {token}\n")
         sys.stdout.flush()
-        if open_browser:  # its own one-time code, through a private page: not on any command line
-            from .opener import open_browser as open_page
+        if open_browser:  # its own one-time code: the browser's command line shows no token
+            import webbrowser
 
-            code = app.state.sessions.new_code()
-            pages.append(open_page(url_for(host, port, code), lambda: not app.state.sessions.pending(code)))
+            webbrowser.open(url_for(host, port, app.state.sessions.new_code()))
 
     original_startup = server.startup
 
@@ -112,11 +111,4 @@ def serve(
             await announce()
 
     server.startup = startup
-    pages: list = []
-    try:
-        server.run()
-    finally:
-        from .opener import remove_page
-
-        for page in pages:
-            remove_page(page)
+    server.run()

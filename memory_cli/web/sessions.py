@@ -3,8 +3,8 @@
 The server token must never reach a browser's cookie jar, address bar or history, nor a
 process's command line: a cookie for 127.0.0.1 goes to every port on that address (another
 local user's server receives it), history keeps every URL visited, and ``ps`` shows every
-argument. So the browser gets in with a *one-time code* (printed in the URL, or handed to the
-browser by ``--open`` through a page only this user can read: :mod:`memory_cli.web.opener`), spent on its first use, or by posting the token in the login form;
+argument. So the browser gets in with a *one-time code* (printed in the URL, handed to the
+browser by ``--open``), spent on its first use, or by posting the token in the login form;
 either yields a random *session id* that lives only in this server's memory: it is not the
 token, it is worthless to any other server or after this one stops, and it expires.
 """
@@ -35,12 +35,6 @@ class Sessions:
         with self._lock:
             self._codes[code] = time.monotonic() + CODE_SECONDS
         return code
-
-    def pending(self, code: str) -> bool:
-        """Whether ``code`` is still waiting for its one use."""
-        with self._lock:
-            until = self._codes.get(code)
-        return until is not None and until >= time.monotonic()
 
     def redeem(self, code: str) -> str | None:
         """Spend ``code``: a new session id, or None when it is unknown, spent or expired."""
