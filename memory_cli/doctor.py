@@ -56,17 +56,22 @@ def _check(name, status, detail):
 
 
 def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
-    checks = []
+    return list(each_check(db_override, measure=measure))
+
+
+def each_check(db_override: str | None = None, *, measure: bool = True):
+    """The checks one at a time, as each finishes: a person sees progress, not 15 s of silence
+    (the timed hook calls and the MCP server's start take most of it)."""
     settings = settings_mod.load()
-    checks.append(_config_check())
+    yield _config_check()
     if settings_mod.memory_disabled(db_override):
-        checks.append(_check("database", "warn", "memory is disabled (MEMORY_CLI_DB is set but empty)"))
-        checks += _hook_checks()
-        return checks
+        yield _check("database", "warn", "memory is disabled (MEMORY_CLI_DB is set but empty)")
+        yield from _hook_checks()
+        return
     db_path = Path(settings_mod.database_path(db_override, settings))
     store = None
     if not db_path.exists():
-        checks.append(_check("database", "warn", f"{db_path} does not exist yet (created on first use)"))
+        yield _check("database", "warn", f"{db_path} does not exist yet (created on first use)")
     else:
         import os
 
@@ -76,34 +81,38 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
         try:
             store = Store.open(db_path, readonly=marked)
         except MemoryCliError as e:
-            checks.append(_check("database", "fail", str(e)))
+            yield _check("database", "fail", str(e))
         if store is not None and not marked:
-            checks.append(_spool_check(store))
+            yield _spool_check(store)
         if store is not None:
             try:
-                checks += _db_checks(store, db_path, marked)
+                found = _db_checks(store, db_path, marked)
             except Exception as e:  # a corrupt page: a failed check, never a crash
-                checks.append(_check("database", "fail", _store_fault(db_path, e)))
+                found = [_check("database", "fail", _store_fault(db_path, e))]
                 store.close()
                 store = None
-    checks.append(_vec_check())
-    checks.append(_semantic_check())
-    checks += _hook_checks()
-    checks += _agent_checks(db_override, measure)
+            yield from found
     try:
-        checks.append(_errors_check(store))
-    except Exception as e:
-        checks.append(_check("hook errors", "fail", _store_fault(db_path, e)))
-    if measure:
-        checks.append(_latency_check(db_override))
-    if store is not None:
+        yield _vec_check()
+        yield _semantic_check()
+        yield from _hook_checks()
+        yield from _agent_checks(db_override, measure)
         try:
-            checks.append(_rule_coverage_check(store))
-            checks += _area_checks(store, settings)
+            errors = _errors_check(store)
         except Exception as e:
-            checks.append(_check("database", "fail", _store_fault(db_path, e)))
-        store.close()
-    return checks
+            errors = _check("hook errors", "fail", _store_fault(db_path, e))
+        yield errors
+        if measure:
+            yield _latency_check(db_override)
+        if store is not None:
+            try:
+                yield _rule_coverage_check(store)
+                yield from _area_checks(store, settings)
+            except Exception as e:
+                yield _check("database", "fail", _store_fault(db_path, e))
+    finally:
+        if store is not None:
+            store.close()
 
 
 def _spool_check(store):
@@ -507,21 +516,30 @@ def _latency_check(db_override):
         subprocess.run(floor_cmd, capture_output=True, timeout=30)
         floors.append((time.perf_counter() - t0) * 1000)
     median, floor = statistics.median(times), statistics.median(floors)
-    status = "ok" if median < 150 else "warn"
+    # Judged against the floor measured in the same moments (interleaved), so a loaded machine
+    # slows both and the verdict does not flip between two runs as a fixed limit did.
+    limit = LATENCY_FLOOR_RATIO * floor + LATENCY_MARGIN_MS
+    status = "ok" if median <= limit else "warn"
     return _check(
         "hook latency",
         status,
-        f"PreToolUse whole process median {median:.0f} ms over 5 runs, {median / floor:.2f}x "
-        f'the `python -c "import sqlite3, json"` floor ({floor:.0f} ms; {what})',
+        f"PreToolUse median {median:.0f} ms over 5 runs, {median / floor:.2f}x the floor of "
+        f"a bare interpreter start ({floor:.0f} ms; {what}; warns above {LATENCY_FLOOR_RATIO:g}x + "
+        f"{LATENCY_MARGIN_MS:g} ms)",
     )
 
 
+# A hook may cost up to twice a bare interpreter start (plus a little for one process's noise)
+# before doctor warns; the benchmarks (docs/performance.md) measure it near 1x.
+LATENCY_FLOOR_RATIO = 2.0
+LATENCY_MARGIN_MS = 20.0
+
+
 def _area_checks(store, settings):
-    out = []
     for fn in _area_check_functions():
         try:
-            out += fn(store, settings)
+            found = fn(store, settings)
         except Exception as e:  # a broken check must not hide the others
             area = fn.__module__.split(".")[1]
-            out.append(_check(area, "fail", f"check failed: {type(e).__name__}: {e}"))
-    return out
+            found = [_check(area, "fail", f"check failed: {type(e).__name__}: {e}")]
+        yield from found
