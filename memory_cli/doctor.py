@@ -475,13 +475,18 @@ def _latency_check(db_override):
     import shlex
 
     registered = [c for cs in _registered_commands().values() for c in cs if c.endswith(" hook PreToolUse")]
+    env, floor_python = None, None
+    plugin = None if registered else _plugin_pre_tool_use(db_override)
     if registered:
         cmd = shlex.split(registered[0])
         what = "registered command"
+    elif plugin is not None:
+        cmd, env, floor_python = plugin
+        what = "the plugin's command"
     else:
         cmd = shlex.split(install.hook_launcher()) + ["hook", "PreToolUse"]
         what = "lean launcher, not registered"
-    if db_override:
+    if db_override and env is None:
         cmd = (command_prefix(" ".join(shlex.quote(w) for w in cmd)) or cmd[:-2]) + [
             "--db",
             db_override,
@@ -499,14 +504,14 @@ def _latency_check(db_override):
         }
     )
     floor_cmd = [
-        cmd[0] if os.path.basename(cmd[0]).startswith("python") else sys.executable,
+        floor_python or (cmd[0] if os.path.basename(cmd[0]).startswith("python") else sys.executable),
         "-c",
         "import sqlite3, json",
     ]
     times, floors = [], []
     for _ in range(5):
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, input=body, capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(cmd, input=body, capture_output=True, text=True, timeout=30, env=env)
         times.append((time.perf_counter() - t0) * 1000)
         if proc.returncode != 0:
             return _check(
@@ -533,6 +538,22 @@ def _latency_check(db_override):
 # before doctor warns; the benchmarks (docs/performance.md) measure it near 1x.
 LATENCY_FLOOR_RATIO = 2.0
 LATENCY_MARGIN_MS = 20.0
+
+
+def _plugin_pre_tool_use(db_override):
+    """(command, environment, its interpreter) of the plugin's PreToolUse hook as Claude Code
+    runs it (a shell line with the plugin's variables), or None without the plugin."""
+    from . import plugin_state
+
+    plugin = plugin_state.find()
+    commands = (plugin or {}).get("hooks", {}).get("PreToolUse") or []
+    if not commands:
+        return None
+    env = {**os.environ, "CLAUDE_PLUGIN_ROOT": plugin["root"], "CLAUDE_PLUGIN_DATA": plugin["data"]}
+    python = os.path.join(plugin["data"], "env", "bin", "python")
+    if db_override:
+        env["MEMORY_CLI_DB"] = db_override
+    return ["sh", "-c", commands[0]], env, python if os.path.exists(python) else sys.executable
 
 
 def _area_checks(store, settings):
