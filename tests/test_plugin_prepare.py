@@ -61,6 +61,11 @@ def test_prepare_log_records_each_stage_and_the_end_of_the_background_one(claude
     assert "progress: " in started.stdout  # the person is told where to follow it
     log = (data / "prepare.log").read_text()
     assert "first stage finished" in log and "second stage runs in the background" in log, log
+    early = subprocess.run(
+        [str(data / "bin" / "memory-cli"), "--version"], capture_output=True, text=True, env=env, timeout=120
+    )
+    if early.returncode != 0:  # asked before the background stage ended: it says where it is
+        assert "still installing in the background; last step: " in early.stderr, early.stderr
     wait_for_second_stage(data, bound_s=900)
     log = (data / "prepare.log").read_text()
     lines = [ln.split(" ", 1)[1] for ln in log.splitlines() if ln[:4].isdigit()]
