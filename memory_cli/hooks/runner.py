@@ -380,6 +380,7 @@ def _deny_unchecked(stdout, why: str, agent: str = "claude", native: str = "PreT
         from . import agents
 
         out = agents.render(agent, native, "PreToolUse", response)
+    _answer["begun"] = True
     stdout.write(dumps(out, ensure_ascii=False))
     stdout.flush()
 
