@@ -353,8 +353,18 @@ def _plugin_hook_checks(in_settings: bool) -> list[dict]:
             )
         ]
     return [_check("hooks (plugin)", "warn" if missing else "ok", detail)]
-    if store is not None:  # before any hook below runs: a hook rebuilds a cache that is off
-        yield from _cache_seal_checks(store)
+
+
+def _pinned(command: str) -> bool:
+    """Does a registered hook command pin its store or config (see hooks.pinning)?"""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    before = words[: words.index("hook")] if "hook" in words else words
+    return any(w in ("--db", "--config") or w.startswith(("--db=", "--config=")) for w in before)
 
 
 # agent -> (the tool event doctor times, a payload as that agent sends it, what it needs to run hooks)
