@@ -192,3 +192,31 @@ def test_the_previous_report_reaches_the_next_session_line_by_line(hook, db_path
     assert r.returncode == 0
     context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
     assert 'Corrections (1): "never use npm"' in context
+
+
+def test_a_slip_in_the_script_being_written_is_not_a_lesson(store, session):
+    # The agent's own syntax error in the file it then edits teaches a later session nothing.
+    session.person("write the report script").bash(
+        "node report.js", "report.js:12\nSyntaxError: Unexpected token ','\nexit code 1", error=True
+    )
+    session.edit("report.js").bash("node report.js", "report written")
+    stored, _ = _summarize(store, session.write())
+    assert stored == []
+
+
+def test_an_environment_fact_found_by_editing_is_kept_and_colour_codes_are_not_the_error(store, session):
+    out = "\x1b[31mTraceback (most recent call last):\x1b[0m\nUnicodeEncodeError: 'charmap' codec can't encode '\\u2713'\nexit code 1"
+    session.person("run the check").bash("python check.py", out, error=True).edit("check.py")
+    session.bash("python check.py", "OK")
+    stored, _ = _summarize(store, session.write())
+    assert len(stored) == 1 and "(UnicodeEncodeError: 'charmap' codec can't encode" in stored[0]
+    assert "\x1b" not in stored[0] and "[31m" not in stored[0]
+
+
+def test_output_that_names_no_error_leaves_nothing(store, session):
+    # A banner and a log line are not an error a later session could recognise.
+    out = "2026-05-27 01:14:05,416 INFO odoo18 loading 1 modules...\n╚════════════╝\nexit code 1"
+    session.person("upgrade the module").bash("make upgrade", out, error=True)
+    session.bash("pip install odoo-addon", "ok").bash("make upgrade", "done")
+    stored, _ = _summarize(store, session.write())
+    assert stored == []

@@ -45,13 +45,28 @@ _ERROR_LINE = re.compile(r"(?im)^.*\b(?:error|exception|failed|fatal|not found|n
 _EDIT_TOOLS = ("Edit", "MultiEdit", "Write", "NotebookEdit")
 # A line that only warns is not the error, however it is worded ("warning: ... failed to ...").
 _WARNING = re.compile(r"\b(?:warn(?:ing)?|deprecat\w*|notice|hint)\b\s*[:\]]", re.I)
+# A log line at an ordinary level is not the error, whatever words it carries.
+_LOG_LINE = re.compile(r"\b(?:INFO|DEBUG|TRACE)\b")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\[[0-9;]*m")
+# Errors that report a mistake in code being written (the agent's own slip in a file it edits),
+# not something about the project or the machine a later session could use.
+_CODE_SLIP = re.compile(
+    r"\b(?:SyntaxError|IndentationError|TabError|ReferenceError|NameError|is not defined|Unexpected token"
+    r"|unterminated string|Invalid or unexpected token|error TS\d+|Cannot find name|undefined: )",
+)
 
 
 def _error_summary(text: str) -> str:
-    """The line that says what went wrong: an exception, else an error line that is not a
-    warning, else the last line."""
-    found = [ln for ln in _EXCEPTION_LINE.findall(text) + _ERROR_LINE.findall(text) if not _WARNING.search(ln)]
-    line = (found[0] if found else text.strip().splitlines()[-1] if text.strip() else "").strip()
+    """The line that says what went wrong: an exception, else an error line that is neither a
+    warning nor an ordinary log line; empty when the output names no error (colour codes, a
+    banner, a log line are not an error)."""
+    text = _ANSI.sub("", text)
+    found = [
+        ln
+        for ln in _EXCEPTION_LINE.findall(text) + _ERROR_LINE.findall(text)
+        if not _WARNING.search(ln) and not _LOG_LINE.search(ln)
+    ]
+    line = found[0].strip() if found else ""
     return clip(re.sub(r"^E\s+", "", line), 160)
 
 
@@ -60,6 +75,8 @@ def _fix_for(failure: dict, cmd: str) -> str | None:
     one recorded change, else None."""
     if cmd.strip() != failure["cmd"].strip() or not failure["learnable"] or failure["unproven"]:
         return None
+    if not failure["error"]:
+        return None  # the output names no error: nothing a later session could recognise
     err = f" ({failure['error']})" if failure["error"] else ""
     edited = sorted({e for e in failure["edited"] if e})
     ran = failure["ran"]
@@ -70,6 +87,11 @@ def _fix_for(failure: dict, cmd: str) -> str | None:
             return None
         return f"`{clip(failure['cmd'], 120)}` failed{err}; it passed after `{clip(ran[0], 160)}`."
     if edited and not ran:
+        # Files edited until it passed: a lesson only when the error says what the project or the
+        # machine needs (a missing module, an encoding the console lacks), not a slip in the code
+        # being written.
+        if _CODE_SLIP.search(failure["error"]):
+            return None
         return (
             f"`{clip(failure['cmd'], 120)}` failed{err}; it passed after editing "
             f"{', '.join(clip(e, 80) for e in edited[:3])}."
