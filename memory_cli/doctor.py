@@ -174,14 +174,9 @@ def _spool_check(store):
 
 def _rule_coverage_check(store):
     """Rules naming a tool that the installed PreToolUse hook is never called for."""
-    tools = sorted(
-        {
-            t
-            for r in store.rows("SELECT tools FROM enforcement_rules WHERE active = 1")
-            for t in json.loads(r["tools"] or "[]")
-            if isinstance(t, str) and t
-        }
-    )
+    from .rules import api as rules_api
+
+    tools = sorted(rules_api.active_rule_tools(store))
     problems = install.coverage_warnings(tools)
     if problems:
         return _check("rule coverage", "warn", "; ".join(problems))

@@ -19,7 +19,7 @@ _REAL_SKIPS_SQL = (
 def doctor_checks(store, settings) -> list[dict]:
     import os
 
-    from . import ruleset
+    from . import api, ruleset
     from .safe_regex import fork_available
 
     checks: list[dict] = []
@@ -27,8 +27,8 @@ def doctor_checks(store, settings) -> list[dict]:
         rs = ruleset.load(store)
     except Exception as e:  # doctor reports, never raises
         return [{"name": "rules", "status": "fail", "detail": f"cannot build the rule set: {type(e).__name__}: {e}"}]
-    total = store.value("SELECT count(*) FROM enforcement_rules") or 0
-    disabled = store.value("SELECT count(*) FROM enforcement_rules WHERE active = 0") or 0
+    counts = api.rule_counts(store)
+    total, disabled = counts["total"], counts["disabled"]
     checks.append(
         {
             "name": "rules",
@@ -46,7 +46,7 @@ def doctor_checks(store, settings) -> list[dict]:
                 + "; ".join(f"{i[:8]} {err}" for i, err in rs.broken[:5]),
             }
         )
-    unconfirmed = store.value("SELECT count(*) FROM enforcement_rules WHERE confirmed = 0 AND active = 1") or 0
+    unconfirmed = counts["unconfirmed"]
     if unconfirmed:
         checks.append(
             {

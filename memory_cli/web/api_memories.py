@@ -222,11 +222,9 @@ def memory_detail(store, entry_id: str) -> dict:
     from .. import audit
 
     entry = entries.get(store, entry_id)
-    rule = None
-    if store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (entry["id"],)):
-        from ..rules import api as rules_api
+    from ..rules import api as rules_api
 
-        rule = rules_api.get_rule(store, entry["id"])
+    rule = rules_api.get_rule(store, entry["id"]) if rules_api.rule_exists(store, entry["id"]) else None
     history = audit.query(store, entry_id=entry["id"], limit=200)
     return dict(entry, rule=rule, history=history)
 
