@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from importlib import util as importlib_util
 from pathlib import Path
 
-from . import install, paths
+from . import entries, install, paths
 from . import settings as settings_mod
 from .errors import MemoryCliError
 from .hooks.doctor import command_prefix
@@ -227,7 +227,7 @@ def _db_checks(store, db_path, marked: bool = False):
     mode = store.value("PRAGMA journal_mode")
     out.append(_check("journal", "ok" if str(mode).lower() == "wal" else "warn", f"journal_mode={mode}"))
     fts = store.value("SELECT count(*) FROM memory_rank_fts")
-    n = store.value("SELECT count(*) FROM memory_entries")
+    n = entries.count_entries(store, status="all")
     out.append(
         _check(
             "keyword index",

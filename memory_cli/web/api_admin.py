@@ -23,7 +23,7 @@ def overview(store, days: int = 30) -> dict:
 
     return {
         "counts": {
-            "total": store.value("SELECT count(*) FROM memory_entries"),
+            "total": entries.count_entries(store, status="all"),
             "by_type": stats._counts(store, "type"),
             "by_scope": stats._counts(store, "scope"),
             "by_status": stats._counts(store, "status", "1=1"),
