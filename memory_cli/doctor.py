@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from importlib import util as importlib_util
 from pathlib import Path
 
-from . import entries, install, paths
+from . import audit, entries, install, paths
 from . import settings as settings_mod
 from .errors import MemoryCliError
 from .hooks.doctor import command_prefix
@@ -488,11 +488,7 @@ def _errors_check(store):
     lines = []
     count = 0
     if store is not None:
-        rows = store.rows(
-            "SELECT timestamp, hook_event, context, details FROM memory_audit_log "
-            "WHERE action='hook_error' AND timestamp >= ? ORDER BY timestamp DESC",
-            (since,),
-        )
+        rows = audit.hook_errors_since(store, since)
         count += len(rows)
         for r in rows[:3]:
             try:
