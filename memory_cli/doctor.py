@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from importlib import util as importlib_util
 from pathlib import Path
 
-from . import audit, entries, install, paths
+from . import audit, entries, install, paths, store_health
 from . import settings as settings_mod
 from .errors import MemoryCliError
 from .hooks.doctor import command_prefix
@@ -209,7 +209,7 @@ def _store_fault(db_path, e) -> str:
 
 def _db_checks(store, db_path, marked: bool = False):
     out = []
-    integrity = [r["integrity_check"] for r in store.rows("PRAGMA integrity_check")]
+    integrity = store_health.integrity_problems(store)
     if integrity == ["ok"]:
         note = ""
         if marked:
@@ -220,13 +220,15 @@ def _db_checks(store, db_path, marked: bool = False):
         out.append(_check("database", "ok", f"{db_path}: integrity ok{note}"))
     else:
         out.append(_check("database", "fail", f"{db_path}: integrity_check: {'; '.join(integrity[:3])}"))
-    version = store.value("PRAGMA user_version")
+    version = store_health.schema_version(store)
     out.append(
         _check("schema", "ok" if version == LATEST else "fail", f"version {version} (this memory-cli: {LATEST})")
     )
-    mode = store.value("PRAGMA journal_mode")
+    mode = store_health.journal_mode(store)
     out.append(_check("journal", "ok" if str(mode).lower() == "wal" else "warn", f"journal_mode={mode}"))
-    fts = store.value("SELECT count(*) FROM memory_rank_fts")
+    from .retrieval import fts as keyword_index
+
+    fts = keyword_index.indexed_count(store)
     n = entries.count_entries(store, status="all")
     out.append(
         _check(
@@ -246,11 +248,10 @@ def _vec_check():
         return _check("vector extension", "warn", "sqlite-vec not installed: keyword search only")
     s = Store.open(":memory:")
     try:
-        ok = s.load_vec()
-        version = s.value("SELECT vec_version()") if ok else None
+        version = store_health.vec_version(s)
     finally:
         s.close()
-    if not ok:
+    if version is None:
         return _check("vector extension", "fail", f"cannot load {lib}")
     return _check("vector extension", "ok", f"sqlite-vec {version} loads")
 
