@@ -1,5 +1,6 @@
 """The layering the code keeps: SQL on a table lives in the module that owns the table, and the
-edges (CLI, dashboard, MCP server, doctor checks, hook adapter, install, demo) hold none.
+edges (CLI, dashboard, MCP server, daemon, doctor checks, the hook adapter and each area's hook
+handlers, install, demo) hold none.
 
 docs/ARCHITECTURE.md ("Who owns each table") lists the owners and the read models.
 """
@@ -39,9 +40,12 @@ def edge_modules() -> list[Path]:
     found = {
         *PKG.glob("cli/*.py"),
         *PKG.glob("web/*.py"),
-        PKG / "mcp" / "server.py",
+        *PKG.glob("mcp/*.py"),
+        *PKG.glob("daemon/*.py"),
         *PKG.rglob("doctor.py"),
         *PKG.glob("hooks/*.py"),
+        *PKG.rglob("hook.py"),
+        PKG / "__main__.py",
         *PKG.glob("install*.py"),
         PKG / "demo.py",
     }
@@ -124,6 +128,7 @@ def test_edges_cover_the_cli_dashboard_mcp_doctors_hooks_install_and_demo():
         "memory_cli/doctor.py",
         "memory_cli/rules/doctor.py",
         "memory_cli/hooks/runner.py",
+        "memory_cli/rules/hook.py",
         "memory_cli/install.py",
         "memory_cli/demo.py",
     ):
