@@ -31,6 +31,9 @@ __all__ = [
     "reinforce_rule",
     "guess_pattern_type",
     "public_rule",
+    "rule_exists",
+    "active_rule_tools",
+    "rule_counts",
 ]
 
 _SELECT = (
