@@ -117,6 +117,55 @@ def query(
     return rows
 
 
+def actions(store: Store) -> list[str]:
+    """Every action the log holds, sorted: the dashboard's filter choices."""
+    return [r["action"] for r in store.rows("SELECT DISTINCT action FROM memory_audit_log ORDER BY action")]
+
+
+def hook_errors_since(store: Store, since: str) -> list[dict]:
+    """``hook_error`` rows since ``since`` (timestamp, hook_event, context, details as stored),
+    newest first."""
+    return store.rows(
+        "SELECT timestamp, hook_event, context, details FROM memory_audit_log "
+        "WHERE action='hook_error' AND timestamp >= ? ORDER BY timestamp DESC",
+        (since,),
+    )
+
+
+def first_hook_at(store: Store) -> str | None:
+    """When the first hook ran in this store (a ``hook`` or ``hook_error`` row), or None."""
+    return store.value("SELECT min(timestamp) FROM memory_audit_log WHERE action IN ('hook', 'hook_error')")
+
+
+def count_recent(store: Store, action: str, *, result: str | None = None, days: int = 7) -> int:
+    """How many ``action`` rows (with this ``result``, when given) the last ``days`` days hold."""
+    sql = "SELECT count(*) FROM memory_audit_log WHERE action = ? AND timestamp >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)"
+    params: list = [action, f"-{int(days)} days"]
+    if result is not None:
+        sql += " AND result = ?"
+        params.append(result)
+    return int(store.value(sql, params) or 0)
+
+
+def count_unchecked_overruns(store: Store, *, days: int = 7) -> int:
+    """``enforce_overrun`` rows of the last ``days`` days that name at least one rule left
+    undecided. Rows written by older versions for a slow call that skipped nothing (an empty
+    list) are not counted."""
+    return int(
+        store.value(
+            "SELECT count(*) FROM memory_audit_log WHERE action = 'enforce_overrun'"
+            " AND timestamp >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)"
+            " AND json_valid(details) AND ("
+            " coalesce(json_array_length(details, '$.skipped'), 0) > 0"
+            " OR coalesce(json_array_length(details, '$.unchecked_rules'), 0) > 0"
+            " OR coalesce(json_array_length(details, '$.intent_skipped'), 0) > 0"
+            " OR coalesce(json_array_length(details, '$.rules'), 0) > 0)",
+            (f"-{int(days)} days",),
+        )
+        or 0
+    )
+
+
 def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
     """One audit row a hook could not write at once (see :mod:`memory_cli.spool`)."""
     kw = dict(args.get("kw") or {})

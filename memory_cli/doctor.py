@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from importlib import util as importlib_util
 from pathlib import Path
 
-from . import install, paths
+from . import audit, entries, install, paths, store_health
 from . import settings as settings_mod
 from .errors import MemoryCliError
 from .hooks.doctor import command_prefix
@@ -174,14 +174,9 @@ def _spool_check(store):
 
 def _rule_coverage_check(store):
     """Rules naming a tool that the installed PreToolUse hook is never called for."""
-    tools = sorted(
-        {
-            t
-            for r in store.rows("SELECT tools FROM enforcement_rules WHERE active = 1")
-            for t in json.loads(r["tools"] or "[]")
-            if isinstance(t, str) and t
-        }
-    )
+    from .rules import api as rules_api
+
+    tools = sorted(rules_api.active_rule_tools(store))
     problems = install.coverage_warnings(tools)
     if problems:
         return _check("rule coverage", "warn", "; ".join(problems))
@@ -214,7 +209,7 @@ def _store_fault(db_path, e) -> str:
 
 def _db_checks(store, db_path, marked: bool = False):
     out = []
-    integrity = [r["integrity_check"] for r in store.rows("PRAGMA integrity_check")]
+    integrity = store_health.integrity_problems(store)
     if integrity == ["ok"]:
         note = ""
         if marked:
@@ -225,14 +220,16 @@ def _db_checks(store, db_path, marked: bool = False):
         out.append(_check("database", "ok", f"{db_path}: integrity ok{note}"))
     else:
         out.append(_check("database", "fail", f"{db_path}: integrity_check: {'; '.join(integrity[:3])}"))
-    version = store.value("PRAGMA user_version")
+    version = store_health.schema_version(store)
     out.append(
         _check("schema", "ok" if version == LATEST else "fail", f"version {version} (this memory-cli: {LATEST})")
     )
-    mode = store.value("PRAGMA journal_mode")
+    mode = store_health.journal_mode(store)
     out.append(_check("journal", "ok" if str(mode).lower() == "wal" else "warn", f"journal_mode={mode}"))
-    fts = store.value("SELECT count(*) FROM memory_rank_fts")
-    n = store.value("SELECT count(*) FROM memory_entries")
+    from .retrieval import fts as keyword_index
+
+    fts = keyword_index.indexed_count(store)
+    n = entries.count_entries(store, status="all")
     out.append(
         _check(
             "keyword index",
@@ -251,11 +248,10 @@ def _vec_check():
         return _check("vector extension", "warn", "sqlite-vec not installed: keyword search only")
     s = Store.open(":memory:")
     try:
-        ok = s.load_vec()
-        version = s.value("SELECT vec_version()") if ok else None
+        version = store_health.vec_version(s)
     finally:
         s.close()
-    if not ok:
+    if version is None:
         return _check("vector extension", "fail", f"cannot load {lib}")
     return _check("vector extension", "ok", f"sqlite-vec {version} loads")
 
@@ -493,11 +489,7 @@ def _errors_check(store):
     lines = []
     count = 0
     if store is not None:
-        rows = store.rows(
-            "SELECT timestamp, hook_event, context, details FROM memory_audit_log "
-            "WHERE action='hook_error' AND timestamp >= ? ORDER BY timestamp DESC",
-            (since,),
-        )
+        rows = audit.hook_errors_since(store, since)
         count += len(rows)
         for r in rows[:3]:
             try:

@@ -299,6 +299,17 @@ def count_entries(store: Store, **filters) -> int:
     return int(store.value(sql, params) or 0)
 
 
+def pin_state(store: Store, eid: str) -> dict | None:
+    """``{"id", "pinned"}`` of one entry (a full id), or None: read before a change, so the
+    CLAUDE.md pins are re-synced when a pinned entry was touched."""
+    return store.row("SELECT id, pinned FROM memory_entries WHERE id = ?", (eid,))
+
+
+def pinned_entries(store: Store) -> list[dict]:
+    """``{"id", "pinned"}`` of every pinned entry."""
+    return store.rows("SELECT id, pinned FROM memory_entries WHERE pinned = 1")
+
+
 # -- writing ---------------------------------------------------------------------------------
 def _check_owner(store: Store, eid: str, by: str, what: str) -> None:
     if by != "person":

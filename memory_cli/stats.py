@@ -1,5 +1,9 @@
 """Counts a person looks at to trust the store: what is in it, how old, what happened lately.
 
+A read model: the one place outside its owners that reads many tables (entries, rules,
+corrections, the audit log) at once, for `memory-cli stats` and the dashboard's overview. It
+only reads; every write to those tables stays with the module that owns the table.
+
 Areas with much to say keep their own section in their own module (maintenance: pins, decay,
 hook latency), so this one does not grow with every feature.
 """
@@ -127,6 +131,25 @@ ACTION_WORDS = {
     "baseline_abnormal": "abnormal run times",
     "repo_load": "repository rules loaded",
 }
+
+
+def overview(store: Store, days: int = 30) -> dict:
+    """The dashboard's overview page: entry counts, gate activity per day, hook latency and the
+    correction funnel over the last ``days`` days."""
+    from .maintenance.stats import hook_latency
+
+    return {
+        "counts": {
+            "total": int(store.value("SELECT count(*) FROM memory_entries") or 0),
+            "by_type": _counts(store, "type"),
+            "by_scope": _counts(store, "scope"),
+            "by_status": _counts(store, "status", "1=1"),
+        },
+        "enforcement": enforcement_per_day(store, days),
+        "hook_latency_ms": hook_latency(store, days=days),
+        "funnel": correction_funnel(store),
+        "days": days,
+    }
 
 
 def action_words(action: str) -> str:

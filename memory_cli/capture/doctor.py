@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .. import audit
+
 
 def doctor_checks(store, settings) -> list[dict]:
     checks = []
@@ -34,13 +36,7 @@ def doctor_checks(store, settings) -> list[dict]:
             ),
         }
     )
-    rejected = (
-        store.value(
-            "SELECT count(*) FROM memory_audit_log WHERE action = 'marker' AND result = 'rejected'"
-            " AND timestamp >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days')"
-        )
-        or 0
-    )
+    rejected = audit.count_recent(store, "marker", result="rejected", days=7)
     checks.append(
         {
             "name": "capture: memory markers",

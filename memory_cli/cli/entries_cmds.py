@@ -346,12 +346,10 @@ def delete(
 
 
 def _rule_for(store, entry_id):
-    """The rule in its public shape (the rules area owns it); the raw row as a fallback."""
-    try:
-        from ..rules import api as rules_api
-    except ImportError:
-        return store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry_id,))
-    if store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (entry_id,)) is None:
+    """The rule in its public shape (the rules area owns it), or None for an entry without one."""
+    from ..rules import api as rules_api
+
+    if not rules_api.rule_exists(store, entry_id):
         return None
     return rules_api.get_rule(store, entry_id)
 

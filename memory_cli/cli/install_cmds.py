@@ -22,17 +22,11 @@ def register(app: typer.Typer) -> None:
 def _rule_tools() -> list[str]:
     """Tools named by enabled rules beyond the default matcher, so their calls reach the hook."""
     try:
-        import json
-
+        from ..rules import api as rules_api
         from .common import open_store
 
         with open_store() as store:
-            tools: list[str] = []
-            for r in store.rows("SELECT tools FROM enforcement_rules WHERE active = 1"):
-                for t in json.loads(r["tools"] or "[]"):
-                    if isinstance(t, str) and t and t not in tools and t.replace("_", "").isalnum():
-                        tools.append(t)
-            return tools
+            return [t for t in rules_api.active_rule_tools(store) if t.replace("_", "").isalnum()]
     except Exception:
         return []
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from .. import audit
+
 
 def _sessions_began_recently(store) -> bool:
     """No hook has run in this store yet, or the first ran less than a day ago: a fresh install,
     whose first daily run (and backup) is yet to come, not a fault."""
-    first = store.value("SELECT min(timestamp) FROM memory_audit_log WHERE action IN ('hook', 'hook_error')")
+    first = audit.first_hook_at(store)
     if not first:
         return True
     try:

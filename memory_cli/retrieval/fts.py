@@ -81,6 +81,11 @@ def _table(store) -> tuple[str, str]:
     return "memory_fts", _BASE_BM25
 
 
+def indexed_count(store) -> int:
+    """How many rows the ranking index holds: one per entry when it is in step with the store."""
+    return int(store.value(f"SELECT count(*) FROM {RANK_TABLE}") or 0)
+
+
 def idf_sum(store, terms: list[str], table: str | None = None) -> float:
     """Sum of the query words' IDF as bm25() counts them in ``table`` (rows matching in any
     column), words that nothing contains included (see :func:`fusion.query_term_idf`)."""

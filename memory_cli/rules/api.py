@@ -31,6 +31,9 @@ __all__ = [
     "reinforce_rule",
     "guess_pattern_type",
     "public_rule",
+    "rule_exists",
+    "active_rule_tools",
+    "rule_counts",
 ]
 
 _SELECT = (
@@ -557,6 +560,31 @@ def _resolve(store, ref: str) -> str:
                 "--pattern P`"
             ) from None
         raise NotFound(f"no rule with id {ref!r}") from None
+
+
+def rule_exists(store, rule_id: str) -> bool:
+    """Whether ``rule_id`` (a full id) is an enforced rule: an entry may be a rule without a pattern."""
+    return store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (rule_id,)) is not None
+
+
+def active_rule_tools(store) -> list[str]:
+    """Every tool name an active rule applies to, once each, in stored order: the tools whose
+    calls the installed PreToolUse hook must see."""
+    tools: list[str] = []
+    for r in store.rows("SELECT tools FROM enforcement_rules WHERE active = 1"):
+        for t in json.loads(r["tools"] or "[]"):
+            if isinstance(t, str) and t and t not in tools:
+                tools.append(t)
+    return tools
+
+
+def rule_counts(store) -> dict:
+    """How many rules are stored, disabled, and active but unconfirmed (acting at most as warn)."""
+    row = store.row(
+        "SELECT count(*) AS total, coalesce(sum(active = 0), 0) AS disabled,"
+        " coalesce(sum(confirmed = 0 AND active = 1), 0) AS unconfirmed FROM enforcement_rules"
+    )
+    return {k: int(row[k] or 0) for k in ("total", "disabled", "unconfirmed")}
 
 
 def get_rule(store, ref: str) -> dict:

@@ -3,23 +3,11 @@
 from __future__ import annotations
 
 
-# Overrun rows that name at least one rule left undecided. Rows written by older versions for
-# a slow call that skipped nothing (an empty list) are not counted.
-_REAL_SKIPS_SQL = (
-    "SELECT count(*) FROM memory_audit_log WHERE action = 'enforce_overrun'"
-    " AND timestamp >= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-7 days')"
-    " AND json_valid(details) AND ("
-    " coalesce(json_array_length(details, '$.skipped'), 0) > 0"
-    " OR coalesce(json_array_length(details, '$.unchecked_rules'), 0) > 0"
-    " OR coalesce(json_array_length(details, '$.intent_skipped'), 0) > 0"
-    " OR coalesce(json_array_length(details, '$.rules'), 0) > 0)"
-)
-
-
 def doctor_checks(store, settings) -> list[dict]:
     import os
 
-    from . import ruleset
+    from .. import audit
+    from . import api, ruleset
     from .safe_regex import fork_available
 
     checks: list[dict] = []
@@ -27,8 +15,8 @@ def doctor_checks(store, settings) -> list[dict]:
         rs = ruleset.load(store)
     except Exception as e:  # doctor reports, never raises
         return [{"name": "rules", "status": "fail", "detail": f"cannot build the rule set: {type(e).__name__}: {e}"}]
-    total = store.value("SELECT count(*) FROM enforcement_rules") or 0
-    disabled = store.value("SELECT count(*) FROM enforcement_rules WHERE active = 0") or 0
+    counts = api.rule_counts(store)
+    total, disabled = counts["total"], counts["disabled"]
     checks.append(
         {
             "name": "rules",
@@ -46,7 +34,7 @@ def doctor_checks(store, settings) -> list[dict]:
                 + "; ".join(f"{i[:8]} {err}" for i, err in rs.broken[:5]),
             }
         )
-    unconfirmed = store.value("SELECT count(*) FROM enforcement_rules WHERE confirmed = 0 AND active = 1") or 0
+    unconfirmed = counts["unconfirmed"]
     if unconfirmed:
         checks.append(
             {
@@ -100,7 +88,7 @@ def doctor_checks(store, settings) -> list[dict]:
                 + "; ".join(f"{r['id'][:8]} {r['pattern_type']} {r['pattern']!r}" for r in idle[:5]),
             }
         )
-    overruns = store.value(_REAL_SKIPS_SQL) or 0
+    overruns = audit.count_unchecked_overruns(store, days=7)
     if overruns:
         checks.append(
             {

@@ -177,6 +177,15 @@ def confirm(store, entry_id: str) -> dict:
     return row
 
 
+def sync_backlog(store) -> tuple[int, int]:
+    """``(listed, waiting)``: the rows ``team_entries`` holds, and those the next push must
+    still send (never pushed, or a tombstone)."""
+    row = store.row(
+        "SELECT count(*) AS listed, coalesce(sum(version = 0 OR state = 'tombstone'), 0) AS waiting FROM team_entries"
+    )
+    return int(row["listed"] or 0), int(row["waiting"] or 0)
+
+
 def status(store, *, check_server: bool = True) -> dict:
     conninfo = joined(store)
     out = {

@@ -12,8 +12,7 @@ def doctor_checks(store, settings) -> list[dict]:
         return []
     last = kvstate.get(store, api.KEY_LAST_SYNC)
     err = kvstate.get(store, api.KEY_LAST_ERROR)
-    shared = store.value("SELECT count(*) FROM team_entries") or 0
-    unpushed = store.value("SELECT count(*) FROM team_entries WHERE version = 0 OR state = 'tombstone'") or 0
+    shared, unpushed = api.sync_backlog(store)
     if err:
         return [
             {

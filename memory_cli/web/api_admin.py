@@ -19,20 +19,8 @@ def api_stats(store=Depends(deps.get_store)):
 
 
 def overview(store, days: int = 30) -> dict:
-    from ..maintenance.stats import hook_latency
-
-    return {
-        "counts": {
-            "total": store.value("SELECT count(*) FROM memory_entries"),
-            "by_type": stats._counts(store, "type"),
-            "by_scope": stats._counts(store, "scope"),
-            "by_status": stats._counts(store, "status", "1=1"),
-        },
-        "enforcement": stats.enforcement_per_day(store, days),
-        "hook_latency_ms": hook_latency(store, days=days),
-        "funnel": stats.correction_funnel(store),
-        "days": days,
-    }
+    """The overview page's numbers (a read model: :func:`memory_cli.stats.overview`)."""
+    return stats.overview(store, days)
 
 
 @router.get("/overview", summary="The overview page's numbers: counts, gate activity per day, hook latency, funnel")

@@ -222,11 +222,9 @@ def memory_detail(store, entry_id: str) -> dict:
     from .. import audit
 
     entry = entries.get(store, entry_id)
-    rule = None
-    if store.value("SELECT 1 FROM enforcement_rules WHERE id = ?", (entry["id"],)):
-        from ..rules import api as rules_api
+    from ..rules import api as rules_api
 
-        rule = rules_api.get_rule(store, entry["id"])
+    rule = rules_api.get_rule(store, entry["id"]) if rules_api.rule_exists(store, entry["id"]) else None
     history = audit.query(store, entry_id=entry["id"], limit=200)
     return dict(entry, rule=rule, history=history)
 
@@ -265,7 +263,7 @@ def api_delete(entry_id: str, store=Depends(deps.get_store)):
 
 
 def bulk_change(store, action: str, ids: list[str]) -> int:
-    touched = [e for e in (store.row("SELECT id, pinned FROM memory_entries WHERE id = ?", (i,)) for i in ids) if e]
+    touched = [e for e in (entries.pin_state(store, i) for i in ids) if e]
     with deps.field("ids"):
         n = entries.bulk(store, action, ids)
     resync_pins(store, *touched)
@@ -282,7 +280,7 @@ def api_purge(body: PurgeIn, store=Depends(deps.get_store)):
     with deps.field("scope"):
         entries.purge_scope(body.scope)
     deps.check_entry_fields(store, {"source": body.source})
-    pinned = store.rows("SELECT id, pinned FROM memory_entries WHERE pinned = 1")
+    pinned = entries.pinned_entries(store)
     n = entries.purge(store, body.scope, source=body.source)
     resync_pins(store, *pinned)
     return {"deleted": n}

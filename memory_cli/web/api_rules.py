@@ -8,6 +8,7 @@ from typing import Optional
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict
 
+from .. import entries
 from ..capture import corrections as corr
 from ..entry_effects import resync_native, resync_pins
 from ..rules import api as rules_api
@@ -99,7 +100,7 @@ def edit_rule(store, rule_id: str, changes: dict) -> dict:
     before = rules_api.get_rule(store, rule_id)
     with deps.field("pattern"):
         rule = rules_api.edit_rule(store, rule_id, **changes)
-    resync_pins(store, store.row("SELECT pinned FROM memory_entries WHERE id = ?", (before["id"],)))
+    resync_pins(store, entries.pin_state(store, before["id"]))
     resync_native(store)
     return rule
 
@@ -135,7 +136,7 @@ def api_confirm(rule_id: str, body: Optional[ConfirmIn] = None, store=Depends(de
 @router.delete("/rules/{rule_id}", summary="Delete a rule and its memory (kept in the audit log)")
 def api_delete_rule(rule_id: str, store=Depends(deps.get_store)):
     rule = rules_api.get_rule(store, rule_id)
-    pinned = store.row("SELECT pinned FROM memory_entries WHERE id = ?", (rule["id"],))
+    pinned = entries.pin_state(store, rule["id"])
     rules_api.delete_rule(store, rule["id"])
     resync_pins(store, pinned)
     resync_native(store)

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from .. import entries
+from .. import audit, entries
 from ..capture import corrections as corr
 from ..errors import NotFound
 from ..rules import api as rules_api
@@ -464,7 +464,7 @@ def audit_page(
         rows = api_admin.audit_rows(store, action=action, since=since, entry=entry, session=session, limit=limit)
     except MemoryCliError as e:
         rows, error = [], str(e)
-    actions = [r["action"] for r in store.rows("SELECT DISTINCT action FROM memory_audit_log ORDER BY action")]
+    actions = audit.actions(store)
     return render(
         request,
         "audit.html",

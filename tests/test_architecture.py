@@ -1,0 +1,166 @@
+"""The layering the code keeps: SQL on a table lives in the module that owns the table, and the
+edges (CLI, dashboard, MCP server, daemon, doctor checks, the hook adapter and each area's hook
+handlers, install, demo) hold none.
+
+docs/ARCHITECTURE.md ("Who owns each table") lists the owners and the read models.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "memory_cli"
+
+# The methods of Store (and an apsw connection) that run a statement.
+RUNNERS = frozenset({"rows", "row", "value", "execute", "executemany"})
+SQL = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|PRAGMA|CREATE|DROP|ALTER|VACUUM)\b", re.I)
+TABLE = re.compile(r"\b(?:FROM|INTO|UPDATE|JOIN)\s+([A-Za-z_]\w*)", re.I)
+
+# Read models: modules that read several owners' tables at once to answer one question. They are
+# not edges; they are named here so a new one is a decision, not an accident.
+READ_MODELS = {
+    "memory_cli/stats.py": "counts for `memory-cli stats` and the dashboard's overview",
+    "memory_cli/rules/proof.py": "what each rule did in hooks, read from the audit log",
+}
+
+# Edge statements still allowed, by (module, table): the review queue's SQL on ``corrections``,
+# which moves into the review module. Remove an entry once its module no longer needs it.
+ALLOWED = {
+    ("memory_cli/cli/capture_cmds.py", "corrections"),
+    ("memory_cli/capture/doctor.py", "corrections"),
+}
+
+
+def edge_modules() -> list[Path]:
+    found = {
+        *PKG.glob("cli/*.py"),
+        *PKG.glob("web/*.py"),
+        *PKG.glob("mcp/*.py"),
+        *PKG.glob("daemon/*.py"),
+        *PKG.rglob("doctor.py"),
+        *PKG.glob("hooks/*.py"),
+        *PKG.rglob("hook.py"),
+        PKG / "__main__.py",
+        *PKG.glob("install*.py"),
+        PKG / "demo.py",
+    }
+    return sorted(p for p in found if p.exists())
+
+
+def _text(node: ast.AST) -> str:
+    """The literal text of a string expression: constants, f-strings' literal parts, ``+`` joins."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) else ""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_text(v) if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _text(node.left) + _text(node.right)
+    return " ".join(_text(n) for n in ast.iter_child_nodes(node))
+
+
+def sql_statements(source: str) -> list[tuple[int, str]]:
+    """(line, statement) for every SQL string passed to ``x.rows/row/value/execute/executemany``,
+    given inline or through a name bound to a string in the same module."""
+    tree = ast.parse(source)
+    named: dict[str, str] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            text = _text(n.value)
+            if SQL.search(text):
+                for t in n.targets:
+                    if isinstance(t, ast.Name):
+                        named[t.id] = text
+    out = []
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in RUNNERS):
+            continue
+        if not n.args:
+            continue
+        arg = n.args[0]
+        text = named.get(arg.id, "") if isinstance(arg, ast.Name) else _text(arg)
+        if SQL.search(text):
+            out.append((n.lineno, " ".join(text.split())))
+    return sorted(out)
+
+
+def tables_of(statement: str) -> set[str]:
+    if re.match(r"\s*PRAGMA\b", statement, re.I):
+        return {"pragma"}
+    return {t.lower() for t in TABLE.findall(statement)} or {"?"}
+
+
+def edge_sql() -> dict[str, list[tuple[int, str, set[str]]]]:
+    found: dict[str, list] = {}
+    for path in edge_modules():
+        rel = path.relative_to(ROOT).as_posix()
+        for line, stmt in sql_statements(path.read_text(encoding="utf-8")):
+            found.setdefault(rel, []).append((line, stmt, tables_of(stmt)))
+    return found
+
+
+def test_the_scan_sees_sql_passed_inline_through_a_name_and_as_an_f_string():
+    source = (
+        "Q = ('SELECT count(*) FROM memory_entries'\n     ' WHERE status = ?')\n"
+        "def f(store, s, t):\n"
+        "    store.value(Q, ('active',))\n"
+        "    s.rows(f'SELECT * FROM {t} WHERE id = ?', (1,))\n"
+        "    store.conn.execute('PRAGMA user_version')\n"
+        "    store.execute('''\n        DELETE FROM kv WHERE key = ?''', ('k',))\n"
+        "    subprocess.run(['git', 'status'])\n"
+        "    print('SELECT this option')\n"
+    )
+    found = sql_statements(source)
+    assert [line for line, _ in found] == [4, 5, 6, 7]
+    assert [tables_of(s) for _, s in found] == [{"memory_entries"}, {"?"}, {"pragma"}, {"kv"}]
+
+
+def test_edges_cover_the_cli_dashboard_mcp_doctors_hooks_install_and_demo():
+    rels = {p.relative_to(ROOT).as_posix() for p in edge_modules()}
+    for expected in (
+        "memory_cli/cli/entries_cmds.py",
+        "memory_cli/web/api_memories.py",
+        "memory_cli/mcp/server.py",
+        "memory_cli/doctor.py",
+        "memory_cli/rules/doctor.py",
+        "memory_cli/hooks/runner.py",
+        "memory_cli/rules/hook.py",
+        "memory_cli/install.py",
+        "memory_cli/demo.py",
+    ):
+        assert expected in rels
+
+
+def test_no_edge_module_holds_sql():
+    offending = []
+    for rel, statements in edge_sql().items():
+        for line, stmt, tables in statements:
+            if all((rel, t) in ALLOWED for t in tables):
+                continue
+            offending.append(f"{rel}:{line}: {stmt[:100]}")
+    assert not offending, (
+        "SQL in an edge module; move it into a function of the module that owns the table "
+        "(docs/ARCHITECTURE.md, 'Who owns each table') and call that:\n" + "\n".join(offending)
+    )
+
+
+def test_every_allowed_edge_statement_is_still_there():
+    present = {(rel, t) for rel, statements in edge_sql().items() for _, _, tables in statements for t in tables}
+    stale = sorted(ALLOWED - present)
+    assert not stale, f"no longer needed, remove from ALLOWED: {stale}"
+
+
+@pytest.mark.parametrize("rel", sorted(READ_MODELS))
+def test_a_read_model_says_so_in_its_docstring(rel):
+    doc = ast.get_docstring(ast.parse((ROOT / rel).read_text(encoding="utf-8"))) or ""
+    assert "read model" in doc.lower(), f"{rel}: say in the docstring that it is a read model"
+
+
+def test_the_architecture_doc_names_every_read_model():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    for rel in READ_MODELS:
+        assert f"`{rel.removeprefix('memory_cli/')}`" in text, rel
