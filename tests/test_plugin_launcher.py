@@ -125,3 +125,41 @@ def test_with_no_environment_a_tool_call_is_asked_not_let_through(tmp_path):
         proc = _hooks_json_run("PreToolUse", data, FORCE_PUSH)
         assert proc.returncode == 0 and _decision(proc) == "ask", proc.stdout
         assert "not ready" in json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_the_environment_is_made_private_whatever_the_umask(tmp_path):
+    """With umask 002 (one group per user) the environment would come out group-writable, and
+    then be refused by the launcher's own check: every tool call asked."""
+    data = tmp_path / "plugin-data"
+    base = tmp_path / "base-python"
+    # A stand-in for the base Python: `-m venv DIR` makes DIR/bin/python (this run's Python),
+    # `-m pip ...` succeeds without installing anything, anything else runs the real one.
+    base.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1 $2" = "-m venv" ]; then shift 2; [ "$1" = --without-pip ] && shift;'
+        f' mkdir -p "$1/bin" && ln -s "{sys.executable}" "$1/bin/python"; exit; fi\n'
+        '[ "$1 $2" = "-m pip" ] && exit 0\n'
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    base.chmod(0o755)
+    path = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "uv").exists())
+    proc = subprocess.run(
+        ["sh", "-c", 'umask 002 && exec sh "$0" hook SessionStart', str(RUN)],
+        input=json.dumps(payload("SessionStart")),
+        capture_output=True,
+        text=True,
+        env=dict(
+            os.environ,
+            PATH=path,
+            MEMORY_CLI_PYTHON=str(base),
+            CLAUDE_PLUGIN_ROOT=str(ROOT / "plugin"),
+            CLAUDE_PLUGIN_DATA=str(data),
+        ),
+        timeout=120,
+    )
+    made = [p for p in data.glob("env-*") if p.is_dir()]
+    assert made, proc.stdout + proc.stderr + (data / "prepare.log").read_text()
+    for folder in [data, *made]:
+        assert folder.stat().st_mode & 0o022 == 0, oct(folder.stat().st_mode)
+    assert "refusing" not in proc.stdout, proc.stdout
+    assert _decision(_hooks_json_run("PreToolUse", data, FORCE_PUSH)) != "ask"
