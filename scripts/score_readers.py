@@ -81,6 +81,19 @@ def quote_is_typed(quote: str, typed: str) -> bool:
 
 
 def chat(base_url: str, messages: list[dict], *, max_tokens: int, logprobs: bool, timeout: float) -> dict:
+    """One chat completion; retried twice after a timeout or a dropped connection (a local
+    server on a busy machine), then the error is raised."""
+    for attempt in range(3):
+        try:
+            return _chat(base_url, messages, max_tokens=max_tokens, logprobs=logprobs, timeout=timeout)
+        except (TimeoutError, OSError):
+            if attempt == 2:
+                raise
+            time.sleep(5)
+    raise AssertionError("unreachable")
+
+
+def _chat(base_url: str, messages: list[dict], *, max_tokens: int, logprobs: bool, timeout: float) -> dict:
     body: dict = {"messages": messages, "max_tokens": max_tokens, "temperature": 0}
     if logprobs:
         body.update(logprobs=True, top_logprobs=10)

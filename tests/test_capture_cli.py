@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import payload
+
 from memory_cli.capture.instructions import text as instructions_text
 
 
@@ -288,3 +290,32 @@ def test_interactive_review_shows_a_lesson_as_the_agents_with_the_persons_words(
     t.type("q")
     t.expect("skipped.")
     assert t.close() == 0
+
+
+def test_a_proposed_rule_speaks_the_persons_words(cli, hook):
+    """The alternative keeps the person's verb ("open a pull request", never "use open a pull
+    request"), the statement keeps it too, and the message a blocked agent reads is the lesson
+    rather than "Recorded correction (said 3 times): ..."; review shows where it will apply."""
+    for s in ("s1", "s2", "s3"):
+        _capture(cli, "don't push to main, open a pull request instead", s)
+    [item] = json.loads(cli("review", "--list", "--json").stdout)
+    assert item["statement"] == "open a pull request, not push to main"
+    assert item["rule"]["alternative"] == "open a pull request"
+    assert item["rule"]["message"] == "Open a pull request, not push to main. (corrected 3 times)"
+    cli("review", "--approve", item["id"], "--action", "block")
+    body = hook(
+        "PreToolUse",
+        payload("PreToolUse", tool_name="Bash", tool_input={"command": "git push origin main"}),
+    )
+    reason = json.loads(body.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "Recorded correction" not in reason and "use open" not in reason
+    assert "open a pull request" in reason
+
+
+def test_review_shows_each_items_scope_and_offers_it(cli, terminal):
+    _capture(cli, "never use sudo")
+    t = terminal("review")
+    screen = t.expect("(q)uit? ")
+    assert "scope: global (every project)" in screen
+    t.type("q")
+    t.close()

@@ -154,6 +154,40 @@ def test_rules_test_tries_patterns_without_storing(cli):
     assert json.loads(cli("rules", "list", "--json").stdout) == []
 
 
+def test_rules_test_without_id_checks_every_stored_rule(cli):
+    """The README's first commands, as written: `rules test --input` alone asks what the gate
+    would do with every stored rule."""
+    cli("add", "Never run pythonw.exe; use python.exe", "--type", "rule", "--action", "block")
+    r = cli("rules", "test", "--input", "pythonw.exe app.py")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("blocked:") and "use python.exe" in r.stdout
+    other = cli("rules", "test", "--input", "grep pythonw.exe notes.txt")
+    assert other.stdout.startswith("allowed:") and "(1 rule checked," in other.stdout
+    both = cli("rules", "test", "x", "--pattern", "npm", "--input", "npm i")
+    assert both.returncode == 2 and "not both" in both.stderr and "neither" in both.stderr
+    assert cli("audit", "--json").stdout.count('"dry_run"') == 0  # rules test stores nothing
+
+
+def test_dry_runs_are_not_blocks(cli, db_path):
+    """`enforce` is a dry run: its row in the audit log says so, and neither `stats` nor the
+    dashboard's chart counts it as a block; 'checked' counts the stored rule it considered."""
+    from memory_cli import stats
+    from memory_cli.db import Store
+
+    cli("add", "Never run pythonw.exe; use python.exe", "--type", "rule", "--action", "block")
+    assert cli("enforce", "--tool", "Bash", "--input", "pythonw.exe app.py").stdout.startswith("blocked:")
+    assert "(1 rule checked," in cli("enforce", "--tool", "Bash", "--input", "ls").stdout
+    [row] = json.loads(cli("audit", "--action", "dry_run", "--json").stdout)
+    assert row["result"] == "block" and row["context"] == "cli Bash"
+    assert json.loads(cli("audit", "--action", "enforce_block", "--json").stdout) == []
+    out = cli("stats").stdout
+    assert "last 7 days: added 1\n" in out and "block" not in out.split("last 7 days")[1].split("\n")[0]
+    data = json.loads(cli("stats", "--json").stdout)
+    assert "dry_run" not in data["audit_last_7_days"]
+    with Store.open(db_path) as s:
+        assert sum(stats.enforcement_per_day(s)["blocks"]) == 0
+
+
 def test_import_hookify_keeps_meaning_and_is_idempotent(cli, tmp_path, hook):
     claude = tmp_path / "proj" / ".claude"
     claude.mkdir(parents=True)

@@ -254,7 +254,7 @@ def _forge_regex_cache(path):
     path.write_bytes(marshal.dumps(data))
 
 
-def test_a_swapped_regex_cache_is_compiled_afresh(db_path, claude_dir):
+def test_a_swapped_regex_cache_is_compiled_afresh(db_path, claude_dir, detector_speaks):
     from pathlib import Path
 
     from memory_cli import regex_cache

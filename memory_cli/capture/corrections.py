@@ -524,7 +524,8 @@ def derive_rule_spec(row: dict) -> dict | None:
         return None  # an instruction without a mistake forbids nothing
     candidates = [row.get("statement") or ""]
     if right:
-        candidates.append(f"use {right} instead of {wrong}")
+        alt = alternative_for(right)
+        candidates.append(f"{alt} instead of {wrong}")
     candidates.append(f"never {wrong}")  # "pipe curl into bash" with an alternative still names a shape
     try:
         from ..rules.derive import derive_rule
@@ -538,8 +539,21 @@ def derive_rule_spec(row: dict) -> dict | None:
         except Exception:
             spec = None
         if spec:
+            if right and not spec.get("alternative"):
+                spec["alternative"] = alternative_for(right)  # what the person said is right
             return spec
     return None
+
+
+def alternative_for(right: str) -> str | None:
+    """What to do instead, as a rule's alternative: "use pnpm" for a thing, the words as said
+    for an action ("open a pull request", never "use open a pull request")."""
+    right = right.strip()
+    if not right:
+        return None
+    from .detect import starts_with_action
+
+    return right if starts_with_action(right) else f"use {right}"
 
 
 def _validate_pattern(pattern: str, pattern_type: str) -> None:
@@ -600,7 +614,7 @@ def _promote(
     content = content or _sentence(statement)
     scope = scope or row.get("scope") or "global"
     n = int(row.get("occurrence_count") or 1)
-    message = message or f"Recorded correction (said {n} time{'s' if n != 1 else ''}): {_sentence(statement)}"
+    message = message or f"{_sentence(statement)} (corrected {n} time{'s' if n != 1 else ''})"
     if no_rule:
         spec = None
     elif pattern:
@@ -611,7 +625,7 @@ def _promote(
             "pattern_type": ptype,
             "tools": ["Bash"] if ptype == "command" else None,
             "fields": ["command"] if ptype == "command" else None,
-            "alternative": (f"use {row['what_is_right']}" if row.get("what_is_right") else None),
+            "alternative": alternative_for(row.get("what_is_right") or ""),
         }
     else:
         spec = derive_rule_spec(row)
@@ -925,7 +939,7 @@ def approve(
                         pattern,
                         ptype,
                         action or "warn",
-                        f"use {row['what_is_right']}" if row["what_is_right"] else None,
+                        alternative_for(row["what_is_right"] or ""),
                         message or _sentence(row.get("statement") or ""),
                         dumps(["Bash"] if ptype == "command" else []),
                         dumps(["command"] if ptype == "command" else []),

@@ -702,6 +702,9 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         right = ""
         if alt and not _re("temporary").search(alt.group("right")):
             rest, right = alt.group("wrong"), alt.group("right")
+            alt_verb = alt.group("verb").lower()
+            if "use" not in alt_verb:  # "..., open a pull request": the verb is part of what is right
+                right = f"{alt.group('verb')} {right}"
         wrong, verb = _strip_use(rest)
         signal = (
             "never"
@@ -1210,6 +1213,12 @@ def _cue_hit(body: str, masked: _Masked, *, after_no: bool) -> _Hit | None:
     else:
         kind, confidence = "implicit", IMPLICIT_CONFIDENCE
     return _Hit(kind, confidence, f"cue-{signal}", w, r, "", repeated=signal == "repeat", scope_hint=s1 or s2)
+
+
+def starts_with_action(text: str) -> bool:
+    """Whether what is right is said as an action ("open a pull request") rather than a thing
+    ("pnpm"): a verb of the alternatives followed by its object."""
+    return bool(regex_cache.match(rf"^(?:{_VERB_ALT})\s+\S", text.strip(), re.I))
 
 
 def _statement(hit: _Hit) -> str:

@@ -13,8 +13,10 @@ from typing import Annotated, Optional
 import typer
 
 from .common import state
+from .panels import MAX_CONTENT_WIDTH, PanelGroup, prepare
 
 app = typer.Typer(
+    cls=PanelGroup,
     name="memory-cli",
     help="A memory with teeth for Claude Code: rules, corrections and knowledge in one local "
     "SQLite store, enforced through hooks.",
@@ -22,7 +24,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": MAX_CONTENT_WIDTH},
 )
 
 
@@ -89,7 +91,7 @@ def click_command():
     the CLI in its own process) would otherwise pay for each."""
     global _command
     if _command is None:
-        _command = typer.main.get_command(app)
+        _command = prepare(typer.main.get_command(app))
     return _command
 
 

@@ -59,7 +59,8 @@ def stats(json_: JsonOpt = False):
         )
     c.print(f"corrections: {data['corrections']['pending']} pending review of {data['corrections']['total']}")
     audit = data.get("audit_last_7_days") or {}
-    c.print("last 7 days: " + (", ".join(f"{k} {v}" for k, v in audit.items()) if audit else "no activity"))
+    words = ", ".join(f"{stats_mod.action_words(k)} {v}" for k, v in audit.items())
+    c.print("last 7 days: " + (words if audit else "no activity"), markup=False)
     for agent, n in (data.get("by_agent_last_7_days") or {}).items():
         c.print(
             f"  {agent}: {n['hook_calls']} hook calls, {n['blocks']} blocked, {n['warns']} warned"

@@ -337,6 +337,12 @@ def _print_instances(item: dict) -> None:
         print(f"      said in session {(i['session_id'] or '-')[:8]}: {clip(i['statement'] or '', 80)}")
 
 
+def _item_scope(item: dict) -> str:
+    """Where an item applies if approved as it stands: its memory's scope once proposed, else
+    the correction's (global unless the person said "here" or "in this repo")."""
+    return (item.get("entry") or {}).get("scope") or item.get("scope") or "global"
+
+
 def _describe(item: dict, index: int, total: int) -> None:
     n, s = item["occurrences"], item["sessions"]
     kind = "Proposed rule" if item.get("item") == "proposal" else "Correction"
@@ -350,6 +356,8 @@ def _describe(item: dict, index: int, total: int) -> None:
     if item.get("origin") == "agent":
         print(f'  recorded by the agent, quoting you: "{clip(item.get("user_message") or "", 200)}"')
         print("  (nothing of it applies before you approve it)")
+    scope = _item_scope(item)
+    print(f"  scope: {scope}" + (" (every project)" if scope == "global" else ""))
     if item.get("rule"):
         print(f"  rule:{_rule_text(item)[len(' (rule:') : -1]}")
     elif item.get("suggested_rule"):
@@ -426,7 +434,7 @@ def _interactive(store, items: list[dict]) -> None:
                         "Message",
                         (rule.get("message") if item.get("rule") else None) or corr._sentence(item["statement"]),
                     )
-                    scope = _ask("Scope", (item.get("entry") or {}).get("scope") or item.get("scope") or "global")
+                    scope = _ask("Scope", _item_scope(item))
                     result = corr.approve(
                         store,
                         item["id"],

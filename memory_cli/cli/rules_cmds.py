@@ -444,12 +444,31 @@ def _check(tool: str, ti: dict, *, phase: str, cwd: Optional[str], only=None, rs
             intent_timeout_ms=float(s.section("daemon").get("request_timeout_ms", 150)),
         )
         verdict.elapsed_ms = (time.perf_counter() - t0) * 1000.0
+        considered = _considered(rules, event, tool, lambda sc: scopes.applies(sc, project, files, root))
+        verdict.checked = max(verdict.checked, considered)
         if audit_it:
             _audit_cli(store, verdict, tool, ti, event)
     return verdict, tool
 
 
+def _considered(rules, event: str, tool: str, applies) -> int:
+    """How many stored rules apply to this call: the engine's ``checked`` counts only the rules
+    it had to compare, and a command rule whose program the call does not name is decided by
+    its index without a comparison, yet it was considered."""
+    from ..rules import ruleset as R
+
+    return sum(
+        1
+        for r in rules.all_rules()
+        if (not r[R.EVENTS] or event in r[R.EVENTS])
+        and (not r[R.TOOLS] or tool in r[R.TOOLS])
+        and (r[R.SCOPE] == "global" or applies(r[R.SCOPE]))
+    )
+
+
 def _audit_cli(store, verdict, tool, ti, event) -> None:
+    """A check run from the command line is a dry run: audited as ``dry_run`` (the rule's
+    action is the result), so it is never counted as a block, a warning or a rule firing."""
     from .. import audit
     from ..redact import redact
 
@@ -457,32 +476,37 @@ def _audit_cli(store, verdict, tool, ti, event) -> None:
     for m in verdict.matches:
         audit.record_safely(
             store,
-            f"enforce_{m.action}",
+            "dry_run",
             entry_id=m.id,
             context=f"cli {tool}",
-            result=verdict.decision,
+            result=m.action,
             details={
                 "matched": redact((m.snippet or "")[:300])[0],
                 "subject": redact(str(subject or "")[:300])[0],
                 "phase": event,
+                "decision": verdict.decision,
             },
             elapsed_ms=verdict.elapsed_ms,
         )
     if verdict.skipped:
-        result = {"block": "denied", "ask": "asked"}.get(verdict.decision, "allowed")
         audit.record_safely(
             store,
-            "enforce_overrun",
+            "dry_run",
             context=f"cli {tool}",
-            result=result,
+            result="undecided",
             details={
                 "skipped": verdict.skipped[:50],
                 "unchecked_rules": verdict.unchecked[:50],
                 "intent_skipped": verdict.intent_skipped[:50],
                 "reason": verdict.intent_reason,
+                "decision": verdict.decision,
             },
             elapsed_ms=verdict.elapsed_ms,
         )
+
+
+def _rules_word(n: int) -> str:
+    return f"{n} rule" if n == 1 else f"{n} rules"
 
 
 _VERB = {"block": "blocked", "ask": "asked", "warn": "warned", "suggest": "suggested", "allow": "allowed"}
@@ -496,7 +520,9 @@ def _print_verdict(verdict, tool: str, phase: str = "pre") -> None:
         if verdict.intent_skipped:
             extra += f"; {len(verdict.intent_skipped)} intent rule(s) skipped ({verdict.intent_reason})"
         print(
-            f"allowed: no rule matched this {tool} call ({verdict.checked} checked, {verdict.elapsed_ms:.1f} ms){extra}"
+            f"allowed: no rule matched this {tool} call "
+            f"({_rules_word(verdict.checked)} checked, "
+            f"{verdict.elapsed_ms:.1f} ms){extra}"
         )
         return
     for m in verdict.matches:
@@ -548,12 +574,20 @@ def rules_test(
     file: Annotated[Optional[str], typer.Option("--file")] = None,
     json_: JsonOpt = False,
 ):
-    """Would this rule (or pattern) match this call? Scope and enabled state are ignored."""
+    """Would this call match: every enabled rule as the gate sees it from this directory, or one
+    rule (ID, any state, scope ignored) or an unstored --pattern. A dry run: nothing is stored."""
     from ..rules import api, ruleset, spec
 
-    if (rule_id is None) == (pattern is None):
-        raise InvalidInput("give a rule ID or --pattern (not both)")
+    if rule_id is not None and pattern is not None:
+        raise InvalidInput("give a rule ID or --pattern, not both (neither: every stored rule)")
     ti = _tool_input(tool, input_, input_json, file)
+    if rule_id is None and pattern is None:
+        verdict, tool = _check(tool, ti, phase="pre", cwd=None, audit_it=False)
+        if want_json(json_):
+            emit_json(verdict.to_dict())
+        else:
+            _print_verdict(verdict, tool)
+        return
     with open_store() as store:
         if rule_id is not None:
             rule = api.get_rule(store, rule_id)

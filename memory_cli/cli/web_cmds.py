@@ -57,6 +57,14 @@ def serve(
         )
     with open_store():  # refuse a corrupt or foreign store now, with its exit code
         pass
+    if open_ and not _browser_available():
+        import sys
+
+        sys.stderr.write(
+            "memory-cli: --open: no browser found here (none on PATH, no display, BROWSER unset): "
+            "open the dashboard URL below yourself\n"
+        )
+        open_ = False
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family) as s:  # fail with one line, not a server log, when the port is taken
         try:
@@ -83,6 +91,18 @@ def serve(
         )
     except KeyboardInterrupt:
         pass
+
+
+def _browser_available() -> bool:
+    """Whether Python's webbrowser module can start anything (``BROWSER``, a graphical browser
+    with a display, or a text one such as w3m)."""
+    import webbrowser
+
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True
 
 
 def _injection_floor() -> float:

@@ -6,10 +6,12 @@ Guarantees, in order of importance:
 2. Failures are loud: recorded in the audit log (or, without a usable database, in
    ``hook-errors.log``), shown by ``memory-cli doctor``, and the person gets a one-line
    ``systemMessage``. Never a traceback on stderr.
-3. A hard deadline: if the process is still running when it passes (a runaway regex, a
-   filesystem stall), a C-level watchdog ends it with exit 1, which Claude Code treats as a
-   non-blocking error: the call proceeds and the person sees a hook-error notice. It is armed
-   whatever exists on disk.
+3. A hard deadline: if the process is still running when it passes (a filesystem stall, a
+   machine so loaded that the process is not scheduled), an alarm ends it with exit 0: the
+   traceback goes to ``hook-errors.log`` (doctor counts it), and when no answer was begun the
+   person gets a one-line ``systemMessage``; the call proceeds. A hook never exits 1. Should
+   the alarm not run (the interpreter stuck in C code holding the GIL), faulthandler's C-level
+   watchdog ends the process ``WATCHDOG_GRACE_S`` later. It is armed whatever exists on disk.
 4. No wait for the write lock. The store is opened with ``write_wait = False``: every write
    transaction takes the lock only if it is free at once (reads in WAL never wait). What a
    hook must write and cannot (another process may hold the lock for seconds, e.g. a bulk
@@ -43,6 +45,13 @@ HARD_DEADLINE_S = {
     "PreCompact": 8.0,
     "SessionEnd": 1.2,
 }
+# The C-level watchdog's delay after the deadline's alarm: only for an interpreter that cannot
+# run the alarm's handler (faulthandler exits 1).
+WATCHDOG_GRACE_S = 0.5
+
+# Whether this process began writing its answer: the deadline's alarm then adds nothing to it.
+_answer = {"begun": False}
+
 # Seconds a hook that got the write lock spends, after its answer, writing what earlier hooks
 # spooled (the rest waits for the next process; maintenance, doctor and the CLI drain it all).
 DRAIN_BUDGET_S = 0.25
@@ -60,6 +69,7 @@ def main(
     for another agent ``event`` is that agent's own event name (see :mod:`.agents`).
     ``db_override``/``config_override`` are what the installed command pins (see :mod:`.pinning`)."""
     started = time.perf_counter()
+    _answer["begun"] = False
     agent = agent or "claude"
     native = event
     if agent != "claude":
@@ -80,7 +90,7 @@ def main(
         if pin.skip:
             return 0  # MEMORY_CLI_DB="": a silent no-op (a pinned command still enforces its rules)
         db_override = pin.db or db_override
-        errlog = _arm_watchdog(event)
+        errlog = _arm_watchdog(event, stdout)
         if _is_tty(stdin):
             sys.stderr.write("memory-cli hook: Claude Code sends the event JSON on stdin; nothing to do\n")
             return 0
@@ -128,6 +138,7 @@ def main(
         if rendered:
             from ..fastjson import dumps  # json.dumps without importing json (and re)
 
+            _answer["begun"] = True
             stdout.write(dumps(rendered, ensure_ascii=False))
             stdout.flush()
         _flush_audit(store, pending)
@@ -378,6 +389,7 @@ def _append_error_log(event, kind, message) -> None:
 def _notice(stdout, event, text) -> None:
     if event == "SessionEnd":
         return
+    _answer["begun"] = True
     try:
         import json
 
@@ -402,6 +414,7 @@ def _deny_unchecked(stdout, why: str, agent: str = "claude", native: str = "PreT
         from . import agents
 
         out = agents.render(agent, native, "PreToolUse", response)
+    _answer["begun"] = True
     stdout.write(dumps(out, ensure_ascii=False))
     stdout.flush()
 
@@ -428,8 +441,10 @@ def _first_line(text: str) -> str:
     return (text.splitlines() or [""])[0][:300]
 
 
-def _arm_watchdog(event: str):
-    """faulthandler's watchdog is a C thread: it fires even while a regex holds the GIL."""
+def _arm_watchdog(event: str, stdout=None):
+    """At the deadline, an alarm (SIGALRM: it interrupts a blocked read or lock wait) ends the
+    process with exit 0; faulthandler's watchdog, a C thread that fires even while the GIL is
+    held, is the last resort a moment later."""
     import faulthandler
 
     f = None
@@ -448,11 +463,51 @@ def _arm_watchdog(event: str):
             f = open(os.devnull, "w")
         except Exception:
             f = sys.__stderr__
+    deadline = HARD_DEADLINE_S.get(event, 5.0)
+    grace = WATCHDOG_GRACE_S if _arm_alarm(event, deadline, f, stdout) else 0.0
     try:
-        faulthandler.dump_traceback_later(HARD_DEADLINE_S.get(event, 5.0), exit=True, file=f)
+        faulthandler.dump_traceback_later(deadline + grace, exit=True, file=f)
     except Exception:
         pass
     return f
+
+
+def _arm_alarm(event: str, deadline: float, log, stdout) -> bool:
+    """The deadline as SIGALRM (main thread, POSIX only); False where it cannot be set."""
+    import _signal as signal  # not signal.py: it imports enum (~10 ms on the hook path)
+
+    if not hasattr(signal, "setitimer"):
+        return False
+
+    def at_deadline(_signum, frame):
+        import faulthandler
+
+        try:
+            log.write(
+                f"Timeout ({deadline:g} s)! the {event} hook ran past its hard deadline and ended "
+                "with exit 0 (the call proceeds)\n"
+            )
+            log.flush()
+            faulthandler.dump_traceback(file=log, all_threads=False)
+            log.flush()
+        except Exception:
+            pass
+        if not _answer["begun"] and stdout is not None:
+            _notice(
+                stdout,
+                event,
+                f"memory-cli: the {event} hook ran past its {deadline:g} s deadline (a busy or stalled "
+                "machine); nothing was checked or blocked; run `memory-cli doctor`",
+            )
+        os._exit(0)
+
+    try:
+        _answer["previous"] = signal.signal(signal.SIGALRM, at_deadline)
+        signal.setitimer(signal.ITIMER_REAL, deadline)
+    except (ValueError, OSError):  # not the main thread: faulthandler alone
+        return False
+    _answer["alarm"] = True
+    return True
 
 
 def _disarm_watchdog(f) -> None:
@@ -462,6 +517,11 @@ def _disarm_watchdog(f) -> None:
         import faulthandler
 
         faulthandler.cancel_dump_traceback_later()
+        if _answer.pop("alarm", False):
+            import _signal as signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, _answer.pop("previous", None) or signal.SIG_DFL)
         if f is not sys.__stderr__:
             f.close()
     except Exception:

@@ -6,6 +6,21 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 
+def _sessions_began_recently(store) -> bool:
+    """No hook has run in this store yet, or the first ran less than a day ago: a fresh install,
+    whose first daily run (and backup) is yet to come, not a fault."""
+    first = store.value("SELECT min(timestamp) FROM memory_audit_log WHERE action IN ('hook', 'hook_error')")
+    if not first:
+        return True
+    try:
+        when = datetime.fromisoformat(str(first).replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return (datetime.now(timezone.utc) - when).days < 1
+
+
 def doctor_checks(store, settings) -> list[dict]:
     from memory_cli.maintenance import backup, claudemd, detached, kvstate, pins
     from memory_cli.maintenance.tasks import backups_dir
@@ -23,11 +38,13 @@ def doctor_checks(store, settings) -> list[dict]:
             }
         )
     elif last is None:
+        fresh = _sessions_began_recently(store)
         checks.append(
             {
                 "name": "maintenance",
-                "status": "warn",
-                "detail": "daily maintenance has not run yet (it starts from SessionStart/SessionEnd)",
+                "status": "ok" if fresh else "warn",
+                "detail": "daily maintenance has not run yet (it starts from SessionStart/SessionEnd"
+                + ("; no session has started one yet)" if fresh else ", which have run for a day without it)"),
             }
         )
     else:
@@ -49,7 +66,7 @@ def doctor_checks(store, settings) -> list[dict]:
         checks.append(
             {
                 "name": "backups",
-                "status": "ok" if found else "warn",
+                "status": "ok" if found or (last is None and _sessions_began_recently(store)) else "warn",
                 "detail": f"{len(found)} in {backups_dir(settings, store.path)}"
                 if found
                 else f"no backups yet in {backups_dir(settings, store.path)} (`memory-cli backup` makes one)",

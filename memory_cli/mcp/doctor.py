@@ -39,6 +39,12 @@ def doctor_checks(store, settings) -> list[dict]:
     found = [(scope, registration.registered(scope)) for scope in ("user", "project", "local")]
     found = [(scope, entry) for scope, entry in found if entry]
     if not found:
+        from ..plugin_state import find as find_plugin
+
+        plugin = find_plugin()
+        if plugin is not None and plugin["mcp"] is not None:
+            found = [(f"by the plugin {plugin['name']}", plugin["mcp"])]
+    if not found:
         return [
             {
                 "name": "mcp server",

@@ -91,11 +91,21 @@ def gemini_text(text: str) -> dict:
     return {"text": text}
 
 
+class WaitFor:
+    """A turn that waits for an event the agent shows in its requests (an MCP server's tools
+    listed, say): until ``seen(body)`` holds, each request is answered with ``filler`` (a short
+    pause as a tool call) without using the script; after ``limit`` fillers the script goes on
+    and the test's own assertions say what was missing."""
+
+    def __init__(self, seen, filler: list, limit: int):
+        self.seen, self.filler, self.limit, self.used = seen, filler, limit, 0
+
+
 class _Recorder:
     """The shared server: binds a free port on 127.0.0.1, records each request body."""
 
     def __init__(self, script):
-        self.script = [t if isinstance(t, list) else [t] for t in script]
+        self.script = [t if isinstance(t, (list, WaitFor)) else [t] for t in script]
         self.requests: list[dict] = []  # {"path", "body"}
         self._turn = 0
         self._lock = threading.Lock()
@@ -119,11 +129,21 @@ class _Recorder:
     def _is_main(self, body) -> bool:
         return isinstance(body, dict) and bool(body.get("tools"))
 
-    def _next(self) -> list:
+    def _next(self, body=None) -> list:
         with self._lock:
-            turn = self.script[self._turn] if self._turn < len(self.script) else None
-            self._turn += 1
-        return turn
+            while True:
+                turn = self.script[self._turn] if self._turn < len(self.script) else None
+                if isinstance(turn, WaitFor):
+                    if turn.used < turn.limit and not turn.seen(body):
+                        turn.used += 1
+                        return [
+                            dict(item, id=f"{item['id']}_{turn.used}", call_id=f"{item['call_id']}_{turn.used}")
+                            for item in turn.filler
+                        ]
+                    self._turn += 1  # seen (or waited long enough): the script goes on
+                    continue
+                self._turn += 1
+                return turn
 
     def start(self):
         outer = self
@@ -185,7 +205,7 @@ class CodexStandIn(_Recorder):
         return out
 
     def _answer(self, handler, body) -> None:
-        items = self._next() if self._is_main(body) else None
+        items = self._next(body) if self._is_main(body) else None
         items = items or [codex_text("Done.")]
         rid = f"resp_{next(_ids)}"
         chunks = [("response.created", {"response": {"id": rid}})]
@@ -216,7 +236,7 @@ class GeminiStandIn(_Recorder):
             handler._send(200, json.dumps({"totalTokens": 10}).encode(), "application/json")
             return
         if self._is_main(body):
-            parts = self._next() or [gemini_text("Done.")]
+            parts = self._next(body) or [gemini_text("Done.")]
         else:  # a side request (next speaker, a summary): a short JSON-shaped text
             parts = [gemini_text(json.dumps({"reasoning": "the turn is over", "next_speaker": "user"}))]
         chunk = {

@@ -22,9 +22,12 @@ from pathlib import Path
 
 import pytest
 
+from waiting import bound
+
 from .agent_standins import (
     CodexStandIn,
     GeminiStandIn,
+    WaitFor,
     codex_call,
     codex_exec,
     codex_patch,
@@ -259,11 +262,16 @@ def test_codex_offers_memory_clis_mcp_tools_and_query_memory_returns_a_stored_me
     ask = {"query": "zephyrquill deploy key"}
     # Codex does not wait for MCP servers before the first turn: a real model takes seconds to
     # answer, the stand-in none, and on a loaded machine the server's tools are not listed yet
-    # (Codex answers "unsupported call"). The scripted model first runs a short command.
+    # (Codex answers "unsupported call"). The scripted model pauses (short commands) until
+    # Codex's requests name the server's namespace, within a bound scaled to the machine's load.
     run = agents.codex(
         "when does the deploy key rotate?",
         [
-            [codex_exec("sleep 4")],
+            WaitFor(
+                lambda body: "- mcp__memory_cli: " in json.dumps(body, ensure_ascii=False),
+                [codex_exec("sleep 0.5")],
+                limit=int(bound(60) / 0.5),
+            ),
             [codex_tool_search("memory")],
             [codex_call("query_memory", ask, namespace="mcp__memory_cli")],
         ],
@@ -275,7 +283,8 @@ def test_codex_offers_memory_clis_mcp_tools_and_query_memory_returns_a_stored_me
     assert any("Deferred tool namespaces" in t and "- mcp__memory_cli: " in t for t in shown), run.describe()
     found = [
         item
-        for item in run.standin.main_requests[2]["input"]
+        for request in run.standin.main_requests
+        for item in request.get("input") or []
         if isinstance(item, dict) and item.get("type") == "tool_search_output"
     ]
     offered = [t["name"] for ns in found[0]["tools"] if ns.get("name") == "mcp__memory_cli" for t in ns["tools"]]
