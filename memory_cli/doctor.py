@@ -591,7 +591,8 @@ LATENCY_MARGIN_MS = 20.0
 
 def _plugin_pre_tool_use(db_override):
     """(command, environment, its interpreter) of the plugin's PreToolUse hook as Claude Code
-    runs it (a shell line with the plugin's variables), or None without the plugin."""
+    runs it (exec form: a program and its arguments, the plugin's variables substituted), or None
+    without the plugin."""
     from . import plugin_state
 
     plugin = plugin_state.find()
@@ -602,7 +603,7 @@ def _plugin_pre_tool_use(db_override):
     python = os.path.join(plugin["data"], "env", "bin", "python")
     if db_override:
         env["MEMORY_CLI_DB"] = db_override
-    return ["sh", "-c", commands[0]], env, python if os.path.exists(python) else sys.executable
+    return commands[0], env, python if os.path.exists(python) else sys.executable
 
 
 def _area_checks(store, settings):

@@ -54,8 +54,10 @@ def _installed() -> list[tuple[str, str]]:
 
 
 def find() -> dict | None:
-    """``{"name", "root", "data", "hooks": {event: [command]}, "mcp": server or None}`` of the
-    memory-cli plugin Claude Code runs, or None when there is none (or it is disabled)."""
+    """``{"name", "root", "data", "hooks": {event: [argv]}, "mcp": server or None}`` of the
+    memory-cli plugin Claude Code runs, or None when there is none (or it is disabled). Each
+    hook's argv is the process Claude Code starts: an exec-form hook's program and arguments
+    with the plugin's variables substituted, a shell-form hook's line after ``sh -c``."""
     root = os.environ.get("CLAUDE_PLUGIN_ROOT")
     name = None
     if not (root and _is_ours(root)):
@@ -69,19 +71,24 @@ def find() -> dict | None:
     data_dir = os.environ.get("CLAUDE_PLUGIN_DATA") or os.path.join(
         paths.claude_dir_str(), "plugins", "data", f"{PLUGIN}-{market}"
     )
-    hooks: dict[str, list[str]] = {}
+    # As Claude Code starts a hook or server: the plugin's variables expanded and set.
+    expand = lambda s: str(s).replace("${CLAUDE_PLUGIN_ROOT}", root).replace("${CLAUDE_PLUGIN_DATA}", data_dir)  # noqa: E731
+    hooks: dict[str, list[list[str]]] = {}
     spec = _read_json(os.path.join(root, "hooks", "hooks.json")) or {}
     for event, groups in (spec.get("hooks") or {}).items():
         for group in groups if isinstance(groups, list) else []:
             for h in group.get("hooks", []) if isinstance(group, dict) else []:
-                if isinstance(h, dict) and isinstance(h.get("command"), str):
-                    hooks.setdefault(event, []).append(h["command"])
+                if not (isinstance(h, dict) and isinstance(h.get("command"), str)):
+                    continue
+                args = h.get("args")
+                argv = (
+                    [expand(h["command"]), *map(expand, args)] if isinstance(args, list) else ["sh", "-c", h["command"]]
+                )
+                hooks.setdefault(event, []).append(argv)
     manifest = _read_json(os.path.join(root, ".claude-plugin", "plugin.json")) or {}
     server = (manifest.get("mcpServers") or {}).get(PLUGIN)
     mcp = None
     if isinstance(server, dict) and server.get("command"):
-        # As Claude Code starts it: the plugin's variables expanded and set.
-        expand = lambda s: str(s).replace("${CLAUDE_PLUGIN_ROOT}", root).replace("${CLAUDE_PLUGIN_DATA}", data_dir)  # noqa: E731
         mcp = {
             "command": expand(server["command"]),
             "args": [expand(a) for a in server.get("args") or []],

@@ -4,11 +4,11 @@ plugin/requirements.txt), the marketplace (.claude-plugin/marketplace.json) and
 hooks.json.example from memory_cli.install, memory_cli.mcp.registration and pyproject.toml.
 
 All come from the same tables `memory-cli install` merges, so they never disagree (a test runs
-this with --check). In the plugin, the per-tool-call hooks run the Python of the environment the
-plugin prepared in ``CLAUDE_PLUGIN_DATA`` directly with the lean launcher (``python -I -S
-memory_cli/fasthook.py``), as `memory-cli install` does; only when that environment does not
-exist yet do they go through ``plugin/bin/run``, which SessionStart and the MCP server always
-use (it prepares the environment; see that script).
+this with --check). In the plugin, every hook runs ``plugin/bin/run hook EVENT`` in exec form
+(a program and its arguments, no shell command line); for a per-tool-call event the launcher
+checks who owns the environment the plugin prepared in ``CLAUDE_PLUGIN_DATA`` and then execs its
+Python with the lean launcher (``python -I -S memory_cli/fasthook.py``), as `memory-cli install`
+does; SessionStart prepares the environment there first (see that script).
 """
 
 from __future__ import annotations
@@ -30,28 +30,22 @@ DESCRIPTION = (
     "A memory with teeth for Claude Code: rules enforced before tool calls, corrections captured, "
     "memories injected, agent tools over MCP. Everything stays on your machine."
 )
-RUN = 'sh "${CLAUDE_PLUGIN_ROOT}/bin/run"'
+# Every plugin hook in exec form: Claude Code starts /bin/sh on the launcher with these
+# arguments, substituting ${CLAUDE_PLUGIN_ROOT} per element; no shell parses a command line.
+SHELL = "/bin/sh"
+RUN = "${CLAUDE_PLUGIN_ROOT}/bin/run"
 EXAMPLE_LAUNCHER = "/ABSOLUTE/PATH/TO/.venv/bin/python -I -S /ABSOLUTE/PATH/TO/memory_cli/fasthook.py"
 # Extras the plugin's environment installs besides the dependencies (the embedding model).
 PLUGIN_EXTRAS: tuple[str, ...] = ()
 NO_DEPS_MARK = "# without dependencies:"
 
 
-# The plugin cannot know the person's store when it is installed: it pins their config file
-# (whose database_path, else the default, is the store), so MEMORY_CLI_DB and MEMORY_CLI_CONFIG
-# from a repository's settings cannot change what is enforced (memory_cli/hooks/pinning.py).
-PLUGIN_CONFIG = '"${CLAUDE_CONFIG_DIR:-$HOME/.claude}/memory/config.json"'
-
-
-def plugin_command(event: str) -> str:
-    """SessionStart goes through the launcher (it keeps the environment current); every other
-    event runs the environment's Python directly: one ``[ -x ]`` in the shell, then exec."""
-    if event == "SessionStart":
-        return f"{RUN} hook {event}"
-    py = '"${CLAUDE_PLUGIN_DATA}/env/bin/python"'
-    fast = f'{py} -I -S "${{CLAUDE_PLUGIN_ROOT}}/memory_cli/fasthook.py" --config {PLUGIN_CONFIG} hook {event}'
-    # -O: the data folder is the person's own (bin/run checks more: who else may write there).
-    return f'[ -x {py} ] && [ -O "${{CLAUDE_PLUGIN_DATA}}" ] && exec {fast}; exec {RUN} hook {event}'
+def plugin_handler(event: str) -> dict[str, object]:
+    """``/bin/sh bin/run hook EVENT`` in exec form. The launcher does what a command line did:
+    it pins the person's config (``$CLAUDE_CONFIG_DIR/memory/config.json``), runs the
+    environment's Python at once for a per-tool-call event when the data folder and the
+    environment are the person's own, and otherwise refuses or asks (plugin/bin/run)."""
+    return {"command": SHELL, "args": [RUN, "hook", event]}
 
 
 def plugin() -> str:
@@ -59,7 +53,7 @@ def plugin() -> str:
     for event, groups in hooks.items():
         for group in groups:
             for handler in group["hooks"]:
-                handler["command"] = plugin_command(event)
+                handler.update(plugin_handler(event))
                 if event == "SessionStart":  # the first use prepares the environment here
                     handler["timeout"] = max(handler["timeout"], 120)
     return (
@@ -77,7 +71,7 @@ def plugin_manifest() -> str:
                 "description": DESCRIPTION,
                 "author": {"name": "memory-cli developers"},
                 "license": "MIT",
-                "mcpServers": {"memory-cli": {"command": "sh", "args": ["${CLAUDE_PLUGIN_ROOT}/bin/run", "mcp"]}},
+                "mcpServers": {"memory-cli": {"command": "sh", "args": [RUN, "mcp"]}},
             },
             indent=2,
         )

@@ -12,19 +12,18 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO
-from .standin import tool_use
+from .standin import bash, tool_use
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def plugin_dir(tmp_path, fresh_home):
-    """The repository's plugin folder as Claude Code copies it (links followed), with its
-    environment already prepared in the plugin's data folder: an environment whose packages are
-    this test run's (``tests/e2e/test_e2e_marketplace.py`` covers preparing a real one)."""
-    root = tmp_path / "memory-cli-plugin"
-    shutil.copytree(REPO / "plugin", root, symlinks=False)
-    data = fresh_home.claude_dir / "plugins" / "data" / "memory-cli-inline"
+def prepared_plugin(folder: Path, home) -> Path:
+    """The repository's plugin folder as Claude Code copies it (links followed) into ``folder``,
+    with its environment already prepared in the plugin's data folder: an environment whose
+    packages are this test run's (``tests/e2e/test_e2e_marketplace.py`` covers preparing a real
+    one)."""
+    shutil.copytree(REPO / "plugin", folder, symlinks=False)
+    data = home.claude_dir / "plugins" / "data" / "memory-cli-inline"
     env = data / "env-test"
     (env / "bin").mkdir(parents=True)
     os.symlink(sys.executable, env / "bin" / "python")
@@ -35,7 +34,12 @@ def plugin_dir(tmp_path, fresh_home):
     os.symlink(venv / site, env / site)
     shutil.copy(REPO / "plugin" / "requirements.txt", env / ".requirements")
     os.symlink("env-test", data / "env")
-    return root
+    return folder
+
+
+@pytest.fixture
+def plugin_dir(tmp_path, fresh_home):
+    return prepared_plugin(tmp_path / "memory-cli-plugin", fresh_home)
 
 
 def test_the_plugin_loads_its_hooks_commands_and_mcp_server(fresh_home, plugin_dir):
@@ -80,3 +84,34 @@ def test_plugin_remember_is_allowed_to_call_the_plugins_own_tool(fresh_home, plu
     [result] = s.last_request.tool_results()
     assert not result["is_error"], result
     assert [e["content"] for e in fresh_home.cli_json("list")] == ["The API listens on port 8081"]
+
+
+def force_push_session(home, plugin: Path, marker: str):
+    s = home.run_session(
+        "push it",
+        [bash(f"git push --force origin main || touch {marker}"), "Done."],
+        extra_args=["--plugin-dir", str(plugin)],
+    )
+    assert s.returncode == 0, s.describe()
+    assert not (home.project / marker).exists(), "the force-push ran: " + s.describe()
+    [result] = s.tool_results()
+    return s, result
+
+
+def test_the_plugins_hooks_run_from_a_folder_whose_name_a_shell_would_misread(fresh_home, tmp_path):
+    """The hooks are in exec form (a program and its arguments): the plugin folder's path reaches
+    the launcher as one plain argument, whatever quotes, dollars or spaces it holds."""
+    fresh_home.cli("uninstall")
+    fresh_home.cli("add", "Never force-push", "--type", "rule", "--pattern", "git push --force", "--action", "block")
+    plugin = prepared_plugin(tmp_path / 'it\'s a "$HOME" `plugin`', fresh_home)
+    s, result = force_push_session(fresh_home, plugin, "pushed")
+    assert result["is_error"] and "Blocked by memory-cli" in result["text"], s.describe()
+    assert any("Never force-push" in c for c in s.first_request.hook_contexts("SessionStart")), s.describe()
+
+
+def test_an_environment_others_can_write_is_not_run_and_each_tool_call_is_asked(fresh_home, plugin_dir):
+    fresh_home.cli("uninstall")
+    data = fresh_home.claude_dir / "plugins" / "data" / "memory-cli-inline"
+    (data / "env-test").chmod(0o777)
+    s, result = force_push_session(fresh_home, plugin_dir, "pushed")
+    assert result["is_error"] and "writable by other users" in result["text"], s.describe()
