@@ -83,7 +83,7 @@ def capture(
         f"  [id {short(result['id'])}, said {n} time{'s' if n != 1 else ''} in {s} session{'s' if s != 1 else ''}]"
     )
     if result["promoted_now"]:
-        from ..capture.corrections import promotion_notice
+        from ..capture.wording import promotion_notice
 
         print(promotion_notice(result).replace("memory-cli: ", "", 1))
 
