@@ -99,7 +99,8 @@ def pending(store) -> list[dict]:
     )
 
 
-def _pending_row(store, ref: str) -> dict:
+def pending_request(store, ref: str) -> dict:
+    """The entry ``ref`` names, when it waits for a wider scope (else NotFound)."""
     from . import entries
 
     eid = entries.resolve_id(store, ref)
@@ -115,7 +116,7 @@ def approve(store, ref: str) -> dict:
     from . import audit, entries
     from .util import now_iso
 
-    row = _pending_row(store, ref)
+    row = pending_request(store, ref)
     with store.transaction():
         store.execute(
             "UPDATE memory_entries SET scope = ?, requested_scope = NULL, status = 'active', updated_at = ?"
@@ -137,7 +138,7 @@ def reject(store, ref: str) -> dict:
     from . import audit, entries
     from .util import now_iso
 
-    row = _pending_row(store, ref)
+    row = pending_request(store, ref)
     with store.transaction():
         store.execute(
             "UPDATE memory_entries SET requested_scope = NULL, updated_at = ? WHERE id = ?", (now_iso(), row["id"])

@@ -39,7 +39,7 @@ from real_prompts import load_prompts, load_turns  # noqa: E402
 from train_capture_model import BUCKETS, fit  # noqa: E402
 
 from memory_cli.capture import learned  # noqa: E402
-from memory_cli.capture.corrections import is_confident  # noqa: E402
+from memory_cli.capture.wording import is_confident  # noqa: E402
 from memory_cli.capture.detect import _OWN_MISTAKE, _Masked, detect, detect_by_rules  # noqa: E402
 
 FOLDS = 5

@@ -243,7 +243,7 @@ def main() -> int:
                     if args.framing == "question"
                     else msgs + [{"role": "system", "content": QUOTE_QUESTION}]
                 ),
-                max_tokens=160,
+                max_tokens=100,
                 logprobs=False,
                 timeout=args.timeout,
             )

@@ -30,10 +30,7 @@ READ_MODELS = {
 
 # Edge statements still allowed, by (module, table): the review queue's SQL on ``corrections``,
 # which moves into the review module. Remove an entry once its module no longer needs it.
-ALLOWED = {
-    ("memory_cli/cli/capture_cmds.py", "corrections"),
-    ("memory_cli/capture/doctor.py", "corrections"),
-}
+ALLOWED: set[tuple[str, str]] = set()
 
 
 def edge_modules() -> list[Path]:

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from memory_cli.capture import corrections as corr
+from memory_cli import review
+from memory_cli.capture import wording
 from memory_cli.capture.corrections import capture
 from memory_cli.errors import InvalidInput
 
@@ -41,7 +42,7 @@ def test_first_correction_is_stored_with_extraction_and_context(store):
     assert row["detection_type"] == "explicit"
     assert row["context"] == "after Bash: pythonw.exe src/main.py; project whisperclick"
     assert json.loads(row["sessions"]) == ["s1"]
-    assert corr.context_line(r) == "Recorded correction: use python.exe, not pythonw.exe."
+    assert wording.context_line(r) == "Recorded correction: use python.exe, not pythonw.exe."
 
 
 def test_not_a_correction_stores_nothing(store):
@@ -64,7 +65,7 @@ def test_same_correction_phrased_differently_counts_and_promotes_at_three_in_two
     entry = store.row("SELECT * FROM memory_entries WHERE id = ?", (c["promoted_entry_id"],))
     assert (entry["type"], entry["source"], entry["status"]) == ("rule", "promoted", "active")
     assert "pythonw.exe" in entry["content"]
-    assert "proposed rule" in corr.promotion_notice(c) and "memory-cli review" in corr.promotion_notice(c)
+    assert "proposed rule" in wording.promotion_notice(c) and "memory-cli review" in wording.promotion_notice(c)
 
 
 def test_three_times_in_one_session_is_not_enough(store):
@@ -100,7 +101,7 @@ def test_instruction_without_anything_concrete_becomes_a_preference(store):
 def test_rejected_proposal_is_remembered_and_never_proposed_again(store):
     for sid in ("s1", "s2", "s3"):
         r = capture(store, "never use pythonw.exe", session_id=sid)
-    rejected = corr.reject(store, r["id"])
+    rejected = review.reject(store, r["id"])
     assert rejected["status"] == "rejected"
     assert store.value("SELECT active FROM enforcement_rules WHERE id = ?", (r["promoted_rule_id"],)) == 0
     assert store.value("SELECT status FROM memory_entries WHERE id = ?", (r["promoted_entry_id"],)) == "archived"
@@ -115,7 +116,7 @@ def test_rejected_proposal_is_remembered_and_never_proposed_again(store):
 
 def test_rejecting_a_pending_correction_prevents_promotion(store):
     r = capture(store, "never use sudo", session_id="s1")
-    corr.reject(store, r["id"][:8])
+    review.reject(store, r["id"][:8])
     for sid in ("s2", "s3", "s4"):
         r = capture(store, "don't use sudo", session_id=sid)
     assert r["status"] == "rejected" and not r["promoted_now"]
@@ -134,7 +135,7 @@ def test_contentless_correction_is_kept_but_never_merged(store):
     a = capture(store, "That's wrong.", session_id="s1", context="after Edit: /p/app.py")
     b = capture(store, "That's wrong.", session_id="s2")
     assert a["correction"] and b["correction"] and a["id"] != b["id"]
-    assert corr.review_queue(store) == []  # nothing to act on
+    assert review.pending(store) == []  # nothing to act on
 
 
 def test_settings_disable_and_threshold(store):
@@ -169,7 +170,7 @@ def test_audit_records_capture_and_promotion(store):
 def test_approve_proposal_can_switch_to_block_and_edit_pattern_message_scope(store):
     for sid in ("s1", "s2", "s3"):
         r = capture(store, "never use pythonw.exe", session_id=sid)
-    done = corr.approve(
+    done = review.approve(
         store, r["id"], action="block", pattern="pythonw", message="Use python.exe.", scope="project:whisperclick"
     )
     rule = done["rule"]
@@ -180,37 +181,37 @@ def test_approve_proposal_can_switch_to_block_and_edit_pattern_message_scope(sto
         "Use python.exe.",
     )
     assert done["status"] == "approved" and done["entry"]["scope"] == "project:whisperclick"
-    assert corr.review_queue(store) == []
+    assert review.pending(store) == []
 
 
 def test_approve_without_rule_switches_the_proposed_rule_off_and_keeps_the_entry(store):
     for sid in ("s1", "s2", "s3"):
         r = capture(store, "never use pythonw.exe", session_id=sid)
-    done = corr.approve(store, r["id"], no_rule=True)
+    done = review.approve(store, r["id"], no_rule=True)
     assert done["status"] == "approved" and done["rule"]["enabled"] is False
     assert done["entry"]["status"] == "active"
 
 
 def test_approve_pending_correction_creates_confirmed_rule_now(store):
     r = capture(store, "use pnpm, not npm", session_id="s1")
-    [item] = corr.review_queue(store)
+    [item] = review.pending(store)
     assert item["item"] == "correction" and item["suggested_rule"]["pattern"] == "npm"
-    done = corr.approve(store, r["id"])
+    done = review.approve(store, r["id"])
     assert done["status"] == "approved" and done["rule"]["confirmed"] is True and done["rule"]["action"] == "warn"
 
 
 def test_approve_rejects_bad_input(store):
     r = capture(store, "never use pythonw.exe", session_id="s1")
     with pytest.raises(InvalidInput):
-        corr.approve(store, r["id"], action="explode")
+        review.approve(store, r["id"], action="explode")
     with pytest.raises(InvalidInput):
-        corr.approve(store, r["id"], pattern="([unclosed", pattern_type="regex")
+        review.approve(store, r["id"], pattern="([unclosed", pattern_type="regex")
     assert store.value("SELECT status FROM corrections") == "pending"
 
 
 def test_edit_recomputes_key_so_repeats_still_match(store):
     r = capture(store, "No, do it this way: read the config first", session_id="s1")
-    corr.edit(store, r["id"], what_was_wrong="reading the environment first", what_is_right="read the config first")
+    review.edit(store, r["id"], what_was_wrong="reading the environment first", what_is_right="read the config first")
     again = capture(store, "Always read the config first", session_id="s2")
     assert again["id"] == r["id"] and again["occurrences"] == 2
 
@@ -219,7 +220,7 @@ def test_review_queue_orders_proposals_first(store):
     capture(store, "never use sudo", session_id="s1")
     for sid in ("s1", "s2", "s3"):
         capture(store, "never use pythonw.exe", session_id=sid)
-    queue = corr.review_queue(store)
+    queue = review.pending(store)
     assert [i["item"] for i in queue] == ["proposal", "correction"]
 
 

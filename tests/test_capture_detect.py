@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_cli.capture.corrections import is_confident
+from memory_cli.capture.wording import is_confident
 from memory_cli.capture.detect import detect_by_rules, detect
 
 E, I = "explicit", "implicit"

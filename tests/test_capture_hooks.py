@@ -117,3 +117,27 @@ def test_quoted_correction_in_prompt_is_ignored(hook, store):
     r = _prompt(hook, 'The style guide says "never use tabs". Is that still true?')
     assert "Recorded correction" not in r.context
     assert store.value("SELECT count(*) FROM corrections") == 0
+
+
+def test_a_prompt_loads_neither_promotion_nor_review_nor_the_other_injections(tmp_path, db_path):
+    """UserPromptSubmit runs on every prompt: capturing a correction and choosing the memories
+    beside it must not pay for promoting, reviewing, session start or failure lookups."""
+    import subprocess
+    import sys
+
+    body = json.dumps(payload("UserPromptSubmit", prompt="no, use pnpm not npm", cwd=str(tmp_path)))
+    code = (
+        "import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+        "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', 'UserPromptSubmit']);"
+        "sys.stderr.write('LOADED:'+','.join(sorted(m for m in sys.modules if m.startswith('memory_cli'))))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(db_path), body], capture_output=True, text=True, timeout=60)
+    loaded = set(proc.stderr.split("LOADED:")[1].split(","))
+    assert {"memory_cli.capture.corrections", "memory_cli.retrieval.per_prompt"} <= loaded, proc.stderr
+    unwanted = {
+        "memory_cli.capture.promotion",
+        "memory_cli.review",
+        "memory_cli.retrieval.session_start",
+        "memory_cli.retrieval.per_failure",
+    }
+    assert not loaded & unwanted

@@ -60,6 +60,7 @@ def test_a_correction_only_the_model_recognises_is_recorded_as_inferred(tmp_path
 
 
 def test_it_waits_at_the_end_of_the_review_queue_and_can_be_completed(store, tmp_path):
+    from memory_cli import review
     from memory_cli.capture import corrections as corr
 
     transcript = agent_turn_transcript(
@@ -68,12 +69,12 @@ def test_it_waits_at_the_end_of_the_review_queue_and_can_be_completed(store, tmp
     corr.capture(store, "use pnpm, not npm", session_id="s1")
     corr.capture(store, "seriously, again?", session_id="s1")  # implicit, nothing to review
     corr.capture(store, ONLY_THE_MODEL, session_id="s1", transcript_path=transcript)
-    queue = corr.review_queue(store)
+    queue = review.pending(store)
     assert [i["statement"] for i in queue] == ["use pnpm, not npm", ONLY_THE_MODEL]
     assert queue[-1]["kind"] == "inferred" and queue[-1]["suggested_rule"] is None
     learned_id = queue[-1]["id"]
-    corr.edit(store, learned_id, what_was_wrong="print calls", what_is_right="the logger")
-    after = {i["id"]: i for i in corr.review_queue(store)}
+    review.edit(store, learned_id, what_was_wrong="print calls", what_is_right="the logger")
+    after = {i["id"]: i for i in review.pending(store)}
     assert len(after) == 2 and after[learned_id]["what_is_right"] == "the logger"
     assert store.value("SELECT key FROM corrections WHERE id = ?", (learned_id,))  # later repeats match it
 

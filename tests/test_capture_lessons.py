@@ -11,7 +11,7 @@ import pytest
 
 from conftest import payload
 from memory_cli.capture import lessons
-from memory_cli.capture.corrections import review_queue
+from memory_cli.review import pending as review_queue
 from memory_cli.db import Store
 
 

@@ -18,7 +18,8 @@ import real_prompts as rp  # noqa: E402
 from conftest import agent_turn_transcript, payload  # noqa: E402
 
 from memory_cli.capture import agent_turn  # noqa: E402
-from memory_cli.capture import corrections as corr  # noqa: E402
+from memory_cli import review  # noqa: E402
+from memory_cli.capture import wording  # noqa: E402
 from memory_cli.capture import learned  # noqa: E402
 from memory_cli.capture.detect import detect, detect_by_rules  # noqa: E402
 
@@ -87,7 +88,7 @@ def test_real_prompts_that_were_not_corrections_are_never_told_to_claude(hook, s
         if r["correction"]:
             continue
         d = detect(r["prompt"])
-        if d is not None and (d.kind == "inferred" or len(r["prompt"].split()) > corr.TOLD_MAX_WORDS):
+        if d is not None and (d.kind == "inferred" or len(r["prompt"].split()) > wording.TOLD_MAX_WORDS):
             flagged.append(r["prompt"])
     assert len(flagged) >= 5
     for i, prompt in enumerate(flagged):
@@ -106,10 +107,10 @@ def test_a_model_only_correction_waits_in_review_unsaid(hook, store, tmp_path):
     """The hook reads the agent's turn from the transcript Claude Code names: "no" after a
     claimed fix is kept for review (not told to Claude); "no" after a question is an answer."""
     res = _hook_prompt(hook, "no", session_id="s1", transcript_path=_asked(tmp_path))
-    assert res.returncode == 0 and corr.review_queue(store) == []
+    assert res.returncode == 0 and review.pending(store) == []
     res = _hook_prompt(hook, "no", session_id="s2", transcript_path=_claimed_fix(tmp_path))
     assert "Recorded correction" not in res.context
-    assert [i["statement"] for i in corr.review_queue(store)] == ["no"]
+    assert [i["statement"] for i in review.pending(store)] == ["no"]
 
 
 def test_a_correction_that_mentions_a_password_is_stored_redacted(hook, store):
@@ -136,7 +137,7 @@ def test_doubt_and_a_question_people_typed_are_not_read_as_a_contrast():
     assert detect_by_rules("pnpm not npm").what_was_wrong == "npm"
 
 
-def test_a_correction_holding_a_long_query_string_is_stored(hook, store):
+def test_a_correction_holding_a_long_query_string_is_stored(hook, store, detector_speaks):
     """A URL of 600 parameters nests values inside values 600 deep: redacting it before storing
     used to raise RecursionError, and the person's correction was lost."""
     url = "https://api.example.com/search?" + "&".join(f"p{i}={i}" for i in range(600)) + "&token=Xk8s2mPq9zQ"

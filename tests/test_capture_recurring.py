@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 import real_prompts as rp  # noqa: E402
 
 from memory_cli.capture import corrections as corr  # noqa: E402
+from memory_cli import review  # noqa: E402
 from memory_cli.capture.recurring import propose_recurring  # noqa: E402
 from memory_cli.maintenance import tasks  # noqa: E402
 
@@ -28,7 +29,7 @@ def test_a_real_instruction_repeated_across_sessions_is_proposed_with_every_inst
     the right branch and not commit to main; no single prompt was told to Claude as sure."""
     person = [r for r in rp.load_prompts() if r["person"] == "FSM1"]
     _typed(store, person)
-    assert not [p for p in corr.review_queue(store) if p["item"] == "recurring"]
+    assert not [p for p in review.pending(store) if p["item"] == "recurring"]
     proposals = propose_recurring(store)
     about_main = [p for p in proposals if "main" in p["statement"]]
     assert about_main and about_main[0]["new"] and about_main[0]["sessions"] >= 2
@@ -38,13 +39,13 @@ def test_a_real_instruction_repeated_across_sessions_is_proposed_with_every_inst
     assert "recurring" in item
     shown = queue.split(item, 1)[1].splitlines()
     said = [line for line in shown if line.startswith("      said in session")]
-    [proposal] = [p for p in corr.review_queue(store) if p["id"] == pid]
+    [proposal] = [p for p in review.pending(store) if p["id"] == pid]
     assert len(proposal["instances"]) == proposal["occurrences"] >= 3
     assert len({i["session_id"] for i in proposal["instances"]}) >= 2
     for inst in proposal["instances"]:
         assert any(inst["session_id"][:8] in line for line in said), inst
     # grouped instances are shown under the proposal, not again on their own
-    assert not {i["id"] for i in proposal["instances"]} & {p["id"] for p in corr.review_queue(store)}
+    assert not {i["id"] for i in proposal["instances"]} & {p["id"] for p in review.pending(store)}
     assert propose_recurring(store) == []  # nothing new: nothing proposed twice
 
 
@@ -74,7 +75,7 @@ def test_a_rejected_recurring_instruction_is_not_proposed_again(store, cli):
     cli("review", "--reject", p["id"])
     corr.capture(store, "again: the wrapper script, not bash", session_id="s3")
     assert [x for x in propose_recurring(store) if x["new"]] == []
-    assert not [i for i in corr.review_queue(store) if i["item"] == "recurring"]
+    assert not [i for i in review.pending(store) if i["item"] == "recurring"]
 
 
 def test_the_session_end_job_proposes_what_was_said_in_two_sessions(store, db_path):
@@ -85,7 +86,7 @@ def test_the_session_end_job_proposes_what_was_said_in_two_sessions(store, db_pa
     for name, task in tasks.summary_tasks(db_path):
         if name == "recurring-instructions":
             assert task().startswith("1 recurring")
-    assert [i["item"] for i in corr.review_queue(store)][:1] in (["recurring"], ["proposal"])
+    assert [i["item"] for i in review.pending(store)][:1] in (["recurring"], ["proposal"])
 
 
 def test_a_guess_of_the_learned_model_is_not_grouped_with_a_correction(store):

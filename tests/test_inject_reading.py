@@ -15,7 +15,8 @@ import pytest
 from memory_cli import entries, provenance, settings as settings_mod
 from memory_cli.capture import lifecycle
 from memory_cli.retrieval import format as fmt
-from memory_cli.retrieval import inject as inj
+from memory_cli.retrieval import per_prompt
+from memory_cli.retrieval import session_start
 from memory_cli.retrieval import search
 
 
@@ -33,7 +34,7 @@ def marker(store, category, subject, observation, confidence, session="s0", scop
 
 
 def session_block(store, context, **kw):
-    return inj.inject(store, context, cfg(), record=False, include_instructions=False, **kw)
+    return session_start.inject(store, context, cfg(), record=False, include_instructions=False, **kw)
 
 
 def test_the_example_session_reads_as_specified(store):
@@ -59,7 +60,7 @@ def test_a_project_marker_names_its_subject_and_category(store):
     assert "- [timing] whisperclick: takes 60s to start after restart (confidence: 0.7; by the agent)" in r["text"]
     assert "### project: whisperclick" in r["text"]
     # beside a prompt too, where there are no headings
-    p = inj.for_prompt(
+    p = per_prompt.for_prompt(
         store, "how long does whisperclick take to start after a restart?", cfg(), project="whisperclick", record=False
     )
     assert "[timing] whisperclick: takes 60s to start after restart" in p["text"]
@@ -138,14 +139,14 @@ def _many(store):
 def test_budget_is_honoured_up_to_the_hook_output_limit_and_the_cut_is_reported(store, monkeypatch):
     _many(store)
     monkeypatch.setenv("MEMORY_CLI_BUDGET", "1500")
-    small = inj.inject(store, {"project": "x"}, cfg(max_entries=200), record=False)
+    small = session_start.inject(store, {"project": "x"}, cfg(max_entries=200), record=False)
     assert small["notice"] == "" and small["tokens"] <= 1500
     monkeypatch.setenv("MEMORY_CLI_BUDGET", "2300")  # above the old silent 8,500-character cap
-    mid = inj.inject(store, {"project": "x"}, cfg(max_entries=200), record=False, include_instructions=False)
+    mid = session_start.inject(store, {"project": "x"}, cfg(max_entries=200), record=False, include_instructions=False)
     assert mid["included"] > small["included"] and mid["notice"] == ""
     assert len(mid["memory_text"]) > 8_500
     monkeypatch.setenv("MEMORY_CLI_BUDGET", "6000")
-    big = inj.inject(store, {"project": "x"}, cfg(max_entries=200), record=False)
+    big = session_start.inject(store, {"project": "x"}, cfg(max_entries=200), record=False)
     assert len(big["text"]) <= fmt.HARD_CHAR_LIMIT < fmt.CLAUDE_OUTPUT_LIMIT
     assert big["included"] > small["included"]
     assert re.search(

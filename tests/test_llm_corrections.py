@@ -13,6 +13,7 @@ from llm_standin import serve_sdk, tool
 
 from memory_cli import settings as settings_mod
 from memory_cli.capture import corrections as corr
+from memory_cli import review
 from memory_cli.capture.detect import detect
 from memory_cli.llm import transcript as transcript_mod
 from memory_cli.llm.prompts import SAVE_TOOL
@@ -65,7 +66,7 @@ def test_a_correction_the_hook_missed_is_kept_for_review_from_the_session_end_an
         ("Find a better fix than the current workaround", "inferred", "pending")
     ]
     assert new[0]["user_message"] == MISSED and not new[0]["promoted_to"]
-    assert "Find a better fix than the current workaround" in [i["statement"] for i in corr.review_queue(store)]
+    assert "Find a better fix than the current workaround" in [i["statement"] for i in review.pending(store)]
     assert not store.value("SELECT count(*) FROM enforcement_rules")
     # what the request asked for
     body = si.ours[0]["body"]

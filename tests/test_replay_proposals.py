@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory_cli.capture import corrections as corr
+from memory_cli import review
 from memory_cli.capture.corrections import capture
 from memory_cli.replay import proposals
 
@@ -105,7 +105,7 @@ def history(isolated_env):
 
 
 def _proposal(store):
-    [item] = [i for i in corr.review_queue(store) if i["item"] == "proposal"]
+    [item] = [i for i in review.pending(store) if i["item"] == "proposal"]
     proposals.attach([item])
     return item
 

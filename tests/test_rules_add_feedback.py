@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from memory_cli.capture.corrections import capture, promotion_notice
+from memory_cli.capture.corrections import capture
+from memory_cli.capture.wording import promotion_notice
 from memory_cli.db import Store
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_cli.capture import corrections
+from memory_cli.capture import promotion
 from memory_cli.capture.detect import detect
 from memory_cli.rules import api, engine, ruleset
 
@@ -204,7 +204,7 @@ def _fires(store, rule_id, call) -> bool:
 def _promote(store, message):
     d = detect(message)
     assert d is not None, f"not detected as a correction: {message!r}"
-    spec = corrections.derive_rule_spec(
+    spec = promotion.derive_rule_spec(
         {"what_was_wrong": d.what_was_wrong, "what_is_right": d.what_is_right, "statement": d.statement}
     )
     if spec is None:

@@ -86,14 +86,14 @@ def test_a_project_excluded_from_the_model_by_its_versioned_name_stays_excluded(
 
 def test_a_scope_always_included_by_configuration_is_normalised(store):
     from memory_cli import entries, settings as settings_mod
-    from memory_cli.retrieval import inject
+    from memory_cli.retrieval import session_start
 
     e = entries.add(
         store, "Shared tooling lives in tools/ of the monorepo", "rule", scope="project:tooling", confidence=0.9
     )
     cfg = settings_mod.load()
     cfg["injection"]["always_include_scopes"] = ["global", "project:Tooling V2"]
-    assert e["id"] in inject.inject(store, {"project": "billing"}, cfg, record=False)["ids"]
+    assert e["id"] in session_start.inject(store, {"project": "billing"}, cfg, record=False)["ids"]
 
 
 def test_an_export_from_before_one_project_name_imports_under_that_name(cli, db_path, tmp_path):

@@ -14,7 +14,7 @@ from test_replay_proposals import Transcripts, _correct  # noqa: E402
 from test_web_api import _ui, app, browser  # noqa: E402,F401
 
 from memory_cli import audit  # noqa: E402
-from memory_cli.capture import corrections as corr  # noqa: E402
+from memory_cli import review  # noqa: E402
 from memory_cli.rules import api as rules_api  # noqa: E402
 
 
@@ -24,7 +24,7 @@ def _newcomer(store, home):
         typed = sessions.session(sid, [("commit it", [f'git commit -m "{message}"']), ("never git commit on main", [])])
         _correct(store, "never git commit on main", sid, typed[1])
     sessions.session("ok1", [("commit it", ["git commit -m wip"])])
-    [item] = [i for i in corr.review_queue(store) if i["item"] == "proposal"]
+    [item] = [i for i in review.pending(store) if i["item"] == "proposal"]
     return item
 
 

@@ -1,4 +1,4 @@
-"""Corrections that stick: storage, repeat counting across sessions, promotion, review.
+"""Corrections that stick: capture and storage, repeat counting across sessions, reading.
 
 A person should say "never use pythonw.exe" once to have it remembered and at most three times
 to have it proposed as a rule. So a detected correction is stored at once (redacted), the same
@@ -7,8 +7,9 @@ correction phrased differently or said in another session increments the stored 
 auto_promote_threshold``, 3) reached in enough distinct sessions (``capture.min_sessions``, 2) it
 is promoted: a memory entry (``rule`` for a prohibition, ``preference`` for an instruction) and,
 when the correction names something concrete to forbid, a proposed enforcement rule (action
-``warn``, ``confirmed = 0``, in force at once). The person confirms, edits or rejects it with
-``memory-cli review``; a rejected correction keeps counting but is never proposed again.
+``warn``, ``confirmed = 0``, in force at once; :mod:`.promotion`). The person confirms, edits
+or rejects it with ``memory-cli review`` (:mod:`memory_cli.review`); a rejected correction keeps
+counting but is never proposed again. How a correction is worded is :mod:`.wording`.
 
 "The same correction" is decided in this order: the normalised key (exact), the lexical role
 comparison of :func:`.similar.same_correction`, then, when the embedding daemon answered,
@@ -25,9 +26,9 @@ from .. import audit
 from ..errors import InvalidInput, MemoryCliError, NotFound
 from ..fastjson import loads
 from ..util import dumps, new_id, now_iso
+from .wording import compose_statement
 
 STATUSES = ("pending", "promoted", "approved", "rejected", "dismissed")
-RULE_ACTIONS = ("warn", "block", "suggest", "ask")
 MAX_CANDIDATES = 500
 DEFAULT_THRESHOLD = 3
 DEFAULT_MIN_SESSIONS = 2
@@ -55,87 +56,13 @@ def _capture_settings(settings) -> tuple[bool, int, int]:
     return enabled, threshold, min_sessions
 
 
-def _sessions(row: dict) -> list[str]:
+def session_ids(row: dict) -> list[str]:
+    """The sessions a stored correction was said in."""
     try:
         value = loads(row.get("sessions") or "[]")
     except ValueError:
         return []
     return [s for s in value if isinstance(s, str)] if isinstance(value, list) else []
-
-
-def _sentence(statement: str) -> str:
-    s = " ".join((statement or "").split())
-    if not s:
-        return s
-    s = s[0].upper() + s[1:]
-    return s if s[-1] in ".!?" else s + "."
-
-
-def compose_statement(wrong: str, right: str) -> str:
-    """A statement from the parts, for corrections edited by hand."""
-    if wrong and right:
-        return f"{right}, not {wrong}"
-    if wrong:
-        return f"do not {wrong}"
-    return right or ""
-
-
-# What a detection must be for Claude to be told of it in the live session: found by the rules
-# (not the learned model alone), saying what was wrong or what is right, in a short prompt of
-# at most TOLD_MAX_WORDS words on fewer than TOLD_MAX_LINES lines. On the prompts people really
-# typed (tests/fixtures/real) the rules' explicit detections were right 19 times in 30 over all
-# prompts, 16 in 19 within these bounds: the rest were task briefs, pasted plans and questions.
-TOLD_MAX_WORDS = 40
-TOLD_MAX_LINES = 3
-
-
-def is_confident(detection, message: str) -> bool:
-    """Whether a detection is sure enough to be told to Claude as "Recorded correction: ...".
-
-    A wrong line there tells Claude it was corrected when it was not, so only what the rules
-    read with its wrong or right part, in a prompt short enough not to be a brief or a paste,
-    is told; every other detection is kept quietly for ``memory-cli review``."""
-    if detection is None or detection.kind != "explicit":
-        return False
-    if not (detection.what_was_wrong or detection.what_is_right):
-        return False
-    text = message.strip()
-    return len(text.split()) <= TOLD_MAX_WORDS and text.count("\n") < TOLD_MAX_LINES
-
-
-def context_line(result: dict) -> str:
-    """The one factual line Claude gets beside the prompt."""
-    statement = (result.get("statement") or "").rstrip(".")
-    n = result.get("occurrences") or 1
-    line = f"Recorded correction: {statement}"
-    if n > 1:
-        line += f" (said {n} times)"
-    return line + "."
-
-
-def promotion_notice(result: dict) -> str:
-    """What the person is told when a correction becomes a proposed rule."""
-    statement = (result.get("statement") or "").rstrip(".")
-    sessions = result.get("sessions") or 1
-    if result.get("reinforced") and result.get("promoted_rule_id"):
-        rid = result["promoted_rule_id"][:8]
-        return (
-            f"memory-cli: you have made this correction {result.get('occurrences')} times in "
-            f'{sessions} session{"s" if sessions != 1 else ""}; "{statement}" is already rule {rid} '
-            f"({result.get('rule_action')}), which it reinforced; no second rule was added."
-        )
-    what = (
-        f"a proposed rule ({result.get('rule_action') or 'warn'}, unconfirmed)"
-        if result.get("promoted_rule_id")
-        else "a remembered preference"
-    )
-    if result.get("held_back"):
-        what = "proposed; it applies once you approve it"  # the agent's lesson: never before
-    return (
-        f"memory-cli: you have made this correction {result.get('occurrences')} times in "
-        f'{sessions} session{"s" if sessions != 1 else ""}; "{statement}" is now {what}. '
-        "Review it with `memory-cli review`."
-    )
 
 
 def _empty() -> dict:
@@ -161,7 +88,8 @@ def _empty() -> dict:
 _STORED_MESSAGE = 4000  # characters of the prompt kept with a correction (detection reads as many)
 
 
-def _redact(text: str | None) -> tuple[str, list[str]]:
+def redact_text(text: str | None) -> tuple[str, list[str]]:
+    """``text`` with its secrets replaced, and the kinds found (nothing stored unredacted)."""
     if not text:
         return "", []
     from ..redact import redact
@@ -222,12 +150,12 @@ def capture(
     # Detection reads the first _STORED_MESSAGE characters and only they are stored: redacting
     # more (a 20 MB paste) is work nobody uses. The margin lets a secret that straddles the cut
     # be recognised whole before it is cut.
-    clean_message, kinds = _redact(user_message[: _STORED_MESSAGE + 512])
+    clean_message, kinds = redact_text(user_message[: _STORED_MESSAGE + 512])
     if kinds:
         d = detect(clean_message) or d
-    wrong, k1 = _redact(d.what_was_wrong)
-    right, k2 = _redact(d.what_is_right)
-    statement, k3 = _redact(d.statement)
+    wrong, k1 = redact_text(d.what_was_wrong)
+    right, k2 = redact_text(d.what_is_right)
+    statement, k3 = redact_text(d.statement)
     kinds = sorted(set(kinds) | set(k1) | set(k2) | set(k3))
 
     parts = []
@@ -240,7 +168,7 @@ def capture(
             parts.append(line)
     if project:
         parts.append(f"project {project}")
-    context_text = _redact("; ".join(parts))[0][:500] or None
+    context_text = redact_text("; ".join(parts))[0][:500] or None
 
     from .. import scope as scopes
 
@@ -315,7 +243,7 @@ def _store(store, p: dict, now: str, aid: str | None = None):
     confidence = float(p.get("confidence") or 0)
     row, matched_by = _find_match(store, key, wrong, right, vector) if key else (None, None)
     if row is not None:
-        sessions = _sessions(row)
+        sessions = session_ids(row)
         if session_id and session_id not in sessions:
             sessions.append(session_id)
         count = int(row["occurrence_count"] or 1) + 1
@@ -375,14 +303,23 @@ def _store(store, p: dict, now: str, aid: str | None = None):
     if (
         row["status"] == "pending"
         and row["occurrence_count"] >= int(p.get("threshold") or DEFAULT_THRESHOLD)
-        and len(_sessions(row)) >= int(p.get("min_sessions") or DEFAULT_MIN_SESSIONS)
+        and len(session_ids(row)) >= int(p.get("min_sessions") or DEFAULT_MIN_SESSIONS)
         and (row["what_was_wrong"] or row["what_is_right"])
     ):
-        promoted = _promote(
-            store, row, action="warn", confirmed=False, status="promoted", session_id=session_id, strict=False
+        from .promotion import hold_back, promote
+
+        promoted = promote(
+            store,
+            row,
+            action="warn",
+            confirmed=False,
+            status="promoted",
+            session_id=session_id,
+            strict=False,
+            sessions=len(session_ids(row)),
         )
         if "agent" in (row.get("origin"), p.get("origin")):
-            promoted["held_back"] = _hold_back(store, promoted)
+            promoted["held_back"] = hold_back(store, promoted)
         row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
     audit.record(
         store,
@@ -395,7 +332,7 @@ def _store(store, p: dict, now: str, aid: str | None = None):
             "kind": p.get("kind"),
             "confidence": confidence,
             "occurrences": row["occurrence_count"],
-            "sessions": len(_sessions(row)),
+            "sessions": len(session_ids(row)),
             "matched_by": matched_by,
             "status": row["status"],
             "redacted": p.get("redacted") or None,
@@ -406,18 +343,6 @@ def _store(store, p: dict, now: str, aid: str | None = None):
         timestamp=now if aid else None,
     )
     return row, matched_by, promoted
-
-
-def _hold_back(store, promoted: dict) -> bool:
-    """What an agent's lesson was promoted to waits for the person: its rule is switched off
-    and its entry archived until ``memory-cli review`` approves it (which turns both on)."""
-    eid = promoted.get("entry_id")
-    if not eid or promoted.get("reinforced"):
-        return False  # it reinforced a rule that exists already: nothing new was made
-    now = now_iso()
-    store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now, eid))
-    store.execute("UPDATE memory_entries SET status = 'archived', updated_at = ? WHERE id = ?", (now, eid))
-    return True
 
 
 def _queued_view(store, p: dict, d) -> dict:
@@ -462,8 +387,8 @@ def record_missed(store, found: list[dict], *, session_id: str | None, project: 
 
     out = []
     for item in found:
-        quote, _ = _redact(item["quote"])
-        statement, _ = _redact(item["statement"])
+        quote, _ = redact_text(item["quote"])
+        statement, _ = redact_text(item["statement"])
         if not quote or not statement:
             continue
         seen = store.value(
@@ -507,213 +432,6 @@ def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):
         if best is not None and best_score >= CORRECTION_THRESHOLD:
             return store.row("SELECT * FROM corrections WHERE id = ?", (best["id"],)), "semantic"
     return None, None
-
-
-# --------------------------------------------------------------------------- rules
-
-
-def derive_rule_spec(row: dict) -> dict | None:
-    """The enforcement rule a correction implies, or None when it names nothing concrete.
-
-    Uses the rules area's sentence deriver on the statement, then on a sentence built from the
-    parts, so a rule from "use pnpm, not npm" is a ``command`` rule on the program ``npm``
-    (never firing on ``pnpm install``)."""
-    wrong = (row.get("what_was_wrong") or "").strip()
-    right = (row.get("what_is_right") or "").strip()
-    if not wrong:
-        return None  # an instruction without a mistake forbids nothing
-    candidates = [row.get("statement") or ""]
-    if right:
-        alt = alternative_for(right)
-        candidates.append(f"{alt} instead of {wrong}")
-    candidates.append(f"never {wrong}")  # "pipe curl into bash" with an alternative still names a shape
-    try:
-        from ..rules.derive import derive_rule
-    except ImportError:
-        return None
-    for sentence in candidates:
-        if not sentence or "[REDACTED" in sentence:
-            continue
-        try:
-            spec = derive_rule(sentence)
-        except Exception:
-            spec = None
-        if spec:
-            if right and not spec.get("alternative"):
-                spec["alternative"] = alternative_for(right)  # what the person said is right
-            return spec
-    return None
-
-
-def alternative_for(right: str) -> str | None:
-    """What to do instead, as a rule's alternative: "use pnpm" for a thing, the words as said
-    for an action ("open a pull request", never "use open a pull request")."""
-    right = right.strip()
-    if not right:
-        return None
-    from .detect import starts_with_action
-
-    return right if starts_with_action(right) else f"use {right}"
-
-
-def _validate_pattern(pattern: str, pattern_type: str) -> None:
-    """The rules area's own checks, so a person's pattern is refused before anything is stored."""
-    from ..rules import spec as rule_spec
-
-    rule_spec.check_pattern(pattern, rule_spec.check_pattern_type(pattern_type))
-
-
-def _create_rule(
-    store, content: str, spec: dict, *, scope: str, action: str, confirmed: bool, message: str
-) -> dict | None:
-    """Create the entry and its enforcement rule, limited by the derived conditions if any."""
-    from ..rules.api import create_rule
-
-    return create_rule(
-        store,
-        content,
-        pattern=spec["pattern"],
-        pattern_type=spec["pattern_type"],
-        action=action,
-        severity="medium",
-        alternative=spec.get("alternative"),
-        message=message,
-        tools=spec.get("tools"),
-        fields=spec.get("fields"),
-        conditions=spec.get("conditions"),
-        scope=scope,
-        provenance="promoted",
-        confirmed=confirmed,
-        source="promoted",
-    )
-
-
-def _promote(
-    store,
-    row: dict,
-    *,
-    action: str,
-    confirmed: bool,
-    status: str,
-    session_id: str | None,
-    strict: bool,
-    pattern: str | None = None,
-    pattern_type: str | None = None,
-    message: str | None = None,
-    scope: str | None = None,
-    content: str | None = None,
-    no_rule: bool = False,
-) -> dict:
-    """Turn a correction into a memory entry and, when possible, a rule. ``strict``: errors
-    in a pattern the person gave are raised; derived ones that fail fall back to the entry."""
-    from .. import entries
-
-    statement = row.get("statement") or compose_statement(
-        row.get("what_was_wrong") or "", row.get("what_is_right") or ""
-    )
-    content = content or _sentence(statement)
-    scope = scope or row.get("scope") or "global"
-    n = int(row.get("occurrence_count") or 1)
-    message = message or f"{_sentence(statement)} (corrected {n} time{'s' if n != 1 else ''})"
-    if no_rule:
-        spec = None
-    elif pattern:
-        ptype = pattern_type or "command"
-        _validate_pattern(pattern, ptype)
-        spec = {
-            "pattern": pattern,
-            "pattern_type": ptype,
-            "tools": ["Bash"] if ptype == "command" else None,
-            "fields": ["command"] if ptype == "command" else None,
-            "alternative": alternative_for(row.get("what_is_right") or ""),
-        }
-    else:
-        spec = derive_rule_spec(row)
-    rule = None
-    reinforced = False
-    existing = _same_rule(store, spec, scope) if spec else None
-    if existing is not None:
-        from ..rules.api import reinforce_rule
-
-        rule = reinforce_rule(store, existing["id"], context=statement, session_id=session_id)
-        reinforced = True
-        if confirmed and not rule["confirmed"]:  # approving this correction confirms the rule it means
-            from ..rules.api import confirm_rule
-
-            rule = confirm_rule(store, existing["id"])
-        if rule["confirmed"]:
-            status = "approved"  # the person already wrote this rule: nothing left to review
-    elif spec:
-        try:
-            with store.transaction():
-                rule = _create_rule(
-                    store, content, spec, scope=scope, action=action, confirmed=confirmed, message=message
-                )
-        except Exception:  # a derived pattern the rules area refuses: keep the entry, lose nothing
-            if strict:
-                raise
-            rule = None
-    if rule:
-        entry_id = rule["id"]
-    else:
-        etype = "rule" if row.get("what_was_wrong") else "preference"
-        entry = entries.add(
-            store,
-            content,
-            etype,
-            scope=scope,
-            source="promoted",
-            tags=["correction"],
-            audit_context=f"correction {row['id']}",
-        )
-        entry_id = entry["id"]
-    now = now_iso()
-    store.execute(
-        "UPDATE corrections SET status=?, promoted_to=?, reviewed_at=? WHERE id=?",
-        (status, entry_id, now if status == "approved" else row.get("reviewed_at"), row["id"]),
-    )
-    audit.record(
-        store,
-        "promote",
-        entry_id=entry_id,
-        context=statement[:300],
-        result="reinforced" if reinforced else ("approved" if status == "approved" else "proposed"),
-        details={
-            "correction_id": row["id"],
-            "occurrences": n,
-            "sessions": len(_sessions(row)),
-            "rule": (
-                {"pattern": rule.get("pattern"), "pattern_type": rule.get("pattern_type"), "action": rule.get("action")}
-                if rule
-                else None
-            ),
-        },
-        session_id=session_id,
-    )
-    return {
-        "entry_id": entry_id,
-        "rule_id": entry_id if rule else None,
-        "action": (rule.get("effective_action") or rule.get("action")) if rule else None,
-        "reinforced": reinforced,
-    }
-
-
-def _same_rule(store, spec: dict, scope: str) -> dict | None:
-    """The enabled rule that already means what this correction's rule would (rules area)."""
-    from ..rules.api import same_rule
-
-    try:
-        return same_rule(
-            store,
-            pattern=spec["pattern"],
-            pattern_type=spec["pattern_type"],
-            scope=scope,
-            tools=spec.get("tools"),
-            fields=spec.get("fields"),
-            conditions=spec.get("conditions"),
-        )
-    except Exception:  # a derived pattern the rules area refuses: no rule means the same
-        return None
 
 
 # --------------------------------------------------------------------------- reading
@@ -774,7 +492,7 @@ def view(store, row: dict) -> dict:
                 except ValueError:
                     rule[k] = []
             rule["confirmed"] = bool(rule["confirmed"])
-    sessions = _sessions(row)
+    sessions = session_ids(row)
     extra = {}
     if row["detection_type"] == "repeated":
         from .recurring import instances
@@ -822,237 +540,10 @@ def list_corrections(store, *, status: str | None = None, limit: int = 100) -> l
     return [view(store, r) for r in store.rows(sql, params)]
 
 
-def review_queue(store) -> list[dict]:
-    """What waits for the person: proposed rules first, then recurring instructions (item
-    "recurring": the same thing said in several sessions, :mod:`.recurring`, with every
-    instance), then corrections that have content, most repeated first, then inferred ones that have none yet (a prompt the learned model took
-    for a correction: only the person can say what it meant, or reject it). Each item has
-    ``item`` = "proposal" | "correction" and, for pending corrections, the rule approval would
-    create (``suggested_rule``)."""
-    items = []
-    for r in store.rows("SELECT * FROM corrections WHERE status = 'promoted' ORDER BY last_seen_at DESC"):
-        v = view(store, r)
-        v["item"] = "proposal"
-        items.append(v)
-    from .recurring import grouped_ids
-
-    for r in store.rows(
-        "SELECT * FROM corrections WHERE status = 'pending' AND detection_type = 'repeated'"
-        " ORDER BY occurrence_count DESC, last_seen_at DESC"
-    ):
-        v = view(store, r)
-        held = {i["id"] for i in v.get("instances") or []}
-        if len(held) == 1 and store.value("SELECT status FROM corrections WHERE id = ?", (held.pop(),)) != "pending":
-            continue  # one correction, since proposed (or reviewed) on its own count: shown there
-        v["item"] = "recurring"
-        v["suggested_rule"] = None
-        items.append(v)
-    grouped = grouped_ids(store)  # shown under their recurring proposal instead
-    for r in store.rows(
-        "SELECT * FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''"
-        " ORDER BY occurrence_count DESC, last_seen_at DESC"
-    ):
-        if r["id"] in grouped:
-            continue
-        v = view(store, r)
-        v["item"] = "correction"
-        spec = derive_rule_spec(r)
-        v["suggested_rule"] = (
-            {k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")} if spec else None
-        )
-        items.append(v)
-    for r in store.rows(
-        "SELECT * FROM corrections WHERE status = 'pending' AND coalesce(key, '') = ''"
-        " AND detection_type = 'inferred' ORDER BY last_seen_at DESC"
-    ):
-        if r["id"] in grouped:
-            continue
-        v = view(store, r)
-        v["item"] = "correction"
-        v["suggested_rule"] = None
-        items.append(v)
-    return items
-
-
-# --------------------------------------------------------------------------- review actions
-
-
-def _check_action(action: str | None) -> str | None:
-    if action is None:
-        return None
-    a = action.strip().lower()
-    if a not in RULE_ACTIONS:
-        raise InvalidInput(f"unknown action {action!r}: use one of {', '.join(RULE_ACTIONS)}")
-    return a
-
-
-def approve(
-    store,
-    ref: str,
-    *,
-    action: str | None = None,
-    pattern: str | None = None,
-    pattern_type: str | None = None,
-    message: str | None = None,
-    scope: str | None = None,
-    content: str | None = None,
-    no_rule: bool = False,
-) -> dict:
-    """Confirm a proposal (or promote a pending correction now), optionally changing the
-    rule's action, pattern, message and the entry's scope and text. ``no_rule``: keep it as
-    a remembered entry only (an existing proposed rule is switched off)."""
-    from .. import entries
-    from .. import scope as scopes
-
-    action = _check_action(action)
-    scope = scopes.parse(scope) if scope else None
-    if content is not None:
-        content = _redact(content)[0].strip()
-        if not content:
-            raise InvalidInput("content is empty")
-    if message is not None:
-        message = _redact(message)[0].strip() or None
-    with store.transaction():
-        row = resolve(store, ref)
-        if (
-            row["status"] in ("promoted", "approved")
-            and row["promoted_to"]
-            and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (row["promoted_to"],))
-        ):
-            eid = row["promoted_to"]
-            rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (eid,))
-            if no_rule:
-                if rule is not None:
-                    store.execute(
-                        "UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now_iso(), eid)
-                    )
-            elif rule is None and pattern:
-                ptype = pattern_type or "command"
-                _validate_pattern(pattern, ptype)
-                now = now_iso()
-                store.execute(
-                    "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative, active,"
-                    " message, tools, fields, case_sensitive, provenance, confirmed, created_at, updated_at)"
-                    " VALUES (?,?,?,?,'medium',?,1,?,?,?,0,'promoted',1,?,?)",
-                    (
-                        eid,
-                        pattern,
-                        ptype,
-                        action or "warn",
-                        alternative_for(row["what_is_right"] or ""),
-                        message or _sentence(row.get("statement") or ""),
-                        dumps(["Bash"] if ptype == "command" else []),
-                        dumps(["command"] if ptype == "command" else []),
-                        now,
-                        now,
-                    ),
-                )
-                entries.update(store, eid, type="rule")
-            elif rule is not None:
-                sets, params = ["confirmed = 1", "active = 1", "updated_at = ?"], [now_iso()]
-                if action:
-                    sets.append("action = ?")
-                    params.append(action)
-                if pattern:
-                    ptype = pattern_type or rule["pattern_type"]
-                    _validate_pattern(pattern, ptype)
-                    sets += ["pattern = ?", "pattern_type = ?"]
-                    params += [pattern, ptype]
-                if message:
-                    sets.append("message = ?")
-                    params.append(message)
-                params.append(eid)
-                store.execute(f"UPDATE enforcement_rules SET {', '.join(sets)} WHERE id = ?", params)
-            if content or scope:
-                entries.update(store, eid, content=content, scope=scope)
-            if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) != "active":
-                entries.update(store, eid, status="active")
-            store.execute("UPDATE corrections SET status='approved', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
-            audit.record(
-                store,
-                "promote",
-                entry_id=eid,
-                context=(row.get("statement") or "")[:300],
-                result="approved",
-                details={"correction_id": row["id"], "action": action, "pattern": pattern},
-            )
-        else:
-            _promote(
-                store,
-                row,
-                action=action or "warn",
-                confirmed=True,
-                status="approved",
-                session_id=None,
-                strict=True,
-                pattern=pattern,
-                pattern_type=pattern_type,
-                message=message,
-                scope=scope,
-                content=content,
-                no_rule=no_rule,
-            )
-        return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
-
-
-def reject(store, ref: str, reason: str | None = None) -> dict:
-    """Reject a correction or proposal: its rule is switched off and its entry archived, and it
-    is never proposed again (repeats still count)."""
-    from .. import entries
-
-    with store.transaction():
-        row = resolve(store, ref)
-        eid = row["promoted_to"]
-        if eid and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (eid,)):
-            store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now_iso(), eid))
-            if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) == "active":
-                entries.archive(store, eid, reason=reason or "correction rejected in review")
-        store.execute("UPDATE corrections SET status='rejected', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
-        audit.record(
-            store,
-            "reject",
-            entry_id=eid,
-            context=(row.get("statement") or "")[:300],
-            result="rejected",
-            details={"correction_id": row["id"], "reason": _redact(reason)[0] or None},
-        )
-        return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
-
-
-def edit(
-    store,
-    ref: str,
-    *,
-    what_was_wrong: str | None = None,
-    what_is_right: str | None = None,
-    statement: str | None = None,
-) -> dict:
-    """Correct what was detected. The key is recomputed so later repeats still match."""
-    from .similar import correction_key
-
-    with store.transaction():
-        row = resolve(store, ref)
-        wrong = _redact(what_was_wrong)[0].strip() if what_was_wrong is not None else row["what_was_wrong"]
-        right = _redact(what_is_right)[0].strip() if what_is_right is not None else row["what_is_right"]
-        if statement is not None:
-            stmt = _redact(statement)[0].strip()
-        elif what_was_wrong is not None or what_is_right is not None:
-            stmt = compose_statement(wrong, right)
-        else:
-            stmt = row.get("statement")
-        if not (wrong or right or stmt):
-            raise InvalidInput("a correction needs what was wrong, what is right, or a statement")
-        key = correction_key(wrong, right) if (wrong or right) else None
-        store.execute(
-            "UPDATE corrections SET what_was_wrong=?, what_is_right=?, statement=?, key=?, embedding=NULL WHERE id=?",
-            (wrong, right, stmt, key, row["id"]),
-        )
-        audit.record(
-            store,
-            "update",
-            entry_id=row["promoted_to"],
-            context=(stmt or "")[:300],
-            result="correction",
-            details={"correction_id": row["id"], "what_was_wrong": wrong, "what_is_right": right},
-        )
-        return view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+def waiting_counts(store) -> tuple[int, int]:
+    """(rules proposed, corrections with parts still counting) that wait for the person."""
+    proposals = store.value("SELECT count(*) FROM corrections WHERE status = 'promoted'") or 0
+    pending = (
+        store.value("SELECT count(*) FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''") or 0
+    )
+    return int(proposals), int(pending)

@@ -21,10 +21,9 @@ def doctor_checks(store, settings) -> list[dict]:
     checks.append(_pattern_cache_check())
     if not store.table_exists("corrections"):
         return checks
-    proposals = store.value("SELECT count(*) FROM corrections WHERE status = 'promoted'") or 0
-    pending = (
-        store.value("SELECT count(*) FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''") or 0
-    )
+    from .corrections import waiting_counts
+
+    proposals, pending = waiting_counts(store)
     checks.append(
         {
             "name": "capture: review queue",

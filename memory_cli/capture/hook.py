@@ -7,7 +7,7 @@ UserPromptSubmit stores every detection (redacted) for ``memory-cli review``. Th
 records what it was taught (``record_correction`` or a ``[LESSON: ...]`` line, read here at
 Stop), so the detector's reading is told to it only when ``capture.agent_lessons`` is off: then
 one factual line ("Recorded correction: use pnpm, not npm.") for a confident detection
-(``corrections.is_confident``). It tells the person (``systemMessage``) when a correction was
+(``wording.is_confident``). It tells the person (``systemMessage``) when a correction was
 just proposed as a rule; Stop tells the person what it remembered. The runner catches anything
 that raises (fail open).
 """
@@ -96,7 +96,7 @@ def user_prompt_submit(ctx, resp) -> None:
         )
     if not result.get("correction"):
         return
-    from .corrections import context_line, is_confident, promotion_notice
+    from .wording import context_line, is_confident, promotion_notice
 
     # The agent records what it was taught, so the detector's reading is not told to it (a
     # wrong "Recorded correction" line tells it it was corrected when it was not).
@@ -179,7 +179,7 @@ def _record_lessons(ctx, resp, text: str) -> None:
         if not out.get("already"):
             recorded += 1
         if out.get("promoted_now"):
-            from .corrections import promotion_notice
+            from .wording import promotion_notice
 
             resp.notify(promotion_notice(out))
     if recorded or refused:

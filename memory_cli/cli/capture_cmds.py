@@ -83,7 +83,7 @@ def capture(
         f"  [id {short(result['id'])}, said {n} time{'s' if n != 1 else ''} in {s} session{'s' if s != 1 else ''}]"
     )
     if result["promoted_now"]:
-        from ..capture.corrections import promotion_notice
+        from ..capture.wording import promotion_notice
 
         print(promotion_notice(result).replace("memory-cli: ", "", 1))
 
@@ -110,18 +110,17 @@ def review(
     asked to apply more widely than their project: approve, reject, edit or skip.
 
     Interactive on a terminal; scriptable with --list, --approve ID and --reject ID."""
-    from .. import provenance
-    from ..capture import corrections as corr
+    from .. import review as rv
 
     if approve and reject:
         raise InvalidInput("give either --approve or --reject, not both")
     if not approve and any(v is not None for v in (action, pattern, pattern_type, message, scope)):
         raise InvalidInput("--action, --pattern, --pattern-type, --message and --scope go with --approve")
     with open_store() as store:
-        if (approve or reject) and _scope_request(store, approve or reject):
+        if (approve or reject) and rv.is_scope_request(store, approve or reject):
             if any(v is not None for v in (action, pattern, pattern_type, message, scope)):
                 raise InvalidInput("a memory's wider scope is approved or rejected as asked; no other options")
-            entry = provenance.approve(store, approve) if approve else provenance.reject(store, reject)
+            entry = rv.approve_scope(store, approve) if approve else rv.reject_scope(store, reject)
             if want_json(json_):
                 emit_json(entry)
             elif approve:
@@ -130,14 +129,14 @@ def review(
                 print(f"rejected {short(entry['id'])}: it stays in {entry['scope']} ({entry['status']})")
             return
         if approve or reject:
-            offer = _replay_offer(store, approve) if approve and pattern is None else None
+            offer = rv.replay_offer(store, approve) if approve and pattern is None else None
             no_rule = False
             if offer and offer["offer"] == "narrowed":
                 pattern, pattern_type = offer["narrowed_pattern"], offer["pattern_type"]
             elif offer and offer["offer"] == "reminder":
                 no_rule = True
             result = (
-                corr.approve(
+                rv.approve(
                     store,
                     approve,
                     action=action,
@@ -148,7 +147,7 @@ def review(
                     no_rule=no_rule,
                 )
                 if approve
-                else corr.reject(store, reject)
+                else rv.reject(store, reject)
             )
             if offer and offer["offer"] in ("narrowed", "reminder"):
                 result["replay"] = offer
@@ -160,11 +159,8 @@ def review(
                 verb = "approved" if approve else "rejected"
                 print(f"{verb} {short(result['id'])}: {result['statement']}{_rule_text(result)}")
             return
-        items = corr.list_corrections(store, status="all", limit=1000) if all_ else corr.review_queue(store)
-        from ..replay.proposals import attach
-
-        attach(items)
-        requests = [_scope_item(r) for r in provenance.pending(store)]
+        items = rv.with_replay(rv.pending(store, every_correction=all_))
+        requests = [rv.scope_item(r) for r in rv.scope_requests(store)]
         interactive = not list_ and not want_json(json_) and sys.stdin.isatty() and sys.stdout.isatty()
         if not interactive:
             if want_json(json_):
@@ -177,28 +173,6 @@ def review(
         _interactive(store, items)
         _interactive_requests(store, requests)
         flush_warnings(store)
-
-
-def _replay_offer(store, ref: str) -> dict | None:
-    """The replay of the rule a correction or proposal would approve (None without one)."""
-    from ..capture import corrections as corr
-    from ..errors import NotFound
-    from ..replay.proposals import attach
-
-    try:
-        row = corr.resolve(store, ref)
-    except NotFound:
-        return None
-    item = corr.view(store, row)
-    if row["status"] == "pending" and not item.get("rule"):
-        spec = corr.derive_rule_spec(row)
-        item["suggested_rule"] = (
-            {k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")} if spec else None
-        )
-    if row["status"] not in ("pending", "promoted"):
-        return None
-    attach([item])
-    return item.get("replay")
 
 
 def _print_replay(replay: dict | None, indent: str = "  ") -> None:
@@ -220,42 +194,8 @@ def _print_replay(replay: dict | None, indent: str = "  ") -> None:
     print(f"{indent}offered {offer.get(replay['offer'], replay['offer'])}: {replay['why']}")
 
 
-def _scope_request(store, ref: str) -> bool:
-    """Is ``ref`` a memory waiting for a wider scope (and not a correction)?"""
-    from .. import provenance
-    from ..capture import corrections as corr
-    from ..errors import NotFound
-
-    try:
-        corr.resolve(store, ref)
-        return False
-    except NotFound:
-        pass
-    try:
-        provenance._pending_row(store, ref)
-    except NotFound:
-        return False
-    return True
-
-
-def _scope_item(row: dict) -> dict:
-    from .. import provenance
-
-    return {
-        "item": "scope",
-        "id": row["id"],
-        "content": row["content"],
-        "type": row["type"],
-        "origin": row["origin"],
-        "written_by": provenance.describe(row["origin"]),
-        "scope": row["scope"],
-        "status": row["status"],
-        "requested_scope": row["requested_scope"],
-    }
-
-
 def _interactive_requests(store, requests: list[dict]) -> None:
-    from .. import provenance
+    from .. import review as rv
 
     for n, r in enumerate(requests, 1):
         where = r["scope"] if r["status"] == "active" else "nowhere yet (no project)"
@@ -269,10 +209,10 @@ def _interactive_requests(store, requests: list[dict]) -> None:
             print()
             return
         if choice in ("a", "approve"):
-            provenance.approve(store, r["id"])
+            rv.approve_scope(store, r["id"])
             print(f"Approved: it now applies in {r['requested_scope']}.")
         elif choice in ("r", "reject"):
-            provenance.reject(store, r["id"])
+            rv.reject_scope(store, r["id"])
             print("Rejected; it stays where it was written.")
         elif choice in ("q", "quit"):
             return
@@ -371,13 +311,12 @@ def _describe(item: dict, index: int, total: int) -> None:
     _print_replay(item.get("replay"))
 
 
-def _replay_edited(item: dict, rule: dict, pattern: str, ptype: str | None) -> str | None:
+def _replay_edited(item: dict, pattern: str, ptype: str | None) -> str | None:
     """Replay a pattern the person typed and let them keep it (returned) or drop the gate (None)."""
-    from ..replay.proposals import History, evidence, instances_of, said_in
+    from .. import review as rv
 
-    edited = dict(rule, pattern=pattern, pattern_type=ptype or rule.get("pattern_type") or "command")
     try:
-        replay = evidence(edited, instances_of(item), History(), said_in(item))
+        replay = rv.replay_pattern(item, pattern, ptype)
     except Exception as e:  # a pattern the rules area refuses is refused by approve, saying why
         print(f"  replay: not run ({e})")
         return pattern
@@ -395,7 +334,7 @@ def _ask(prompt: str, default: str | None = None) -> str:
 
 
 def _interactive(store, items: list[dict]) -> None:
-    from ..capture import corrections as corr
+    from .. import review as rv
     from ..errors import MemoryCliError
 
     if not items:
@@ -428,14 +367,14 @@ def _interactive(store, items: list[dict]) -> None:
                     if pattern and pattern != rule.get("pattern"):
                         ptype = _ask("Pattern type command/regex", rule.get("pattern_type") or "command")
                     if pattern and pattern != default:
-                        pattern = _replay_edited(item, rule, pattern, ptype)
+                        pattern = _replay_edited(item, pattern, ptype)
                         no_rule = pattern is None
                     message = _ask(
                         "Message",
-                        (rule.get("message") if item.get("rule") else None) or corr._sentence(item["statement"]),
+                        (rule.get("message") if item.get("rule") else None) or rv.rule_message(item["statement"]),
                     )
                     scope = _ask("Scope", _item_scope(item))
-                    result = corr.approve(
+                    result = rv.approve(
                         store,
                         item["id"],
                         action=action,
@@ -449,7 +388,7 @@ def _interactive(store, items: list[dict]) -> None:
                     counts["approved"] += 1
                     i += 1
                 elif choice in ("r", "reject"):
-                    corr.reject(store, item["id"])
+                    rv.reject(store, item["id"])
                     print("Rejected; it will not be proposed again.")
                     counts["rejected"] += 1
                     i += 1
@@ -458,21 +397,14 @@ def _interactive(store, items: list[dict]) -> None:
                     right = _ask("What is right", item["what_is_right"] or None)
                     statement = _ask(
                         "Statement",
-                        corr.compose_statement(wrong, right)
+                        rv.compose_statement(wrong, right)
                         if (wrong, right) != (item["what_was_wrong"], item["what_is_right"])
                         else item["statement"],
                     )
-                    edited = corr.edit(
-                        store, item["id"], what_was_wrong=wrong, what_is_right=right, statement=statement
-                    )
+                    edited = rv.edit(store, item["id"], what_was_wrong=wrong, what_is_right=right, statement=statement)
                     edited["item"] = item.get("item")
                     if item.get("item") == "correction":
-                        spec = corr.derive_rule_spec(store.row("SELECT * FROM corrections WHERE id = ?", (item["id"],)))
-                        edited["suggested_rule"] = (
-                            {k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")}
-                            if spec
-                            else None
-                        )
+                        edited["suggested_rule"] = rv.show(store, item["id"], suggest=True).get("suggested_rule")
                     items[i] = edited
                     counts["edited"] += 1
                     print("Edited.")

@@ -48,7 +48,7 @@ def inject(
     json_: JsonOpt = False,
 ):
     """Print the memories a session would start with (what the SessionStart hook injects)."""
-    from ..retrieval import inject as inj
+    from ..retrieval import session_start as inj
 
     sc = inj.parse_session_context(session_context)
     if not any(sc.get(k) for k in ("project", "project_root", "cwd")):

@@ -20,7 +20,7 @@ def post_tool_use_failure(ctx, resp) -> None:
     if not isinstance(error, str) or not error.strip():
         return
     command = ctx.tool_input.get("command") if isinstance(ctx.tool_input.get("command"), str) else None
-    from ..retrieval.inject import failure_query
+    from ..retrieval.per_failure import failure_query
     from . import api
 
     query = failure_query(error, command)

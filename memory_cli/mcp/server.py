@@ -181,7 +181,7 @@ def record_correction(
     `right` (what they want), `kind`: pushback or standing. A quote the person did not type in
     this project is refused. It counts repeats and, said again in other sessions, is proposed
     as a rule the person approves in `memory-cli review`; nothing applies before that."""
-    from ..capture.lessons import LessonRefused, record_lesson
+    from ..review import LessonRefused, record_lesson
 
     project = scopes.project_name(scopes.find_project_root(os.getcwd()))
 

@@ -4,8 +4,8 @@ SessionStart: the session block (plus the marker instructions) as ``additionalCo
 UserPromptSubmit: the few memories most relevant to the prompt, beside it.
 PostToolUse (a Bash call that failed) and PostToolUseFailure: past solutions to similar errors.
 
-The choosing lives in :mod:`memory_cli.retrieval.inject`; these functions only read the
-payload, call it, and hand the text to the response. The runner catches anything raised here
+The choosing lives in :mod:`.session_start`, :mod:`.per_prompt` and :mod:`.per_failure`; these
+functions only read the payload, call it, and hand the text to the response. The runner catches anything raised here
 and fails open, so a broken injection costs context, never a blocked call.
 """
 
@@ -17,7 +17,7 @@ def _session_context(ctx) -> dict:
 
 
 def session_start(ctx, resp):
-    from .inject import inject
+    from .session_start import inject
 
     source = ctx.payload.get("source") or "startup"
     sc = _session_context(ctx)
@@ -33,7 +33,7 @@ PROMPT_CHARS = 8000
 
 
 def user_prompt_submit(ctx, resp):
-    from .inject import for_prompt
+    from .per_prompt import for_prompt
 
     prompt = ctx.payload.get("prompt")
     if not isinstance(prompt, str):
@@ -62,7 +62,7 @@ def _add(resp, text: str) -> None:
 
 
 def _offer_solutions(ctx, resp, error: str) -> None:
-    from .inject import for_failure
+    from .per_failure import for_failure
 
     command = ctx.tool_input.get("command") if isinstance(ctx.tool_input.get("command"), str) else None
     result = for_failure(
@@ -81,7 +81,7 @@ def _offer_solutions(ctx, resp, error: str) -> None:
 
 
 def _may_have_failed(tool_response) -> bool:
-    """False when :func:`inject.bash_failed` is sure to say "succeeded" (no error code, nothing
+    """False when :func:`.per_failure.bash_failed` is sure to say "succeeded" (no error code, nothing
     on stderr): most Bash calls, settled without importing the retrieval code."""
     if not isinstance(tool_response, dict) or tool_response.get("interrupted"):
         return False
@@ -97,7 +97,7 @@ def _may_have_failed(tool_response) -> bool:
 def post_tool_use(ctx, resp):
     if ctx.tool_name != "Bash" or not _may_have_failed(ctx.payload.get("tool_response")):
         return
-    from .inject import bash_failed
+    from .per_failure import bash_failed
 
     error = bash_failed(ctx.payload.get("tool_response"))
     if error:
@@ -107,7 +107,7 @@ def post_tool_use(ctx, resp):
 def post_tool_use_failure(ctx, resp):
     if ctx.payload.get("is_interrupt"):
         return  # the person stopped it; nothing went wrong that memory could help with
-    from .inject import error_text
+    from .per_failure import error_text
 
     error = error_text(ctx.payload.get("error"))
     if not error.strip():

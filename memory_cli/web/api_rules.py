@@ -8,8 +8,7 @@ from typing import Optional
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict
 
-from .. import entries
-from ..capture import corrections as corr
+from .. import entries, review
 from ..entry_effects import resync_native, resync_pins
 from ..rules import api as rules_api
 from . import deps
@@ -150,19 +149,19 @@ def api_corrections(
     store=Depends(deps.get_store),
 ):
     if status == "review":
-        return corr.review_queue(store)
+        return review.pending(store)
     with deps.field("status"):
-        return corr.list_corrections(store, status=status, limit=limit)
+        return review.corrections_by_status(store, status=status, limit=limit)
 
 
 @router.post("/corrections/{correction_id}/approve", summary="Approve: the rule enforces (with the action given)")
 def api_approve(correction_id: str, body: Optional[ApproveIn] = None, store=Depends(deps.get_store)):
     b = body or ApproveIn()
     with deps.field("action"):
-        corr._check_action(b.action)
+        review.check_action(b.action)
     deps.check_entry_fields(store, {"scope": b.scope})
     with deps.field("pattern"):
-        return corr.approve(
+        return review.approve(
             store,
             correction_id,
             action=b.action,
@@ -176,25 +175,19 @@ def api_approve(correction_id: str, body: Optional[ApproveIn] = None, store=Depe
 
 @router.post("/corrections/{correction_id}/reject", summary="Reject: never proposed again")
 def api_reject(correction_id: str, body: Optional[RejectIn] = None, store=Depends(deps.get_store)):
-    return corr.reject(store, correction_id, reason=body.reason if body else None)
+    return review.reject(store, correction_id, reason=body.reason if body else None)
 
 
 @router.get("/scope-requests", summary="Agent and model memories asking to apply beyond their project")
 def api_scope_requests(store=Depends(deps.get_store)):
-    from .. import provenance
-
-    return provenance.pending(store)
+    return review.scope_requests(store)
 
 
 @router.post("/scope-requests/{entry_id}/approve", summary="Let it apply where it asked to")
 def api_scope_approve(entry_id: str, store=Depends(deps.get_store)):
-    from .. import provenance
-
-    return provenance.approve(store, entry_id)
+    return review.approve_scope(store, entry_id)
 
 
 @router.post("/scope-requests/{entry_id}/reject", summary="Keep it where it was written")
 def api_scope_reject(entry_id: str, store=Depends(deps.get_store)):
-    from .. import provenance
-
-    return provenance.reject(store, entry_id)
+    return review.reject_scope(store, entry_id)

@@ -11,8 +11,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
-from .. import audit, entries
-from ..capture import corrections as corr
+from .. import audit, entries, review
 from ..errors import NotFound
 from ..rules import api as rules_api
 from . import api_admin, api_journal, api_memories, deps
@@ -58,7 +57,7 @@ def render(request: Request, name: str, **ctx) -> HTMLResponse:
 
 
 def _pending(store) -> int:
-    return len(corr.review_queue(store))
+    return len(review.pending(store))
 
 
 # ------------------------------------------------------------------------------- overview
@@ -354,15 +353,14 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 # ------------------------------------------------------------------------------- review
 @router.get("/review", response_class=HTMLResponse)
 def review_page(request: Request, store=Depends(deps.get_store)):
-    from .. import provenance
-
-    from ..replay.proposals import attach
     from ..rules.proof import retire_candidates
 
-    items = attach(corr.review_queue(store))
-    requests = [dict(r, written_by=provenance.describe(r["origin"])) for r in provenance.pending(store)]
+    items = review.with_replay(review.pending(store))
+    requests = [dict(r, written_by=review.written_by(r["origin"])) for r in review.scope_requests(store)]
     recent = [
-        c for c in corr.list_corrections(store, status="all", limit=30) if c["status"] in ("approved", "rejected")
+        c
+        for c in review.corrections_by_status(store, status="all", limit=30)
+        if c["status"] in ("approved", "rejected")
     ][:10]
     return render(
         request,
@@ -379,44 +377,25 @@ def review_page(request: Request, store=Depends(deps.get_store)):
 @router.post("/ui/review/{correction_id}/replay", response_class=HTMLResponse)
 def review_replay(request: Request, correction_id: str, form: dict = Depends(form_data), store=Depends(deps.get_store)):
     """The replay of a pattern the person typed for a proposal, before approving it."""
-    from ..replay.proposals import History, evidence, instances_of, rule_of, said_in
-
-    item = corr.view(store, corr.resolve(store, correction_id))
-    base = rule_of(item) or {"pattern_type": "command"}
+    item = review.show(store, correction_id)
     pattern = (form.get("pattern") or "").strip()
     if not pattern:
         return render(request, "_review_replay.html", replay=None, item=item)
-    rule = dict(base, pattern=pattern, pattern_type=form.get("pattern_type") or base.get("pattern_type") or "command")
     with deps.field("pattern"):
-        replay = evidence(rule, instances_of(item), History(), said_in(item))
+        replay = review.replay_pattern(item, pattern, form.get("pattern_type") or None)
     return render(request, "_review_replay.html", replay=replay, item=item)
 
 
 @router.post("/ui/review-scope/{entry_id}/{verb}", response_class=HTMLResponse)
 def review_scope_verb(request: Request, entry_id: str, verb: str, store=Depends(deps.get_store)):
     """Let an agent's or a model's memory apply where it asked to, or keep it where it was written."""
-    from .. import provenance
-
     if verb == "approve":
-        entry = provenance.approve(store, entry_id)
+        entry = review.approve_scope(store, entry_id)
     elif verb == "reject":
-        entry = provenance.reject(store, entry_id)
+        entry = review.reject_scope(store, entry_id)
     else:
         raise NotFound(f"no review action {verb!r}")
     return render(request, "_scope_done.html", entry=entry, verb=verb)
-
-
-def rules_api_pattern(store, correction_id: str) -> str | None:
-    """The pattern of the rule a correction proposes now (its stored rule or the derived one)."""
-    from ..replay.proposals import rule_of
-
-    row = corr.resolve(store, correction_id)
-    item = corr.view(store, row)
-    if not item.get("rule") and row["status"] == "pending":
-        spec = corr.derive_rule_spec(row)
-        item["suggested_rule"] = spec
-    rule = rule_of(item)
-    return rule["pattern"] if rule else None
 
 
 @router.post("/ui/review/{correction_id}/{verb}", response_class=HTMLResponse)
@@ -430,16 +409,16 @@ def review_verb(
     if verb == "approve":
         action = form.get("action") or None
         with deps.field("action"):
-            corr._check_action(action)
+            review.check_action(action)
         # the pattern field: as proposed, narrowed, edited, or emptied (a reminder, no gate)
         pattern = form.get("pattern")
-        current = rules_api_pattern(store, correction_id)
+        current = review.proposed_pattern(store, correction_id)
         no_rule = pattern is not None and not pattern.strip()
         pattern = pattern.strip() if pattern and pattern.strip() != current else None
         with deps.field("pattern"):
-            item = corr.approve(store, correction_id, action=action, pattern=pattern, no_rule=no_rule)
+            item = review.approve(store, correction_id, action=action, pattern=pattern, no_rule=no_rule)
     elif verb == "reject":
-        item = corr.reject(store, correction_id)
+        item = review.reject(store, correction_id)
     else:
         raise NotFound(f"no review action {verb!r}")
     return render(request, "_review_done.html", item=item, verb=verb)

@@ -1,0 +1,415 @@
+"""The review: everything that waits for the person's word, behind one set of calls.
+
+Three kinds of item wait in ``memory-cli review``, on the dashboard's review page and in
+``/api/corrections``: corrections (detected in prompts, or lessons the agent recorded,
+:mod:`.capture.lessons`) with the rules proposed from them (:mod:`.capture.corrections`,
+recurring instructions from :mod:`.capture.recurring`), each with the replay of its rule on the
+person's recorded sessions (:mod:`.replay.proposals`); and memories an agent or a model wrote
+that ask to apply beyond their project (scope requests, :mod:`.provenance`).
+
+The CLI, the dashboard and the MCP server call these functions and nothing under them, so what
+a review item is, how it is approved and what approving it creates is decided here once.
+Skipping an item stores nothing: it is the absence of a call.
+"""
+
+from __future__ import annotations
+
+from . import audit
+from .capture import corrections
+from .capture.corrections import redact_text
+from .capture.lessons import LessonRefused  # the answer to a lesson whose quote is not the person's
+from .capture.promotion import alternative_for, derive_rule_spec, promote, validate_pattern
+from .capture.wording import compose_statement, sentence
+from .errors import InvalidInput, NotFound
+from .util import dumps, now_iso
+
+__all__ = ["LessonRefused", "compose_statement"]
+
+RULE_ACTIONS = ("warn", "block", "suggest", "ask")
+
+# --------------------------------------------------------------------------- listing
+
+
+def pending(store, *, every_correction: bool = False) -> list[dict]:
+    """What waits for the person, in the order it is shown (``every_correction``: every
+    correction whatever its status instead, newest first). Each item has ``item`` = "proposal" |
+    "recurring" | "correction" (not set on the full list)."""
+    if every_correction:
+        return corrections.list_corrections(store, status="all", limit=1000)
+    return _queue(store)
+
+
+def corrections_by_status(store, *, status: str | None = None, limit: int = 100) -> list[dict]:
+    """Corrections of one status (or "all"), newest first."""
+    return corrections.list_corrections(store, status=status, limit=limit)
+
+
+def with_replay(items: list[dict]) -> list[dict]:
+    """Each item that has a rule gets its ``replay``: where that rule would have fired in the
+    person's recorded sessions, and what to offer (a gate, a narrower pattern, a reminder)."""
+    from .replay.proposals import attach
+
+    return attach(items)
+
+
+def scope_requests(store) -> list[dict]:
+    """Memories an agent or a model wrote that ask for a wider scope than their home, oldest first."""
+    from . import provenance
+
+    return provenance.pending(store)
+
+
+def written_by(origin: str) -> str:
+    """Who wrote a memory, in words ("the agent", "a session summary")."""
+    from . import provenance
+
+    return provenance.describe(origin)
+
+
+def scope_item(row: dict) -> dict:
+    """A scope request as a review item (``item`` = "scope")."""
+    return {
+        "item": "scope",
+        "id": row["id"],
+        "content": row["content"],
+        "type": row["type"],
+        "origin": row["origin"],
+        "written_by": written_by(row["origin"]),
+        "scope": row["scope"],
+        "status": row["status"],
+        "requested_scope": row["requested_scope"],
+    }
+
+
+# --------------------------------------------------------------------------- one item
+
+
+def is_scope_request(store, ref: str) -> bool:
+    """Is ``ref`` a memory waiting for a wider scope (and not a correction)?"""
+    from . import provenance
+
+    try:
+        corrections.resolve(store, ref)
+        return False
+    except NotFound:
+        pass
+    try:
+        provenance.pending_request(store, ref)
+    except NotFound:
+        return False
+    return True
+
+
+def suggested_rule(row: dict) -> dict | None:
+    """The rule approving a pending correction would create (pattern, type, tools,
+    alternative), or None when it names nothing concrete to enforce."""
+    spec = derive_rule_spec(row)
+    return {k: spec.get(k) for k in ("pattern", "pattern_type", "tools", "alternative")} if spec else None
+
+
+def show(store, ref: str, *, suggest: bool = False) -> dict:
+    """One correction or proposal by id (or unique prefix). ``suggest``: a pending correction
+    without a rule also gets the rule approving it would create (``suggested_rule``)."""
+    row = corrections.resolve(store, ref)
+    item = corrections.view(store, row)
+    if suggest and row["status"] == "pending" and not item.get("rule"):
+        item["suggested_rule"] = suggested_rule(row)
+    return item
+
+
+def proposed_pattern(store, ref: str) -> str | None:
+    """The pattern of the rule a correction proposes now (its stored rule or the derived one)."""
+    from .replay.proposals import rule_of
+
+    rule = rule_of(show(store, ref, suggest=True))
+    return rule["pattern"] if rule else None
+
+
+def replay_offer(store, ref: str) -> dict | None:
+    """The replay of the rule a pending correction or proposal would approve (None without one)."""
+
+    try:
+        item = show(store, ref, suggest=True)
+    except NotFound:
+        return None
+    if item["status"] not in ("pending", "promoted"):
+        return None
+    with_replay([item])
+    return item.get("replay")
+
+
+def replay_pattern(item: dict, pattern: str, pattern_type: str | None = None) -> dict:
+    """The replay of a pattern the person typed for ``item`` before approving it. A pattern
+    the rules area refuses raises, saying why."""
+    from .replay.proposals import History, evidence, instances_of, rule_of, said_in
+
+    base = rule_of(item) or {}
+    rule = dict(base, pattern=pattern, pattern_type=pattern_type or base.get("pattern_type") or "command")
+    return evidence(rule, instances_of(item), History(), said_in(item))
+
+
+def rule_message(statement: str) -> str:
+    """What Claude is told by a rule approved from ``statement``, unless the person says otherwise."""
+    return sentence(statement)
+
+
+# --------------------------------------------------------------------------- the queue and the decisions
+
+
+def _queue(store) -> list[dict]:
+    """What waits for the person: proposed rules first, then recurring instructions (item
+    "recurring": the same thing said in several sessions, :mod:`.capture.recurring`, with every
+    instance), then corrections that have content, most repeated first, then inferred ones that have none yet (a prompt the learned model took
+    for a correction: only the person can say what it meant, or reject it). Each item has
+    ``item`` = "proposal" | "correction" and, for pending corrections, the rule approval would
+    create (``suggested_rule``)."""
+    items = []
+    for r in store.rows("SELECT * FROM corrections WHERE status = 'promoted' ORDER BY last_seen_at DESC"):
+        v = corrections.view(store, r)
+        v["item"] = "proposal"
+        items.append(v)
+    from .capture.recurring import grouped_ids
+
+    for r in store.rows(
+        "SELECT * FROM corrections WHERE status = 'pending' AND detection_type = 'repeated'"
+        " ORDER BY occurrence_count DESC, last_seen_at DESC"
+    ):
+        v = corrections.view(store, r)
+        held = {i["id"] for i in v.get("instances") or []}
+        if len(held) == 1 and store.value("SELECT status FROM corrections WHERE id = ?", (held.pop(),)) != "pending":
+            continue  # one correction, since proposed (or reviewed) on its own count: shown there
+        v["item"] = "recurring"
+        v["suggested_rule"] = None
+        items.append(v)
+    grouped = grouped_ids(store)  # shown under their recurring proposal instead
+    for r in store.rows(
+        "SELECT * FROM corrections WHERE status = 'pending' AND key IS NOT NULL AND key != ''"
+        " ORDER BY occurrence_count DESC, last_seen_at DESC"
+    ):
+        if r["id"] in grouped:
+            continue
+        v = corrections.view(store, r)
+        v["item"] = "correction"
+        v["suggested_rule"] = suggested_rule(r)
+        items.append(v)
+    for r in store.rows(
+        "SELECT * FROM corrections WHERE status = 'pending' AND coalesce(key, '') = ''"
+        " AND detection_type = 'inferred' ORDER BY last_seen_at DESC"
+    ):
+        if r["id"] in grouped:
+            continue
+        v = corrections.view(store, r)
+        v["item"] = "correction"
+        v["suggested_rule"] = None
+        items.append(v)
+    return items
+
+
+def check_action(action: str | None) -> str | None:
+    if action is None:
+        return None
+    a = action.strip().lower()
+    if a not in RULE_ACTIONS:
+        raise InvalidInput(f"unknown action {action!r}: use one of {', '.join(RULE_ACTIONS)}")
+    return a
+
+
+def approve(
+    store,
+    ref: str,
+    *,
+    action: str | None = None,
+    pattern: str | None = None,
+    pattern_type: str | None = None,
+    message: str | None = None,
+    scope: str | None = None,
+    content: str | None = None,
+    no_rule: bool = False,
+) -> dict:
+    """Confirm a proposal (or promote a pending correction now), optionally changing the
+    rule's action, pattern, message and the entry's scope and text. ``no_rule``: keep it as
+    a remembered entry only (an existing proposed rule is switched off)."""
+    from . import entries
+    from . import scope as scopes
+
+    action = check_action(action)
+    scope = scopes.parse(scope) if scope else None
+    if content is not None:
+        content = redact_text(content)[0].strip()
+        if not content:
+            raise InvalidInput("content is empty")
+    if message is not None:
+        message = redact_text(message)[0].strip() or None
+    with store.transaction():
+        row = corrections.resolve(store, ref)
+        if (
+            row["status"] in ("promoted", "approved")
+            and row["promoted_to"]
+            and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (row["promoted_to"],))
+        ):
+            eid = row["promoted_to"]
+            rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (eid,))
+            if no_rule:
+                if rule is not None:
+                    store.execute(
+                        "UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now_iso(), eid)
+                    )
+            elif rule is None and pattern:
+                ptype = pattern_type or "command"
+                validate_pattern(pattern, ptype)
+                now = now_iso()
+                store.execute(
+                    "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative, active,"
+                    " message, tools, fields, case_sensitive, provenance, confirmed, created_at, updated_at)"
+                    " VALUES (?,?,?,?,'medium',?,1,?,?,?,0,'promoted',1,?,?)",
+                    (
+                        eid,
+                        pattern,
+                        ptype,
+                        action or "warn",
+                        alternative_for(row["what_is_right"] or ""),
+                        message or sentence(row.get("statement") or ""),
+                        dumps(["Bash"] if ptype == "command" else []),
+                        dumps(["command"] if ptype == "command" else []),
+                        now,
+                        now,
+                    ),
+                )
+                entries.update(store, eid, type="rule")
+            elif rule is not None:
+                sets, params = ["confirmed = 1", "active = 1", "updated_at = ?"], [now_iso()]
+                if action:
+                    sets.append("action = ?")
+                    params.append(action)
+                if pattern:
+                    ptype = pattern_type or rule["pattern_type"]
+                    validate_pattern(pattern, ptype)
+                    sets += ["pattern = ?", "pattern_type = ?"]
+                    params += [pattern, ptype]
+                if message:
+                    sets.append("message = ?")
+                    params.append(message)
+                params.append(eid)
+                store.execute(f"UPDATE enforcement_rules SET {', '.join(sets)} WHERE id = ?", params)
+            if content or scope:
+                entries.update(store, eid, content=content, scope=scope)
+            if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) != "active":
+                entries.update(store, eid, status="active")
+            store.execute("UPDATE corrections SET status='approved', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
+            audit.record(
+                store,
+                "promote",
+                entry_id=eid,
+                context=(row.get("statement") or "")[:300],
+                result="approved",
+                details={"correction_id": row["id"], "action": action, "pattern": pattern},
+            )
+        else:
+            promote(
+                store,
+                row,
+                action=action or "warn",
+                confirmed=True,
+                status="approved",
+                session_id=None,
+                strict=True,
+                sessions=len(corrections.session_ids(row)),
+                pattern=pattern,
+                pattern_type=pattern_type,
+                message=message,
+                scope=scope,
+                content=content,
+                no_rule=no_rule,
+            )
+        return corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+
+
+def reject(store, ref: str, reason: str | None = None) -> dict:
+    """Reject a correction or proposal: its rule is switched off and its entry archived, and it
+    is never proposed again (repeats still count)."""
+    from . import entries
+
+    with store.transaction():
+        row = corrections.resolve(store, ref)
+        eid = row["promoted_to"]
+        if eid and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (eid,)):
+            store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now_iso(), eid))
+            if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) == "active":
+                entries.archive(store, eid, reason=reason or "correction rejected in review")
+        store.execute("UPDATE corrections SET status='rejected', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
+        audit.record(
+            store,
+            "reject",
+            entry_id=eid,
+            context=(row.get("statement") or "")[:300],
+            result="rejected",
+            details={"correction_id": row["id"], "reason": redact_text(reason)[0] or None},
+        )
+        return corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+
+
+def edit(
+    store,
+    ref: str,
+    *,
+    what_was_wrong: str | None = None,
+    what_is_right: str | None = None,
+    statement: str | None = None,
+) -> dict:
+    """Correct what was detected. The key is recomputed so later repeats still match."""
+    from .capture.similar import correction_key
+
+    with store.transaction():
+        row = corrections.resolve(store, ref)
+        wrong = redact_text(what_was_wrong)[0].strip() if what_was_wrong is not None else row["what_was_wrong"]
+        right = redact_text(what_is_right)[0].strip() if what_is_right is not None else row["what_is_right"]
+        if statement is not None:
+            stmt = redact_text(statement)[0].strip()
+        elif what_was_wrong is not None or what_is_right is not None:
+            stmt = compose_statement(wrong, right)
+        else:
+            stmt = row.get("statement")
+        if not (wrong or right or stmt):
+            raise InvalidInput("a correction needs what was wrong, what is right, or a statement")
+        key = correction_key(wrong, right) if (wrong or right) else None
+        store.execute(
+            "UPDATE corrections SET what_was_wrong=?, what_is_right=?, statement=?, key=?, embedding=NULL WHERE id=?",
+            (wrong, right, stmt, key, row["id"]),
+        )
+        audit.record(
+            store,
+            "update",
+            entry_id=row["promoted_to"],
+            context=(stmt or "")[:300],
+            result="correction",
+            details={"correction_id": row["id"], "what_was_wrong": wrong, "what_is_right": right},
+        )
+        return corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+
+
+# --------------------------------------------------------------------------- scope requests
+
+
+def approve_scope(store, ref: str) -> dict:
+    """Let an agent's or a model's memory apply where it asked to."""
+    from . import provenance
+
+    return provenance.approve(store, ref)
+
+
+def reject_scope(store, ref: str) -> dict:
+    """Keep an agent's or a model's memory where it was written."""
+    from . import provenance
+
+    return provenance.reject(store, ref)
+
+
+# --------------------------------------------------------------------------- the agent's lessons
+
+
+def record_lesson(store, **kwargs) -> dict:
+    """Record a lesson the agent was taught (see :func:`.capture.lessons.record_lesson`); it
+    waits here for the person. Raises :class:`LessonRefused` when its quote is not the person's."""
+    from .capture.lessons import record_lesson as record
+
+    return record(store, **kwargs)
