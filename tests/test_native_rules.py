@@ -467,3 +467,33 @@ def test_a_copy_is_followed_while_no_rule_is_native_and_stops_after_uninstall(db
     assert not native_path("gemini").exists()
     _ok(run_cli("rules", "add", "No clean", "--pattern", "git clean -fdx", "-T", "command", "-a", "block", db=db_path))
     assert not native_path("gemini").exists() and not native_path("gemini").parent.exists()
+
+
+def test_install_keeps_the_confirmed_rules_native_for_that_agent_and_uninstall_takes_them_back(db_path):
+    """Installing into an agent is what asks for its native copy: a confirmed block rule is
+    there at once, a rule added later follows, and ``--no-native`` leaves the formats alone."""
+    settings = native_path("claude")
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"model": "opus"}')
+    original = settings.read_bytes()
+    add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    r = _ok(run_cli("install", "--no-mcp", "--no-model", db=db_path))
+    assert "1 confirmed rule(s) in its own rule format" in r.stderr
+    assert "Bash(git push --force:*)" in json.loads(settings.read_text())["permissions"]["deny"]
+    _ok(run_cli("install", "--agent", "codex", "--no-mcp", db=db_path))
+    assert '"--force"' in native_path("codex").read_text()
+    later = json.loads(
+        _ok(
+            run_cli(
+                "--json", "rules", "add", "Ask first", "--pattern", "rm -rf /", "-T", "command", "-a", "ask", db=db_path
+            )
+        ).stdout
+    )
+    assert "Bash(rm -rf /:*)" in json.loads(settings.read_text())["permissions"]["ask"], later
+    assert "rm" in native_path("codex").read_text()
+    _ok(run_cli("install", "--agent", "gemini", "--no-mcp", "--no-native", db=db_path))
+    assert not native_path("gemini").exists()
+    _ok(run_cli("uninstall", "--agent", "codex", db=db_path))
+    assert not native_path("codex").exists()
+    _ok(run_cli("uninstall", db=db_path))
+    assert json.loads(settings.read_bytes()) == json.loads(original)  # hooks and permissions gone

@@ -37,6 +37,10 @@ AGENT_HELP = (
     "gemini (~/.gemini/settings.json, hooks and MCP server)"
 )
 NO_MODEL_HELP = "Do not install the embedding model when it is missing (search then works by keywords)."
+NO_NATIVE_HELP = (
+    "Do not keep the confirmed rules in the agent's own rule format too (a second line of defence "
+    "that holds with hooks off; `memory-cli rules export --to AGENT --write` turns it on later)."
+)
 ENTRY_HELP = (
     "fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
     "quicker per tool call); console: the memory-cli console script"
@@ -50,11 +54,13 @@ def install(
     entry: Annotated[str, typer.Option("--entry", help=ENTRY_HELP)] = "fast",
     agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = "claude",
     no_model: Annotated[bool, typer.Option("--no-model", help=NO_MODEL_HELP)] = False,
+    no_native: Annotated[bool, typer.Option("--no-native", help=NO_NATIVE_HELP)] = False,
     json_: JsonOpt = False,
 ):
     """Merge memory-cli's hooks into a Claude Code (or Codex CLI, Gemini CLI) settings file and
-    register its MCP server (idempotent, backed up, shown as a diff); install the embedding model
-    when it is missing."""
+    register its MCP server (idempotent, backed up, shown as a diff); keep the confirmed rules in
+    that agent's native rule format too (user scope); install the embedding model when it is
+    missing."""
     from .. import install as lib
     from ..errors import InvalidInput
     from ..mcp import registration
@@ -77,6 +83,8 @@ def install(
             config = agent_mcp.codex_config_file(scope)
             changes.append((config, *agent_mcp.codex_plan(config, lib.executable(), state.db)))
         _report_all(lib, changes, dry_run, json_, "installed")
+        if scope == "user" and not no_native:
+            _add_native(agent, dry_run, json_)
         return
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
@@ -86,6 +94,8 @@ def install(
     if not no_mcp:
         changes.append(registration.plan(scope, lib.executable(), state.db))
     _report_all(lib, changes, dry_run, json_, "installed")
+    if scope == "user" and not no_native:
+        _add_native(agent, dry_run, json_)
     if not dry_run:  # the hooks' patterns compiled once now, not in the first prompts' hooks
         from ..capture.detect import warm_regex_cache
 
@@ -147,6 +157,32 @@ def uninstall(
     before = lib.load_settings(path)
     changes = [(path, before, lib.without_ours(before)), registration.plan(scope, lib.executable(), remove=True)]
     _report_all(lib, changes, dry_run, json_, "uninstalled")
+
+
+def _add_native(agent: str, dry_run: bool, json_: bool) -> None:
+    """The confirmed rules in the agent's own format, followed from now on (``native.sync``):
+    what holds if the agent runs with its hooks off. Nothing is written while no rule can be
+    exported, and ``uninstall`` removes exactly what was."""
+    import sys
+
+    from ..native import sync
+    from .common import open_store
+
+    with open_store() as store:
+        if dry_run:
+            out = sync.write(store, agent, dry_run=True)
+        else:
+            out = sync.enable(store, agent)
+        count = len({r["id"] for r in sync.export(store, agent)["native"]})
+    if out.get("changed") and not want_json(json_):
+        sys.stdout.write(out.get("diff") or "")
+    verb = "would keep" if dry_run else "keeps"
+    print(
+        f"memory-cli: {agent} {verb} {count} confirmed rule(s) in its own rule format"
+        + (f" ({out['path']})" if count else "; later ones follow")
+        + ", so they hold with its hooks off",
+        file=sys.stderr,
+    )
 
 
 def _remove_native(agent: str, dry_run: bool, json_: bool) -> None:
