@@ -61,7 +61,9 @@ def user_prompt_submit(ctx, resp) -> None:
         if not read_turn:
             from .agent_turn import read
 
-            read_turn.append(read(ctx.payload.get("transcript_path"), prompt))
+            from .denied import mark_turn
+
+            read_turn.append(mark_turn(ctx.store, ctx.session_id, read(ctx.payload.get("transcript_path"), prompt)))
         return read_turn[0]
 
     detection = detect(prompt, turn)

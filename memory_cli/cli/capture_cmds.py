@@ -163,7 +163,7 @@ def review(
         items = corr.list_corrections(store, status="all", limit=1000) if all_ else corr.review_queue(store)
         from ..replay.proposals import attach
 
-        attach(items)
+        attach(items, store=store)
         requests = [_scope_item(r) for r in provenance.pending(store)]
         interactive = not list_ and not want_json(json_) and sys.stdin.isatty() and sys.stdout.isatty()
         if not interactive:
@@ -197,7 +197,7 @@ def _replay_offer(store, ref: str) -> dict | None:
         )
     if row["status"] not in ("pending", "promoted"):
         return None
-    attach([item])
+    attach([item], store=store)
     return item.get("replay")
 
 

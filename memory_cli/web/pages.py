@@ -359,7 +359,7 @@ def review_page(request: Request, store=Depends(deps.get_store)):
     from ..replay.proposals import attach
     from ..rules.proof import retire_candidates
 
-    items = attach(corr.review_queue(store))
+    items = attach(corr.review_queue(store), store=store)
     requests = [dict(r, written_by=provenance.describe(r["origin"])) for r in provenance.pending(store)]
     recent = [
         c for c in corr.list_corrections(store, status="all", limit=30) if c["status"] in ("approved", "rejected")
@@ -388,7 +388,7 @@ def review_replay(request: Request, correction_id: str, form: dict = Depends(for
         return render(request, "_review_replay.html", replay=None, item=item)
     rule = dict(base, pattern=pattern, pattern_type=form.get("pattern_type") or base.get("pattern_type") or "command")
     with deps.field("pattern"):
-        replay = evidence(rule, instances_of(item), History(), said_in(item))
+        replay = evidence(rule, instances_of(item), History(store=store), said_in(item))
     return render(request, "_review_replay.html", replay=replay, item=item)
 
 
