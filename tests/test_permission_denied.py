@@ -158,3 +158,21 @@ def test_replay_counts_a_refused_call_as_corrected(hook, db_path, isolated_env):
     assert [c.tool_input["command"] for c in session.calls if id(c) in corrected] == ["rm -rf build"]
     # without the store's record the transcript alone does not say the call was refused
     assert History(str(home), ["claude"]).corrected([]) == set()
+
+
+def test_doctor_reports_an_install_from_before_the_event_and_uninstall_leaves_theirs(claude_dir, db_path):
+    from conftest import run_cli
+
+    settings = claude_dir / "settings.json"
+    theirs = {"hooks": {"PermissionDenied": [{"hooks": [{"type": "command", "command": "notify-send denied"}]}]}}
+    settings.write_text(json.dumps(theirs))
+    assert run_cli("install").returncode == 0
+    data = json.loads(settings.read_text())
+    old = dict(data, hooks={k: v for k, v in data["hooks"].items() if k != "PermissionDenied"})
+    settings.write_text(json.dumps(old))  # as an install made before the event was registered
+    checks = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)["checks"]
+    [hooks] = [c for c in checks if c["name"] == "hooks (user)"]
+    assert hooks["status"] == "warn" and "missing PermissionDenied" in hooks["detail"]
+    settings.write_text(json.dumps(theirs))
+    assert run_cli("install").returncode == 0 and run_cli("uninstall").returncode == 0
+    assert json.loads(settings.read_text()) == theirs
