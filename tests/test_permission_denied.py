@@ -113,7 +113,7 @@ def test_the_prompt_after_a_denied_call_is_stored_as_correcting_that_call(hook, 
 
 
 def test_a_denial_in_another_session_or_of_another_call_marks_nothing(db_path, tmp_path, hook):
-    t = _turn_transcript(tmp_path / "s.jsonl", [("toolu_A", "rm -rf build", False)])
+    t = _turn_transcript(tmp_path / "s.jsonl", [("toolu_A", "rm -rf build", True)])
     hook("PermissionDenied", _denied(session="other", call_id="toolu_A"))
     hook("PermissionDenied", _denied(session="s1", call_id="toolu_Z"))
     with Store.open(db_path) as s:

@@ -61,7 +61,8 @@ def mark_turn(store, session_id: str, turn):
     """``turn`` (an :class:`.agent_turn.AgentTurn`, or None) with ``rejected`` set and
     ``denied`` naming the call when one of its calls was refused in the permission check (a
     ``permission_denied`` row of this session names its id)."""
-    if turn is None or not getattr(turn, "found", False) or not turn.calls:
+    # a refused call answers with an error result: a turn without one needs no look at the store
+    if turn is None or not getattr(turn, "found", False) or not turn.calls or not turn.errors:
         return turn
     ids = _recent_ids(store, session_id)
     hit = [cid for cid in turn.calls if cid in ids]
