@@ -36,6 +36,7 @@ EVENTS: dict[str, tuple[str | None, int, str]] = {
     "PreToolUse": (TOOL_MATCHER, 5, "block or warn on known-bad actions"),
     "PostToolUse": (TOOL_MATCHER, 5, "verify results against rules"),
     "PostToolUseFailure": (TOOL_MATCHER, 5, "offer past solutions to similar errors"),
+    "PermissionDenied": (None, 5, "keep calls auto mode refused as correction signals"),
     "PreCompact": (None, 10, "re-sync pinned rules into CLAUDE.md"),
     "Stop": (None, 10, "store [MEMORY:...] markers from the assistant's text"),
     "SessionEnd": (None, 5, "hand decay, backups and log retention to a detached process"),

@@ -44,12 +44,13 @@ def corrections_by_status(store, *, status: str | None = None, limit: int = 100)
     return corrections.list_corrections(store, status=status, limit=limit)
 
 
-def with_replay(items: list[dict]) -> list[dict]:
+def with_replay(items: list[dict], store=None) -> list[dict]:
     """Each item that has a rule gets its ``replay``: where that rule would have fired in the
-    person's recorded sessions, and what to offer (a gate, a narrower pattern, a reminder)."""
+    person's recorded sessions, and what to offer (a gate, a narrower pattern, a reminder);
+    ``store``: where the calls the permission check refused are recorded."""
     from .replay.proposals import attach
 
-    return attach(items)
+    return attach(items, store=store)
 
 
 def scope_requests(store) -> list[dict]:
@@ -134,7 +135,7 @@ def replay_offer(store, ref: str) -> dict | None:
         return None
     if item["status"] not in ("pending", "promoted"):
         return None
-    with_replay([item])
+    with_replay([item], store)
     return item.get("replay")
 
 

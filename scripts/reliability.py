@@ -40,6 +40,7 @@ EVENTS = [
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
+    "PermissionDenied",
     "Stop",
     "PreCompact",
     "SessionEnd",
@@ -111,6 +112,9 @@ def payload(event: str, cwd: str, **fields) -> dict:
         ),
         "PostToolUseFailure": dict(
             tool_name="Bash", tool_input={"command": "ls"}, error="failed", is_interrupt=False, tool_use_id="t"
+        ),
+        "PermissionDenied": dict(
+            tool_name="Bash", tool_input={"command": "ls"}, tool_use_id="t", reason="Permission denied"
         ),
         "UserPromptSubmit": dict(prompt="how do I run the tests?"),
         "SessionStart": dict(source="startup", model="claude-sonnet-4-5"),

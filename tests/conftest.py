@@ -312,6 +312,14 @@ def payload(event: str, *, cwd: str = "/home/u/proj", session_id: str = "abc123"
             is_interrupt=False,
             tool_use_id="toolu_01ABC",
         )
+    elif event == "PermissionDenied":  # auto mode's permission check refused the call
+        base.update(
+            permission_mode="auto",
+            tool_name="Bash",
+            tool_input={"command": "rm -rf build", "description": "clean"},
+            tool_use_id="toolu_01ABC",
+            reason="Permission denied",
+        )
     elif event == "UserPromptSubmit":
         base.update(prompt="hello")
     elif event == "SessionStart":

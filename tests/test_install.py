@@ -113,6 +113,7 @@ def test_plugin_and_example_files_match_install_table():
             "PreToolUse",
             "PostToolUse",
             "PostToolUseFailure",
+            "PermissionDenied",
             "PreCompact",
             "Stop",
             "SessionEnd",

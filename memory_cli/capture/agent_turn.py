@@ -5,8 +5,9 @@ that read as a correction only beside what the agent just did: "no" after "Shoul
 branch?" answers a question; "no" after "Fixed! All tests pass" rejects the work. The words alone
 cannot tell these apart, so detection also reads the agent's last turn from the transcript Claude
 Code names in every hook payload: its last words, the tools it called, whether it edited files,
-whether a call failed or was rejected by the person, whether the person interrupted it, and
-whether it ended by asking something.
+whether a call failed or was rejected by the person (in the permission prompt, or refused by
+the permission check: :mod:`.denied`), whether the person interrupted it, and whether it ended
+by asking something.
 
 Standard library only, and cheap: the transcript is read backwards from its end (the turn being
 answered is the last one) and at most :data:`MAX_BYTES` of it; tool results are never parsed, only
@@ -36,7 +37,18 @@ class AgentTurn:
     """The agent's last turn before a prompt. ``found`` is False when there was none (the
     session's first prompt); :func:`read` gives None instead when there is no transcript."""
 
-    __slots__ = ("found", "text", "tools", "last_input", "edited", "errors", "rejected", "interrupted")
+    __slots__ = (
+        "found",
+        "text",
+        "tools",
+        "last_input",
+        "edited",
+        "errors",
+        "rejected",
+        "interrupted",
+        "calls",
+        "denied",
+    )
 
     def __init__(self) -> None:
         self.found = False
@@ -47,6 +59,9 @@ class AgentTurn:
         self.errors = 0
         self.rejected = False
         self.interrupted = False
+        # its tool calls by id (what a PermissionDenied names): "Tool: input in one line"
+        self.calls: dict[str, str] = {}
+        self.denied = ""  # the call the permission check refused, as in ``calls`` (:mod:`.denied`)
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -54,7 +69,9 @@ class AgentTurn:
     def context_line(self, limit: int = 400) -> str:
         """One line for a correction's ``context`` column: the agent's last tool call, or
         failing that its last words ("" when there was no turn)."""
-        if self.tools:
+        if self.denied:
+            text = f"after {self.denied} (refused by the permission check)"
+        elif self.tools:
             text = f"after {self.tools[-1]}: {self.last_input}".rstrip(": ")
         elif self.text:
             text = "after the reply: " + " ".join(self.text.split())
@@ -136,9 +153,12 @@ def from_lines(lines_newest_first, prompt: str | None = None) -> AgentTurn:
         for block in reversed(blocks(rec)):
             kind = block.get("type")
             if kind == "tool_use" and isinstance(block.get("name"), str):
+                said = _one_line(block.get("input"))
                 if not turn.tools:
-                    turn.last_input = _one_line(block.get("input"))
+                    turn.last_input = said
                 turn.tools.append(block["name"])
+                if isinstance(block.get("id"), str) and block["id"]:
+                    turn.calls[block["id"]] = f"{block['name']}: {said}".rstrip(": ")
                 if block["name"] in _EDIT_TOOLS:
                     turn.edited = True
             elif kind == "text" and isinstance(block.get("text"), str) and len(texts) < 4:

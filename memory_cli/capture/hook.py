@@ -61,7 +61,12 @@ def user_prompt_submit(ctx, resp) -> None:
         if not read_turn:
             from .agent_turn import read
 
-            read_turn.append(read(ctx.payload.get("transcript_path"), prompt))
+            said = read(ctx.payload.get("transcript_path"), prompt)
+            if said is not None and said.errors:  # a call auto mode refused answers with an error
+                from .denied import mark_turn
+
+                said = mark_turn(ctx.store, ctx.session_id, said)
+            read_turn.append(said)
         return read_turn[0]
 
     detection = detect(prompt, turn)

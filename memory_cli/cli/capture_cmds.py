@@ -159,7 +159,7 @@ def review(
                 verb = "approved" if approve else "rejected"
                 print(f"{verb} {short(result['id'])}: {result['statement']}{_rule_text(result)}")
             return
-        items = rv.with_replay(rv.pending(store, every_correction=all_))
+        items = rv.with_replay(rv.pending(store, every_correction=all_), store)
         requests = [rv.scope_item(r) for r in rv.scope_requests(store)]
         interactive = not list_ and not want_json(json_) and sys.stdin.isatty() and sys.stdout.isatty()
         if not interactive:

@@ -16,7 +16,7 @@ def hook(
         str,
         typer.Argument(
             help="SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
-            "PostToolUseFailure, PreCompact, Stop or SessionEnd (with --agent: that agent's own event name)"
+            "PostToolUseFailure, PermissionDenied, PreCompact, Stop or SessionEnd (with --agent: that agent's own event name)"
         ),
     ],
     agent: Annotated[

@@ -35,6 +35,13 @@ EVENTS: dict[str, dict] = {
         "is_interrupt": (bool, False),
         "tool_use_id": (str, False),
     },
+    "PermissionDenied": {
+        "tool_name": (str, True),
+        "tool_input": (dict, True),
+        "tool_use_id": (str, False),
+        "reason": (str, False),
+        "mcp_server": (object, False),
+    },
     "PreCompact": {"trigger": (str, False), "custom_instructions": ((str, type(None)), False)},
     "Stop": {"stop_hook_active": (bool, False), "last_assistant_message": ((str, type(None)), False)},
     "SessionEnd": {"reason": (str, False)},

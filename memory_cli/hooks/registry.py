@@ -32,6 +32,8 @@ HANDLERS: dict[str, list[str]] = {
         "memory_cli.retrieval.hook:post_tool_use_failure",
         "memory_cli.incidents.hook:post_tool_use_failure",
     ],
+    # A call auto mode's permission check refused: kept as a signal for capture, replay and proof
+    "PermissionDenied": ["memory_cli.capture.denied:permission_denied"],
     "PreCompact": ["memory_cli.maintenance.hook:pre_compact"],
     "Stop": ["memory_cli.capture.hook:stop", "memory_cli.rules.hook:stop"],
     "SessionEnd": ["memory_cli.maintenance.hook:session_end", "memory_cli.team.hook:session_end"],

@@ -39,6 +39,7 @@ HARD_DEADLINE_S = {
     "PreToolUse": 4.5,
     "PostToolUse": 4.5,
     "PostToolUseFailure": 4.5,
+    "PermissionDenied": 4.5,
     "UserPromptSubmit": 6.0,
     "SessionStart": 8.0,
     "Stop": 8.0,

@@ -24,7 +24,8 @@ class RecordedCall:
     ``agent_tool`` the agent's own name. ``turn``: how many prompts the person had typed in the
     session before it. ``rejected``: the person declined it in the permission prompt;
     ``interrupted``: the person stopped the turn while or after it ran (the last call before
-    Claude Code's "[Request interrupted by user]")."""
+    Claude Code's "[Request interrupted by user]"); ``denied``: the permission check refused
+    it (a ``permission_denied`` audit row of the PermissionDenied hook names its id)."""
 
     agent: str
     session_id: str
@@ -38,6 +39,7 @@ class RecordedCall:
     rejected: bool = False
     path: str = ""
     interrupted: bool = False
+    denied: bool = False
 
 
 @dataclass

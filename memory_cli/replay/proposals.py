@@ -4,8 +4,9 @@ the calls the person let pass, and what to offer when it would fire on the secon
 The corrected calls of a correction are the tool calls its session made in the turn the person
 corrected: those after the prompt before the correcting one, up to it (the correcting prompt is
 the one saying what capture stored, else the one recorded closest to when capture saw it), and
-any call the person declined in the permission prompt or stopped with an interruption: the
-agents' own "that was wrong" signals. Every other recorded call is one the person let pass.
+any call the person declined in the permission prompt or stopped with an interruption, and any
+call the permission check refused (the PermissionDenied hook's ``permission_denied`` audit rows,
+matched by call id): the agents' own "that was wrong" signals. Every other recorded call is one the person let pass.
 
 A proposal that fires on let-pass calls is narrowed when a pattern with one more word of the
 corrected calls (a flag or a plain word they all share) still catches every corrected call it
@@ -39,9 +40,16 @@ def _epoch(ts: str | None) -> float | None:
 class History:
     """The sessions on this machine, read once for a whole review."""
 
-    def __init__(self, home: str | None = None, agents=None):
+    def __init__(self, home: str | None = None, agents=None, store=None):
         self.sessions: list[Session] = list(run.sessions(home, agents, cache=True))
         self.by_id = {s.session_id: s for s in self.sessions}
+        from ..capture.denied import denied_call_ids
+
+        # set on every call: the sessions may be the cached ones of an earlier History
+        ids = denied_call_ids(store)
+        for s in self.sessions:
+            for c in s.calls:
+                c.denied = bool(c.call_id) and c.call_id in ids
 
     def corrected(self, instances: list[tuple[str, str]], said: list[str] = ()) -> set[int]:
         """``id()`` of the calls corrected by ``instances`` ((session id, when seen) pairs);
@@ -49,7 +57,7 @@ class History:
         otherwise)."""
         out: set[int] = set()
         for s in self.sessions:
-            out.update(id(c) for c in s.calls if c.rejected or c.interrupted)
+            out.update(id(c) for c in s.calls if c.rejected or c.interrupted or c.denied)
         for sid, when in instances:
             s = self.by_id.get(sid)
             if s is None:
@@ -160,6 +168,7 @@ def _example(call: RecordedCall) -> dict:
         "call": redact(str(subject)[:200])[0],
         "declined": call.rejected,
         "interrupted": call.interrupted,
+        "denied": call.denied,
     }
 
 
@@ -247,12 +256,13 @@ def rule_of(item: dict) -> dict | None:
     return rule
 
 
-def attach(items: list[dict], history: History | None = None) -> list[dict]:
-    """Each review item with a rule gets its ``replay`` (see :func:`evidence`)."""
+def attach(items: list[dict], history: History | None = None, store=None) -> list[dict]:
+    """Each review item with a rule gets its ``replay`` (see :func:`evidence`); ``store``: where
+    the calls the permission check refused are recorded."""
     wanted = [i for i in items if rule_of(i) is not None and i.get("item") in ("proposal", "correction", None)]
     if not wanted:
         return items
-    history = history or History()
+    history = history or History(store=store)
     for item in wanted:
         try:
             item["replay"] = evidence(rule_of(item), instances_of(item), history, said_in(item))

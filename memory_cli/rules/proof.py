@@ -4,7 +4,9 @@ Per rule: the times it fired in a hook, by action; ``obeyed`` (a block after whi
 next call in the session was not the same blocked call again, and the session went on);
 ``repeated`` (it was: the agent tried the same call again); ``overridden`` (an ask the person
 allowed: the session's next tool event after the ask is the PostToolUse of that tool);
-``declined`` (an ask after which the call never ran); ``violated`` (``verify_fail``: a call that
+``declined`` (an ask after which the call never ran: the person said no, or the session's next
+tool event is the PermissionDenied of that tool, auto mode's permission check refusing it for
+the person); ``violated`` (``verify_fail``: a call that
 went through and broke the rule, seen after the fact); first and last fired; which agents.
 
 Only decisions a hook made count: rows written by the hooks carry ``hook_event``; dry runs
@@ -115,7 +117,7 @@ def _subject(row) -> str | None:
 
 
 def _after(rows: list, i: int) -> str | None:
-    """``ran`` (the tool's PostToolUse came next), ``repeated`` (the next call fired the same
+    """``ran`` (the tool's PostToolUse came next), ``denied`` (its PermissionDenied did), ``repeated`` (the next call fired the same
     rule on the same text), ``moved_on``, or None (nothing happened after it in the session)."""
     fired = rows[i]
     j = i + 1
@@ -126,12 +128,11 @@ def _after(rows: list, i: int) -> str | None:
     if not later:
         return None
     first_tool_event = next((r for r in later if r["action"] in ("hook", "hook_error")), None)
-    if (
-        first_tool_event is not None
-        and first_tool_event["hook_event"] == "PostToolUse"
-        and first_tool_event["context"] == fired["context"]
-    ):
-        return "ran"
+    if first_tool_event is not None and first_tool_event["context"] == fired["context"]:
+        if first_tool_event["hook_event"] == "PostToolUse":
+            return "ran"
+        if first_tool_event["hook_event"] == "PermissionDenied":
+            return "denied"
     subject = _subject(fired)
     for r in later:
         if r["action"] == fired["action"] and r["entry_id"] == fired["entry_id"] and _subject(r) == subject:

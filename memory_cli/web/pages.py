@@ -355,7 +355,7 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 def review_page(request: Request, store=Depends(deps.get_store)):
     from ..rules.proof import retire_candidates
 
-    items = review.with_replay(review.pending(store))
+    items = review.with_replay(review.pending(store), store)
     requests = [dict(r, written_by=review.written_by(r["origin"])) for r in review.scope_requests(store)]
     recent = [
         c
