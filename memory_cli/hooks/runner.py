@@ -65,10 +65,17 @@ def main(
     stdout=None,
     agent: str | None = None,
     config_override: str | None = None,
+    own_process: bool | None = None,
 ) -> int:
     """Answer one hook call. ``agent`` names the coding agent calling (``claude`` when None);
     for another agent ``event`` is that agent's own event name (see :mod:`.agents`).
-    ``db_override``/``config_override`` are what the installed command pins (see :mod:`.pinning`)."""
+    ``db_override``/``config_override`` are what the installed command pins (see :mod:`.pinning`).
+    ``own_process``: this call is the whole process (a hook started by the agent), so its hard
+    deadline may end it; by default, when it answers on the process's own stdin and stdout. A
+    caller that hands it streams (a test, an embedding program) keeps its process whatever the
+    hook's clock says."""
+    if own_process is None:
+        own_process = stdin is None and stdout is None
     started = time.perf_counter()
     _answer["begun"] = False
     agent = agent or "claude"
@@ -91,7 +98,7 @@ def main(
         if pin.skip:
             return 0  # MEMORY_CLI_DB="": a silent no-op (a pinned command still enforces its rules)
         db_override = pin.db or db_override
-        errlog = _arm_watchdog(event, stdout)
+        errlog = _arm_watchdog(event, stdout) if own_process else None
         if _is_tty(stdin):
             sys.stderr.write("memory-cli hook: Claude Code sends the event JSON on stdin; nothing to do\n")
             return 0
