@@ -154,7 +154,7 @@ def apply_schema(store) -> None:
 
     Entries loaded from repository files get ``repo:<root>`` and the scope of that root (they
     were scoped by folder name, which matched every clone of that name)."""
-    import json
+    from . import kvstate
 
     store.execute("ALTER TABLE memory_entries ADD COLUMN origin TEXT NOT NULL DEFAULT 'person'")
     store.execute("ALTER TABLE memory_entries ADD COLUMN requested_scope TEXT")
@@ -162,11 +162,10 @@ def apply_schema(store) -> None:
         if source != "repo":
             store.execute("UPDATE memory_entries SET origin = ? WHERE source = ?", (origin, source))
     store.execute("UPDATE memory_entries SET origin = 'repo:' WHERE source = 'repo'")
-    for r in store.rows("SELECT key, value FROM kv WHERE key >= 'sharing.file:' AND key < 'sharing.file;'"):
-        root = r["key"][len("sharing.file:") :]
+    for root, state in kvstate.with_prefix(store, "sharing.file:").items():
         try:
-            ids = json.loads(r["value"]).get("ids") or []
-        except (ValueError, AttributeError):
+            ids = state.get("ids") or []
+        except AttributeError:
             continue
         for eid in ids:
             store.execute(

@@ -262,7 +262,7 @@ def test_dry_run_stores_nothing_and_keeps_the_position(store, cfg, api, transcri
 
 def test_queued_transcripts_are_summarised_once(store, cfg, api, transcript, tmp_path):
     from memory_cli.llm.queue import PENDING_KEY
-    from memory_cli.maintenance import kvstate
+    from memory_cli import kvstate
 
     api([tool("save_memories", GOOD)])
     kvstate.put(store, PENDING_KEY + str(transcript), {"session_id": "s-1", "project": PROJECT})

@@ -205,7 +205,7 @@ def test_entries_loaded_before_provenance_are_bound_to_their_checkout_by_the_mig
     and scope, and the person's, the agent's and the team's entries their origins."""
     from memory_cli import provenance
     from memory_cli.db import Store
-    from memory_cli.maintenance import kvstate
+    from memory_cli import kvstate
 
     with Store.open(db_path) as s:
         s.execute("DROP INDEX idx_entries_requested")

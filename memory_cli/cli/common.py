@@ -226,7 +226,7 @@ def note_shared(store) -> None:
     except InvalidInput as err:
         sys.stderr.write(f"memory-cli: {err}\n")
         return
-    from ..maintenance import kvstate
+    from .. import kvstate
 
     loaded = (kvstate.get(store, KV_PREFIX + root) or {}).get("hash")
     if data is not None and loaded != repo_file.digest(data):

@@ -354,7 +354,7 @@ def maintenance_run(
 def maintenance_status(json_: JsonOpt = False):
     """When maintenance last ran, whether it is running, and the end of its log."""
     from ..maintenance import detached
-    from ..maintenance.locks import open_lock_file, try_lock_fd
+    from ..locks import open_lock_file, try_lock_fd
     from ..paths import run_dir
 
     db = db_path()

@@ -12,7 +12,7 @@ def doctor_checks(store, settings) -> list[dict]:
     from memory_cli.llm import providers
     from memory_cli.llm.compact import scopes_over_limit
     from memory_cli.llm.queue import PENDING_KEY
-    from memory_cli.maintenance import kvstate
+    from memory_cli import kvstate
 
     section = llm_config.llm_section(settings)
     name = section.get("provider") or "none"

@@ -25,7 +25,7 @@ def enqueue_from_hook(ctx) -> bool:
         return False
     from memory_cli import scope as scopes
     from memory_cli.db import LockBusy
-    from memory_cli.maintenance import kvstate
+    from memory_cli import kvstate
 
     key = PENDING_KEY + os.path.realpath(path)
     value = {

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_cli.maintenance import claudemd, kvstate
+from memory_cli import kvstate
+from memory_cli.maintenance import claudemd
 
 AGENT_FILES = {"codex": "AGENTS.md", "gemini": "GEMINI.md"}
 FILE_KEY = "pins.agentfile."

@@ -7,7 +7,8 @@ from datetime import datetime, timezone
 
 
 def doctor_checks(store, settings) -> list[dict]:
-    from memory_cli.maintenance import backup, claudemd, detached, kvstate, pins
+    from memory_cli import kvstate
+    from memory_cli.maintenance import backup, claudemd, detached, pins
     from memory_cli.maintenance.tasks import backups_dir
     from memory_cli.paths import run_dir
 

@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 
 from ..errors import InvalidInput
-from ..maintenance import kvstate
+from .. import kvstate
 from .select import NativeRule
 
 AGENT = "claude"

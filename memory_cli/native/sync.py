@@ -11,7 +11,7 @@ that no longer matches the store (:func:`drift`).
 from __future__ import annotations
 
 from ..errors import InvalidInput
-from ..maintenance import kvstate
+from .. import kvstate
 from . import claude, codex, files, gemini, select
 
 FORMATS = {"claude": claude, "codex": codex, "gemini": gemini}

@@ -21,7 +21,7 @@ import os
 from .. import audit, entries, provenance
 from .. import scope as scopes
 from ..errors import InvalidInput
-from ..maintenance import kvstate
+from .. import kvstate
 from ..rules import api as rules_api
 from . import KV_PREFIX, path_for, repo_file
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import audit, entries
 from ..errors import InvalidInput
-from ..maintenance import kvstate
+from .. import kvstate
 from ..util import now_iso
 from . import server, sync
 from .server import TeamUnavailable

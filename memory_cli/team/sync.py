@@ -26,7 +26,7 @@ import hashlib
 import json
 
 from .. import audit, entries, provenance
-from ..maintenance import kvstate
+from .. import kvstate
 from ..redact import redact
 from ..rules import api as rules_api
 from ..util import now_iso
