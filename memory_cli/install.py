@@ -82,10 +82,10 @@ def launcher_paths(python: str | None = None) -> list[str]:
     package's own parent and the environment's site-packages): what ``site`` adds for this
     interpreter (site-packages and ``.pth`` entries, as they are now) plus where ``apsw``
     lives, in ``site``'s order. The launcher then never needs ``site`` itself."""
-    from .hooks.entry import _env_prefix, _site_packages
+    from .launcher import env_prefix, site_packages
 
     python = python or sys.executable
-    own = {os.path.dirname(os.path.dirname(launcher_script())), _site_packages(_env_prefix())}
+    own = {os.path.dirname(os.path.dirname(launcher_script())), site_packages(env_prefix())}
     bare = _isolated_sys_path(python, with_site=False)
     full = _isolated_sys_path(python, with_site=True)
     wanted = [p for p in (full or []) if bare is None or p not in bare]
