@@ -25,7 +25,6 @@ import apsw
 
 from .errors import StoreRefused
 
-APPLICATION_ID = 0x4D454D43  # "MEMC": marks a file as a memory-cli database
 BUSY_TIMEOUT_MS = 10_000
 # Beside the store: the folder of writes hooks could not make while another process held the
 # write lock (memory_cli.spool), and the audit-only file of earlier versions. Named here so a

@@ -15,7 +15,8 @@ import apsw
 import pytest
 
 from memory_cli import entries, migrations
-from memory_cli.db import APPLICATION_ID, Store
+from memory_cli.db import Store
+from memory_cli.migrations import APPLICATION_ID
 from memory_cli.errors import InvalidInput, StoreRefused
 from memory_cli.maintenance import backup
 

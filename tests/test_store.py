@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from memory_cli import entries, migrations
-from memory_cli.db import APPLICATION_ID, Store
+from memory_cli.db import Store
+from memory_cli.migrations import APPLICATION_ID
 from memory_cli.errors import StoreRefused
 
 

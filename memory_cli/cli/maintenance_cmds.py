@@ -277,7 +277,7 @@ def restore(
 ):
     """Replace the database with a backup: checked first; the current one is saved before."""
     from .. import audit, migrations
-    from ..db import APPLICATION_ID
+    from ..migrations import APPLICATION_ID
     from ..maintenance import backup
 
     s = settings()
