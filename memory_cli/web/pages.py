@@ -40,15 +40,18 @@ FILTER_KEYS = (
 )
 
 
-def render(request: Request, name: str, **ctx) -> HTMLResponse:
-    from . import app as app_mod
+# Shipped copies of the front-end libraries (pinned; see docs/web.md for versions and licences).
+HTMX = "htmx-2.0.11.min.js"
+CHARTJS = "chart-4.6.1.umd.min.js"
 
+
+def render(request: Request, name: str, **ctx) -> HTMLResponse:
     cfg = request.app.state.config
     ctx.update(
         request=request,
         csrf=request.app.state.csrf,
-        htmx=app_mod.HTMX,
-        chartjs=app_mod.CHARTJS,
+        htmx=HTMX,
+        chartjs=CHARTJS,
         refresh_seconds=cfg.refresh_seconds,
         floor=cfg.injection_floor,
         nav=ctx.get("nav"),
