@@ -110,7 +110,7 @@ def review(
     asked to apply more widely than their project: approve, reject, edit or skip.
 
     Interactive on a terminal; scriptable with --list, --approve ID and --reject ID."""
-    from .. import provenance
+    from .. import scope_requests
     from ..capture import corrections as corr
 
     if approve and reject:
@@ -121,7 +121,7 @@ def review(
         if (approve or reject) and _scope_request(store, approve or reject):
             if any(v is not None for v in (action, pattern, pattern_type, message, scope)):
                 raise InvalidInput("a memory's wider scope is approved or rejected as asked; no other options")
-            entry = provenance.approve(store, approve) if approve else provenance.reject(store, reject)
+            entry = scope_requests.approve(store, approve) if approve else scope_requests.reject(store, reject)
             if want_json(json_):
                 emit_json(entry)
             elif approve:
@@ -164,7 +164,7 @@ def review(
         from ..replay.proposals import attach
 
         attach(items)
-        requests = [_scope_item(r) for r in provenance.pending(store)]
+        requests = [_scope_item(r) for r in scope_requests.pending(store)]
         interactive = not list_ and not want_json(json_) and sys.stdin.isatty() and sys.stdout.isatty()
         if not interactive:
             if want_json(json_):
@@ -222,7 +222,7 @@ def _print_replay(replay: dict | None, indent: str = "  ") -> None:
 
 def _scope_request(store, ref: str) -> bool:
     """Is ``ref`` a memory waiting for a wider scope (and not a correction)?"""
-    from .. import provenance
+    from .. import scope_requests
     from ..capture import corrections as corr
     from ..errors import NotFound
 
@@ -232,7 +232,7 @@ def _scope_request(store, ref: str) -> bool:
     except NotFound:
         pass
     try:
-        provenance._pending_row(store, ref)
+        scope_requests.pending_row(store, ref)
     except NotFound:
         return False
     return True
@@ -255,7 +255,7 @@ def _scope_item(row: dict) -> dict:
 
 
 def _interactive_requests(store, requests: list[dict]) -> None:
-    from .. import provenance
+    from .. import scope_requests
 
     for n, r in enumerate(requests, 1):
         where = r["scope"] if r["status"] == "active" else "nowhere yet (no project)"
@@ -269,10 +269,10 @@ def _interactive_requests(store, requests: list[dict]) -> None:
             print()
             return
         if choice in ("a", "approve"):
-            provenance.approve(store, r["id"])
+            scope_requests.approve(store, r["id"])
             print(f"Approved: it now applies in {r['requested_scope']}.")
         elif choice in ("r", "reject"):
-            provenance.reject(store, r["id"])
+            scope_requests.reject(store, r["id"])
             print("Rejected; it stays where it was written.")
         elif choice in ("q", "quit"):
             return

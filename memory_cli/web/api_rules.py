@@ -180,20 +180,20 @@ def api_reject(correction_id: str, body: Optional[RejectIn] = None, store=Depend
 
 @router.get("/scope-requests", summary="Agent and model memories asking to apply beyond their project")
 def api_scope_requests(store=Depends(deps.get_store)):
-    from .. import provenance
+    from .. import scope_requests
 
-    return provenance.pending(store)
+    return scope_requests.pending(store)
 
 
 @router.post("/scope-requests/{entry_id}/approve", summary="Let it apply where it asked to")
 def api_scope_approve(entry_id: str, store=Depends(deps.get_store)):
-    from .. import provenance
+    from .. import scope_requests
 
-    return provenance.approve(store, entry_id)
+    return scope_requests.approve(store, entry_id)
 
 
 @router.post("/scope-requests/{entry_id}/reject", summary="Keep it where it was written")
 def api_scope_reject(entry_id: str, store=Depends(deps.get_store)):
-    from .. import provenance
+    from .. import scope_requests
 
-    return provenance.reject(store, entry_id)
+    return scope_requests.reject(store, entry_id)

@@ -357,13 +357,13 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 # ------------------------------------------------------------------------------- review
 @router.get("/review", response_class=HTMLResponse)
 def review_page(request: Request, store=Depends(deps.get_store)):
-    from .. import provenance
+    from .. import provenance, scope_requests
 
     from ..replay.proposals import attach
     from ..rules.proof import retire_candidates
 
     items = attach(corr.review_queue(store))
-    requests = [dict(r, written_by=provenance.describe(r["origin"])) for r in provenance.pending(store)]
+    requests = [dict(r, written_by=provenance.describe(r["origin"])) for r in scope_requests.pending(store)]
     recent = [
         c for c in corr.list_corrections(store, status="all", limit=30) if c["status"] in ("approved", "rejected")
     ][:10]
@@ -398,12 +398,12 @@ def review_replay(request: Request, correction_id: str, form: dict = Depends(for
 @router.post("/ui/review-scope/{entry_id}/{verb}", response_class=HTMLResponse)
 def review_scope_verb(request: Request, entry_id: str, verb: str, store=Depends(deps.get_store)):
     """Let an agent's or a model's memory apply where it asked to, or keep it where it was written."""
-    from .. import provenance
+    from .. import scope_requests
 
     if verb == "approve":
-        entry = provenance.approve(store, entry_id)
+        entry = scope_requests.approve(store, entry_id)
     elif verb == "reject":
-        entry = provenance.reject(store, entry_id)
+        entry = scope_requests.reject(store, entry_id)
     else:
         raise NotFound(f"no review action {verb!r}")
     return render(request, "_scope_done.html", entry=entry, verb=verb)
