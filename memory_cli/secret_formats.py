@@ -18,16 +18,25 @@ costs one case fold and a substring search per keyword. Standard library only.
 
 from __future__ import annotations
 
+import math
 import os
 
-from .redact import _entropy  # one Shannon entropy for every redaction rule (redact loads this module)
-
-__all__ = ["find", "rules", "source", "compile_all"]
+__all__ = ["find", "rules", "source", "compile_all", "entropy"]
 
 _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret_formats.json")
 _data: dict | None = None
 _by_keyword: list[tuple[str, tuple[int, ...]]] = []
 _compiled: dict = {}
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character: the one measure every redaction rule
+    uses (the scanner rules' ``entropy`` thresholds, :mod:`memory_cli.redact`'s random tokens)."""
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
 def _load() -> dict:
@@ -138,7 +147,7 @@ def find(text: str) -> list[tuple[int, int, str]]:
             if end <= start:
                 continue
             secret = text[start:end]
-            if secret.startswith("[REDACTED") or (r.get("entropy") and _entropy(secret) < r["entropy"]):
+            if secret.startswith("[REDACTED") or (r.get("entropy") and entropy(secret) < r["entropy"]):
                 continue
             if any(
                 _allowed(a, (i, n), secret, m.group(0), text, start, end) for n, a in enumerate(r.get("allow") or ())

@@ -34,7 +34,7 @@ def _secret_of(rule: dict, text: str) -> str | None:
         secret = next((g for g in m.groups() if g), m.group(0))
     else:
         secret = m.group(0)
-    if not secret or (rule.get("entropy") and secret_formats._entropy(secret) < rule["entropy"]):
+    if not secret or (rule.get("entropy") and secret_formats.entropy(secret) < rule["entropy"]):
         return None
     return secret
 
