@@ -119,6 +119,17 @@ def _plain_words(cmd: dict) -> bool:
     return all(k and set(k) <= _WORD_CHARS for k in cmd)
 
 
+def effective_action(rule: tuple) -> str:
+    """Unconfirmed rules never block: they warn until the person confirms them. Intent rules
+    never block or ask at all: embedding similarity measures topic, not intent ("back up the
+    production database" scores as close to "delete the production database" as dropping it
+    does), so a similarity can justify a warning that says why, never a refusal."""
+    action = rule[ACTION]
+    if rule[PTYPE] == "intent" and action in ("block", "ask"):
+        return "warn"
+    return "warn" if action == "block" and not rule[CONFIRMED] else action
+
+
 def _effective_rank(action: str, confirmed: bool) -> int:
     if action == "block" and not confirmed:
         action = "warn"
@@ -262,7 +273,7 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
         if r[EVENTS] and not any(ev in ("PreToolUse", "PostToolUse") for ev in r[EVENTS]):
             continue
         if r[PTYPE] == "command":
-            from .engine import versionless
+            from .program_names import versionless
 
             k = versionless(r[COMPILED][1])  # a rule on pip3 is a rule on pip
             cmd.setdefault(k, []).append(i)
