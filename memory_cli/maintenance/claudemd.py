@@ -39,6 +39,8 @@ from typing import Iterable
 
 from memory_cli import safe_write
 
+# The target of pins in the person's own CLAUDE.md (the Claude config dir), beside the project files.
+GLOBAL_TARGET = "global"
 BEGIN_TAG = "<!-- memory-cli:pins:begin"
 END_MARKER = "<!-- memory-cli:pins:end -->"
 MANAGED_NOTE = "(managed by memory-cli; edit with `memory-cli pin/unpin`)"

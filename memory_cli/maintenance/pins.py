@@ -28,7 +28,7 @@ from memory_cli import kvstate
 from memory_cli.maintenance import claudemd
 from memory_cli.util import now_iso
 
-GLOBAL_TARGET = "global"
+GLOBAL_TARGET = claudemd.GLOBAL_TARGET
 TARGET_KEY = "pins.target."
 FILE_KEY = "pins.file."
 LOCK_NAME = "pins.lock"
