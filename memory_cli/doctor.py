@@ -173,7 +173,9 @@ def _rule_coverage_check(store):
             if isinstance(t, str) and t
         }
     )
-    problems = install.coverage_warnings(tools)
+    from . import install_agents
+
+    problems = install_agents.all_coverage_warnings(tools)
     if problems:
         return _check("rule coverage", "warn", "; ".join(problems))
     return _check("rule coverage", "ok", "the installed hooks see every tool a rule names")

@@ -354,11 +354,10 @@ def uncovered_tools(tools, cwd: str | None = None) -> list[tuple[Path, str, str]
 
 
 def coverage_warnings(tools, cwd: str | None = None) -> list[str]:
-    """One line per tool a rule names that the installed hook would never be called for."""
-    from .install_agents import coverage_warnings as agent_warnings
-
+    """One line per tool a rule names that Claude Code's installed hook would never be called
+    for (every agent's: :func:`memory_cli.install_agents.all_coverage_warnings`)."""
     return [
         f"rules for {tool} will not fire: memory-cli's PreToolUse hook in {path} runs only for "
         f"{matcher}; run `memory-cli install` again to add {tool}"
         for path, tool, matcher in uncovered_tools(tools, cwd)
-    ] + agent_warnings(tools, cwd)
+    ]

@@ -202,9 +202,9 @@ def warn_if_never_fires(rule: dict | None) -> None:
     """A rule naming a tool the installed hook is not called for would never fire: say so."""
     if not rule or not rule.get("tools"):
         return
-    from .. import install
+    from ..install_agents import all_coverage_warnings
 
-    for line in install.coverage_warnings(rule["tools"]):
+    for line in all_coverage_warnings(rule["tools"]):
         sys.stderr.write(f"warning: {line}\n")
 
 
