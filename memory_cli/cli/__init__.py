@@ -132,7 +132,8 @@ def _refuse_under_agent(argv: list[str]) -> None:
     """A command that weakens enforcement, run from a coding agent's shell (the agent's marker
     is in the environment), needs the person at a terminal: it asks there and is refused
     anywhere else (an agent's shell has no terminal to answer from)."""
-    from ..rules.self_protect import ENTRY_COMMANDS, agent_marker, weakening
+    from ..rules.self_protect import agent_marker
+    from ..rules.weakening import ENTRY_COMMANDS, weakening
 
     agent = agent_marker()
     if not agent or weakening(argv) is None:
@@ -163,7 +164,7 @@ def _rule_lookup(argv: list[str]):
 
     def is_rule(word: str) -> bool:
         from ..db import Store
-        from ..rules.self_protect import rule_lookup
+        from ..rules.weakening import rule_lookup
         from .. import settings as s
 
         db = None
