@@ -34,7 +34,7 @@ def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, floa
 
 
 def doctor_checks(store, settings) -> list[dict]:
-    from .server import TOOLS
+    from .catalog import TOOLS
 
     found = [(scope, registration.registered(scope)) for scope in ("user", "project", "local")]
     found = [(scope, entry) for scope, entry in found if entry]
