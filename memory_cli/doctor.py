@@ -397,7 +397,7 @@ def _agent_mcp_checks(measure: bool = True) -> list[dict]:
     would start it (each distinct command once)."""
     from .mcp import agent_registration
     from .mcp.doctor import _probe
-    from .mcp.server import TOOLS
+    from .mcp.catalog import TOOLS
 
     out = []
     probed: dict[tuple, tuple] = {}
