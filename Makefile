@@ -22,6 +22,8 @@ test: setup
 	bash scripts/setup_postgres.sh
 	.venv/bin/ruff check memory_cli tests scripts
 	.venv/bin/ruff format --check memory_cli tests scripts
+	.venv/bin/lint-imports
+	.venv/bin/mypy
 	.venv/bin/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile -m "not exclusive"
 	.venv/bin/python -m pytest -q -p no:cacheprovider -m exclusive
 

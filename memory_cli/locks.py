@@ -17,8 +17,8 @@ try:  # POSIX
 
     _msvcrt = None
 except ImportError:  # pragma: no cover - Windows
-    _fcntl = None
-    import msvcrt as _msvcrt  # type: ignore[no-redef]
+    _fcntl = None  # type: ignore[assignment]
+    import msvcrt as _msvcrt  # type: ignore[assignment]
 
 
 class LockBusy(Exception):

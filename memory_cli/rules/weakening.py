@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # memory-cli commands that switch enforcement off or remove what it enforces:
 # command -> subcommands (None: the command itself), "replace": only with --on-conflict replace.
-WEAKENING: dict[str, object] = {
+WEAKENING: dict[str, tuple[str, ...] | str | None] = {
     "rules": ("edit", "disable", "delete"),
     "uninstall": None,
     "install": None,
