@@ -17,7 +17,7 @@ in URLs become ``[REDACTED]``), and no rule matches its own or another rule's re
 
 from __future__ import annotations
 
-from .secret_formats import entropy
+from .util import entropy
 
 
 class _LazyRe:

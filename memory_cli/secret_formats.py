@@ -18,8 +18,9 @@ costs one case fold and a substring search per keyword. Standard library only.
 
 from __future__ import annotations
 
-import math
 import os
+
+from .util import entropy
 
 __all__ = ["find", "rules", "source", "compile_all", "entropy"]
 
@@ -27,16 +28,6 @@ _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret_formats
 _data: dict | None = None
 _by_keyword: list[tuple[str, tuple[int, ...]]] = []
 _compiled: dict = {}
-
-
-def entropy(value: str) -> float:
-    """Shannon entropy of ``value`` in bits per character: the one measure every redaction rule
-    uses (the scanner rules' ``entropy`` thresholds, :mod:`memory_cli.redact`'s random tokens)."""
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
 def _load() -> dict:
