@@ -63,7 +63,7 @@ class Store:
         migrate: bool = True,
         readonly: bool = False,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
-    ) -> "Store":
+    ) -> Store:
         """Open (creating if needed) and bring the schema up to date.
 
         Refuses, without modifying anything, files that are not SQLite, SQLite files that
@@ -236,7 +236,7 @@ class Store:
         self.warnings.append(message)
 
     # -- transactions --------------------------------------------------------------------
-    def transaction(self, wait: bool | None = None) -> "_Transaction":
+    def transaction(self, wait: bool | None = None) -> _Transaction:
         """Atomic write unit. Outermost: BEGIN IMMEDIATE; nested: a savepoint.
 
         ``wait=False`` (default: ``not store.write_wait``) takes the write lock only if it is

@@ -396,8 +396,8 @@ def _agent_mcp_checks(measure: bool = True) -> list[dict]:
     names is still there, and (``measure``) whether it starts and lists its tools, as the agent
     would start it (each distinct command once)."""
     from .mcp import agent_registration
-    from .mcp.doctor import _probe
     from .mcp.catalog import TOOLS
+    from .mcp.doctor import _probe
 
     out = []
     probed: dict[tuple, tuple] = {}

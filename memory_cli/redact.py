@@ -36,7 +36,7 @@ re = _LazyRe()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs ~3 ms of imports on every hook process
-    from typing import Callable
+    from collections.abc import Callable
 
 __all__ = ["redact", "contains_secret", "REDACTED_PREFIX", "clean", "cut", "redact_cut", "gate_params"]
 
@@ -220,9 +220,7 @@ def _is_placeholder(value: str) -> bool:
         return True  # ${VAR}, $VAR, <your-token>, %(x)s, {{ secrets.X }}
     if set(v) <= set("*x.X-_#•"):
         return True  # ****, xxxx, ...
-    if v.lower() in ("changeme", "your-password", "yourpassword", "redacted", "<redacted>"):
-        return True
-    return False
+    return v.lower() in ("changeme", "your-password", "yourpassword", "redacted", "<redacted>")
 
 
 def _looks_like_code(value: str) -> bool:

@@ -21,7 +21,7 @@ def new_id() -> str:
 def now_iso() -> str:
     """UTC timestamp with microseconds, sortable as text (no ``datetime`` import: hook path)."""
     t = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%06dZ" % int((t % 1) * 1_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int((t % 1) * 1_000_000):06d}Z"
 
 
 def parse_iso(text: str):

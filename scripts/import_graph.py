@@ -153,9 +153,12 @@ def edges(mods: dict[str, Path]) -> dict[str, dict[str, int]]:
 def _type_checking_only(tree: ast.AST, node: ast.AST) -> bool:
     """An import under ``if TYPE_CHECKING:`` costs nothing at run time and is not a dependency."""
     for parent in ast.walk(tree):
-        if isinstance(parent, ast.If) and getattr(parent.test, "id", None) == "TYPE_CHECKING":
-            if any(child is node for b in parent.body for child in ast.walk(b)):
-                return True
+        if (
+            isinstance(parent, ast.If)
+            and getattr(parent.test, "id", None) == "TYPE_CHECKING"
+            and any(child is node for b in parent.body for child in ast.walk(b))
+        ):
+            return True
     return False
 
 

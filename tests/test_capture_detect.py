@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_cli.capture.corrections import is_confident
-from memory_cli.capture.detect import detect_by_rules, detect
+from memory_cli.capture.detect import detect, detect_by_rules
 
 E, I = "explicit", "implicit"
 

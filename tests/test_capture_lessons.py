@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import payload
+
 from memory_cli.capture import lessons
 from memory_cli.capture.corrections import review_queue
 from memory_cli.db import Store

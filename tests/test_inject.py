@@ -6,9 +6,10 @@ import json
 import re
 
 import pytest
-
 from conftest import payload
-from memory_cli import entries, settings as settings_mod
+
+from memory_cli import entries
+from memory_cli import settings as settings_mod
 from memory_cli.retrieval import inject as inj
 from memory_cli.retrieval.format import CLAUDE_OUTPUT_LIMIT
 

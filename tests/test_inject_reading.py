@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from memory_cli import entries, scope_requests, settings as settings_mod
+from memory_cli import entries, scope_requests
+from memory_cli import settings as settings_mod
 from memory_cli.capture import lifecycle
 from memory_cli.retrieval import format as fmt
 from memory_cli.retrieval import inject as inj

@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from llm_standin import serve_sdk, tool
 
 from memory_cli import settings as settings_mod

@@ -158,7 +158,7 @@ def test_no_vendored_rule_fires_on_this_repositorys_own_code_and_docs():
     assert len(files) > 100
     hits = []
     for p in files:
-        for start, end, kind in secret_formats.find(p.read_text(encoding="utf-8", errors="replace")):
+        for _start, _end, kind in secret_formats.find(p.read_text(encoding="utf-8", errors="replace")):
             hits.append((p.relative_to(ROOT).as_posix(), kind))
     assert hits == []
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from importlib import import_module
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -37,7 +37,7 @@ def _print_version(value: bool) -> None:
 @app.callback()
 def _global(
     db: Annotated[
-        Optional[str], typer.Option("--db", metavar="PATH", help="Database file (beats MEMORY_CLI_DB and config).")
+        str | None, typer.Option("--db", metavar="PATH", help="Database file (beats MEMORY_CLI_DB and config).")
     ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print only JSON on stdout.")] = False,
     version: Annotated[
@@ -163,9 +163,9 @@ def _rule_lookup(argv: list[str]):
     """Whether an id is a rule's, in the store this command would use (read-only)."""
 
     def is_rule(word: str) -> bool:
+        from .. import settings as s
         from ..db import Store
         from ..rules.weakening import rule_lookup
-        from .. import settings as s
 
         db = None
         for i, a in enumerate(argv):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,7 +17,7 @@ from ..errors import InvalidInput, MemoryDisabled
 
 
 class State:
-    db: Optional[str] = None
+    db: str | None = None
     json: bool = False
 
 

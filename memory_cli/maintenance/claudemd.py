@@ -33,9 +33,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from memory_cli import safe_write
 
@@ -395,17 +395,16 @@ def plan_sync(path: Path, body: str | None, *, overwrite_edits: bool = False) ->
     state = _state_from_doc(path, doc)
     if doc.problem:
         return SyncPlan(real, CONFLICT, f"{doc.problem}; fix the markers by hand", raw, state=state)
-    if state.edited:
-        if not overwrite_edits:
-            return SyncPlan(
-                real,
-                CONFLICT,
-                "the pinned block was edited by hand since memory-cli wrote it; "
-                "not overwriting (sync with overwrite to replace the edit)",
-                raw,
-                edited_body=state.body,
-                state=state,
-            )
+    if state.edited and not overwrite_edits:
+        return SyncPlan(
+            real,
+            CONFLICT,
+            "the pinned block was edited by hand since memory-cli wrote it; "
+            "not overwriting (sync with overwrite to replace the edit)",
+            raw,
+            edited_body=state.body,
+            state=state,
+        )
     edited_body = state.body if state.edited else None
     if not want:
         if not state.found:

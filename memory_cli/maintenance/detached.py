@@ -42,7 +42,7 @@ BUSY = "busy"
 
 TYPE_CHECKING = False  # typing costs ~15 ms to import; SessionStart/SessionEnd import this module
 if TYPE_CHECKING:
-    from typing import Callable, Sequence
+    from collections.abc import Callable, Sequence
 
     Task = tuple[str, Callable[[], object]]
 

@@ -21,10 +21,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memory_cli import audit, entries
+from memory_cli import audit, entries, kvstate
 from memory_cli import scope as scopes
 from memory_cli.errors import InvalidInput, MemoryCliError
-from memory_cli import kvstate
 from memory_cli.maintenance import claudemd
 from memory_cli.util import now_iso
 

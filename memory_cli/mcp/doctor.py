@@ -20,10 +20,9 @@ def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, floa
         )
         import subprocess
 
-        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w):
-            async with ClientSession(r, w) as s:
-                await s.initialize()
-                return [t.name for t in (await s.list_tools()).tools]
+        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            return [t.name for t in (await s.list_tools()).tools]
 
     t0 = time.monotonic()
     try:

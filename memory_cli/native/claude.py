@@ -19,8 +19,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from ..errors import InvalidInput
 from .. import kvstate
+from ..errors import InvalidInput
 from .select import NativeRule
 
 AGENT = "claude"

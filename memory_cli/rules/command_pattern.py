@@ -334,7 +334,7 @@ class CommandPattern:
         return (self.text, self.program, self.path, self.flags, self.positionals)
 
     @classmethod
-    def from_tuple(cls, t) -> "CommandPattern":
+    def from_tuple(cls, t) -> CommandPattern:
         return cls(t[0], t[1], t[2], tuple(t[3]), tuple(t[4]))
 
     def __eq__(self, other: object) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 # Overrun rows that name at least one rule left undecided. Rows written by older versions for
 # a slow call that skipped nothing (an empty list) are not counted.
 _REAL_SKIPS_SQL = (

@@ -33,8 +33,6 @@ from __future__ import annotations
 import time
 
 from . import ruleset as R
-from .program_names import versionless
-from .ruleset import effective_action
 from .conditions import (
     REGEX_OPERATORS,
     WRITE_TOOLS,
@@ -43,6 +41,8 @@ from .conditions import (
     tool_texts,
     windows_path_as_posix,
 )
+from .program_names import versionless
+from .ruleset import effective_action
 
 ACTION_RANK = {"block": 0, "ask": 1, "warn": 2, "suggest": 3}
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}

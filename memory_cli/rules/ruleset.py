@@ -48,7 +48,7 @@ _SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 # Fields whose text is not in tool_input or tool_response: such rules are always candidates.
 _NON_CALL_FIELDS = frozenset({"transcript", "prompt", "user_prompt", "last_assistant_message", "reason"})
 
-_MEMO: dict[str, "RuleSet"] = {}
+_MEMO: dict[str, RuleSet] = {}
 
 
 class RuleSet:
@@ -138,9 +138,9 @@ def _effective_rank(action: str, confirmed: bool) -> int:
 
 def _compile_row(row: dict) -> tuple:
     """One stored rule as a plain tuple, using its stored analysis (recomputed if missing)."""
-    from . import spec
-
     import json
+
+    from . import spec
 
     ptype = row["pattern_type"]
     case = bool(row["case_sensitive"])

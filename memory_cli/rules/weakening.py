@@ -66,9 +66,12 @@ def weakening(args: list[str], is_rule=None) -> str | None:
         return None
     subs = WEAKENING[cmd]
     if subs is None:
-        if cmd in ENTRY_COMMANDS and is_rule is not None:
-            if not any(is_rule(a) for a in rest[1:] if not a.startswith("-")):
-                return None
+        if (
+            cmd in ENTRY_COMMANDS
+            and is_rule is not None
+            and not any(is_rule(a) for a in rest[1:] if not a.startswith("-"))
+        ):
+            return None
         return f"memory-cli {cmd}"
     if subs == "replace":
         joined = " ".join(rest[1:])

@@ -16,8 +16,8 @@ import os
 import sys
 import time
 
-from memory_cli.maintenance import detached
 from memory_cli.locks import open_lock_file, try_lock_fd
+from memory_cli.maintenance import detached
 
 LOG_NAME = "team-sync.log"
 CHILD_MODULE = "memory_cli.team.background"

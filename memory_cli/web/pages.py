@@ -4,7 +4,6 @@ and change them. Fragments call the same functions as the JSON API."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Request
@@ -184,7 +183,7 @@ async def form_data(request: Request) -> dict:
     """The posted form (``ids`` as a list), read on the event loop so the route can be sync."""
     form = await request.form()
     out = {}
-    for k in form.keys():
+    for k in form:
         values = form.getlist(k)
         out[k] = values if k == "ids" else values[-1]
     return out
@@ -358,7 +357,6 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 @router.get("/review", response_class=HTMLResponse)
 def review_page(request: Request, store=Depends(deps.get_store)):
     from .. import provenance, scope_requests
-
     from ..replay.proposals import attach
     from ..rules.proof import retire_candidates
 
@@ -452,10 +450,10 @@ def review_verb(
 @router.get("/audit", response_class=HTMLResponse)
 def audit_page(
     request: Request,
-    action: Optional[str] = None,
-    since: Optional[str] = None,
-    entry: Optional[str] = None,
-    session: Optional[str] = None,
+    action: str | None = None,
+    since: str | None = None,
+    entry: str | None = None,
+    session: str | None = None,
     limit: int = 100,
     store=Depends(deps.get_store),
 ):
