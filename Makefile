@@ -23,6 +23,8 @@ test: setup
 	bash scripts/setup_postgres.sh
 	.venv/bin/ruff check memory_cli tests scripts
 	.venv/bin/ruff format --check memory_cli tests scripts
+	.venv/bin/lint-imports
+	.venv/bin/mypy
 	TEST_WORKERS=$(TEST_WORKERS) bash scripts/run_tests.sh
 
 bench: setup

@@ -10,7 +10,8 @@ when its bytes have that digest. Rewriting a cache without the matching write to
 never trusted. ``memory-cli doctor`` compares both seals (:func:`check`).
 
 BLAKE2b from ``_blake2`` (a fraction of a millisecond to import; ``hashlib`` costs ~3 ms):
-this runs on the hook path. Standard library only.
+this runs on the hook path. Standard library only, besides :mod:`memory_cli.kvstate` (which
+holds the ``kv`` table's SQL).
 """
 
 from __future__ import annotations
@@ -23,12 +24,6 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 # The store of the running hook (set by the hook runner) for caches that are not tied to one
 # store (the compiled-regex cache); None outside a hook until a command binds one.
 store = None
-
-_SELECT = "SELECT value FROM kv WHERE key = ?"
-_UPSERT = (
-    "INSERT INTO kv(key, value, updated_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))"
-    " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at"
-)
 
 
 def digest(data: bytes) -> str:
@@ -44,7 +39,9 @@ def expected(st, name: str) -> str | None:
     if st is None:
         return None
     try:
-        return st.value(_SELECT, (key(name),))
+        from memory_cli import kvstate
+
+        return kvstate.raw(st, key(name))
     except Exception:
         return None
 
@@ -55,8 +52,10 @@ def record(st, name: str, seal: str) -> bool:
     if st is None:
         return False
     try:
+        from memory_cli import kvstate
+
         with st.transaction(wait=False):  # a digest, not text: no redaction pass (and no import)
-            st.conn.execute(_UPSERT, (key(name), seal))
+            kvstate.put_raw(st, key(name), seal, gate=False)
         return True
     except Exception:
         return False

@@ -25,7 +25,6 @@ import apsw
 
 from .errors import StoreRefused
 
-APPLICATION_ID = 0x4D454D43  # "MEMC": marks a file as a memory-cli database
 BUSY_TIMEOUT_MS = 10_000
 # Beside the store: the folder of writes hooks could not make while another process held the
 # write lock (memory_cli.spool), and the audit-only file of earlier versions. Named here so a
@@ -64,7 +63,7 @@ class Store:
         migrate: bool = True,
         readonly: bool = False,
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
-    ) -> "Store":
+    ) -> Store:
         """Open (creating if needed) and bring the schema up to date.
 
         Refuses, without modifying anything, files that are not SQLite, SQLite files that
@@ -237,7 +236,7 @@ class Store:
         self.warnings.append(message)
 
     # -- transactions --------------------------------------------------------------------
-    def transaction(self, wait: bool | None = None) -> "_Transaction":
+    def transaction(self, wait: bool | None = None) -> _Transaction:
         """Atomic write unit. Outermost: BEGIN IMMEDIATE; nested: a savepoint.
 
         ``wait=False`` (default: ``not store.write_wait``) takes the write lock only if it is

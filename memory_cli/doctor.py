@@ -174,10 +174,11 @@ def _spool_check(store):
 
 def _rule_coverage_check(store):
     """Rules naming a tool that the installed PreToolUse hook is never called for."""
+    from . import install_agents
     from .rules import api as rules_api
 
     tools = sorted(rules_api.active_rule_tools(store))
-    problems = install.coverage_warnings(tools)
+    problems = install_agents.all_coverage_warnings(tools)
     if problems:
         return _check("rule coverage", "warn", "; ".join(problems))
     return _check("rule coverage", "ok", "the installed hooks see every tool a rule names")
@@ -429,8 +430,8 @@ def _agent_mcp_checks(measure: bool = True) -> list[dict]:
     names is still there, and (``measure``) whether it starts and lists its tools, as the agent
     would start it (each distinct command once)."""
     from .mcp import agent_registration
+    from .mcp.catalog import TOOLS
     from .mcp.doctor import _probe
-    from .mcp.server import TOOLS
 
     out = []
     probed: dict[tuple, tuple] = {}

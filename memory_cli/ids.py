@@ -16,7 +16,7 @@ import re
 from .errors import InvalidInput
 
 MAX_LEN = 128
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,%d}\Z" % (MAX_LEN - 1))
+_ID = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_LEN - 1}}}\Z")
 
 
 def is_valid(value) -> bool:

@@ -83,10 +83,10 @@ def launcher_paths(python: str | None = None) -> list[str]:
     package's own parent and the environment's site-packages): what ``site`` adds for this
     interpreter (site-packages and ``.pth`` entries, as they are now) plus where ``apsw``
     lives, in ``site``'s order. The launcher then never needs ``site`` itself."""
-    from .hooks.entry import _env_prefix, _site_packages
+    from .launcher import env_prefix, site_packages
 
     python = python or sys.executable
-    own = {os.path.dirname(os.path.dirname(launcher_script())), _site_packages(_env_prefix())}
+    own = {os.path.dirname(os.path.dirname(launcher_script())), site_packages(env_prefix())}
     bare = _isolated_sys_path(python, with_site=False)
     full = _isolated_sys_path(python, with_site=True)
     wanted = [p for p in (full or []) if bare is None or p not in bare]
@@ -355,11 +355,10 @@ def uncovered_tools(tools, cwd: str | None = None) -> list[tuple[Path, str, str]
 
 
 def coverage_warnings(tools, cwd: str | None = None) -> list[str]:
-    """One line per tool a rule names that the installed hook would never be called for."""
-    from .install_agents import coverage_warnings as agent_warnings
-
+    """One line per tool a rule names that Claude Code's installed hook would never be called
+    for (every agent's: :func:`memory_cli.install_agents.all_coverage_warnings`)."""
     return [
         f"rules for {tool} will not fire: memory-cli's PreToolUse hook in {path} runs only for "
         f"{matcher}; run `memory-cli install` again to add {tool}"
         for path, tool, matcher in uncovered_tools(tools, cwd)
-    ] + agent_warnings(tools, cwd)
+    ]

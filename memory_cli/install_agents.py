@@ -110,6 +110,12 @@ def native_names(agent: str, tool: str) -> list[str]:
     return [n for n, t in TOOLS.get(agent, {}).items() if t == tool]
 
 
+def all_coverage_warnings(tools, cwd: str | None = None) -> list[str]:
+    """One line per tool a rule names that an installed hook, Claude Code's or another agent's,
+    would never be called for."""
+    return lib.coverage_warnings(tools, cwd) + coverage_warnings(tools, cwd)
+
+
 def coverage_warnings(tools, cwd: str | None = None) -> list[str]:
     """One line per tool a rule names that an agent's installed tool hook is never called for."""
     import re

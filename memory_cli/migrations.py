@@ -10,9 +10,14 @@ edit one that has shipped; add the next number.
 
 from __future__ import annotations
 
-from .db import APPLICATION_ID, Store
 from .errors import StoreRefused
 from .util import now_iso
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the store opens through this module: an annotation only, no import back
+    from .db import Store
+
+APPLICATION_ID = 0x4D454D43  # "MEMC": marks a file as a memory-cli database
 
 M001_FOUNDATION = """
 CREATE TABLE memory_entries (

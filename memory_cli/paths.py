@@ -137,4 +137,6 @@ def open_private(path: str, mode: str = "a"):
             os.fchmod(fd, 0o600)
     except (OSError, AttributeError):
         pass
-    return os.fdopen(fd, mode if "b" in mode else mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+    if "b" in mode:
+        return os.fdopen(fd, mode)
+    return os.fdopen(fd, mode, encoding="utf-8")

@@ -11,12 +11,12 @@ person set.
 What an agent or a model writes stays in the scope it was written in (its home: the project
 of the session). When it asks for more (``global``, another project, a file pattern), it is
 stored at home (or, with no home, held back) and its wish waits in ``memory-cli review`` for
-the person: nothing unreviewed speaks in every future session.
+the person (:mod:`memory_cli.scope_requests`): nothing unreviewed speaks in every future session.
 """
 
 from __future__ import annotations
 
-from .errors import Conflict, NotFound
+from .errors import Conflict
 
 PERSON = "person"
 TEAM = "team"
@@ -90,72 +90,13 @@ def describe(origin: str) -> str:
     )
 
 
-# -- what agents and models asked to share more widely ------------------------------------
-def pending(store) -> list[dict]:
-    """Entries an agent or a model wrote that ask for a wider scope than their home, oldest first."""
-    return store.rows(
-        "SELECT id, content, type, scope, requested_scope, origin, status, created_at FROM memory_entries"
-        " WHERE requested_scope IS NOT NULL AND status != 'superseded' ORDER BY created_at"
-    )
-
-
-def pending_request(store, ref: str) -> dict:
-    """The entry ``ref`` names, when it waits for a wider scope (else NotFound)."""
-    from . import entries
-
-    eid = entries.resolve_id(store, ref)
-    row = store.row("SELECT id, scope, requested_scope, status FROM memory_entries WHERE id = ?", (eid,))
-    if row is None or row["requested_scope"] is None or row["status"] == "superseded":
-        raise NotFound(f"{ref} is not waiting for review")
-    return row
-
-
-def approve(store, ref: str) -> dict:
-    """The person lets an agent's or model's entry apply where it asked to (and brings it back
-    if it was held back for want of a home)."""
-    from . import audit, entries
-    from .util import now_iso
-
-    row = pending_request(store, ref)
-    with store.transaction():
-        store.execute(
-            "UPDATE memory_entries SET scope = ?, requested_scope = NULL, status = 'active', updated_at = ?"
-            " WHERE id = ?",
-            (row["requested_scope"], now_iso(), row["id"]),
-        )
-        audit.record(
-            store,
-            "review_scope",
-            entry_id=row["id"],
-            result="approved",
-            details={"scope": {"before": row["scope"], "after": row["requested_scope"]}},
-        )
-    return entries.get(store, row["id"])
-
-
-def reject(store, ref: str) -> dict:
-    """The person keeps it where it was written (one held back for want of a home stays archived)."""
-    from . import audit, entries
-    from .util import now_iso
-
-    row = pending_request(store, ref)
-    with store.transaction():
-        store.execute(
-            "UPDATE memory_entries SET requested_scope = NULL, updated_at = ? WHERE id = ?", (now_iso(), row["id"])
-        )
-        audit.record(
-            store, "review_scope", entry_id=row["id"], result="rejected", details={"asked": row["requested_scope"]}
-        )
-    return entries.get(store, row["id"])
-
-
 # -- schema (migration 10) -------------------------------------------------------------------
 def apply_schema(store) -> None:
     """Add ``origin`` and ``requested_scope`` and back-fill origins from ``source``.
 
     Entries loaded from repository files get ``repo:<root>`` and the scope of that root (they
     were scoped by folder name, which matched every clone of that name)."""
-    import json
+    from . import kvstate
 
     store.execute("ALTER TABLE memory_entries ADD COLUMN origin TEXT NOT NULL DEFAULT 'person'")
     store.execute("ALTER TABLE memory_entries ADD COLUMN requested_scope TEXT")
@@ -163,11 +104,10 @@ def apply_schema(store) -> None:
         if source != "repo":
             store.execute("UPDATE memory_entries SET origin = ? WHERE source = ?", (origin, source))
     store.execute("UPDATE memory_entries SET origin = 'repo:' WHERE source = 'repo'")
-    for r in store.rows("SELECT key, value FROM kv WHERE key >= 'sharing.file:' AND key < 'sharing.file;'"):
-        root = r["key"][len("sharing.file:") :]
+    for root, state in kvstate.with_prefix(store, "sharing.file:").items():
         try:
-            ids = json.loads(r["value"]).get("ids") or []
-        except (ValueError, AttributeError):
+            ids = state.get("ids") or []
+        except AttributeError:
             continue
         for eid in ids:
             store.execute(

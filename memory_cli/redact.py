@@ -17,7 +17,7 @@ in URLs become ``[REDACTED]``), and no rule matches its own or another rule's re
 
 from __future__ import annotations
 
-import math
+from .util import entropy
 
 
 class _LazyRe:
@@ -36,7 +36,7 @@ re = _LazyRe()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing costs ~3 ms of imports on every hook process
-    from typing import Callable
+    from collections.abc import Callable
 
 __all__ = ["redact", "contains_secret", "REDACTED_PREFIX", "clean", "cut", "redact_cut", "gate_params"]
 
@@ -186,14 +186,6 @@ def _is_keylike_name(name: str) -> bool:
     return segs[-1] in _KEYLIKE_SEGMENTS or any(s in _KEYLIKE_SEGMENTS for s in segs)
 
 
-def _entropy(value: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in value:
-        counts[ch] = counts.get(ch, 0) + 1
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
-
-
 _HEX_DIGEST_RE = r"[0-9a-fA-F]{7,64}"
 _UUID_RE = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 
@@ -208,7 +200,7 @@ def _looks_random(value: str) -> bool:
         return False
     if "/" in value and not re.search(r"[A-Z]", value):
         return False  # a path
-    return _entropy(value) >= 3.5
+    return entropy(value) >= 3.5
 
 
 def _looks_secretish(value: str) -> bool:
@@ -228,9 +220,7 @@ def _is_placeholder(value: str) -> bool:
         return True  # ${VAR}, $VAR, <your-token>, %(x)s, {{ secrets.X }}
     if set(v) <= set("*x.X-_#•"):
         return True  # ****, xxxx, ...
-    if v.lower() in ("changeme", "your-password", "yourpassword", "redacted", "<redacted>"):
-        return True
-    return False
+    return v.lower() in ("changeme", "your-password", "yourpassword", "redacted", "<redacted>")
 
 
 def _looks_like_code(value: str) -> bool:

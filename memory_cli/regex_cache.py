@@ -29,13 +29,12 @@ memory's subject, a rule's regex) would be written to the file, so those use ``r
 
 from __future__ import annotations
 
+import _sre
 import marshal
 import os
 import re
 import sys
 from array import array
-
-import _sre
 
 try:  # the compiler's two steps (re._parser/_compiler since 3.11, sre_* before)
     from re import _compiler, _parser

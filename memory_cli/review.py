@@ -5,7 +5,7 @@ Three kinds of item wait in ``memory-cli review``, on the dashboard's review pag
 :mod:`.capture.lessons`) with the rules proposed from them (:mod:`.capture.corrections`,
 recurring instructions from :mod:`.capture.recurring`), each with the replay of its rule on the
 person's recorded sessions (:mod:`.replay.proposals`); and memories an agent or a model wrote
-that ask to apply beyond their project (scope requests, :mod:`.provenance`).
+that ask to apply beyond their project (scope requests, :mod:`.scope_requests`).
 
 The CLI, the dashboard and the MCP server call these functions and nothing under them, so what
 a review item is, how it is approved and what approving it creates is decided here once.
@@ -55,9 +55,9 @@ def with_replay(items: list[dict], store=None) -> list[dict]:
 
 def scope_requests(store) -> list[dict]:
     """Memories an agent or a model wrote that ask for a wider scope than their home, oldest first."""
-    from . import provenance
+    from . import scope_requests as requests
 
-    return provenance.pending(store)
+    return requests.pending(store)
 
 
 def written_by(origin: str) -> str:
@@ -87,7 +87,7 @@ def scope_item(row: dict) -> dict:
 
 def is_scope_request(store, ref: str) -> bool:
     """Is ``ref`` a memory waiting for a wider scope (and not a correction)?"""
-    from . import provenance
+    from . import scope_requests as requests
 
     try:
         corrections.resolve(store, ref)
@@ -95,7 +95,7 @@ def is_scope_request(store, ref: str) -> bool:
     except NotFound:
         pass
     try:
-        provenance.pending_request(store, ref)
+        requests.pending_row(store, ref)
     except NotFound:
         return False
     return True
@@ -393,16 +393,16 @@ def edit(
 
 def approve_scope(store, ref: str) -> dict:
     """Let an agent's or a model's memory apply where it asked to."""
-    from . import provenance
+    from . import scope_requests as requests
 
-    return provenance.approve(store, ref)
+    return requests.approve(store, ref)
 
 
 def reject_scope(store, ref: str) -> dict:
     """Keep an agent's or a model's memory where it was written."""
-    from . import provenance
+    from . import scope_requests as requests
 
-    return provenance.reject(store, ref)
+    return requests.reject(store, ref)
 
 
 # --------------------------------------------------------------------------- the agent's lessons

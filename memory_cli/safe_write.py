@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from .errors import MemoryCliError
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 
-from .redact import _entropy  # one Shannon entropy for every redaction rule (redact loads this module)
+from .util import entropy
 
-__all__ = ["find", "rules", "source", "compile_all"]
+__all__ = ["find", "rules", "source", "compile_all", "entropy"]
 
 _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret_formats.json")
 _data: dict | None = None
@@ -138,7 +138,7 @@ def find(text: str) -> list[tuple[int, int, str]]:
             if end <= start:
                 continue
             secret = text[start:end]
-            if secret.startswith("[REDACTED") or (r.get("entropy") and _entropy(secret) < r["entropy"]):
+            if secret.startswith("[REDACTED") or (r.get("entropy") and entropy(secret) < r["entropy"]):
                 continue
             if any(
                 _allowed(a, (i, n), secret, m.group(0), text, start, end) for n, a in enumerate(r.get("allow") or ())

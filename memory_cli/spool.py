@@ -45,7 +45,7 @@ APPLIERS = {
     "markers": "memory_cli.capture.lifecycle:apply_spooled",
     "violation": "memory_cli.rules.api:apply_spooled",
     "metric": "memory_cli.baselines.api:apply_spooled",
-    "kv": "memory_cli.maintenance.kvstate:apply_spooled",
+    "kv": "memory_cli.kvstate:apply_spooled",
     "prompt": "memory_cli.capture.lessons:apply_spooled",
 }
 

@@ -11,9 +11,9 @@ hook latency), so this one does not grow with every feature.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+
 from .db import Store
 from .util import iso
-
 
 AGE_BUCKETS = [("< 1 day", 1), ("1-7 days", 7), ("7-30 days", 30), ("30-90 days", 90)]
 

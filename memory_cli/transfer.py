@@ -161,7 +161,7 @@ def import_lines(store: Store, lines, *, on_conflict: str = "skip") -> dict:
     try:
         with store.transaction():
             store.execute("PRAGMA defer_foreign_keys=ON")
-            for table, row, number in records:
+            for table, row, number in records:  # noqa: B007 - the error handler below names the line
                 _import_row(store, table, row, on_conflict, report)
             number = 0
             details = dict(

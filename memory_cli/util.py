@@ -21,7 +21,7 @@ def new_id() -> str:
 def now_iso() -> str:
     """UTC timestamp with microseconds, sortable as text (no ``datetime`` import: hook path)."""
     t = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%06dZ" % int((t % 1) * 1_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int((t % 1) * 1_000_000):06d}Z"
 
 
 def parse_iso(text: str):
@@ -48,3 +48,16 @@ def dumps(obj) -> str:
     from .fastjson import dumps as fast_dumps
 
     return fast_dumps(obj, ensure_ascii=False, compact=True)
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character: the one measure every redaction rule
+    uses (the scanner rules' ``entropy`` thresholds in :mod:`memory_cli.secret_formats`, the
+    random-looking tokens of :mod:`memory_cli.redact`)."""
+    from math import log2  # only where a token is weighed: most hook calls never get here
+
+    counts: dict[str, int] = {}
+    for ch in value:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(value)
+    return -sum(c / n * log2(c / n) for c in counts.values())

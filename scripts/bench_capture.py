@@ -47,9 +47,9 @@ from correction_corpus_fifth import FIFTH_CORRECTIONS, FIFTH_LOOKALIKES  # noqa:
 from correction_corpus_fourth import FOURTH_CORRECTIONS, FOURTH_LOOKALIKES  # noqa: E402
 from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
 from correction_corpus_seventh import SEVENTH_CORRECTIONS, SEVENTH_LOOKALIKES  # noqa: E402
-from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
 from correction_corpus_sixth import SIXTH_CORRECTIONS, SIXTH_LOOKALIKES  # noqa: E402
 from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
+from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
 
 from memory_cli.capture.detect import detect, detect_by_rules  # noqa: E402
 

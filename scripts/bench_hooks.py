@@ -45,9 +45,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from write_lock import HeldWriteLock  # noqa: E402
+
 from memory_cli.db import Store  # noqa: E402
 from memory_cli.install import executable, hook_launcher  # noqa: E402
-from write_lock import HeldWriteLock  # noqa: E402
 
 PY = sys.executable
 FLOOR_CMD = [PY, "-c", "import sqlite3, json"]
@@ -160,10 +161,35 @@ def hookify_rules(project: Path, n: int) -> None:
 def seed_memories(db: Path, n: int) -> None:
     from memory_cli import entries
 
-    words = (
-        "build deploy cache docker pytest webview window drag sqlite index query token budget "
-        "release branch merge lint format ruff mypy venv pnpm npm node python rust cargo"
-    ).split()
+    words = [
+        "build",
+        "deploy",
+        "cache",
+        "docker",
+        "pytest",
+        "webview",
+        "window",
+        "drag",
+        "sqlite",
+        "index",
+        "query",
+        "token",
+        "budget",
+        "release",
+        "branch",
+        "merge",
+        "lint",
+        "format",
+        "ruff",
+        "mypy",
+        "venv",
+        "pnpm",
+        "npm",
+        "node",
+        "python",
+        "rust",
+        "cargo",
+    ]
     s = Store.open(db)
     with s.transaction():
         for i in range(n):
@@ -627,8 +653,8 @@ def _decision(stdout: str) -> str | None:
 def warm_query(root: Path, env: dict, n: int):
     """`query` p95 in-process at n memories with the embedding daemon warm (target < 50 ms)."""
     try:
-        from memory_cli.retrieval import search
         from memory_cli.daemon import client
+        from memory_cli.retrieval import search
     except ImportError:
         return None
     db = root / f"memories-{n}.db"

@@ -34,10 +34,28 @@ def _fill(db: str, n: int) -> None:
     from memory_cli import entries
     from memory_cli.db import Store
 
-    words = (
-        "deploy build test cache docker postgres redis kafka nginx celery pytest ruff mypy vite "
-        "webpack terraform ansible helm grafana sentry"
-    ).split()
+    words = [
+        "deploy",
+        "build",
+        "test",
+        "cache",
+        "docker",
+        "postgres",
+        "redis",
+        "kafka",
+        "nginx",
+        "celery",
+        "pytest",
+        "ruff",
+        "mypy",
+        "vite",
+        "webpack",
+        "terraform",
+        "ansible",
+        "helm",
+        "grafana",
+        "sentry",
+    ]
     with Store.open(db) as s, s.transaction():
         for i in range(n):
             a, b, c = words[i % 20], words[(i * 7) % 20], words[(i * 13) % 20]
@@ -50,17 +68,17 @@ def _fill(db: str, n: int) -> None:
 
 
 async def _session(command: list[str], work) -> tuple[float, object]:
+    import subprocess
+
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
-    import subprocess
 
     t0 = time.perf_counter()
     params = StdioServerParameters(command=command[0], args=command[1:])
-    async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w):
-        async with ClientSession(r, w) as s:
-            await s.initialize()
-            started = time.perf_counter() - t0
-            return started, (await work(s) if work else None)
+    async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w), ClientSession(r, w) as s:
+        await s.initialize()
+        started = time.perf_counter() - t0
+        return started, (await work(s) if work else None)
 
 
 def _pct(values: list[float], p: float) -> float:

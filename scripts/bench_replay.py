@@ -229,7 +229,7 @@ def measure(home: str, runs: int) -> dict:
         ("command", run.pattern_row("git commit", "command")),
         ("regex", run.pattern_row(r"\.env$", "regex", tools=["Write", "Edit"])),
     ):
-        total, report = best(lambda: run.replay(row, home=home))
+        total, report = best(lambda row=row: run.replay(row, home=home))
         out[name] = {
             "total_s": total,
             "check_s": report.check_s,

@@ -38,7 +38,21 @@ sys.path.insert(0, str(ROOT))
 MONTHS = {
     m: i
     for i, m in enumerate(
-        ("january february march april may june july august september october november december").split(), 1
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        1,
     )
 }
 
@@ -162,9 +176,8 @@ def main(argv=None) -> int:
     log = (lambda *a: None) if args.json else (lambda *a: print(*a, file=sys.stderr, flush=True))
 
     from memory_cli import settings as settings_mod
-    from memory_cli.retrieval import search
     from memory_cli.db import Store
-    from memory_cli.retrieval import hybrid
+    from memory_cli.retrieval import hybrid, search
 
     cfg = settings_mod.load()
     started = False

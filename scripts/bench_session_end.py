@@ -44,6 +44,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=11)
     args = ap.parse_args()
+    from memory_cli import kvstate
     from memory_cli.db import Store
     from memory_cli.maintenance import detached
 
@@ -83,7 +84,7 @@ def main() -> int:
             results["queue"].append(timed(hook, body, env))
             while True:  # wait for the detached job to take the transcript off the queue
                 with Store.open(db) as store:
-                    if not store.value("SELECT count(*) FROM kv WHERE key LIKE 'llm.pending:%'"):
+                    if not kvstate.with_prefix(store, "llm.pending:"):
                         break
                 time.sleep(0.05)
             results["job"].append((time.perf_counter() - started) * 1000)

@@ -32,10 +32,35 @@ from memory_cli import entries  # noqa: E402
 from memory_cli.db import Store  # noqa: E402
 
 TOKEN = "bench-token-0123456789abcdef"
-WORDS = (
-    "redis postgres deploy pytest docker uv ruff timeout retry cache logging auth token ci build "
-    "lint release migration schema index queue worker cron backup alert metric trace"
-).split()
+WORDS = [
+    "redis",
+    "postgres",
+    "deploy",
+    "pytest",
+    "docker",
+    "uv",
+    "ruff",
+    "timeout",
+    "retry",
+    "cache",
+    "logging",
+    "auth",
+    "token",
+    "ci",
+    "build",
+    "lint",
+    "release",
+    "migration",
+    "schema",
+    "index",
+    "queue",
+    "worker",
+    "cron",
+    "backup",
+    "alert",
+    "metric",
+    "trace",
+]
 
 
 def build(db: Path, n: int) -> None:

@@ -39,8 +39,8 @@ from real_prompts import load_prompts, load_turns  # noqa: E402
 from train_capture_model import BUCKETS, fit  # noqa: E402
 
 from memory_cli.capture import learned  # noqa: E402
-from memory_cli.capture.wording import is_confident  # noqa: E402
 from memory_cli.capture.detect import _OWN_MISTAKE, _Masked, detect, detect_by_rules  # noqa: E402
+from memory_cli.capture.wording import is_confident  # noqa: E402
 
 FOLDS = 5
 TARGET_PRECISION = 0.80
@@ -138,7 +138,7 @@ def choose_threshold(data: Data, train_idx: list[int], version, synthetic, with_
     idx = list(scored)
     best, best_f1 = THRESHOLDS[-1], -1.0
     for t in THRESHOLDS:
-        p, r, f1 = prf(*counts(data, idx, lambda i: (with_rules and data.rules[i]) or scored[i] >= t))
+        p, r, f1 = prf(*counts(data, idx, lambda i, t=t: (with_rules and data.rules[i]) or scored[i] >= t))
         if p >= TARGET_PRECISION:
             return t
         if p >= FLOOR_PRECISION and f1 > best_f1:
@@ -280,7 +280,7 @@ def learning_curve(data: Data, repeats: int, version: int = 3) -> None:
                 train = [i for i in range(n) if data.real[i]["person"] in keep]
                 sizes.append(len(train))
                 p = data.probs(data.train(train, version, True), test, None)
-                for j, x in enumerate(counts(data, test, lambda i: data.rules[i] or p[i] >= t)):
+                for j, x in enumerate(counts(data, test, lambda i, p=p: data.rules[i] or p[i] >= t)):
                     tot[j] += x
         if sizes:
             print(f"{m:>16}{sum(sizes) // len(sizes):>9}" + "".join(f"{x:>7.2f}" for x in prf(*tot)))

@@ -54,7 +54,18 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.kvstate",
             "memory_cli.locks",
             "memory_cli.store.",
+            # Standard-library helpers the regex cache and the rule set use (files, seals, the
+            # interpreter's paths); they import nothing above this layer.
+            "memory_cli.cache_seal",
+            "memory_cli.private_file",
+            "memory_cli.launcher",
         ),
+    ),
+    (
+        # Modules inside an edge's package that hold no entry point: the shapes a command tool's
+        # input comes in, read as the one shape rules know (rules.hook and the adapter read it).
+        "domain",
+        ("memory_cli.hooks.shapes",),
     ),
     (
         "edges",
@@ -66,12 +77,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.web.",
             "memory_cli.mcp.server",
             "memory_cli.daemon.server",
-            "memory_cli.daemon.control",
-            "memory_cli.install",
-            "memory_cli.install_agents",
             "memory_cli.doctor",
             "memory_cli.demo",
-            "memory_cli.launcher",
+            # Not edges: install and install_agents are the library of each agent's settings
+            # files and memory-cli's entries in them (the `install` command is cli/; native
+            # rules, pins and MCP registration read the same files); daemon.control starts,
+            # stops and asks the daemon for the CLI and the embedding hook alike.
         ),
     ),
 ]
@@ -142,9 +153,12 @@ def edges(mods: dict[str, Path]) -> dict[str, dict[str, int]]:
 def _type_checking_only(tree: ast.AST, node: ast.AST) -> bool:
     """An import under ``if TYPE_CHECKING:`` costs nothing at run time and is not a dependency."""
     for parent in ast.walk(tree):
-        if isinstance(parent, ast.If) and getattr(parent.test, "id", None) == "TYPE_CHECKING":
-            if any(child is node for b in parent.body for child in ast.walk(b)):
-                return True
+        if (
+            isinstance(parent, ast.If)
+            and getattr(parent.test, "id", None) == "TYPE_CHECKING"
+            and any(child is node for b in parent.body for child in ast.walk(b))
+        ):
+            return True
     return False
 
 

@@ -102,9 +102,9 @@ def main() -> int:
     for i in range(1, args.runs + 1):
         r = one_run(i, args)
         results.append(r)
+        outcome = "passed" if r["passed"] else f"FAILED (exit {r['exit']})"
         print(
-            f"run {i}: {'passed' if r['passed'] else 'FAILED (exit %s)' % r['exit']} in {r['minutes']} min, "
-            f"load average {r['load_avg']}; log {r['log']}",
+            f"run {i}: {outcome} in {r['minutes']} min, load average {r['load_avg']}; log {r['log']}",
             flush=True,
         )
         if not r["passed"]:

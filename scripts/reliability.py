@@ -349,7 +349,7 @@ def row_fuzz(ctx: Ctx) -> list[dict]:
         cases = list(_fuzz_cases(event, per_event, cwd, fifo, rng, huge_every, 2 if ctx.quick else 20))
         stats = {"codes": {}, "tracebacks": 0, "bad_stdout": 0, "slowest": (0.0, ""), "watchdog": {}}
 
-        def one(case):
+        def one(case, event=event):
             kind, body = case
             return kind, ctx.hook(db, event, body, timeout=60)
 

@@ -33,8 +33,9 @@ import json
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "memory_cli" / "secret_formats.json"

@@ -229,7 +229,7 @@ class StandIn:
         with self.lock:
             return self.script.pop(0) if self.script else self.default
 
-    def start(self) -> "StandIn":
+    def start(self) -> StandIn:
         self._thread.start()
         self._timer.start()
         return self
@@ -242,7 +242,7 @@ class StandIn:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> "StandIn":
+    def __enter__(self) -> StandIn:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -69,7 +69,7 @@ class PgServer:
         cmd = (["runuser", "-u", "postgres", "--"] if self.as_root else []) + list(args)
         return subprocess.run(cmd, capture_output=True, text=True, check=check, timeout=120)
 
-    def init(self) -> "PgServer":
+    def init(self) -> PgServer:
         pw = self.dir / "pw"
         pw.write_text(ADMIN_PASSWORD + "\n")
         if self.as_root:
@@ -89,7 +89,7 @@ class PgServer:
         )
         return self
 
-    def start(self) -> "PgServer":
+    def start(self) -> PgServer:
         self._run(
             find_bin("pg_ctl"),
             "-D",

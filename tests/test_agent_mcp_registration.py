@@ -6,9 +6,9 @@ dry run writes nothing, uninstall removes exactly ours, a file it cannot read sa
 from __future__ import annotations
 
 import json
-import tomllib
 
 import pytest
+import tomllib
 from conftest import run_cli
 
 THEIR_CONFIG = (

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import payload
 
 from memory_cli.capture.instructions import text as instructions_text

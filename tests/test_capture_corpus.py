@@ -22,11 +22,11 @@ from correction_corpus_fourth import FOURTH_CORRECTIONS, FOURTH_LOOKALIKES  # no
 from correction_corpus_fresh import FRESH_CORRECTIONS, FRESH_LOOKALIKES  # noqa: E402
 from correction_corpus_seventh import SEVENTH_CORRECTIONS, SEVENTH_LOOKALIKES  # noqa: E402
 from correction_corpus_sixth import SIXTH_CORRECTIONS, SIXTH_LOOKALIKES  # noqa: E402
-from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
 from correction_corpus_third import THIRD_CORRECTIONS, THIRD_CUE_LOOKALIKES, THIRD_LOOKALIKES  # noqa: E402
+from correction_sets import TUNING_CORRECTIONS, TUNING_LOOKALIKES  # noqa: E402
 
-from memory_cli.capture.wording import is_confident  # noqa: E402
 from memory_cli.capture.detect import detect, detect_by_rules  # noqa: E402
+from memory_cli.capture.wording import is_confident  # noqa: E402
 
 
 def _told(message):

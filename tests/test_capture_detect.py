@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from memory_cli.capture.detect import detect, detect_by_rules
 from memory_cli.capture.wording import is_confident
-from memory_cli.capture.detect import detect_by_rules, detect
 
 E, I = "explicit", "implicit"
 

@@ -123,7 +123,7 @@ def test_the_transcript_is_read_only_when_the_turn_could_change_the_verdict():
         if len(text.split()) > model["max_words"]:
             continue
         read = []
-        verdict = learned.is_correction(text, lambda turn=turn: read.append(1) or turn)
+        verdict = learned.is_correction(text, lambda turn=turn, read=read: read.append(1) or turn)
         threshold = model["threshold"] if turn is not None else model["threshold_without_turn"]
         assert verdict == (learned.probability(text, model, turn) >= threshold), r["prompt"][:80]
         skipped += not read

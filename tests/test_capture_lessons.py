@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import payload
+
 from memory_cli.capture import lessons
-from memory_cli.review import pending as review_queue
 from memory_cli.db import Store
+from memory_cli.review import pending as review_queue
 
 
 def typed(hook, project, prompt: str, session: str = "s1"):

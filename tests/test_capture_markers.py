@@ -18,7 +18,6 @@ from memory_cli.capture.markers import (
     wrap_injected,
 )
 
-
 # ---------------------------------------------------------------- seed 000 regex scenarios
 
 

@@ -17,10 +17,12 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 import real_prompts as rp  # noqa: E402
 from conftest import agent_turn_transcript, payload  # noqa: E402
 
-from memory_cli.capture import agent_turn  # noqa: E402
 from memory_cli import review  # noqa: E402
-from memory_cli.capture import wording  # noqa: E402
-from memory_cli.capture import learned  # noqa: E402
+from memory_cli.capture import (
+    agent_turn,  # noqa: E402
+    learned,  # noqa: E402
+    wording,  # noqa: E402
+)
 from memory_cli.capture.detect import detect, detect_by_rules  # noqa: E402
 
 

@@ -12,8 +12,8 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 import real_prompts as rp  # noqa: E402
 
-from memory_cli.capture import corrections as corr  # noqa: E402
 from memory_cli import review  # noqa: E402
+from memory_cli.capture import corrections as corr  # noqa: E402
 from memory_cli.capture.recurring import propose_recurring  # noqa: E402
 from memory_cli.maintenance import tasks  # noqa: E402
 

@@ -9,10 +9,10 @@ import signal
 import subprocess
 
 import pytest
-
 from conftest import _cmd, payload
-from memory_cli.daemon import control, protocol
 from test_daemon import _daemon_pids, _wait
+
+from memory_cli.daemon import control, protocol
 
 ON = {"MEMORY_CLI_DAEMON_AUTOSTART": "1"}
 

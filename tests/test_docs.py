@@ -42,9 +42,12 @@ def test_every_command_and_option_is_in_the_cli_reference():
             continue
         section = text.split(heading, 1)[1].split("\n## ", 1)[0]
         for p in cmd.params:
-            if p.param_type_name == "option" and not getattr(p, "hidden", False):
-                if not any(o in section for o in p.opts):
-                    missing.append(f"{' '.join(path)} {p.opts[0]}")
+            if (
+                p.param_type_name == "option"
+                and not getattr(p, "hidden", False)
+                and not any(o in section for o in p.opts)
+            ):
+                missing.append(f"{' '.join(path)} {p.opts[0]}")
     assert missing == []
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import struct
 import json
+import struct
 import subprocess
 import sys
 

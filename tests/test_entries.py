@@ -5,8 +5,8 @@ import json
 import pytest
 
 from memory_cli import audit, entries
-from memory_cli.retrieval import search
 from memory_cli.errors import InvalidInput, NotFound
+from memory_cli.retrieval import search
 
 
 def test_add_and_get_roundtrip(store):

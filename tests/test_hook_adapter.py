@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from conftest import payload, run_hook
+
 from memory_cli.db import Store
 
 EVENTS = [

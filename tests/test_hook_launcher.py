@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from conftest import payload, run_cli
+
 from memory_cli.db import Store
 from memory_cli.install import hook_launcher, launcher_script
 

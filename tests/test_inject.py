@@ -6,13 +6,12 @@ import json
 import re
 
 import pytest
-
 from conftest import payload
-from memory_cli import entries, settings as settings_mod
+
+from memory_cli import entries
+from memory_cli import settings as settings_mod
 from memory_cli.retrieval import inject as inj
-from memory_cli.retrieval import per_failure
-from memory_cli.retrieval import per_prompt
-from memory_cli.retrieval import session_start
+from memory_cli.retrieval import per_failure, per_prompt, session_start
 from memory_cli.retrieval.format import CLAUDE_OUTPUT_LIMIT
 
 HEADER = re.compile(r"^## Operational Memory \((\d+)(?: of (\d+))? memor(?:y|ies), ~([\d,]+) tokens\)$", re.M)

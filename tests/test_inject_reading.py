@@ -12,12 +12,11 @@ import re
 
 import pytest
 
-from memory_cli import entries, provenance, settings as settings_mod
+from memory_cli import entries, scope_requests
+from memory_cli import settings as settings_mod
 from memory_cli.capture import lifecycle
 from memory_cli.retrieval import format as fmt
-from memory_cli.retrieval import per_prompt
-from memory_cli.retrieval import session_start
-from memory_cli.retrieval import search
+from memory_cli.retrieval import per_prompt, search, session_start
 
 
 def cfg(**injection):
@@ -29,7 +28,7 @@ def cfg(**injection):
 def marker(store, category, subject, observation, confidence, session="s0", scope="global"):
     r = lifecycle.record_marker(store, category, subject, observation, session_id=session, scope=scope)
     if scope == "global":  # written with no project: held back until the person lets it apply everywhere
-        provenance.approve(store, r["entry_id"])
+        scope_requests.approve(store, r["entry_id"])
     return entries.update(store, r["entry_id"], confidence=confidence)
 
 

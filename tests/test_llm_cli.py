@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import payload
 from llm_standin import StandIn, tool
 

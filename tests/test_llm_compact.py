@@ -4,7 +4,6 @@ score, never touching what a person wrote, pinned or confirmed, and never anothe
 from __future__ import annotations
 
 import pytest
-
 from llm_standin import error, serve_sdk, slow, tool
 
 from memory_cli import entries
@@ -235,8 +234,8 @@ def test_archived_by_compaction_can_be_restored(store, cfg):
 
 
 def test_summaries_past_the_cap_compact_the_scope(store, cfg, api, tmp_path):
-    from pathlib import Path
     import shutil
+    from pathlib import Path
 
     from memory_cli.llm.summarize import summarize_transcript
 

@@ -8,12 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from llm_standin import serve_sdk, tool
 
+from memory_cli import review
 from memory_cli import settings as settings_mod
 from memory_cli.capture import corrections as corr
-from memory_cli import review
 from memory_cli.capture.detect import detect
 from memory_cli.llm import transcript as transcript_mod
 from memory_cli.llm.prompts import SAVE_TOOL

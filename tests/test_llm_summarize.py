@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from llm_standin import error, html, serve_sdk, slow, tool
 
 from memory_cli import entries
@@ -261,8 +260,8 @@ def test_dry_run_stores_nothing_and_keeps_the_position(store, cfg, api, transcri
 
 
 def test_queued_transcripts_are_summarised_once(store, cfg, api, transcript, tmp_path):
+    from memory_cli import kvstate
     from memory_cli.llm.queue import PENDING_KEY
-    from memory_cli.maintenance import kvstate
 
     api([tool("save_memories", GOOD)])
     kvstate.put(store, PENDING_KEY + str(transcript), {"session_id": "s-1", "project": PROJECT})

@@ -15,9 +15,10 @@ import apsw
 import pytest
 
 from memory_cli import entries, migrations
-from memory_cli.db import APPLICATION_ID, Store
+from memory_cli.db import Store
 from memory_cli.errors import InvalidInput, StoreRefused
 from memory_cli.maintenance import backup
+from memory_cli.migrations import APPLICATION_ID
 
 T0 = datetime(2025, 6, 1, 3, 15, tzinfo=timezone.utc)
 REPO = Path(__file__).resolve().parents[1]
@@ -139,7 +140,7 @@ def test_backups_taken_while_another_process_writes_are_consistent(live: Path, b
         assert n_entries == n_audit == n_fts
         counts.append(n_entries)
     assert counts == sorted(counts)
-    assert 50 <= counts[0] and counts[-1] <= 2 + written
+    assert counts[0] >= 50 and counts[-1] <= 2 + written
 
 
 HOLDER = textwrap.dedent(
@@ -263,7 +264,8 @@ def test_restore_into_a_missing_database_creates_it(live: Path, backups: Path, t
 
 def test_two_databases_keep_separate_daily_backups(tmp_path, claude_dir):
     """A second store must not be skipped as "today's backup already exists", nor pruned with the first."""
-    from memory_cli import entries, settings as settings_mod
+    from memory_cli import entries
+    from memory_cli import settings as settings_mod
     from memory_cli.db import Store
     from memory_cli.maintenance.tasks import backup_task, backups_dir
 

@@ -11,13 +11,13 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
 from conftest import payload, run_hook
 from waiting import bound, wait_until
+
 from memory_cli import audit, entries, spool
 from memory_cli.db import Store
+from memory_cli.locks import open_lock_file, try_lock_fd
 from memory_cli.maintenance import backup, detached
-from memory_cli.maintenance.locks import open_lock_file, try_lock_fd
 
 REPO = Path(__file__).resolve().parents[1]
 

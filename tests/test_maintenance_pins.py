@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import payload
+
 from memory_cli import audit, entries
 from memory_cli.db import Store
 from memory_cli.errors import InvalidInput

@@ -10,7 +10,6 @@ import subprocess
 import threading
 
 import pytest
-
 from conftest import _cmd, payload, run_hook
 
 mcp = pytest.importorskip("mcp")
@@ -37,10 +36,9 @@ def session(db_path, project, calls):
 
     async def run():
         params = StdioServerParameters(command=exe, args=[*pre, "--db", str(db_path), "mcp"], cwd=str(project))
-        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w):
-            async with ClientSession(r, w) as s:
-                await s.initialize()
-                return await calls(s)
+        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            return await calls(s)
 
     return asyncio.run(run())
 

@@ -14,7 +14,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import add_rule, run_cli
 
 REPO = Path(__file__).resolve().parents[1]

@@ -11,7 +11,6 @@ import os
 import stat
 
 import pytest
-
 from conftest import run_cli
 
 

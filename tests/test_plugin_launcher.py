@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import add_rule, payload
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,6 @@ import os
 import stat
 import subprocess
 
-
 from conftest import payload, run_cli, run_hook
 
 # Distinctive fragments that must never appear in any file.

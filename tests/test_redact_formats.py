@@ -34,7 +34,7 @@ def _secret_of(rule: dict, text: str) -> str | None:
         secret = next((g for g in m.groups() if g), m.group(0))
     else:
         secret = m.group(0)
-    if not secret or (rule.get("entropy") and secret_formats._entropy(secret) < rule["entropy"]):
+    if not secret or (rule.get("entropy") and secret_formats.entropy(secret) < rule["entropy"]):
         return None
     return secret
 
@@ -158,7 +158,7 @@ def test_no_vendored_rule_fires_on_this_repositorys_own_code_and_docs():
     assert len(files) > 100
     hits = []
     for p in files:
-        for start, end, kind in secret_formats.find(p.read_text(encoding="utf-8", errors="replace")):
+        for _start, _end, kind in secret_formats.find(p.read_text(encoding="utf-8", errors="replace")):
             hits.append((p.relative_to(ROOT).as_posix(), kind))
     assert hits == []
 

@@ -7,12 +7,42 @@ import subprocess
 import time
 
 from conftest import payload, run_hook
+
 from memory_cli.sharing.repo_file import MAX_BYTES, MAX_ENTRIES
 
-WORDS = (
-    "when deploying the billing service remember that the staging cluster uses a separate vault "
-    "path and the migration runner must be invoked with the dry run flag before any schema change"
-).split()
+WORDS = [
+    "when",
+    "deploying",
+    "the",
+    "billing",
+    "service",
+    "remember",
+    "that",
+    "the",
+    "staging",
+    "cluster",
+    "uses",
+    "a",
+    "separate",
+    "vault",
+    "path",
+    "and",
+    "the",
+    "migration",
+    "runner",
+    "must",
+    "be",
+    "invoked",
+    "with",
+    "the",
+    "dry",
+    "run",
+    "flag",
+    "before",
+    "any",
+    "schema",
+    "change",
+]
 
 
 def _big_file(root) -> None:

@@ -14,8 +14,7 @@ import sys
 import pytest
 
 from memory_cli import entries
-from memory_cli.retrieval import search
-from memory_cli.retrieval import hybrid
+from memory_cli.retrieval import hybrid, search
 
 
 def add(store, content, type="fact", **kw):

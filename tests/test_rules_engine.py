@@ -7,12 +7,11 @@ import string
 import time
 
 import pytest
+from test_rules_shellparse import ONLY_MENTIONS_IT, RUNS_IT
 
 from memory_cli.rules import api, engine, ruleset
 from memory_cli.rules.safe_regex import fork_available
 from memory_cli.rules.shellparse import simple_commands
-
-from test_rules_shellparse import ONLY_MENTIONS_IT, RUNS_IT
 
 
 def decide(store, tool="Bash", ti=None, event="PreToolUse", applies=None, budget_ms=1000, payload=None, **kw):

@@ -9,7 +9,6 @@ touch the daemon.
 import json
 
 import pytest
-
 from conftest import payload
 from test_daemon_cli import rundir  # noqa: F401  (fixture: stops any daemon the test started)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import add_rule, payload
+
 from memory_cli.rules.rewrite import replacement_words, rewrite
 
 
@@ -91,8 +91,9 @@ def test_a_rewritten_call_another_rule_stops_is_denied(hook, db_path, claude_dir
 
 
 def test_codex_and_gemini_never_get_a_rewrite(db_path, claude_dir):
-    from conftest import hook_cmd
     import subprocess
+
+    from conftest import hook_cmd
 
     _enable(claude_dir)
     add_rule(

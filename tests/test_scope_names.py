@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import payload
+
 from memory_cli import migrations, scope
 from memory_cli.db import Store
 
@@ -85,7 +86,8 @@ def test_a_project_excluded_from_the_model_by_its_versioned_name_stays_excluded(
 
 
 def test_a_scope_always_included_by_configuration_is_normalised(store):
-    from memory_cli import entries, settings as settings_mod
+    from memory_cli import entries
+    from memory_cli import settings as settings_mod
     from memory_cli.retrieval import session_start
 
     e = entries.add(

@@ -9,8 +9,9 @@ import textwrap
 import pytest
 
 from memory_cli import entries, migrations
-from memory_cli.db import APPLICATION_ID, Store
+from memory_cli.db import Store
 from memory_cli.errors import StoreRefused
+from memory_cli.migrations import APPLICATION_ID
 
 
 def test_new_database_is_wal_with_current_schema(db_path):
@@ -86,10 +87,9 @@ def test_read_only_directory_is_a_clear_error(tmp_path):
 
 
 def test_failed_transaction_leaves_nothing(store):
-    with pytest.raises(RuntimeError):
-        with store.transaction():
-            entries.add(store, "half-written", "fact")
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), store.transaction():
+        entries.add(store, "half-written", "fact")
+        raise RuntimeError("boom")
     assert entries.list_entries(store) == []
     assert store.value("SELECT count(*) FROM memory_rank_fts") == 0
 

@@ -13,7 +13,6 @@ import resource
 import subprocess
 
 import pytest
-
 from conftest import _cmd, payload, run_cli, run_hook
 
 
@@ -26,8 +25,8 @@ def _one_line(r, code):
 
 
 def _filled_store(db, n=60):
-    from memory_cli.db import Store
     from memory_cli import entries
+    from memory_cli.db import Store
 
     with Store.open(db) as s:
         for i in range(n):

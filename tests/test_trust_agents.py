@@ -61,12 +61,12 @@ def test_an_agents_memory_stays_in_its_own_project(tmp_path):
 
 
 def test_an_agent_in_no_project_is_held_back_until_reviewed(store):
-    from memory_cli import entries, provenance
+    from memory_cli import entries, scope_requests
 
     e = entries.add(store, POLICY, "preference", scope="global", source="agent")
     assert e["status"] == "archived" and e["requested_scope"] == "global"
-    assert [r["id"] for r in provenance.pending(store)] == [e["id"]]
-    provenance.approve(store, e["id"])
+    assert [r["id"] for r in scope_requests.pending(store)] == [e["id"]]
+    scope_requests.approve(store, e["id"])
     assert entries.get(store, e["id"])["status"] == "active"
 
 
@@ -171,19 +171,19 @@ def test_the_dashboard_api_lists_and_approves_an_agents_request_for_a_wider_scop
 
 
 def test_a_person_placing_an_agents_memory_answers_its_request(store):
-    from memory_cli import entries, provenance
+    from memory_cli import entries, scope_requests
 
     e = entries.add(store, POLICY, "preference", scope="global", source="agent", home_scope="project:shop")
     entries.update(store, e["id"], scope="project:bank")
-    assert entries.get(store, e["id"])["requested_scope"] is None and provenance.pending(store) == []
+    assert entries.get(store, e["id"])["requested_scope"] is None and scope_requests.pending(store) == []
 
 
 def test_an_agents_request_superseded_by_the_person_no_longer_waits(store):
-    from memory_cli import entries, provenance
+    from memory_cli import entries, scope_requests
 
     e = entries.add(store, POLICY, "preference", scope="global", source="agent", home_scope="project:shop")
     entries.supersede(store, e["id"], "Install tools with the package manager")
-    assert provenance.pending(store) == []
+    assert scope_requests.pending(store) == []
 
 
 def test_what_an_agent_writes_in_one_clone_is_not_injected_in_another_of_the_same_name(tmp_path):

@@ -203,9 +203,8 @@ def test_entries_loaded_before_provenance_are_bound_to_their_checkout_by_the_mig
     """A store from before migration 10: entries loaded from a file were scoped by folder name
     (and matched every clone of that name); the migration gives them their root as origin
     and scope, and the person's, the agent's and the team's entries their origins."""
-    from memory_cli import provenance
+    from memory_cli import kvstate, provenance
     from memory_cli.db import Store
-    from memory_cli.maintenance import kvstate
 
     with Store.open(db_path) as s:
         s.execute("DROP INDEX idx_entries_requested")

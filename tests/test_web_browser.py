@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import _cmd, run_cli
 
 CHROMIUM = "/usr/bin/chromium"

@@ -10,10 +10,9 @@ import socket
 import subprocess
 import sys
 import urllib.request
-
-import pytest
 from pathlib import Path
 
+import pytest
 from conftest import _cmd, run_cli
 
 

@@ -13,8 +13,10 @@ pytest.importorskip("httpx")
 from test_replay_proposals import Transcripts, _correct  # noqa: E402
 from test_web_api import _ui, app, browser  # noqa: E402,F401
 
-from memory_cli import audit  # noqa: E402
-from memory_cli import review  # noqa: E402
+from memory_cli import (
+    audit,  # noqa: E402
+    review,  # noqa: E402
+)
 from memory_cli.rules import api as rules_api  # noqa: E402
 
 

@@ -775,9 +775,8 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
         return "verdict", m.group("wrong"), ""
     if _has(low, "undo") and (_UNDO.match(b) or _REVERT_THAT.match(b)):
         return "revert", "", ""
-    if "alone" in low or "untouched" in low or "as it is" in low:
-        if m := _LEAVE_ALONE.search(b):
-            return "scope", m.group("wrong"), ""
+    if ("alone" in low or "untouched" in low or "as it is" in low) and (m := _LEAVE_ALONE.search(b)):
+        return "scope", m.group("wrong"), ""
     if "keep using" in low and (m := _KEEP_USING.match(b)):
         return "prefer", "", m.group("right")
     if "let" in low and (m := _LETS_USE.match(b)):

@@ -1277,8 +1277,8 @@ def warm_regex_cache() -> bool:
     for name in _SOURCES:
         _re(name)
     cues.compile_all()
-    from . import learned  # noqa: F401  (its patterns compile on import)
     from .. import redact, secret_formats
+    from . import learned  # noqa: F401  (its patterns compile on import)
 
     redact._rules()  # the redactor's own patterns and its provider formats, used on every prompt
     secret_formats.compile_all()

@@ -248,9 +248,8 @@ def record_lesson(
         )
         raise
     session = prompt["session_id"] or session_id
-    from .corrections import capture, view
-
     from ..db import LockBusy
+    from .corrections import capture, view
 
     try:
         with store.transaction():

@@ -103,7 +103,7 @@ INSTANCES_KEY = "capture.recurring:"  # kv: proposal id -> the ids of the correc
 
 def _members(store) -> dict[str, str]:
     """Instance correction id -> the id of the recurring proposal that holds it."""
-    from ..maintenance import kvstate
+    from .. import kvstate
 
     out = {}
     for key, value in kvstate.with_prefix(store, INSTANCES_KEY).items():
@@ -118,7 +118,7 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
     ``embed`` (``texts -> list[bytes] | None``, the daemon's) adds closeness by meaning to the
     word comparison; without it, or when it fails, words alone decide. Returns the proposals
     written or grown, as ``{"id", "statement", "instances", "sessions", "new"}``."""
-    from ..maintenance import kvstate
+    from .. import kvstate
 
     members = _members(store)  # of every proposal, reviewed ones too: a rejected one is not made again
     live = {
@@ -229,7 +229,7 @@ def grouped_ids(store) -> set[str]:
 
 def instances(store, correction_id: str) -> list[dict]:
     """Every instance of a recurring proposal, oldest first: its id, statement, session and when."""
-    from ..maintenance import kvstate
+    from .. import kvstate
 
     ids = (kvstate.get(store, INSTANCES_KEY + correction_id, {}) or {}).get("instances", [])
     if not ids:

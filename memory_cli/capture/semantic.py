@@ -103,6 +103,4 @@ def roles_conflict(a_wrong: str, a_right: str, b_wrong: str, b_right: str) -> bo
     wa, ra, wb, rb = toks(a_wrong), toks(a_right), toks(b_wrong), toks(b_right)
     if (wa & rb) or (wb & ra):
         return True
-    if wa and wb and ra and rb and similarity(wa, wb) >= SAME_THRESHOLD and not (ra & rb):
-        return True
-    return False
+    return bool(wa and wb and ra and rb and similarity(wa, wb) >= SAME_THRESHOLD and not ra & rb)

@@ -61,24 +61,143 @@ TOPIC_THRESHOLD = 0.5
 CONFLICT_THRESHOLD = 0.34
 
 _STOPWORDS = frozenset(
-    """
-a an the this that these those it its it's i me my mine you your yours we us our they them
-their he she him her his to of in on at for with by from as into onto about around approx
-approximately roughly some any is are was were be been being am do does did doing done have
-has had having will would should could can may might must shall please pls just again ever
-really very so then than also too now here there still even only okay ok hey well yeah oh
-like said told say tell already once more anymore one thing things stuff etc
-""".split()
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "it's",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "you",
+        "your",
+        "yours",
+        "we",
+        "us",
+        "our",
+        "they",
+        "them",
+        "their",
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "as",
+        "into",
+        "onto",
+        "about",
+        "around",
+        "approx",
+        "approximately",
+        "roughly",
+        "some",
+        "any",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "done",
+        "have",
+        "has",
+        "had",
+        "having",
+        "will",
+        "would",
+        "should",
+        "could",
+        "can",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "please",
+        "pls",
+        "just",
+        "again",
+        "ever",
+        "really",
+        "very",
+        "so",
+        "then",
+        "than",
+        "also",
+        "too",
+        "now",
+        "here",
+        "there",
+        "still",
+        "even",
+        "only",
+        "okay",
+        "ok",
+        "hey",
+        "well",
+        "yeah",
+        "oh",
+        "like",
+        "said",
+        "told",
+        "say",
+        "tell",
+        "already",
+        "once",
+        "more",
+        "anymore",
+        "one",
+        "thing",
+        "things",
+        "stuff",
+        "etc",
+    ]
 )
 
 # Words that carry a correction's polarity; roles (wrong/right) encode it instead.
 _POLARITY = frozenset(
-    """
-not no never don't dont do-not stop quit avoid always use using used instead rather
-""".split()
+    [
+        "not",
+        "no",
+        "never",
+        "don't",
+        "dont",
+        "do-not",
+        "stop",
+        "quit",
+        "avoid",
+        "always",
+        "use",
+        "using",
+        "used",
+        "instead",
+        "rather",
+    ]
 )
 
-_NEGATIONS = frozenset("not no never cannot without none nothing neither nor".split())
+_NEGATIONS = frozenset(["not", "no", "never", "cannot", "without", "none", "nothing", "neither", "nor"])
 # After stemming. "independent(ly) of X" denies a dependency on X; "optional" denies a need.
 _NEGATING_STEMS = frozenset(["independent", "independ", "optional", "unnecessary", "unneed", "regardless"])
 _ANTONYMS = {  # plain words; stemmed on first use
@@ -282,9 +401,7 @@ def same_correction(a_wrong: str, a_right: str, b_wrong: str, b_right: str) -> b
     if wa and wb:
         if similarity(wa, wb) < SAME_THRESHOLD:
             return False
-        if ra and rb and similarity(ra, rb) < CONFLICT_THRESHOLD:
-            return False
-        return True
+        return not (ra and rb and similarity(ra, rb) < CONFLICT_THRESHOLD)
     if ra and rb:
         return similarity(ra, rb) >= SAME_THRESHOLD
     return False

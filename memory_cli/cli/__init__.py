@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from importlib import import_module
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -39,7 +39,7 @@ def _print_version(value: bool) -> None:
 @app.callback()
 def _global(
     db: Annotated[
-        Optional[str], typer.Option("--db", metavar="PATH", help="Database file (beats MEMORY_CLI_DB and config).")
+        str | None, typer.Option("--db", metavar="PATH", help="Database file (beats MEMORY_CLI_DB and config).")
     ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print only JSON on stdout.")] = False,
     version: Annotated[
@@ -134,7 +134,8 @@ def _refuse_under_agent(argv: list[str]) -> None:
     """A command that weakens enforcement, run from a coding agent's shell (the agent's marker
     is in the environment), needs the person at a terminal: it asks there and is refused
     anywhere else (an agent's shell has no terminal to answer from)."""
-    from ..rules.self_protect import ENTRY_COMMANDS, agent_marker, weakening
+    from ..rules.self_protect import agent_marker
+    from ..rules.weakening import ENTRY_COMMANDS, weakening
 
     agent = agent_marker()
     if not agent or weakening(argv) is None:
@@ -164,9 +165,9 @@ def _rule_lookup(argv: list[str]):
     """Whether an id is a rule's, in the store this command would use (read-only)."""
 
     def is_rule(word: str) -> bool:
-        from ..db import Store
-        from ..rules.self_protect import rule_lookup
         from .. import settings as s
+        from ..db import Store
+        from ..rules.weakening import rule_lookup
 
         db = None
         for i, a in enumerate(argv):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -78,7 +78,7 @@ def stats(json_: JsonOpt = False):
 
 
 def export(
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
     json_: JsonOpt = False,
 ):
     """Every table as JSON Lines (ids and timestamps kept): `import` restores it exactly."""
@@ -146,10 +146,10 @@ def import_(
 
 
 def audit_(
-    action: Annotated[Optional[str], typer.Option("--action", "-a", help="Only this action (prefix* allowed).")] = None,
-    since: Annotated[Optional[str], typer.Option("--since", help="ISO date or time, e.g. 2026-11-01.")] = None,
-    entry: Annotated[Optional[str], typer.Option("--entry", help="Only events about this memory id.")] = None,
-    session: Annotated[Optional[str], typer.Option("--session", help="Only events of this session id.")] = None,
+    action: Annotated[str | None, typer.Option("--action", "-a", help="Only this action (prefix* allowed).")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="ISO date or time, e.g. 2026-11-01.")] = None,
+    entry: Annotated[str | None, typer.Option("--entry", help="Only events about this memory id.")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Only events of this session id.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100000)] = 50,
     json_: JsonOpt = False,
 ):

@@ -3,7 +3,7 @@ server that exposes them to Claude: the same domain functions the tools call."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -44,7 +44,7 @@ def mcp():
     server.main(state.db)
 
 
-def _scope(value: Optional[str]) -> Optional[str]:
+def _scope(value: str | None) -> str | None:
     from .. import scope as scopes
 
     return scopes.resolve_here(value) if value else None
@@ -73,15 +73,13 @@ def _incident_table(rows, score=False) -> None:
 def incidents_add(
     title: Annotated[str, typer.Argument(help="What broke, in a few words.")],
     symptoms: Annotated[str, typer.Option("--symptoms", help="How it showed (error text, behaviour).")],
-    service: Annotated[Optional[str], typer.Option("--service")] = None,
+    service: Annotated[str | None, typer.Option("--service")] = None,
     severity: Annotated[
-        Optional[str], typer.Option("--severity", help="critical|high|medium|low (warning, info, P1... are mapped)")
+        str | None, typer.Option("--severity", help="critical|high|medium|low (warning, info, P1... are mapped)")
     ] = None,
-    cause: Annotated[Optional[str], typer.Option("--cause")] = None,
-    resolution: Annotated[
-        Optional[str], typer.Option("--resolution", help="What fixed it (marks it resolved).")
-    ] = None,
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="global | project | project:<name>")] = None,
+    cause: Annotated[str | None, typer.Option("--cause")] = None,
+    resolution: Annotated[str | None, typer.Option("--resolution", help="What fixed it (marks it resolved).")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s", help="global | project | project:<name>")] = None,
     json_: JsonOpt = False,
 ):
     """Record an incident."""
@@ -105,7 +103,7 @@ def incidents_add(
 
 @incidents_app.command("list")
 def incidents_list(
-    status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
+    status: Annotated[str | None, typer.Option("--status", help="open|resolved")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 50,
     json_: JsonOpt = False,
 ):
@@ -141,7 +139,7 @@ def incidents_show(incident_id: Annotated[str, typer.Argument(metavar="ID")], js
 def incidents_resolve(
     incident_id: Annotated[str, typer.Argument(metavar="ID")],
     resolution: Annotated[str, typer.Option("--resolution", help="What fixed it.")],
-    cause: Annotated[Optional[str], typer.Option("--cause")] = None,
+    cause: Annotated[str | None, typer.Option("--cause")] = None,
     json_: JsonOpt = False,
 ):
     """Mark an incident resolved with what fixed it."""
@@ -155,11 +153,11 @@ def incidents_resolve(
 
 @incidents_app.command("search")
 def incidents_search(
-    query: Annotated[Optional[str], typer.Argument(help="Symptoms or an error message.")] = None,
-    status: Annotated[Optional[str], typer.Option("--status", help="open|resolved")] = None,
-    service: Annotated[Optional[str], typer.Option("--service", help="Only this service's incidents.")] = None,
+    query: Annotated[str | None, typer.Argument(help="Symptoms or an error message.")] = None,
+    status: Annotated[str | None, typer.Option("--status", help="open|resolved")] = None,
+    service: Annotated[str | None, typer.Option("--service", help="Only this service's incidents.")] = None,
     alert: Annotated[
-        Optional[str], typer.Option("--alert", help="Only incidents naming this alert (title or symptoms).")
+        str | None, typer.Option("--alert", help="Only incidents naming this alert (title or symptoms).")
     ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=100)] = 5,
     json_: JsonOpt = False,
@@ -180,7 +178,7 @@ def incidents_search(
 
 @reports_app.command("list")
 def reports_list(
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20,
     json_: JsonOpt = False,
 ):
@@ -200,8 +198,8 @@ def reports_list(
 
 @reports_app.command("show")
 def reports_show(
-    report_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: the latest.")] = None,
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="With no ID: latest of this scope.")] = None,
+    report_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="Default: the latest.")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s", help="With no ID: latest of this scope.")] = None,
     json_: JsonOpt = False,
 ):
     """One report (by default the latest of the scope, or of all)."""
@@ -237,8 +235,8 @@ def _value(text: str) -> float:
 def baselines_record(
     name: Annotated[str, typer.Argument(help="Metric name, e.g. 'pytest -q'.")],
     value: Annotated[str, typer.Argument(help="The measured value.")],
-    unit: Annotated[Optional[str], typer.Option("--unit")] = None,
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
+    unit: Annotated[str | None, typer.Option("--unit")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s")] = None,
     json_: JsonOpt = False,
 ):
     """Add a sample to a metric's baseline."""

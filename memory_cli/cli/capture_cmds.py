@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -27,12 +27,12 @@ def _embedder(timeout_ms: float = 1000.0):
 def capture(
     user_message: Annotated[str, typer.Option("--user-message", "-m", help="What the person typed.")],
     session_id: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--session-id", help="Session it belongs to (default: $CLAUDE_CODE_SESSION_ID, else a new one per call)."
         ),
     ] = None,
-    context: Annotated[Optional[str], typer.Option("--context", help="What was being worked on.")] = None,
+    context: Annotated[str | None, typer.Option("--context", help="What was being worked on.")] = None,
     json_: JsonOpt = False,
 ):
     """Detect a correction in a message and store it as the UserPromptSubmit hook does."""
@@ -92,18 +92,16 @@ def review(
     list_: Annotated[bool, typer.Option("--list", "-l", help="Print the queue and exit.")] = False,
     all_: Annotated[bool, typer.Option("--all", help="With --list: every correction, reviewed ones too.")] = False,
     approve: Annotated[
-        Optional[str], typer.Option("--approve", metavar="ID", help="Approve this correction or proposal.")
+        str | None, typer.Option("--approve", metavar="ID", help="Approve this correction or proposal.")
     ] = None,
     reject: Annotated[
-        Optional[str], typer.Option("--reject", metavar="ID", help="Reject it (never proposed again).")
+        str | None, typer.Option("--reject", metavar="ID", help="Reject it (never proposed again).")
     ] = None,
-    action: Annotated[Optional[str], typer.Option("--action", help="With --approve: warn|block|suggest|ask.")] = None,
-    pattern: Annotated[Optional[str], typer.Option("--pattern", help="With --approve: the pattern to enforce.")] = None,
-    pattern_type: Annotated[
-        Optional[str], typer.Option("--pattern-type", help="With --pattern: command|regex.")
-    ] = None,
-    message: Annotated[Optional[str], typer.Option("--message", help="With --approve: what Claude is told.")] = None,
-    scope: Annotated[Optional[str], typer.Option("--scope", help="With --approve: global | project:<name>.")] = None,
+    action: Annotated[str | None, typer.Option("--action", help="With --approve: warn|block|suggest|ask.")] = None,
+    pattern: Annotated[str | None, typer.Option("--pattern", help="With --approve: the pattern to enforce.")] = None,
+    pattern_type: Annotated[str | None, typer.Option("--pattern-type", help="With --pattern: command|regex.")] = None,
+    message: Annotated[str | None, typer.Option("--message", help="With --approve: what Claude is told.")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", help="With --approve: global | project:<name>.")] = None,
     json_: JsonOpt = False,
 ):
     """Go through pending corrections and proposed rules, and memories an agent or a model

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from contextlib import contextmanager
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,7 +17,7 @@ from ..errors import InvalidInput, MemoryDisabled
 
 
 class State:
-    db: Optional[str] = None
+    db: str | None = None
     json: bool = False
 
 
@@ -202,9 +202,9 @@ def warn_if_never_fires(rule: dict | None) -> None:
     """A rule naming a tool the installed hook is not called for would never fire: say so."""
     if not rule or not rule.get("tools"):
         return
-    from .. import install
+    from ..install_agents import all_coverage_warnings
 
-    for line in install.coverage_warnings(rule["tools"]):
+    for line in all_coverage_warnings(rule["tools"]):
         sys.stderr.write(f"warning: {line}\n")
 
 
@@ -226,7 +226,7 @@ def note_shared(store) -> None:
     except InvalidInput as err:
         sys.stderr.write(f"memory-cli: {err}\n")
         return
-    from ..maintenance import kvstate
+    from .. import kvstate
 
     loaded = (kvstate.get(store, KV_PREFIX + root) or {}).get("hash")
     if data is not None and loaded != repo_file.digest(data):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -51,10 +51,10 @@ def start(
         float, typer.Option("--wait", metavar="SECONDS", help="Wait up to this long for the model to be loaded.")
     ] = 0.0,
     model: Annotated[
-        Optional[str], typer.Option("--model", help="Model name or local directory (default: config embedding.model).")
+        str | None, typer.Option("--model", help="Model name or local directory (default: config embedding.model).")
     ] = None,
     idle_timeout: Annotated[
-        Optional[int],
+        int | None,
         typer.Option(
             "--idle-timeout",
             metavar="SECONDS",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -14,7 +14,6 @@ from ..errors import InvalidInput
 from ..sharing import api as sharing
 from .common import (
     JsonOpt,
-    rule_line,
     clip,
     confirmed,
     console,
@@ -23,6 +22,7 @@ from .common import (
     flush_warnings,
     note_shared,
     open_store,
+    rule_line,
     short,
     want_json,
     warn_if_never_fires,
@@ -42,9 +42,9 @@ def register(app: typer.Typer) -> None:
 
 
 def add(
-    content_arg: Annotated[Optional[str], typer.Argument(metavar="[CONTENT]", help="The memory text.")] = None,
+    content_arg: Annotated[str | None, typer.Argument(metavar="[CONTENT]", help="The memory text.")] = None,
     content: Annotated[
-        Optional[str], typer.Option("--content", "-c", help="The memory text (instead of the argument).")
+        str | None, typer.Option("--content", "-c", help="The memory text (instead of the argument).")
     ] = None,
     type: Annotated[
         str, typer.Option("--type", "-t", help="rule|correction|preference|fact|pattern|decision")
@@ -56,21 +56,19 @@ def add(
         ),
     ] = "global",
     source: Annotated[str, typer.Option("--source", help="Where it came from (manual, imported, ...).")] = "manual",
-    confidence: Annotated[
-        Optional[float], typer.Option("--confidence", help="0.0-1.0 (clamped with a warning).")
-    ] = None,
-    tags: Annotated[Optional[str], typer.Option("--tags", help="Comma-separated tags.")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence", help="0.0-1.0 (clamped with a warning).")] = None,
+    tags: Annotated[str | None, typer.Option("--tags", help="Comma-separated tags.")] = None,
     category: Annotated[
-        Optional[str], typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")
+        str | None, typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")
     ] = None,
-    subject: Annotated[Optional[str], typer.Option("--subject", help="Service or subject the memory is about.")] = None,
+    subject: Annotated[str | None, typer.Option("--subject", help="Service or subject the memory is about.")] = None,
     pattern: Annotated[
-        Optional[str], typer.Option("--pattern", help="Rules: what to match (derived from the content if omitted).")
+        str | None, typer.Option("--pattern", help="Rules: what to match (derived from the content if omitted).")
     ] = None,
-    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", help="Rules: regex|command|intent.")] = None,
-    action: Annotated[Optional[str], typer.Option("--action", help="Rules: block|warn|suggest|ask.")] = None,
-    severity: Annotated[Optional[str], typer.Option("--severity", help="Rules: critical|high|medium|low.")] = None,
-    alternative: Annotated[Optional[str], typer.Option("--alternative", help="Rules: what to do instead.")] = None,
+    pattern_type: Annotated[str | None, typer.Option("--pattern-type", help="Rules: regex|command|intent.")] = None,
+    action: Annotated[str | None, typer.Option("--action", help="Rules: block|warn|suggest|ask.")] = None,
+    severity: Annotated[str | None, typer.Option("--severity", help="Rules: critical|high|medium|low.")] = None,
+    alternative: Annotated[str | None, typer.Option("--alternative", help="Rules: what to do instead.")] = None,
     share: Annotated[bool, typer.Option("--share", help="Share it at once, as `memory-cli share ID` does.")] = False,
     json_: JsonOpt = False,
 ):
@@ -142,9 +140,9 @@ def _attach_rule(store, entry, opts):
 def query(
     text: Annotated[str, typer.Argument(help="What to look for.")],
     scope: Annotated[
-        Optional[str], typer.Option("--scope", "-s", help="Only memories that apply in this scope (plus global).")
+        str | None, typer.Option("--scope", "-s", help="Only memories that apply in this scope (plus global).")
     ] = None,
-    type: Annotated[Optional[str], typer.Option("--type", "-t")] = None,
+    type: Annotated[str | None, typer.Option("--type", "-t")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000)] = 10,
     json_: JsonOpt = False,
 ):
@@ -176,16 +174,16 @@ def query(
 
 
 def list_(
-    type: Annotated[Optional[str], typer.Option("--type", "-t")] = None,
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s", help="Exactly this scope.")] = None,
+    type: Annotated[str | None, typer.Option("--type", "-t")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s", help="Exactly this scope.")] = None,
     status: Annotated[str, typer.Option("--status", help="active|archived|superseded|all")] = "active",
-    source: Annotated[Optional[str], typer.Option("--source")] = None,
+    source: Annotated[str | None, typer.Option("--source")] = None,
     category: Annotated[
-        Optional[str], typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")
+        str | None, typer.Option("--category", help="timing|dependency|behavior|remediation|maintenance")
     ] = None,
-    subject: Annotated[Optional[str], typer.Option("--subject", help="Exactly this subject (any case).")] = None,
+    subject: Annotated[str | None, typer.Option("--subject", help="Exactly this subject (any case).")] = None,
     min_confidence: Annotated[
-        Optional[float], typer.Option("--min-confidence", help="Only entries at or above this confidence.")
+        float | None, typer.Option("--min-confidence", help="Only entries at or above this confidence.")
     ] = None,
     order: Annotated[
         str, typer.Option("--order", help="updated|created|confidence|used|type|scope|content|status|source")
@@ -255,14 +253,14 @@ def show(entry_id: Annotated[str, typer.Argument(metavar="ID")], json_: JsonOpt 
 
 def update(
     entry_id: Annotated[str, typer.Argument(metavar="ID")],
-    content: Annotated[Optional[str], typer.Option("--content", "-c")] = None,
-    type: Annotated[Optional[str], typer.Option("--type", "-t")] = None,
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
-    confidence: Annotated[Optional[float], typer.Option("--confidence")] = None,
-    tags: Annotated[Optional[str], typer.Option("--tags")] = None,
-    category: Annotated[Optional[str], typer.Option("--category")] = None,
-    subject: Annotated[Optional[str], typer.Option("--subject")] = None,
-    status: Annotated[Optional[str], typer.Option("--status", help="active|archived (restore with active)")] = None,
+    content: Annotated[str | None, typer.Option("--content", "-c")] = None,
+    type: Annotated[str | None, typer.Option("--type", "-t")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s")] = None,
+    confidence: Annotated[float | None, typer.Option("--confidence")] = None,
+    tags: Annotated[str | None, typer.Option("--tags")] = None,
+    category: Annotated[str | None, typer.Option("--category")] = None,
+    subject: Annotated[str | None, typer.Option("--subject")] = None,
+    status: Annotated[str | None, typer.Option("--status", help="active|archived (restore with active)")] = None,
     json_: JsonOpt = False,
 ):
     """Change a memory in place (use `supersede` to keep the old text as history)."""
@@ -375,7 +373,7 @@ def purge(
         str, typer.Option("--scope", "-s", help="Exactly this scope: global | project:<name> | file:<path>.")
     ],
     source: Annotated[
-        Optional[str], typer.Option("--source", help="Only entries from this source (manual, marker, ...).")
+        str | None, typer.Option("--source", help="Only entries from this source (manual, marker, ...).")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
     json_: JsonOpt = False,

@@ -69,7 +69,6 @@ def install(
         raise InvalidInput(f"unknown --entry {entry!r}: use fast or console")
     if agent != "claude":
         from .. import install_agents as agents
-
         from ..mcp import agent_registration as agent_mcp
 
         path = agents.settings_file(agent, scope)
@@ -142,7 +141,6 @@ def uninstall(
         _remove_native(agent, dry_run, json_)
     if agent != "claude":
         from .. import install_agents as agents
-
         from ..mcp import agent_registration as agent_mcp
 
         path = agents.settings_file(agent, scope)
@@ -187,9 +185,8 @@ def _add_native(agent: str, dry_run: bool, json_: bool) -> None:
 
 def _remove_native(agent: str, dry_run: bool, json_: bool) -> None:
     """The agent's native rule copies and pinned blocks go with its hooks, exactly."""
-    import sys
-
     import os
+    import sys
 
     from ..maintenance import agent_pins
     from ..native import sync

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,11 +19,11 @@ def register(app: typer.Typer) -> None:
 def summarize(
     transcript: Annotated[Path, typer.Argument(metavar="TRANSCRIPT", help="A Claude Code transcript (.jsonl).")],
     session_id: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--session-id", metavar="S", help="Session the memories belong to (default: the transcript's)."),
     ] = None,
     project: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--project", metavar="NAME", help="Project scope (default: derived from the transcript's cwd)."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be stored; store nothing.")] = False,
@@ -68,7 +68,7 @@ def summarize(
 
 def compact(
     scope: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--scope", metavar="S", help="Only this scope (default: every scope over limits.per_scope)."),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would change; change nothing.")] = False,

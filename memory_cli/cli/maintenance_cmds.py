@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -15,7 +15,7 @@ from .common import JsonOpt, clip, confirmed, db_path, emit_json, flush_warnings
 maintenance_app = typer.Typer(help="The daily maintenance run (decay, backup, audit retention).", no_args_is_help=True)
 
 ProjectDirOpt = Annotated[
-    Optional[Path],
+    Path | None,
     typer.Option(
         "--project-dir",
         metavar="PATH",
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(maintenance_app, name="maintenance")
 
 
-def _project_root(project_dir: Optional[Path]) -> str | None:
+def _project_root(project_dir: Path | None) -> str | None:
     from .. import scope
 
     if project_dir is not None:
@@ -68,9 +68,7 @@ def _report_sync(reports: list[dict], *, quiet_nothing: bool = True) -> bool:
 
 
 def pin(
-    entry_id: Annotated[
-        Optional[str], typer.Argument(metavar="[ID]", help="Memory to pin (id or unique prefix).")
-    ] = None,
+    entry_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="Memory to pin (id or unique prefix).")] = None,
     critical: Annotated[bool, typer.Option("--critical", help="Pin every active critical rule.")] = False,
     project_dir: ProjectDirOpt = None,
     json_: JsonOpt = False,
@@ -226,7 +224,7 @@ def _backups_dir(s) -> Path:
 
 def backup_(
     to: Annotated[
-        Optional[Path], typer.Option("--to", metavar="PATH", help="Write the backup here (a new file, or a directory).")
+        Path | None, typer.Option("--to", metavar="PATH", help="Write the backup here (a new file, or a directory).")
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the backups in the backup folder.")] = False,
     json_: JsonOpt = False,
@@ -261,9 +259,8 @@ def backup_(
         made = backup.backup_to(src, to)
     else:
         made = backup.make_backup(src, _backups_dir(s), keep=int(s["backup"]["max_backups"]))
-    with open_store() as store:
-        with store.transaction():
-            audit.record(store, "backup", result=str(made))
+    with open_store() as store, store.transaction():
+        audit.record(store, "backup", result=str(made))
     if want_json(json_):
         emit_json({"backup": str(made), "size": made.stat().st_size})
     else:
@@ -277,8 +274,8 @@ def restore(
 ):
     """Replace the database with a backup: checked first; the current one is saved before."""
     from .. import audit, migrations
-    from ..db import APPLICATION_ID
     from ..maintenance import backup
+    from ..migrations import APPLICATION_ID
 
     s = settings()
     live = db_path()
@@ -298,17 +295,16 @@ def restore(
         application_id=APPLICATION_ID,
         keep=int(s["backup"]["max_backups"]),
     )
-    with open_store() as store:  # migrates an older backup to the current schema
-        with store.transaction():
-            audit.record(
-                store,
-                "restore",
-                result=str(result.restored_from),
-                details={
-                    "previous_saved_at": str(result.safety_backup) if result.safety_backup else None,
-                    "entries": result.check.entries,
-                },
-            )
+    with open_store() as store, store.transaction():  # opening migrates an older backup to the current schema
+        audit.record(
+            store,
+            "restore",
+            result=str(result.restored_from),
+            details={
+                "previous_saved_at": str(result.safety_backup) if result.safety_backup else None,
+                "entries": result.check.entries,
+            },
+        )
     if want_json(json_):
         emit_json(
             {
@@ -353,8 +349,8 @@ def maintenance_run(
 @maintenance_app.command("status")
 def maintenance_status(json_: JsonOpt = False):
     """When maintenance last ran, whether it is running, and the end of its log."""
+    from ..locks import open_lock_file, try_lock_fd
     from ..maintenance import detached
-    from ..maintenance.locks import open_lock_file, try_lock_fd
     from ..paths import run_dir
 
     db = db_path()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 
@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
 
 def inject(
     session_context: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--session-context",
             metavar="JSON",
@@ -32,13 +32,13 @@ def inject(
         str, typer.Option("--source", help="startup|resume|clear|compact (compact re-injects pins first).")
     ] = "startup",
     session_id: Annotated[
-        Optional[str], typer.Option("--session-id", help="Record the injection for this session.")
+        str | None, typer.Option("--session-id", help="Record the injection for this session.")
     ] = None,
     max_entries: Annotated[
-        Optional[int], typer.Option("--max-entries", min=0, help="Override injection.max_entries.")
+        int | None, typer.Option("--max-entries", min=0, help="Override injection.max_entries.")
     ] = None,
     max_tokens: Annotated[
-        Optional[int],
+        int | None,
         typer.Option("--max-tokens", min=0, help="Override the token budget (config / MEMORY_CLI_BUDGET)."),
     ] = None,
     instructions: Annotated[
@@ -77,7 +77,7 @@ def inject(
         sys.stderr.write("no memories to inject for this context\n")
 
 
-def _raw(text: Optional[str]) -> dict:
+def _raw(text: str | None) -> dict:
     import json
 
     if not text:
@@ -91,11 +91,11 @@ def _raw(text: Optional[str]) -> dict:
 
 def import_markdown(
     paths: Annotated[
-        Optional[List[str]],
+        list[str] | None,
         typer.Argument(metavar="[PATH]...", help="More sources (a shell glob after --source lands here)."),
     ] = None,
     source: Annotated[
-        Optional[List[str]],
+        list[str] | None,
         typer.Option(
             "--source",
             metavar="PATH",
@@ -104,7 +104,7 @@ def import_markdown(
         ),
     ] = None,
     scope: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--scope", "-s", help="Put everything in this scope instead of the one each file's location implies."
         ),

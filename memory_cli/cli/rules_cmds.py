@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 
 from ..errors import InvalidInput
 from .common import (
     JsonOpt,
-    rule_line,
     clip,
     console,
     content_from,
@@ -21,6 +20,7 @@ from .common import (
     note_shared,
     open_store,
     parse_json_arg,
+    rule_line,
     settings,
     short,
     want_json,
@@ -41,21 +41,21 @@ def register(app: typer.Typer) -> None:
 
 
 ToolsOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--tools",
         help="Comma-separated tool names (Bash,Write,Edit...). Default: Bash for command rules, every tool otherwise.",
     ),
 ]
 FieldsOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--fields",
         help="Comma-separated tool_input fields to match (default: command; content and file_path; new_string...).",
     ),
 ]
 ConditionOpt = Annotated[
-    Optional[List[str]],
+    list[str] | None,
     typer.Option("--condition", help="Extra condition FIELD:OPERATOR:PATTERN (all must hold); repeatable."),
 ]
 
@@ -74,27 +74,25 @@ def _follow(store) -> None:
 @rules_app.command("add")
 def rules_add(
     content_arg: Annotated[
-        Optional[str], typer.Argument(metavar="[CONTENT]", help="The rule in words (what gets injected).")
+        str | None, typer.Argument(metavar="[CONTENT]", help="The rule in words (what gets injected).")
     ] = None,
-    content: Annotated[Optional[str], typer.Option("--content", "-c")] = None,
+    content: Annotated[str | None, typer.Option("--content", "-c")] = None,
     pattern: Annotated[
-        Optional[str], typer.Option("--pattern", "-p", help="What to match; derived from the content if omitted.")
+        str | None, typer.Option("--pattern", "-p", help="What to match; derived from the content if omitted.")
     ] = None,
-    pattern_type: Annotated[
-        Optional[str], typer.Option("--pattern-type", "-T", help="regex | command | intent")
-    ] = None,
-    action: Annotated[Optional[str], typer.Option("--action", "-a", help="block | warn | suggest | ask")] = None,
+    pattern_type: Annotated[str | None, typer.Option("--pattern-type", "-T", help="regex | command | intent")] = None,
+    action: Annotated[str | None, typer.Option("--action", "-a", help="block | warn | suggest | ask")] = None,
     severity: Annotated[
-        Optional[str], typer.Option("--severity", help="critical | high | medium | low (default: medium)")
+        str | None, typer.Option("--severity", help="critical | high | medium | low (default: medium)")
     ] = None,
-    alternative: Annotated[Optional[str], typer.Option("--alternative", help="What to do instead.")] = None,
-    message: Annotated[Optional[str], typer.Option("--message", help="What to say when it fires.")] = None,
+    alternative: Annotated[str | None, typer.Option("--alternative", help="What to do instead.")] = None,
+    message: Annotated[str | None, typer.Option("--message", help="What to say when it fires.")] = None,
     tools: ToolsOpt = None,
     fields: FieldsOpt = None,
     condition: ConditionOpt = None,
     scope: Annotated[str, typer.Option("--scope", "-s", help="global | project:<name> | file:<path>")] = "global",
     case_sensitive: Annotated[bool, typer.Option("--case-sensitive", help="Regexes ignore case unless set.")] = False,
-    name: Annotated[Optional[str], typer.Option("--name", help="A short label.")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="A short label.")] = None,
     disabled: Annotated[bool, typer.Option("--disabled", help="Store it switched off.")] = False,
     json_: JsonOpt = False,
 ):
@@ -142,8 +140,8 @@ def rules_list(
     all_: Annotated[bool, typer.Option("--all", help="Include disabled rules and archived entries.")] = False,
     disabled: Annotated[bool, typer.Option("--disabled", help="Only disabled rules.")] = False,
     unconfirmed: Annotated[bool, typer.Option("--unconfirmed", help="Only rules waiting for confirmation.")] = False,
-    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T")] = None,
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
+    pattern_type: Annotated[str | None, typer.Option("--pattern-type", "-T")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s")] = None,
     json_: JsonOpt = False,
 ):
     """List rules, blocking ones first."""
@@ -263,20 +261,20 @@ def rules_show(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: Jso
 @rules_app.command("edit")
 def rules_edit(
     rule_id: Annotated[str, typer.Argument(metavar="ID")],
-    content: Annotated[Optional[str], typer.Option("--content", "-c")] = None,
-    pattern: Annotated[Optional[str], typer.Option("--pattern", "-p")] = None,
-    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T")] = None,
-    action: Annotated[Optional[str], typer.Option("--action", "-a")] = None,
-    severity: Annotated[Optional[str], typer.Option("--severity")] = None,
-    alternative: Annotated[Optional[str], typer.Option("--alternative", help="'' clears it.")] = None,
-    message: Annotated[Optional[str], typer.Option("--message", help="'' clears it.")] = None,
+    content: Annotated[str | None, typer.Option("--content", "-c")] = None,
+    pattern: Annotated[str | None, typer.Option("--pattern", "-p")] = None,
+    pattern_type: Annotated[str | None, typer.Option("--pattern-type", "-T")] = None,
+    action: Annotated[str | None, typer.Option("--action", "-a")] = None,
+    severity: Annotated[str | None, typer.Option("--severity")] = None,
+    alternative: Annotated[str | None, typer.Option("--alternative", help="'' clears it.")] = None,
+    message: Annotated[str | None, typer.Option("--message", help="'' clears it.")] = None,
     tools: ToolsOpt = None,
     fields: FieldsOpt = None,
     condition: ConditionOpt = None,
     clear_conditions: Annotated[bool, typer.Option("--clear-conditions")] = False,
-    scope: Annotated[Optional[str], typer.Option("--scope", "-s")] = None,
-    case_sensitive: Annotated[Optional[bool], typer.Option("--case-sensitive/--ignore-case")] = None,
-    name: Annotated[Optional[str], typer.Option("--name")] = None,
+    scope: Annotated[str | None, typer.Option("--scope", "-s")] = None,
+    case_sensitive: Annotated[bool | None, typer.Option("--case-sensitive/--ignore-case")] = None,
+    name: Annotated[str | None, typer.Option("--name")] = None,
     json_: JsonOpt = False,
 ):
     """Change a rule; a new pattern is validated before anything is stored."""
@@ -345,7 +343,7 @@ def rules_disable(rule_id: Annotated[str, typer.Argument(metavar="ID")], json_: 
 def rules_confirm(
     rule_id: Annotated[str, typer.Argument(metavar="ID")],
     action: Annotated[
-        Optional[str],
+        str | None,
         typer.Option("--action", "-a", help="Action after confirming (a promoted warn rule becomes block by default)."),
     ] = None,
     json_: JsonOpt = False,
@@ -387,7 +385,7 @@ def rules_delete(
 # -- checking calls -------------------------------------------------------------------------
 
 
-def _tool_input(tool: str, text: Optional[str], input_json: Optional[str], file: Optional[str]) -> dict:
+def _tool_input(tool: str, text: str | None, input_json: str | None, file: str | None) -> dict:
     if input_json is not None:
         ti = parse_json_arg(input_json, "--input-json")
         if not isinstance(ti, dict):
@@ -416,7 +414,7 @@ def _tool_input(tool: str, text: Optional[str], input_json: Optional[str], file:
     return {"input": text}
 
 
-def _check(tool: str, ti: dict, *, phase: str, cwd: Optional[str], only=None, rs=None, audit_it: bool = True):
+def _check(tool: str, ti: dict, *, phase: str, cwd: str | None, only=None, rs=None, audit_it: bool = True):
     from .. import scope as scopes
     from ..rules import engine, ruleset
     from ..rules.spec import KNOWN_TOOLS
@@ -542,11 +540,11 @@ def _print_verdict(verdict, tool: str, phase: str = "pre") -> None:
 def enforce(
     tool: Annotated[str, typer.Option("--tool", help="Tool name: Bash, Write, Edit, ...")],
     input_: Annotated[
-        Optional[str], typer.Option("--input", "-i", help="The Bash command, the content for Write/Edit, ...")
+        str | None, typer.Option("--input", "-i", help="The Bash command, the content for Write/Edit, ...")
     ] = None,
-    input_json: Annotated[Optional[str], typer.Option("--input-json", help="A whole tool_input as JSON.")] = None,
-    file: Annotated[Optional[str], typer.Option("--file", help="file_path for Write/Edit with --input.")] = None,
-    cwd: Annotated[Optional[str], typer.Option("--cwd", help="Directory of the call (decides project scopes).")] = None,
+    input_json: Annotated[str | None, typer.Option("--input-json", help="A whole tool_input as JSON.")] = None,
+    file: Annotated[str | None, typer.Option("--file", help="file_path for Write/Edit with --input.")] = None,
+    cwd: Annotated[str | None, typer.Option("--cwd", help="Directory of the call (decides project scopes).")] = None,
     phase: Annotated[str, typer.Option("--phase", help="pre (enforcement) | post (verification)")] = "pre",
     json_: JsonOpt = False,
 ):
@@ -564,14 +562,14 @@ def enforce(
 
 @rules_app.command("test")
 def rules_test(
-    rule_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="A stored rule (any state).")] = None,
-    pattern: Annotated[Optional[str], typer.Option("--pattern", "-p", help="Try a pattern without storing it.")] = None,
-    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "-T")] = None,
+    rule_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="A stored rule (any state).")] = None,
+    pattern: Annotated[str | None, typer.Option("--pattern", "-p", help="Try a pattern without storing it.")] = None,
+    pattern_type: Annotated[str | None, typer.Option("--pattern-type", "-T")] = None,
     case_sensitive: Annotated[bool, typer.Option("--case-sensitive")] = False,
     tool: Annotated[str, typer.Option("--tool")] = "Bash",
-    input_: Annotated[Optional[str], typer.Option("--input", "-i")] = None,
-    input_json: Annotated[Optional[str], typer.Option("--input-json")] = None,
-    file: Annotated[Optional[str], typer.Option("--file")] = None,
+    input_: Annotated[str | None, typer.Option("--input", "-i")] = None,
+    input_json: Annotated[str | None, typer.Option("--input-json")] = None,
+    file: Annotated[str | None, typer.Option("--file")] = None,
     json_: JsonOpt = False,
 ):
     """Would this call match: every enabled rule as the gate sees it from this directory, or one
@@ -643,19 +641,17 @@ def rules_test(
 
 @rules_app.command("replay")
 def rules_replay(
-    rule_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="A stored rule (any state).")] = None,
-    pattern: Annotated[
-        Optional[str], typer.Option("--pattern", "-p", help="Replay a pattern without storing it.")
-    ] = None,
-    pattern_type: Annotated[Optional[str], typer.Option("--pattern-type", "--type", "-T")] = None,
+    rule_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="A stored rule (any state).")] = None,
+    pattern: Annotated[str | None, typer.Option("--pattern", "-p", help="Replay a pattern without storing it.")] = None,
+    pattern_type: Annotated[str | None, typer.Option("--pattern-type", "--type", "-T")] = None,
     action: Annotated[
         str, typer.Option("--action", "-a", help="With --pattern: block | ask | warn | suggest.")
     ] = "block",
     tools: ToolsOpt = None,
     case_sensitive: Annotated[bool, typer.Option("--case-sensitive")] = False,
-    since: Annotated[Optional[str], typer.Option("--since", help="Sessions written since: 2026-11-01 or 30d.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="Sessions written since: 2026-11-01 or 30d.")] = None,
     agent: Annotated[
-        Optional[List[str]], typer.Option("--agent", help="claude | codex | gemini (repeatable; default all).")
+        list[str] | None, typer.Option("--agent", help="claude | codex | gemini (repeatable; default all).")
     ] = None,
     limit: Annotated[int, typer.Option("--limit", help="Calls listed (counts cover all).")] = 20,
     json_: JsonOpt = False,
@@ -707,7 +703,7 @@ def _replay_agents(agent) -> list[str] | None:
     return names
 
 
-def _since_epoch(since: Optional[str]) -> float | None:
+def _since_epoch(since: str | None) -> float | None:
     """``30d`` / ``12h`` ago, or an ISO date or time (UTC)."""
     if not since:
         return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,17 +19,17 @@ def serve(
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port (0: any free port).")] = 8765,
     token_file: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--token-file",
             help="File holding the access token (- reads stdin; or set MEMORY_CLI_TOKEN). "
             "Default: a new random token per run.",
         ),
     ] = None,
-    token: Annotated[Optional[str], typer.Option("--token", hidden=True)] = None,
+    token: Annotated[str | None, typer.Option("--token", hidden=True)] = None,
     open_: Annotated[bool, typer.Option("--open", help="Open the dashboard in the browser.")] = False,
     allow_host: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--allow-host", help="Another name the server is reached by (Host header), e.g. behind a proxy."),
     ] = None,
 ):
@@ -37,7 +37,8 @@ def serve(
     import socket
 
     from ..errors import InvalidInput, MemoryCliError
-    from ..web.server import read_token, resolve_token, serve as run
+    from ..web.server import read_token, resolve_token
+    from ..web.server import serve as run
 
     if token is not None:
         raise InvalidInput(

@@ -83,7 +83,7 @@ def request(msg: dict, timeout_ms: float = DEFAULT_TIMEOUT_MS, socket_path: str 
                 return protocol.decode(bytes(buf[:end]))
             if len(buf) > protocol.MAX_LINE:
                 return _fail("too_large")
-    except socket.timeout:
+    except TimeoutError:
         return _fail("timeout")
     except (OSError, ValueError):
         return _fail("io_error")

@@ -153,7 +153,7 @@ class Daemon:
                 return
             try:
                 conn, _ = self._listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError as e:
                 if e.errno in (errno.EINTR, errno.ECONNABORTED):
@@ -202,9 +202,8 @@ class Daemon:
         self.state = "loading"
         t0 = time.monotonic()
         try:
-            from ..embeddings.model import Embedder
-
             from .. import settings as settings_mod
+            from ..embeddings.model import Embedder
 
             emb = Embedder(self.model_name, settings_mod.load()["embedding"]["backend"])
             self.model_path = emb.path

@@ -12,8 +12,8 @@ def _check(name, status, detail):
 
 
 def doctor_checks(store, settings) -> list[dict]:
-    from . import vectors
     from ..daemon import control
+    from . import vectors
 
     out = []
     st = vectors.stats(store)

@@ -126,7 +126,7 @@ class Embedder:
         self._numpy = None
         self.dim = DEFAULT_DIM
 
-    def load(self) -> "Embedder":
+    def load(self) -> Embedder:
         if self._model is not None or self._numpy is not None:
             return self
         _quiet_offline_env()
@@ -155,7 +155,7 @@ class Embedder:
         except Exception:  # only cosmetics
             pass
         model = SentenceTransformer(self.path, device="cpu", local_files_only=True)
-        getdim = getattr(model, "get_embedding_dimension", None) or getattr(model, "get_sentence_embedding_dimension")
+        getdim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         self.dim = int(getdim() or DEFAULT_DIM)
         self._model = model
         return self

@@ -100,20 +100,18 @@ def cosine(a: bytes, b: bytes) -> float:
 
 
 def _kv_get(store, key: str):
+    from .. import kvstate
+
     try:
-        return store.value("SELECT value FROM kv WHERE key = ?", (key,))
+        return kvstate.raw(store, key)
     except Exception:
         return None
 
 
 def _kv_set(store, key: str, value) -> None:
-    from ..util import now_iso
+    from .. import kvstate
 
-    store.execute(
-        "INSERT INTO kv(key, value, updated_at) VALUES (?,?,?) ON CONFLICT(key) DO UPDATE "
-        "SET value = excluded.value, updated_at = excluded.updated_at",
-        (key, None if value is None else str(value), now_iso()),
-    )
+    kvstate.put_raw(store, key, None if value is None else str(value))
 
 
 def has_queue(store) -> bool:
@@ -333,8 +331,10 @@ def reindex(store, embed, *, model: str | None, full: bool = True, batch: int = 
             apply_schema(store)
         if store.table_exists(VEC_TABLE) and model and table_model(store) not in (None, model):
             store.execute(f"DROP TABLE {VEC_TABLE}")
+            from .. import kvstate
+
             for key in (KV_DIM, KV_MODEL):
-                store.execute("DELETE FROM kv WHERE key = ?", (key,))
+                kvstate.delete(store, key)
             full = True
         if full:
             store.execute(

@@ -18,67 +18,22 @@ store is already closed and every write committed), which saves a few more ms.
 Fail-safe: when ``apsw`` is still not importable (a moved virtualenv, a changed Python, a
 package reached only through a ``.pth`` file), ``site`` runs after all and the import is
 retried, so a stale command line costs speed, never function; ``memory-cli doctor`` reports
-it. Any other command given to the launcher runs the full CLI.
+it. Any other command given to the launcher runs the full CLI. Finding the modules without
+``site`` is :mod:`memory_cli.launcher`'s (``memory-cli install`` shares it).
 """
 
 import sys
 
-
-def _site_packages(prefix: str) -> str:
-    """The environment's own site-packages, computed as ``site`` would, without importing it."""
-    import os
-
-    if os.name == "nt":
-        return os.path.join(prefix, "Lib", "site-packages")
-    v = sys.version_info
-    return os.path.join(prefix, "lib", f"python{v[0]}.{v[1]}", "site-packages")
-
-
-def _env_prefix() -> str:
-    """The environment this interpreter belongs to. Without ``site`` (``-S``), ``sys.prefix`` is
-    the base installation's even inside a virtualenv (``site`` is what switches it), so look for
-    the virtualenv's ``pyvenv.cfg`` beside the interpreter's folder, as ``site`` does."""
-    import os
-
-    exe_dir = os.path.dirname(os.path.abspath(sys.executable))
-    for candidate in (os.path.dirname(exe_dir), exe_dir):  # bin/.. (POSIX), Scripts/.. or the folder (Windows)
-        if os.path.isfile(os.path.join(candidate, "pyvenv.cfg")):
-            return candidate
-    return sys.prefix
-
-
-def _prepare(argv: list, here: str) -> list:
-    """Set ``sys.path`` from our own location and the ``--path`` options; return the rest."""
-    import os
-
-    if sys.path and sys.path[0] and os.path.abspath(sys.path[0]) == here:
-        del sys.path[0]  # started without -I: never let our modules shadow the stdlib
-    wanted = [os.path.dirname(here)]
-    while len(argv) >= 2 and argv[0] == "--path":
-        wanted.append(argv[1])
-        argv = argv[2:]
-    wanted.append(_site_packages(_env_prefix()))
-    for p in wanted:
-        if p not in sys.path:
-            sys.path.append(p)
-    return argv
-
-
-def _apsw_importable() -> bool:
-    try:
-        import apsw  # noqa: F401
-    except ImportError:
-        return False
-    return True
+from memory_cli.launcher import apsw_importable, prepare
 
 
 def main(argv: list, here: str) -> None:
     """Run ``[--path DIR]... [--db PATH] hook EVENT`` (or any other command) from ``here``,
     the package folder of the launcher script. ``--probe`` (after the paths) prints how the
     start went, for ``memory-cli doctor``."""
-    argv = _prepare(argv, here)
+    argv = prepare(argv, here)
     fell_back = False
-    if not _apsw_importable():
+    if not apsw_importable():
         import site  # the slow way: every site-packages folder and .pth file
 
         site.main()

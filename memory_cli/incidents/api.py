@@ -214,8 +214,8 @@ def search(
     symptoms name that alert (any case), since agents record an alert by its name. With a
     filter the query may be empty: the filtered incidents come newest first, with no score.
     """
-    from ..retrieval import fts, fusion
     from ..embeddings.vectors import cosine
+    from ..retrieval import fts, fusion
 
     svc = fields.text(None, service, "service", max_len=200)
     alert_name = fields.text(None, alert, "alert", max_len=300)

@@ -86,7 +86,7 @@ class OpenAICompatibleProvider:
                     "server", f"{status} server error: {text}", retryable=True, retry_after=_retry_after(err)
                 ) from None
             raise LLMError("client", f"{status} {text}") from None
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise LLMError("timeout", f"no answer within {self.timeout:g}s", retryable=True) from None
         except urllib.error.URLError as err:
             if isinstance(err.reason, (socket.timeout, TimeoutError)):

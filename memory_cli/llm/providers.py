@@ -45,14 +45,14 @@ def _today() -> str:
 
 
 def calls_today(store) -> int:
-    from memory_cli.maintenance import kvstate
+    from memory_cli import kvstate
 
     return int(kvstate.get(store, CALLS_KEY + _today(), 0) or 0)
 
 
 def take_call_slot(store, cap: int) -> int:
     """Count one request against today's cap; raises LLMError('cap') when it is used up."""
-    from memory_cli.maintenance import kvstate
+    from memory_cli import kvstate
 
     key = CALLS_KEY + _today()
     with store.transaction():
@@ -60,7 +60,7 @@ def take_call_slot(store, cap: int) -> int:
         if used >= cap:
             raise LLMError("cap", f"the daily cap of {cap} LLM calls is reached")
         kvstate.put(store, key, used + 1)
-        store.execute("DELETE FROM kv WHERE key >= ? AND key < ? AND key != ?", (CALLS_KEY, CALLS_KEY + "\uffff", key))
+        kvstate.delete_prefix(store, CALLS_KEY, keep=key)
     return used + 1
 
 

@@ -23,9 +23,9 @@ def enqueue_from_hook(ctx) -> bool:
 
     if not os.path.isfile(path):
         return False
+    from memory_cli import kvstate
     from memory_cli import scope as scopes
     from memory_cli.db import LockBusy
-    from memory_cli.maintenance import kvstate
 
     key = PENDING_KEY + os.path.realpath(path)
     value = {

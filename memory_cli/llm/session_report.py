@@ -160,9 +160,7 @@ def corrections(ex: Excerpt) -> list[str]:
     out = []
     after_stop = False  # the person interrupted or rejected a call since their last prompt
     for turn in ex.turns:
-        if turn.role == "interrupt":
-            after_stop = True
-        elif turn.role == "result" and turn.rejected:
+        if turn.role == "interrupt" or turn.role == "result" and turn.rejected:
             after_stop = True
         elif turn.role == "person":
             if after_stop or pushback(turn.text):

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_cli.maintenance import claudemd, kvstate
+from memory_cli import kvstate
+from memory_cli.maintenance import claudemd
 
 AGENT_FILES = {"codex": "AGENTS.md", "gemini": "GEMINI.md"}
 FILE_KEY = "pins.agentfile."
@@ -30,10 +31,9 @@ def installed_agents(store) -> list[str]:
 
 def sibling(agent: str, target: str) -> Path:
     from memory_cli import install_agents
-    from memory_cli.maintenance.pins import GLOBAL_TARGET
 
     name = AGENT_FILES[agent]
-    if target == GLOBAL_TARGET:
+    if target == claudemd.GLOBAL_TARGET:
         return (install_agents.codex_home() if agent == "codex" else Path.home() / ".gemini") / name
     parent = Path(target).parent
     root = parent.parent if parent.name == ".claude" else parent

@@ -33,12 +33,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from memory_cli import safe_write
 
+# The target of pins in the person's own CLAUDE.md (the Claude config dir), beside the project files.
+GLOBAL_TARGET = "global"
 BEGIN_TAG = "<!-- memory-cli:pins:begin"
 END_MARKER = "<!-- memory-cli:pins:end -->"
 MANAGED_NOTE = "(managed by memory-cli; edit with `memory-cli pin/unpin`)"
@@ -393,17 +395,16 @@ def plan_sync(path: Path, body: str | None, *, overwrite_edits: bool = False) ->
     state = _state_from_doc(path, doc)
     if doc.problem:
         return SyncPlan(real, CONFLICT, f"{doc.problem}; fix the markers by hand", raw, state=state)
-    if state.edited:
-        if not overwrite_edits:
-            return SyncPlan(
-                real,
-                CONFLICT,
-                "the pinned block was edited by hand since memory-cli wrote it; "
-                "not overwriting (sync with overwrite to replace the edit)",
-                raw,
-                edited_body=state.body,
-                state=state,
-            )
+    if state.edited and not overwrite_edits:
+        return SyncPlan(
+            real,
+            CONFLICT,
+            "the pinned block was edited by hand since memory-cli wrote it; "
+            "not overwriting (sync with overwrite to replace the edit)",
+            raw,
+            edited_body=state.body,
+            state=state,
+        )
     edited_body = state.body if state.edited else None
     if not want:
         if not state.found:

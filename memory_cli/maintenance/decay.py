@@ -30,9 +30,9 @@ not pinned) and for rules a confirmation flag.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Iterable, Mapping
 
 WEEK = timedelta(days=7)
 PRECISION = 6
@@ -46,7 +46,7 @@ class DecayPolicy:
     injection_floor: float = 0.3  # strictly below: no longer injected
 
     @classmethod
-    def from_config(cls, decay: Mapping | None = None, injection_floor: float | None = None) -> "DecayPolicy":
+    def from_config(cls, decay: Mapping | None = None, injection_floor: float | None = None) -> DecayPolicy:
         """Read the ``decay`` config section (inactive_days, decay_rate, archive_threshold)."""
         decay = decay or {}
         base = cls()

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from memory_cli import audit
-from memory_cli.maintenance import kvstate
+from memory_cli import audit, kvstate
 from memory_cli.maintenance.decay import (
     DecayInput,
     DecayPolicy,

@@ -28,7 +28,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_cli.maintenance.locks import open_lock_file, try_lock_fd
+from memory_cli.locks import open_lock_file, try_lock_fd
 
 LOG_MAX_BYTES = 256 * 1024
 DEFAULT_TIME_LIMIT_S = 120
@@ -42,7 +42,7 @@ BUSY = "busy"
 
 TYPE_CHECKING = False  # typing costs ~15 ms to import; SessionStart/SessionEnd import this module
 if TYPE_CHECKING:
-    from typing import Callable, Sequence
+    from collections.abc import Callable, Sequence
 
     Task = tuple[str, Callable[[], object]]
 

@@ -53,8 +53,8 @@ def session_end(ctx, resp) -> None:
 
 
 def pre_compact(ctx, resp) -> None:
+    from memory_cli.locks import LockBusy
     from memory_cli.maintenance import pins
-    from memory_cli.maintenance.locks import LockBusy
 
     targets = {pins.GLOBAL_TARGET}
     if ctx.project_root:

@@ -21,13 +21,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memory_cli import audit, entries
+from memory_cli import audit, entries, kvstate
 from memory_cli import scope as scopes
 from memory_cli.errors import InvalidInput, MemoryCliError
-from memory_cli.maintenance import claudemd, kvstate
+from memory_cli.maintenance import claudemd
 from memory_cli.util import now_iso
 
-GLOBAL_TARGET = "global"
+GLOBAL_TARGET = claudemd.GLOBAL_TARGET
 TARGET_KEY = "pins.target."
 FILE_KEY = "pins.file."
 LOCK_NAME = "pins.lock"
@@ -354,7 +354,7 @@ def _tidy(store, settings) -> list[dict]:
 
 
 def _lock(settings):
-    from memory_cli.maintenance.locks import FileLock
+    from memory_cli.locks import FileLock
     from memory_cli.paths import run_dir
 
     rd = run_dir()

@@ -41,7 +41,8 @@ def hook_latency(store, *, days: int = LATENCY_WINDOW_DAYS, now: datetime | None
 
 
 def collect(store, settings=None) -> dict:
-    from memory_cli.maintenance import backup, kvstate, pins
+    from memory_cli import kvstate
+    from memory_cli.maintenance import backup, pins
     from memory_cli.maintenance.decay_store import LAST_RUN_KEY, policy_from
     from memory_cli.maintenance.tasks import backups_dir
 

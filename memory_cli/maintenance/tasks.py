@@ -90,9 +90,8 @@ def summaries_task(db_path: Path, settings) -> str:
 def recurring_task(db_path: Path, settings) -> str:
     """Propose, for review, what the person said in several sessions (capture/recurring.py)."""
     from memory_cli.capture.recurring import propose_recurring
-    from memory_cli.db import Store
-
     from memory_cli.capture.semantic import daemon_embedder
+    from memory_cli.db import Store
 
     # Off the hook's clock: the daemon may take its time, and when it is down, words decide.
     with Store.open(db_path) as store:
@@ -127,9 +126,8 @@ def record_task(db_path: Path, results: dict) -> str:
     from memory_cli import audit
     from memory_cli.db import Store
 
-    with Store.open(db_path) as store:
-        with store.transaction():
-            audit.record(store, "maintenance", result="done", details=results)
+    with Store.open(db_path) as store, store.transaction():
+        audit.record(store, "maintenance", result="done", details=results)
     return "recorded"
 
 

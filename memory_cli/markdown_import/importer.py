@@ -10,8 +10,8 @@ row summarising it, beside the per-entry ``add`` rows.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from .. import entries
 from ..audit import record

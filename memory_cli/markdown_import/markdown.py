@@ -24,9 +24,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 ENTRY_TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")
 
@@ -326,8 +326,7 @@ def file_kind(path: Path | str) -> str:
 
 def _clauses(text: str) -> Iterator[str]:
     yield text
-    for part in re.split(r"(?:[.;:!?]|\s[—–-])\s+", text)[1:]:
-        yield part
+    yield from re.split(r"(?:[.;:!?]|\s[—–-])\s+", text)[1:]
 
 
 def infer_type(text: str, *, kind: str = "notes", headings: Iterable[str] = (), default: str | None = None) -> str:
@@ -974,9 +973,13 @@ def _index_pointer(text: str, base_dir: Path | None) -> bool:
         return False
     for m in _LINK.finditer(text):
         target = m.group(2).split("#", 1)[0]
-        if target and not target.startswith(("http://", "https://")) and target.endswith(".md"):
-            if (base_dir / target).is_file():
-                return True
+        if (
+            target
+            and not target.startswith(("http://", "https://"))
+            and target.endswith(".md")
+            and (base_dir / target).is_file()
+        ):
+            return True
     return False
 
 

@@ -15,8 +15,9 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from ..errors import InvalidInput
 from .registration import SERVER, server_entry

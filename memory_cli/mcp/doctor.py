@@ -20,10 +20,9 @@ def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, floa
         )
         import subprocess
 
-        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w):
-            async with ClientSession(r, w) as s:
-                await s.initialize()
-                return [t.name for t in (await s.list_tools()).tools]
+        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            return [t.name for t in (await s.list_tools()).tools]
 
     t0 = time.monotonic()
     try:
@@ -34,7 +33,7 @@ def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, floa
 
 
 def doctor_checks(store, settings) -> list[dict]:
-    from .server import TOOLS
+    from .catalog import TOOLS
 
     found = [(scope, registration.registered(scope)) for scope in ("user", "project", "local")]
     found = [(scope, entry) for scope, entry in found if entry]

@@ -23,18 +23,6 @@ from ..reports import api as reports
 from ..retrieval.search import look_up
 
 NAME = "memory-cli"
-TOOLS = (
-    "query_memory",
-    "remember",
-    "record_correction",
-    "record_incident",
-    "search_incidents",
-    "resolve_incident",
-    "save_report",
-    "get_previous_report",
-    "record_metric",
-    "check_baseline",
-)
 ENTRY_FIELDS = (
     "id",
     "content",

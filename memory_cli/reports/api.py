@@ -61,9 +61,10 @@ def previous_report(store, scope) -> dict | None:
     started = store.value("SELECT min(timestamp) FROM memory_audit_log WHERE session_id = ?", (latest["session_id"],))
     if not started:
         return latest
+    marks = ",".join("?" * len(AUTOMATIC))
     chosen = store.row(
-        "SELECT * FROM session_reports WHERE scope = ? AND source NOT IN (%s) AND created_at >= ?"
-        " ORDER BY created_at DESC, rowid DESC LIMIT 1" % ",".join("?" * len(AUTOMATIC)),
+        f"SELECT * FROM session_reports WHERE scope = ? AND source NOT IN ({marks}) AND created_at >= ?"
+        " ORDER BY created_at DESC, rowid DESC LIMIT 1",
         (scopes.parse(scope), *AUTOMATIC, started),
     )
     return _public(chosen) if chosen else latest

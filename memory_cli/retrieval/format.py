@@ -21,7 +21,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing and dataclasses cost ~15 ms of imports on every hook process
-    from typing import Any, Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
 
 CHARS_PER_TOKEN = 4
 #: Claude Code swaps hook output strings longer than this for a file path.

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Mapping  # cheap (re already loads collections); typing is not
 
 from .. import regex_cache
-from collections.abc import Iterable, Mapping  # cheap (re already loads collections); typing is not
 
 
 class Weights:
@@ -80,10 +80,10 @@ class Weights:
         for name in self.__slots__:
             setattr(self, name, float(locals()[name]))
 
-    def replace(self, **changes) -> "Weights":
+    def replace(self, **changes) -> Weights:
         return Weights(**{**{n: getattr(self, n) for n in self.__slots__}, **changes})
 
-    def neutral(self) -> "Weights":
+    def neutral(self) -> Weights:
         """The same ranking with confidence and recency switched off (benchmarks)."""
         return self.replace(confidence=0.0, recency=0.0)
 
@@ -301,10 +301,7 @@ def date_matches(created_at: str | None, ranges: list[tuple[str, str]], slack_da
     except ValueError:
         return False
     slack = dt.timedelta(days=slack_days)
-    for lo, hi in ranges:
-        if dt.date.fromisoformat(lo) - slack <= d <= dt.date.fromisoformat(hi) + slack:
-            return True
-    return False
+    return any(dt.date.fromisoformat(lo) - slack <= d <= dt.date.fromisoformat(hi) + slack for lo, hi in ranges)
 
 
 _CUE_RES: dict = {}
@@ -372,14 +369,14 @@ def asks_when(query: str) -> bool:
     return bool(query) and _time_res()[0].search(query) is not None
 
 
-_DAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+_DAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
 # "may" is left out: as a word it is mostly the verb.
 _TIME_WORDS = (
-    frozenset("yesterday today tonight tomorrow recently ago lately earlier weekend".split())
+    frozenset(["yesterday", "today", "tonight", "tomorrow", "recently", "ago", "lately", "earlier", "weekend"])
     | _DAYS
     | frozenset(m for m in _MONTHS if m != "may")
 )
-_TIME_STARTS = frozenset("last next this past coming few couple".split())
+_TIME_STARTS = frozenset(["last", "next", "this", "past", "coming", "few", "couple"])
 _WORDS = regex_cache.compile(r"\w+")
 _ISO_DAY = regex_cache.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 

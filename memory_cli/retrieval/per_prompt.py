@@ -14,7 +14,6 @@ from .. import regex_cache
 from . import format as fmt
 from .inject import already_injected, applies, drop_dormant, project_aliases, record_injection, search
 
-
 _NEGATIVE_Q = regex_cache.compile(
     r"\b(decided?|decision|chose|agreed)\s+(not|against)\b|\brejected\b|\bruled out\b|\bdecided? against\b"
     r"|\bwhy (not|didn'?t we|don'?t we)\b|\b(didn'?t|did not|don'?t|do not) (we )?(use|go with|choose|pick)\b"

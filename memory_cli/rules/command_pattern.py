@@ -181,7 +181,7 @@ def normalize_program(name: str) -> str:
     """The comparison key of a program basename: lowercase, without a Windows exe suffix.
     pip's versioned names are pip itself (``pip3``, ``pip3.11``, ``pip-3.11``); Python's are
     not (``python`` and ``python3`` can be different interpreters)."""
-    from .engine import versionless
+    from .program_names import versionless
 
     return versionless(_EXE_SUFFIX.sub("", name.strip()).lower())
 
@@ -334,7 +334,7 @@ class CommandPattern:
         return (self.text, self.program, self.path, self.flags, self.positionals)
 
     @classmethod
-    def from_tuple(cls, t) -> "CommandPattern":
+    def from_tuple(cls, t) -> CommandPattern:
         return cls(t[0], t[1], t[2], tuple(t[3]), tuple(t[4]))
 
     def __eq__(self, other: object) -> bool:
@@ -373,7 +373,7 @@ class CommandPattern:
         return reqs
 
     def matches(self, command: SimpleCommand) -> bool:
-        from .engine import versionless
+        from .program_names import versionless
 
         if normalize_program(command.name) != versionless(self.program):
             return False

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # names for annotations only: the hook path never imports typing
-    from typing import Any, Callable
+    from collections.abc import Callable
+    from typing import Any
 
 
 __all__ = [
@@ -57,7 +58,7 @@ class Condition:
         return {"field": self.field, "operator": self.operator, "pattern": self.pattern}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Condition":
+    def from_dict(cls, d: dict) -> Condition:
         return cls(str(d.get("field", "")), str(d.get("operator") or "regex_match"), str(d.get("pattern", "")))
 
 

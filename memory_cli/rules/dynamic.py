@@ -97,7 +97,7 @@ def runtime_matches(rs, cmds, runtime, tool: str, usable, matched) -> list[tuple
     """(rule index, how the call builds the rule's words) for each block or ask command rule,
     not matched already, whose words are all in a part of the call known only at run time."""
     from .command_pattern import CommandPattern, normalize_program
-    from .engine import effective_action
+    from .ruleset import effective_action
 
     keys = rs.cmd
     rule = rs.rule

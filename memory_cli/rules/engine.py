@@ -41,23 +41,14 @@ from .conditions import (
     tool_texts,
     windows_path_as_posix,
 )
+from .program_names import versionless
+from .ruleset import effective_action
 
 ACTION_RANK = {"block": 0, "ask": 1, "warn": 2, "suggest": 3}
 SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 # Natural field of a rule without fields on a non-tool event.
 EVENT_DEFAULT_FIELD = {"UserPromptSubmit": "prompt", "Stop": "last_assistant_message"}
-
-
-def effective_action(rule: tuple) -> str:
-    """Unconfirmed rules never block: they warn until the person confirms them. Intent rules
-    never block or ask at all: embedding similarity measures topic, not intent ("back up the
-    production database" scores as close to "delete the production database" as dropping it
-    does), so a similarity can justify a warning that says why, never a refusal."""
-    action = rule[R.ACTION]
-    if rule[R.PTYPE] == "intent" and action in ("block", "ask"):
-        return "warn"
-    return "warn" if action == "block" and not rule[R.CONFIRMED] else action
 
 
 class Match:
@@ -471,16 +462,6 @@ def words_of(text: str) -> list[str]:
     gives them, without importing ``re`` on the hook path (non-ASCII characters never belong to
     a run, so they are replaced before the byte-wise translation)."""
     return text.encode("ascii", "replace").translate(_NOT_WORD).decode("ascii").split()
-
-
-def versionless(word: str) -> str:
-    """pip under a versioned name (``pip3``, ``pip3.11``, ``pip-3.11``) is pip; any other word
-    is itself. The one place this is decided (``command_pattern.normalize_program`` calls it)."""
-    if word.startswith("pip") and len(word) > 3:
-        version = word[3:].lstrip("-")
-        if version and version.replace(".", "").isdigit():
-            return "pip"
-    return word
 
 
 def _variants(unquoted: str) -> tuple:

@@ -85,7 +85,7 @@ class HookifyRule:
         """Tool names the rule applies to; None means every tool, [] means no tool call."""
         if self.tool_matcher and self.tool_matcher.strip() not in ("", "*"):
             return [t.strip() for t in self.tool_matcher.split("|") if t.strip()]
-        return EVENT_TOOLS.get(self.event, None)
+        return EVENT_TOOLS.get(self.event)
 
     @property
     def hook_events(self) -> list[str]:

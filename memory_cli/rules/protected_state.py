@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from .self_protect import rule_lookup, weakening
+from .weakening import rule_lookup, weakening
 
 _RM = frozenset({"rm", "unlink", "shred", "rmdir", "truncate", "srm", "trash", "trash-put", "gio"})
 _MODE = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})

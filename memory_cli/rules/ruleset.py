@@ -48,7 +48,7 @@ _SEVERITY_RANK = {"critical": 0, "high": 1, "medium": 2, "low": 3}
 # Fields whose text is not in tool_input or tool_response: such rules are always candidates.
 _NON_CALL_FIELDS = frozenset({"transcript", "prompt", "user_prompt", "last_assistant_message", "reason"})
 
-_MEMO: dict[str, "RuleSet"] = {}
+_MEMO: dict[str, RuleSet] = {}
 
 
 class RuleSet:
@@ -119,6 +119,17 @@ def _plain_words(cmd: dict) -> bool:
     return all(k and set(k) <= _WORD_CHARS for k in cmd)
 
 
+def effective_action(rule: tuple) -> str:
+    """Unconfirmed rules never block: they warn until the person confirms them. Intent rules
+    never block or ask at all: embedding similarity measures topic, not intent ("back up the
+    production database" scores as close to "delete the production database" as dropping it
+    does), so a similarity can justify a warning that says why, never a refusal."""
+    action = rule[ACTION]
+    if rule[PTYPE] == "intent" and action in ("block", "ask"):
+        return "warn"
+    return "warn" if action == "block" and not rule[CONFIRMED] else action
+
+
 def _effective_rank(action: str, confirmed: bool) -> int:
     if action == "block" and not confirmed:
         action = "warn"
@@ -127,9 +138,9 @@ def _effective_rank(action: str, confirmed: bool) -> int:
 
 def _compile_row(row: dict) -> tuple:
     """One stored rule as a plain tuple, using its stored analysis (recomputed if missing)."""
-    from . import spec
-
     import json
+
+    from . import spec
 
     ptype = row["pattern_type"]
     case = bool(row["case_sensitive"])
@@ -262,7 +273,7 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
         if r[EVENTS] and not any(ev in ("PreToolUse", "PostToolUse") for ev in r[EVENTS]):
             continue
         if r[PTYPE] == "command":
-            from .engine import versionless
+            from .program_names import versionless
 
             k = versionless(r[COMPILED][1])  # a rule on pip3 is a rule on pip
             cmd.setdefault(k, []).append(i)

@@ -142,7 +142,7 @@ class RegexInfo:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "RegexInfo":
+    def from_dict(cls, d: dict) -> RegexInfo:
         anchor = d.get("anchor")
         return cls(
             d.get("literal"),

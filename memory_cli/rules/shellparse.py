@@ -599,7 +599,7 @@ class _Reading:
         self.outputs: dict = {}  # (text, strict, assignments so far) -> what it writes (None: not known)
         self.assigned: list[str] = []  # every variable assignment read, in order
 
-    def runtime(self) -> "Runtime":
+    def runtime(self) -> Runtime:
         return Runtime(tuple(self.sources), tuple(self.carriers))
 
 
@@ -785,7 +785,7 @@ class _Builder:
         words, as the shell splits it), and the values of those left unknown."""
         out: list[str] = []
         unknown: list[str] = []
-        for k, w in enumerate(words):
+        for _k, w in enumerate(words):
             if not w.dyn:
                 out.append(w.win if not out and w.win != w.value else w.value)
                 continue

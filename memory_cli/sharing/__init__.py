@@ -23,4 +23,6 @@ def nothing_to_load(store, root: str) -> bool:
     one primary-key read, before the loading code is imported (SessionStart runs this)."""
     if os.path.exists(path_for(root)):
         return False
-    return store.value("SELECT 1 FROM kv WHERE key = ?", (KV_PREFIX + root,)) is None
+    from memory_cli import kvstate
+
+    return not kvstate.exists(store, KV_PREFIX + root)

@@ -18,10 +18,9 @@ from __future__ import annotations
 import json
 import os
 
-from .. import audit, entries, provenance
+from .. import audit, entries, kvstate, provenance
 from .. import scope as scopes
 from ..errors import InvalidInput
-from ..maintenance import kvstate
 from ..rules import api as rules_api
 from . import KV_PREFIX, path_for, repo_file
 

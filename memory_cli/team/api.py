@@ -8,9 +8,8 @@ show). ``team_entries`` lists what is shared.
 
 from __future__ import annotations
 
-from .. import audit, entries
+from .. import audit, entries, kvstate
 from ..errors import InvalidInput
-from ..maintenance import kvstate
 from ..util import now_iso
 from . import server, sync
 from .server import TeamUnavailable

@@ -16,8 +16,8 @@ import os
 import sys
 import time
 
+from memory_cli.locks import open_lock_file, try_lock_fd
 from memory_cli.maintenance import detached
-from memory_cli.maintenance.locks import open_lock_file, try_lock_fd
 
 LOG_NAME = "team-sync.log"
 CHILD_MODULE = "memory_cli.team.background"
@@ -36,7 +36,9 @@ def maybe_start(store, settings, *, at_end: bool, run_dir=None, python: str | No
     section = settings.get("team") or {}
     if not section.get("auto_sync", True):
         return NOT_JOINED
-    if store.value("SELECT 1 FROM kv WHERE key = 'team.conninfo'") is None:
+    from memory_cli import kvstate
+
+    if not kvstate.exists(store, "team.conninfo"):
         return NOT_JOINED
     rd, lock, stamp = _paths(store.path, run_dir)
     interval = float(section.get("sync_interval_s", 300))

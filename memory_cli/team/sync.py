@@ -25,8 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .. import audit, entries, provenance
-from ..maintenance import kvstate
+from .. import audit, entries, kvstate, provenance
 from ..redact import redact
 from ..rules import api as rules_api
 from ..util import now_iso

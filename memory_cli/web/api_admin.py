@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from fastapi import APIRouter, Depends, Query
 
 from .. import audit, entries, stats
@@ -51,10 +49,10 @@ def audit_rows(store, *, action=None, since=None, entry=None, session=None, limi
 
 @router.get("/audit", summary="The audit log, newest first (filters as `memory-cli audit`)")
 def api_audit(
-    action: Optional[str] = Query(None, description="an action, or a prefix ending in *"),
-    since: Optional[str] = Query(None, description="ISO date or time"),
-    entry: Optional[str] = Query(None, description="a memory id or prefix"),
-    session: Optional[str] = Query(None, description="a session id: what that session did"),
+    action: str | None = Query(None, description="an action, or a prefix ending in *"),
+    since: str | None = Query(None, description="ISO date or time"),
+    entry: str | None = Query(None, description="a memory id or prefix"),
+    session: str | None = Query(None, description="a session id: what that session did"),
     limit: int = Query(50, ge=1, le=100_000),
     store=Depends(deps.get_store),
 ):

@@ -3,8 +3,6 @@ same domain functions as `memory-cli incidents|reports|baselines` and the MCP to
 
 from __future__ import annotations
 
-from typing import Optional
-
 from fastapi import APIRouter, Depends, Query
 
 from ..baselines import api as baselines
@@ -20,11 +18,11 @@ router = APIRouter(prefix="/api", tags=["incidents, reports and baselines"])
     summary="Incidents, newest first, or ranked by `q` (has this happened before?); `service`, `alert` filter",
 )
 def api_incidents(
-    q: Optional[str] = None,
-    status: Optional[str] = Query(None, pattern="^(open|resolved)$"),
+    q: str | None = None,
+    status: str | None = Query(None, pattern="^(open|resolved)$"),
     limit: int = Query(50, ge=1, le=1000),
-    service: Optional[str] = None,
-    alert: Optional[str] = None,
+    service: str | None = None,
+    alert: str | None = None,
     store=Depends(deps.get_store),
 ):
     if q or service or alert:
@@ -39,7 +37,7 @@ def api_incident(incident_id: str, store=Depends(deps.get_store)):
 
 
 @router.get("/reports", summary="Session reports, newest first")
-def api_reports(scope: Optional[str] = None, limit: int = Query(20, ge=1, le=1000), store=Depends(deps.get_store)):
+def api_reports(scope: str | None = None, limit: int = Query(20, ge=1, le=1000), store=Depends(deps.get_store)):
     return {"items": reports.list_reports(store, scope=scope, limit=limit)}
 
 

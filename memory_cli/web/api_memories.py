@@ -3,7 +3,7 @@ and ``/api/purge``. Each route is one call into :mod:`memory_cli.entries`."""
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+from typing import Literal
 
 from fastapi import APIRouter, Depends, Query, Response
 from fastapi.responses import JSONResponse
@@ -26,28 +26,28 @@ class MemoryIn(BaseModel):
     type: str = "fact"
     scope: str = "global"
     source: str = "manual"
-    confidence: Optional[float] = None
-    tags: Optional[list[str]] = None
-    category: Optional[str] = None
-    subject: Optional[str] = None
+    confidence: float | None = None
+    tags: list[str] | None = None
+    category: str | None = None
+    subject: str | None = None
     # Rules only: what a hook enforces (derived from the content when omitted).
-    pattern: Optional[str] = None
-    pattern_type: Optional[str] = None
-    action: Optional[str] = None
-    severity: Optional[str] = None
-    alternative: Optional[str] = None
+    pattern: str | None = None
+    pattern_type: str | None = None
+    action: str | None = None
+    severity: str | None = None
+    alternative: str | None = None
 
 
 class MemoryPatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    content: Optional[str] = None
-    type: Optional[str] = None
-    scope: Optional[str] = None
-    confidence: Optional[float] = None
-    tags: Optional[list[str]] = None
-    category: Optional[str] = None
-    subject: Optional[str] = None
-    status: Optional[str] = None
+    content: str | None = None
+    type: str | None = None
+    scope: str | None = None
+    confidence: float | None = None
+    tags: list[str] | None = None
+    category: str | None = None
+    subject: str | None = None
+    status: str | None = None
 
 
 class BulkIn(BaseModel):
@@ -59,7 +59,7 @@ class BulkIn(BaseModel):
 class PurgeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     scope: str
-    source: Optional[str] = None
+    source: str | None = None
 
 
 def list_memories(
@@ -139,18 +139,18 @@ def _scope(value: str) -> str:
 
 @router.get("/memories", summary="List memories (filters, ranked search with q, pagination)")
 def api_list(
-    type: Optional[str] = None,
-    scope: Optional[str] = None,
+    type: str | None = None,
+    scope: str | None = None,
     status: str = Query("active", description="active|archived|superseded|all"),
-    source: Optional[str] = None,
-    category: Optional[str] = None,
-    subject: Optional[str] = None,
-    q: Optional[str] = Query(None, description="ranked search"),
-    min_confidence: Optional[float] = Query(None, ge=0.0, le=1.0),
+    source: str | None = None,
+    category: str | None = None,
+    subject: str | None = None,
+    q: str | None = Query(None, description="ranked search"),
+    min_confidence: float | None = Query(None, ge=0.0, le=1.0),
     limit: int = Query(50, ge=0, le=MAX_LIMIT),
     offset: int = Query(0, ge=0),
     order: str = Query("updated", description="|".join(entries.ORDERS)),
-    descending: Optional[bool] = None,
+    descending: bool | None = None,
     store=Depends(deps.get_store),
 ):
     # Plain JSON values already: skip FastAPI's generic encoder (a few ms per page of 50).

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 from fastapi import APIRouter, Depends, Query
 from pydantic import BaseModel, ConfigDict
 
@@ -18,46 +16,46 @@ router = APIRouter(prefix="/api", tags=["rules and review"])
 
 class RulePatch(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    pattern: Optional[str] = None
-    pattern_type: Optional[str] = None
-    action: Optional[str] = None
-    severity: Optional[str] = None
-    alternative: Optional[str] = None
-    message: Optional[str] = None
-    content: Optional[str] = None
-    scope: Optional[str] = None
-    tools: Optional[list[str]] = None
-    enabled: Optional[bool] = None
+    pattern: str | None = None
+    pattern_type: str | None = None
+    action: str | None = None
+    severity: str | None = None
+    alternative: str | None = None
+    message: str | None = None
+    content: str | None = None
+    scope: str | None = None
+    tools: list[str] | None = None
+    enabled: bool | None = None
 
 
 class ConfirmIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    action: Optional[str] = None
+    action: str | None = None
 
 
 class ApproveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    action: Optional[str] = None
-    pattern: Optional[str] = None
-    pattern_type: Optional[str] = None
-    message: Optional[str] = None
-    scope: Optional[str] = None
+    action: str | None = None
+    pattern: str | None = None
+    pattern_type: str | None = None
+    message: str | None = None
+    scope: str | None = None
     no_rule: bool = False
 
 
 class RejectIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    reason: Optional[str] = None
+    reason: str | None = None
 
 
 @router.get("/rules", summary="List enforcement rules")
 def api_rules(
-    enabled: Optional[bool] = None,
+    enabled: bool | None = None,
     status: str = Query("active", description="active|archived|all"),
-    scope: Optional[str] = None,
-    pattern_type: Optional[str] = None,
-    provenance: Optional[str] = None,
-    confirmed: Optional[bool] = None,
+    scope: str | None = None,
+    pattern_type: str | None = None,
+    provenance: str | None = None,
+    confirmed: bool | None = None,
     store=Depends(deps.get_store),
 ):
     if status not in ("active", "archived", "superseded", "all"):
@@ -124,7 +122,7 @@ def api_disable(rule_id: str, store=Depends(deps.get_store)):
 
 
 @router.post("/rules/{rule_id}/confirm", summary="Vouch for a rule (a promoted warn becomes block)")
-def api_confirm(rule_id: str, body: Optional[ConfirmIn] = None, store=Depends(deps.get_store)):
+def api_confirm(rule_id: str, body: ConfirmIn | None = None, store=Depends(deps.get_store)):
     action = body.action if body else None
     with deps.field("action"):
         rule = rules_api.confirm_rule(store, rule_id, action=action)
@@ -155,7 +153,7 @@ def api_corrections(
 
 
 @router.post("/corrections/{correction_id}/approve", summary="Approve: the rule enforces (with the action given)")
-def api_approve(correction_id: str, body: Optional[ApproveIn] = None, store=Depends(deps.get_store)):
+def api_approve(correction_id: str, body: ApproveIn | None = None, store=Depends(deps.get_store)):
     b = body or ApproveIn()
     with deps.field("action"):
         review.check_action(b.action)
@@ -174,7 +172,7 @@ def api_approve(correction_id: str, body: Optional[ApproveIn] = None, store=Depe
 
 
 @router.post("/corrections/{correction_id}/reject", summary="Reject: never proposed again")
-def api_reject(correction_id: str, body: Optional[RejectIn] = None, store=Depends(deps.get_store)):
+def api_reject(correction_id: str, body: RejectIn | None = None, store=Depends(deps.get_store)):
     return review.reject(store, correction_id, reason=body.reason if body else None)
 
 

@@ -15,10 +15,6 @@ from .sessions import Sessions
 
 HERE = Path(__file__).parent
 
-# Shipped copies of the front-end libraries (pinned; see docs/web.md for versions and licences).
-HTMX = "htmx-2.0.11.min.js"
-CHARTJS = "chart-4.6.1.umd.min.js"
-
 
 @dataclass
 class ServerConfig:

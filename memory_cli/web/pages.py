@@ -4,7 +4,6 @@ and change them. Fragments call the same functions as the JSON API."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Depends, Request
@@ -39,15 +38,18 @@ FILTER_KEYS = (
 )
 
 
-def render(request: Request, name: str, **ctx) -> HTMLResponse:
-    from . import app as app_mod
+# Shipped copies of the front-end libraries (pinned; see docs/web.md for versions and licences).
+HTMX = "htmx-2.0.11.min.js"
+CHARTJS = "chart-4.6.1.umd.min.js"
 
+
+def render(request: Request, name: str, **ctx) -> HTMLResponse:
     cfg = request.app.state.config
     ctx.update(
         request=request,
         csrf=request.app.state.csrf,
-        htmx=app_mod.HTMX,
-        chartjs=app_mod.CHARTJS,
+        htmx=HTMX,
+        chartjs=CHARTJS,
         refresh_seconds=cfg.refresh_seconds,
         floor=cfg.injection_floor,
         nav=ctx.get("nav"),
@@ -180,7 +182,7 @@ async def form_data(request: Request) -> dict:
     """The posted form (``ids`` as a list), read on the event loop so the route can be sync."""
     form = await request.form()
     out = {}
-    for k in form.keys():
+    for k in form:
         values = form.getlist(k)
         out[k] = values if k == "ids" else values[-1]
     return out
@@ -428,10 +430,10 @@ def review_verb(
 @router.get("/audit", response_class=HTMLResponse)
 def audit_page(
     request: Request,
-    action: Optional[str] = None,
-    since: Optional[str] = None,
-    entry: Optional[str] = None,
-    session: Optional[str] = None,
+    action: str | None = None,
+    since: str | None = None,
+    entry: str | None = None,
+    session: str | None = None,
     limit: int = 100,
     store=Depends(deps.get_store),
 ):

@@ -9,7 +9,6 @@ import sys
 from ..errors import InvalidInput
 from .security import is_loopback
 
-
 TOKEN_ENV = "MEMORY_CLI_TOKEN"
 
 

@@ -2,7 +2,11 @@
 cache query vectors, then evaluate hybrid.search under different Weights. Scratch."""
 
 from __future__ import annotations
-import json, os, pickle, sys
+
+import json
+import os
+import pickle
+import sys
 from pathlib import Path
 
 sys.path.insert(0, "/work/main")
@@ -18,11 +22,13 @@ os.environ["MEMORY_CLI_CONFIG"] = str(BASE / "config.json")
         }
     )
 )
-import bench_retrieval as B
-from memory_cli.db import Store
-from memory_cli.retrieval import hybrid, fusion
-from memory_cli import settings as S
 import glob
+
+import bench_retrieval as B
+
+from memory_cli import settings as S
+from memory_cli.db import Store
+from memory_cli.retrieval import fusion, hybrid
 
 FILES = sorted(glob.glob("/work/shared/data/locomo/conv-*.json"))
 cfg = S.load()
@@ -30,7 +36,7 @@ QV = BASE / "qvec.pkl"
 
 
 def build():
-    from memory_cli.daemon import control, client
+    from memory_cli.daemon import client, control
     from memory_cli.embeddings import vectors
 
     control.start(wait_s=180)

@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from waiting import bound
 
 from .agent_standins import (

@@ -8,7 +8,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from write_lock import HeldWriteLock
 
 from .standin import bash

@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from llm_standin import StandIn, slow, text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "session_whisperclick.jsonl"

@@ -17,8 +17,8 @@ try:  # POSIX
 
     _msvcrt = None
 except ImportError:  # pragma: no cover - Windows
-    _fcntl = None
-    import msvcrt as _msvcrt  # type: ignore[no-redef]
+    _fcntl = None  # type: ignore[assignment]
+    import msvcrt as _msvcrt  # type: ignore[assignment]
 
 
 class LockBusy(Exception):
@@ -60,7 +60,7 @@ class FileLock:
         self.poll = poll
         self.fd: int | None = None
 
-    def acquire(self) -> "FileLock":
+    def acquire(self) -> FileLock:
         fd = open_lock_file(self.path)
         deadline = time.monotonic() + self.timeout
         while True:
@@ -77,7 +77,7 @@ class FileLock:
             fd, self.fd = self.fd, None
             os.close(fd)  # closing the descriptor drops the lock
 
-    def __enter__(self) -> "FileLock":
+    def __enter__(self) -> FileLock:
         return self.acquire()
 
     def __exit__(self, *exc) -> None:
