@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from .errors import Conflict, NotFound
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from .db import Store
+
 PERSON = "person"
 TEAM = "team"
 AGENT = "agent"
@@ -69,7 +73,7 @@ def may_change(origin: str | None, by: str) -> bool:
     return by == PERSON or (origin or PERSON) == by
 
 
-def check_may_change(store, entry_id: str, by: str, what: str = "change") -> None:
+def check_may_change(store: Store, entry_id: str, by: str, what: str = "change") -> None:
     """Raise :class:`NotOwner` (one line) unless ``by`` may change ``entry_id``."""
     if by == PERSON:
         return
@@ -91,7 +95,7 @@ def describe(origin: str) -> str:
 
 
 # -- what agents and models asked to share more widely ------------------------------------
-def pending(store) -> list[dict]:
+def pending(store: Store) -> list[dict]:
     """Entries an agent or a model wrote that ask for a wider scope than their home, oldest first."""
     return store.rows(
         "SELECT id, content, type, scope, requested_scope, origin, status, created_at FROM memory_entries"
@@ -109,7 +113,7 @@ def _pending_row(store, ref: str) -> dict:
     return row
 
 
-def approve(store, ref: str) -> dict:
+def approve(store: Store, ref: str) -> dict:
     """The person lets an agent's or model's entry apply where it asked to (and brings it back
     if it was held back for want of a home)."""
     from . import audit, entries
@@ -132,7 +136,7 @@ def approve(store, ref: str) -> dict:
     return entries.get(store, row["id"])
 
 
-def reject(store, ref: str) -> dict:
+def reject(store: Store, ref: str) -> dict:
     """The person keeps it where it was written (one held back for want of a home stays archived)."""
     from . import audit, entries
     from .util import now_iso
@@ -149,7 +153,7 @@ def reject(store, ref: str) -> dict:
 
 
 # -- schema (migration 10) -------------------------------------------------------------------
-def apply_schema(store) -> None:
+def apply_schema(store: Store) -> None:
     """Add ``origin`` and ``requested_scope`` and back-fill origins from ``source``.
 
     Entries loaded from repository files get ``repo:<root>`` and the scope of that root (they

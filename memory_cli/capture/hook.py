@@ -14,6 +14,11 @@ that raises (fail open).
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 
 def _enabled(ctx) -> bool:
     try:
@@ -48,7 +53,7 @@ def _agent_lessons(ctx) -> bool:
         return True
 
 
-def user_prompt_submit(ctx, resp) -> None:
+def user_prompt_submit(ctx: HookContext, resp: Response) -> None:
     prompt = ctx.payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip() or not _enabled(ctx):
         return
@@ -106,7 +111,7 @@ def user_prompt_submit(ctx, resp) -> None:
         resp.notify(promotion_notice(result))
 
 
-def stop(ctx, resp) -> None:
+def stop(ctx: HookContext, resp: Response) -> None:
     if not _enabled(ctx):
         return
     from .markers import assistant_text_since_last_stop, parse_markers

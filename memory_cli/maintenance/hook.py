@@ -14,6 +14,11 @@ hand-edited block is reported to the person (``systemMessage``) and left as it i
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 
 def _start_maintenance(ctx, *, session_summaries: bool = False) -> None:
     section = ctx.settings.get("maintenance") or {}
@@ -41,18 +46,18 @@ def _start_maintenance(ctx, *, session_summaries: bool = False) -> None:
         )
 
 
-def session_start(ctx, resp) -> None:
+def session_start(ctx: HookContext, resp: Response) -> None:
     _start_maintenance(ctx)
 
 
-def session_end(ctx, resp) -> None:
+def session_end(ctx: HookContext, resp: Response) -> None:
     # The transcript is only queued here; the detached job writes its memories.
     from memory_cli.llm.queue import enqueue_from_hook
 
     _start_maintenance(ctx, session_summaries=enqueue_from_hook(ctx))
 
 
-def pre_compact(ctx, resp) -> None:
+def pre_compact(ctx: HookContext, resp: Response) -> None:
     from memory_cli.maintenance import pins
     from memory_cli.maintenance.locks import LockBusy
 

@@ -16,6 +16,10 @@ from ..errors import InvalidInput, NotFound
 from ..util import now_iso
 from . import spec
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 __all__ = [
     "add_rule",
     "create_rule",
@@ -78,7 +82,7 @@ PORTABLE_FIELDS = (
 )
 
 
-def portable_rule(store, entry_id: str) -> dict | None:
+def portable_rule(store: Store, entry_id: str) -> dict | None:
     """The :data:`PORTABLE_FIELDS` of the rule on ``entry_id``; None when the entry has none."""
     row = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry_id,))
     if row is None:
@@ -191,7 +195,7 @@ def _clean_text(value) -> str | None:
 
 
 def create_rule(
-    store,
+    store: Store,
     content: str,
     *,
     pattern: str,
@@ -274,7 +278,7 @@ def create_rule(
 
 
 def attach_rule(
-    store,
+    store: Store,
     entry: dict,
     *,
     pattern: str | None = None,
@@ -390,7 +394,7 @@ def _fill_from_words(
 
 
 def add_rule(
-    store,
+    store: Store,
     content: str | None = None,
     *,
     pattern: str | None = None,
@@ -478,7 +482,7 @@ def _same_pattern(a: str, b: str, case_sensitive: bool) -> bool:
 
 
 def same_rule(
-    store,
+    store: Store,
     *,
     pattern: str,
     pattern_type: str,
@@ -523,7 +527,7 @@ def same_rule(
     return None
 
 
-def reinforce_rule(store, rule_id: str, *, context: str | None = None, session_id: str | None = None) -> dict:
+def reinforce_rule(store: Store, rule_id: str, *, context: str | None = None, session_id: str | None = None) -> dict:
     """The rule was stated again: its confidence rises a step and its decay clock restarts."""
     with store.transaction():
         row = store.row("SELECT confidence FROM memory_entries WHERE id = ?", (rule_id,))
@@ -559,13 +563,13 @@ def _resolve(store, ref: str) -> str:
         raise NotFound(f"no rule with id {ref!r}") from None
 
 
-def get_rule(store, ref: str) -> dict:
+def get_rule(store: Store, ref: str) -> dict:
     rid = _resolve(store, ref)
     return public_rule(store.row(_SELECT + " WHERE r.id = ?", (rid,)))
 
 
 def list_rules(
-    store,
+    store: Store,
     *,
     enabled: bool | None = None,
     status: str = "active",
@@ -624,7 +628,7 @@ _EDITABLE = (
 )
 
 
-def edit_rule(store, ref: str, *, by: str = "person", **changes) -> dict:
+def edit_rule(store: Store, ref: str, *, by: str = "person", **changes) -> dict:
     """Change a rule; the pattern is re-validated and re-analysed. None values are ignored.
     ``by`` is who asks: the person, or the source that created the rule."""
     unknown = set(changes) - set(_EDITABLE)
@@ -699,11 +703,11 @@ def edit_rule(store, ref: str, *, by: str = "person", **changes) -> dict:
     return get_rule(store, rid)
 
 
-def set_enabled(store, ref: str, enabled: bool) -> dict:
+def set_enabled(store: Store, ref: str, enabled: bool) -> dict:
     return edit_rule(store, ref, enabled=enabled)
 
 
-def confirm_rule(store, ref: str, action: str | None = None) -> dict:
+def confirm_rule(store: Store, ref: str, action: str | None = None) -> dict:
     """The person vouches for a rule. A promoted ``warn`` rule becomes ``block`` unless the
     person chooses another action."""
     rule = get_rule(store, ref)
@@ -713,14 +717,14 @@ def confirm_rule(store, ref: str, action: str | None = None) -> dict:
     return edit_rule(store, rule["id"], confirmed=True, action=new_action)
 
 
-def delete_rule(store, ref: str, *, by: str = "person") -> dict:
+def delete_rule(store: Store, ref: str, *, by: str = "person") -> dict:
     """Delete the rule and its memory entry (the audit log keeps both rows)."""
     rule = get_rule(store, ref)
     entries.delete(store, rule["id"], by=by)
     return rule
 
 
-def record_violation(store, rule_id: str, *, escalate_after: int = 3) -> dict:
+def record_violation(store: Store, rule_id: str, *, escalate_after: int = 3) -> dict:
     """Count one violation; past ``escalate_after`` violations the severity rises one level,
     and again each further ``escalate_after + 1`` (4th, 8th, 12th with the default 3)."""
     now = now_iso()
@@ -752,6 +756,6 @@ def record_violation(store, rule_id: str, *, escalate_after: int = 3) -> dict:
     return {"violation_count": n, "severity": severity, "escalated": escalated}
 
 
-def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
     """A violation a PostToolUse hook counted while another process held the write lock."""
     record_violation(store, str(args.get("rule_id")), escalate_after=int(args.get("escalate_after") or 3))

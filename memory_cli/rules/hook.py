@@ -25,6 +25,11 @@ import time
 
 from .ruleset import ACTION, ALT, PATTERN, PTYPE, SEVERITY
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 _MARGIN_S = 0.002  # left for rendering the answer
 # CPU seconds of cheap work after which even cheap checks stop (a safety stop that only
 # thousands of candidate rules on large inputs can reach; wall time does not count).
@@ -229,7 +234,7 @@ def _change_course(blocks) -> str:
     )
 
 
-def pre_tool_use(ctx, resp) -> None:
+def pre_tool_use(ctx: HookContext, resp: Response) -> None:
     if not (ctx.settings.section("enforcement") or {}).get("enabled", True):
         return
     clock = _Clock(ctx, "enforcement", 100)
@@ -277,7 +282,7 @@ def pre_tool_use(ctx, resp) -> None:
         resp.add_context("memory-cli suggestion: " + " ".join(describe(m) for m in suggests))
 
 
-def post_tool_use(ctx, resp) -> None:
+def post_tool_use(ctx: HookContext, resp: Response) -> None:
     if not (ctx.settings.section("verification") or {}).get("enabled", True):
         return
     clock = _Clock(ctx, "verification", 200)
@@ -373,11 +378,11 @@ def _non_tool_event(ctx, resp, event: str) -> None:
     resp.notify("memory-cli: " + "; ".join(m.message for m in verdict.matches))
 
 
-def stop(ctx, resp) -> None:
+def stop(ctx: HookContext, resp: Response) -> None:
     """Imported hookify ``event: stop`` rules (a block keeps the turn going, once)."""
     _non_tool_event(ctx, resp, "Stop")
 
 
-def user_prompt_submit(ctx, resp) -> None:
+def user_prompt_submit(ctx: HookContext, resp: Response) -> None:
     """Imported hookify ``event: prompt`` rules."""
     _non_tool_event(ctx, resp, "UserPromptSubmit")

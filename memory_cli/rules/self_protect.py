@@ -31,6 +31,12 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 # Environment markers each agent sets in the processes its shell tool starts.
 AGENT_MARKERS = (
     ("CLAUDECODE", "Claude Code"),
@@ -108,7 +114,7 @@ def agent_marker(environ=None) -> str | None:
 ENTRY_COMMANDS = frozenset({"delete", "archive", "supersede", "update"})
 
 
-def rule_lookup(store):
+def rule_lookup(store: Store):
     """``is_rule(word)`` for :func:`weakening`: whether ``word`` is (a prefix of) the id of a rule
     in ``store``; when the store cannot say, it is taken for one."""
 
@@ -212,7 +218,7 @@ def _written_text(tool_input: dict) -> str:
     return "\n".join(p for p in parts if isinstance(p, str) and p)
 
 
-def pre_tool_use(ctx, resp) -> None:
+def pre_tool_use(ctx: HookContext, resp: Response) -> None:
     """Ask (deny where the agent cannot ask) before a call changes memory-cli's own state."""
     if not (ctx.settings.section("protection") or {}).get("enabled", True):
         return
