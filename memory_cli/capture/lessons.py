@@ -305,13 +305,15 @@ def record_lesson(
 
 def _turned_off(settings) -> str | None:
     """Why no lesson can be recorded under these settings (no prompts are kept), or None."""
+    from ..settings import value as setting
+
     try:
-        section = settings.section("capture") if settings is not None else {}
+        enabled, agent_lessons = setting(settings, "capture.enabled"), setting(settings, "capture.agent_lessons")
     except Exception:
         return None
-    if section.get("enabled", True) is False:
+    if enabled is False:
         return "corrections are turned off (capture.enabled = false)"
-    if section.get("agent_lessons", True) is False:
+    if agent_lessons is False:
         return "lessons are turned off (capture.agent_lessons = false)"
     return None
 

@@ -21,17 +21,19 @@ if TYPE_CHECKING:
 
 
 def _start_maintenance(ctx, *, session_summaries: bool = False) -> None:
-    section = ctx.settings.get("maintenance") or {}
-    if not section.get("enabled", True) and not session_summaries:
+    from ..settings import value as setting
+
+    enabled = bool(setting(ctx.settings, "maintenance.enabled"))
+    if not enabled and not session_summaries:
         return
     from memory_cli.maintenance import detached
 
     try:
         outcome = detached.spawn_maintenance(
             ctx.store.path,
-            time_limit=float(section.get("time_limit_s", detached.DEFAULT_TIME_LIMIT_S)),
+            time_limit=float(setting(ctx.settings, "maintenance.time_limit_s")),
             session_summaries=session_summaries,
-            daily=bool(section.get("enabled", True)),
+            daily=enabled,
         )
     except OSError as err:
         ctx.audit(
