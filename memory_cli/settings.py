@@ -406,7 +406,7 @@ def value(settings, name: str):
 
     The one way to read a setting: callers name the key and never repeat its default, so a
     default changes in ``FIELDS`` alone. ``settings`` may be a :class:`Settings`, a plain dict of
-    sections (tests, the CLI's validated files) or None (every default). An unknown name is a
+    sections (tests, the CLI's validated files) or None (every default: so does anything else). An unknown name is a
     programming error and raises KeyError.
     """
     global _DEFAULT_BY_NAME
@@ -416,7 +416,7 @@ def value(settings, name: str):
         }
     default = _DEFAULT_BY_NAME[name]
     section, _, key = name.rpartition(".")
-    src = settings or {}
+    src = settings if isinstance(settings, dict) else {}
     if section:
         src = src.get(section)
     if isinstance(src, dict) and key in src:

@@ -270,7 +270,9 @@ def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
         return entries
     import time
 
-    grace_days = float(((settings.get("decay") if hasattr(settings, "get") else None) or {}).get("inactive_days", 30))
+    from ..settings import value as setting
+
+    grace_days = float(setting(settings, "decay.inactive_days"))
     cutoff = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - grace_days * 86400))
     ids = [e["id"] for e in entries]
     marks = ",".join("?" * len(ids))
@@ -326,12 +328,13 @@ def already_offered_for_failures(store, session_id: str | None) -> set[str]:
 
 def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
     from ..settings import token_budget
+    from ..settings import value as setting
 
-    inj = (settings.get("injection") if hasattr(settings, "get") else None) or {}
-    max_entries = int(inj.get("max_entries", 15))
-    max_tokens = int(token_budget({"injection": {"max_tokens": inj.get("max_tokens", 2000)}}))
-    min_conf = float(inj.get("min_confidence", 0.3))
-    always = tuple(_config_scope(s) for s in (inj.get("always_include_scopes") or []) if isinstance(s, str))
+    max_entries = int(setting(settings, "injection.max_entries"))
+    max_tokens = int(token_budget({"injection": {"max_tokens": setting(settings, "injection.max_tokens")}}))
+    min_conf = float(setting(settings, "injection.min_confidence"))
+    scopes = setting(settings, "injection.always_include_scopes") or []
+    always = tuple(_config_scope(s) for s in scopes if isinstance(s, str))
     return max_entries, max_tokens, min_conf, always
 
 
@@ -499,7 +502,9 @@ def inject(
     relevance: dict[str, float] = {}
     text = session_query_text(sc)
     if text and max_entries > 0:
-        timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+        from ..settings import value as setting
+
+        timeout = setting(settings, "daemon.request_timeout_ms")
         for hit in search(
             store,
             text,
@@ -719,16 +724,17 @@ def for_prompt(
     empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0}
     if not prompt or _TRIVIAL_PROMPT.match(prompt) or len(terms(prompt)) < 2:
         return empty
-    inj = settings.get("injection", {}) if hasattr(settings, "get") else {}
-    max_entries = int(inj.get("per_prompt_max_entries", 3))
-    max_tokens = int(inj.get("per_prompt_max_tokens", 300))
-    threshold = float(inj.get("similarity_threshold", 0.6))
-    min_conf = float(inj.get("min_confidence", 0.3))
+    from ..settings import value as setting
+
+    max_entries = int(setting(settings, "injection.per_prompt_max_entries"))
+    max_tokens = int(setting(settings, "injection.per_prompt_max_tokens"))
+    threshold = float(setting(settings, "injection.similarity_threshold"))
+    min_conf = float(setting(settings, "injection.min_confidence"))
     if max_entries <= 0 or max_tokens <= 0:
         return empty
     projects = project_aliases(project)
     seen = already_injected(store, session_id)
-    timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+    timeout = setting(settings, "daemon.request_timeout_ms")
     query_text = prompt[:2000]
     hits: list[dict] = []
     if is_negative_question(prompt):
@@ -869,14 +875,15 @@ def for_failure(
 
     if len(terms(query)) < 2:
         return empty
-    inj = settings.get("injection", {}) if hasattr(settings, "get") else {}
-    threshold = float(inj.get("similarity_threshold", 0.6))
-    min_conf = float(inj.get("min_confidence", 0.3))
-    max_entries = max(1, int(inj.get("per_prompt_max_entries", 3)))
-    max_tokens = max(100, int(inj.get("per_prompt_max_tokens", 300)) + 100)
+    from ..settings import value as setting
+
+    threshold = float(setting(settings, "injection.similarity_threshold"))
+    min_conf = float(setting(settings, "injection.min_confidence"))
+    max_entries = max(1, int(setting(settings, "injection.per_prompt_max_entries")))
+    max_tokens = max(100, int(setting(settings, "injection.per_prompt_max_tokens")) + 100)
     projects = project_aliases(project)
     seen = already_offered_for_failures(store, session_id)
-    timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+    timeout = setting(settings, "daemon.request_timeout_ms")
     hits = search(
         store,
         query,
