@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from ..db import Store
 
 __all__ = [
+    "RuleSpec",
     "add_rule",
+    "new_rule",
     "create_rule",
     "attach_rule",
     "get_rule",
@@ -92,9 +94,9 @@ def portable_rule(store: Store, entry_id: str) -> dict | None:
 
 
 def portable_kwargs(rule: dict) -> dict:
-    """:func:`create_rule`'s keyword arguments for a rule another store described with
+    """:class:`RuleSpec`'s keyword arguments for a rule another store described with
     :data:`PORTABLE_FIELDS` (the repository file, the team store); a field it left out or
-    left empty takes create_rule's default."""
+    left empty takes RuleSpec's default."""
     out = {k: rule[k] for k in PORTABLE_FIELDS if rule.get(k) is not None}
     if "case_sensitive" in out:
         out["case_sensitive"] = bool(out["case_sensitive"])
@@ -194,65 +196,129 @@ def _clean_text(value) -> str | None:
     return redact(text)[0] if text else None
 
 
-def create_rule(
-    store: Store,
-    content: str,
-    *,
-    pattern: str,
-    pattern_type: str,
-    action: str,
-    severity: str = "medium",
-    alternative: str | None = None,
-    message: str | None = None,
-    tools=None,
-    fields=None,
-    scope: str = "global",
-    provenance: str = "manual",
-    confirmed: bool = True,
-    source: str = "manual",
-    conditions=None,
-    case_sensitive: bool = False,
-    enabled: bool = True,
-    name: str | None = None,
-    hook_events=None,
-    source_ref: str | None = None,
-    confidence: float | None = None,
-    tags=None,
-    session_id: str | None = None,
-    fingerprint: str | None = None,
-    entry_id: str | None = None,
-    origin: str | None = None,
-) -> dict:
+class RuleSpec:
+    """What a new rule is, as one named shape: the pattern and how it acts, where it applies,
+    where it came from. :func:`new_rule` stores one; callers build it by keyword.
+
+    A slotted class rather than a dataclass: capture promotes corrections from the prompt hook,
+    and importing ``dataclasses`` (with ``inspect``) costs a hook milliseconds.
+    """
+
+    __slots__ = (
+        "content",
+        "pattern",
+        "pattern_type",
+        "action",
+        "severity",
+        "alternative",
+        "message",
+        "tools",
+        "fields",
+        "scope",
+        "provenance",
+        "confirmed",
+        "source",
+        "conditions",
+        "case_sensitive",
+        "enabled",
+        "name",
+        "hook_events",
+        "source_ref",
+        "confidence",
+        "tags",
+        "fingerprint",
+        "entry_id",
+        "origin",
+    )
+
+    def __init__(
+        self,
+        content: str,
+        *,
+        pattern: str,
+        pattern_type: str,
+        action: str,
+        severity: str = "medium",
+        alternative: str | None = None,
+        message: str | None = None,
+        tools: list[str] | str | None = None,
+        fields: list[str] | str | None = None,
+        scope: str = "global",
+        provenance: str = "manual",
+        confirmed: bool = True,
+        source: str = "manual",
+        conditions: list | None = None,
+        case_sensitive: bool = False,
+        enabled: bool = True,
+        name: str | None = None,
+        hook_events: list[str] | str | None = None,
+        source_ref: str | None = None,
+        confidence: float | None = None,
+        tags: list[str] | str | None = None,
+        fingerprint: str | None = None,
+        entry_id: str | None = None,
+        origin: str | None = None,
+    ) -> None:
+        """``entry_id`` keeps the id a rule has elsewhere (a teammate's store, the repository
+        file); ``origin`` says who wrote it (:mod:`memory_cli.provenance`)."""
+        self.content = content
+        self.pattern = pattern
+        self.pattern_type = pattern_type
+        self.action = action
+        self.severity = severity
+        self.alternative = alternative
+        self.message = message
+        self.tools = tools
+        self.fields = fields
+        self.scope = scope
+        self.provenance = provenance
+        self.confirmed = confirmed
+        self.source = source
+        self.conditions = conditions
+        self.case_sensitive = case_sensitive
+        self.enabled = enabled
+        self.name = name
+        self.hook_events = hook_events
+        self.source_ref = source_ref
+        self.confidence = confidence
+        self.tags = tags
+        self.fingerprint = fingerprint
+        self.entry_id = entry_id
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return f"RuleSpec({self.content!r}, pattern={self.pattern!r}, action={self.action!r}, scope={self.scope!r})"
+
+
+def new_rule(store: Store, rule: RuleSpec, *, session_id: str | None = None) -> dict:
     """Store a new rule (entry + enforcement row) in one transaction; returns the rule.
-    ``entry_id`` keeps the id a rule has elsewhere (a teammate's store, the repository file).
-    ``origin`` says who wrote it (:mod:`memory_cli.provenance`); an agent or a model never
-    creates an enforced rule: what they propose waits for the person."""
+    An agent or a model never creates an enforced rule: what they propose waits for the person."""
     from .. import provenance as prov_mod
 
-    if (origin or prov_mod.ORIGIN_OF_SOURCE.get(source, prov_mod.PERSON)) in prov_mod.UNREVIEWED:
+    if (rule.origin or prov_mod.ORIGIN_OF_SOURCE.get(rule.source, prov_mod.PERSON)) in prov_mod.UNREVIEWED:
         raise prov_mod.NotOwner("an agent or a model cannot create an enforced rule; the person approves rules")
-    ptype = spec.check_pattern_type(pattern_type)
-    pat = spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive)
-    act = spec.check_action(action)
-    sev = spec.check_severity(severity or "medium")
-    prov = spec.check_provenance(provenance)
-    tool_list = spec.normalize_tools(tools) if tools is not None else spec.default_tools(ptype)
-    field_list = spec.normalize_fields(fields)
-    conds = spec.normalize_conditions(conditions)
-    events = spec.normalize_hook_events(hook_events)
+    ptype = spec.check_pattern_type(rule.pattern_type)
+    pat = spec.check_pattern(rule.pattern, ptype, case_sensitive=rule.case_sensitive)
+    act = spec.check_action(rule.action)
+    sev = spec.check_severity(rule.severity or "medium")
+    prov = spec.check_provenance(rule.provenance)
+    tool_list = spec.normalize_tools(rule.tools) if rule.tools is not None else spec.default_tools(ptype)
+    field_list = spec.normalize_fields(rule.fields)
+    conds = spec.normalize_conditions(rule.conditions)
+    events = spec.normalize_hook_events(rule.hook_events)
     with store.transaction():
         entry = entries.add(
             store,
-            content,
+            rule.content,
             "rule",
-            scope=scope,
-            source=source,
-            confidence=confidence,
-            tags=tags,
+            scope=rule.scope,
+            source=rule.source,
+            confidence=rule.confidence,
+            tags=rule.tags,
             session_id=session_id,
-            fingerprint=fingerprint,
-            entry_id=entry_id,
-            origin=origin,
+            fingerprint=rule.fingerprint,
+            entry_id=rule.entry_id,
+            origin=rule.origin,
         )
         _insert(
             store,
@@ -261,20 +327,26 @@ def create_rule(
             pattern_type=ptype,
             action=act,
             severity=sev,
-            alternative=_clean_text(alternative),
-            message=_clean_text(message),
+            alternative=_clean_text(rule.alternative),
+            message=_clean_text(rule.message),
             tools=tool_list,
             fields=field_list,
-            case_sensitive=case_sensitive,
+            case_sensitive=rule.case_sensitive,
             provenance=prov,
-            confirmed=confirmed,
+            confirmed=rule.confirmed,
             conditions=conds,
-            enabled=enabled,
-            name=name,
+            enabled=rule.enabled,
+            name=rule.name,
             hook_events=events,
-            source_ref=source_ref,
+            source_ref=rule.source_ref,
         )
     return get_rule(store, entry["id"])
+
+
+def create_rule(store: Store, content: str, *, session_id: str | None = None, **fields) -> dict:
+    """:func:`new_rule` by keyword (``RuleSpec``'s fields), for the many tests and scripts that
+    write a rule in one call."""
+    return new_rule(store, RuleSpec(content, **fields), session_id=session_id)
 
 
 def attach_rule(
@@ -451,8 +523,7 @@ def add_rule(
                 f"`memory-cli rules edit {rule['id'][:8]} --action {action}`"
             )
         return dict(rule, reinforced=True)
-    return create_rule(
-        store,
+    rule = RuleSpec(
         text,
         pattern=filled["pattern"],
         pattern_type=filled["pattern_type"],
@@ -470,6 +541,7 @@ def add_rule(
         enabled=enabled,
         name=name,
     )
+    return new_rule(store, rule)
 
 
 #: How much a rule's confidence rises when it is stated again (as a marker reinforces a memory).

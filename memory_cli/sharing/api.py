@@ -193,8 +193,7 @@ def _apply(store, item: dict, scope: str, path: str, origin: str, archived_by_fi
     rule = item["rule"]
     if local is None:
         if rule is not None:
-            rules_api.create_rule(
-                store,
+            wanted = rules_api.RuleSpec(
                 item["content"],
                 scope=scope,
                 provenance="imported",
@@ -206,6 +205,7 @@ def _apply(store, item: dict, scope: str, path: str, origin: str, archived_by_fi
                 origin=origin,
                 **rules_api.portable_kwargs(rule),
             )
+            rules_api.new_rule(store, wanted)
         else:
             entries.add(
                 store,
