@@ -879,15 +879,10 @@ _FORMS: tuple = (
     ("not this language", "language", _NOT_LANGUAGE.match, _right_only("style")),
 )
 
-
-def _gate_open(gate, s: _Sentence) -> bool:
-    if gate is None:
-        return True
-    if isinstance(gate, str):
-        return _has(s.low, gate)
-    if isinstance(gate, tuple):
-        return any(word in s.low for word in gate)
-    return bool(gate(s))
+# The table as walked: a gate named in _GATES replaced by its words once, at import.
+_FORM_TABLE = tuple(
+    (name, _GATES[gate] if isinstance(gate, str) else gate, find, build) for name, gate, find, build in _FORMS
+)
 
 
 def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str, str] | None:
@@ -899,9 +894,16 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
     if not b or not any(_has(low, gate) for gate in _GATES) and not after_no:
         return None
     s = _Sentence(b, low, message, body, after_no)
-    for _name, gate, find, build in _FORMS:
-        if not _gate_open(gate, s):
-            continue
+    for _name, gate, find, build in _FORM_TABLE:
+        if gate is not None:
+            if type(gate) is tuple:
+                for word in gate:
+                    if word in low:
+                        break
+                else:
+                    continue
+            elif not gate(s):
+                continue
         m = None
         if find is not None:
             m = find(b)

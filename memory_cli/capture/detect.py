@@ -615,11 +615,6 @@ class _Clause:
 _NEXT = object()
 
 
-def _named(name: str):
-    """The form's pattern from the detector's table, compiled on first use."""
-    return lambda body: _re(name).match(body)
-
-
 def _inline(pattern: str):
     return lambda body: regex_cache.match(pattern, body, re.I)
 
@@ -864,28 +859,29 @@ def _bare_not(m, c):
 
 
 # The explicit forms of a statement, in the order they are tried: (name, find, build).
-# find(body) -> match, or None for a form that reads the clause itself; build(m, clause).
+# find: the name of a pattern of the detector's table (compiled on first use), a function
+# body -> match, or None for a form that reads the clause itself; build(m, clause).
 _EXPLICIT_FORMS: tuple = (
-    ("don't forget", _named("forget"), lambda m, c: c.hit("dont-forget", right=m.group("right"))),
-    ("use X not Y", _named("use_not"), _use_not),
-    ("X instead of Y", _named("instead_of"), _instead_of),
+    ("don't forget", "forget", lambda m, c: c.hit("dont-forget", right=m.group("right"))),
+    ("use X not Y", "use_not", _use_not),
+    ("X instead of Y", "instead_of", _instead_of),
     (
         "prefer X over Y",
-        _named("prefer_over"),
+        "prefer_over",
         lambda m, c: c.hit("prefer-over", wrong=m.group("wrong"), right=m.group("right"), verb="use"),
     ),
-    ("use X instead", _named("use_instead"), _use_instead),
-    ("shouldn't have", _named("shouldnt_have"), lambda m, c: c.hit("shouldnt-have", wrong=m.group("wrong"))),
-    ("never / don't / stop", _named("neg"), _negation),
-    ("always", _named("always"), _always),
-    ("that's wrong", _named("wrong"), _thats_wrong),
+    ("use X instead", "use_instead", _use_instead),
+    ("shouldn't have", "shouldnt_have", lambda m, c: c.hit("shouldnt-have", wrong=m.group("wrong"))),
+    ("never / don't / stop", "neg", _negation),
+    ("always", "always", _always),
+    ("that's wrong", "wrong", _thats_wrong),
     (
         "you did the wrong thing",
-        _named("you_wrong_thing"),
+        "you_wrong_thing",
         lambda m, c: c.hit("wrong-thing", wrong="the wrong " + m.group("thing")),
     ),
-    ("the wrong thing", _named("wrong_thing"), _wrong_thing_then),
-    ("should have", _named("should_have"), _should_have),
+    ("the wrong thing", "wrong_thing", _wrong_thing_then),
+    ("should have", "should_have", _should_have),
     (
         "X is wrong, use Y",
         _inline(
@@ -941,8 +937,8 @@ _EXPLICIT_FORMS: tuple = (
         ),
         _no_not_short,
     ),
-    ("no X", _named("no_thing"), _no_thing),
-    ("not it", _named("pronoun_ban"), lambda m, c: c.hit("dont", wrong=m.group("subj"), verb="use")),
+    ("no X", "no_thing", _no_thing),
+    ("not it", "pronoun_ban", lambda m, c: c.hit("dont", wrong=m.group("subj"), verb="use")),
     (
         # "you used npm, use pnpm instead", "you edited the generated file, edit the template instead"
         "you did X, do Y instead",
@@ -953,17 +949,17 @@ _EXPLICIT_FORMS: tuple = (
         ),
         _you_did_x_do_y,
     ),
-    ("not supposed to", _named("not_supposed"), lambda m, c: c.hit("shouldnt-have", wrong=m.group("wrong"))),
-    ("revert", _named("revert"), lambda m, c: c.hit("revert")),
-    ("too much / more X", _named("style_amount"), _style_amount),
+    ("not supposed to", "not_supposed", lambda m, c: c.hit("shouldnt-have", wrong=m.group("wrong"))),
+    ("revert", "revert", lambda m, c: c.hit("revert")),
+    ("too much / more X", "style_amount", _style_amount),
     ("not like that", _inline(r"^not\s+like\s+(?:that|this)\b"), lambda m, c: c.hit("not-like-that")),
     ("after a no", None, lambda m, c: _after_a_no(m, c) if c.after_no else _NEXT),
     (
         "I meant",
-        _named("i_meant"),
+        "i_meant",
         lambda m, c: c.hit("i-meant", right=m.group("right")) if c.body.lower().startswith("i meant") else _NEXT,
     ),
-    ("X not Y", _named("bare_not"), _bare_not),
+    ("X not Y", "bare_not", _bare_not),
 )
 
 
@@ -979,7 +975,7 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
     for _name, find, build in _EXPLICIT_FORMS:
         m = None
         if find is not None:
-            m = find(body)
+            m = _re(find).match(body) if type(find) is str else find(body)
             if not m:
                 continue
         out = build(m, c)
