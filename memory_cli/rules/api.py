@@ -452,7 +452,7 @@ def _fill_from_words(
     if action is None:
         from .. import settings as settings_mod
 
-        action = settings_mod.load().section("enforcement").get("default_action") or "warn"
+        action = settings_mod.value(settings_mod.load(), "enforcement.default_action") or "warn"
     return {
         "pattern": pattern,
         "pattern_type": pattern_type or guess_pattern_type(pattern),

@@ -220,7 +220,9 @@ def _written_text(tool_input: dict) -> str:
 
 def pre_tool_use(ctx: HookContext, resp: Response) -> None:
     """Ask (deny where the agent cannot ask) before a call changes memory-cli's own state."""
-    if not (ctx.settings.section("protection") or {}).get("enabled", True):
+    from ..settings import value as setting
+
+    if not setting(ctx.settings, "protection.enabled"):
         return
     reason = check(ctx.tool_name, ctx.tool_input, getattr(ctx.store, "path", None), ctx.cwd, ctx.store)
     if reason is None:
