@@ -18,6 +18,10 @@ from __future__ import annotations
 
 from .errors import Conflict
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from .db import Store
+
 PERSON = "person"
 TEAM = "team"
 AGENT = "agent"
@@ -69,7 +73,7 @@ def may_change(origin: str | None, by: str) -> bool:
     return by == PERSON or (origin or PERSON) == by
 
 
-def check_may_change(store, entry_id: str, by: str, what: str = "change") -> None:
+def check_may_change(store: Store, entry_id: str, by: str, what: str = "change") -> None:
     """Raise :class:`NotOwner` (one line) unless ``by`` may change ``entry_id``."""
     if by == PERSON:
         return
@@ -91,7 +95,7 @@ def describe(origin: str) -> str:
 
 
 # -- schema (migration 10) -------------------------------------------------------------------
-def apply_schema(store) -> None:
+def apply_schema(store: Store) -> None:
     """Add ``origin`` and ``requested_scope`` and back-fill origins from ``source``.
 
     Entries loaded from repository files get ``repo:<root>`` and the scope of that root (they

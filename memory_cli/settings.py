@@ -397,6 +397,33 @@ def defaults() -> dict:
     return out
 
 
+_DEFAULT_BY_NAME: dict | None = None
+
+
+def value(settings, name: str):
+    """The configured value of ``name`` (``"section.key"``, or a top-level key), else the default
+    the field table gives it.
+
+    The one way to read a setting: callers name the key and never repeat its default, so a
+    default changes in ``FIELDS`` alone. ``settings`` may be a :class:`Settings`, a plain dict of
+    sections (tests, the CLI's validated files) or None (every default: so does anything else). An unknown name is a
+    programming error and raises KeyError.
+    """
+    global _DEFAULT_BY_NAME
+    if _DEFAULT_BY_NAME is None:
+        _DEFAULT_BY_NAME = {
+            (key if section is None else f"{section}.{key}"): d for section, key, _t, d, _c, _h in FIELDS
+        }
+    default = _DEFAULT_BY_NAME[name]
+    section, _, key = name.rpartition(".")
+    src = settings if isinstance(settings, dict) else {}
+    if section:
+        src = src.get(section)
+    if isinstance(src, dict) and key in src:
+        return src[key]
+    return list(default) if isinstance(default, list) else default
+
+
 def check_value(type_: str, constraint, value):
     """Return an error message for ``value`` or None: the one value check that hooks
     (lenient) and the CLI (strict) both use."""

@@ -26,6 +26,24 @@ def test_create_rule_stores_entry_and_enforcement_row(store):
     assert "analysis" not in rule
 
 
+def test_a_rule_spec_is_stored_as_the_keywords_would_be(store):
+    wanted = api.RuleSpec("Never use yarn here", pattern="yarn", pattern_type="command", action="warn", scope="global")
+    rule = api.new_rule(store, wanted)
+    assert (rule["content"], rule["pattern"], rule["action"], rule["severity"]) == (
+        "Never use yarn here",
+        "yarn",
+        "warn",
+        "medium",
+    )
+    assert rule["tools"] == ["Bash"] and rule["enabled"] and rule["confirmed"]
+
+
+def test_a_misspelt_rule_field_is_refused_before_anything_is_stored(store):
+    with pytest.raises(TypeError):
+        api.create_rule(store, "Never use yarn", pattern="yarn", pattern_type="command", action="warn", severty="high")
+    assert api.list_rules(store) == []
+
+
 def test_invalid_regex_is_refused_with_the_regex_error_and_nothing_is_stored(store):
     with pytest.raises(InvalidInput) as e:
         api.create_rule(store, "bad", pattern="a(", pattern_type="regex", action="block")

@@ -20,6 +20,10 @@ from .. import scope as scopes
 from ..errors import InvalidInput
 from ..util import now_iso
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 MIN_SAMPLES = 5
 WINDOW = 100
 HIGH_MEDIAN = 2.0
@@ -38,7 +42,7 @@ def _number(value) -> float:
     return float(value)
 
 
-def record(store, name, value, *, unit=None, scope=None, session_id=None, audited: bool = True) -> dict:
+def record(store: Store, name, value, *, unit=None, scope=None, session_id=None, audited: bool = True) -> dict:
     """Add one sample. ``audited=False`` for samples the hooks record on every command run."""
     n, v = _name(name), _number(value)
     u = fields.text(store, unit, "unit", max_len=20)
@@ -60,7 +64,7 @@ def record(store, name, value, *, unit=None, scope=None, session_id=None, audite
     return {"name": n, "value": v, "unit": u, "scope": sc}
 
 
-def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
     """A sample a hook took while another process held the write lock (see memory_cli.spool)."""
     record(
         store,
@@ -79,7 +83,7 @@ def _median(values: list[float]) -> float:
     return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
-def baseline(store, name, *, scope=None) -> dict:
+def baseline(store: Store, name, *, scope=None) -> dict:
     """``{"n", "median", "mad", "avg", "p95", "min", "max", "unit"}`` over the last ``WINDOW``
     samples; ``median`` and ``mad`` are what :func:`check` judges by."""
     n = _name(name)
@@ -108,7 +112,7 @@ def baseline(store, name, *, scope=None) -> dict:
     }
 
 
-def check(store, name, value, *, scope=None) -> dict:
+def check(store: Store, name, value, *, scope=None) -> dict:
     """``{"normal", "baseline", "why"}`` for ``value`` of metric ``name``."""
     v = _number(value)
     b = baseline(store, name, scope=scope)
@@ -143,7 +147,7 @@ def check(store, name, value, *, scope=None) -> dict:
     }
 
 
-def list_metrics(store, *, scope=None) -> list[dict]:
+def list_metrics(store: Store, *, scope=None) -> list[dict]:
     where, params = "", []
     if scope:
         where, params = "WHERE scope = ?", [scopes.parse(scope)]

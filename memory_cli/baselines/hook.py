@@ -9,6 +9,11 @@ its whitespace collapsed, so `cd api && pytest -q` and `pytest  -q` share one ba
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 MIN_MS = 1000
 MAX_NAME = 120
 _LEAD = r"^\s*(?:cd\s+\S+\s*(?:&&|;)\s*)+"
@@ -25,7 +30,7 @@ def metric_name(command: str) -> str | None:
     return "cmd: " + text[:MAX_NAME]
 
 
-def post_tool_use(ctx, resp) -> None:
+def post_tool_use(ctx: HookContext, resp: Response) -> None:
     if ctx.tool_name != "Bash":
         return
     duration = ctx.payload.get("duration_ms")

@@ -661,6 +661,230 @@ def _has(low: str, gate: str) -> bool:
     return any(word in low for word in _GATES[gate])
 
 
+class _Sentence:
+    """What every form of :func:`match` reads: the sentence, its lowercase, the message around it."""
+
+    __slots__ = ("b", "low", "message", "body", "after_no")
+
+    def __init__(self, b: str, low: str, message: str, body: str, after_no: bool):
+        self.b, self.low, self.message, self.body, self.after_no = b, low, message, body, after_no
+
+
+# A form's builder returns _NEXT to let the next form try; anything else is the answer (None too).
+_NEXT = object()
+
+
+def _standing(m, s):
+    # "when you run kubectl, always pass --context": a standing rule, not a one-off condition
+    if _REPORTED.search(s.b):
+        return _NEXT
+    return ("verdict", m.group("rest"), "") if m.group("lead").lower() == "never" else ("always", "", m.group("rest"))
+
+
+def _contrast(_m, s):
+    b = s.b
+    m = _CONTRAST.match(b) or _PLEASE_NOT.match(b)
+    if (
+        m
+        and len(m.group("wrong").split()) <= 8
+        and not _CLAUSE_WORD.search(m.group("right"))
+        and not _NOT_A_THING.match(m.group("wrong"))
+        # "is it possible to set up not a local database but ...": "is" first asks a question
+        and not b.lstrip().lower().startswith(("is ", "are "))
+    ):
+        return "contrast", _head(m.group("wrong")), m.group("right")
+    # "Mnn not sure": doubt, not "sure" banned for "Mnn" ("still not working" stays a verdict)
+    if (m := _OVER_FROM_NOW.match(b) or _TWO_TOKENS.match(b)) and m.group("wrong").lower().rstrip(".") not in _DOUBT:
+        return "contrast", m.group("wrong"), m.group("right")
+    m = _INSTEAD.search(b)
+    right = m and (m.group("right") or m.group("right2"))
+    if m and not _CLAUSE_WORD.search(right) and not _CONDITION.match(right):
+        return "contrast", m.group("wrong") or m.group("wrong2"), right
+    m = _QUOTED_NOT.search(b)
+    if m:
+        return "contrast", m.group("wrong"), m.group("right")
+    m = _NOT_REASON.match(b)
+    if m and not _CLAUSE_WORD.search(m.group("right")):
+        return "contrast", m.group("wrong"), m.group("right")
+    return _NEXT
+
+
+def _broke(_m, s):
+    # the failure in the same sentence, or in the one before ("now nothing compiles. you removed ...")
+    b = s.b
+    around = b if _has(s.low, "failure") and _FAILURE.search(b) else _prev_sentence(s.message, s.body)
+    if not (around and _FAILURE.search(around)):
+        around = _next_sentence(s.message, s.body)
+    if (
+        around
+        and _FAILURE.search(around)
+        and not any(p.search(t) for t in (b, around) for p in (_SUCCESS, _SELF, _LONG_AGO))
+    ):
+        return "broke", "", ""
+    return _NEXT
+
+
+def _deprecated(_m, s):
+    b, message, body = s.b, s.message, s.body
+    m = _DEPRECATED.match(b)
+    if m and (_REPLACEMENT.search(m.group("rest")) or _short_rest(message, body)):
+        use = _USE_LEAD.search(m.group("rest"))
+        return "deprecated", _tail(m.group("wrong")), _head(use.group("right")) if use else ""
+    m = _MOVED_OFF.match(b)
+    if m and m.group("rest"):
+        return "deprecated", m.group("wrong"), m.group("rest") or ""
+    m = _THAT_IS_THE_OLD.match(b)
+    if m and (
+        _short_rest(message, body) or regex_cache.search(r"\b(?:is|are|lives?)\b", _next_sentence(message, body))
+    ):
+        return "wrong-thing", m.group("wrong"), ""
+    return _NEXT
+
+
+def _you(_m, s):
+    b = s.b
+    m = _YOU_DID.search(b)
+    if (
+        m
+        and (_MEANT.search(m.group("what")) or _MEANT_NEXT.match(_next_sentence(s.message, s.body)))
+        and not _SUCCESS.search(b)
+    ):
+        return "you-did", "", ""
+    m = _YOU_WANT.match(b)
+    if m:
+        return "you-want", "", m.group("right")
+    if _YOU_BEEN.search(b) and not _SUCCESS.search(b):
+        return "you-keep", "", ""
+    if _YOU_MADE.search(b) and _MADE_WRONG.search(b) and not _SUCCESS.search(b):
+        return "you-did", "", ""
+    return _NEXT
+
+
+def _refrain(_m, s):
+    b = s.b
+    if m := _REFRAIN.match(b):
+        return "verdict", m.group("wrong"), ""
+    if _TONE.match(b):
+        return "style", "", ""
+    if m := _LETS_NOT.match(b) or _NO_CIRCUMSTANCES.match(b):
+        return "verdict", m.group("wrong"), ""
+    return _NEXT
+
+
+def _prefer(_m, s):
+    b = s.b
+    m = _PREFER.match(b) or _PREFER_IF.match(b)
+    if m:
+        return "prefer", m.group("wrong"), m.group("right")
+    m = _RATHER.match(b)
+    if m:
+        return "prefer", m.group("wrong") or m.group("wrong2") or "", m.group("right") or ""
+    return _NEXT
+
+
+def _wrong_only(signal):
+    return lambda m, s: (signal, m.group("wrong"), "")
+
+
+def _right_only(signal):
+    return lambda m, s: (signal, "", m.group("right"))
+
+
+def _bare(signal):
+    return lambda m, s: (signal, "", "")
+
+
+# The forms, in the order they are tried: (name, gate, find, build).
+# gate: a _GATES name, a tuple of words (any in the lowercased sentence), a predicate on the
+# sentence, or None; find: b -> match (None: the form has no single pattern); build(m, s).
+_FORMS: tuple = (
+    ("standing rule", "standing", _STANDING.match, _standing),
+    ("condition or report", None, lambda b: _CONDITION.match(b) or _REPORTED.search(b), lambda m, s: None),
+    ("that's a ... after no", lambda s: s.after_no, _THAT_IS_A.match, _wrong_only("wrong-thing")),
+    ("is wrong", "is_wrong", _IS_WRONG.match, _wrong_only("wrong-thing")),
+    (
+        "that's the X, not Y",
+        "that_is_the",
+        _THAT_IS_THE.match,
+        lambda m, s: ("contrast", m.group("wrong"), m.group("right")),
+    ),
+    ("contrast", "contrast", None, _contrast),
+    ("you set", "you_set", _YOU_SET.search, _right_only("you-did")),
+    ("should be", "should_be", _SHOULD_BE_VALUE.match, _right_only("contrast")),
+    ("you broke it", lambda s: "you" in s.low or s.low.startswith(("that ", "this ")), _AGENT_CHANGE.search, _broke),
+    ("verdict", "verdict", _VERDICT.match, lambda m, s: ("verdict", _tail(m.group("wrong") or m.group("wrong2")), "")),
+    ("stay out", "verdict", _STAY_OUT.match, lambda m, s: ("verdict", _tail(m.group("wrong")), "")),
+    ("not how", "not_how", _NOT_HOW.match, lambda m, s: ("verdict", "", m.group("rest"))),
+    (
+        "stay away",
+        "stay_away",
+        _STAY_AWAY.match,
+        lambda m, s: (
+            "verdict",
+            _head(m.group("wrong") or m.group("subj") or m.group("wrong2") or m.group("wrong3") or ""),
+            "",
+        ),
+    ),
+    (
+        "not needed",
+        "not_needed",
+        _NOT_NEEDED.match,
+        lambda m, s: (
+            "scope",
+            _tail(next(g for g in m.group("wrong", "wrong2", "wrong3", "wrong4", "wrong5") if g)),
+            "",
+        ),
+    ),
+    ("deprecated", "deprecated", None, _deprecated),
+    ("you did, want, keep", "you", None, _you),
+    ("from now on, never", "from_now", _STANDING_NEG.match, _wrong_only("verdict")),
+    ("remember", ("remember",), _REMEMBER.match, _right_only("always")),
+    ("the convention is", "convention", _CONVENTION_IS.match, _right_only("prefer")),
+    ("moved into", ("moved",), _MOVED_IN.match, lambda m, s: ("deprecated", m.group("wrong"), m.group("right"))),
+    (
+        "someone removed",
+        ("removed", "dropped"),
+        _SOMEONE_REMOVED.match,
+        lambda m, s: ("deprecated", m.group("wrong"), "") if _short_rest(s.message, s.body) else _NEXT,
+    ),
+    ("off limits", ("limits",), _OFF_LIMITS.match, _wrong_only("verdict")),
+    ("undo", "undo", lambda b: _UNDO.match(b) or _REVERT_THAT.match(b), _bare("revert")),
+    ("leave alone", ("alone", "untouched", "as it is"), _LEAVE_ALONE.search, _wrong_only("scope")),
+    ("keep using", ("keep using",), _KEEP_USING.match, _right_only("prefer")),
+    ("let's use", ("let",), _LETS_USE.match, _right_only("always")),
+    ("spare me", ("spare me",), _SPARE_ME.match, _wrong_only("verdict")),
+    ("like the last times", ("times",), _LAST_TIMES.search, _bare("repeat")),
+    (
+        "rule mark",
+        lambda s: _RULE_GATE.search(s.low),
+        _RULE_MARK.match,
+        lambda m, s: ("always", "", before) if (before := _prev_sentence(s.message, s.body)) else _NEXT,
+    ),
+    ("scope", "scope", _SCOPE.search, _bare("scope")),
+    ("repeat", "repeat", _REPEAT.match, _bare("repeat")),
+    ("moved to, stick with", "moved", lambda b: _MOVED_TO.search(b) or _STICK_WITH.search(b), _right_only("prefer")),
+    (
+        "always at the end",
+        "always_end",
+        _ALWAYS_END.match,
+        lambda m, s: _NEXT if _CLAUSE_WORD.search(m.group("right")) else ("always", "", m.group("right")),
+    ),
+    ("sarcasm", "sarcasm", _SARCASM.match, _wrong_only("verdict")),
+    ("convention", "convention", _CONVENTION.match, _right_only("prefer")),
+    ("I said", "said", _I_SAID.match, _right_only("prefer")),
+    ("refrain", "refrain", None, _refrain),
+    ("prefer", "prefer", None, _prefer),
+    ("swap", "swap", _SWAP.match, lambda m, s: ("swap", "", m.group("right") or m.group("right2") or "")),
+    ("lose, we don't do", "verdict2", lambda b: _LOSE.match(b) or _WE_DONT_DO.match(b), _wrong_only("verdict")),
+    ("not this language", "language", _NOT_LANGUAGE.match, _right_only("style")),
+)
+
+# The table as walked: a gate named in _GATES replaced by its words once, at import.
+_FORM_TABLE = tuple(
+    (name, _GATES[gate] if isinstance(gate, str) else gate, find, build) for name, gate, find, build in _FORMS
+)
+
+
 def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str, str] | None:
     """``(signal, wrong, right)`` for a sentence ``body`` of ``message`` that corrects the agent
     without the openings the first stage knows, or None. ``after_no``: the sentence follows a
@@ -669,161 +893,25 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
     low = b.lower().replace("’", "'")
     if not b or not any(_has(low, gate) for gate in _GATES) and not after_no:
         return None
-    # "when you run kubectl, always pass --context": a standing rule, not a one-off condition
-    if _has(low, "standing") and (m := _STANDING.match(b)) and not _REPORTED.search(b):
-        return (
-            ("verdict", m.group("rest"), "") if m.group("lead").lower() == "never" else ("always", "", m.group("rest"))
-        )
-    if _CONDITION.match(b) or _REPORTED.search(b):
-        return None
-    if after_no and (m := _THAT_IS_A.match(b)):
-        return "wrong-thing", m.group("wrong"), ""
-    if _has(low, "is_wrong") and (m := _IS_WRONG.match(b)):
-        return "wrong-thing", m.group("wrong"), ""
-    if _has(low, "that_is_the") and (m := _THAT_IS_THE.match(b)):
-        return "contrast", m.group("wrong"), m.group("right")
-    if _has(low, "contrast"):
-        m = _CONTRAST.match(b) or _PLEASE_NOT.match(b)
-        if (
-            m
-            and len(m.group("wrong").split()) <= 8
-            and not _CLAUSE_WORD.search(m.group("right"))
-            and not _NOT_A_THING.match(m.group("wrong"))
-            # "is it possible to set up not a local database but ...": "is" first asks a question
-            and not b.lstrip().lower().startswith(("is ", "are "))
-        ):
-            return "contrast", _head(m.group("wrong")), m.group("right")
-        # "Mnn not sure": doubt, not "sure" banned for "Mnn" ("still not working" stays a verdict)
-        if (m := _OVER_FROM_NOW.match(b) or _TWO_TOKENS.match(b)) and m.group("wrong").lower().rstrip(
-            "."
-        ) not in _DOUBT:
-            return "contrast", m.group("wrong"), m.group("right")
-        m = _INSTEAD.search(b)
-        right = m and (m.group("right") or m.group("right2"))
-        if m and not _CLAUSE_WORD.search(right) and not _CONDITION.match(right):
-            return "contrast", m.group("wrong") or m.group("wrong2"), right
-        m = _QUOTED_NOT.search(b)
-        if m:
-            return "contrast", m.group("wrong"), m.group("right")
-        m = _NOT_REASON.match(b)
-        if m and not _CLAUSE_WORD.search(m.group("right")):
-            return "contrast", m.group("wrong"), m.group("right")
-    if _has(low, "you_set") and (m := _YOU_SET.search(b)):
-        return "you-did", "", m.group("right")
-    if _has(low, "should_be") and (m := _SHOULD_BE_VALUE.match(b)):
-        return "contrast", "", m.group("right")
-    if ("you" in low or low.startswith(("that ", "this "))) and _AGENT_CHANGE.search(b):
-        # the failure in the same sentence, or in the one before ("now nothing compiles. you removed ...")
-        around = b if _has(low, "failure") and _FAILURE.search(b) else _prev_sentence(message, body)
-        if not (around and _FAILURE.search(around)):
-            around = _next_sentence(message, body)
-        if (
-            around
-            and _FAILURE.search(around)
-            and not any(p.search(t) for t in (b, around) for p in (_SUCCESS, _SELF, _LONG_AGO))
-        ):
-            return "broke", "", ""
-    if _has(low, "verdict") and (m := _VERDICT.match(b)):
-        return "verdict", _tail(m.group("wrong") or m.group("wrong2")), ""
-    if _has(low, "verdict") and (m := _STAY_OUT.match(b)):
-        return "verdict", _tail(m.group("wrong")), ""
-    if _has(low, "not_how") and (m := _NOT_HOW.match(b)):
-        return "verdict", "", m.group("rest")
-    if _has(low, "stay_away") and (m := _STAY_AWAY.match(b)):
-        return "verdict", _head(m.group("wrong") or m.group("subj") or m.group("wrong2") or m.group("wrong3") or ""), ""
-    if _has(low, "not_needed") and (m := _NOT_NEEDED.match(b)):
-        return "scope", _tail(next(g for g in m.group("wrong", "wrong2", "wrong3", "wrong4", "wrong5") if g)), ""
-    if _has(low, "deprecated"):
-        m = _DEPRECATED.match(b)
-        if m and (_REPLACEMENT.search(m.group("rest")) or _short_rest(message, body)):
-            use = _USE_LEAD.search(m.group("rest"))
-            return "deprecated", _tail(m.group("wrong")), _head(use.group("right")) if use else ""
-        m = _MOVED_OFF.match(b)
-        if m and m.group("rest"):
-            return "deprecated", m.group("wrong"), m.group("rest") or ""
-        m = _THAT_IS_THE_OLD.match(b)
-        if m and (
-            _short_rest(message, body) or regex_cache.search(r"\b(?:is|are|lives?)\b", _next_sentence(message, body))
-        ):
-            return "wrong-thing", m.group("wrong"), ""
-    if _has(low, "you"):
-        m = _YOU_DID.search(b)
-        if (
-            m
-            and (_MEANT.search(m.group("what")) or _MEANT_NEXT.match(_next_sentence(message, body)))
-            and not _SUCCESS.search(b)
-        ):
-            return "you-did", "", ""
-        m = _YOU_WANT.match(b)
-        if m:
-            return "you-want", "", m.group("right")
-        if _YOU_BEEN.search(b) and not _SUCCESS.search(b):
-            return "you-keep", "", ""
-        if _YOU_MADE.search(b) and _MADE_WRONG.search(b) and not _SUCCESS.search(b):
-            return "you-did", "", ""
-    if _has(low, "from_now") and (m := _STANDING_NEG.match(b)):
-        return "verdict", m.group("wrong"), ""
-    if "remember" in low and (m := _REMEMBER.match(b)):
-        return "always", "", m.group("right")
-    if _has(low, "convention") and (m := _CONVENTION_IS.match(b)):
-        return "prefer", "", m.group("right")
-    if "moved" in low and (m := _MOVED_IN.match(b)):
-        return "deprecated", m.group("wrong"), m.group("right")
-    if ("removed" in low or "dropped" in low) and (m := _SOMEONE_REMOVED.match(b)) and _short_rest(message, body):
-        return "deprecated", m.group("wrong"), ""
-    if "limits" in low and (m := _OFF_LIMITS.match(b)):
-        return "verdict", m.group("wrong"), ""
-    if _has(low, "undo") and (_UNDO.match(b) or _REVERT_THAT.match(b)):
-        return "revert", "", ""
-    if ("alone" in low or "untouched" in low or "as it is" in low) and (m := _LEAVE_ALONE.search(b)):
-        return "scope", m.group("wrong"), ""
-    if "keep using" in low and (m := _KEEP_USING.match(b)):
-        return "prefer", "", m.group("right")
-    if "let" in low and (m := _LETS_USE.match(b)):
-        return "always", "", m.group("right")
-    if "spare me" in low and (m := _SPARE_ME.match(b)):
-        return "verdict", m.group("wrong"), ""
-    if "times" in low and _LAST_TIMES.search(b):
-        return "repeat", "", ""
-    if _RULE_GATE.search(low) and _RULE_MARK.match(b) and (before := _prev_sentence(message, body)):
-        return "always", "", before
-    if _has(low, "scope") and _SCOPE.search(b):
-        return "scope", "", ""
-    if _has(low, "repeat") and _REPEAT.match(b):
-        return "repeat", "", ""
-    if _has(low, "moved"):
-        if m := _MOVED_TO.search(b):
-            return "prefer", "", m.group("right")
-        if m := _STICK_WITH.search(b):
-            return "prefer", "", m.group("right")
-    if _has(low, "always_end") and (m := _ALWAYS_END.match(b)) and not _CLAUSE_WORD.search(m.group("right")):
-        return "always", "", m.group("right")
-    if _has(low, "sarcasm") and (m := _SARCASM.match(b)):
-        return "verdict", m.group("wrong"), ""
-    if _has(low, "convention") and (m := _CONVENTION.match(b)):
-        return "prefer", "", m.group("right")
-    if _has(low, "said") and (m := _I_SAID.match(b)):
-        return "prefer", "", m.group("right")
-    if _has(low, "refrain"):
-        if m := _REFRAIN.match(b):
-            return "verdict", m.group("wrong"), ""
-        if _TONE.match(b):
-            return "style", "", ""
-        if m := _LETS_NOT.match(b) or _NO_CIRCUMSTANCES.match(b):
-            return "verdict", m.group("wrong"), ""
-    if _has(low, "prefer"):
-        m = _PREFER.match(b) or _PREFER_IF.match(b)
-        if m:
-            return "prefer", m.group("wrong"), m.group("right")
-        m = _RATHER.match(b)
-        if m:
-            return "prefer", m.group("wrong") or m.group("wrong2") or "", m.group("right") or ""
-    if _has(low, "swap") and (m := _SWAP.match(b)):
-        return "swap", "", m.group("right") or m.group("right2") or ""
-    if _has(low, "verdict2") and (m := _LOSE.match(b) or _WE_DONT_DO.match(b)):
-        return "verdict", m.group("wrong"), ""
-    if _has(low, "language") and (m := _NOT_LANGUAGE.match(b)):
-        return "style", "", m.group("right")
+    s = _Sentence(b, low, message, body, after_no)
+    for _name, gate, find, build in _FORM_TABLE:
+        if gate is not None:
+            if type(gate) is tuple:
+                for word in gate:
+                    if word in low:
+                        break
+                else:
+                    continue
+            elif not gate(s):
+                continue
+        m = None
+        if find is not None:
+            m = find(b)
+            if not m:
+                continue
+        out = build(m, s)
+        if out is not _NEXT:
+            return out
     return None
 
 

@@ -595,29 +595,33 @@ class _Hit:
         return bool(self.wrong or self.right)
 
 
-def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> _Hit | None:
-    """The explicit forms, tried on a clause whose interjections were stripped."""
+class _Clause:
+    """What every explicit form reads: the clause, the masked spans of its message, and whether
+    it follows a bare "no"; :meth:`hit` builds the answer with the spans put back."""
 
-    def hit(signal: str, wrong: str = "", right: str = "", verb: str = "") -> _Hit:
-        w, s1 = _clean(wrong, masked) if wrong else ("", None)
-        r, s2 = _clean(right, masked) if right else ("", None)
+    __slots__ = ("body", "masked", "after_no")
+
+    def __init__(self, body: str, masked: _Masked, after_no: bool):
+        self.body, self.masked, self.after_no = body, masked, after_no
+
+    def hit(self, signal: str, wrong: str = "", right: str = "", verb: str = "") -> _Hit:
+        w, s1 = _clean(wrong, self.masked) if wrong else ("", None)
+        r, s2 = _clean(right, self.masked) if right else ("", None)
         return _Hit("explicit", EXPLICIT_CONFIDENCE, signal, w, r, verb, scope_hint=s1 or s2)
 
-    if question:
-        m = _re("can_you_stop").match(body)
-        if m:
-            wrong, verb = _strip_use(m.group("rest"))
-            return hit("can-you-stop", wrong=wrong, verb=verb)
-        return None
 
-    m = _re("forget").match(body)
-    if m:
-        return hit("dont-forget", right=m.group("right"))
+# An explicit form's builder returns _NEXT to let the next form try; anything else is the
+# answer, None included (the clause was recognised as not a correction).
+_NEXT = object()
 
-    m = _re("use_not").match(body)
-    if (
-        m
-        and _wordcount(m.group("right")) <= 8
+
+def _inline(pattern: str):
+    return lambda body: regex_cache.match(pattern, body, re.I)
+
+
+def _use_not(m, c):
+    if not (
+        _wordcount(m.group("right")) <= 8
         and _wordcount(m.group("wrong")) <= 10
         and not _AUX_END.search(m.group("right"))
         and not (
@@ -632,94 +636,87 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
         )
         and m.group("right").lower() not in _FILLER_WORDS
     ):
-        verb = m.group("verb").lower()
-        verb = (
-            "use" if "use" in verb else ("" if verb.startswith(("it", "should", "that", "this", "i ", "we")) else verb)
-        )
-        return hit("use-not", wrong=m.group("wrong"), right=m.group("right"), verb=verb)
+        return _NEXT
+    verb = m.group("verb").lower()
+    verb = "use" if "use" in verb else ("" if verb.startswith(("it", "should", "that", "this", "i ", "we")) else verb)
+    return c.hit("use-not", wrong=m.group("wrong"), right=m.group("right"), verb=verb)
 
-    m = _re("instead_of").match(body)
-    if m and (
+
+def _instead_of(m, c):
+    if not (
         m.group("verb") or (_wordcount(m.group("right")) <= 3 and not _re("pronoun_start").match(m.group("right")))
     ):
-        verb = (m.group("verb") or "").lower()
-        return hit("instead-of", wrong=m.group("wrong"), right=m.group("right"), verb="use" if verb == "use" else verb)
+        return _NEXT
+    verb = (m.group("verb") or "").lower()
+    return c.hit("instead-of", wrong=m.group("wrong"), right=m.group("right"), verb="use" if verb == "use" else verb)
 
-    m = _re("prefer_over").match(body)
-    if m:
-        return hit("prefer-over", wrong=m.group("wrong"), right=m.group("right"), verb="use")
 
-    m = _re("use_instead").match(body)
-    if m:
-        verb = m.group("verb").lower()
-        return hit(
-            "use-instead", wrong=m.group("wrong") or "", right=m.group("right"), verb="use" if verb == "use" else verb
-        )
+def _use_instead(m, c):
+    verb = m.group("verb").lower()
+    return c.hit(
+        "use-instead", wrong=m.group("wrong") or "", right=m.group("right"), verb="use" if verb == "use" else verb
+    )
 
-    m = _re("shouldnt_have").match(body)
-    if m:
-        return hit("shouldnt-have", wrong=m.group("wrong"))
 
-    m = _re("neg").match(body)
-    if m:
-        lead, rest = m.group("lead").lower(), m.group("rest")
-        if _re("neg_exclude").match(rest) or _re("temporary").search(rest):
-            return None
-        if lead.startswith("no") and regex_cache.search(
-            r"\b(?:thanks|thank\s+you|nice|great|finally|yay|awesome)\b", rest, re.I
-        ):
-            return None  # "no more warnings, thanks!": relief, not a ban
-        first = rest.split()[0].lower().strip(",.;:!?") if rest.split() else ""
-        if lead.startswith("we") and "us" not in lead and not _re("we_verbs").match(rest):
-            return None  # "we don't go often": a habit, not a convention
-        if first in _PAST_TENSE:
-            return None  # "never saw this coming"
-        if regex_cache.match(r"^\w+\s+(?:anything|nothing|everything)(?:\s+else)?\W*$", rest, re.I):
-            return None  # "perfect, don't change anything else": no thing named to ban
-        if lead == "stop" or lead == "quit":
-            if first == "with":  # "stop with the print() calls"
-                rest = regex_cache.sub(r"^with\s+(?:the\s+|all\s+the\s+|these\s+|those\s+)?", "", rest, flags=re.I)
-            elif not (first.endswith("ing") or first in ("it", "that", "this", "doing")):
-                return None  # "stop the server" is an instruction, not a correction
-        elif first.endswith("ed") and first not in (
-            "need",
-            "feed",
-            "seed",
-            "embed",
-            "shed",
-            "speed",
-            "proceed",
-            "exceed",
-        ):
-            return None  # "never used it before": a statement
-        # "don't use npm, use pnpm (instead)" / "never X - Y instead"
-        alt = regex_cache.match(
-            rf"^(?P<wrong>.+?)\s*(?:,|;|—|–|\s-)\s*(?:but\s+|instead\s*,?\s*|just\s+|rather\s*,?\s*)?"
-            rf"(?P<verb>{_VERB_ALT})\s+(?P<right>.+?)(?:\s+instead)?\W*$",
-            rest,
-            re.I,
-        )
-        right = ""
-        if alt and not _re("temporary").search(alt.group("right")):
-            rest, right = alt.group("wrong"), alt.group("right")
-            alt_verb = alt.group("verb").lower()
-            if "use" not in alt_verb:  # "..., open a pull request": the verb is part of what is right
-                right = f"{alt.group('verb')} {right}"
-        wrong, verb = _strip_use(rest)
-        signal = (
-            "never"
-            if "never" in lead
-            else ("stop" if lead in ("stop", "quit") else ("avoid" if lead == "avoid" else "dont"))
-        )
-        return hit(signal, wrong=wrong, right=right, verb=verb)
+def _negation(m, c):
+    lead, rest = m.group("lead").lower(), m.group("rest")
+    if _re("neg_exclude").match(rest) or _re("temporary").search(rest):
+        return None
+    if lead.startswith("no") and regex_cache.search(
+        r"\b(?:thanks|thank\s+you|nice|great|finally|yay|awesome)\b", rest, re.I
+    ):
+        return None  # "no more warnings, thanks!": relief, not a ban
+    first = rest.split()[0].lower().strip(",.;:!?") if rest.split() else ""
+    if lead.startswith("we") and "us" not in lead and not _re("we_verbs").match(rest):
+        return None  # "we don't go often": a habit, not a convention
+    if first in _PAST_TENSE:
+        return None  # "never saw this coming"
+    if regex_cache.match(r"^\w+\s+(?:anything|nothing|everything)(?:\s+else)?\W*$", rest, re.I):
+        return None  # "perfect, don't change anything else": no thing named to ban
+    if lead == "stop" or lead == "quit":
+        if first == "with":  # "stop with the print() calls"
+            rest = regex_cache.sub(r"^with\s+(?:the\s+|all\s+the\s+|these\s+|those\s+)?", "", rest, flags=re.I)
+        elif not (first.endswith("ing") or first in ("it", "that", "this", "doing")):
+            return None  # "stop the server" is an instruction, not a correction
+    elif first.endswith("ed") and first not in (
+        "need",
+        "feed",
+        "seed",
+        "embed",
+        "shed",
+        "speed",
+        "proceed",
+        "exceed",
+    ):
+        return None  # "never used it before": a statement
+    # "don't use npm, use pnpm (instead)" / "never X - Y instead"
+    alt = regex_cache.match(
+        rf"^(?P<wrong>.+?)\s*(?:,|;|—|–|\s-)\s*(?:but\s+|instead\s*,?\s*|just\s+|rather\s*,?\s*)?"
+        rf"(?P<verb>{_VERB_ALT})\s+(?P<right>.+?)(?:\s+instead)?\W*$",
+        rest,
+        re.I,
+    )
+    right = ""
+    if alt and not _re("temporary").search(alt.group("right")):
+        rest, right = alt.group("wrong"), alt.group("right")
+        alt_verb = alt.group("verb").lower()
+        if "use" not in alt_verb:  # "..., open a pull request": the verb is part of what is right
+            right = f"{alt.group('verb')} {right}"
+    wrong, verb = _strip_use(rest)
+    signal = (
+        "never"
+        if "never" in lead
+        else ("stop" if lead in ("stop", "quit") else ("avoid" if lead == "avoid" else "dont"))
+    )
+    return c.hit(signal, wrong=wrong, right=right, verb=verb)
 
-    m = _re("always").match(body)
+
+def _always(m, c):
     if (
-        m
-        and not _re("temporary").search(m.group("right"))
-        and not _re("not_a_verb").match(m.group("right"))
-        and not (
-            body.lower().startswith("we ")
+        _re("temporary").search(m.group("right"))
+        or _re("not_a_verb").match(m.group("right"))
+        or (
+            c.body.lower().startswith("we ")
             and (
                 not _re("we_verbs").match(m.group("right"))
                 or regex_cache.search(
@@ -728,210 +725,262 @@ def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> 
             )
         )
     ):
-        right, verb = _strip_use(m.group("right"))
-        return hit("always", right=right, verb=verb)
+        return _NEXT
+    right, verb = _strip_use(m.group("right"))
+    return c.hit("always", right=right, verb=verb)
 
-    m = _re("wrong").match(body)
-    if m:
-        rest = regex_cache.sub(r"^\s*(?:[,:;.!—–-]+|\s+)\s*", "", m.group("rest"))
-        inner = _explicit(rest, masked, after_no=True, question=False) if rest else None
-        if inner is not None:
-            inner.signal = "thats-wrong+" + inner.signal
-            return inner
-        right, verb = _strip_use(rest) if rest and not _re("praise_after_no").match(rest) else ("", "")
-        return hit("thats-wrong", right=right, verb=verb)
 
-    m = _re("you_wrong_thing").match(body)
-    if m:
-        return hit("wrong-thing", wrong="the wrong " + m.group("thing"))
+def _thats_wrong(m, c):
+    rest = regex_cache.sub(r"^\s*(?:[,:;.!—–-]+|\s+)\s*", "", m.group("rest"))
+    inner = _explicit(rest, c.masked, after_no=True, question=False) if rest else None
+    if inner is not None:
+        inner.signal = "thats-wrong+" + inner.signal
+        return inner
+    right, verb = _strip_use(rest) if rest and not _re("praise_after_no").match(rest) else ("", "")
+    return c.hit("thats-wrong", right=right, verb=verb)
 
-    m = _re("wrong_thing").match(body)
-    if m:
-        rest = regex_cache.sub(r"^\s*[,:;.!—–-]*\s*", "", m.group("rest"))
-        right, verb = _strip_use(rest) if rest else ("", "")
-        return hit("wrong-thing", wrong="the wrong " + m.group("thing"), right=right, verb=verb)
 
-    m = _re("should_have").match(body)
-    if m:
-        right, verb = _strip_use(m.group("right"))
-        if right == m.group("right"):
-            right = regex_cache.sub(r"^used\s+", "", right, flags=re.I)
-            verb = "use" if right != m.group("right") else ""
-        return hit("should-have", right=right, verb=verb)
+def _wrong_thing_then(m, c):
+    rest = regex_cache.sub(r"^\s*[,:;.!—–-]*\s*", "", m.group("rest"))
+    right, verb = _strip_use(rest) if rest else ("", "")
+    return c.hit("wrong-thing", wrong="the wrong " + m.group("thing"), right=right, verb=verb)
 
-    m = regex_cache.match(
-        r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:wrong|gone|deprecated|dead|"
-        r"outdated|obsolete|banned|not\s+allowed|the\s+old\s+\w+|legacy)\b[^,;.]*(?:,|;|—|–|\.)\s*"
-        r"(?:so\s+|just\s+)?(?P<verb>use|run)\s+(?P<right>.+?)\W*$",
-        body,
-        re.I,
-    )
-    if m:
-        return hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"), verb=m.group("verb").lower())
 
-    # "setup.py is gone, everything is in pyproject now": what replaced it said in a clause
-    m = regex_cache.match(
-        r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:gone|deprecated|dead|outdated|"
-        r"obsolete|banned|not\s+allowed|legacy|no\s+longer\s+(?:used|supported|there))\b\s*(?:,|;|—|–|\.)\s*"
-        r"(?P<right>.{3,120}?)\W*$",
-        body,
-        re.I,
-    )
-    if m and not m.group("wrong").lower().startswith(("it", "that", "this", "he", "she", "they")):
-        return hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"))
+def _should_have(m, c):
+    right, verb = _strip_use(m.group("right"))
+    if right == m.group("right"):
+        right = regex_cache.sub(r"^used\s+", "", right, flags=re.I)
+        verb = "use" if right != m.group("right") else ""
+    return c.hit("should-have", right=right, verb=verb)
 
-    # "the env var is DATABASE_URL, not DB_URL", "the port is 5433 not 5432"
-    m = regex_cache.match(
-        r"^(?:the|our|its|this|that)\s+(?P<what>[\w.\-]+(?:\s+[\w.\-]+){0,2})\s+(?:is|are|should\s+be)\s+"
-        r"(?P<right>[^,;]{1,60}?)\s*(?:,|;|—|–)?\s+not\s+(?P<wrong>[^,;]{1,60}?)\W*$",
-        body,
-        re.I,
-    )
-    if m:
-        return hit("x-is-y-not-z", wrong=m.group("wrong"), right=m.group("right"))
 
-    m = regex_cache.match(r"^leave\s+(?P<wrong>.{1,60}?)\s+alone\b", body, re.I)
-    if m:
-        return hit("dont", wrong="touch " + m.group("wrong"))
-
-    m = regex_cache.match(
-        r"^you(?:'re|\s+are)\s+(?:on|in|using|editing|looking\s+at|in\s+the)\s+the\s+wrong\s+(?P<thing>[\w-]+)",
-        body,
-        re.I,
-    )
-    if m:
-        return hit("wrong-thing", wrong="the wrong " + m.group("thing"))
-
-    m = regex_cache.match(
-        r"^not\s+(?!(?:sure|yet|now|really|bad|quite|exactly|at\s+all|necessarily|today|much|a\s+problem|"
-        r"an?\s+issue|that\s+i\s+know|so|too|great|good|ideal|again|anymore|my|your|his|her|our|their|me|us|"
-        r"him|them|even|only|just|always|ever|every|all|everything|i|we|you|it|a\s+big|likely|possible|"
-        r"working|fixed|since|until|unless|if|when|because)\b)"
-        r"(?P<wrong>[^,;]{1,40}?)(?:\s*[,;]\s*(?P<right>[^,;]{1,40}?))?\W*$",
-        body,
-        re.I,
-    )
+def _no_not_short(m, c):
     if (
-        m
-        and _wordcount(m.group("wrong")) <= 4
+        _wordcount(m.group("wrong")) <= 4
         and not _re("finite").search(m.group("wrong"))
         and (m.group("right") is None or _wordcount(m.group("right")) <= 6)
     ):
-        return hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
+        return c.hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
+    return _NEXT
 
-    m = _re("no_thing").match(body)
-    if m and not _re("finite").search(m.group("wrong")) and _wordcount(m.group("wrong")) <= 5:
-        verb = (m.group("verb") or "").lower()
-        wrong, v2 = _strip_use(m.group("wrong"))
-        right = m.group("right") or ""
-        if right and (_re("finite").search(right) or _re("pronoun_start").match(right)):
-            right = ""  # "no git reset --hard, you'll lose my work": a reason, not the alternative
-        return hit(
-            "no-thing",
-            wrong=regex_cache.sub(r"^more\s+", "", wrong, flags=re.I),
-            right=right,
-            verb="use" if verb == "use" else (v2 or verb),
-        )
 
-    m = _re("pronoun_ban").match(body)
-    if m:
-        return hit("dont", wrong=m.group("subj"), verb="use")
+def _no_thing(m, c):
+    if _re("finite").search(m.group("wrong")) or _wordcount(m.group("wrong")) > 5:
+        return _NEXT
+    verb = (m.group("verb") or "").lower()
+    wrong, v2 = _strip_use(m.group("wrong"))
+    right = m.group("right") or ""
+    if right and (_re("finite").search(right) or _re("pronoun_start").match(right)):
+        right = ""  # "no git reset --hard, you'll lose my work": a reason, not the alternative
+    return c.hit(
+        "no-thing",
+        wrong=regex_cache.sub(r"^more\s+", "", wrong, flags=re.I),
+        right=right,
+        verb="use" if verb == "use" else (v2 or verb),
+    )
 
-    # "you used npm, use pnpm instead", "you edited the generated file, edit the template instead"
+
+def _you_did_x_do_y(m, c):
+    verb = m.group("verb").lower()
+    return c.hit(
+        "you-did-x-do-y", wrong=m.group("wrong"), right=m.group("right"), verb="use" if verb == "use" else verb
+    )
+
+
+def _style_amount(m, c):
+    if _wordcount(m.group("what")) > 5:
+        return _NEXT
+    what = m.group("what")
+    if what.lower().startswith(("too", "way too")):
+        return c.hit("style", wrong=what)
+    return c.hit("style", right=what)
+
+
+def _after_a_no(_m, c):
+    """After a bare "no" the clause is the answer, whatever its shape; it ends the search."""
+    body = c.body
     m = regex_cache.match(
-        r"^you(?:'ve|\s+have)?\s+(?:used|ran|run|edited|changed|called|installed|opened|picked|chose|wrote|"
-        r"imported|modified|touched|deleted|added|started|launched)\s+(?P<wrong>.{1,80}?)\s*(?:,|;|—|–)\s*"
-        rf"(?:so\s+|just\s+|please\s+)?(?P<verb>{_VERB_ALT})\s+(?P<right>.{{1,80}}?)\s+instead\W*$",
+        r"^(?P<right>(?:a|an|the|plain|just\s+a|just\s+an)\s+.{1,40}?)\s+(?:is|are)\s+"
+        r"(?:fine|enough|ok|okay|good\s+enough|sufficient)\b",
         body,
         re.I,
     )
     if m:
-        verb = m.group("verb").lower()
-        return hit(
-            "you-did-x-do-y", wrong=m.group("wrong"), right=m.group("right"), verb="use" if verb == "use" else verb
-        )
-
-    m = _re("not_supposed").match(body)
-    if m:
-        return hit("shouldnt-have", wrong=m.group("wrong"))
-
-    m = _re("revert").match(body)
-    if m:
-        return hit("revert")
-
-    m = _re("style_amount").match(body)
-    if m and _wordcount(m.group("what")) <= 5:
-        what = m.group("what")
-        if what.lower().startswith(("too", "way too")):
-            return hit("style", wrong=what)
-        return hit("style", right=what)
-
-    if regex_cache.match(r"^not\s+like\s+(?:that|this)\b", body, re.I):
-        return hit("not-like-that")
-
-    if after_no:
-        m = regex_cache.match(
-            r"^(?P<right>(?:a|an|the|plain|just\s+a|just\s+an)\s+.{1,40}?)\s+(?:is|are)\s+"
-            r"(?:fine|enough|ok|okay|good\s+enough|sufficient)\b",
-            body,
-            re.I,
-        )
-        if m:
-            return hit("no-then", right=m.group("right"))
-        m = regex_cache.match(
-            r"^(?:(?:the|its|it'?s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|should\s+be|must\s+be)|"
-            r"[\w-]+(?:\s+[\w-]+)?\s+(?:should|must|needs\s+to)\s+be)\s+(?P<value>.{1,60})$",
-            body,
-            re.I,
-        )
-        if (
-            m
-            and not _re("praise_after_no").match(m.group("value"))
-            and not regex_cache.match(
-                r"(?:fine|good|great|ok|okay|done|green|passing|working|back|up|down|gone|there)\b",
-                m.group("value"),
-                re.I,
-            )
-        ):
-            return hit("no-then", right=body)
-        m = _re("short_answer").match(body)
-        if m and not _re("question_word").match(body):
-            return hit("no-then", right=body.rstrip(".!"))
-
-    if after_no:
-        m = _re("i_meant").match(body)
-        if m:
-            return hit("i-meant", right=m.group("right"))
-        m = _re("no_not").match(body)
-        if m and not _re("praise_after_no").match(body):
-            return hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
-        m = _re("bare_not").match(body)
-        if m and _wordcount(m.group("right")) <= 8 and _wordcount(m.group("wrong")) <= 6:
-            return hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
-        if regex_cache.match(
-            r"^(?:it|that|this|everything|all\s+of\s+it)\s+should\s+(?:be\s+)?(?:fine|ok|okay|good|alright|"
-            r"all\s+right|safe|work|pass|done)\b",
-            body,
-            re.I,
-        ):
-            return None  # "no, it should be fine": reassurance
-        if _re("imperative").match(body) and not _re("temporary").search(body):
-            right, verb = _strip_use(body)
-            return hit("no-then", right=right, verb=verb)
-        return None
-
-    m = _re("i_meant").match(body)
-    if m and body.lower().startswith("i meant"):
-        return hit("i-meant", right=m.group("right"))
-
-    m = _re("bare_not").match(body)
+        return c.hit("no-then", right=m.group("right"))
+    m = regex_cache.match(
+        r"^(?:(?:the|its|it'?s)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|should\s+be|must\s+be)|"
+        r"[\w-]+(?:\s+[\w-]+)?\s+(?:should|must|needs\s+to)\s+be)\s+(?P<value>.{1,60})$",
+        body,
+        re.I,
+    )
     if (
         m
-        and _wordcount(m.group("right")) <= 3
-        and _wordcount(m.group("wrong")) <= 3
-        and not _re("question_word").match(body)
+        and not _re("praise_after_no").match(m.group("value"))
+        and not regex_cache.match(
+            r"(?:fine|good|great|ok|okay|done|green|passing|working|back|up|down|gone|there)\b",
+            m.group("value"),
+            re.I,
+        )
     ):
-        return hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
+        return c.hit("no-then", right=body)
+    m = _re("short_answer").match(body)
+    if m and not _re("question_word").match(body):
+        return c.hit("no-then", right=body.rstrip(".!"))
+    m = _re("i_meant").match(body)
+    if m:
+        return c.hit("i-meant", right=m.group("right"))
+    m = _re("no_not").match(body)
+    if m and not _re("praise_after_no").match(body):
+        return c.hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
+    m = _re("bare_not").match(body)
+    if m and _wordcount(m.group("right")) <= 8 and _wordcount(m.group("wrong")) <= 6:
+        return c.hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
+    if regex_cache.match(
+        r"^(?:it|that|this|everything|all\s+of\s+it)\s+should\s+(?:be\s+)?(?:fine|ok|okay|good|alright|"
+        r"all\s+right|safe|work|pass|done)\b",
+        body,
+        re.I,
+    ):
+        return None  # "no, it should be fine": reassurance
+    if _re("imperative").match(body) and not _re("temporary").search(body):
+        right, verb = _strip_use(body)
+        return c.hit("no-then", right=right, verb=verb)
+    return None
+
+
+def _bare_not(m, c):
+    if (
+        _wordcount(m.group("right")) <= 3
+        and _wordcount(m.group("wrong")) <= 3
+        and not _re("question_word").match(c.body)
+    ):
+        return c.hit("x-not-y", wrong=m.group("wrong"), right=m.group("right"))
+    return _NEXT
+
+
+# The explicit forms of a statement, in the order they are tried: (name, find, build).
+# find: the name of a pattern of the detector's table (compiled on first use), a function
+# body -> match, or None for a form that reads the clause itself; build(m, clause).
+_EXPLICIT_FORMS: tuple = (
+    ("don't forget", "forget", lambda m, c: c.hit("dont-forget", right=m.group("right"))),
+    ("use X not Y", "use_not", _use_not),
+    ("X instead of Y", "instead_of", _instead_of),
+    (
+        "prefer X over Y",
+        "prefer_over",
+        lambda m, c: c.hit("prefer-over", wrong=m.group("wrong"), right=m.group("right"), verb="use"),
+    ),
+    ("use X instead", "use_instead", _use_instead),
+    ("shouldn't have", "shouldnt_have", lambda m, c: c.hit("shouldnt-have", wrong=m.group("wrong"))),
+    ("never / don't / stop", "neg", _negation),
+    ("always", "always", _always),
+    ("that's wrong", "wrong", _thats_wrong),
+    (
+        "you did the wrong thing",
+        "you_wrong_thing",
+        lambda m, c: c.hit("wrong-thing", wrong="the wrong " + m.group("thing")),
+    ),
+    ("the wrong thing", "wrong_thing", _wrong_thing_then),
+    ("should have", "should_have", _should_have),
+    (
+        "X is wrong, use Y",
+        _inline(
+            r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:wrong|gone|deprecated|dead|"
+            r"outdated|obsolete|banned|not\s+allowed|the\s+old\s+\w+|legacy)\b[^,;.]*(?:,|;|—|–|\.)\s*"
+            r"(?:so\s+|just\s+)?(?P<verb>use|run)\s+(?P<right>.+?)\W*$"
+        ),
+        lambda m, c: c.hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"), verb=m.group("verb").lower()),
+    ),
+    (
+        # "setup.py is gone, everything is in pyproject now": what replaced it said in a clause
+        "X is gone, Y",
+        _inline(
+            r"^(?P<wrong>[\w.`'/@+\-\ue000\ue001]+(?:\s+[\w.-]+)?)\s+(?:is|are)\s+(?:gone|deprecated|dead|outdated|"
+            r"obsolete|banned|not\s+allowed|legacy|no\s+longer\s+(?:used|supported|there))\b\s*(?:,|;|—|–|\.)\s*"
+            r"(?P<right>.{3,120}?)\W*$"
+        ),
+        lambda m, c: (
+            _NEXT
+            if m.group("wrong").lower().startswith(("it", "that", "this", "he", "she", "they"))
+            else c.hit("x-is-wrong", wrong=m.group("wrong"), right=m.group("right"))
+        ),
+    ),
+    (
+        # "the env var is DATABASE_URL, not DB_URL", "the port is 5433 not 5432"
+        "the X is Y, not Z",
+        _inline(
+            r"^(?:the|our|its|this|that)\s+(?P<what>[\w.\-]+(?:\s+[\w.\-]+){0,2})\s+(?:is|are|should\s+be)\s+"
+            r"(?P<right>[^,;]{1,60}?)\s*(?:,|;|—|–)?\s+not\s+(?P<wrong>[^,;]{1,60}?)\W*$"
+        ),
+        lambda m, c: c.hit("x-is-y-not-z", wrong=m.group("wrong"), right=m.group("right")),
+    ),
+    (
+        "leave X alone",
+        _inline(r"^leave\s+(?P<wrong>.{1,60}?)\s+alone\b"),
+        lambda m, c: c.hit("dont", wrong="touch " + m.group("wrong")),
+    ),
+    (
+        "you're in the wrong X",
+        _inline(
+            r"^you(?:'re|\s+are)\s+(?:on|in|using|editing|looking\s+at|in\s+the)\s+the\s+wrong\s+(?P<thing>[\w-]+)"
+        ),
+        lambda m, c: c.hit("wrong-thing", wrong="the wrong " + m.group("thing")),
+    ),
+    (
+        "not X(, Y)",
+        _inline(
+            r"^not\s+(?!(?:sure|yet|now|really|bad|quite|exactly|at\s+all|necessarily|today|much|a\s+problem|"
+            r"an?\s+issue|that\s+i\s+know|so|too|great|good|ideal|again|anymore|my|your|his|her|our|their|me|us|"
+            r"him|them|even|only|just|always|ever|every|all|everything|i|we|you|it|a\s+big|likely|possible|"
+            r"working|fixed|since|until|unless|if|when|because)\b)"
+            r"(?P<wrong>[^,;]{1,40}?)(?:\s*[,;]\s*(?P<right>[^,;]{1,40}?))?\W*$"
+        ),
+        _no_not_short,
+    ),
+    ("no X", "no_thing", _no_thing),
+    ("not it", "pronoun_ban", lambda m, c: c.hit("dont", wrong=m.group("subj"), verb="use")),
+    (
+        # "you used npm, use pnpm instead", "you edited the generated file, edit the template instead"
+        "you did X, do Y instead",
+        _inline(
+            r"^you(?:'ve|\s+have)?\s+(?:used|ran|run|edited|changed|called|installed|opened|picked|chose|wrote|"
+            r"imported|modified|touched|deleted|added|started|launched)\s+(?P<wrong>.{1,80}?)\s*(?:,|;|—|–)\s*"
+            rf"(?:so\s+|just\s+|please\s+)?(?P<verb>{_VERB_ALT})\s+(?P<right>.{{1,80}}?)\s+instead\W*$"
+        ),
+        _you_did_x_do_y,
+    ),
+    ("not supposed to", "not_supposed", lambda m, c: c.hit("shouldnt-have", wrong=m.group("wrong"))),
+    ("revert", "revert", lambda m, c: c.hit("revert")),
+    ("too much / more X", "style_amount", _style_amount),
+    ("not like that", _inline(r"^not\s+like\s+(?:that|this)\b"), lambda m, c: c.hit("not-like-that")),
+    ("after a no", None, lambda m, c: _after_a_no(m, c) if c.after_no else _NEXT),
+    (
+        "I meant",
+        "i_meant",
+        lambda m, c: c.hit("i-meant", right=m.group("right")) if c.body.lower().startswith("i meant") else _NEXT,
+    ),
+    ("X not Y", "bare_not", _bare_not),
+)
+
+
+def _explicit(body: str, masked: _Masked, *, after_no: bool, question: bool) -> _Hit | None:
+    """The explicit forms, tried on a clause whose interjections were stripped."""
+    c = _Clause(body, masked, after_no)
+    if question:
+        m = _re("can_you_stop").match(body)
+        if m:
+            wrong, verb = _strip_use(m.group("rest"))
+            return c.hit("can-you-stop", wrong=wrong, verb=verb)
+        return None
+    for _name, find, build in _EXPLICIT_FORMS:
+        m = None
+        if find is not None:
+            m = _re(find).match(body) if type(find) is str else find(body)
+            if not m:
+                continue
+        out = build(m, c)
+        if out is not _NEXT:
+            return out
     return None
 
 

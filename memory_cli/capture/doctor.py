@@ -7,8 +7,10 @@ from .. import audit
 
 def doctor_checks(store, settings) -> list[dict]:
     checks = []
+    from ..settings import value as setting
+
     try:
-        enabled = settings.section("capture").get("enabled", True) is not False
+        enabled = setting(settings, "capture.enabled") is not False
     except Exception:
         enabled = True
     checks.append(

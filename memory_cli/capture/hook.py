@@ -14,10 +14,17 @@ that raises (fail open).
 
 from __future__ import annotations
 
+from ..settings import value as setting
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 
 def _enabled(ctx) -> bool:
     try:
-        return ctx.settings.section("capture").get("enabled", True) is not False
+        return setting(ctx.settings, "capture.enabled") is not False
     except Exception:
         return True
 
@@ -25,9 +32,9 @@ def _enabled(ctx) -> bool:
 def _embedder(ctx):
     """The daemon when warm (bounded by daemon.request_timeout_ms), else None: lexical only."""
     try:
-        timeout = float(ctx.settings.section("daemon").get("request_timeout_ms", 150))
+        timeout = float(setting(ctx.settings, "daemon.request_timeout_ms"))
     except Exception:
-        timeout = 150.0
+        timeout = float(setting(None, "daemon.request_timeout_ms"))
     from .semantic import daemon_embedder
 
     return daemon_embedder(timeout)
@@ -43,12 +50,12 @@ def _scope(ctx) -> str:
 def _agent_lessons(ctx) -> bool:
     """Whether the agent was taught to record lessons itself (``capture.agent_lessons``)."""
     try:
-        return ctx.settings.section("capture").get("agent_lessons", True) is not False
+        return setting(ctx.settings, "capture.agent_lessons") is not False
     except Exception:
         return True
 
 
-def user_prompt_submit(ctx, resp) -> None:
+def user_prompt_submit(ctx: HookContext, resp: Response) -> None:
     prompt = ctx.payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip() or not _enabled(ctx):
         return
@@ -111,7 +118,7 @@ def user_prompt_submit(ctx, resp) -> None:
         resp.notify(promotion_notice(result))
 
 
-def stop(ctx, resp) -> None:
+def stop(ctx: HookContext, resp: Response) -> None:
     if not _enabled(ctx):
         return
     from .markers import assistant_text_since_last_stop, parse_markers

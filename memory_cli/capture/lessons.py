@@ -30,6 +30,10 @@ import binascii  # already loaded in a hook process (zlib is not): the same CRC-
 
 from .. import regex_cache
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 MAX_PROMPT_CHARS = 4000  # as much as detection reads and a correction keeps
 KEEP_PROMPTS = 2000  # prompts kept, all projects together; older ones are pruned
 PRUNE_EVERY = 64  # prune on one insert in this many
@@ -48,7 +52,7 @@ class LessonRefused(Exception):
 # --------------------------------------------------------------------------- schema
 
 
-def apply_schema(store) -> None:
+def apply_schema(store: Store) -> None:
     """Migration 15: the prompts a quote is checked against, and each correction's origin."""
     store.execute(
         "CREATE TABLE IF NOT EXISTS capture_prompts ("
@@ -65,7 +69,9 @@ def apply_schema(store) -> None:
 # --------------------------------------------------------------------------- the person's prompts
 
 
-def remember_prompt(store, text: str, *, session_id: str | None, project: str | None, correction_id=None) -> None:
+def remember_prompt(
+    store: Store, text: str, *, session_id: str | None, project: str | None, correction_id=None
+) -> None:
     """Keep one prompt's words (hashed: no text) for the quote check; UserPromptSubmit. Never
     waits for the write lock: a busy store gets it through the spool."""
     from ..db import LockBusy
@@ -103,7 +109,7 @@ def _insert(store, args: dict, at: str) -> None:
         store.execute("DELETE FROM capture_prompts WHERE id <= ?", (last - KEEP_PROMPTS,))
 
 
-def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
     """A prompt kept while another process held the write lock (see memory_cli.spool)."""
     from ..util import now_iso
 
@@ -161,7 +167,7 @@ def quoted_in(quote: str, packed: bytes) -> bool:
     return True
 
 
-def find_prompt(store, quote: str, *, project: str | None, session_id: str | None = None) -> dict | None:
+def find_prompt(store: Store, quote: str, *, project: str | None, session_id: str | None = None) -> dict | None:
     """The newest kept prompt of this project (or, with no project, of this session) that holds
     ``quote``; None when the person never typed it there."""
     if project:
@@ -196,7 +202,7 @@ def _one_line(value, name: str, limit: int, *, required: bool) -> str:
 
 
 def record_lesson(
-    store,
+    store: Store,
     *,
     quote,
     lesson,
@@ -298,13 +304,15 @@ def record_lesson(
 
 def _turned_off(settings) -> str | None:
     """Why no lesson can be recorded under these settings (no prompts are kept), or None."""
+    from ..settings import value as setting
+
     try:
-        section = settings.section("capture") if settings is not None else {}
+        enabled, agent_lessons = setting(settings, "capture.enabled"), setting(settings, "capture.agent_lessons")
     except Exception:
         return None
-    if section.get("enabled", True) is False:
+    if enabled is False:
         return "corrections are turned off (capture.enabled = false)"
-    if section.get("agent_lessons", True) is False:
+    if agent_lessons is False:
         return "lessons are turned off (capture.agent_lessons = false)"
     return None
 

@@ -418,11 +418,12 @@ def _check(tool: str, ti: dict, *, phase: str, cwd: str | None, only=None, rs=No
     from .. import scope as scopes
     from ..rules import engine, ruleset
     from ..rules.spec import KNOWN_TOOLS
+    from ..settings import value as setting
 
     tool = next((t for t in KNOWN_TOOLS if t.lower() == tool.lower()), tool)
     s = settings()
     event = "PostToolUse" if phase == "post" else "PreToolUse"
-    budget = int(s.section("verification" if phase == "post" else "enforcement").get("max_latency_ms", 100))
+    budget = int(setting(s, ("verification" if phase == "post" else "enforcement") + ".max_latency_ms"))
     root = scopes.find_project_root(os.path.abspath(cwd or os.getcwd()))
     project = scopes.project_name(root)
     files = [v for k, v in ti.items() if k in ("file_path", "notebook_path", "path") and isinstance(v, str) and v]
@@ -438,8 +439,8 @@ def _check(tool: str, ti: dict, *, phase: str, cwd: str | None, only=None, rs=No
             applies=lambda sc: scopes.applies(sc, project, files, root),
             deadline=t0 + budget / 1000.0,
             only=only,
-            intent_threshold=float(s.section("enforcement").get("intent_threshold", 0.6)),
-            intent_timeout_ms=float(s.section("daemon").get("request_timeout_ms", 150)),
+            intent_threshold=float(setting(s, "enforcement.intent_threshold")),
+            intent_timeout_ms=float(setting(s, "daemon.request_timeout_ms")),
         )
         verdict.elapsed_ms = (time.perf_counter() - t0) * 1000.0
         considered = _considered(rules, event, tool, lambda sc: scopes.applies(sc, project, files, root))

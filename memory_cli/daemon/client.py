@@ -20,9 +20,11 @@ try:  # the C module directly: socket.py pulls in selectors and enum (~3 ms per 
 except ImportError:  # pragma: no cover - every CPython has it
     import socket
 
+from ..settings import value as _setting
 from . import protocol
 
-DEFAULT_TIMEOUT_MS = 150
+# A caller that names no timeout waits what a configured hook would by default.
+DEFAULT_TIMEOUT_MS = _setting(None, "daemon.request_timeout_ms")
 
 last_failure: str | None = None
 

@@ -8,8 +8,13 @@ vectors (added while it was down), it is told to backfill them.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
 
-def session_start(ctx, resp) -> None:
+
+def session_start(ctx: HookContext, resp: Response) -> None:
     from ..daemon import control
 
     settings = ctx.settings

@@ -7,9 +7,14 @@ import time
 
 from .. import scope as scopes
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+    from ..settings import Settings
+
 
 class HookContext:
-    def __init__(self, event: str, payload: dict, store, settings, *, started: float | None = None):
+    def __init__(self, event: str, payload: dict, store: Store, settings: Settings, *, started: float | None = None):
         self.event = event
         self.payload = payload
         self.store = store

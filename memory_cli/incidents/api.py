@@ -14,6 +14,10 @@ from .. import scope as scopes
 from ..errors import InvalidInput, NotFound
 from ..util import new_id, now_iso
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 SEVERITIES = ("critical", "high", "medium", "low")
 #: The words alerting tools and agents use for a severity, mapped onto the four stored ones.
 SEVERITY_WORDS = {
@@ -85,7 +89,7 @@ def _set_vector(store, incident_id: str, timeout_ms: float = EMBED_TIMEOUT_MS) -
 
 
 def record(
-    store,
+    store: Store,
     title,
     symptoms,
     *,
@@ -141,7 +145,7 @@ def record(
     return get(store, iid)
 
 
-def get(store, ref: str) -> dict:
+def get(store: Store, ref: str) -> dict:
     ref = (ref or "").strip()
     if len(ref) < 4:
         raise NotFound(f"no incident {ref!r} (give at least 4 characters of its id)")
@@ -156,7 +160,7 @@ def get(store, ref: str) -> dict:
     return _public(rows[0])
 
 
-def resolve(store, ref: str, resolution, *, cause=None, session_id=None) -> dict:
+def resolve(store: Store, ref: str, resolution, *, cause=None, session_id=None) -> dict:
     """Mark an incident resolved with what fixed it (a second resolution replaces the first,
     which stays in the audit log)."""
     inc = get(store, ref)
@@ -181,7 +185,7 @@ def resolve(store, ref: str, resolution, *, cause=None, session_id=None) -> dict
     return get(store, inc["id"])
 
 
-def list_incidents(store, *, status=None, limit=50) -> list[dict]:
+def list_incidents(store: Store, *, status=None, limit=50) -> list[dict]:
     where, params = "", []
     if status:
         where = "WHERE status = ?"
@@ -197,7 +201,7 @@ def _like(value: str) -> str:
 
 
 def search(
-    store,
+    store: Store,
     query,
     *,
     status=None,

@@ -7,13 +7,18 @@ the hook's daemon limit.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 # The query is a whole error message, so even a true match covers only part of its words: a
 # quarter of the query's weight (keyword-only) is where matches stop being look-alikes.
 MIN_SCORE = 0.25
 MAX_OFFERED = 2
 
 
-def post_tool_use_failure(ctx, resp) -> None:
+def post_tool_use_failure(ctx: HookContext, resp: Response) -> None:
     if ctx.payload.get("is_interrupt"):
         return
     error = ctx.payload.get("error")

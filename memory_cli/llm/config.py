@@ -22,16 +22,16 @@ def llm_section(settings) -> dict:
 
 
 def per_scope_limit(settings) -> int:
-    from memory_cli.settings import defaults
+    from memory_cli.settings import value
 
-    section = dict(defaults()["limits"])
-    section.update((settings or {}).get("limits") or {})
-    return int(section["per_scope"])
+    return int(value(settings, "limits.per_scope"))
 
 
 def excluded(settings, project: str | None, cwd: str | None) -> bool:
     """True when ``llm.exclude_projects`` names this project (by name, path or glob)."""
-    patterns = llm_section(settings).get("exclude_projects") or []
+    from memory_cli.settings import value
+
+    patterns = value(settings, "llm.exclude_projects") or []
     if not patterns:
         return False
     bare = project.split(":", 1)[1] if project and project.startswith("project:") else None

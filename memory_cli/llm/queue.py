@@ -13,8 +13,9 @@ PENDING_KEY = "llm.pending:"
 
 def enqueue_from_hook(ctx) -> bool:
     """Queue this session's transcript; True when there is something for the job to do."""
-    section = ctx.settings.get("llm") or {}
-    if not section.get("session_end", True):
+    from ..settings import value as setting
+
+    if not setting(ctx.settings, "llm.session_end"):
         return False
     path = (ctx.payload or {}).get("transcript_path")
     if not isinstance(path, str) or not path:

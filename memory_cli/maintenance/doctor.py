@@ -32,7 +32,9 @@ def doctor_checks(store, settings) -> list[dict]:
     checks = []
     key = detached.db_key(store.path)
     last = detached.last_run(run_dir(), key)
-    if not (settings.get("maintenance") or {}).get("enabled", True):
+    from memory_cli.settings import value as setting
+
+    if not setting(settings, "maintenance.enabled"):
         checks.append(
             {
                 "name": "maintenance",
@@ -64,7 +66,7 @@ def doctor_checks(store, settings) -> list[dict]:
             }
         )
 
-    if (settings.get("backup") or {}).get("enabled", True):
+    if setting(settings, "backup.enabled"):
         found = backup.list_backups(backups_dir(settings, store.path), "")
         checks.append(
             {

@@ -14,19 +14,26 @@ hand-edited block is reported to the person (``systemMessage``) and left as it i
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 
 def _start_maintenance(ctx, *, session_summaries: bool = False) -> None:
-    section = ctx.settings.get("maintenance") or {}
-    if not section.get("enabled", True) and not session_summaries:
+    from ..settings import value as setting
+
+    enabled = bool(setting(ctx.settings, "maintenance.enabled"))
+    if not enabled and not session_summaries:
         return
     from memory_cli.maintenance import detached
 
     try:
         outcome = detached.spawn_maintenance(
             ctx.store.path,
-            time_limit=float(section.get("time_limit_s", detached.DEFAULT_TIME_LIMIT_S)),
+            time_limit=float(setting(ctx.settings, "maintenance.time_limit_s")),
             session_summaries=session_summaries,
-            daily=bool(section.get("enabled", True)),
+            daily=enabled,
         )
     except OSError as err:
         ctx.audit(
@@ -41,18 +48,18 @@ def _start_maintenance(ctx, *, session_summaries: bool = False) -> None:
         )
 
 
-def session_start(ctx, resp) -> None:
+def session_start(ctx: HookContext, resp: Response) -> None:
     _start_maintenance(ctx)
 
 
-def session_end(ctx, resp) -> None:
+def session_end(ctx: HookContext, resp: Response) -> None:
     # The transcript is only queued here; the detached job writes its memories.
     from memory_cli.llm.queue import enqueue_from_hook
 
     _start_maintenance(ctx, session_summaries=enqueue_from_hook(ctx))
 
 
-def pre_compact(ctx, resp) -> None:
+def pre_compact(ctx: HookContext, resp: Response) -> None:
     from memory_cli.locks import LockBusy
     from memory_cli.maintenance import pins
 

@@ -46,7 +46,9 @@ def _settings(settings):
 
 
 def max_pinned(settings) -> int:
-    return int((_settings(settings).get("pinning") or {}).get("max_pinned", 20))
+    from memory_cli.settings import value as setting
+
+    return int(setting(_settings(settings), "pinning.max_pinned"))
 
 
 def _file_name(settings) -> str:

@@ -38,11 +38,12 @@ def backups_dir(settings, db_path=None) -> Path:
 
 def backup_task(db_path: Path, settings) -> str:
     from memory_cli.maintenance import backup
+    from memory_cli.settings import value as setting
 
-    section = settings.get("backup") or {}
-    if not section.get("enabled", True):
+    if not setting(settings, "backup.enabled"):
         return "backups are disabled"
-    made = backup.backup_if_due(db_path, backups_dir(settings, db_path), keep=int(section.get("max_backups", 7)))
+    keep = int(setting(settings, "backup.max_backups"))
+    made = backup.backup_if_due(db_path, backups_dir(settings, db_path), keep=keep)
     return f"wrote {made}" if made else "today's backup already exists"
 
 
@@ -68,8 +69,9 @@ def decay_task(db_path: Path, settings) -> str:
 def retention_task(db_path: Path, settings) -> str:
     from memory_cli.db import Store
     from memory_cli.maintenance.retention import prune_audit_log
+    from memory_cli.settings import value as setting
 
-    days = int((settings.get("audit") or {}).get("retention_days", 90))
+    days = int(setting(settings, "audit.retention_days"))
     with Store.open(db_path) as store:
         n = prune_audit_log(store, days)
     return f"removed {n} audit rows older than {days} days"

@@ -7,6 +7,10 @@ from .. import scope as scopes
 from ..errors import NotFound
 from ..util import new_id, now_iso
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 SOURCES = ("agent", "session", "manual")
 PUBLIC = ("id", "scope", "summary", "details", "session_id", "source", "created_at")
 
@@ -15,7 +19,7 @@ def _public(row):
     return None if row is None else {k: row.get(k) for k in PUBLIC}
 
 
-def save_report(store, summary, *, details=None, scope, session_id=None, source="agent") -> dict:
+def save_report(store: Store, summary, *, details=None, scope, session_id=None, source="agent") -> dict:
     """Store a report for ``scope`` (a project's scope, or global)."""
     text = fields.text(store, summary, "summary", required=True, max_len=4000)
     more = fields.text(store, details, "details")
@@ -39,7 +43,7 @@ def save_report(store, summary, *, details=None, scope, session_id=None, source=
     return get(store, rid)
 
 
-def latest_report(store, scope) -> dict | None:
+def latest_report(store: Store, scope) -> dict | None:
     """The newest report of exactly ``scope``, or None."""
     sc = scopes.parse(scope)
     return _public(
@@ -50,7 +54,7 @@ def latest_report(store, scope) -> dict | None:
 AUTOMATIC = ("session",)  # written by the session-end summariser, not on purpose
 
 
-def previous_report(store, scope) -> dict | None:
+def previous_report(store: Store, scope) -> dict | None:
     """The report a new session should start from: the newest of ``scope``, except that a report
     written on purpose (by the agent's ``save_report`` or a person) during the session that the
     newest automatic end-of-session summary describes wins over that summary. The session's start
@@ -70,7 +74,7 @@ def previous_report(store, scope) -> dict | None:
     return _public(chosen) if chosen else latest
 
 
-def list_reports(store, *, scope=None, limit=20) -> list[dict]:
+def list_reports(store: Store, *, scope=None, limit=20) -> list[dict]:
     where, params = "", []
     if scope:
         where, params = "WHERE scope = ?", [scopes.parse(scope)]
@@ -81,7 +85,7 @@ def list_reports(store, *, scope=None, limit=20) -> list[dict]:
     return [_public(r) for r in rows]
 
 
-def get(store, ref: str) -> dict:
+def get(store: Store, ref: str) -> dict:
     ref = (ref or "").strip()
     from ..ids import like_prefix
 

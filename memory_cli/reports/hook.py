@@ -5,6 +5,11 @@ decided and corrected, what was left), and the report never crowds out the memor
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 MAX_CHARS = 1400
 LINE_CHARS = 320
 
@@ -26,7 +31,7 @@ def fit(summary: str) -> str:
     return "\n".join(out)
 
 
-def session_start(ctx, resp) -> None:
+def session_start(ctx: HookContext, resp: Response) -> None:
     """The previous report of this checkout only (``scope.checkout``): a report written in
     another folder of the same name (another clone) is not this project's past. Reports kept
     under the folder's name by earlier versions stay readable (``get_previous_report`` with

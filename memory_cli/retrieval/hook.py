@@ -11,12 +11,17 @@ and fails open, so a broken injection costs context, never a blocked call.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 
 def _session_context(ctx) -> dict:
     return {"project": ctx.project or "", "project_root": ctx.project_root, "cwd": ctx.cwd, "files": list(ctx.files)}
 
 
-def session_start(ctx, resp):
+def session_start(ctx: HookContext, resp: Response):
     from .session_start import inject
 
     source = ctx.payload.get("source") or "startup"
@@ -32,7 +37,7 @@ def session_start(ctx, resp):
 PROMPT_CHARS = 8000
 
 
-def user_prompt_submit(ctx, resp):
+def user_prompt_submit(ctx: HookContext, resp: Response):
     from .per_prompt import for_prompt
 
     prompt = ctx.payload.get("prompt")
@@ -94,7 +99,7 @@ def _may_have_failed(tool_response) -> bool:
     )
 
 
-def post_tool_use(ctx, resp):
+def post_tool_use(ctx: HookContext, resp: Response):
     if ctx.tool_name != "Bash" or not _may_have_failed(ctx.payload.get("tool_response")):
         return
     from .per_failure import bash_failed
@@ -104,7 +109,7 @@ def post_tool_use(ctx, resp):
         _offer_solutions(ctx, resp, error)
 
 
-def post_tool_use_failure(ctx, resp):
+def post_tool_use_failure(ctx: HookContext, resp: Response):
     if ctx.payload.get("is_interrupt"):
         return  # the person stopped it; nothing went wrong that memory could help with
     from .per_failure import error_text

@@ -120,10 +120,12 @@ def weights_from(settings) -> fusion.Weights:
 def _timeout(settings, timeout_ms):
     if timeout_ms is not None:
         return float(timeout_ms)
+    from ..settings import value as setting
+
     try:
-        return float(settings["daemon"]["request_timeout_ms"])
-    except (KeyError, TypeError, ValueError):
-        return 150.0
+        return float(setting(settings, "daemon.request_timeout_ms"))
+    except (AttributeError, TypeError, ValueError):
+        return float(setting(None, "daemon.request_timeout_ms"))
 
 
 # ----------------------------------------------------------------------------- filters

@@ -154,7 +154,9 @@ def drop_dormant(store, entries: list[dict], settings) -> list[dict]:
         return entries
     import time
 
-    grace_days = float(((settings.get("decay") if hasattr(settings, "get") else None) or {}).get("inactive_days", 30))
+    from ..settings import value as setting
+
+    grace_days = float(setting(settings, "decay.inactive_days"))
     cutoff = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - grace_days * 86400))
     ids = [e["id"] for e in entries]
     marks = ",".join("?" * len(ids))

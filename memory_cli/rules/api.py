@@ -16,8 +16,14 @@ from ..errors import InvalidInput, NotFound
 from ..util import now_iso
 from . import spec
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 __all__ = [
+    "RuleSpec",
     "add_rule",
+    "new_rule",
     "create_rule",
     "attach_rule",
     "get_rule",
@@ -81,7 +87,7 @@ PORTABLE_FIELDS = (
 )
 
 
-def portable_rule(store, entry_id: str) -> dict | None:
+def portable_rule(store: Store, entry_id: str) -> dict | None:
     """The :data:`PORTABLE_FIELDS` of the rule on ``entry_id``; None when the entry has none."""
     row = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (entry_id,))
     if row is None:
@@ -91,9 +97,9 @@ def portable_rule(store, entry_id: str) -> dict | None:
 
 
 def portable_kwargs(rule: dict) -> dict:
-    """:func:`create_rule`'s keyword arguments for a rule another store described with
+    """:class:`RuleSpec`'s keyword arguments for a rule another store described with
     :data:`PORTABLE_FIELDS` (the repository file, the team store); a field it left out or
-    left empty takes create_rule's default."""
+    left empty takes RuleSpec's default."""
     out = {k: rule[k] for k in PORTABLE_FIELDS if rule.get(k) is not None}
     if "case_sensitive" in out:
         out["case_sensitive"] = bool(out["case_sensitive"])
@@ -193,65 +199,129 @@ def _clean_text(value) -> str | None:
     return redact(text)[0] if text else None
 
 
-def create_rule(
-    store,
-    content: str,
-    *,
-    pattern: str,
-    pattern_type: str,
-    action: str,
-    severity: str = "medium",
-    alternative: str | None = None,
-    message: str | None = None,
-    tools=None,
-    fields=None,
-    scope: str = "global",
-    provenance: str = "manual",
-    confirmed: bool = True,
-    source: str = "manual",
-    conditions=None,
-    case_sensitive: bool = False,
-    enabled: bool = True,
-    name: str | None = None,
-    hook_events=None,
-    source_ref: str | None = None,
-    confidence: float | None = None,
-    tags=None,
-    session_id: str | None = None,
-    fingerprint: str | None = None,
-    entry_id: str | None = None,
-    origin: str | None = None,
-) -> dict:
+class RuleSpec:
+    """What a new rule is, as one named shape: the pattern and how it acts, where it applies,
+    where it came from. :func:`new_rule` stores one; callers build it by keyword.
+
+    A slotted class rather than a dataclass: capture promotes corrections from the prompt hook,
+    and importing ``dataclasses`` (with ``inspect``) costs a hook milliseconds.
+    """
+
+    __slots__ = (
+        "content",
+        "pattern",
+        "pattern_type",
+        "action",
+        "severity",
+        "alternative",
+        "message",
+        "tools",
+        "fields",
+        "scope",
+        "provenance",
+        "confirmed",
+        "source",
+        "conditions",
+        "case_sensitive",
+        "enabled",
+        "name",
+        "hook_events",
+        "source_ref",
+        "confidence",
+        "tags",
+        "fingerprint",
+        "entry_id",
+        "origin",
+    )
+
+    def __init__(
+        self,
+        content: str,
+        *,
+        pattern: str,
+        pattern_type: str,
+        action: str,
+        severity: str = "medium",
+        alternative: str | None = None,
+        message: str | None = None,
+        tools: list[str] | str | None = None,
+        fields: list[str] | str | None = None,
+        scope: str = "global",
+        provenance: str = "manual",
+        confirmed: bool = True,
+        source: str = "manual",
+        conditions: list | None = None,
+        case_sensitive: bool = False,
+        enabled: bool = True,
+        name: str | None = None,
+        hook_events: list[str] | str | None = None,
+        source_ref: str | None = None,
+        confidence: float | None = None,
+        tags: list[str] | str | None = None,
+        fingerprint: str | None = None,
+        entry_id: str | None = None,
+        origin: str | None = None,
+    ) -> None:
+        """``entry_id`` keeps the id a rule has elsewhere (a teammate's store, the repository
+        file); ``origin`` says who wrote it (:mod:`memory_cli.provenance`)."""
+        self.content = content
+        self.pattern = pattern
+        self.pattern_type = pattern_type
+        self.action = action
+        self.severity = severity
+        self.alternative = alternative
+        self.message = message
+        self.tools = tools
+        self.fields = fields
+        self.scope = scope
+        self.provenance = provenance
+        self.confirmed = confirmed
+        self.source = source
+        self.conditions = conditions
+        self.case_sensitive = case_sensitive
+        self.enabled = enabled
+        self.name = name
+        self.hook_events = hook_events
+        self.source_ref = source_ref
+        self.confidence = confidence
+        self.tags = tags
+        self.fingerprint = fingerprint
+        self.entry_id = entry_id
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return f"RuleSpec({self.content!r}, pattern={self.pattern!r}, action={self.action!r}, scope={self.scope!r})"
+
+
+def new_rule(store: Store, rule: RuleSpec, *, session_id: str | None = None) -> dict:
     """Store a new rule (entry + enforcement row) in one transaction; returns the rule.
-    ``entry_id`` keeps the id a rule has elsewhere (a teammate's store, the repository file).
-    ``origin`` says who wrote it (:mod:`memory_cli.provenance`); an agent or a model never
-    creates an enforced rule: what they propose waits for the person."""
+    An agent or a model never creates an enforced rule: what they propose waits for the person."""
     from .. import provenance as prov_mod
 
-    if (origin or prov_mod.ORIGIN_OF_SOURCE.get(source, prov_mod.PERSON)) in prov_mod.UNREVIEWED:
+    if (rule.origin or prov_mod.ORIGIN_OF_SOURCE.get(rule.source, prov_mod.PERSON)) in prov_mod.UNREVIEWED:
         raise prov_mod.NotOwner("an agent or a model cannot create an enforced rule; the person approves rules")
-    ptype = spec.check_pattern_type(pattern_type)
-    pat = spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive)
-    act = spec.check_action(action)
-    sev = spec.check_severity(severity or "medium")
-    prov = spec.check_provenance(provenance)
-    tool_list = spec.normalize_tools(tools) if tools is not None else spec.default_tools(ptype)
-    field_list = spec.normalize_fields(fields)
-    conds = spec.normalize_conditions(conditions)
-    events = spec.normalize_hook_events(hook_events)
+    ptype = spec.check_pattern_type(rule.pattern_type)
+    pat = spec.check_pattern(rule.pattern, ptype, case_sensitive=rule.case_sensitive)
+    act = spec.check_action(rule.action)
+    sev = spec.check_severity(rule.severity or "medium")
+    prov = spec.check_provenance(rule.provenance)
+    tool_list = spec.normalize_tools(rule.tools) if rule.tools is not None else spec.default_tools(ptype)
+    field_list = spec.normalize_fields(rule.fields)
+    conds = spec.normalize_conditions(rule.conditions)
+    events = spec.normalize_hook_events(rule.hook_events)
     with store.transaction():
         entry = entries.add(
             store,
-            content,
+            rule.content,
             "rule",
-            scope=scope,
-            source=source,
-            confidence=confidence,
-            tags=tags,
+            scope=rule.scope,
+            source=rule.source,
+            confidence=rule.confidence,
+            tags=rule.tags,
             session_id=session_id,
-            fingerprint=fingerprint,
-            entry_id=entry_id,
-            origin=origin,
+            fingerprint=rule.fingerprint,
+            entry_id=rule.entry_id,
+            origin=rule.origin,
         )
         _insert(
             store,
@@ -260,24 +330,30 @@ def create_rule(
             pattern_type=ptype,
             action=act,
             severity=sev,
-            alternative=_clean_text(alternative),
-            message=_clean_text(message),
+            alternative=_clean_text(rule.alternative),
+            message=_clean_text(rule.message),
             tools=tool_list,
             fields=field_list,
-            case_sensitive=case_sensitive,
+            case_sensitive=rule.case_sensitive,
             provenance=prov,
-            confirmed=confirmed,
+            confirmed=rule.confirmed,
             conditions=conds,
-            enabled=enabled,
-            name=name,
+            enabled=rule.enabled,
+            name=rule.name,
             hook_events=events,
-            source_ref=source_ref,
+            source_ref=rule.source_ref,
         )
     return get_rule(store, entry["id"])
 
 
+def create_rule(store: Store, content: str, *, session_id: str | None = None, **fields) -> dict:
+    """:func:`new_rule` by keyword (``RuleSpec``'s fields), for the many tests and scripts that
+    write a rule in one call."""
+    return new_rule(store, RuleSpec(content, **fields), session_id=session_id)
+
+
 def attach_rule(
-    store,
+    store: Store,
     entry: dict,
     *,
     pattern: str | None = None,
@@ -379,7 +455,7 @@ def _fill_from_words(
     if action is None:
         from .. import settings as settings_mod
 
-        action = settings_mod.load().section("enforcement").get("default_action") or "warn"
+        action = settings_mod.value(settings_mod.load(), "enforcement.default_action") or "warn"
     return {
         "pattern": pattern,
         "pattern_type": pattern_type or guess_pattern_type(pattern),
@@ -393,7 +469,7 @@ def _fill_from_words(
 
 
 def add_rule(
-    store,
+    store: Store,
     content: str | None = None,
     *,
     pattern: str | None = None,
@@ -450,8 +526,7 @@ def add_rule(
                 f"`memory-cli rules edit {rule['id'][:8]} --action {action}`"
             )
         return dict(rule, reinforced=True)
-    return create_rule(
-        store,
+    rule = RuleSpec(
         text,
         pattern=filled["pattern"],
         pattern_type=filled["pattern_type"],
@@ -469,6 +544,7 @@ def add_rule(
         enabled=enabled,
         name=name,
     )
+    return new_rule(store, rule)
 
 
 #: How much a rule's confidence rises when it is stated again (as a marker reinforces a memory).
@@ -481,7 +557,7 @@ def _same_pattern(a: str, b: str, case_sensitive: bool) -> bool:
 
 
 def same_rule(
-    store,
+    store: Store,
     *,
     pattern: str,
     pattern_type: str,
@@ -526,7 +602,7 @@ def same_rule(
     return None
 
 
-def reinforce_rule(store, rule_id: str, *, context: str | None = None, session_id: str | None = None) -> dict:
+def reinforce_rule(store: Store, rule_id: str, *, context: str | None = None, session_id: str | None = None) -> dict:
     """The rule was stated again: its confidence rises a step and its decay clock restarts."""
     with store.transaction():
         row = store.row("SELECT confidence FROM memory_entries WHERE id = ?", (rule_id,))
@@ -587,13 +663,13 @@ def rule_counts(store) -> dict:
     return {k: int(row[k] or 0) for k in ("total", "disabled", "unconfirmed")}
 
 
-def get_rule(store, ref: str) -> dict:
+def get_rule(store: Store, ref: str) -> dict:
     rid = _resolve(store, ref)
     return public_rule(store.row(_SELECT + " WHERE r.id = ?", (rid,)))
 
 
 def list_rules(
-    store,
+    store: Store,
     *,
     enabled: bool | None = None,
     status: str = "active",
@@ -652,7 +728,7 @@ _EDITABLE = (
 )
 
 
-def edit_rule(store, ref: str, *, by: str = "person", **changes) -> dict:
+def edit_rule(store: Store, ref: str, *, by: str = "person", **changes) -> dict:
     """Change a rule; the pattern is re-validated and re-analysed. None values are ignored.
     ``by`` is who asks: the person, or the source that created the rule."""
     unknown = set(changes) - set(_EDITABLE)
@@ -727,11 +803,11 @@ def edit_rule(store, ref: str, *, by: str = "person", **changes) -> dict:
     return get_rule(store, rid)
 
 
-def set_enabled(store, ref: str, enabled: bool) -> dict:
+def set_enabled(store: Store, ref: str, enabled: bool) -> dict:
     return edit_rule(store, ref, enabled=enabled)
 
 
-def confirm_rule(store, ref: str, action: str | None = None) -> dict:
+def confirm_rule(store: Store, ref: str, action: str | None = None) -> dict:
     """The person vouches for a rule. A promoted ``warn`` rule becomes ``block`` unless the
     person chooses another action."""
     rule = get_rule(store, ref)
@@ -741,14 +817,14 @@ def confirm_rule(store, ref: str, action: str | None = None) -> dict:
     return edit_rule(store, rule["id"], confirmed=True, action=new_action)
 
 
-def delete_rule(store, ref: str, *, by: str = "person") -> dict:
+def delete_rule(store: Store, ref: str, *, by: str = "person") -> dict:
     """Delete the rule and its memory entry (the audit log keeps both rows)."""
     rule = get_rule(store, ref)
     entries.delete(store, rule["id"], by=by)
     return rule
 
 
-def record_violation(store, rule_id: str, *, escalate_after: int = 3) -> dict:
+def record_violation(store: Store, rule_id: str, *, escalate_after: int = 3) -> dict:
     """Count one violation; past ``escalate_after`` violations the severity rises one level,
     and again each further ``escalate_after + 1`` (4th, 8th, 12th with the default 3)."""
     now = now_iso()
@@ -780,6 +856,6 @@ def record_violation(store, rule_id: str, *, escalate_after: int = 3) -> dict:
     return {"violation_count": n, "severity": severity, "escalated": escalated}
 
 
-def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
+def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
     """A violation a PostToolUse hook counted while another process held the write lock."""
     record_violation(store, str(args.get("rule_id")), escalate_after=int(args.get("escalate_after") or 3))

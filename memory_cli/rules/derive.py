@@ -776,141 +776,171 @@ def _targeted_command(cmd: str, remainder: str, alternative: str | None, message
     return None
 
 
+# Each form of prohibition, tried in order on the sentence (its trailing "use X instead" cut off):
+# (name, pattern searched case-insensitively, or None for a form that reads the whole sentence;
+# builder(body, match, alternative, message)). A builder returns _NEXT to let the next form try;
+# anything else is the answer, None included: a form that recognised the sentence but cannot
+# turn it into a rule stops there, so no later form guesses a broader rule from it.
+_NEXT = object()
+
+
+def _pipeline_form(body: str, m, alternative, message):
+    # never pipe curl into sh / don't curl | bash
+    return _pipeline_rule(body, alternative, message) or _NEXT
+
+
+def _commit_form(body: str, m, alternative, message):
+    # never commit .env files / don't add secrets.json / never push node_modules/
+    rest = re.sub(r"^(?:with|using)\s+", "", m.group("rest"), flags=re.I)
+    obj, quoted, _ = _object_phrase(rest)
+    if obj:
+        first = obj.split()[0]
+        if _is_flag(first):  # never commit with --no-verify
+            return _command_rule("git commit " + first, alternative, message)
+        if _looks_like_file(first) or quoted:
+            name = first.strip("`'\"")
+            path_rx = _glob_to_regex(name)[len(r"(?:^|/)") :] if not name.startswith("/") else _glob_to_regex(name)[1:]
+            path_rx = path_rx.rstrip("$").replace("[^/]*", r"[^\s/'\"]*")
+            rx = r"\bgit\b[^;&|\n]*\b(?:add|commit|stage)\b[^;&|\n]*(?:^|[\s/\\'\"=])" + path_rx + r"(?=$|[\s'\";&|)])"
+            return _result(rx, "regex", ["Bash"], ["command"], alternative, message)
+    m2 = re.search(r"\bpush(?:ing)?\s+(?:directly\s+)?to\s+(?:the\s+)?(?P<branch>[\w./-]+)", body, re.I)
+    if m2:
+        return _command_rule(f"git push {m2.group('branch')}", alternative, message)
+    return _NEXT
+
+
+def _edit_form(body: str, m, alternative, message):
+    # never edit files in vendor/ / don't modify package-lock.json
+    rest = m.group("rest")
+    loc = re.match(
+        r"(?:any\s+|the\s+)?(?:files?|anything|code)\s+(?:in|under|inside)\s+"
+        r"(?P<where>\S+)",
+        rest,
+        re.I,
+    )
+    if loc:
+        cond = _location_condition(loc.group("where"))
+        if cond:
+            return _result(cond["pattern"], "regex", list(WRITE_TOOLS), ["file_path"], alternative, message)
+    obj, quoted, _ = _object_phrase(rest)
+    if obj and (_looks_like_file(obj.split()[0]) or quoted):
+        return _result(_glob_to_regex(obj.split()[0]), "regex", list(WRITE_TOOLS), ["file_path"], alternative, message)
+    return _NEXT
+
+
+def _write_form(body: str, m, alternative, message):
+    # never write console.log in src / don't use var in JavaScript files
+    obj, quoted, remainder = _object_phrase(m.group("rest"))
+    if not obj:
+        return _NEXT
+    code = obj if quoted else obj.split()[0]
+    where = re.match(r"\s*(?:in|inside|into|to|within)\s+(?:the\s+)?(?P<w>.+?)\s*$", remainder or "", re.I)
+    cond = _location_condition(where.group("w")) if where else None
+    if where and cond is None:
+        return None  # a place we cannot turn into paths: broadening it would misfire
+    cmd = _command_from_phrase(obj, quoted)
+    writing = not re.match(r"us|import|add", m.group("verb"), re.I)
+    if cmd and not cond and not writing:
+        return _command_rule(cmd, alternative, message)
+    is_code = (
+        quoted
+        or _looks_like_code(code)
+        or (cmd is not None)
+        or (cond is not None and re.fullmatch(r"[A-Za-z_$][\w$]*", code) is not None)
+    )
+    if not is_code:
+        return _NEXT
+    # a place limits it to written files; without one, inline interpreter code too
+    return _result(
+        _code_regex(code),
+        "regex",
+        list(WRITE_TOOLS if cond else CODE_TOOLS),
+        list(CONTENT_FIELDS if cond else CODE_FIELDS),
+        alternative,
+        message,
+        [cond] if cond else None,
+    )
+
+
+def _run_form(body: str, m, alternative, message):
+    # never use pythonw.exe / don't run git push --force / avoid sudo
+    obj, quoted, remainder = _object_phrase(m.group("rest"))
+    if not obj:
+        return _NEXT
+    cmd = _command_from_phrase(obj, quoted)
+    if cmd:
+        if remainder and not quoted:
+            targeted = _targeted_command(cmd, remainder, alternative, message)
+            if targeted:
+                return targeted
+        return _command_rule(cmd, alternative, message)
+    first = obj.split()[0]
+    if _is_flag(first):  # "never use --no-verify when committing"
+        sub = re.search(
+            r"\b(commit|push|merge|rebase|pull|clone|checkout|add|reset)(?:t?ing|s|ed)?\b",
+            body[m.end("rest") - len(m.group("rest")) :],
+            re.I,
+        )
+        if sub:
+            return _command_rule(f"git {sub.group(1).lower()} {first}", alternative, message)
+    if _looks_like_code(first) or (quoted and re.fullmatch(r"[\w.]+\(?\)?", first)):
+        return _result(
+            _code_regex(first if not first.endswith("()") else first[:-1]),
+            "regex",
+            list(CODE_TOOLS),
+            list(CODE_FIELDS),
+            alternative,
+            message,
+        )
+    return _NEXT
+
+
+def _by_means_form(body: str, m, alternative, message):
+    # "don't install packages globally with npm install -g": the command named after with/using
+    if not re.search(_NEG, body[: m.start()], re.I):
+        return _NEXT
+    obj, quoted, _ = _object_phrase(m.group("rest"))
+    cmd = _command_from_phrase(obj or "", quoted)
+    if cmd and len(cmd.split()) > 1:
+        return _command_rule(cmd, alternative, message)
+    return _NEXT
+
+
+def _forbidden_form(body: str, m, alternative, message):
+    # "pythonw.exe is forbidden|banned|not allowed"
+    obj, quoted, _ = _object_phrase(m.group("obj"))
+    cmd = _command_from_phrase(obj or "", quoted)
+    return _command_rule(cmd, alternative, message) if cmd else _NEXT
+
+
+_PROHIBITION_FORMS = (
+    ("pipeline", None, _pipeline_form),
+    ("commit a file", _NEG + r"\s+(?:ever\s+)?(?:" + _COMMIT_VERBS + r")\s+(?P<rest>.+)$", _commit_form),
+    ("edit a file or place", _NEG + r"\s+(?:ever\s+)?(?:" + _EDIT_VERBS + r")\s+(?P<rest>.+)$", _edit_form),
+    ("write code", _NEG + r"\s+(?:ever\s+)?(?P<verb>" + _WRITE_VERBS + r")\s+(?P<rest>.+)$", _write_form),
+    ("run a command", _NEG + r"\s+(?:ever\s+)?(?:(?:" + _RUN_VERBS + r")\s+)?(?P<rest>.+)$", _run_form),
+    ("by means of a command", r"\b(?:with|using|via|by\s+running|through)\s+(?P<rest>.+)$", _by_means_form),
+    (
+        "is forbidden",
+        r"^(?P<obj>`[^`]+`|.+?)\s+(?:is|are)\s+(?:forbidden|banned|prohibited|not\s+allowed|off[\s-]limits)",
+        _forbidden_form,
+    ),
+)
+
+
 def _derive_prohibition(text: str, message: str) -> dict | None:
     alt_m = _TRAILING_ALT.search(text)
     alternative = f"use {alt_m.group('alt').strip()}" if alt_m else None
     body = text[: alt_m.start()] if alt_m else text
-
-    piped = _pipeline_rule(body, alternative, message)
-    if piped:
-        return piped
-
-    # never commit .env files / don't add secrets.json / never push node_modules/
-    m = re.search(_NEG + r"\s+(?:ever\s+)?(?:" + _COMMIT_VERBS + r")\s+(?P<rest>.+)$", body, re.I)
-    if m:
-        rest = re.sub(r"^(?:with|using)\s+", "", m.group("rest"), flags=re.I)
-        obj, quoted, _ = _object_phrase(rest)
-        if obj:
-            first = obj.split()[0]
-            if _is_flag(first):  # never commit with --no-verify
-                return _command_rule("git commit " + first, alternative, message)
-            if _looks_like_file(first) or quoted:
-                name = first.strip("`'\"")
-                path_rx = (
-                    _glob_to_regex(name)[len(r"(?:^|/)") :] if not name.startswith("/") else _glob_to_regex(name)[1:]
-                )
-                path_rx = path_rx.rstrip("$").replace("[^/]*", r"[^\s/'\"]*")
-                rx = (
-                    r"\bgit\b[^;&|\n]*\b(?:add|commit|stage)\b[^;&|\n]*(?:^|[\s/\\'\"=])"
-                    + path_rx
-                    + r"(?=$|[\s'\";&|)])"
-                )
-                return _result(rx, "regex", ["Bash"], ["command"], alternative, message)
-        m2 = re.search(r"\bpush(?:ing)?\s+(?:directly\s+)?to\s+(?:the\s+)?(?P<branch>[\w./-]+)", body, re.I)
-        if m2:
-            return _command_rule(f"git push {m2.group('branch')}", alternative, message)
-
-    # never edit files in vendor/ / don't modify package-lock.json
-    m = re.search(_NEG + r"\s+(?:ever\s+)?(?:" + _EDIT_VERBS + r")\s+(?P<rest>.+)$", body, re.I)
-    if m:
-        rest = m.group("rest")
-        loc = re.match(
-            r"(?:any\s+|the\s+)?(?:files?|anything|code)\s+(?:in|under|inside)\s+"
-            r"(?P<where>\S+)",
-            rest,
-            re.I,
-        )
-        if loc:
-            cond = _location_condition(loc.group("where"))
-            if cond:
-                return _result(cond["pattern"], "regex", list(WRITE_TOOLS), ["file_path"], alternative, message)
-        obj, quoted, _ = _object_phrase(rest)
-        if obj and (_looks_like_file(obj.split()[0]) or quoted):
-            return _result(
-                _glob_to_regex(obj.split()[0]), "regex", list(WRITE_TOOLS), ["file_path"], alternative, message
-            )
-
-    # never write console.log in src / don't use var in JavaScript files
-    m = re.search(_NEG + r"\s+(?:ever\s+)?(?P<verb>" + _WRITE_VERBS + r")\s+(?P<rest>.+)$", body, re.I)
-    if m:
-        obj, quoted, remainder = _object_phrase(m.group("rest"))
-        if obj:
-            code = obj if quoted else obj.split()[0]
-            where = re.match(r"\s*(?:in|inside|into|to|within)\s+(?:the\s+)?(?P<w>.+?)\s*$", remainder or "", re.I)
-            cond = _location_condition(where.group("w")) if where else None
-            if where and cond is None:
-                return None  # a place we cannot turn into paths: broadening it would misfire
-            cmd = _command_from_phrase(obj, quoted)
-            writing = not re.match(r"us|import|add", m.group("verb"), re.I)
-            if cmd and not cond and not writing:
-                return _command_rule(cmd, alternative, message)
-            is_code = (
-                quoted
-                or _looks_like_code(code)
-                or (cmd is not None)
-                or (cond is not None and re.fullmatch(r"[A-Za-z_$][\w$]*", code) is not None)
-            )
-            if is_code:
-                # a place limits it to written files; without one, inline interpreter code too
-                return _result(
-                    _code_regex(code),
-                    "regex",
-                    list(WRITE_TOOLS if cond else CODE_TOOLS),
-                    list(CONTENT_FIELDS if cond else CODE_FIELDS),
-                    alternative,
-                    message,
-                    [cond] if cond else None,
-                )
-
-    # never use pythonw.exe / don't run git push --force / avoid sudo
-    m = re.search(_NEG + r"\s+(?:ever\s+)?(?:(?:" + _RUN_VERBS + r")\s+)?(?P<rest>.+)$", body, re.I)
-    if m:
-        obj, quoted, remainder = _object_phrase(m.group("rest"))
-        if obj:
-            cmd = _command_from_phrase(obj, quoted)
-            if cmd:
-                if remainder and not quoted:
-                    targeted = _targeted_command(cmd, remainder, alternative, message)
-                    if targeted:
-                        return targeted
-                return _command_rule(cmd, alternative, message)
-            first = obj.split()[0]
-            if _is_flag(first):  # "never use --no-verify when committing"
-                sub = re.search(
-                    r"\b(commit|push|merge|rebase|pull|clone|checkout|add|reset)(?:t?ing|s|ed)?\b",
-                    body[m.end("rest") - len(m.group("rest")) :],
-                    re.I,
-                )
-                if sub:
-                    return _command_rule(f"git {sub.group(1).lower()} {first}", alternative, message)
-            if _looks_like_code(first) or (quoted and re.fullmatch(r"[\w.]+\(?\)?", first)):
-                return _result(
-                    _code_regex(first if not first.endswith("()") else first[:-1]),
-                    "regex",
-                    list(CODE_TOOLS),
-                    list(CODE_FIELDS),
-                    alternative,
-                    message,
-                )
-    # "don't install packages globally with npm install -g": the command named after with/using
-    m = re.search(r"\b(?:with|using|via|by\s+running|through)\s+(?P<rest>.+)$", body, re.I)
-    if m and re.search(_NEG, body[: m.start()], re.I):
-        obj, quoted, _ = _object_phrase(m.group("rest"))
-        cmd = _command_from_phrase(obj or "", quoted)
-        if cmd and len(cmd.split()) > 1:
-            return _command_rule(cmd, alternative, message)
-    # "pythonw.exe is forbidden|banned|not allowed"
-    m = re.match(
-        r"^(?P<obj>`[^`]+`|.+?)\s+(?:is|are)\s+(?:forbidden|banned|prohibited|"
-        r"not\s+allowed|off[\s-]limits)",
-        body,
-        re.I,
-    )
-    if m:
-        obj, quoted, _ = _object_phrase(m.group("obj"))
-        cmd = _command_from_phrase(obj or "", quoted)
-        if cmd:
-            return _command_rule(cmd, alternative, message)
+    for _name, pattern, build in _PROHIBITION_FORMS:
+        m = None
+        if pattern is not None:
+            m = re.search(pattern, body, re.I)
+            if m is None:
+                continue
+        rule = build(body, m, alternative, message)
+        if rule is not _NEXT:
+            return rule
     return None
 
 

@@ -66,8 +66,9 @@ def doctor_checks(store, settings) -> list[dict]:
                 "(and audited) instead of being run under a deadline",
             }
         )
-    enforcement = settings.section("enforcement") if hasattr(settings, "section") else {}
-    if not enforcement.get("enabled", True):
+    from ..settings import value as setting
+
+    if not setting(settings, "enforcement.enabled"):
         checks.append(
             {
                 "name": "rules: enforcement",

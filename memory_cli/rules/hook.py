@@ -23,7 +23,13 @@ from __future__ import annotations
 
 import time
 
+from ..settings import value as setting
 from .ruleset import ACTION, ALT, PATTERN, PTYPE, SEVERITY
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
 
 _MARGIN_S = 0.002  # left for rendering the answer
 # CPU seconds of cheap work after which even cheap checks stop (a safety stop that only
@@ -36,10 +42,10 @@ class _Clock:
     when the process did: a slow start on a busy machine spends wall time the check never
     used, and imports cost the same whatever the rules are."""
 
-    __slots__ = ("section", "default_ms", "started", "budget_ms", "deadline", "ceiling")
+    __slots__ = ("started", "budget_ms", "deadline", "ceiling")
 
-    def __init__(self, ctx, section: str, default_ms: int):
-        self.budget_ms = int((ctx.settings.section(section) or {}).get("max_latency_ms") or default_ms)
+    def __init__(self, ctx, section: str):
+        self.budget_ms = int(setting(ctx.settings, f"{section}.max_latency_ms"))
         self.start()
 
     def start(self) -> None:
@@ -57,8 +63,6 @@ def _evaluate(ctx, event: str, clock: _Clock):
     rs = ruleset.load(ctx.store)
     if not len(rs):
         return rs, None
-    enf = ctx.settings.section("enforcement") or {}
-    daemon = ctx.settings.section("daemon") or {}
     clock.start()
     verdict = engine.evaluate(
         rs,
@@ -69,8 +73,8 @@ def _evaluate(ctx, event: str, clock: _Clock):
         applies=ctx.scope_applies,
         deadline=clock.deadline,
         ceiling=clock.ceiling,
-        intent_threshold=float(enf.get("intent_threshold", 0.6)),
-        intent_timeout_ms=float(daemon.get("request_timeout_ms", 150)),
+        intent_threshold=float(setting(ctx.settings, "enforcement.intent_threshold")),
+        intent_timeout_ms=float(setting(ctx.settings, "daemon.request_timeout_ms")),
     )
     return rs, verdict
 
@@ -175,7 +179,7 @@ def _rewritten(ctx, matched, clock) -> dict | None:
     nothing stops the rewritten call (``enforcement.rewrite_to_alternative``, Claude Code only)."""
     if len(matched) != 1 or ctx.client not in (None, "claude") or ctx.tool_name != "Bash":
         return None
-    if not (ctx.settings.section("enforcement") or {}).get("rewrite_to_alternative", False):
+    if not setting(ctx.settings, "enforcement.rewrite_to_alternative"):
         return None
     m = matched[0]
     if m.rule[PTYPE] != "command":
@@ -213,7 +217,7 @@ def _ask_or_defer(ctx) -> str:
 
     if ctx.client not in (None, "claude") or os.environ.get("CLAUDE_CODE_SESSION_ATTENDED") != "0":
         return "ask"
-    return "defer" if (ctx.settings.section("enforcement") or {}).get("headless_ask") == "defer" else "ask"
+    return "defer" if setting(ctx.settings, "enforcement.headless_ask") == "defer" else "ask"
 
 
 def _change_course(blocks) -> str:
@@ -229,10 +233,10 @@ def _change_course(blocks) -> str:
     )
 
 
-def pre_tool_use(ctx, resp) -> None:
-    if not (ctx.settings.section("enforcement") or {}).get("enabled", True):
+def pre_tool_use(ctx: HookContext, resp: Response) -> None:
+    if not setting(ctx.settings, "enforcement.enabled"):
         return
-    clock = _Clock(ctx, "enforcement", 100)
+    clock = _Clock(ctx, "enforcement")
     _rs, verdict = _evaluate(ctx, "PreToolUse", clock)
     if verdict is None:
         return
@@ -277,10 +281,10 @@ def pre_tool_use(ctx, resp) -> None:
         resp.add_context("memory-cli suggestion: " + " ".join(describe(m) for m in suggests))
 
 
-def post_tool_use(ctx, resp) -> None:
-    if not (ctx.settings.section("verification") or {}).get("enabled", True):
+def post_tool_use(ctx: HookContext, resp: Response) -> None:
+    if not setting(ctx.settings, "verification.enabled"):
         return
-    clock = _Clock(ctx, "verification", 200)
+    clock = _Clock(ctx, "verification")
     _rs, verdict = _evaluate(ctx, "PostToolUse", clock)
     if verdict is None:
         return
@@ -289,7 +293,7 @@ def post_tool_use(ctx, resp) -> None:
     _audit_overrun(ctx, verdict, clock, "verify", "violation" if violations else "allowed")
     if not violations:
         return
-    escalate_after = int((ctx.settings.section("verification") or {}).get("escalate_after", 3))
+    escalate_after = int(setting(ctx.settings, "verification.escalate_after"))
     lines, notes = [], []
     for m in violations:
         counted = _count_violation(ctx, m.id, escalate_after)
@@ -352,9 +356,9 @@ def _count_violation(ctx, rule_id: str, escalate_after: int) -> dict:
 
 
 def _non_tool_event(ctx, resp, event: str) -> None:
-    if not (ctx.settings.section("enforcement") or {}).get("enabled", True):
+    if not setting(ctx.settings, "enforcement.enabled"):
         return
-    clock = _Clock(ctx, "enforcement", 100)
+    clock = _Clock(ctx, "enforcement")
     _rs, verdict = _evaluate(ctx, event, clock)
     if verdict is None:
         return
@@ -373,11 +377,11 @@ def _non_tool_event(ctx, resp, event: str) -> None:
     resp.notify("memory-cli: " + "; ".join(m.message for m in verdict.matches))
 
 
-def stop(ctx, resp) -> None:
+def stop(ctx: HookContext, resp: Response) -> None:
     """Imported hookify ``event: stop`` rules (a block keeps the turn going, once)."""
     _non_tool_event(ctx, resp, "Stop")
 
 
-def user_prompt_submit(ctx, resp) -> None:
+def user_prompt_submit(ctx: HookContext, resp: Response) -> None:
     """Imported hookify ``event: prompt`` rules."""
     _non_tool_event(ctx, resp, "UserPromptSubmit")

@@ -29,7 +29,7 @@ def _summary(rule: HookifyRule) -> str:
 
 
 def hookify_to_spec(rule: HookifyRule) -> dict:
-    """The create_rule arguments that mean what the hookify rule means."""
+    """The RuleSpec fields that mean what the hookify rule means."""
     conds = [c.to_dict() for c in rule.conditions]
     main_idx = next((k for k, c in enumerate(conds) if c["operator"] == "regex_match"), None)
     case_sensitive = False
@@ -101,7 +101,7 @@ _COMPARED = (
 
 def import_hookify(store, directory: str, *, dry_run: bool = False) -> dict:
     """Import every ``hookify.*.local.md`` under ``directory``; returns what happened."""
-    from .api import create_rule, edit_rule, get_rule
+    from .api import RuleSpec, edit_rule, get_rule, new_rule
 
     rules, errors = load_rules(directory)
     report: dict = {"created": [], "updated": [], "unchanged": [], "errors": errors, "warnings": [], "dry_run": dry_run}
@@ -128,8 +128,7 @@ def import_hookify(store, directory: str, *, dry_run: bool = False) -> dict:
                 )
                 continue
             with store.transaction():
-                created = create_rule(
-                    store,
+                rule_spec = RuleSpec(
                     spec.pop("content"),
                     **spec,
                     provenance="imported",
@@ -138,6 +137,7 @@ def import_hookify(store, directory: str, *, dry_run: bool = False) -> dict:
                     source_ref=ref,
                     fingerprint="hookify:" + ref,
                 )
+                created = new_rule(store, rule_spec)
                 audit.record(
                     store,
                     "import",

@@ -19,6 +19,10 @@ from __future__ import annotations
 
 import marshal
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 FORMAT = 7
 
 # Positions in a compiled rule tuple.
@@ -301,7 +305,7 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
     return RuleSet(pack(key, parts, indexes, meta, broken))
 
 
-def build(store, key: tuple) -> RuleSet:
+def build(store: Store, key: tuple) -> RuleSet:
     rules, broken = [], []
     for row in store.rows(_ROWS_SQL):
         try:
@@ -311,7 +315,7 @@ def build(store, key: tuple) -> RuleSet:
     return _assemble(key, rules, broken)
 
 
-def cache_path(store) -> str | None:
+def cache_path(store: Store) -> str | None:
     path = getattr(store, "path", None)
     if not path or path == ":memory:" or path.startswith("file:"):
         return None
@@ -330,7 +334,7 @@ def _seal_label(key: tuple) -> str:
     return f"{key[1]}:"
 
 
-def load(store, *, use_file: bool = True) -> RuleSet:
+def load(store: Store, *, use_file: bool = True) -> RuleSet:
     """The current compiled rule set: from memory, from the cache file, or rebuilt.
 
     The file is used only when its bytes have the digest the store recorded when it was
@@ -363,7 +367,7 @@ def load(store, *, use_file: bool = True) -> RuleSet:
     return rs
 
 
-def seal_problem(store) -> str | None:
+def seal_problem(store: Store) -> str | None:
     """Why the cache file would not be trusted as it is now (None: it is sound or absent);
     for ``memory-cli doctor``, which rebuilds it after saying so."""
     from .. import cache_seal
@@ -397,7 +401,7 @@ def forget() -> None:
     _MEMO.clear()
 
 
-def row_for(store, rule_id: str) -> dict | None:
+def row_for(store: Store, rule_id: str) -> dict | None:
     """One stored rule in the shape :func:`build` reads (enabled or not)."""
     return store.row(_ROWS_SQL.split(" WHERE ")[0] + " WHERE r.id = ?", (rule_id,))
 

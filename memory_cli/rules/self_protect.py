@@ -31,6 +31,11 @@ from __future__ import annotations
 
 import os
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 # Environment markers each agent sets in the processes its shell tool starts.
 AGENT_MARKERS = (
     ("CLAUDECODE", "Claude Code"),
@@ -139,9 +144,11 @@ def _written_text(tool_input: dict) -> str:
     return "\n".join(p for p in parts if isinstance(p, str) and p)
 
 
-def pre_tool_use(ctx, resp) -> None:
+def pre_tool_use(ctx: HookContext, resp: Response) -> None:
     """Ask (deny where the agent cannot ask) before a call changes memory-cli's own state."""
-    if not (ctx.settings.section("protection") or {}).get("enabled", True):
+    from ..settings import value as setting
+
+    if not setting(ctx.settings, "protection.enabled"):
         return
     reason = check(ctx.tool_name, ctx.tool_input, getattr(ctx.store, "path", None), ctx.cwd, ctx.store)
     if reason is None:

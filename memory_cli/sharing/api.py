@@ -24,6 +24,10 @@ from ..errors import InvalidInput
 from ..rules import api as rules_api
 from . import KV_PREFIX, path_for, repo_file
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 
 def _root(root: str | None) -> str:
     found = scopes.find_project_root(root or os.getcwd())
@@ -63,7 +67,7 @@ def _write(path: str, items: list[dict]) -> None:
     safe_write.write_file(path, repo_file.render(items), roots=[root], new_mode=safe_write.umask_mode())
 
 
-def share_entry(store, entry_id: str, root: str | None = None) -> dict:
+def share_entry(store: Store, entry_id: str, root: str | None = None) -> dict:
     """Write an entry into the project's file (replacing its earlier version there).
     Returns {"path", "id", "replaced", "redacted"}. Secrets were redacted when the entry was
     stored, so the file never holds one; ``redacted`` says when the text shows a redaction."""
@@ -78,7 +82,7 @@ def share_entry(store, entry_id: str, root: str | None = None) -> dict:
     return {"path": path, "id": item["id"], "replaced": replaced, "redacted": "[REDACTED" in json.dumps(item)}
 
 
-def unshare_entry(store, entry_id: str, root: str | None = None) -> dict:
+def unshare_entry(store: Store, entry_id: str, root: str | None = None) -> dict:
     """Take an entry out of the project's file; the local entry stays as it is."""
     path = path_for(_root(root))
     items = _current(path)
@@ -97,7 +101,7 @@ def unshare_entry(store, entry_id: str, root: str | None = None) -> dict:
     return {"path": path, "id": eid}
 
 
-def load(store, root: str | None) -> dict | None:
+def load(store: Store, root: str | None) -> dict | None:
     """Bring the project's file into the store if it changed since the last load.
 
     The file speaks only for itself: its entries get origin ``repo:<root>`` and the scope of
@@ -188,8 +192,7 @@ def _apply(store, item: dict, scope: str, path: str, origin: str, archived_by_fi
     rule = item["rule"]
     if local is None:
         if rule is not None:
-            rules_api.create_rule(
-                store,
+            wanted = rules_api.RuleSpec(
                 item["content"],
                 scope=scope,
                 provenance="imported",
@@ -201,6 +204,7 @@ def _apply(store, item: dict, scope: str, path: str, origin: str, archived_by_fi
                 origin=origin,
                 **rules_api.portable_kwargs(rule),
             )
+            rules_api.new_rule(store, wanted)
         else:
             entries.add(
                 store,
@@ -258,7 +262,7 @@ def _apply(store, item: dict, scope: str, path: str, origin: str, archived_by_fi
     return "updated" if updated else "unchanged"
 
 
-def loaded_rules(store) -> list[dict]:
+def loaded_rules(store: Store) -> list[dict]:
     """Rules that came from a repository file, for `doctor`."""
     return store.rows(
         "SELECT e.id, e.content, e.scope, e.status, r.source_ref FROM memory_entries e"
@@ -266,14 +270,14 @@ def loaded_rules(store) -> list[dict]:
     )
 
 
-def file_states(store) -> dict:
+def file_states(store: Store) -> dict:
     return kvstate.with_prefix(store, KV_PREFIX)
 
 
 WHERE = ("auto", "repo", "team")
 
 
-def targets(store, *, root: str | None = None, where: str = "auto") -> tuple[bool, bool]:
+def targets(store: Store, *, root: str | None = None, where: str = "auto") -> tuple[bool, bool]:
     """(repository file, team store) that ``share`` would use; raises when there is neither,
     so a command can check before it stores anything."""
     from ..team import api as team
@@ -295,7 +299,7 @@ def targets(store, *, root: str | None = None, where: str = "auto") -> tuple[boo
     return use_repo, use_team
 
 
-def share(store, entry_id: str, *, root: str | None = None, where: str = "auto") -> dict:
+def share(store: Store, entry_id: str, *, root: str | None = None, where: str = "auto") -> dict:
     """Share through the repository file, the team store, or (``auto``) each one available:
     the file when inside a project, the team store when this store joined one."""
     from ..team import api as team
@@ -311,7 +315,7 @@ def share(store, entry_id: str, *, root: str | None = None, where: str = "auto")
     return out
 
 
-def unshare(store, entry_id: str, *, root: str | None = None) -> dict:
+def unshare(store: Store, entry_id: str, *, root: str | None = None) -> dict:
     """Take an entry out of the repository file and/or the team store, wherever it is shared."""
     from ..errors import NotFound
     from ..team import api as team

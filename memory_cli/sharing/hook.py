@@ -4,8 +4,13 @@ by then."""
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
 
-def session_start(ctx, resp) -> None:
+
+def session_start(ctx: HookContext, resp: Response) -> None:
     from memory_cli import sharing
 
     if not ctx.project_root or sharing.nothing_to_load(ctx.store, ctx.project_root):

@@ -14,6 +14,10 @@ from ..util import now_iso
 from . import server, sync
 from .server import TeamUnavailable
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..db import Store
+
 KEY_CONNINFO = "team.conninfo"
 KEY_MARK = "team.mark"
 KEY_LAST_SYNC = "team.last_sync"
@@ -50,7 +54,7 @@ def safe_conninfo(url: str) -> tuple[str, bool]:
     return make_conninfo(**parts), had
 
 
-def joined(store) -> str | None:
+def joined(store: Store) -> str | None:
     return kvstate.get(store, KEY_CONNINFO)
 
 
@@ -72,7 +76,7 @@ def init(url: str) -> dict:
     return {"server": conninfo, "schema_version": server.schema.SERVER_SCHEMA_VERSION}
 
 
-def join(store, url: str) -> dict:
+def join(store: Store, url: str) -> dict:
     """Remember the server (without its password) and check it can be used now."""
     conninfo, had_password = safe_conninfo(url)
     conn = server.connect(url)
@@ -89,7 +93,7 @@ def join(store, url: str) -> dict:
     return {"server": conninfo, "password_stripped": had_password, "roles": roles}
 
 
-def leave(store) -> dict:
+def leave(store: Store) -> dict:
     """Forget the server. Pulled entries stay (source ``team``); nothing is pushed any more."""
     conninfo = _require(store)
     with store.transaction():
@@ -101,7 +105,7 @@ def leave(store) -> dict:
     return {"server": conninfo, "shared_entries_forgotten": n}
 
 
-def mark_shared(store, entry_id: str) -> bool:
+def mark_shared(store: Store, entry_id: str) -> bool:
     """Share an entry with the team: the next sync pushes it. Returns whether a team is joined
     (an entry marked before joining is pushed by the first sync after it)."""
     eid = entries.resolve_id(store, entry_id)
@@ -115,7 +119,7 @@ def mark_shared(store, entry_id: str) -> bool:
     return joined(store) is not None
 
 
-def unmark_shared(store, entry_id: str) -> bool:
+def unmark_shared(store: Store, entry_id: str) -> bool:
     """Stop sharing: the next sync sends a tombstone, so teammates archive their copies.
     Returns False when the entry was not shared."""
     eid = entries.resolve_id(store, entry_id)
@@ -127,7 +131,7 @@ def unmark_shared(store, entry_id: str) -> bool:
     return True
 
 
-def sync_now(store, *, url: str | None = None) -> dict:
+def sync_now(store: Store, *, url: str | None = None) -> dict:
     """Push, then pull. A failure is recorded for ``status``/``doctor`` and raised as one line;
     the local store is unchanged by a failed step and the next sync catches up. ``url`` (the
     one ``join`` was given, password included) is used for this sync only."""
@@ -155,7 +159,7 @@ def sync_now(store, *, url: str | None = None) -> dict:
     return result
 
 
-def confirm(store, entry_id: str) -> dict:
+def confirm(store: Store, entry_id: str) -> dict:
     """A maintainer confirms a shared rule on the server; the next sync makes it block everywhere."""
     conninfo = _require(store)
     eid = entries.resolve_id(store, entry_id)
@@ -185,7 +189,7 @@ def sync_backlog(store) -> tuple[int, int]:
     return int(row["listed"] or 0), int(row["waiting"] or 0)
 
 
-def status(store, *, check_server: bool = True) -> dict:
+def status(store: Store, *, check_server: bool = True) -> dict:
     conninfo = joined(store)
     out = {
         "joined": conninfo is not None,

@@ -33,15 +33,16 @@ def _paths(db_path, run_dir=None):
 
 def maybe_start(store, settings, *, at_end: bool, run_dir=None, python: str | None = None) -> str:
     """Start a sync unless none is due; returns STARTED, RECENT, BUSY or NOT_JOINED at once."""
-    section = settings.get("team") or {}
-    if not section.get("auto_sync", True):
+    from ..settings import value as setting
+
+    if not setting(settings, "team.auto_sync"):
         return NOT_JOINED
     from memory_cli import kvstate
 
     if not kvstate.exists(store, "team.conninfo"):
         return NOT_JOINED
     rd, lock, stamp = _paths(store.path, run_dir)
-    interval = float(section.get("sync_interval_s", 300))
+    interval = float(setting(settings, "team.sync_interval_s"))
     if not at_end:
         try:
             if time.time() - os.stat(stamp).st_mtime < interval:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
+if TYPE_CHECKING:
+    from ..hooks.context import HookContext
+    from ..hooks.response import Response
+
 
 def _start(ctx, at_end: bool) -> None:
     from memory_cli.team import background
@@ -17,9 +22,9 @@ def _start(ctx, at_end: bool) -> None:
         ctx.audit("team_sync", result="started", context=ctx.event)
 
 
-def session_start(ctx, resp) -> None:
+def session_start(ctx: HookContext, resp: Response) -> None:
     _start(ctx, at_end=False)
 
 
-def session_end(ctx, resp) -> None:
+def session_end(ctx: HookContext, resp: Response) -> None:
     _start(ctx, at_end=True)

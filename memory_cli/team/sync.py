@@ -427,8 +427,7 @@ def _note(notes: list | None, entry_id: str, what: str, why: str) -> None:
 def _create_local(store, row: dict) -> None:
     if row["rule"] is not None:
         r = row["rule"]
-        rules_api.create_rule(
-            store,
+        rule = rules_api.RuleSpec(
             row["content"],
             scope=row["scope"],
             provenance="imported",
@@ -439,6 +438,7 @@ def _create_local(store, row: dict) -> None:
             entry_id=row["id"],
             **rules_api.portable_kwargs(r),
         )
+        rules_api.new_rule(store, rule)
     else:
         entries.add(
             store,
