@@ -468,18 +468,19 @@ def test_a_copy_is_followed_while_no_rule_is_native_and_stops_after_uninstall(db
     assert not native_path("gemini").exists() and not native_path("gemini").parent.exists()
 
 
-def test_install_keeps_the_confirmed_rules_native_for_that_agent_and_uninstall_takes_them_back(db_path):
-    """Installing into an agent is what asks for its native copy: a confirmed block rule is
-    there at once, a rule added later follows, and ``--no-native`` leaves the formats alone."""
+def test_install_native_keeps_the_confirmed_rules_native_for_that_agent_and_uninstall_takes_them_back(db_path):
+    """``install --native`` asks for the agent's native copy with its hooks: a confirmed block
+    rule is there at once, a rule added later follows, and without the flag the agent's rule
+    formats are left alone."""
     settings = native_path("claude")
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text('{"model": "opus"}')
     original = settings.read_bytes()
     add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
-    r = _ok(run_cli("install", "--no-mcp", "--no-model", db=db_path))
+    r = _ok(run_cli("install", "--no-mcp", "--no-model", "--native", db=db_path))
     assert "1 confirmed rule(s) in its own rule format" in r.stderr
     assert "Bash(git push --force:*)" in json.loads(settings.read_text())["permissions"]["deny"]
-    _ok(run_cli("install", "--agent", "codex", "--no-mcp", db=db_path))
+    _ok(run_cli("install", "--agent", "codex", "--no-mcp", "--native", db=db_path))
     assert '"--force"' in native_path("codex").read_text()
     later = json.loads(
         _ok(
@@ -490,7 +491,7 @@ def test_install_keeps_the_confirmed_rules_native_for_that_agent_and_uninstall_t
     )
     assert "Bash(rm -rf /:*)" in json.loads(settings.read_text())["permissions"]["ask"], later
     assert "rm" in native_path("codex").read_text()
-    _ok(run_cli("install", "--agent", "gemini", "--no-mcp", "--no-native", db=db_path))
+    _ok(run_cli("install", "--agent", "gemini", "--no-mcp", db=db_path))
     assert not native_path("gemini").exists()
     _ok(run_cli("uninstall", "--agent", "codex", db=db_path))
     assert not native_path("codex").exists()

@@ -37,9 +37,9 @@ AGENT_HELP = (
     "gemini (~/.gemini/settings.json, hooks and MCP server)"
 )
 NO_MODEL_HELP = "Do not install the embedding model when it is missing (search then works by keywords)."
-NO_NATIVE_HELP = (
-    "Do not keep the confirmed rules in the agent's own rule format too (a second line of defence "
-    "that holds with hooks off; `memory-cli rules export --to AGENT --write` turns it on later)."
+NATIVE_HELP = (
+    "Also keep the confirmed rules in the agent's own rule format, followed from now on: a second "
+    "line of defence that holds with hooks off (the same as `memory-cli rules export --to AGENT --write`)."
 )
 ENTRY_HELP = (
     "fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
@@ -54,13 +54,13 @@ def install(
     entry: Annotated[str, typer.Option("--entry", help=ENTRY_HELP)] = "fast",
     agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = "claude",
     no_model: Annotated[bool, typer.Option("--no-model", help=NO_MODEL_HELP)] = False,
-    no_native: Annotated[bool, typer.Option("--no-native", help=NO_NATIVE_HELP)] = False,
+    native: Annotated[bool, typer.Option("--native", help=NATIVE_HELP)] = False,
     json_: JsonOpt = False,
 ):
     """Merge memory-cli's hooks into a Claude Code (or Codex CLI, Gemini CLI) settings file and
-    register its MCP server (idempotent, backed up, shown as a diff); keep the confirmed rules in
-    that agent's native rule format too (user scope); install the embedding model when it is
-    missing."""
+    register its MCP server (idempotent, backed up, shown as a diff); with --native, keep the
+    confirmed rules in that agent's own rule format too (user scope); install the embedding model
+    when it is missing."""
     from .. import install as lib
     from ..errors import InvalidInput
     from ..mcp import registration
@@ -82,7 +82,7 @@ def install(
             config = agent_mcp.codex_config_file(scope)
             changes.append((config, *agent_mcp.codex_plan(config, lib.executable(), state.db)))
         _report_all(lib, changes, dry_run, json_, "installed")
-        if scope == "user" and not no_native:
+        if scope == "user" and native:
             _add_native(agent, dry_run, json_)
         return
     path = lib.settings_file(scope)
@@ -93,7 +93,7 @@ def install(
     if not no_mcp:
         changes.append(registration.plan(scope, lib.executable(), state.db))
     _report_all(lib, changes, dry_run, json_, "installed")
-    if scope == "user" and not no_native:
+    if scope == "user" and native:
         _add_native(agent, dry_run, json_)
     if not dry_run:  # the hooks' patterns compiled once now, not in the first prompts' hooks
         from ..capture.detect import warm_regex_cache
