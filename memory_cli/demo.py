@@ -256,7 +256,11 @@ class Demo:
         )
         self.expect(bool(s["reason"] or s["context"]), "the violation is fed back to Claude and counted")
 
-        self.step("7. You correct Claude", "UserPromptSubmit: corrections are captured without any LLM.")
+        self.step(
+            "7. You correct Claude",
+            "UserPromptSubmit: the hook keeps corrections for review without any LLM, quietly; Claude, taught at "
+            "session start, records the lesson itself with your words quoted.",
+        )
         self.write_transcript(
             [
                 {
@@ -272,7 +276,20 @@ class Demo:
             ]
         )
         s = self.hook("UserPromptSubmit", prompt="No, use pnpm, not npm.")
-        self.expect("pnpm" in (s["context"] or ""), "Claude is told the correction at once")
+        waiting = self.cli("review", "--list", "--json", quiet=True)
+        self.expect(
+            "pnpm" in waiting.stdout and "Recorded correction" not in (s["context"] or ""),
+            "the correction waits for review; the hook tells Claude nothing it might have misread",
+        )
+        s = self.hook(
+            "Stop",
+            stop_hook_active=False,
+            last_assistant_message='Switching to pnpm.\n[LESSON: "No, use pnpm, not npm." -> Use pnpm, not npm]',
+        )
+        self.expect(
+            not s["reason"],
+            "Claude's lesson quotes what you typed, so it is accepted and waits for review as the agent's",
+        )
         self.hook("UserPromptSubmit", session="demo-session-2", prompt="I already told you: use pnpm instead of npm")
         s = self.hook("UserPromptSubmit", session="demo-session-3", prompt="Again, don't use npm, use pnpm")
         self.expect(

@@ -12,18 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from memory_cli import install
+
 from .conftest import REPO
 
-EVENTS = {
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreCompact",
-    "Stop",
-    "SessionEnd",
-}
+EVENTS = set(install.EVENTS)  # every event memory-cli registers, PermissionDenied included
 
 
 def validate(claude_bin: Path, target: Path, home: Path) -> tuple[subprocess.CompletedProcess, dict]:
