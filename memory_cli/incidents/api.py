@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import audit, fields
 from .. import scope as scopes
 from ..errors import InvalidInput, NotFound
+from ..settings import value as setting
 from ..util import new_id, now_iso
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
@@ -59,7 +60,7 @@ PUBLIC = (
     "updated_at",
     "resolved_at",
 )
-EMBED_TIMEOUT_MS = 150
+EMBED_TIMEOUT_MS = float(setting(None, "daemon.request_timeout_ms"))  # the hook's budget for the daemon
 VECTOR_CANDIDATES = 500  # most recent incidents compared by meaning; older ones by words only
 
 

@@ -126,14 +126,15 @@ def for_failure(
 
     if len(terms(query)) < 2:
         return empty
-    inj = settings.get("injection", {}) if hasattr(settings, "get") else {}
-    threshold = float(inj.get("similarity_threshold", 0.6))
-    min_conf = float(inj.get("min_confidence", 0.3))
-    max_entries = max(1, int(inj.get("per_prompt_max_entries", 3)))
-    max_tokens = max(100, int(inj.get("per_prompt_max_tokens", 300)) + 100)
+    from ..settings import value as setting
+
+    threshold = float(setting(settings, "injection.similarity_threshold"))
+    min_conf = float(setting(settings, "injection.min_confidence"))
+    max_entries = max(1, int(setting(settings, "injection.per_prompt_max_entries")))
+    max_tokens = max(100, int(setting(settings, "injection.per_prompt_max_tokens")) + 100)
     projects = project_aliases(project)
     seen = already_offered_for_failures(store, session_id)
-    timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+    timeout = setting(settings, "daemon.request_timeout_ms")
     hits = search(
         store,
         query,

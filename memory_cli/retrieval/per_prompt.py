@@ -113,16 +113,17 @@ def for_prompt(
     empty = {"text": "", "ids": [], "included": 0, "eligible": 0, "tokens": 0}
     if not prompt or _TRIVIAL_PROMPT.match(prompt) or len(terms(prompt)) < 2:
         return empty
-    inj = settings.get("injection", {}) if hasattr(settings, "get") else {}
-    max_entries = int(inj.get("per_prompt_max_entries", 3))
-    max_tokens = int(inj.get("per_prompt_max_tokens", 300))
-    threshold = float(inj.get("similarity_threshold", 0.6))
-    min_conf = float(inj.get("min_confidence", 0.3))
+    from ..settings import value as setting
+
+    max_entries = int(setting(settings, "injection.per_prompt_max_entries"))
+    max_tokens = int(setting(settings, "injection.per_prompt_max_tokens"))
+    threshold = float(setting(settings, "injection.similarity_threshold"))
+    min_conf = float(setting(settings, "injection.min_confidence"))
     if max_entries <= 0 or max_tokens <= 0:
         return empty
     projects = project_aliases(project)
     seen = already_injected(store, session_id)
-    timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+    timeout = setting(settings, "daemon.request_timeout_ms")
     query_text = prompt[:2000]
     hits: list[dict] = []
     if is_negative_question(prompt):

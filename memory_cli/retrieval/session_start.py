@@ -118,12 +118,13 @@ def _row(r: dict) -> dict:
 
 def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
     from ..settings import token_budget
+    from ..settings import value as setting
 
-    inj = (settings.get("injection") if hasattr(settings, "get") else None) or {}
-    max_entries = int(inj.get("max_entries", 15))
-    max_tokens = int(token_budget({"injection": {"max_tokens": inj.get("max_tokens", 2000)}}))
-    min_conf = float(inj.get("min_confidence", 0.3))
-    always = tuple(_config_scope(s) for s in (inj.get("always_include_scopes") or []) if isinstance(s, str))
+    max_entries = int(setting(settings, "injection.max_entries"))
+    max_tokens = int(token_budget({"injection": {"max_tokens": setting(settings, "injection.max_tokens")}}))
+    min_conf = float(setting(settings, "injection.min_confidence"))
+    scopes = setting(settings, "injection.always_include_scopes") or []
+    always = tuple(_config_scope(s) for s in scopes if isinstance(s, str))
     return max_entries, max_tokens, min_conf, always
 
 
@@ -291,7 +292,9 @@ def inject(
     relevance: dict[str, float] = {}
     text = session_query_text(sc)
     if text and max_entries > 0:
-        timeout = (settings.get("daemon") or {}).get("request_timeout_ms") if hasattr(settings, "get") else None
+        from ..settings import value as setting
+
+        timeout = setting(settings, "daemon.request_timeout_ms")
         for hit in search(
             store,
             text,

@@ -271,7 +271,7 @@ def evaluate(
     deadline: float | None = None,
     only: set[str] | None = None,
     intent_threshold: float = 0.6,
-    intent_timeout_ms: float = 150.0,
+    intent_timeout_ms: float | None = None,
     use_intent: bool = True,
     ceiling: float | None = None,
     intent_deadline: float | None = None,
@@ -407,7 +407,7 @@ def evaluate(
             event,
             intent_deadline if intent_deadline is not None else deadline,
             intent_threshold,
-            intent_timeout_ms,
+            intent_timeout_ms if intent_timeout_ms is not None else _default_intent_timeout_ms(),
         )
 
     v.matches = sorted(
@@ -763,3 +763,10 @@ def _intent_rules(rs, intents, matched, v, tool, ti, payload, event, deadline, t
         sim, text = max((cosine(a, vec), t) for a, t in zip(action_vecs, actions))
         if sim >= threshold:
             matched[i] = Match(rules[i], "intent", f"similarity {sim:.2f} to {text[:80]!r}")
+
+
+def _default_intent_timeout_ms() -> float:
+    """The daemon's time limit for a hook's request, as the field table gives it."""
+    from ..settings import value as setting
+
+    return float(setting(None, "daemon.request_timeout_ms"))
