@@ -131,7 +131,7 @@ def test_codex_which_cannot_ask_is_denied_what_would_be_asked(db_path, force_pus
     assert spec["permissionDecision"] == "deny" and "builds its words at run time" in spec["permissionDecisionReason"]
 
 
-def test_gemini_is_asked_what_claude_code_is_asked(db_path, force_push):
+def test_gemini_which_may_run_headless_is_denied_what_would_be_asked(db_path, force_push):
     from test_agent_adapters import agent_hook, gemini
 
     body = gemini(
@@ -140,7 +140,7 @@ def test_gemini_is_asked_what_claude_code_is_asked(db_path, force_push):
         tool_input={"command": "perl -e 'system(\"git push --force\")'"},
     )
     out = agent_hook(db_path, "gemini", "BeforeTool", body)
-    assert out["decision"] == "ask" and "builds its words at run time" in out["reason"]
+    assert out["decision"] == "deny" and "builds its words at run time" in out["reason"]
 
 
 def test_an_unconfirmed_block_rule_is_not_asked_for_words_built_at_run_time(hook, db_path):

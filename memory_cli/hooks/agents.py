@@ -173,9 +173,11 @@ def patch_calls(patch: str, cwd=None) -> list[tuple[str, dict]]:
 
 def render(agent: str, native: str, event: str, response) -> dict | None:
     """The answer for the agent, from a :class:`~memory_cli.hooks.response.Response`."""
-    if agent == "codex" and event == "PreToolUse" and response.decision == "ask" and response.ask_or_deny:
-        # Codex cannot ask: a call that must be asked (a block rule's words built at run time)
-        # is denied, with the reason the person would have been asked.
+    if agent in ("codex", "gemini") and event == "PreToolUse" and response.decision == "ask" and response.ask_or_deny:
+        # A call that must be asked (a block rule's words built at run time) is denied where the
+        # agent may not be able to ask: Codex never can, and a headless Gemini (`gemini -p`)
+        # waits forever on a hook's ask, which a hook cannot tell from an interactive session.
+        # The reason is the one the person would have been asked with.
         response.decision = "deny"
     if agent == "codex" and event == "PreToolUse" and response.decision == "ask":
         # Codex accepts only deny here; what a rule wanted confirmed is said, not decided.
