@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import add_rule, hook_cmd, payload, run_cli, run_hook
@@ -81,6 +82,9 @@ def _reproductions(db, claude):
         "rm -rf of home": "rm -rf ~",
         "rm -rf of $HOME": 'rm -rf "$HOME"',
         "a link to write through later": f"ln -s {claude}/settings.json innocent.json",
+        "codex native rules removed": "rm -f ~/.codex/rules/memory-cli.rules",
+        "gemini native policy emptied": "echo '' > ~/.gemini/policies/memory-cli.toml",
+        "gemini allow policy beside it": "cp /tmp/allow.toml ~/.gemini/policies/zz-allow.toml",
     }
 
 
@@ -112,6 +116,9 @@ def test_writes_and_edits_of_settings_the_toml_and_the_spool_are_asked(hook, db_
         (f"{db_path}.spool/0001.json", "Write"),
         (f"{db_path}.rules-cache", "Write"),
         (claude_dir / "memory" / "config.json", "Write"),
+        (Path.home() / ".codex" / "rules" / "memory-cli.rules", "Write"),
+        (Path.home() / ".gemini" / "policies" / "memory-cli.toml", "Edit"),
+        (Path.home() / ".gemini" / "policies" / "allow-everything.toml", "Write"),
     ]
     for path, tool in targets:
         r = hook("PreToolUse", write(path, tool=tool))
@@ -283,11 +290,25 @@ def test_doctor_reports_a_regex_cache_that_does_not_match_the_store(db_path, cla
 
 
 # -- no wrong blocks ------------------------------------------------------------------------------
-def _real_calls():
-    from pathlib import Path
+REAL = Path(__file__).parent / "fixtures" / "real"
 
-    root = Path(__file__).parent / "fixtures" / "real" / "transcripts"
-    for f in sorted(root.glob("*.jsonl")):
+# The real calls of the held-out sessions that do change memory-cli's state: each one writes,
+# moves or restores a Claude Code settings file, where memory-cli's hooks live. Asking the person
+# there is the protection working; nothing else of the 8,000 calls may be asked.
+REALLY_TOUCHING = [
+    ("4thehalibit-3.jsonl", "Bash", "runs cp onto Claude Code settings"),
+    ("Damon-Salvetore-1.jsonl", "Edit", "changes Claude Code settings"),
+    ("oliyoung-1.jsonl", "Bash", "runs git restore on Claude Code local settings"),
+    ("oliyoung-1.jsonl", "Bash", "runs mv on Claude Code local settings"),
+    ("patleeman-2.jsonl", "Edit", "changes Claude Code settings"),
+    ("patleeman-2.jsonl", "Edit", "changes Claude Code settings"),
+    ("patleeman-2.jsonl", "Edit", "changes Claude Code settings"),
+    ("patleeman-2.jsonl", "Edit", "changes Claude Code settings"),
+]
+
+
+def _real_calls(*folders: str):
+    for f in [f for folder in folders for f in sorted((REAL / folder).glob("*.jsonl"))]:
         for line in f.read_text(encoding="utf-8").splitlines():
             try:
                 record = json.loads(line)
@@ -304,14 +325,14 @@ def _real_calls():
 
 
 def test_no_real_tool_call_is_asked(db_path, claude_dir, guarded):
-    """Every Bash/Write/Edit call of the real transcripts, through the PreToolUse hook runner
-    with the protection on and the person's rule set: the ones asked are listed (none is:
-    none of them touches memory-cli's state)."""
+    """Every Bash/Write/Edit call of the real transcripts the rules were tuned on, through the
+    PreToolUse hook runner with the protection on and the person's rule set: none is asked (none
+    touches memory-cli's state)."""
     import io
 
     from memory_cli.hooks.runner import main as run_hook_in_process
 
-    calls = list(_real_calls())
+    calls = list(_real_calls("transcripts"))
     assert len(calls) >= 500
     asked = []
     for name, cwd, tool, tool_input in calls:
@@ -324,6 +345,25 @@ def test_no_real_tool_call_is_asked(db_path, claude_dir, guarded):
             asked.append((name, tool, str(tool_input.get("command") or tool_input.get("file_path"))[:120], reason))
     assert asked == [], "\n".join(map(str, asked))
     assert rows(db_path, "protect_ask") == []
+
+
+def test_held_out_real_calls_are_asked_only_where_they_change_memory_clis_state(db_path, claude_dir, guarded):
+    """The sessions of the people held out (never read while writing the protection): each of
+    their 7,000-odd calls through the check the PreToolUse hook makes (the whole runner takes about
+    six minutes over their large writes). Asked: exactly the calls that change a settings file; a
+    settings file read through `python3 -m json.tool` is not among them."""
+    from memory_cli.rules import self_protect
+
+    calls = list(_real_calls("heldout", "heldout2"))
+    assert len(calls) >= 7000
+    asked = []
+    for name, cwd, tool, tool_input in calls:
+        reason = self_protect.check(tool, tool_input, str(db_path), cwd)
+        if reason is not None:
+            asked.append((name, tool, reason))
+    assert len(asked) == len(REALLY_TOUCHING), "\n".join(map(str, asked))
+    for (name, tool, reason), (want_name, want_tool, want_what) in zip(asked, REALLY_TOUCHING):
+        assert (name, tool) == (want_name, want_tool) and f" {want_what} " in reason, (name, tool, reason)
 
 
 def test_archiving_a_note_is_the_agents_ordinary_work_archiving_a_rule_is_not(hook, db_path, guarded):

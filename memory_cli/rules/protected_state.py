@@ -117,6 +117,11 @@ def targets(store_path: str | None) -> list[Target]:
     codex = os.path.abspath(os.path.expanduser(os.environ.get("CODEX_HOME") or "~/.codex"))
     out.append(Target(os.path.join(codex, "config.toml"), "Codex config (memory-cli's entries)"))
     out.append(Target(os.path.join(codex, "hooks.json"), "Codex hooks (memory-cli's entries)"))
+    # The native copies of the rules: a file removed, or another rule file beside it (a Gemini
+    # allow at a higher priority), would let through what the copy stops with every hook off.
+    out.append(Target(os.path.join(codex, "rules"), "Codex rules (memory-cli's native copy)", folder=True))
+    gemini_policies = os.path.join(os.path.expanduser("~"), ".gemini", "policies")
+    out.append(Target(gemini_policies, "Gemini CLI policies (memory-cli's native copy)", folder=True))
     return out
 
 
@@ -339,7 +344,7 @@ class Checker:
         elif name in _SQLITE:
             return self._sqlite(args)
         elif name.startswith(_INTERPRETERS):
-            return self._interpreter(name, raw)
+            return self._interpreter(name, _own_text(args, raw))
         return None
 
     def _sqlite(self, args: list[str]):
@@ -372,6 +377,26 @@ class Checker:
         if _writes_sql(raw) or any(w in low for w in _FILE_WRITE):
             return (f"runs {name} code that changes", t)
         return None
+
+
+# The options that give an interpreter its code as the next word.
+_CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-r", "-p", "--eval", "--print", "-x"})
+
+
+def _own_text(args: list[str], raw: str) -> str:
+    """What an interpreter's run may do, as text: its code and arguments when the line gives it
+    (``-c``, ``-e`` ...) or its own words when it runs a module or a script (``python3 -m json.tool``, whose words
+    hold no code); the whole line when it reads its code from standard input (a heredoc, a pipe),
+    since that code is somewhere in the line. So `cat settings.json | python3 -m json.tool | grep
+    write` reads the file and changes nothing."""
+    for i, a in enumerate(args):
+        if a in _CODE_OPTIONS and i + 1 < len(args):
+            return " ".join(args[i + 1 :])  # the code and the arguments it is given
+        if a == "-m" or (not a.startswith("-") and a != "-"):
+            return " ".join(args)
+        if a == "-":
+            break
+    return raw
 
 
 def _any_parent(path: str, pred) -> bool:
