@@ -28,8 +28,8 @@ READ_MODELS = {
     "memory_cli/rules/proof.py": "what each rule did in hooks, read from the audit log",
 }
 
-# Edge statements still allowed, by (module, table): the review queue's SQL on ``corrections``,
-# which moves into the review module. Remove an entry once its module no longer needs it.
+# Edge statements allowed, by (module, table): none. An entry here is a decision to leave SQL in
+# an edge for a while, to be removed once its module no longer needs it.
 ALLOWED: set[tuple[str, str]] = set()
 
 
