@@ -160,6 +160,23 @@ def test_without_the_token_the_browser_gets_nothing(chromium, server):
     context.close()
 
 
+def test_the_login_page_is_a_styled_form_with_its_field_focused(chromium, server):
+    """The page a browser without a session gets says what to do and looks like the dashboard's:
+    a heading, the reason, a labelled token field ready to type into, a coloured button."""
+    context = chromium.new_context()
+    pg = context.new_page()
+    assert pg.goto(server["base"] + "/").status == 401
+    assert pg.inner_text("h1") == "Log in to memory-cli"
+    assert pg.evaluate("document.activeElement.name") == "token"
+    assert pg.inner_text("label[for=token]") == "Token"
+    button = pg.evaluate("getComputedStyle(document.querySelector('button')).backgroundColor")
+    assert button == "rgb(31, 111, 235)", button
+    font = pg.evaluate("getComputedStyle(document.body).fontFamily")
+    assert "system-ui" in font, font
+    shoot(pg, "login")
+    context.close()
+
+
 def test_the_token_never_reaches_the_browsers_urls_or_cookies(chromium, server):
     """History keeps every URL a tab visited, cookies go to every port of 127.0.0.1: neither
     may hold the token. The printed link works once; after that the login form lets one in."""

@@ -272,9 +272,31 @@ def _cookie(header: str, name: str) -> str | None:
 
 
 _LOGIN_FORM = (
-    f"<form method=post action={LOGIN_PATH} style='font-family:sans-serif'>"
-    "<label>token <input type=password name=token autocomplete=off required></label> "
-    "<button>log in</button></form>"
+    f"<form method=post action={LOGIN_PATH}>"
+    "<label for=token>Token</label>"
+    "<input id=token type=password name=token autocomplete=off required autofocus>"
+    "<button>Log in</button>"
+    "<p class=hint>The token is in <code>memory-cli serve</code>'s output, beside the one-time link.</p>"
+    "</form>"
+)
+
+# The refusal and login page: inline, because the dashboard's own stylesheet is served only after
+# login (the security policy allows inline styles, not scripts).
+_PAGE_STYLE = (
+    "<style>"
+    "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;background:#f5f6f8;color:#1f2328;"
+    "margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center}"
+    "main{background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:1.5rem 2rem;max-width:28rem;"
+    "box-shadow:0 1px 3px rgba(0,0,0,.06)}"
+    "h1{font-size:1.1rem;margin:0 0 .75rem}"
+    "p{line-height:1.45;margin:.5rem 0}"
+    "form{display:flex;flex-direction:column;gap:.5rem;margin-top:1rem}"
+    "input{font:inherit;padding:.45rem .6rem;border:1px solid #d0d7de;border-radius:6px}"
+    "button{font:inherit;padding:.45rem .6rem;border:0;border-radius:6px;background:#1f6feb;color:#fff;"
+    "cursor:pointer}"
+    ".hint{color:#59636e;font-size:.85rem}"
+    "code{background:#eff1f3;padding:0 .25rem;border-radius:4px}"
+    "</style>"
 )
 
 
@@ -285,9 +307,11 @@ async def _refuse(send, status: int, message: str, is_api: bool, extra=()):
     if is_api:
         body = json.dumps({"detail": message}).encode()
         return await _send(send, status, body, "application/json", [*_HARDENING, *extra])
+    heading = "Log in to memory-cli" if status == 401 else f"memory-cli: {status}"
     html = (
-        f"<!doctype html><meta charset=utf-8><title>memory-cli: {status}</title>"
-        f"<p style='font-family:sans-serif'>memory-cli: {_escape(message)}</p>" + (_LOGIN_FORM if status == 401 else "")
+        f"<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+        f"<title>memory-cli: {status}</title>{_PAGE_STYLE}<main><h1>{heading}</h1>"
+        f"<p>{_escape(message)}</p>" + (_LOGIN_FORM if status == 401 else "") + "</main>"
     ).encode()
     return await _send(send, status, html, "text/html; charset=utf-8", [*_HARDENING, *extra])
 
