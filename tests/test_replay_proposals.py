@@ -136,6 +136,42 @@ def test_never_commit_on_main_is_offered_as_a_reminder_not_a_gate_on_every_commi
     assert entry["status"] == "active"
 
 
+def _newcomer(store, history) -> dict:
+    """The words a newcomer typed, after a commit on main in three sessions, while commits on
+    branches passed in two others."""
+    for sid in ("m1", "m2", "m3"):
+        typed = history.session(
+            sid, [("commit the change", ['git commit -m "feat: login"']), ("never commit directly to main", [])]
+        )
+        _correct(store, "never commit directly to main", sid, typed[1])
+    for sid in ("b1", "b2"):
+        history.session(sid, [("commit it", ["git switch -c feat/x", "git commit -m wip"]), ("thanks", [])])
+    return _proposal(store)
+
+
+def test_commit_directly_to_main_in_the_newcomers_words_never_gates_every_commit(store, history, cli):
+    """Approved as proposed it is a memory with no gate on `git commit`; edited to `git commit`,
+    the replay shows it firing on the commits the person let pass and offers a reminder."""
+    item = _newcomer(store, history)
+    rule, replay = item.get("rule"), item.get("replay") or {}
+    if rule and rule.get("pattern"):
+        assert replay["fires_on_let_pass"] == 0 or replay["offer"] in ("reminder", "narrowed"), (rule, replay)
+    edited = review.replay_pattern(item, "git commit", "command")
+    assert edited["fires_on_let_pass"] == 2 and edited["offer"] == "reminder", edited
+    cli("review", "--approve", item["id"])
+    verdict = json.loads(cli("rules", "test", "--input", "git commit -m wip", "--json").stdout)
+    assert verdict["decision"] == "allow" and verdict["rules"] == [], verdict
+
+
+def test_a_pattern_given_with_approve_is_kept_and_its_replay_said_first(store, history, cli):
+    """The newcomer's edit on the command line: the person chose it, so it is kept, and the
+    approval says where it will also fire before the next session meets it."""
+    item = _newcomer(store, history)
+    done = cli("--json", "review", "--approve", item["id"], "--pattern", "git commit")
+    assert "fires on 3 of 3 corrected call(s) and on 2 you let pass" in done.stderr, done.stderr
+    assert json.loads(done.stdout)["replay"]["fires_on_let_pass"] == 2
+
+
 def test_a_proposal_firing_on_let_pass_calls_is_narrowed_to_what_was_corrected(store, history, cli):
     for sid in ("n1", "n2", "n3"):
         typed = history.session(

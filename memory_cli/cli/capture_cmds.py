@@ -128,6 +128,7 @@ def review(
             return
         if approve or reject:
             offer = rv.replay_offer(store, approve) if approve and pattern is None else None
+            typed = _replay_typed(store, approve, pattern, pattern_type) if approve and pattern is not None else None
             no_rule = False
             if offer and offer["offer"] == "narrowed":
                 pattern, pattern_type = offer["narrowed_pattern"], offer["pattern_type"]
@@ -150,6 +151,15 @@ def review(
             if offer and offer["offer"] in ("narrowed", "reminder"):
                 result["replay"] = offer
                 sys.stderr.write(f"replay: {offer['why']}\n")
+            elif typed and typed.get("fires_on_let_pass"):
+                # The person chose this pattern: it is kept, and what it will also fire on is said.
+                result["replay"] = typed
+                sys.stderr.write(
+                    f"replay: {pattern!r} fires on {typed['fires_on_corrected']} of {typed['corrected_calls']}"
+                    f" corrected call(s) and on {typed['fires_on_let_pass']} you let pass"
+                    f" ({typed['let_pass_sessions']} session(s)), so it will fire on those too;"
+                    " `memory-cli rules disable ID` turns it off\n"
+                )
             flush_warnings(store)
             if want_json(json_):
                 emit_json(_public(result))
@@ -307,6 +317,17 @@ def _describe(item: dict, index: int, total: int) -> None:
         print(f"  context: {clip(item['context'], 100)}")
     _print_instances(item)
     _print_replay(item.get("replay"))
+
+
+def _replay_typed(store, ref: str, pattern: str, ptype: str | None) -> dict | None:
+    """The replay of a pattern given with ``--approve``; None where there is nothing to replay."""
+    from .. import review as rv
+
+    try:
+        replay = rv.replay_pattern(rv.show(store, ref, suggest=True), pattern, ptype)
+    except Exception:  # an unknown id or a refused pattern is refused by approve, saying why
+        return None
+    return replay if replay.get("calls_read") else None
 
 
 def _replay_edited(item: dict, pattern: str, ptype: str | None) -> str | None:
