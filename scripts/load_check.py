@@ -58,6 +58,9 @@ def clone(dest: Path) -> Path:
 def one_run(i: int, args) -> dict:
     work = Path(tempfile.mkdtemp(prefix="memory-cli-load-"))
     where = ROOT if args.in_place else clone(work / "clone")
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=where, capture_output=True, text=True
+    ).stdout.strip()
     cmd = ["make", "test"] if args.in_place else ["bash", ".ci/run"]
     env = dict(os.environ, CI="true")
     env.pop("VIRTUAL_ENV", None)
@@ -78,6 +81,7 @@ def one_run(i: int, args) -> dict:
     tail = log.read_text(errors="replace").splitlines()[-12:]
     result = {
         "run": i,
+        "commit": commit,
         "passed": code == 0,
         "exit": code,
         "minutes": round(elapsed / 60, 1),
@@ -104,7 +108,7 @@ def main() -> int:
         results.append(r)
         outcome = "passed" if r["passed"] else f"FAILED (exit {r['exit']})"
         print(
-            f"run {i}: {outcome} in {r['minutes']} min, load average {r['load_avg']}; log {r['log']}",
+            f"run {i} ({r['commit']}): {outcome} in {r['minutes']} min, load average {r['load_avg']}; log {r['log']}",
             flush=True,
         )
         if not r["passed"]:
