@@ -107,12 +107,15 @@ def test_a_lesson_line_does_the_same_without_mcp(e2e_home):
 
 
 # -- the same through Codex CLI and Gemini CLI (their MCP registration: `install --agent`) ---------
-from .agent_standins import codex_call, codex_exec, codex_tool_search, gemini_call  # noqa: E402
+from waiting import bound  # noqa: E402
+
+from .agent_standins import WaitFor, codex_call, codex_exec, codex_tool_search, gemini_call, gemini_text  # noqa: E402
 from .test_e2e_agents import agent_bins  # noqa: E402, F401  (a fixture)
 from .test_e2e_agents import agents as agents  # noqa: E402  (a fixture: a HOME with both agents installed)
 
 CODEX_SAID = "deploys go through the staging cluster first"
 GEMINI_SAID = "the staging cluster sees every deploy first"
+MARKER_SAID = "staging gets it before prod, always"
 DEPLOY = {"lesson": "Deploy to staging before production", "kind": "standing"}
 
 
@@ -125,7 +128,13 @@ def test_codex_and_gemini_record_lessons_through_the_mcp_tool(agents):
     run = agents.codex(
         CODEX_SAID,
         [
-            [codex_exec("sleep 4")],  # Codex lists MCP tools once the server is up (see test_e2e_agents)
+            # Codex lists MCP tools once the server is up, which it does not wait for (see
+            # test_e2e_agents): pause until its requests name the server's namespace.
+            WaitFor(
+                lambda body: "- mcp__memory_cli: " in json.dumps(body, ensure_ascii=False),
+                [codex_exec("sleep 0.5")],
+                limit=int(bound(60) / 0.5),
+            ),
             [codex_tool_search("correction")],
             [codex_call("record_correction", {"quote": CODEX_SAID, **DEPLOY}, namespace="mcp__memory_cli")],
             [
@@ -136,6 +145,7 @@ def test_codex_and_gemini_record_lessons_through_the_mcp_tool(agents):
         ],
     )
     assert run.proc.returncode == 0, run.describe()
+    assert "record_correction" in run.standin.shown(run.standin.main_requests[0]), run.describe()  # taught
     outputs = run.standin.tool_outputs()
     assert "Deploy to staging before production" in outputs[-2], run.describe()
     assert "refused" in outputs[-1], run.describe()
@@ -144,6 +154,7 @@ def test_codex_and_gemini_record_lessons_through_the_mcp_tool(agents):
         [[gemini_call("mcp_memory-cli_record_correction", {"quote": GEMINI_SAID.upper(), **DEPLOY})]],
     )
     assert run.proc.returncode == 0, run.describe()
+    assert "record_correction" in run.standin.shown(run.standin.main_requests[0]), run.describe()  # taught
     assert "Deploy to staging" in run.standin.tool_outputs()[0], run.describe()
     # One lesson, said in two sessions of two agents: counted once per session (and, said in
     # two sessions, also shown as a recurring instruction with each instance).
@@ -153,3 +164,23 @@ def test_codex_and_gemini_record_lessons_through_the_mcp_tool(agents):
     assert [(i["origin"], i["occurrences"]) for i in counted] == [("agent", 2)], counted
     refused = home.cli_json("audit", "--action", "lesson")
     assert [r["result"] for r in refused] == ["refused"] and "never deploy on fridays" in json.dumps(refused)
+
+
+def test_a_lesson_line_in_geminis_reply_counts_and_three_sessions_make_one_held_proposal(agents):
+    """The reply's `[LESSON: ...]` line, read by Gemini's AfterAgent hook as Claude Code's Stop
+    hook reads it (the path where the agent has no MCP tools): the third session of the same
+    lesson, across Codex and Gemini, makes one proposal that applies nothing before approval."""
+    home = agents.home
+    line = f'[LESSON: "{MARKER_SAID}" -> Deploy to staging before production]'
+    run = agents.gemini(MARKER_SAID, [[gemini_text(f"Understood: staging first.\n{line}")]])
+    assert run.proc.returncode == 0, run.describe()
+    [item] = _lessons(home)
+    assert (item["item"], item["statement"], item["sessions"]) == (
+        "proposal",
+        "Deploy to staging before production",
+        3,
+    ), item
+    assert item["user_message"] in (CODEX_SAID, GEMINI_SAID, MARKER_SAID), item
+    entry = home.cli_json("show", item["promoted_entry_id"])
+    assert entry["status"] == "archived", entry  # held back until the person approves
+    assert "Deploy to staging" not in json.dumps(home.cli_json("list")), "applied before approval"
