@@ -22,6 +22,7 @@ pytestmark = [pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[1]
 PLUGIN_ROOT = REPO / "plugin"
 BIN = Path(sys.executable).parent
+EMBED = "from memory_cli.embeddings import model; print(len(model.embed(['hi'])[0]))"
 
 
 def wait_for_second_stage(data: Path, bound_s: float) -> None:
@@ -77,3 +78,18 @@ def test_prepare_log_records_each_stage_and_the_end_of_the_background_one(claude
         [str(data / "bin" / "memory-cli"), "--version"], capture_output=True, text=True, env=env, timeout=120
     )
     assert cli.returncode == 0, cli.stderr
+    # the environment it made runs the embedding model, and its doctor has no warning
+    dims = subprocess.run(
+        [str(data / "env" / "bin" / "python"), "-c", EMBED], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert dims.returncode == 0 and dims.stdout.strip() == "1536", dims.stderr  # 384 float32 values
+    doctor = subprocess.run(
+        ["sh", str(PLUGIN_ROOT / "bin" / "run"), "run-cli", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        env=dict(env, CLAUDE_CONFIG_DIR=str(claude_dir)),
+        timeout=600,
+    )
+    checks = json.loads(doctor.stdout)["checks"]
+    assert [c for c in checks if c["status"] != "ok"] == [], doctor.stdout
+    assert {c["name"]: c for c in checks}["embedding model"]["status"] == "ok"
