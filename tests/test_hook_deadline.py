@@ -40,8 +40,46 @@ def test_a_session_end_past_its_deadline_exits_0(db_path, claude_dir):
     assert "Timeout (" in log and "SessionEnd hook ran past its hard deadline" in log, log
 
 
+def test_a_hook_its_deadline_ends_is_in_the_audit_log_as_cut_short(db_path, claude_dir):
+    """Not a silent gap: the alarm spools a `hook` row with result `deadline` (one file write,
+    no lock), which the next process that writes puts in the audit log."""
+    from memory_cli import audit, spool
+    from memory_cli.db import Store
+
+    r, _took = _stalled("SessionEnd", db_path)
+    assert r.returncode == 0
+    with Store.open(db_path) as s:
+        spool.drain(s, wait=True)
+        rows = audit.query(s, action="hook", limit=10)
+    assert [(row["hook_event"], row["result"]) for row in rows] == [("SessionEnd", "deadline")], rows
+    assert rows[0]["details"]["deadline_s"] == HARD_DEADLINE_S["SessionEnd"]
+
+
 def test_a_tool_hook_past_its_deadline_exits_0_and_tells_the_person(db_path, claude_dir):
     r, _took = _stalled("PreToolUse", db_path)
     assert r.returncode == 0, (r.returncode, r.stderr.decode()[-2000:])
     said = json.loads(r.stdout)
     assert "ran past its 4.5 s deadline" in said["systemMessage"] and "hookSpecificOutput" not in said
+
+
+def test_the_deadline_row_written_without_imports_is_read_back_by_the_spool(db_path, claude_dir):
+    """The alarm can come while a module is being imported (then nothing of memory-cli can be
+    imported): its row is then written by hand in the spool's format, and drained like any other."""
+    from memory_cli import audit, db, spool
+    from memory_cli.db import Store
+    from memory_cli.hooks import runner
+
+    assert runner.SPOOL_SUFFIX == db.SPOOL_SUFFIX
+    Store.open(db_path).close()
+    runner._answer.update(session_id='s"1\\x', agent="codex")
+    runner._spool_deadline_row(str(db_path), "SessionEnd", 1.2)
+    with Store.open(db_path) as s:
+        assert spool.drain(s, wait=True)["applied"] == 1
+        [row] = audit.query(s, action="hook", limit=5)
+    assert (row["result"], row["session_id"], row["hook_event"], row["agent"]) == (
+        "deadline",
+        's"1\\x',
+        "SessionEnd",
+        "codex",
+    )
+    assert row["details"] == {"deadline_s": 1.2}

@@ -77,7 +77,7 @@ def main(
     if own_process is None:
         own_process = stdin is None and stdout is None
     started = time.perf_counter()
-    _answer["begun"] = False
+    _answer.update(begun=False, audited=False, db=None, session_id=None, pending=None, agent=agent or "claude")
     agent = agent or "claude"
     native = event
     if agent != "claude":
@@ -90,6 +90,7 @@ def main(
     store = None
     errlog = None
     pending: list = []
+    _answer["pending"] = pending  # what the deadline's alarm spools if it ends the process first
     try:
         from .. import settings as settings_mod
         from .pinning import resolve
@@ -98,6 +99,7 @@ def main(
         if pin.skip:
             return 0  # MEMORY_CLI_DB="": a silent no-op (a pinned command still enforces its rules)
         db_override = pin.db or db_override
+        _answer["db"] = db_override  # known before the payload when the command pins it
         errlog = _arm_watchdog(event, stdout) if own_process else None
         if _is_tty(stdin):
             sys.stderr.write("memory-cli hook: Claude Code sends the event JSON on stdin; nothing to do\n")
@@ -111,6 +113,7 @@ def main(
             os.environ["MEMORY_CLI_HOOK_NOTICE"] = f"{earlier}; {pin.notice}" if earlier else pin.notice
         settings = settings_mod.load()
         db_path = settings_mod.database_path(db_override, settings)
+        _answer["db"] = db_path
         try:
             payloads = _payloads(agent, native, event, raw)
         except protocol.HookInputError as e:
@@ -128,6 +131,8 @@ def main(
                     "run `memory-cli doctor`",
                 )
             return 0
+        if payloads and isinstance(payloads[0], dict):
+            _answer["session_id"] = payloads[0].get("session_id")
         from ..db import Store
 
         store = Store.open(db_path)
@@ -150,6 +155,7 @@ def main(
             stdout.write(dumps(rendered, ensure_ascii=False))
             stdout.flush()
         _flush_audit(store, pending)
+        _answer["audited"] = True
         _drain(store, event)
         cache = sys.modules.get("memory_cli.regex_cache")
         if cache is not None:  # patterns this process compiled, kept for the next hook process
@@ -507,6 +513,7 @@ def _arm_alarm(event: str, deadline: float, log, stdout) -> bool:
                 f"memory-cli: the {event} hook ran past its {deadline:g} s deadline (a busy or stalled "
                 "machine); nothing was checked or blocked; run `memory-cli doctor`",
             )
+        _spool_at_deadline(event, deadline, log)
         os._exit(0)
 
     try:
@@ -516,6 +523,85 @@ def _arm_alarm(event: str, deadline: float, log, stdout) -> bool:
         return False
     _answer["alarm"] = True
     return True
+
+
+def _spool_at_deadline(event: str, deadline: float, log=None) -> None:
+    """The audit rows of a hook its deadline ends: what it had queued, and a ``hook`` row with
+    result ``deadline`` unless its own row was queued, as one spool file (a single file write, no
+    lock), so the audit log says the hook ran and was cut short rather than nothing at all."""
+    db = _answer.get("db")
+    if not db or _answer.get("audited"):
+        return
+    try:
+        rows = list(_answer.get("pending") or [])
+        if not any(action in ("hook", "hook_error") for action, _kw in rows):
+            rows.append(
+                (
+                    "hook",
+                    {
+                        "result": "deadline",
+                        "details": {"deadline_s": deadline},
+                        "session_id": _answer.get("session_id"),
+                        "hook_event": event,
+                        "elapsed_ms": deadline * 1000.0,
+                        "agent": _answer.get("agent"),
+                    },
+                )
+            )
+        from .. import spool
+
+        spool.put(db, [spool.make("audit", {"action": a, "kw": kw}) for a, kw in rows])
+        return
+    except Exception as e:  # noqa: BLE001 - e.g. the alarm came while a module was being imported
+        first = e
+    try:  # the deadline's row alone, written with what this module holds (os, time)
+        _spool_deadline_row(db, event, deadline)
+    except Exception as e:  # noqa: BLE001 - the process ends now either way: said in the log
+        try:
+            log.write(
+                f"the {event} hook's audit row was lost at its deadline ({type(first).__name__}: {first};"
+                f" {type(e).__name__}: {e})\n"
+            )
+            log.flush()
+        except Exception:
+            pass
+
+
+# The spool folder's suffix (db.SPOOL_SUFFIX), here so that the deadline's row can be written
+# while the alarm has interrupted an import of db itself; a test holds the two equal.
+SPOOL_SUFFIX = ".spool"
+
+
+def _json_text(value) -> str:
+    if value is None:
+        return "null"
+    text = "".join(c if c >= " " else " " for c in str(value)[:200])
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _spool_deadline_row(db: str, event: str, deadline: float) -> None:
+    """One spool file holding the ``hook`` row of a hook its deadline ended, in the spool's own
+    format (see :mod:`memory_cli.spool`), with no import at all."""
+    where = db + SPOOL_SUFFIX
+    os.makedirs(where, mode=0o700, exist_ok=True)
+    t = time.time()
+    at = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int((t % 1) * 1_000_000):06d}Z"
+    h = os.urandom(16).hex()
+    aid = f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) % 4]}{h[17:20]}-{h[20:32]}"
+    kw = (
+        f'{{"result":"deadline","details":{{"deadline_s":{deadline!r}}},"session_id":'
+        f'{_json_text(_answer.get("session_id"))},"hook_event":{_json_text(event)},'
+        f'"elapsed_ms":{deadline * 1000.0!r},"agent":{_json_text(_answer.get("agent"))}}}'
+    )
+    line = f'{{"id":"{aid}","kind":"audit","at":"{at}","args":{{"action":"hook","kw":{kw}}}}}\n'
+    name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(4).hex()}.jsonl"
+    tmp = os.path.join(where, ".tmp-" + name)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        os.write(fd, line.encode("utf-8", errors="replace"))
+    finally:
+        os.close(fd)
+    os.rename(tmp, os.path.join(where, name))
 
 
 def _disarm_watchdog(f) -> None:
