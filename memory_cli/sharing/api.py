@@ -101,7 +101,12 @@ def unshare_entry(store: Store, entry_id: str, root: str | None = None) -> dict:
     return {"path": path, "id": eid}
 
 
-def load(store: Store, root: str | None) -> dict | None:
+# Entries applied per transaction when a load has a time budget: the part done is kept if the
+# budget (or the hook's deadline) ends the load before the file is through.
+LOAD_CHUNK = 100
+
+
+def load(store: Store, root: str | None, *, budget_s: float | None = None) -> dict | None:
     """Bring the project's file into the store if it changed since the last load.
 
     The file speaks only for itself: its entries get origin ``repo:<root>`` and the scope of
@@ -110,12 +115,20 @@ def load(store: Store, root: str | None) -> dict | None:
     another repository's entry, the team's) is refused and reported, the entry untouched;
     the person's own entry shared into the file unchanged is simply theirs.
 
+    ``budget_s``: stop after about this many seconds (SessionStart's share of its deadline),
+    rules first, each part in its own transaction; the file counts as loaded only once it is
+    through: the next load of the same file goes on where this one stopped, and nothing is
+    archived from a file read in part.
+
     Returns None when there is nothing to do (no project, no file ever, same hash), else
-    {"path", "added", "updated", "unchanged", "archived", "refused": [{"id", "owner"}]}.
-    Raises InvalidInput (one line) for a malformed, oversized or non-regular file, with
-    nothing changed."""
+    {"path", "added", "updated", "unchanged", "archived", "refused": [{"id", "owner"}],
+    "total", "left"} ("left": entries not reached within the budget). Raises InvalidInput (one
+    line) for a malformed, oversized or non-regular file, with nothing changed."""
     if not root:
         return None
+    import time
+
+    started = time.monotonic()
     path = path_for(root)
     key = KV_PREFIX + root
     data = repo_file.read_bytes(path)
@@ -126,35 +139,60 @@ def load(store: Store, root: str | None) -> dict | None:
     if state and state.get("hash") == h:
         return None
     items = repo_file.parse(data, path) if data is not None else []
+    items = sorted(items, key=lambda i: i["rule"] is None)  # the gate's part first
     origin = provenance.repo(root)
     scope = scopes.parse(origin)
     counts = {"path": path, "added": 0, "updated": 0, "unchanged": 0, "archived": 0, "refused": []}
-    owned: list[str] = []
+    counts.update(total=len(items), left=0)
+    previous_ids = (state or {}).get("ids", [])
+    archived_before = (state or {}).get("archived", [])
+    step = LOAD_CHUNK if budget_s is not None else max(1, len(items))
+    part = (state or {}).get("partial") or {}
+    begin = int(part.get("next", 0)) if part.get("hash") == h else 0  # where the last load stopped
+    owned = [i for i in part.get("owned", [])] if begin else []
+    for start in range(begin, len(items), step):
+        if budget_s is not None and start > begin and time.monotonic() - started > budget_s:
+            counts["left"] = len(items) - start
+            break
+        with store.transaction():
+            for item in items[start : start + step]:
+                outcome = _apply(store, item, scope, path, origin, archived_before)
+                if outcome == "refused":
+                    owner = store.value("SELECT origin FROM memory_entries WHERE id = ?", (item["id"],))
+                    counts["refused"].append({"id": item["id"], "owner": provenance.describe(owner)})
+                    continue
+                if outcome != "theirs":
+                    owned.append(item["id"])
+                    counts[outcome] += 1
     with store.transaction():
-        for item in items:
-            outcome = _apply(store, item, scope, path, origin, (state or {}).get("archived", []))
-            if outcome == "refused":
-                owner = store.value("SELECT origin FROM memory_entries WHERE id = ?", (item["id"],))
-                counts["refused"].append({"id": item["id"], "owner": provenance.describe(owner)})
-                continue
-            if outcome != "theirs":
-                owned.append(item["id"])
-                counts[outcome] += 1
-        archived = [i for i in (state or {}).get("archived", []) if i not in owned]
-        previous = set((state or {}).get("ids", []))
-        for gone in sorted(previous - set(owned)):
-            row = store.row("SELECT status, origin FROM memory_entries WHERE id = ?", (gone,))
-            if row and row["origin"] == origin and row["status"] == "active":
-                entries.archive(store, gone, reason=f"removed from {path}", by=origin)
-                archived.append(gone)
-                counts["archived"] += 1
-        kvstate.put(store, key, {"hash": h, "ids": sorted(owned), "archived": sorted(set(archived))})
+        if counts["left"]:
+            # Not through: keep the old hash (the next load goes on) and every id seen so far.
+            kvstate.put(
+                store,
+                key,
+                {
+                    "hash": (state or {}).get("hash"),
+                    "ids": previous_ids,
+                    "archived": sorted(set(archived_before)),
+                    "partial": {"hash": h, "next": len(items) - counts["left"], "owned": owned},
+                },
+            )
+        else:
+            archived = [i for i in archived_before if i not in owned]
+            for gone in sorted(set(previous_ids) - set(owned)):
+                row = store.row("SELECT status, origin FROM memory_entries WHERE id = ?", (gone,))
+                if row and row["origin"] == origin and row["status"] == "active":
+                    entries.archive(store, gone, reason=f"removed from {path}", by=origin)
+                    archived.append(gone)
+                    counts["archived"] += 1
+            kvstate.put(store, key, {"hash": h, "ids": sorted(owned), "archived": sorted(set(archived))})
+        partial = f" ({counts['left']} of {counts['total']} left for the next load)" if counts["left"] else ""
         audit.record(
             store,
             "repo_load",
             context=path,
             result=f"{counts['added']} added, {counts['updated']} updated, {counts['archived']} archived, "
-            f"{len(counts['refused'])} refused",
+            f"{len(counts['refused'])} refused{partial}",
             details={"refused": counts["refused"]} if counts["refused"] else None,
         )
     return counts
@@ -172,6 +210,8 @@ def summary(result: dict) -> str | None:
         shown = ", ".join(f"{r['id'][:8]} (belongs to {r['owner']})" for r in refused[:3])
         more = f" and {len(refused) - 3} more" if len(refused) > 3 else ""
         parts.append(f"refused {len(refused)}: {shown}{more}, left as they were")
+    if result.get("left"):
+        parts.append(f"{result['left']} of {result['total']} entries left for the next session start (rules first)")
     if not parts:
         return None
     return "memory-cli: .claude/memory-cli.toml: " + "; ".join(parts)
