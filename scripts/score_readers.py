@@ -18,11 +18,19 @@ the other people of each of five person folds (as ``scripts/cv_capture_real.py``
 verdict is on a person the detector never saw. The agent path needs no training: no prompt it
 is scored on was used to build it.
 
+The session-end reader (``--session-end``): the model ``llm.provider = "openai-compatible"``
+would use at session end, given each prompt as the end of a session (the agent's last turn, then
+the person's prompt), with memory-cli's own summary request (``llm.prompts.SAVE_SYSTEM``,
+``save_prompt``, ``SAVE_TOOL``, through ``llm.providers.ask``); it counts as finding the
+correction when a correction it returns passes ``llm.validate.check_corrections`` (its quote is
+in what the person typed). It gets no extra instruction and reads nothing the agent did not see.
+
 Together: "either" (the agent records or the detector keeps it for review) and "both" (they
 agree). A small local model is a lower bound of what the agent in a real session (a Claude-class
 model that read the whole conversation) does: say which model in every figure.
 
     .venv/bin/python scripts/score_readers.py --base-url http://127.0.0.1:18777/v1 [--limit 240] [--seed 7]
+    .venv/bin/python scripts/score_readers.py --base-url ... --session-end   # and the session-end reader
 """
 
 from __future__ import annotations
@@ -194,6 +202,45 @@ def detector_held_out(data: Data, threshold: float = 0.35) -> tuple[dict[int, bo
 LESSONS = ""
 
 
+class SessionEndReader:
+    """memory-cli's session-end summary, through the openai-compatible provider, on one prompt
+    at a time: a throwaway store holds the provider's daily call count."""
+
+    def __init__(self, base_url: str, timeout: float):
+        import tempfile
+
+        from memory_cli.db import Store
+
+        self.dir = tempfile.mkdtemp(prefix="score-session-end-")
+        self.store = Store.open(str(Path(self.dir) / "scores.db"))
+        self.settings = {
+            "llm": {
+                "provider": "openai-compatible",
+                "base_url": base_url,
+                "timeout_s": int(timeout),
+                "max_calls_per_day": 100000,
+            }
+        }
+
+    def finds(self, row: dict, turn) -> tuple[bool, list[dict]]:
+        """(a correction it returned passed the quote check, what it returned)."""
+        from memory_cli.llm import prompts, providers
+        from memory_cli.llm.validate import check_corrections
+
+        text = f"[assistant] {_agent_turn(turn)[:TURN_CHARS]}\n[person] {row['prompt'][:PROMPT_CHARS]}"
+        answer = providers.ask(
+            self.store,
+            self.settings,
+            providers.provider_for(self.settings),
+            purpose="summarize",
+            system=prompts.SAVE_SYSTEM,
+            prompt=prompts.save_prompt(text, project=None, existing=[]),
+            tool=prompts.SAVE_TOOL,
+        )
+        kept, _refused = check_corrections(answer.input, typed=[row["prompt"]])
+        return bool(kept), kept
+
+
 def main() -> int:
     global LESSONS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -205,7 +252,10 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--out", help="write each prompt's scores here (JSON Lines)")
     ap.add_argument("--framing", choices=("conversation", "question"), default="conversation")
+    ap.add_argument("--session-end", action="store_true", help="also score the session-end reader")
     args = ap.parse_args()
+    session_end = SessionEndReader(args.base_url, args.timeout) if args.session_end else None
+    ended: list[bool] = []
     LESSONS = lessons_instruction()
     data = Data()
     det_hit, det_p = detector_held_out(data)
@@ -257,6 +307,13 @@ def main() -> int:
             refused += not rec
         agent_p.append(p)
         recorded.append(rec)
+        found: list[dict] = []
+        if session_end is not None:
+            try:
+                hit, found = session_end.finds(row, turn)
+            except Exception as e:  # an answer the provider refuses: no correction found
+                hit, found = False, [{"error": f"{type(e).__name__}: {e}"[:200]}]
+            ended.append(hit)
         if out:
             out.write(
                 json.dumps(
@@ -268,6 +325,7 @@ def main() -> int:
                         "quote": quote,
                         "lesson": lesson,
                         "detector": det_hit[i],
+                        "session_end": found if session_end is not None else None,
                     },
                     ensure_ascii=False,
                 )
@@ -287,6 +345,11 @@ def main() -> int:
         ("either: agent records or detector keeps", [a or d for a, d in zip(recorded, det)], None),
         ("both agree", [a and d for a, d in zip(recorded, det)], None),
     ]
+    if session_end is not None:
+        rows += [
+            ("session-end reader finds it (its quote passes the check)", ended, None),
+            ("session-end reader or detector", [a or d for a, d in zip(ended, det)], None),
+        ]
     print(f"\n{'reader':<54}{'TP':>5}{'FP':>5}{'FN':>5}{'prec':>7}{'rec':>7}{'F1':>7}{'AUC':>7}")
     for name, hits, scores in rows:
         tp, fp, fn, p, r, f1 = prf(hits, labels)
