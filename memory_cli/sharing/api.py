@@ -149,7 +149,7 @@ def load(store: Store, root: str | None, *, budget_s: float | None = None) -> di
     step = LOAD_CHUNK if budget_s is not None else max(1, len(items))
     part = (state or {}).get("partial") or {}
     begin = int(part.get("next", 0)) if part.get("hash") == h else 0  # where the last load stopped
-    owned = [i for i in part.get("owned", [])] if begin else []
+    owned = list(part.get("owned", [])) if begin else []
     for start in range(begin, len(items), step):
         if budget_s is not None and start > begin and time.monotonic() - started > budget_s:
             counts["left"] = len(items) - start
@@ -166,7 +166,8 @@ def load(store: Store, root: str | None, *, budget_s: float | None = None) -> di
                     counts[outcome] += 1
     with store.transaction():
         if counts["left"]:
-            # Not through: keep the old hash (the next load goes on) and every id seen so far.
+            # Not through: the last complete load's hash and ids stay (the file is not loaded yet);
+            # the part done is kept beside them, for the next load to go on from.
             kvstate.put(
                 store,
                 key,
