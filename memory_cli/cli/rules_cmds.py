@@ -565,12 +565,21 @@ def enforce(
 def rules_test(
     rule_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="A stored rule (any state).")] = None,
     pattern: Annotated[str | None, typer.Option("--pattern", "-p", help="Try a pattern without storing it.")] = None,
-    pattern_type: Annotated[str | None, typer.Option("--pattern-type", "-T")] = None,
-    case_sensitive: Annotated[bool, typer.Option("--case-sensitive")] = False,
-    tool: Annotated[str, typer.Option("--tool")] = "Bash",
-    input_: Annotated[str | None, typer.Option("--input", "-i")] = None,
-    input_json: Annotated[str | None, typer.Option("--input-json")] = None,
-    file: Annotated[str | None, typer.Option("--file")] = None,
+    pattern_type: Annotated[
+        str | None,
+        typer.Option(
+            "--pattern-type", "-T", help="With --pattern: command | regex | intent (default: guessed from the pattern)."
+        ),
+    ] = None,
+    case_sensitive: Annotated[
+        bool, typer.Option("--case-sensitive", help="With --pattern: match letter case exactly.")
+    ] = False,
+    tool: Annotated[str, typer.Option("--tool", help="Tool name: Bash, Write, Edit, ...")] = "Bash",
+    input_: Annotated[
+        str | None, typer.Option("--input", "-i", help="The Bash command, the content for Write/Edit, ...")
+    ] = None,
+    input_json: Annotated[str | None, typer.Option("--input-json", help="A whole tool_input as JSON.")] = None,
+    file: Annotated[str | None, typer.Option("--file", help="file_path for Write/Edit with --input.")] = None,
     json_: JsonOpt = False,
 ):
     """Would this call match: every enabled rule as the gate sees it from this directory, or one
@@ -662,8 +671,13 @@ def rules_replay(
     from ..replay import run
     from ..rules import api, ruleset
 
-    if (rule_id is None) == (pattern is None):
-        raise InvalidInput("give a rule ID or --pattern (not both)")
+    if rule_id is not None and pattern is not None:
+        raise InvalidInput("give a rule ID or --pattern, not both")
+    if rule_id is None and pattern is None:
+        raise InvalidInput(
+            "which rule? give its ID (`memory-cli rules list` shows them) or try one unstored: "
+            "memory-cli rules replay --pattern 'git push --force'"
+        )
     agents = _replay_agents(agent)
     since_epoch = _since_epoch(since)
     if rule_id is not None:
