@@ -195,9 +195,21 @@ def audit_(
             (r.get("entry_id") or "")[:8],
             str(r.get("result") or ""),
             f"{r['elapsed_ms']:.0f}" if r.get("elapsed_ms") is not None else "",
-            (r.get("context") or "")[:50],
+            _words_within(r.get("context") or "", 50),
         )
     console().print(t)
+
+
+def _words_within(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, cut after a whole word and marked with "…"."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space >= limit // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:") + "…"
 
 
 def config(
