@@ -114,7 +114,7 @@ def show(store, ref: str, *, suggest: bool = False) -> dict:
     without a rule also gets the rule approving it would create (``suggested_rule``)."""
     row = corrections.resolve(store, ref)
     item = corrections.view(store, row)
-    if suggest and row["status"] == "pending" and not item.get("rule"):
+    if suggest and row["status"] in ("pending", "promoted") and not item.get("rule"):
         item["suggested_rule"] = suggested_rule(row)
     return item
 
