@@ -41,7 +41,9 @@ def _propose(cli, message: str = NEVER_NPM_PUBLISH) -> dict:
 
 def _gate(hook, command: str, cwd: str = "/home/u/proj") -> str | None:
     """The decision a real PreToolUse hook process takes on ``command`` (None: let through)."""
-    return hook("PreToolUse", payload("PreToolUse", cwd=cwd, tool_name="Bash", tool_input={"command": command})).decision
+    return hook(
+        "PreToolUse", payload("PreToolUse", cwd=cwd, tool_name="Bash", tool_input={"command": command})
+    ).decision
 
 
 def _enforces_only_yarn_publish(hook) -> None:
@@ -70,9 +72,7 @@ def test_the_rest_approval_with_another_pattern_enforces_exactly_that_pattern(cl
     token = "consent-token-0123456789abcdef"
     app = create_app(ServerConfig(db_path=str(db_path), token=token, extra_hosts=("testserver",)))
     with TestClient(app, headers={"Authorization": f"Bearer {token}"}) as api:
-        r = api.post(
-            f"/api/corrections/{proposal['id']}/approve", json={"pattern": "yarn publish", "action": "block"}
-        )
+        r = api.post(f"/api/corrections/{proposal['id']}/approve", json={"pattern": "yarn publish", "action": "block"})
         assert r.status_code == 200, r.text
         assert r.json()["rule"]["pattern"] == "yarn publish"
     _enforces_only_yarn_publish(hook)
