@@ -186,7 +186,7 @@ def _stored(key: str, value):
     return value
 
 
-def write_rule(store: Store, rule_id: str, changes: dict, *, create: bool = False) -> dict:
+def write_rule(store: Store, rule_id: str, changes: dict, *, create: bool = False, why: str | None = None) -> dict:
     """The one door to the ``enforcement_rules`` table: create the enforcement row of entry
     ``rule_id`` (``create``) or change it. Every field is checked by the rules area, the pattern
     is re-analysed whenever it, its type, case or conditions change (what the engine compiles:
@@ -194,7 +194,8 @@ def write_rule(store: Store, rule_id: str, changes: dict, *, create: bool = Fals
     audited, and, once the outermost transaction has committed in a process that may wait for
     the store (not a hook), the native rule copies follow. The rule-set generation is bumped by
     the table's triggers (:mod:`.schema`). ``changes`` uses :data:`RULE_FIELDS`' names
-    (``enabled`` for the ``active`` column); None values are ignored."""
+    (``enabled`` for the ``active`` column); None values are ignored. ``why``: the audit row's
+    result, when the change was not asked for by a person (a severity escalated by violations)."""
     unknown = set(changes) - set(RULE_FIELDS)
     if unknown:
         raise InvalidInput(f"cannot set {', '.join(sorted(unknown))} on a rule")
@@ -272,7 +273,7 @@ def write_rule(store: Store, rule_id: str, changes: dict, *, create: bool = Fals
                     [new[c] for c in cols] + [rule_id],
                 )
             if diff:
-                audit.record(store, "update", entry_id=rule_id, context="rule", details=diff)
+                audit.record(store, "update", entry_id=rule_id, context="rule", result=why, details=diff)
     if store._depth == 0 and store.write_wait:
         sync_native(store)
     return get_rule(store, rule_id)
@@ -862,6 +863,7 @@ def record_violation(store: Store, rule_id: str, *, escalate_after: int = 3) -> 
     now = now_iso()
     with store.transaction():
         entries.count_violation(store, rule_id)
+        # a counter beside the rule, not a change of what it enforces: no audit row, no new generation
         store.execute("UPDATE enforcement_rules SET last_violation_at = ? WHERE id = ?", (now, rule_id))
         row = store.row(
             "SELECT e.violation_count AS n, r.severity FROM enforcement_rules r"
@@ -875,15 +877,7 @@ def record_violation(store: Store, rule_id: str, *, escalate_after: int = 3) -> 
         escalated = False
         if n > escalate_after and n % step == 0 and spec.SEVERITY_UP[severity] != severity:
             new = spec.SEVERITY_UP[severity]
-            store.execute("UPDATE enforcement_rules SET severity = ?, updated_at = ? WHERE id = ?", (new, now, rule_id))
-            audit.record(
-                store,
-                "update",
-                entry_id=rule_id,
-                context="rule",
-                result="severity escalated",
-                details={"severity": {"before": severity, "after": new}, "violations": n},
-            )
+            write_rule(store, rule_id, {"severity": new}, why=f"severity escalated after {n} violations")
             severity, escalated = new, True
     return {"violation_count": n, "severity": severity, "escalated": escalated}
 
