@@ -287,7 +287,7 @@ def _print_instances(item: dict) -> None:
 
 def _item_scope(item: dict) -> str:
     """Where an item applies if approved as it stands: its memory's scope once proposed, else
-    the correction's (global unless the person said "here" or "in this repo")."""
+    the correction's (the project it was typed in, unless the person said "always")."""
     return (item.get("entry") or {}).get("scope") or item.get("scope") or "global"
 
 
