@@ -155,14 +155,16 @@ def _stored(key: str, value):
 
 def write_rule(store: Store, rule_id: str, changes: dict, *, create: bool = False, why: str | None = None) -> dict:
     """The one door to the ``enforcement_rules`` table: create the enforcement row of entry
-    ``rule_id`` (``create``) or change it. Every field is checked by the rules area, the pattern
-    is re-analysed whenever it, its type, case or conditions change (what the engine compiles:
-    a pattern stored without its analysis would keep enforcing the old one), the change is
-    audited, and, once the outermost transaction has committed in a process that may wait for
-    the store (not a hook), the native rule copies follow. The rule-set generation is bumped by
-    the table's triggers (:mod:`.schema`). ``changes`` uses :data:`RULE_FIELDS`' names
-    (``enabled`` for the ``active`` column); None values are ignored. ``why``: the audit row's
-    result, when the change was not asked for by a person (a severity escalated by violations)."""
+    ``rule_id`` (``create``) or change it. Every field is checked by the rules area; the pattern
+    is re-analysed whenever it, its type, case or conditions change (the analysis is what the
+    engine compiles: a pattern stored without it would keep enforcing the old one); a change is
+    audited (a new rule is audited with its entry, by the entry's ``add`` or the review's
+    ``promote`` in the same transaction); and once the outermost transaction has committed in a
+    process that may wait for the store (not a hook), the native rule copies follow. The
+    rule-set generation is bumped by the table's triggers (:mod:`.schema`). ``changes`` uses
+    :data:`RULE_FIELDS`' names (``enabled`` for the ``active`` column); None values are ignored.
+    ``why``: the audit row's result, for a change no person asked for (a severity escalated by
+    violations)."""
     unknown = set(changes) - set(RULE_FIELDS)
     if unknown:
         raise InvalidInput(f"cannot set {', '.join(sorted(unknown))} on a rule")
@@ -216,14 +218,6 @@ def write_rule(store: Store, rule_id: str, changes: dict, *, create: bool = Fals
             store.execute(
                 f"INSERT INTO enforcement_rules({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
                 [new[c] for c in cols],
-            )
-            audit.record(
-                store,
-                "update",
-                entry_id=rule_id,
-                context="rule",
-                result="rule created",
-                details={k: new[k] for k in ("pattern", "pattern_type", "action", "confirmed", "active")},
             )
         else:
             diff = {
