@@ -231,6 +231,15 @@ def test_corrections_typed_in_one_project_stay_in_it_unless_said_everywhere(cli,
     assert _gate(hook, "sudo rm -rf build", cwd=str(elsewhere)) is None
 
 
+def test_corrections_typed_to_the_agent_in_one_project_get_that_project(cli, hook, project):
+    """The same through the UserPromptSubmit hook Claude Code runs, in three sessions."""
+    for n, prompt in enumerate(("no, don't use npm here, use pnpm", "never use sudo", "stop using pythonw.exe")):
+        body = payload("UserPromptSubmit", cwd=str(project), session_id=f"s{n}", prompt=prompt)
+        assert hook("UserPromptSubmit", body).returncode == 0
+    scopes = [i["scope"] for i in json.loads(cli("review", "--list", "--json").stdout)]
+    assert scopes == ["project:whisperclick"] * 3, scopes
+
+
 def test_what_is_right_is_kept_when_said_as_the_house_way(cli, hook):
     said = hook(
         "UserPromptSubmit",
