@@ -251,3 +251,18 @@ def test_the_plugin_first_session_offers_once_and_changes_nothing(hook, claude_d
     assert "memory-cli config set llm.provider claude-cli" in (first.json or {}).get("systemMessage", "")
     assert "llm.provider" not in ((second.json or {}).get("systemMessage") or "")
     assert not _config(claude_dir).exists()
+
+
+# ------------------------------------------------------------------- the report without a model
+def test_the_local_report_says_what_changed_and_what_was_left_open_on_real_sessions():
+    from memory_cli.llm import session_report
+
+    ex = _excerpt(REAL / "heldout2" / "patleeman-1.jsonl")
+    lines = session_report.report(ex, project="project:familiar").splitlines()
+    assert "First request: Run the tests `make test` and fix any issues that arise." in lines
+    assert 'Commits (1): "Fix test failures and update documentation references"' in lines
+    assert "Last request (not finished): keep going we got more" in lines
+    assert "Left open: the session ended while the agent was still working" in lines
+    # A session that ended on an answer leaves nothing open and says no more than it knows.
+    done = session_report.report(_excerpt(REAL / "heldout2" / "mikeswain-4.jsonl"), project=None)
+    assert "Last request: push it" in done and "Left open" not in done
