@@ -266,3 +266,31 @@ def test_the_local_report_says_what_changed_and_what_was_left_open_on_real_sessi
     # A session that ended on an answer leaves nothing open and says no more than it knows.
     done = session_report.report(_excerpt(REAL / "heldout2" / "mikeswain-4.jsonl"), project=None)
     assert "Last request: push it" in done and "Left open" not in done
+
+
+def test_the_dashboard_overview_shows_tokens_per_day_and_per_session(db_path, store):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from memory_cli import audit
+    from memory_cli.llm import spend
+    from memory_cli.web.app import ServerConfig, create_app
+
+    with store.transaction():
+        for session, tokens in (("sess-aaaa1111", 15600), ("sess-bbbb2222", 4200)):
+            audit.record(
+                store,
+                "llm_call",
+                context="summarize",
+                result="ok",
+                details={"provider": "claude-cli", "input_tokens": tokens - 600, "output_tokens": 600},
+                session_id=session,
+            )
+    spend.spend(store, 19800)
+    app = create_app(ServerConfig(db_path=str(db_path), token="t" * 24, extra_hosts=("testserver",)))
+    with TestClient(app, headers={"Authorization": "Bearer " + "t" * 24}) as c:
+        page = c.get("/").text
+        data = c.get("/api/overview").json()["llm_tokens"]
+    assert data["today"] == 19800 and [d["tokens"] for d in data["per_day"]] == [19800]
+    assert "Model tokens for session memories" in page and "today 19800 of 150000" in page
+    assert "sess-aaa" in page and "15600" in page and "4200" in page
