@@ -294,3 +294,61 @@ def test_the_dashboard_overview_shows_tokens_per_day_and_per_session(db_path, st
     assert data["today"] == 19800 and [d["tokens"] for d in data["per_day"]] == [19800]
     assert "Model tokens for session memories" in page and "today 19800 of 150000" in page
     assert "sess-aaa" in page and "15600" in page and "4200" in page
+
+
+def _install_at_a_terminal(db_path: Path, answer: str, path_dir: Path) -> str:
+    """`memory-cli install` in a pseudo-terminal, as a person runs it; returns what they saw."""
+    import pty
+    import select
+    import subprocess
+    import time
+
+    from conftest import _cmd
+
+    env = dict(os.environ, PATH=f"{path_dir}{os.pathsep}{os.environ['PATH']}")
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        _cmd() + ["--db", str(db_path), "install", "--no-model", "--no-mcp"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        env=env,
+        close_fds=True,
+    )
+    os.close(follower)
+    seen, answered, deadline = b"", False, time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([leader], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if not answered and b"[1-" in seen:
+            os.write(leader, answer.encode() + b"\n")
+            answered = True
+        if proc.poll() is not None and not ready:
+            break
+    proc.wait(timeout=30)
+    os.close(leader)
+    return seen.decode("utf-8", "replace")
+
+
+def test_install_at_a_terminal_offers_the_model_with_its_cost_and_no_changes_nothing(claude_dir, db_path, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text("#!/bin/sh\n")
+    (bin_dir / "claude").chmod(0o755)
+    seen = _install_at_a_terminal(db_path, "n", bin_dir)
+    assert "your own Claude Code" in seen and "tokens" in seen and "[default]" in seen, seen
+    assert "the local reader" in seen
+    cfg = _config(claude_dir)
+    assert not cfg.exists() or "provider" not in cfg.read_text()
+    seen = _install_at_a_terminal(db_path, "1", bin_dir)
+    assert "session memories: written by claude-cli" in seen, seen
+    assert json.loads(cfg.read_text())["llm"]["provider"] == "claude-cli"
+    # Installed again with a model already chosen: not asked again.
+    assert "Use a model for session memories?" not in _install_at_a_terminal(db_path, "", bin_dir)
