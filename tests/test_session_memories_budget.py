@@ -352,3 +352,12 @@ def test_install_at_a_terminal_offers_the_model_with_its_cost_and_no_changes_not
     assert json.loads(cfg.read_text())["llm"]["provider"] == "claude-cli"
     # Installed again with a model already chosen: not asked again.
     assert "Use a model for session memories?" not in _install_at_a_terminal(db_path, "", bin_dir)
+
+
+def test_an_agents_shell_cannot_turn_a_model_on(cli, claude_dir):
+    """Sending sessions to a model (or switching the gate off) is the person's decision: from a
+    coding agent's shell, with no terminal to confirm at, `config set` is refused."""
+    r = cli("config", "set", "llm.provider", "claude-cli", env={"CLAUDECODE": "1"}, process=True)
+    assert r.returncode == 7 and "weakens enforcement" in r.stderr
+    assert not _config(claude_dir).exists()
+    assert cli("config", "get", "llm.provider", env={"CLAUDECODE": "1"}).stdout.strip() == "none"
