@@ -13,12 +13,11 @@ def session_start(ctx: HookContext, resp: Response) -> None:
     """In the plugin's first session, while no model writes session memories and the person was
     never asked, tell them once how to turn one on and what it costs (``install`` at a terminal
     asks instead)."""
-    import os
 
     from ..settings import value
 
-    if not os.environ.get("CLAUDE_PLUGIN_ROOT"):
-        return  # a plugin session; `install` at a terminal asks the person itself
+    if not _in_plugin():
+        return  # not a plugin session: `install` at a terminal asks the person itself
     if value(ctx.settings, "llm.provider") != "none" or not value(ctx.settings, "llm.session_end"):
         return
     if (ctx.payload or {}).get("source") not in (None, "startup"):
@@ -34,3 +33,14 @@ def session_start(ctx: HookContext, resp: Response) -> None:
     except LockBusy:
         return  # shown by a later session rather than twice
     resp.notify(session_start_line(ctx.settings))
+
+
+def _in_plugin() -> bool:
+    """This process runs memory-cli as a Claude Code plugin: Claude Code named the plugin's
+    folder, or this package sits in a plugin folder (beside its ``.claude-plugin/plugin.json``)."""
+    import os
+
+    if os.environ.get("CLAUDE_PLUGIN_ROOT"):
+        return True
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.isfile(os.path.join(os.path.dirname(package), ".claude-plugin", "plugin.json"))

@@ -121,3 +121,36 @@ def test_config_set_turns_on_claude_cli_session_memories_within_the_budget_and_t
     assert reports and reports[0]["summary"].startswith("Note: the model was not asked"), reports
     fallbacks = home.cli_json("audit", "--action", "llm_fallback")
     assert [f["result"] for f in fallbacks] == ["cap"]
+
+
+def _shown_at_start(session) -> list[str]:
+    """The ``systemMessage`` each SessionStart hook handed Claude Code for the person."""
+    out = []
+    for r in session.hook_responses("SessionStart"):
+        try:
+            msg = json.loads(r.get("output") or "{}").get("systemMessage")
+        except ValueError:
+            msg = None
+        if msg:
+            out.append(msg)
+    return out
+
+
+def test_the_plugins_first_session_offers_a_model_once_and_changes_nothing(fresh_home, tmp_path):
+    """Installed as a Claude Code plugin (no `install` ran, so nobody was asked): the first
+    session shows the person how to let their Claude Code write session memories and what it
+    costs; the next session does not say it again, and nothing was turned on."""
+    from .test_e2e_plugin import prepared_plugin
+
+    home = fresh_home
+    home.cli("uninstall")  # only the plugin registers memory-cli in this HOME
+    plugin = prepared_plugin(tmp_path / "memory-cli-plugin", home)
+    first = home.run_session("hello", ["Hello."], extra_args=["--plugin-dir", str(plugin)])
+    assert first.returncode == 0, first.describe()
+    offer = [m for m in _shown_at_start(first) if "llm.provider claude-cli" in m]
+    assert len(offer) == 1 and "tokens" in offer[0] and "Nothing is sent until you run it" in offer[0], (
+        first.hook_responses("SessionStart")
+    )
+    again = home.run_session("hello again", ["Hello."], extra_args=["--plugin-dir", str(plugin)])
+    assert not [m for m in _shown_at_start(again) if "llm.provider" in m], _shown_at_start(again)
+    assert home.cli("config", "get", "llm.provider").stdout.strip() == "none"
