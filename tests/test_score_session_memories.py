@@ -46,3 +46,20 @@ def test_the_stored_verdicts_give_the_documented_figures(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "| 6 | 36 | 31 (86 %) | 4 (11 %) | 1 (3 %) | 6 / 6 | 0 | 11 |" in out.stdout
     assert "gave" not in out.stdout  # one verdict per validated memory
+
+
+def test_the_first_held_out_set_gives_its_documented_figures(tmp_path):
+    first = ROOT / "tests" / "fixtures" / "real" / "heldout"
+    for p in (first / "model_written").glob("*.json"):
+        shutil.copy(p, tmp_path)
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "score_session_memories.py"), "--requests", str(tmp_path)]
+        + [str(first / f"{s}.jsonl") for s in ("bradymholt-2", "KaceyBui-2", "JamesTiberiusKirk-3", "Eduardodmb-1")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "| 4 | 19 | 15 (79 %) | 4 (21 %) | 0 (0 %) | 4 / 4 | 0 | 8 |" in out.stdout
+    assert "gave" not in out.stdout
