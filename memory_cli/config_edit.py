@@ -76,6 +76,15 @@ def parse(name: str, text: str) -> Any:
     err = settings_mod.check_value(type_, constraint, value)
     if err:
         raise InvalidInput(f"{name} {err}")
+    if name == "llm.base_url" and value is not None:
+        # The check the provider makes before sending, made before the file is written.
+        from .llm.answers import LLMError
+        from .llm.openai_compat import check_base_url
+
+        try:
+            check_base_url(value)
+        except LLMError as e:
+            raise InvalidInput(str(e)) from None
     return value
 
 

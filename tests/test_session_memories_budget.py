@@ -195,6 +195,7 @@ def test_config_set_turns_a_model_on_privately_and_list_says_where_values_come_f
         (("set", "llm.daily_token_cap", "1000000001"), "must be between 0 and"),
         (("set", "llm.max_input_tokens", "--", "-5"), "must be between 2000 and"),
         (("set", "enforcement.enabled", "maybe"), "enforcement.enabled must be true or false"),
+        (("set", "llm.base_url", "http://models.example.com/v1"), "plain http to another host"),
         (("get", "nope"), "unknown config key 'nope'"),
         (("unset", "llm.nothing"), "unknown config key"),
     ],
