@@ -72,6 +72,16 @@ def _wait(predicate, seconds: float = 180):
     return predicate()
 
 
+def _queued(home) -> dict:
+    """The transcripts SessionEnd queued that the detached job has not handled yet."""
+    from memory_cli import kvstate
+    from memory_cli.db import Store
+    from memory_cli.llm.queue import PENDING_KEY
+
+    with Store.open(home.db) as store:
+        return kvstate.with_prefix(store, PENDING_KEY)
+
+
 def _summaries(home, session_id: str) -> list[dict]:
     return [r for r in home.cli_json("audit", "--action", "summarize") if r["session_id"] == session_id]
 
@@ -110,6 +120,11 @@ def test_config_set_turns_on_claude_cli_session_memories_within_the_budget_and_t
         assert len(ours["raw"]) // 4 <= 20000
         spent = home.cli_json("stats")["llm_tokens"]
         assert spent["today"] > 0 and spent["per_session"][0]["session"] == "sess-long-1"
+
+        # The same session ending again (a resumed session closed with nothing new): nothing is sent.
+        _session_end(home, first, "sess-long-1", env)
+        assert _wait(lambda: not _queued(home)), "the repeated session end stayed queued"
+        assert len(si.ours) == 1
 
         # The next session end would pass the day's cap: nothing is sent, and its report says so.
         _session_end(home, second, "sess-long-2", env)
