@@ -1,4 +1,5 @@
-"""Commands that look after the store as a whole: stats, export, import, audit, config."""
+"""Commands that look after the store as a whole: stats, export, import, audit, config (shown;
+its subcommands are in ``config_cmds``)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ def register(app: typer.Typer) -> None:
     app.command("export")(export)
     app.command("import")(import_)
     app.command("audit")(audit_)
-    app.command("config")(config)
 
 
 def stats(json_: JsonOpt = False):
@@ -71,6 +71,12 @@ def stats(json_: JsonOpt = False):
         f"incidents: {a['incidents_open']} open, {a['incidents_resolved']} resolved; "
         f"session reports: {a['reports']}; metrics: {a['metrics']} ({a['metric_samples']} samples)"
     )
+    t = data.get("llm_tokens") or {}
+    if t.get("per_day"):
+        days = ", ".join(f"{d['day']} {d['tokens']}" for d in t["per_day"][-7:])
+        c.print(f"model tokens: today {t['today']} of {t['daily_cap']} a day; per day: {days}", markup=False)
+        sessions = ", ".join(f"{s['session'][:8]} {s['tokens']}" for s in t["per_session"][:5])
+        c.print(f"  per session (latest first): {sessions}", markup=False)
     from ..maintenance.stats import render_lines
 
     for line in render_lines(data):

@@ -22,6 +22,8 @@ WEAKENING: dict[str, tuple[str, ...] | str | None] = {
     "unshare": None,
     "team": ("leave",),
     "import": "replace",
+    # a setting can switch the gate off or send sessions to a model: the person's call
+    "config": ("set", "unset"),
 }
 _GLOBAL_WITH_VALUE = ("--db",)
 
