@@ -263,6 +263,9 @@ def _analyze(program: str, args: list[str]) -> _Args:
             prev_flag = False
             continue
         if not only_positionals and _is_flag(a):
+            # ``--force\;`` hands git ``--force;``: an escaped separator glued to a flag is
+            # read as the flag, since the line is written to look like the flag alone.
+            a = a.rstrip(";&|") or a
             words.add(a)
             if a.startswith("--"):
                 name = a.split("=", 1)[0]
