@@ -99,6 +99,10 @@ def describe(m) -> str:
             f" program runs, and this rule forbids `{m.rule[PATTERN]}`, so it needs the person's go-ahead;"
             " written out in full, the command can be checked"
         )
+    elif m.field == "operation":
+        text += f": `{m.snippet}` does what `{m.rule[PATTERN]}` does, by another spelling"
+        if m.action == "ask" and m.rule[ACTION] == "block":
+            text += " (a force push with a lease: asked, not denied)"
     elif m.field == "unchecked":
         text += (
             f": the call holds what this rule looks for, but the check could not be finished"

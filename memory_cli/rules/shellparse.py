@@ -582,6 +582,7 @@ class _Reading:
         "filling",
         "outputs",
         "assigned",
+        "pipes",
     )
 
     def __init__(self, deadline: float | None = None):
@@ -598,21 +599,24 @@ class _Reading:
         self.filling = 0  # substitutions being filled in, one inside another
         self.outputs: dict = {}  # (text, strict, assignments so far) -> what it writes (None: not known)
         self.assigned: list[str] = []  # every variable assignment read, in order
+        self.pipes: list[tuple[SimpleCommand, SimpleCommand]] = []  # (writer, reader) of each pipe
 
     def runtime(self) -> Runtime:
-        return Runtime(tuple(self.sources), tuple(self.carriers))
+        return Runtime(tuple(self.sources), tuple(self.carriers), tuple(self.pipes))
 
 
 class Runtime:
     """What a command line builds at run time beyond its words: ``sources``, the texts a word
     left unknown may come from (values assigned, substitution bodies, loop lists, alias
     definitions); ``carriers``, code run by something that is not a shell, as (how, text):
-    ``python3 -c``, ``perl -e``, a script sourced from a substitution whose output is unknown."""
+    ``python3 -c``, ``perl -e``, a script sourced from a substitution whose output is unknown;
+    ``pipes``, (writer, reader) for each ``|`` between two commands of the line (a wrapper and
+    what it runs are both the writer or reader: ``curl URL | sudo bash``)."""
 
-    __slots__ = ("sources", "carriers")
+    __slots__ = ("sources", "carriers", "pipes")
 
-    def __init__(self, sources: tuple = (), carriers: tuple = ()):
-        self.sources, self.carriers = sources, carriers
+    def __init__(self, sources: tuple = (), carriers: tuple = (), pipes: tuple = ()):
+        self.sources, self.carriers, self.pipes = sources, carriers, pipes
 
 
 # Variables whose value a line can rely on without assigning them: ``$IFS`` is blank space
@@ -633,6 +637,12 @@ def _program_word(w: _Word) -> str:
     return w.value
 
 
+def _runs_text(how: str) -> bool:
+    """Whether a ``via`` step runs a text (a substitution, ``-c`` code, a script read from its
+    input) rather than wrap the command (``sudo``, ``env``, ``xargs``)."""
+    return any(k in how for k in ("$(", "<(", "stdin", " -c", " -e", "recipe", "alias", "decoded"))
+
+
 class _Builder:
     def __init__(self, depth: int, out: list[SimpleCommand], via: tuple[str, ...], reading: _Reading | None = None):
         self.depth = depth
@@ -651,8 +661,15 @@ class _Builder:
         toks = _Lexer(text, self.reading.deadline).run()
         raws = self._group(toks)
         piped: str | None = None
+        writers: list[SimpleCommand] = []
         for k, raw in enumerate(raws):
+            start = len(self.out)
             self._emit(raw, piped if raw.pipe_in else None)
+            depth = len(self.via)
+            members = [c for c in self.out[start:] if not any(map(_runs_text, c.via[depth:]))]
+            if raw.pipe_in and writers:
+                self.reading.pipes.extend((w, r) for w in writers for r in members)
+            writers = members
             # what this command writes into the pipe, when the next one reads it and it is known
             piped = (
                 self._output(raw, piped if raw.pipe_in else None) if k + 1 < len(raws) and raws[k + 1].pipe_in else None

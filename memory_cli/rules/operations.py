@@ -1,0 +1,332 @@
+"""Command rules about an operation, not about one spelling of it.
+
+A rule written as ``rm -rf /`` is meant against deleting ``/`` recursively, whichever program
+does it: ``find / -delete``, ``find / -exec rm -rf {} +``, ``shutil.rmtree('/')`` in
+``python3 -c``, ``fs.rmSync('/', {recursive: true})`` or ``rimraf`` in ``node -e``. Forbidding a
+spelling is not forbidding the operation, so a command rule whose pattern is one of the common
+dangerous operations is recognised as that operation when the rule set is built
+(:func:`operation_of`) and matched against every spelling this module knows
+(:func:`find_operations`):
+
+- ``recursive-delete`` (``rm -r``/``-R``/``--recursive`` of a path): ``rm`` with any recursive
+  flag, ``find PATH -delete``, ``find PATH -exec rm -r``, ``rimraf PATH``, and in interpreter
+  code ``shutil.rmtree``, ``fs.rmSync``/``rmdirSync``/``rm`` with ``recursive: true``,
+  ``rimraf``, ``FileUtils.rm_rf``, ``rmtree``/``remove_tree``. Same path only: a rule on ``/``
+  does not stop ``rm -rf build/``; ``PATH/*`` empties PATH and counts as PATH;
+- ``force-push`` (``git push --force``): ``-f``, ``--force``, ``+refspec`` (the pattern already
+  reads these), and ``--force-with-lease``/``--force-if-includes``, which are asked rather
+  than denied (safer, still a force push);
+- ``read-file`` (a reader program and one path, ``cat ~/.ssh/id_rsa``): any program that
+  prints or copies a file (cat, less, head, tail, base64, xxd, cp, scp, dd ``if=``, curl
+  ``@file``, ...), an input redirection ``< PATH``, or interpreter code that names the path;
+  the home directory may be written ``~``, ``$HOME``, ``/home/NAME``, ``/Users/NAME`` or
+  ``/root``, and a glob that covers the file (``~/.ssh/id_*``) counts;
+- ``download-to-shell`` (a pipeline from a downloader into a shell, ``curl | sh``): any
+  downloader (curl, wget, fetch, http, aria2c) piped into any shell or interpreter reading its
+  input (``| sudo bash``, ``| python3``), ``bash <(curl URL)``, ``sh -c "$(curl URL)"``,
+  ``source <(curl URL)``, ``eval "$(curl URL)"``.
+
+A person who means the spelling only stores the rule with ``spelling_only`` (``rules add
+--spelling-only``). Standard library only: this is on the PreToolUse path, and it runs only for
+a rule set holding such rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+RECURSIVE_DELETE = "recursive-delete"
+FORCE_PUSH = "force-push"
+READ_FILE = "read-file"
+DOWNLOAD_TO_SHELL = "download-to-shell"
+
+# What each operation is called where a person reads it (rules add, rules test, the deny reason).
+DESCRIPTIONS = {
+    RECURSIVE_DELETE: "a recursive delete (rm -r, find -delete, find -exec rm, shutil.rmtree, fs.rmSync, rimraf)",
+    FORCE_PUSH: "a force push (--force, -f, +refspec; --force-with-lease is asked)",
+    READ_FILE: "reading the file (any reader: cat, less, head, tail, base64, xxd, cp, dd, interpreter code)",
+    DOWNLOAD_TO_SHELL: 'a download run by a shell (curl/wget piped into a shell, bash <(curl), sh -c "$(curl)")',
+}
+
+_READERS = frozenset(
+    (
+        *("cat", "tac", "less", "more", "head", "tail", "nl", "base64", "base32", "basenc", "xxd", "od"),
+        *("hexdump", "strings", "cp", "scp", "rsync", "bat", "batcat", "view", "vi", "vim", "nvim", "nano"),
+        *("emacs", "sed", "awk", "gawk", "grep", "egrep", "fgrep", "rg", "sort", "uniq", "cut", "tee", "zip"),
+        *("tar", "gzip", "bzip2", "xz", "openssl", "gpg", "diff", "cmp", "paste", "pr", "fold", "column"),
+        *("iconv", "dos2unix", "jq", "yq", "sha256sum", "md5sum"),
+    )
+)
+# Words a line must hold for an operation to be possible in it (the engine's no-parse shortcut).
+TRIGGERS = {
+    RECURSIVE_DELETE: ("rm", "find", "rimraf", "python", "python3", "node", "perl", "ruby", "bun", "deno"),
+    FORCE_PUSH: ("git",),
+    READ_FILE: (*sorted(_READERS), "dd", "curl", "python", "python3", "node", "perl", "ruby"),
+    DOWNLOAD_TO_SHELL: ("curl", "wget", "fetch", "http", "https", "aria2c"),
+}
+
+_DOWNLOADERS = frozenset({"curl", "wget", "fetch", "http", "https", "aria2c", "lwp-download"})
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox"})
+_INTERPRETERS = ("python", "perl", "ruby", "node", "php", "bun", "deno")
+_GLOB = re.compile(r"[*?\[]")
+_HOME = re.compile(r"^(?:\$HOME|\$\{HOME\}|/home/[^/]+|/Users/[^/]+|/root)(?=/|$)")
+
+
+def _key(name: str) -> str:
+    from .command_pattern import normalize_program
+
+    return normalize_program(name)
+
+
+def _interpreter(key: str) -> bool:
+    return key.startswith(_INTERPRETERS)
+
+
+def _norm_path(p: str) -> str:
+    """A path as compared: home spelled ``~``, ``//`` and ``/./`` folded, no trailing slash."""
+    p = _HOME.sub("~", p.strip())
+    p = re.sub(r"/{2,}", "/", p)
+    p = re.sub(r"(?:^|(?<=/))\./", "", p)
+    if p.endswith("/.") and len(p) > 2:
+        p = p[:-2]
+    return p.rstrip("/") or ("/" if p.startswith("/") else p)
+
+
+def _recursive_flags(key: str, args: list[str]) -> bool:
+    for a in args:
+        if a == "--":
+            return False
+        if a == "--recursive" or (a.startswith("-") and not a.startswith("--") and ("r" in a or "R" in a)):
+            return True
+    return False
+
+
+def _positionals(args: list[str]) -> list[str]:
+    out, only = [], False
+    for a in args:
+        if not only and a == "--":
+            only = True
+        elif only or not a.startswith("-") or a == "-":
+            out.append(a)
+    return out
+
+
+def operation_of(compiled: tuple) -> tuple[str, str] | None:
+    """(operation, target) a command rule's pattern is, or None: ``rm -rf /`` is
+    (recursive-delete, "/"), ``git push --force`` (force-push, ""), ``cat ~/.ssh/id_rsa``
+    (read-file, "~/.ssh/id_rsa"), ``curl | sh`` (download-to-shell, "")."""
+    _text, program, _path, flags, positionals = compiled[:5]
+    pipe = compiled[5] if len(compiled) > 5 else ()
+    if pipe:
+        last = pipe[-1][1]
+        if program in _DOWNLOADERS and (last in _SHELLS or _interpreter(last)):
+            return DOWNLOAD_TO_SHELL, ""
+        return None
+    if program == "rm" and _recursive_flags("rm", list(flags)) and len(positionals) <= 1:
+        return RECURSIVE_DELETE, _norm_path(positionals[0]) if positionals else ""
+    if program == "find" and "-delete" in flags and len(positionals) <= 1:
+        return RECURSIVE_DELETE, _norm_path(positionals[0]) if positionals else ""
+    if program == "git" and positionals[:1] == ("push",):
+        from .command_pattern import _analyze
+
+        if "--force" in _analyze("git", [*flags, *positionals]).atoms:
+            return FORCE_PUSH, ""
+    if program in _READERS and len(positionals) == 1 and not flags:
+        return READ_FILE, _norm_path(positionals[0])
+    return None
+
+
+def _same_target(want: str, got: str) -> bool:
+    if not want:
+        return True
+    got = _norm_path(got)
+    if got == want:
+        return True
+    if got.endswith("/*") and _norm_path(got[:-2] or "/") == want:
+        return True  # PATH/* empties PATH
+    if _GLOB.search(got):
+        from fnmatch import fnmatchcase
+
+        return fnmatchcase(want, got)
+    return False
+
+
+class Found:
+    """One spelling of an operation found in a line: what, on which path, the words that show
+    it, and whether it is to be asked rather than denied (``--force-with-lease``)."""
+
+    __slots__ = ("op", "targets", "snippet", "ask")
+
+    def __init__(self, op: str, targets: list[str], snippet: str, ask: bool = False):
+        self.op, self.targets, self.snippet, self.ask = op, targets, snippet, ask
+
+    def covers(self, target: str) -> bool:
+        return not target or any(_same_target(target, t) for t in self.targets)
+
+
+_PY_RMTREE = re.compile(r"\b(?:shutil\.)?rmtree\(\s*(?:path\s*=\s*)?[rbf]?(['\"])(.*?)\1")
+_NODE_RM = re.compile(
+    r"\b(?:rmSync|rmdirSync|rm|rmdir|promises\.rm)\(\s*(['\"`])(.*?)\1\s*,\s*\{[^}]*recursive\s*:\s*(?:true|1|!0)"
+)
+_RIMRAF = re.compile(r"\brimraf(?:\.sync|Sync)?\(\s*(['\"`])(.*?)\1")
+_RUBY_RM = re.compile(r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?)\(?\s*(['\"])(.*?)\1")
+_PERL_RM = re.compile(r"\b(?:rmtree|remove_tree)\(\s*(['\"])(.*?)\1")
+_CODE_DELETES = (_PY_RMTREE, _NODE_RM, _RIMRAF, _RUBY_RM, _PERL_RM)
+_STRINGS = re.compile(r"(['\"`])(.*?)\1")
+_DL_SUB = re.compile(r"(?:\$\(|`|<\()\s*(?:sudo\s+)?(?:[\w./-]*/)?(curl|wget|fetch|http|https|aria2c)\b")
+
+
+def _snippet(sc) -> str:
+    return " ".join([sc.program, *sc.args])[:200]
+
+
+def _runs_stdin(sc) -> bool:
+    """A shell or interpreter reading its program from standard input (``sh``, ``bash -s``,
+    ``python3 -``), not one running a file or ``-c`` code."""
+    key = _key(sc.name)
+    if key not in _SHELLS and not _interpreter(key):
+        return False
+    for a in sc.args:
+        if a in ("-s", "-"):
+            return True
+        if a in ("-c", "-e", "-m", "-p", "-E", "--eval", "--print") or (
+            key in _SHELLS and a.startswith("-") and "c" in a[1:] and not a.startswith("--")
+        ):
+            return False
+        if not a.startswith("-"):
+            return False
+    return True
+
+
+def _deletes(sc, key: str) -> Found | None:
+    args = sc.args
+    if key == "rm" and _recursive_flags(key, args):
+        return Found(RECURSIVE_DELETE, _positionals(args), _snippet(sc))
+    if key == "find":
+        paths = []
+        for a in args:
+            if a.startswith("-") or a in ("(", "!", ")"):
+                break
+            paths.append(a)
+        execs = [k for k, a in enumerate(args) if a in ("-exec", "-execdir", "-ok", "-okdir")]
+        if "-delete" in args or any(
+            k + 1 < len(args) and _key(args[k + 1]) == "rm" and _recursive_flags("rm", args[k + 2 :]) for k in execs
+        ):
+            return Found(RECURSIVE_DELETE, paths or ["."], _snippet(sc))
+    if key == "rimraf" or (key in ("npx", "bunx", "pnpx") and args[:1] == ["rimraf"]):
+        return Found(RECURSIVE_DELETE, _positionals(args if key == "rimraf" else args[1:]), _snippet(sc))
+    return None
+
+
+def _reads(sc, key: str) -> Found | None:
+    args = sc.args
+    if key in _READERS:
+        return Found(READ_FILE, _positionals(args), _snippet(sc))
+    if key == "dd":
+        return Found(READ_FILE, [a[3:] for a in args if a.startswith("if=")], _snippet(sc))
+    if key == "curl":
+        paths = [a.split("@", 1)[1] for a in args if "@" in a and not a.startswith("http")]
+        paths += [args[k + 1] for k, a in enumerate(args[:-1]) if a in ("-T", "--upload-file")]
+        if paths:
+            return Found(READ_FILE, paths, _snippet(sc))
+    return None
+
+
+def _in_code(runtime, wanted) -> list[Found]:
+    """Deletes and reads in code handed to an interpreter (``python3 -c``, ``node -e``, a
+    heredoc read by ``python3 -``)."""
+    found = []
+    for how, text in runtime.carriers:
+        if RECURSIVE_DELETE in wanted:
+            for rx in _CODE_DELETES:
+                for m in rx.finditer(text):
+                    found.append(Found(RECURSIVE_DELETE, [m.group(2)], f"{how}: {m.group(0)}"[:200]))
+        if READ_FILE in wanted:
+            paths = [m.group(2) for m in _STRINGS.finditer(text)]
+            if paths:
+                found.append(Found(READ_FILE, paths, f"{how}: {text}"[:200]))
+    return found
+
+
+def find_operations(cmds, runtime, command: str, wanted) -> list[Found]:
+    """The spellings of the ``wanted`` operations in a read line: ``cmds`` its simple commands,
+    ``runtime`` what it builds at run time (:class:`shellparse.Runtime`), ``command`` its text."""
+    found: list[Found] = []
+    for sc in cmds:
+        key = _key(sc.name)
+        hit = _deletes(sc, key) if RECURSIVE_DELETE in wanted else None
+        if hit is not None:
+            found.append(hit)
+        hit = _reads(sc, key) if READ_FILE in wanted else None
+        if hit is not None:
+            found.append(hit)
+        lease = ("--force-with-lease", "--force-if-includes")
+        if FORCE_PUSH in wanted and key == "git" and "push" in sc.args and any(a.startswith(lease) for a in sc.args):
+            found.append(Found(FORCE_PUSH, [], _snippet(sc), ask=True))
+        runs_text = key in _SHELLS or key in ("source", ".", "eval")
+        if DOWNLOAD_TO_SHELL in wanted and runs_text and any(_DL_SUB.search(a) for a in sc.args):
+            found.append(Found(DOWNLOAD_TO_SHELL, [], _snippet(sc)))
+    if DOWNLOAD_TO_SHELL in wanted:
+        for writer, reader in runtime.pipes:
+            if _key(writer.name) in _DOWNLOADERS and _runs_stdin(reader):
+                found.append(Found(DOWNLOAD_TO_SHELL, [], f"{_snippet(writer)} | {_snippet(reader)}"))
+    if RECURSIVE_DELETE in wanted or READ_FILE in wanted:
+        found += _in_code(runtime, wanted)
+    if READ_FILE in wanted and "<" in command:
+        paths = [m.group(1).strip("'\"") for m in _REDIRECT_IN.finditer(command)]
+        if paths:
+            found.append(Found(READ_FILE, paths, command[:200]))
+    return found
+
+
+_REDIRECT_IN = re.compile(r"(?<![<0-9&])<(?![<(&])\s*(\S+)")
+
+
+# ``Match.field`` of a rule matched by another spelling of its operation.
+OPERATION_FIELD = "operation"
+
+
+def match_rules(rs, v, cmds, command: str, tool: str, usable, matched: dict, make_match) -> None:
+    """Match the rule set's pipeline rules and operation rules against a read Bash line:
+    ``make_match(rule, field, snippet)`` builds the engine's Match."""
+    from . import ruleset as R
+    from .command_pattern import CommandPattern
+    from .shellparse import runtime_of
+
+    rule = rs.rule
+    runtime = runtime_of(command)
+
+    def fits(i: int) -> bool:
+        if i in matched or not usable(i):
+            return False
+        tools = rule(i)[R.TOOLS]
+        return not tools or tool in tools
+
+    for i in rs.meta.get("pipes") or ():
+        if fits(i):
+            v.checked += 1
+            hit = CommandPattern.from_tuple(rule(i)[R.COMPILED]).matches_pipes(runtime.pipes)
+            if hit is not None:
+                matched[i] = make_match(rule(i), "command", hit)
+    ops = rs.meta.get("ops") or {}
+    if not ops:
+        return
+    spellings = find_operations(cmds, runtime, command, set(ops))
+    for op, idxs in ops.items():
+        for i in idxs:
+            if not fits(i):
+                continue
+            target = rule(i)[R.COMPILED][6][1]
+            for f in spellings:
+                if f.op == op and f.covers(target):
+                    m = matched[i] = make_match(rule(i), OPERATION_FIELD, f.snippet)
+                    if f.ask and m.action == "block":
+                        m.action = "ask"
+                    break
+
+
+def describe(op_target) -> str:
+    """How ``rules add``/``rules test`` name what a rule stands for."""
+    op, target = op_target
+    text = DESCRIPTIONS[op]
+    return f"{text} of {target}" if target else text
