@@ -183,6 +183,9 @@ def _call_texts(ti: dict, payload: dict | None) -> list[str]:
             out.append(str(v))
 
     add(ti)
+    command = ti.get("command")
+    if isinstance(command, str) and "\\\n" in command:
+        out.append(command.replace("\\\n", ""))  # a line continuation is no character to bash
     for key in ("file_path", "notebook_path", "path"):
         v = ti.get(key)
         if isinstance(v, str) and "\\" in v:
@@ -393,6 +396,10 @@ def evaluate(
             unchecked.setdefault(owners[k][0], out.reasons.get(k, "budget"))
             present.add(owners[k][0])
 
+    if tool == "Bash" and matched and isinstance(ti.get("command"), str):
+        from .inert_text import drop_written_text_matches
+
+        drop_written_text_matches(rule, matched, ti["command"], R.PTYPE, R.PATTERN, R.CASE, R.COMPILED)
     _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceiling, v)
     present.update(i for i in unchecked if rule(i)[R.CONDS] and i not in matched)
 

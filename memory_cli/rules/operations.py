@@ -330,3 +330,28 @@ def describe(op_target) -> str:
     op, target = op_target
     text = DESCRIPTIONS[op]
     return f"{text} of {target}" if target else text
+
+
+def stands_for(pattern: str, spelling_only: bool = False) -> dict | None:
+    """What a command rule's pattern is recognised as, for ``rules add``/``rules test`` and the
+    rule's JSON: {"operation", "target", "description"}; None for a spelling-only rule or a
+    pattern that is no known operation."""
+    if spelling_only:
+        return None
+    from .command_pattern import InvalidCommandPattern, parse_command_pattern
+
+    try:
+        op = operation_of(parse_command_pattern(pattern).to_tuple())
+    except InvalidCommandPattern:
+        return None
+    if op is None:
+        return None
+    return {"operation": op[0], "target": op[1], "description": describe(op)}
+
+
+def set_spelling_only(store, rule_id: str, on: bool = True) -> None:
+    """Store whether a command rule matches its spelling only (``rules add --spelling-only``);
+    the rule set is rebuilt (writing ``analysis`` bumps its generation)."""
+    store.execute(
+        "UPDATE enforcement_rules SET spelling_only = ?, analysis = analysis WHERE id = ?", (1 if on else 0, rule_id)
+    )
