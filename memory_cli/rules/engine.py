@@ -498,6 +498,25 @@ def might_run_any(command: str, keys) -> bool:
         for w in words_of(text):
             if w in keys or (w.endswith(_EXE_SUFFIXES) and w[:-4] in keys) or versionless(w) in keys:
                 return True
+    return _program_built(unquoted)
+
+
+_LEADERS = frozenset({"then", "do", "else", "sudo", "exec", "command", "env", "nohup", "time", "xargs", "!", "{"})
+
+
+def _program_built(unquoted: str) -> bool:
+    """Whether a simple command of the line starts with a word the shell builds when it runs
+    (``$(printf 'r%s' m) -rf /``, ``$X$Y -rf /``): its program may be any, so the line is read."""
+    if "$" not in unquoted and "`" not in unquoted:
+        return False
+    for ch in ";&|(\n":
+        unquoted = unquoted.replace(ch, "\n")
+    for part in unquoted.split("\n"):
+        words = part.split()
+        while words and (words[0] in _LEADERS or ("=" in words[0] and words[0][:1] not in "$`=")):
+            words.pop(0)
+        if words and words[0].lstrip("{").startswith(("$", "`")):
+            return True
     return False
 
 

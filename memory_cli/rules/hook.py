@@ -276,8 +276,10 @@ def pre_tool_use(ctx: HookContext, resp: Response) -> None:
         resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
         resp.decide(_ask_or_defer(ctx), "memory-cli asks first: " + " ".join(describe(m) for m in asks))
-        if any(m.field == "dynamic" and m.rule[ACTION] == "block" for m in asks):
-            resp.ask_or_deny = True  # a block rule's words built at run time: never only a warning
+        if any(m.field in ("dynamic", "operation") and m.rule[ACTION] == "block" for m in asks):
+            # a block rule's words built at run time, or its operation by a safer spelling
+            # (--force-with-lease): never only a warning
+            resp.ask_or_deny = True
     if warns:
         resp.add_context("memory-cli warning (the call was allowed): " + " ".join(describe(m) for m in warns))
         resp.notify("memory-cli warned: " + "; ".join(m.message for m in warns))
