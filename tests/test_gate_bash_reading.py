@@ -98,3 +98,22 @@ def test_spelling_only_is_refused_for_a_regex_rule_and_nothing_is_stored(cli):
     r = cli("rules", "add", "x", "-p", "rm", "-T", "regex", "--spelling-only")
     assert r.returncode == 2 and "--spelling-only applies to command rules" in r.stderr
     assert "no rules" in cli("rules", "list").stdout
+
+
+def test_a_path_left_to_run_time_that_may_be_the_rules_is_asked(hook, db_path):
+    from test_agent_adapters import agent_hook, codex
+
+    add_rule(db_path, "Never rm -rf /", pattern="rm -rf /", pattern_type="command", action="block")
+    add_rule(db_path, "Never read the SSH key", pattern="cat ~/.ssh/id_rsa", pattern_type="command", action="block")
+    for command, target in (('rm -rf "$STEAMROOT/"*', "may be /"), ("cat ~/.ssh/$KEY", "may be ~/.ssh/id_rsa")):
+        r = hook("PreToolUse", bash(command))
+        assert r.decision == "ask" and "only when it runs" in reason(r) and target in reason(r), command
+    # a run-time path whose known parts cannot be the rule's, or with no known part, passes
+    for command in ('rm -rf "$BUILD/dist"', "rm -rf $DIR", "cat ~/.ssh/$KEY.pub", 'cat "$F"'):
+        assert hook("PreToolUse", bash(command)).decision is None, command
+    # Codex cannot ask: the block rule's call is denied, with the same reason
+    out = agent_hook(
+        db_path, "codex", "PreToolUse", codex("PreToolUse", tool_name="Bash", tool_input={"command": 'rm -rf "$X/"*'})
+    )
+    spec = out["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny" and "only when it runs" in spec["permissionDecisionReason"]

@@ -103,6 +103,8 @@ def describe(m) -> str:
         text += f": `{m.snippet}` does what `{m.rule[PATTERN]}` does, by another spelling"
         if m.action == "ask" and m.rule[ACTION] == "block":
             text += " (a force push with a lease: asked, not denied)"
+    elif m.field == "run_time_path":
+        text += f": {m.snippet}, so it needs the person's go-ahead; written out in full, it can be checked"
     elif m.field == "unchecked":
         text += (
             f": the call holds what this rule looks for, but the check could not be finished"
@@ -276,7 +278,7 @@ def pre_tool_use(ctx: HookContext, resp: Response) -> None:
         resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
         resp.decide(_ask_or_defer(ctx), "memory-cli asks first: " + " ".join(describe(m) for m in asks))
-        if any(m.field in ("dynamic", "operation") and m.rule[ACTION] == "block" for m in asks):
+        if any(m.field in ("dynamic", "operation", "run_time_path") and m.rule[ACTION] == "block" for m in asks):
             # a block rule's words built at run time, or its operation by a safer spelling
             # (--force-with-lease): never only a warning
             resp.ask_or_deny = True

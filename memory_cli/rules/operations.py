@@ -155,13 +155,33 @@ class Found:
     """One spelling of an operation found in a line: what, on which path, the words that show
     it, and whether it is to be asked rather than denied (``--force-with-lease``)."""
 
-    __slots__ = ("op", "targets", "snippet", "ask")
+    __slots__ = ("op", "targets", "snippet", "ask", "unknown")
 
-    def __init__(self, op: str, targets: list[str], snippet: str, ask: bool = False):
+    def __init__(self, op: str, targets: list[str], snippet: str, ask: bool = False, unknown=()):
         self.op, self.targets, self.snippet, self.ask = op, targets, snippet, ask
+        self.unknown = unknown  # the words of the command left to run time (SimpleCommand.dynamic)
 
     def covers(self, target: str) -> bool:
-        return not target or any(_same_target(target, t) for t in self.targets)
+        return not target or any(_same_target(target, t) for t in self.targets if t not in self.unknown)
+
+    def may_cover(self, target: str) -> str | None:
+        """A path left to run time that may be ``target``: its known parts fit around it
+        (``$DIR/*`` may be ``/*``, ``~/.ssh/$KEY`` may be ``~/.ssh/id_rsa``). A word with no
+        known part (``$DIR``) fits anything and is passed, as before."""
+        if not target:
+            return None
+        for t in self.targets:
+            if t in self.unknown:
+                glob = _RUN_TIME_PART.sub("*", t)
+                if glob.strip("*/") or (target == "/" and "/" in glob):
+                    from fnmatch import fnmatchcase
+
+                    if fnmatchcase(target, _norm_path(glob)) or fnmatchcase(target + "/", glob):
+                        return t
+        return None
+
+
+_RUN_TIME_PART = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]")
 
 
 _PY_RMTREE = re.compile(r"\b(?:shutil\.)?rmtree\(\s*(?:path\s*=\s*)?[rbf]?(['\"])(.*?)\1")
@@ -201,7 +221,7 @@ def _runs_stdin(sc) -> bool:
 def _deletes(sc, key: str) -> Found | None:
     args = sc.args
     if key == "rm" and _recursive_flags(key, args):
-        return Found(RECURSIVE_DELETE, _positionals(args), _snippet(sc))
+        return Found(RECURSIVE_DELETE, _positionals(args), _snippet(sc), unknown=sc.dynamic)
     if key == "find":
         paths = []
         for a in args:
@@ -212,7 +232,7 @@ def _deletes(sc, key: str) -> Found | None:
         if "-delete" in args or any(
             k + 1 < len(args) and _key(args[k + 1]) == "rm" and _recursive_flags("rm", args[k + 2 :]) for k in execs
         ):
-            return Found(RECURSIVE_DELETE, paths or ["."], _snippet(sc))
+            return Found(RECURSIVE_DELETE, paths or ["."], _snippet(sc), unknown=sc.dynamic)
     if key == "rimraf" or (key in ("npx", "bunx", "pnpx") and args[:1] == ["rimraf"]):
         return Found(RECURSIVE_DELETE, _positionals(args if key == "rimraf" else args[1:]), _snippet(sc))
     return None
@@ -221,7 +241,7 @@ def _deletes(sc, key: str) -> Found | None:
 def _reads(sc, key: str) -> Found | None:
     args = sc.args
     if key in _READERS:
-        return Found(READ_FILE, _positionals(args), _snippet(sc))
+        return Found(READ_FILE, _positionals(args), _snippet(sc), unknown=sc.dynamic)
     if key == "dd":
         return Found(READ_FILE, [a[3:] for a in args if a.startswith("if=")], _snippet(sc))
     if key == "curl":
@@ -282,8 +302,10 @@ def find_operations(cmds, runtime, command: str, wanted) -> list[Found]:
 _REDIRECT_IN = re.compile(r"(?<![<0-9&])<(?![<(&])\s*(\S+)")
 
 
-# ``Match.field`` of a rule matched by another spelling of its operation.
+# ``Match.field`` of a rule matched by another spelling of its operation, and of one whose
+# operation's path is filled in at run time and may be the rule's (asked).
 OPERATION_FIELD = "operation"
+UNKNOWN_PATH_FIELD = "run_time_path"
 
 
 def match_rules(rs, v, cmds, command: str, tool: str, usable, matched: dict, make_match) -> None:
@@ -323,6 +345,14 @@ def match_rules(rs, v, cmds, command: str, tool: str, usable, matched: dict, mak
                     if f.ask and m.action == "block":
                         m.action = "ask"
                     break
+            else:
+                for f in spellings:
+                    word = f.may_cover(target) if f.op == op else None
+                    if word is not None:
+                        how = f"`{f.snippet}` gets its path {word} only when it runs, and it may be {target}"
+                        matched[i] = make_match(rule(i), UNKNOWN_PATH_FIELD, how)
+                        matched[i].action = "ask"
+                        break
 
 
 def describe(op_target) -> str:
