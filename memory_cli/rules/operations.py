@@ -292,14 +292,9 @@ def find_operations(cmds, runtime, command: str, wanted) -> list[Found]:
                 found.append(Found(DOWNLOAD_TO_SHELL, [], f"{_snippet(writer)} | {_snippet(reader)}"))
     if RECURSIVE_DELETE in wanted or READ_FILE in wanted:
         found += _in_code(runtime, wanted)
-    if READ_FILE in wanted and "<" in command:
-        paths = [m.group(1).strip("'\"") for m in _REDIRECT_IN.finditer(command)]
-        if paths:
-            found.append(Found(READ_FILE, paths, command[:200]))
+    if READ_FILE in wanted and runtime.inputs:
+        found.append(Found(READ_FILE, list(runtime.inputs), command[:200]))
     return found
-
-
-_REDIRECT_IN = re.compile(r"(?<![<0-9&])<(?![<(&])\s*(\S+)")
 
 
 # ``Match.field`` of a rule matched by another spelling of its operation, and of one whose

@@ -556,11 +556,12 @@ def _bare(name: str) -> str:
 
 
 class _Raw:
-    __slots__ = ("words", "redirect_words", "heredocs", "herestrings", "pipe_in")
+    __slots__ = ("words", "redirect_words", "heredocs", "herestrings", "pipe_in", "inputs")
 
     def __init__(self, words, redirect_words, heredocs, herestrings, pipe_in: bool):
         self.words: list[_Word] = words
         self.redirect_words: list[_Word] = redirect_words
+        self.inputs: list[_Word] = []  # the files of ``< FILE`` and ``<> FILE``
         self.heredocs: list[_Heredoc] = heredocs
         self.herestrings: list[str] = herestrings
         self.pipe_in = pipe_in
@@ -583,6 +584,7 @@ class _Reading:
         "outputs",
         "assigned",
         "pipes",
+        "inputs",
     )
 
     def __init__(self, deadline: float | None = None):
@@ -600,9 +602,10 @@ class _Reading:
         self.outputs: dict = {}  # (text, strict, assignments so far) -> what it writes (None: not known)
         self.assigned: list[str] = []  # every variable assignment read, in order
         self.pipes: list[tuple[SimpleCommand, SimpleCommand]] = []  # (writer, reader) of each pipe
+        self.inputs: list[str] = []  # files redirected into a command (``< FILE``)
 
     def runtime(self) -> Runtime:
-        return Runtime(tuple(self.sources), tuple(self.carriers), tuple(self.pipes))
+        return Runtime(tuple(self.sources), tuple(self.carriers), tuple(self.pipes), tuple(self.inputs))
 
 
 class Runtime:
@@ -611,12 +614,13 @@ class Runtime:
     definitions); ``carriers``, code run by something that is not a shell, as (how, text):
     ``python3 -c``, ``perl -e``, a script sourced from a substitution whose output is unknown;
     ``pipes``, (writer, reader) for each ``|`` between two commands of the line (a wrapper and
-    what it runs are both the writer or reader: ``curl URL | sudo bash``)."""
+    what it runs are both the writer or reader: ``curl URL | sudo bash``); ``inputs``, the files
+    redirected into a command (``wc -l < FILE``)."""
 
-    __slots__ = ("sources", "carriers", "pipes")
+    __slots__ = ("sources", "carriers", "pipes", "inputs")
 
-    def __init__(self, sources: tuple = (), carriers: tuple = (), pipes: tuple = ()):
-        self.sources, self.carriers, self.pipes = sources, carriers, pipes
+    def __init__(self, sources: tuple = (), carriers: tuple = (), pipes: tuple = (), inputs: tuple = ()):
+        self.sources, self.carriers, self.pipes, self.inputs = sources, carriers, pipes, inputs
 
 
 # Variables whose value a line can rely on without assigning them: ``$IFS`` is blank space
@@ -708,6 +712,8 @@ class _Builder:
                 elif target is not None:
                     assert target.word is not None
                     cur.redirect_words.append(target.word)
+                    if t.text in ("<", "<>"):
+                        cur.inputs.append(target.word)
                     if t.text == "<<<":
                         cur.herestrings.append(target.word.value)
                     i += 1
@@ -737,6 +743,9 @@ class _Builder:
             if doc.expands:
                 for sub in _substitutions(doc.body):
                     self._nested(sub, "$( )")
+        for w in raw.inputs:
+            path = self._fill(w) if w.dyn else w.value
+            self.reading.inputs.append(path if path is not None else w.value)
         words = list(raw.words)
         # Reserved words and headers.
         while words and not words[0].quoted and words[0].value in _LEADING_KEYWORDS:
