@@ -260,7 +260,9 @@ def _in_code(runtime, wanted) -> list[Found]:
         if RECURSIVE_DELETE in wanted:
             for rx in _CODE_DELETES:
                 for m in rx.finditer(text):
-                    found.append(Found(RECURSIVE_DELETE, [m.group(2)], f"{how}: {m.group(0)}"[:200]))
+                    end = text.find(")", m.end(), m.end() + 80)
+                    call = text[m.start() : end + 1 if end >= 0 else m.end()]
+                    found.append(Found(RECURSIVE_DELETE, [m.group(2)], f"{how} … {call}"[:200]))
         if READ_FILE in wanted:
             paths = [m.group(2) for m in _STRINGS.finditer(text)]
             if paths:
