@@ -76,7 +76,7 @@ def _wrong(db_path, agent: str) -> list[tuple]:
 def test_the_corpus_holds_the_published_forms_and_look_alikes():
     sources = {f["source"].split(":")[0] for f in FORMS}
     assert {"GuardFall 2026", "CmdNeedle (arXiv 2606.15549)", "look-alike", "real session"} <= sources
-    assert sum(f["expect"] == "stop" for f in FORMS) >= 80 and sum(f["expect"] == "allow" for f in FORMS) >= 40
+    assert sum(f["expect"] == "stop" for f in FORMS) >= 88 and sum(f["expect"] == "allow" for f in FORMS) >= 47
     assert {f["class"] for f in FORMS} == {r["class"] for r in CORPUS["rules"]}
 
 

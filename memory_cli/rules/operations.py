@@ -12,9 +12,10 @@ dangerous operations is recognised as that operation when the rule set is built
   flag, ``find PATH -delete``, ``find PATH -exec rm -r``, ``rimraf PATH``, and in interpreter
   code ``shutil.rmtree``, ``fs.rmSync``/``rmdirSync``/``rm`` with ``recursive: true``,
   ``rimraf``, ``FileUtils.rm_rf``, ``rmtree``/``remove_tree``. Same path only: a rule on ``/``
-  does not stop ``rm -rf build/``; ``PATH/*`` empties PATH and counts as PATH;
+  does not stop ``rm -rf build/``; ``PATH/*`` empties PATH and counts as PATH, and a relative
+  path after a ``cd`` in the line is also read from there (``cd / && rm -rf *``);
 - ``force-push`` (``git push --force``): ``-f``, ``--force``, ``+refspec`` (the pattern already
-  reads these), and ``--force-with-lease``/``--force-if-includes``, which are asked rather
+  reads these), ``--mirror`` (force-updates every ref), and ``--force-with-lease``/``--force-if-includes``, which are asked rather
   than denied (safer, still a force push);
 - ``read-file`` (a reader program and one path, ``cat ~/.ssh/id_rsa``): any program that
   prints or copies a file (cat, less, head, tail, base64, xxd, cp, scp, dd ``if=``, curl
@@ -24,7 +25,8 @@ dangerous operations is recognised as that operation when the rule set is built
 - ``download-to-shell`` (a pipeline from a downloader into a shell, ``curl | sh``): any
   downloader (curl, wget, fetch, http, aria2c) piped into any shell or interpreter reading its
   input (``| sudo bash``, ``| python3``), ``bash <(curl URL)``, ``sh -c "$(curl URL)"``,
-  ``source <(curl URL)``, ``eval "$(curl URL)"``.
+  ``source <(curl URL)``, ``eval "$(curl URL)"``, and a file the line downloads and then runs
+  (``curl URL > i.sh && sh i.sh``, ``curl -fsSLo i.sh URL && ./i.sh``).
 
 A person who means the spelling only stores the rule with ``spelling_only`` (``rules add
 --spelling-only``). Standard library only: this is on the PreToolUse path, and it runs only for
@@ -83,13 +85,21 @@ def _interpreter(key: str) -> bool:
 
 
 def _norm_path(p: str) -> str:
-    """A path as compared: home spelled ``~``, ``//`` and ``/./`` folded, no trailing slash."""
+    """A path as compared: home spelled ``~``, ``//``, ``/./`` and ``dir/..`` folded, no
+    trailing slash (``/.`` is ``/``)."""
+    import posixpath
+
     p = _HOME.sub("~", p.strip())
-    p = re.sub(r"/{2,}", "/", p)
-    p = re.sub(r"(?:^|(?<=/))\./", "", p)
-    if p.endswith("/.") and len(p) > 2:
-        p = p[:-2]
-    return p.rstrip("/") or ("/" if p.startswith("/") else p)
+    if not p:
+        return p
+    return posixpath.normpath(re.sub(r"/{2,}", "/", p))
+
+
+def _in_dir(cwd: str | None, path: str) -> list[str]:
+    """``path`` as written and, after a ``cd`` earlier in the line, joined to that directory."""
+    if cwd is None or not path or path.startswith(("/", "~", "$")):
+        return [path]
+    return [path, cwd.rstrip("/") + "/" + path]
 
 
 def _recursive_flags(key: str, args: list[str]) -> bool:
@@ -270,23 +280,89 @@ def _in_code(runtime, wanted) -> list[Found]:
     return found
 
 
+_SCRIPT_OPTIONS = frozenset({"-c", "-e", "-r", "--eval", "-E"})
+
+
+def _script_arg(sc, key: str) -> str | None:
+    """The code a shell, interpreter, ``source`` or ``eval`` runs: the value of ``-c``/``-e``,
+    else its first positional (a script), else None."""
+    args = sc.args
+    if key == "eval":
+        return " ".join(args)
+    for k, a in enumerate(args):
+        if a in _SCRIPT_OPTIONS or (key in _SHELLS and a.startswith("-") and not a.startswith("--") and "c" in a[1:]):
+            return args[k + 1] if k + 1 < len(args) else None
+        if not a.startswith("-") or a == "-":
+            return a
+    return None
+
+
+def _downloaded_files(cmds, runtime) -> set[str]:
+    """Files a downloader of the line writes: ``-o FILE``, ``-O FILE``, ``--output[-document]``,
+    ``> FILE``, and wget's own choice (the URL's last part)."""
+    files: set[str] = set()
+    for sc in cmds:
+        key = _key(sc.name)
+        if key not in _DOWNLOADERS:
+            continue
+        args = sc.args
+        named = remote = False
+        # curl -o FILE (-O: the URL's name), wget -O FILE (-o is its log); -fsSLo FILE clusters
+        takes = "o" if key == "curl" else "O"
+        for k, a in enumerate(args):
+            short = a.startswith("-") and not a.startswith("--") and len(a) > 1
+            if (short and a[-1] == takes or a in ("--output", "--output-document")) and k + 1 < len(args):
+                files.add(args[k + 1])
+                named = True
+            elif a.startswith(("--output=", "--output-document=")):
+                files.add(a.partition("=")[2])
+                named = True
+            elif (short and "O" in a and key == "curl") or a == "--remote-name":
+                remote = True
+        if not named and (key == "wget" or remote):
+            files.update(a.rstrip("/").rsplit("/", 1)[-1] for a in args if "://" in a)
+    files.update(path for sc, path in runtime.writes if _key(sc.name) in _DOWNLOADERS)
+    return {_norm_path(f) for f in files if f and f != "-"}
+
+
+def _runs_download(sc, key: str, downloaded: set[str]) -> bool:
+    """A shell, an interpreter, ``source``/``.`` or ``eval`` running code a downloader gives
+    (``bash <(curl URL)``, ``sh -c "$(curl URL)"``), or a file the line downloaded."""
+    if _norm_path(sc.program) in downloaded:
+        return True  # chmod +x i.sh && ./i.sh
+    if key not in _SHELLS and not _interpreter(key) and key not in ("source", ".", "eval"):
+        return False
+    code = _script_arg(sc, key)
+    if code is None:
+        return False
+    return bool(_DL_SUB.search(code)) or _norm_path(code) in downloaded
+
+
 def find_operations(cmds, runtime, command: str, wanted) -> list[Found]:
     """The spellings of the ``wanted`` operations in a read line: ``cmds`` its simple commands,
     ``runtime`` what it builds at run time (:class:`shellparse.Runtime`), ``command`` its text."""
     found: list[Found] = []
+    downloaded = _downloaded_files(cmds, runtime) if DOWNLOAD_TO_SHELL in wanted else set()
+    cwd: str | None = None
     for sc in cmds:
         key = _key(sc.name)
-        hit = _deletes(sc, key) if RECURSIVE_DELETE in wanted else None
-        if hit is not None:
-            found.append(hit)
-        hit = _reads(sc, key) if READ_FILE in wanted else None
-        if hit is not None:
-            found.append(hit)
-        lease = ("--force-with-lease", "--force-if-includes")
-        if FORCE_PUSH in wanted and key == "git" and "push" in sc.args and any(a.startswith(lease) for a in sc.args):
-            found.append(Found(FORCE_PUSH, [], _snippet(sc), ask=True))
-        runs_text = key in _SHELLS or key in ("source", ".", "eval")
-        if DOWNLOAD_TO_SHELL in wanted and runs_text and any(_DL_SUB.search(a) for a in sc.args):
+        if key == "cd" and not sc.via:
+            where = _positionals(sc.args)[:1] or ["~"]
+            cwd = _in_dir(cwd, where[0])[-1]
+            continue
+        for hit in (
+            _deletes(sc, key) if RECURSIVE_DELETE in wanted else None,
+            _reads(sc, key) if READ_FILE in wanted else None,
+        ):
+            if hit is not None:
+                hit.targets = [p for t in hit.targets for p in _in_dir(cwd, t)]
+                found.append(hit)
+        if FORCE_PUSH in wanted and key == "git" and "push" in sc.args:
+            if "--mirror" in sc.args:
+                found.append(Found(FORCE_PUSH, [], _snippet(sc)))  # force-updates every ref
+            elif any(a.startswith(("--force-with-lease", "--force-if-includes")) for a in sc.args):
+                found.append(Found(FORCE_PUSH, [], _snippet(sc), ask=True))
+        if DOWNLOAD_TO_SHELL in wanted and _runs_download(sc, key, downloaded):
             found.append(Found(DOWNLOAD_TO_SHELL, [], _snippet(sc)))
     if DOWNLOAD_TO_SHELL in wanted:
         for writer, reader in runtime.pipes:

@@ -556,12 +556,13 @@ def _bare(name: str) -> str:
 
 
 class _Raw:
-    __slots__ = ("words", "redirect_words", "heredocs", "herestrings", "pipe_in", "inputs")
+    __slots__ = ("words", "redirect_words", "heredocs", "herestrings", "pipe_in", "inputs", "outputs")
 
     def __init__(self, words, redirect_words, heredocs, herestrings, pipe_in: bool):
         self.words: list[_Word] = words
         self.redirect_words: list[_Word] = redirect_words
         self.inputs: list[_Word] = []  # the files of ``< FILE`` and ``<> FILE``
+        self.outputs: list[_Word] = []  # the files of ``> FILE``, ``>> FILE``, ``&> FILE``
         self.heredocs: list[_Heredoc] = heredocs
         self.herestrings: list[str] = herestrings
         self.pipe_in = pipe_in
@@ -585,6 +586,7 @@ class _Reading:
         "assigned",
         "pipes",
         "inputs",
+        "writes",
     )
 
     def __init__(self, deadline: float | None = None):
@@ -603,9 +605,12 @@ class _Reading:
         self.assigned: list[str] = []  # every variable assignment read, in order
         self.pipes: list[tuple[SimpleCommand, SimpleCommand]] = []  # (writer, reader) of each pipe
         self.inputs: list[str] = []  # files redirected into a command (``< FILE``)
+        self.writes: list[tuple[SimpleCommand, str]] = []  # (command, file its output goes to)
 
     def runtime(self) -> Runtime:
-        return Runtime(tuple(self.sources), tuple(self.carriers), tuple(self.pipes), tuple(self.inputs))
+        return Runtime(
+            tuple(self.sources), tuple(self.carriers), tuple(self.pipes), tuple(self.inputs), tuple(self.writes)
+        )
 
 
 class Runtime:
@@ -615,12 +620,16 @@ class Runtime:
     ``python3 -c``, ``perl -e``, a script sourced from a substitution whose output is unknown;
     ``pipes``, (writer, reader) for each ``|`` between two commands of the line (a wrapper and
     what it runs are both the writer or reader: ``curl URL | sudo bash``); ``inputs``, the files
-    redirected into a command (``wc -l < FILE``)."""
+    redirected into a command (``wc -l < FILE``); ``writes``, (command, file) for each output
+    redirection (``curl URL > FILE``)."""
 
-    __slots__ = ("sources", "carriers", "pipes", "inputs")
+    __slots__ = ("sources", "carriers", "pipes", "inputs", "writes")
 
-    def __init__(self, sources: tuple = (), carriers: tuple = (), pipes: tuple = (), inputs: tuple = ()):
-        self.sources, self.carriers, self.pipes, self.inputs = sources, carriers, pipes, inputs
+    def __init__(
+        self, sources: tuple = (), carriers: tuple = (), pipes: tuple = (), inputs: tuple = (), writes: tuple = ()
+    ):
+        self.sources, self.carriers, self.pipes = sources, carriers, pipes
+        self.inputs, self.writes = inputs, writes
 
 
 # Variables whose value a line can rely on without assigning them: ``$IFS`` is blank space
@@ -674,6 +683,9 @@ class _Builder:
             if raw.pipe_in and writers:
                 self.reading.pipes.extend((w, r) for w in writers for r in members)
             writers = members
+            for w in raw.outputs:
+                path = self._fill(w) if w.dyn else w.value
+                self.reading.writes.extend((c, path) for c in members if path)
             # what this command writes into the pipe, when the next one reads it and it is known
             piped = (
                 self._output(raw, piped if raw.pipe_in else None) if k + 1 < len(raws) and raws[k + 1].pipe_in else None
@@ -714,6 +726,8 @@ class _Builder:
                     cur.redirect_words.append(target.word)
                     if t.text in ("<", "<>"):
                         cur.inputs.append(target.word)
+                    elif t.text in (">", ">>", ">|", "&>", "&>>"):
+                        cur.outputs.append(target.word)
                     if t.text == "<<<":
                         cur.herestrings.append(target.word.value)
                     i += 1
