@@ -122,8 +122,9 @@ RULE_FIELDS = {
     "name": None,
     "hook_events": [],
     "source_ref": None,
+    "spelling_only": False,
 }
-_ANALYSED = ("pattern", "pattern_type", "case_sensitive", "conditions")
+_ANALYSED = ("pattern", "pattern_type", "case_sensitive", "conditions", "spelling_only")
 
 
 def _stored(key: str, value):
@@ -148,7 +149,7 @@ def _stored(key: str, value):
         return json.dumps(spec.normalize_conditions(value))
     if key == "hook_events":
         return json.dumps(spec.normalize_hook_events(value))
-    if key in ("case_sensitive", "confirmed"):
+    if key in ("case_sensitive", "confirmed", "spelling_only"):
         return 1 if value else 0
     return value
 

@@ -36,6 +36,11 @@ def public_rule(row: dict | None) -> dict | None:
     out["enabled"] = bool(out.pop("active", 1))
     out["confirmed"] = bool(out.get("confirmed"))
     out["case_sensitive"] = bool(out.get("case_sensitive"))
+    if out.get("pattern_type") == "command":
+        from .operations import stands_for
+
+        out["spelling_only"] = bool(out.get("spelling_only"))
+        out["operation"] = stands_for(out.get("pattern") or "", out["spelling_only"])
     out.pop("analysis", None)
     out["effective_action"] = effective_action(out["action"], out["confirmed"], out.get("pattern_type"))
     return out
