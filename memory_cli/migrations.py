@@ -244,6 +244,7 @@ MIGRATIONS: list[tuple] = [
         "capture: the prompts a lesson's quote is checked against; corrections' origin",
         _area("memory_cli.capture.lessons"),
     ),
+    (16, "checks: each approved lesson's form of enforcement", _area("memory_cli.checks.schema")),
 ]
 
 LATEST = MIGRATIONS[-1][0]
