@@ -2,7 +2,9 @@
 
 Claude Code runs a ``type: "prompt"`` Stop hook through its own small fast model with the hook
 input in place of ``$ARGUMENTS`` (on Stop it holds ``last_assistant_message`` and
-``stop_hook_active``), and reads ``{"ok": bool, "reason": str}`` back. The same text (with the
+``stop_hook_active``), and reads ``{"ok": bool, "reason": str}`` back. In the pinned 2.1.328 the
+evaluator's request also carries the conversation (the turn's calls and results included) before
+this text, so the judge sees the final message and what the turn did. The same text (with the
 input filled in) is what Codex CLI's and Gemini CLI's stop hooks send to the person's session
 provider, and what ``scripts/score_stop_judge.py`` scores.
 
@@ -25,8 +27,8 @@ Lessons:
 {lessons}
 
 Rules for judging:
-- Judge only what the final message (`last_assistant_message` in the input) shows. Do not guess \
-what the agent did elsewhere.
+- Judge only what this turn shows: the final message (`last_assistant_message` in the input) \
+and, when you are shown it, what the agent did since the person's last message. Do not guess.
 - A lesson that does not apply to this message is kept. When in doubt, it is kept.
 - If `stop_hook_active` is true in the input, the agent was already sent back once this turn: \
 answer ok true.

@@ -141,8 +141,11 @@ def test_a_project_lesson_is_judged_in_its_project_only_and_uninstall_removes_it
 
     there = home.run_session("tidy", [BREAKS], evaluator=_judge, cwd=other)
     assert not _evaluations(there) and len(there.main_requests) == 1, there.describe()
-    here = home.run_session("tidy", [BREAKS, KEEPS], evaluator=_judge)
-    assert len(_evaluations(here)) == 2 and len(here.main_requests) == 2, here.describe()
+    here = home.run_session("tidy", [bash("git branch --list 'old*'"), BREAKS, KEEPS], evaluator=_judge)
+    evals = _evaluations(here)
+    assert len(evals) == 2 and len(here.main_requests) == 3, here.describe()
+    # the platform's evaluator is shown the turn's calls too, not only the final message
+    assert "git branch --list" in json.dumps(evals[0].body["messages"][:-1])
 
     home.cli("uninstall")
     assert not project_settings.exists() and not (home.project / ".claude").exists()
