@@ -206,6 +206,13 @@ def _queue(store) -> list[dict]:
     return items
 
 
+def check_form(form: str | None) -> str | None:
+    """A lesson's form of enforcement as given (rule, reminder, stop-check, advice), or raises."""
+    from .checks.lesson_review import check_form as check
+
+    return check(form)
+
+
 def check_action(action: str | None) -> str | None:
     if action is None:
         return None

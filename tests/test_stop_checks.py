@@ -185,3 +185,22 @@ def test_a_bad_form_is_a_one_line_error_and_nothing_is_approved(cli):
     r = cli("review", "--approve", cid, "--form", "nagging")
     assert r.returncode != 0 and "unknown form 'nagging'" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert json.loads(cli("review", "--list", "--json").stdout)[0]["status"] == "pending"
+
+
+def test_the_rest_api_takes_the_form_and_refuses_an_unknown_one(db_path, store, claude_dir):
+    import pytest
+
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from memory_cli.capture.corrections import capture
+    from memory_cli.web.app import ServerConfig, create_app
+
+    cid = capture(store, f"no, {CONFIDENCE}", session_id="s1")["id"]
+    app = create_app(ServerConfig(db_path=str(db_path), token="t" * 32, extra_hosts=("testserver",)))
+    with TestClient(app, headers={"Authorization": "Bearer " + "t" * 32}) as api:
+        bad = api.post(f"/api/corrections/{cid}/approve", json={"form": "nagging"})
+        assert bad.status_code == 422 and bad.json()["field"] == "form"
+        ok = api.post(f"/api/corrections/{cid}/approve", json={"form": "stop-check"}).json()
+    assert ok["form"]["form"] == "stop-check" and ok["form"]["check_kind"] == "judge"
+    assert judge.MARKER in (claude_dir / "settings.json").read_text()

@@ -41,6 +41,7 @@ class ApproveIn(BaseModel):
     message: str | None = None
     scope: str | None = None
     no_rule: bool = False
+    form: str | None = None  # rule | reminder | stop-check | advice (None: as proposed)
 
 
 class RejectIn(BaseModel):
@@ -157,6 +158,8 @@ def api_approve(correction_id: str, body: ApproveIn | None = None, store=Depends
     b = body or ApproveIn()
     with deps.field("action"):
         review.check_action(b.action)
+    with deps.field("form"):
+        review.check_form(b.form)
     deps.check_entry_fields(store, {"scope": b.scope})
     with deps.field("pattern"):
         return review.approve(
@@ -168,6 +171,7 @@ def api_approve(correction_id: str, body: ApproveIn | None = None, store=Depends
             message=b.message,
             scope=b.scope,
             no_rule=b.no_rule,
+            form=b.form,
         )
 
 

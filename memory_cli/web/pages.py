@@ -417,8 +417,12 @@ def review_verb(
         current = review.proposed_pattern(store, correction_id)
         no_rule = pattern is not None and not pattern.strip()
         pattern = pattern.strip() if pattern and pattern.strip() != current else None
+        with deps.field("form"):
+            lesson_form = review.check_form(form.get("form") or None)
         with deps.field("pattern"):
-            item = review.approve(store, correction_id, action=action, pattern=pattern, no_rule=no_rule)
+            item = review.approve(
+                store, correction_id, action=action, pattern=pattern, no_rule=no_rule, form=lesson_form
+            )
     elif verb == "reject":
         item = review.reject(store, correction_id)
     else:
