@@ -70,16 +70,19 @@ def stop(ctx: HookContext, resp: Response) -> None:
     judged = [r for r in lessons if r["check_kind"] == "judge"]
     reasons = []
     if deterministic:
-        calls = turn.calls(path) if isinstance(path, str) else None
+        calls = turn.calls(path, ctx.client) if isinstance(path, str) else None
         for r in deterministic:
             if calls is None:
                 continue  # no transcript: nothing to judge the turn by
             why = _broken(r["check_kind"], calls)
-            before = verdicts.last_result(ctx.store, ctx.session_id, r["id"]) if active else None
-            if why and not active:
+            # The Stop right after a send-back is the same turn going on: Claude Code and Codex
+            # say so (`stop_hook_active`); Gemini CLI does not, so this lesson's own last verdict
+            # in the session says it too. Either way it is never sent back twice.
+            again = active or verdicts.last_result(ctx.store, ctx.session_id, r["id"]) == "sent_back"
+            if why and not again:
                 reasons.append(f"[{judge.tag(r['id'])}] {why} (lesson: {r['content']})")
                 result = "sent_back"
-            elif active and before == "sent_back":
+            elif again:
                 result = "ended_unkept" if why else "kept_after_send_back"
             else:
                 result = "ended_unkept" if why else "kept"

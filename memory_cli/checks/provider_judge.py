@@ -28,8 +28,8 @@ def judge(ctx, judged: list[dict], active: bool) -> list[str]:
     from . import judge as j
     from . import verdicts
 
-    if active:
-        return []
+    if active or any(verdicts.last_result(ctx.store, ctx.session_id, r["id"]) == "sent_back" for r in judged):
+        return []  # sent back once this turn already (Gemini CLI does not say so: the audit does)
     try:
         from ..llm import providers
 

@@ -64,10 +64,14 @@ def _typed(rec: dict) -> str:
     return "\n".join(b.get("text", "") for b in blocks(rec) if b.get("type") == "text").lstrip()
 
 
-def calls(transcript_path: str | None) -> list[Call] | None:
-    """The ending turn's tool calls, oldest first; None when there is no transcript to read."""
+def calls(transcript_path: str | None, agent: str | None = None) -> list[Call] | None:
+    """The ending turn's tool calls, oldest first; None when there is no transcript to read.
+    ``agent`` codex or gemini: their own session files, read as Claude-shaped calls by the
+    session replay's readers (a Codex patch becomes one Write/Edit per file)."""
     if not transcript_path or not isinstance(transcript_path, str):
         return None
+    if agent in ("codex", "gemini"):
+        return _agent_calls(transcript_path, agent)
     out: list[Call] = []
     seen_any = False
     try:
@@ -95,6 +99,21 @@ def calls(transcript_path: str | None) -> list[Call] | None:
         return None
     out.reverse()
     return out
+
+
+def _agent_calls(path: str, agent: str) -> list[Call] | None:
+    from importlib import import_module
+
+    try:
+        session = import_module(f"memory_cli.replay.{agent}").read(path)
+    except (OSError, ValueError):
+        return None
+    if session is None:
+        return None
+    last = max((c.turn for c in session.calls), default=0)
+    if session.prompts and len(session.prompts) > last:
+        return []  # the person spoke after the last call: this turn called nothing
+    return [Call(c.tool, _one_line(c.tool, c.tool_input)) for c in session.calls if c.turn == last]
 
 
 def summary(turn: list[Call], limit: int = 12) -> str:
