@@ -204,3 +204,40 @@ def test_the_rest_api_takes_the_form_and_refuses_an_unknown_one(db_path, store, 
         ok = api.post(f"/api/corrections/{cid}/approve", json={"form": "stop-check"}).json()
     assert ok["form"]["form"] == "stop-check" and ok["form"]["check_kind"] == "judge"
     assert judge.MARKER in (claude_dir / "settings.json").read_text()
+
+
+def test_codex_judges_with_the_session_provider_and_a_failed_judge_lets_the_turn_end(cli, db_path, claude_dir, project):
+    import subprocess
+
+    from conftest import hook_cmd
+    from openai_standin import OpenAIStandIn, content
+    from test_llm_cli import write_config
+
+    out = _approve(cli, CONFIDENCE, "--form", "stop-check")
+    tag = judge.tag(out["promoted_entry_id"])
+    verdicts = [content({"ok": False, "reason": f"[{tag}] say how confident you are"}), content("no verdict here")]
+    with OpenAIStandIn(verdicts) as si:
+        write_config(
+            claude_dir, llm={"provider": "openai-compatible", "base_url": si.url, "timeout_s": 5, "retries": 0}
+        )
+
+        def stop(session: str) -> dict:
+            body = payload("Stop", cwd=str(project), session_id=session, last_assistant_message="Delete the branch?")
+            p = subprocess.run(
+                [*hook_cmd(), "--db", str(db_path), "hook", "--agent", "codex", "Stop"],
+                input=json.dumps(body),
+                capture_output=True,
+                text=True,
+                env={**__import__("os").environ, "OPENAI_API_KEY": "sk-local-test"},
+                timeout=60,
+            )
+            return json.loads(p.stdout) if p.stdout.strip() else {}
+
+        sent = stop("c1")
+        failed = stop("c2")
+    assert sent.get("decision") == "block" and "say how confident you are" in sent.get("reason", ""), sent
+    asked = si.requests[0]["body"]["messages"][1]["content"]
+    assert CONFIDENCE in asked.lower() and "Delete the branch?" in asked
+    assert failed.get("decision") is None
+    rows = json.loads(cli("audit", "--action", "stop_check", "--json").stdout)
+    assert sorted(r["result"] for r in rows) == ["judge_failed", "sent_back"]
