@@ -241,3 +241,27 @@ def test_codex_judges_with_the_session_provider_and_a_failed_judge_lets_the_turn
     assert failed.get("decision") is None
     rows = json.loads(cli("audit", "--action", "stop_check", "--json").stdout)
     assert sorted(r["result"] for r in rows) == ["judge_failed", "sent_back"]
+
+
+def test_a_failed_platform_judge_is_counted_once_at_the_next_stop(cli, hook, tmp_path, project):
+    out = _approve(cli, CONFIDENCE, "--form", "stop-check")
+    prompt = judge.prompt([(out["promoted_entry_id"], "No, state your confidence when you ask me something.")])
+    path = tmp_path / "t.jsonl"
+    _transcript(path, [])
+    failure = {
+        "type": "attachment",
+        "attachment": {
+            "type": "hook_non_blocking_error",
+            "hookEvent": "Stop",
+            "toolUseID": "f00d-1",
+            "stderr": "JSON validation failed",
+            "command": prompt,
+        },
+    }
+    with path.open("a") as f:
+        f.write(json.dumps(failure) + "\n")
+    for session in ("j1", "j1"):
+        hook("Stop", payload("Stop", cwd=str(project), transcript_path=str(path), session_id=session))
+    rows = json.loads(cli("audit", "--action", "stop_check", "--json").stdout)
+    assert sorted(r["result"] for r in rows) == ["judge_failed", "judged", "judged"]
+    assert json.loads(cli("lessons", "--json").stdout)["lessons"][0]["verdicts"]["judge_failed"] == 1

@@ -113,6 +113,8 @@ def _count_platform_judge(ctx, judged: list[dict], active: bool, path) -> None:
     named: set[str] = set()
     if active and isinstance(path, str):
         named = set(judge.tags_in(_last_feedback(path)))
+    if isinstance(path, str):
+        _count_failures(ctx, judged, path)
     for r in judged:
         if active and judge.tag(r["id"]) not in named:
             continue
@@ -147,3 +149,43 @@ def _last_feedback(path: str) -> str:
             # since the prompt itself quotes every lesson's tag
             return text.rpartition("$ARGUMENTS]:")[2] if "$ARGUMENTS]:" in text else text
     return ""
+
+
+def _count_failures(ctx, judged: list[dict], path: str) -> None:
+    """The platform's judge failures (no usable verdict: the turn ended), which Claude Code
+    records in the transcript as a ``hook_non_blocking_error`` of the prompt hook: each counted
+    once (by its id), at the session's next Stop."""
+    from ..capture.transcript_records import decode_line, reverse_lines
+    from . import judge, verdicts
+
+    by_tag = {judge.tag(r["id"]): r for r in judged}
+    for n, raw in enumerate(reverse_lines(path, _FEEDBACK_BYTES)):
+        if n > 400:
+            break
+        if b"hook_non_blocking_error" not in raw or judge.MARKER.encode() not in raw:
+            continue
+        rec = decode_line(raw)
+        att = rec.get("attachment") if rec else None
+        if not isinstance(att, dict) or not str(att.get("command", "")).startswith(judge.MARKER):
+            continue
+        failure = str(att.get("toolUseID") or rec.get("uuid") or "")
+        if not failure or ctx.store.value(
+            "SELECT 1 FROM memory_audit_log WHERE action = ? AND result = 'judge_failed' AND details LIKE ?",
+            (verdicts.ACTION, f"%{failure}%"),
+        ):
+            continue
+        for tag in judge.tags_in(att["command"].partition("Rules for judging")[0]):
+            r = by_tag.get(tag)
+            if r is not None:
+                ctx.audit(
+                    verdicts.ACTION,
+                    entry_id=r["id"],
+                    context=r["content"][:200],
+                    result="judge_failed",
+                    details={
+                        "check": "judge",
+                        "by": "claude-code prompt hook",
+                        "failure": failure,
+                        "error": str(att.get("stderr") or "")[:200],
+                    },
+                )
