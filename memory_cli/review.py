@@ -213,6 +213,13 @@ def check_form(form: str | None) -> str | None:
     return check(form)
 
 
+def proposed_form(statement: str, has_rule: bool) -> str:
+    """The form of enforcement approval proposes for a lesson (see :mod:`.checks.compile`)."""
+    from .checks.compile import propose
+
+    return propose(statement or "", has_rule)
+
+
 def check_action(action: str | None) -> str | None:
     if action is None:
         return None

@@ -60,6 +60,7 @@ def test_each_lesson_compiles_to_the_check_that_sees_its_evidence():
     assert compiler.check_kind(COMMIT) == compiler.COMMIT_AFTER_EDIT
     assert compiler.check_kind("commit and push after every change") == compiler.COMMIT_AFTER_EDIT
     assert compiler.check_kind("run the tests after every edit") == compiler.TESTS_AFTER_EDIT
+    assert compiler.check_kind("Always run the tests before committing") == compiler.TESTS_AFTER_EDIT
     assert compiler.check_kind(CONFIDENCE) == compiler.JUDGE
     assert compiler.check_kind("never commit to main without asking") == compiler.JUDGE
     assert compiler.propose(MCP_SHELL, has_rule=False) == "reminder"
@@ -265,3 +266,14 @@ def test_a_failed_platform_judge_is_counted_once_at_the_next_stop(cli, hook, tmp
     rows = json.loads(cli("audit", "--action", "stop_check", "--json").stdout)
     assert sorted(r["result"] for r in rows) == ["judge_failed", "judged", "judged"]
     assert json.loads(cli("lessons", "--json").stdout)["lessons"][0]["verdicts"]["judge_failed"] == 1
+
+
+def test_editing_or_archiving_a_lesson_rewrites_its_judge(cli, claude_dir):
+    settings = claude_dir / "settings.json"
+    out = _approve(cli, CONFIDENCE, "--form", "stop-check")
+    eid = out["promoted_entry_id"]
+    r = cli("update", eid, "--content", "State how confident you are, in percent, whenever you ask me something.")
+    assert r.returncode == 0, r.stderr
+    assert "in percent" in settings.read_text()
+    cli("archive", eid)
+    assert not settings.exists()  # memory-cli created the file for this judge: it goes with it

@@ -23,6 +23,7 @@ _EDIT_CONTEXT = re.compile(
     r"modif\w*|turn|stop)\b",
     re.I,
 )
+_BEFORE_COMMIT = re.compile(r"\bbefore\s+(?:you\s+)?commit", re.I)
 _NEGATED = re.compile(r"\b(?:don'?t|do not|never|no)\b.{0,20}\bcommit", re.I)
 
 # Tool names a lesson may speak of, as Claude Code calls them (a reminder goes beside these).
@@ -47,6 +48,8 @@ def check_kind(text: str) -> str:
     """The check a Stop-check lesson compiles to: a deterministic kind where its evidence is the
     turn's calls, else ``judge``."""
     t = text or ""
+    if _TESTS.search(t) and _BEFORE_COMMIT.search(t):
+        return TESTS_AFTER_EDIT  # "run the tests before committing": the tests are the lesson
     if _COMMIT.search(t) and _EDIT_CONTEXT.search(t) and not _NEGATED.search(t):
         return COMMIT_AFTER_EDIT
     if _TESTS.search(t) and _EDIT_CONTEXT.search(t):

@@ -402,6 +402,10 @@ def _interactive(store, items: list[dict]) -> None:
                         (rule.get("message") if item.get("rule") else None) or rv.rule_message(item["statement"]),
                     )
                     scope = _ask("Scope", _item_scope(item))
+                    form = _ask(
+                        "Enforced as rule/reminder/stop-check/advice",
+                        rv.proposed_form(item["statement"], has_rule=not no_rule),
+                    )
                     result = rv.approve(
                         store,
                         item["id"],
@@ -411,8 +415,11 @@ def _interactive(store, items: list[dict]) -> None:
                         message=message,
                         scope=scope,
                         no_rule=no_rule,
+                        form=form,
                     )
                     print(f"Approved.{_rule_text(result)}")
+                    if result.get("form"):
+                        print(f"  enforced as: {result['form']['form']}")
                     counts["approved"] += 1
                     i += 1
                 elif choice in ("r", "reject"):
