@@ -203,7 +203,11 @@ def test_the_rest_api_takes_the_form_and_refuses_an_unknown_one(db_path, store, 
         bad = api.post(f"/api/corrections/{cid}/approve", json={"form": "nagging"})
         assert bad.status_code == 422 and bad.json()["field"] == "form"
         ok = api.post(f"/api/corrections/{cid}/approve", json={"form": "stop-check"}).json()
+        listed = api.get("/api/lessons").json()
+        page = api.get("/review").text
     assert ok["form"]["form"] == "stop-check" and ok["form"]["check_kind"] == "judge"
+    assert listed["paused"] is False and listed["lessons"][0]["check"] == "model judge"
+    assert "Approved lessons and how each is enforced" in page and "stop-check" in page
     assert judge.MARKER in (claude_dir / "settings.json").read_text()
 
 

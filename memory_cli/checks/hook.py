@@ -169,10 +169,7 @@ def _count_failures(ctx, judged: list[dict], path: str) -> None:
         if not isinstance(att, dict) or not str(att.get("command", "")).startswith(judge.MARKER):
             continue
         failure = str(att.get("toolUseID") or rec.get("uuid") or "")
-        if not failure or ctx.store.value(
-            "SELECT 1 FROM memory_audit_log WHERE action = ? AND result = 'judge_failed' AND details LIKE ?",
-            (verdicts.ACTION, f"%{failure}%"),
-        ):
+        if not failure or verdicts.failure_counted(ctx.store, failure):
             continue
         for tag in judge.tags_in(att["command"].partition("Rules for judging")[0]):
             r = by_tag.get(tag)

@@ -28,6 +28,16 @@ def last_result(store: Store, session_id: str | None, entry_id: str) -> str | No
     )
 
 
+def failure_counted(store: Store, failure_id: str) -> bool:
+    """Was this judge failure (Claude Code's id of the failed prompt hook run) counted already?"""
+    return bool(
+        store.value(
+            "SELECT 1 FROM memory_audit_log WHERE action = ? AND result = 'judge_failed' AND details LIKE ?",
+            (ACTION, f"%{failure_id}%"),
+        )
+    )
+
+
 def figures(store: Store, entry_ids: list[str] | None = None, since: str | None = None) -> dict[str, dict]:
     """Per lesson: how many turns each result, and ``kept_turns`` (turns that ended with it kept,
     judged turns not sent back included)."""
@@ -48,3 +58,19 @@ def figures(store: Store, entry_ids: list[str] | None = None, since: str | None 
         judged_kept = max(0, f["judged"] - f["sent_back"]) if f["judged"] else 0
         f["kept_turns"] = f["kept"] + f["kept_after_send_back"] + judged_kept
     return out
+
+
+def lessons(store: Store) -> list[dict]:
+    """Each approved lesson in force with its form, scope, check and figures (``verdicts``): what
+    ``memory-cli lessons``, ``GET /api/lessons`` and the dashboard show."""
+    from . import forms
+
+    rows = forms.in_force(store)
+    figs = figures(store, [r["id"] for r in rows])
+    for r in rows:
+        r["verdicts"] = figs.get(r["id"]) or {k: 0 for k in (*RESULTS, "kept_turns")}
+        if r["form"] == "stop-check":
+            r["check"] = "model judge" if r["check_kind"] == "judge" else r["check_kind"]
+            if r["check_kind"] == "judge" and r["scope"] != "global" and not r["project_root"]:
+                r["check"] = "advice: no checkout known for this project's settings"
+    return rows

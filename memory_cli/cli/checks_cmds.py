@@ -31,17 +31,9 @@ def register(app: typer.Typer) -> None:
 
 
 def _rows(store) -> list[dict]:
-    from ..checks import forms, verdicts
+    from ..checks import verdicts
 
-    rows = forms.in_force(store)
-    figs = verdicts.figures(store, [r["id"] for r in rows])
-    for r in rows:
-        r["verdicts"] = figs.get(r["id"]) or {}
-        if r["form"] == "stop-check":
-            r["check"] = "model judge (final message)" if r["check_kind"] == "judge" else r["check_kind"]
-            if r["check_kind"] == "judge" and r["scope"] != "global" and not r["project_root"]:
-                r["check"] = "advice: no checkout known for this project's settings"
-    return rows
+    return verdicts.lessons(store)
 
 
 def lessons_list(ctx: typer.Context, json_: JsonOpt = False):

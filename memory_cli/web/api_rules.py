@@ -180,6 +180,13 @@ def api_reject(correction_id: str, body: RejectIn | None = None, store=Depends(d
     return review.reject(store, correction_id, reason=body.reason if body else None)
 
 
+@router.get("/lessons", summary="Approved lessons: form of enforcement, scope, kept / sent-back figures")
+def api_lessons(store=Depends(deps.get_store)):
+    from ..checks import forms, verdicts
+
+    return {"paused": forms.paused(store), "lessons": verdicts.lessons(store)}
+
+
 @router.get("/scope-requests", summary="Agent and model memories asking to apply beyond their project")
 def api_scope_requests(store=Depends(deps.get_store)):
     return review.scope_requests(store)

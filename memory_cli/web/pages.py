@@ -373,7 +373,18 @@ def review_page(request: Request, store=Depends(deps.get_store)):
         recent=recent,
         idle=retire_candidates(store),
         pending=len(items) + len(requests),
+        lessons=_lessons(store),
     )
+
+
+def _lessons(store) -> list[dict]:
+    """Approved lessons with their form and kept / sent-back figures (none on an older store)."""
+    from ..checks import verdicts
+
+    try:
+        return verdicts.lessons(store)
+    except Exception:  # noqa: BLE001 - a store without the lessons table yet
+        return []
 
 
 @router.post("/ui/review/{correction_id}/replay", response_class=HTMLResponse)
