@@ -207,7 +207,7 @@ def _queue(store) -> list[dict]:
 
 
 def check_form(form: str | None) -> str | None:
-    """A lesson's form of enforcement as given (rule, reminder, stop-check, advice), or raises."""
+    """A lesson's form of enforcement as given (rule, reminder, ask, stop-check, advice), or raises."""
     from .checks.lesson_review import check_form as check
 
     return check(form)
@@ -245,7 +245,7 @@ def approve(
     """Confirm a proposal (or promote a pending correction now), optionally changing the
     rule's action, pattern, message and the entry's scope and text. ``no_rule``: keep it as
     a remembered entry only (an existing proposed rule is switched off). ``form``: how the
-    lesson is enforced (rule, reminder, stop-check, advice; None: the proposed one), see
+    lesson is enforced (rule, reminder, ask, stop-check, advice; None: the proposed one), see
     :mod:`.checks.forms`."""
     from . import entries
     from . import scope as scopes

@@ -281,3 +281,12 @@ def test_editing_or_archiving_a_lesson_rewrites_its_judge(cli, claude_dir):
     assert "in percent" in settings.read_text()
     cli("archive", eid)
     assert not settings.exists()  # memory-cli created the file for this judge: it goes with it
+
+
+def test_an_ask_lesson_asks_the_person_before_the_tools_it_names(cli, hook, project):
+    out = _approve(cli, MCP_SHELL, "--form", "ask")
+    assert out["form"]["form"] == "ask" and out["form"]["tools"] == ["Bash"]
+    r = hook("PreToolUse", payload("PreToolUse", cwd=str(project)))
+    assert r.decision == "ask" and "MCP shell tool" in r.json["hookSpecificOutput"]["permissionDecisionReason"]
+    other = hook("PreToolUse", payload("PreToolUse", cwd=str(project), tool_name="Read", tool_input={"file_path": "x"}))
+    assert other.decision is None

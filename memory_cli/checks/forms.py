@@ -1,7 +1,8 @@
 """Each approved lesson's form of enforcement: proposed at approval, changeable by the person.
 
 ``rule``: the gate (and the native copy where the person turned it on); ``reminder``: the
-lesson beside each call of the tools it names (PreToolUse ``additionalContext``); ``stop-check``:
+lesson beside each call of the tools it names (PreToolUse ``additionalContext``); ``ask``: the
+person is asked before each call of those tools, with the lesson as the reason; ``stop-check``:
 checked when the agent stops (:mod:`.compile` chooses how); ``advice``: a memory and nothing more.
 Only a lesson the person approved gets a form: the review (:mod:`memory_cli.review`) and the
 person's own ``lessons form`` command are the only callers that write one.
@@ -73,8 +74,8 @@ def settle(store: Store, entry_id: str, form: str | None, *, cwd: str | None = N
         if rule["active"] != want:
             store.execute("UPDATE enforcement_rules SET active = ?, updated_at = ? WHERE id = ?", (want, now, entry_id))
     kind = compiler.check_kind(entry["content"]) if chosen == "stop-check" else None
-    tools = compiler.tools_named(entry["content"]) if chosen == "reminder" else []
-    if chosen == "reminder" and not tools:
+    tools = compiler.tools_named(entry["content"]) if chosen in ("reminder", "ask") else []
+    if chosen in ("reminder", "ask") and not tools:
         tools = ["Bash"]
     root = _root_for(entry["scope"], cwd)
     store.execute(

@@ -7,7 +7,8 @@ counts them (``judged``) and, at the Stop after a send-back, reads from the tran
 lessons the judge named (``sent_back``). In Codex CLI and Gemini CLI, which have no prompt hooks,
 it asks the person's session provider (:mod:`.provider_judge`) when one is on.
 
-``pre_tool_use`` puts a reminder lesson beside each call of the tools it names.
+``pre_tool_use`` puts a reminder lesson beside each call of the tools it names, and asks the
+person before each call of the tools an ``ask`` lesson names.
 """
 
 from __future__ import annotations
@@ -39,8 +40,11 @@ def pre_tool_use(ctx: HookContext, resp: Response) -> None:
     if not tool:
         return
     for r in _lessons(ctx, "reminder"):
-        if tool in r["tools"] or (tool.startswith("mcp__") and "mcp" in r["tools"]):
+        if tool in r["tools"]:
             resp.add_context(f"memory-cli reminder (a lesson you were taught): {r['content']}")
+    for r in _lessons(ctx, "ask"):
+        if tool in r["tools"]:
+            resp.decide("ask", f"memory-cli: a lesson you approved is about this tool: {r['content']}")
 
 
 def _broken(kind: str, calls) -> str | None:

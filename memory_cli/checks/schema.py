@@ -6,7 +6,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..db import Store
 
-FORMS = ("rule", "reminder", "stop-check", "advice")
+FORMS = ("rule", "reminder", "ask", "stop-check", "advice")
 
 
 def apply_schema(store: Store) -> None:
@@ -15,7 +15,7 @@ def apply_schema(store: Store) -> None:
     store.execute(
         "CREATE TABLE IF NOT EXISTS lesson_forms ("
         " entry_id TEXT PRIMARY KEY REFERENCES memory_entries(id) ON DELETE CASCADE,"
-        " form TEXT NOT NULL CHECK (form IN ('rule','reminder','stop-check','advice')),"
+        " form TEXT NOT NULL CHECK (form IN ('rule','reminder','ask','stop-check','advice')),"
         " check_kind TEXT,"  # stop-check: a deterministic kind (commit_after_edit, ...) or 'judge'
         " tools TEXT NOT NULL DEFAULT '[]',"  # reminder: the tools it goes beside
         " project_root TEXT,"  # a project lesson: the checkout whose settings hold its judge

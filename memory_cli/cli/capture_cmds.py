@@ -103,7 +103,7 @@ def review(
     message: Annotated[str | None, typer.Option("--message", help="With --approve: what Claude is told.")] = None,
     scope: Annotated[str | None, typer.Option("--scope", help="With --approve: global | project:<name>.")] = None,
     form: Annotated[
-        str | None, typer.Option("--form", help="With --approve: rule | reminder | stop-check | advice.")
+        str | None, typer.Option("--form", help="With --approve: rule | reminder | ask | stop-check | advice.")
     ] = None,
     json_: JsonOpt = False,
 ):
@@ -403,7 +403,7 @@ def _interactive(store, items: list[dict]) -> None:
                     )
                     scope = _ask("Scope", _item_scope(item))
                     form = _ask(
-                        "Enforced as rule/reminder/stop-check/advice",
+                        "Enforced as rule/reminder/ask/stop-check/advice",
                         rv.proposed_form(item["statement"], has_rule=not no_rule),
                     )
                     result = rv.approve(

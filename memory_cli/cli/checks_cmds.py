@@ -10,7 +10,7 @@ import typer
 
 from .common import JsonOpt, clip, emit_json, flush_warnings, open_store, short, want_json
 
-FORM_HELP = "rule | reminder | stop-check | advice"
+FORM_HELP = "rule | reminder | ask | stop-check | advice"
 
 
 def register(app: typer.Typer) -> None:
@@ -60,7 +60,7 @@ def lessons_list(ctx: typer.Context, json_: JsonOpt = False):
             if r["form"] == "stop-check"
             else ""
         )
-        how = r.get("check") or (", ".join(r["tools"]) if r["form"] == "reminder" else "")
+        how = r.get("check") or (", ".join(r["tools"]) if r["form"] in ("reminder", "ask") else "")
         print(f"{short(r['id'])}  {r['form']:<10} {r['scope']:<24} {clip(r['content'], 70)}")
         if how or figures:
             print(f"          {how}{figures}")

@@ -41,7 +41,7 @@ class ApproveIn(BaseModel):
     message: str | None = None
     scope: str | None = None
     no_rule: bool = False
-    form: str | None = None  # rule | reminder | stop-check | advice (None: as proposed)
+    form: str | None = None  # rule | reminder | ask | stop-check | advice (None: as proposed)
 
 
 class RejectIn(BaseModel):
