@@ -55,10 +55,10 @@ def transcript(path: Path, calls: int) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
 
 
-def run_hook(launcher: list[str], db: Path, payload: dict, env: dict) -> tuple[float, dict | None]:
+def run_hook(launcher: list[str], db: Path, payload: dict, env: dict, event: str = "Stop") -> tuple[float, dict | None]:
     t0 = time.perf_counter()
     p = subprocess.run(
-        [*launcher, "--db", str(db), "hook", "Stop"], input=json.dumps(payload), capture_output=True, text=True, env=env
+        [*launcher, "--db", str(db), "hook", event], input=json.dumps(payload), capture_output=True, text=True, env=env
     )
     ms = (time.perf_counter() - t0) * 1000
     return ms, (json.loads(p.stdout) if p.stdout.strip().startswith("{") else None)
@@ -138,6 +138,28 @@ def main() -> int:
     approve("no, always commit before you finish a turn that edited files", "stop-check")
     det = measure("+ commit lesson (deterministic, turn read)", "c")
     print(f"  extra over the floor: judged {judged - floor:+.1f} ms, deterministic {det - floor:+.1f} ms")
+
+    def measure_pre(label: str) -> float:
+        body = {
+            "session_id": "p",
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "transcript_path": str(t),
+        }
+        for _ in range(3):
+            run_hook(launcher, db, body, env, "PreToolUse")
+        times = sorted(run_hook(launcher, db, body, env, "PreToolUse")[0] for _ in range(a.runs))
+        med = statistics.median(times)
+        print(f"  {label:<44} median {med:7.1f} ms  (p90 {times[int(0.9 * len(times)) - 1]:.1f} ms)")
+        return med
+
+    print("PreToolUse (Bash) with the lessons above, then with a reminder lesson about Bash:")
+    pre = measure_pre("no reminder")
+    approve("no, run commands through the project's MCP shell tool, not Bash", "reminder")
+    pre_rem = measure_pre("1 reminder lesson (its context added)")
+    print(f"  extra over no reminder: {pre_rem - pre:+.1f} ms")
     one = judge.prompt([("00000000", "State your confidence when you ask me something.")])
     eight = judge.prompt(
         [
