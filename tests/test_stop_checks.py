@@ -290,3 +290,15 @@ def test_an_ask_lesson_asks_the_person_before_the_tools_it_names(cli, hook, proj
     assert r.decision == "ask" and "MCP shell tool" in r.json["hookSpecificOutput"]["permissionDecisionReason"]
     other = hook("PreToolUse", payload("PreToolUse", cwd=str(project), tool_name="Read", tool_input={"file_path": "x"}))
     assert other.decision is None
+
+
+def test_a_scope_change_moves_the_judge_between_the_settings_files(cli, claude_dir, project, monkeypatch):
+    monkeypatch.chdir(project)
+    out = _approve(cli, CONFIDENCE, "--form", "stop-check")
+    user, here = claude_dir / "settings.json", project / ".claude" / "settings.json"
+    assert judge.MARKER in user.read_text() and not here.exists()
+    r = cli("update", out["promoted_entry_id"], "--scope", "project:whisperclick", cwd=project)
+    assert r.returncode == 0, r.stderr
+    assert judge.MARKER in here.read_text() and not user.exists()
+    r = cli("update", out["promoted_entry_id"], "--scope", "global", cwd=project)
+    assert judge.MARKER in user.read_text() and not (project / ".claude").exists()

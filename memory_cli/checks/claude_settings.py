@@ -92,10 +92,11 @@ def wanted(store) -> dict[str, list[tuple[str, str]]]:
     for r in forms.in_force(store, form="stop-check"):
         if r["check_kind"] != "judge":
             continue
+        root = forms.root_of(r)
         if r["scope"] == "global":
             path = user_file()
-        elif r["project_root"]:
-            path = project_file(r["project_root"])
+        elif root:
+            path = project_file(root)
         else:
             continue  # a project lesson with no checkout known here: advice (doctor says so)
         out.setdefault(str(path), []).append((r["id"], r["content"]))

@@ -34,7 +34,7 @@ def doctor_checks(store, settings) -> list[dict]:
     ]
     for problem in claude_settings.drift(store):
         out.append({"name": "stop checks (settings)", "status": "warn", "detail": problem})
-    homeless = [r for r in judged if r["scope"] != "global" and not r["project_root"]]
+    homeless = [r for r in judged if r["scope"] != "global" and not forms.root_of(r)]
     if homeless:
         out.append(
             {

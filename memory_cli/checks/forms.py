@@ -51,6 +51,21 @@ def _root_for(scope: str, cwd: str | None) -> str | None:
     return None
 
 
+def root_of(lesson: dict, cwd: str | None = None) -> str | None:
+    """The checkout holding a project lesson's judge now: the one recorded at approval while it
+    is still the lesson's project (its scope may have changed since), else the one here."""
+    from .. import scope as scopes
+
+    scope, root = lesson["scope"], lesson.get("project_root")
+    if scope.startswith("repo:"):
+        return scope[5:]
+    if not scope.startswith("project:"):
+        return None
+    if root and scopes.normalize_project(scopes.project_name(root) or "") == scopes.normalize_project(scope[8:]):
+        return root
+    return _root_for(scope, cwd)
+
+
 def settle(store: Store, entry_id: str, form: str | None, *, cwd: str | None = None) -> dict:
     """Give an approved lesson its form (``form`` None: the proposed one) and compile it. A rule
     not wanted as a rule is switched off; ``rule`` without a rule to enforce stays advice, said

@@ -71,6 +71,6 @@ def lessons(store: Store) -> list[dict]:
         r["verdicts"] = figs.get(r["id"]) or {k: 0 for k in (*RESULTS, "kept_turns")}
         if r["form"] == "stop-check":
             r["check"] = "model judge" if r["check_kind"] == "judge" else r["check_kind"]
-            if r["check_kind"] == "judge" and r["scope"] != "global" and not r["project_root"]:
+            if r["check_kind"] == "judge" and r["scope"] != "global" and not forms.root_of(r):
                 r["check"] = "advice: no checkout known for this project's settings"
     return rows
