@@ -29,6 +29,7 @@ def _area_check_functions():
     """Each area's ``doctor_checks(store, settings) -> list[dict]``; how hooks start comes first,
     before the rules check rebuilds the rule cache."""
     from .capture import doctor as capture
+    from .checks import doctor as checks
     from .embeddings import doctor as embeddings
     from .hooks import doctor as hooks
     from .llm import doctor as llm
@@ -43,6 +44,7 @@ def _area_check_functions():
         hooks.doctor_checks,
         rules.doctor_checks,
         native.doctor_checks,
+        checks.doctor_checks,
         capture.doctor_checks,
         embeddings.doctor_checks,
         maintenance.doctor_checks,

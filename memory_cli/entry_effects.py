@@ -30,14 +30,16 @@ def index_now(store, *ids, timeout_ms: float = EDGE_EMBED_TIMEOUT_MS) -> None:
 def resync_pins(store, *entries_touched) -> list[str]:
     """A pinned entry changed: rewrite its CLAUDE.md block now, not at the next PreCompact.
 
-    Returns one warning line per pinned file that could not be rewritten."""
+    Returns one warning line per pinned file that could not be rewritten. A lesson with a Stop
+    check among them: the judges in the settings follow too (:func:`resync_checks`)."""
+    checks = resync_checks(store, *entries_touched)
     if not any(e and e.get("pinned") for e in entries_touched):
-        return []
+        return checks
     try:
         from .maintenance import pins
     except ImportError:
-        return []
-    out = []
+        return checks
+    out = checks
     for report in pins.sync(store) or []:
         if isinstance(report, dict) and report.get("action") == "conflict":
             out.append(f"{report.get('path')}: {report.get('reason')}; see `memory-cli pins --sync`")
@@ -55,3 +57,25 @@ def resync_native(store) -> list[str]:
         return sync.follow(store)
     except Exception as err:  # the rule change is stored; `memory-cli doctor` reports drift
         return [f"native rule copies not updated: {err}"]
+
+
+def resync_checks(store, *entries_touched) -> list[str]:
+    """An approved lesson was edited, re-scoped, archived or deleted: the Stop checks' judges in
+    the settings quote it, so they are rewritten (:mod:`memory_cli.checks.claude_settings`).
+    Returns one warning line when they could not be."""
+    ids = [e.get("id") for e in entries_touched if e and e.get("id")]
+    if not ids:
+        return []
+    try:
+        from . import kvstate
+        from .checks import claude_settings
+
+        marks = ",".join("?" * len(ids))
+        lesson = store.value(f"SELECT 1 FROM lesson_forms WHERE entry_id IN ({marks})", ids)
+        if not lesson and not kvstate.exists(store, claude_settings.STATE_KEY):
+            return []  # (a deleted lesson's row went with it: the judges written say whether to look)
+
+        claude_settings.sync(store)
+    except Exception as err:  # the entry change is stored; `memory-cli checks sync` retries
+        return [f"Stop checks not rewritten: {err}"]
+    return []

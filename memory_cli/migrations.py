@@ -254,6 +254,7 @@ MIGRATIONS: list[tuple] = [
         _area("memory_cli.capture.lessons"),
     ),
     (16, "rules: a command rule may stand for its spelling only, not its operation", _rule_spelling_only_column),
+    (17, "checks: each approved lesson's form of enforcement", _area("memory_cli.checks.schema")),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -207,6 +207,20 @@ def _queue(store) -> list[dict]:
     return items
 
 
+def check_form(form: str | None) -> str | None:
+    """A lesson's form of enforcement as given (rule, reminder, ask, stop-check, advice), or raises."""
+    from .checks.lesson_review import check_form as check
+
+    return check(form)
+
+
+def proposed_form(statement: str, has_rule: bool) -> str:
+    """The form of enforcement approval proposes for a lesson (see :mod:`.checks.compile`)."""
+    from .checks.compile import propose
+
+    return propose(statement or "", has_rule)
+
+
 def check_action(action: str | None) -> str | None:
     if action is None:
         return None
@@ -227,14 +241,19 @@ def approve(
     scope: str | None = None,
     content: str | None = None,
     no_rule: bool = False,
+    form: str | None = None,
 ) -> dict:
     """Confirm a proposal (or promote a pending correction now), optionally changing the
     rule's action, pattern, message and the entry's scope and text. ``no_rule``: keep it as
-    a remembered entry only (an existing proposed rule is switched off)."""
+    a remembered entry only (an existing proposed rule is switched off). ``form``: how the
+    lesson is enforced (rule, reminder, ask, stop-check, advice; None: the proposed one), see
+    :mod:`.checks.forms`."""
     from . import entries
     from . import scope as scopes
+    from .checks import lesson_review
 
     action = check_action(action)
+    form = lesson_review.check_form(form)
     scope = scopes.parse(scope) if scope else None
     if content is not None:
         content = redact_text(content)[0].strip()
@@ -317,15 +336,17 @@ def approve(
                 no_rule=no_rule,
             )
         approved = corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+        approved["form"] = lesson_review.settle(store, approved, form)
     if store._depth == 0:
         rules_api.sync_native(store)  # what the person approved reaches the agents' own rule copies
-    return approved
+    return lesson_review.synced(store, approved)
 
 
 def reject(store, ref: str, reason: str | None = None) -> dict:
     """Reject a correction or proposal: its rule is switched off and its entry archived, and it
     is never proposed again (repeats still count)."""
     from . import entries
+    from .checks import lesson_review
 
     with store.transaction():
         row = corrections.resolve(store, ref)
@@ -344,7 +365,9 @@ def reject(store, ref: str, reason: str | None = None) -> dict:
             result="rejected",
             details={"correction_id": row["id"], "reason": redact_text(reason)[0] or None},
         )
-        return corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+        view = corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+        view["form"] = lesson_review.dropped(store, eid)
+    return lesson_review.synced(store, view)
 
 
 def edit(

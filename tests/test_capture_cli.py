@@ -183,6 +183,8 @@ def test_interactive_review_approve_block_edit_reject_skip(cli, terminal, store)
     t.type("Use python.exe; pythonw.exe hides errors.")
     t.expect("Scope [global]: ")
     t.type("project:whisperclick")
+    t.expect("Enforced as rule/reminder/ask/stop-check/advice [")
+    t.type("")
     screen = t.expect("(q)uit? ")
     assert "Approved. (rule: command 'pythonw.exe' -> block, confirmed, enabled)" in screen
     assert "[2/3] Correction" in screen
@@ -234,6 +236,8 @@ def test_interactive_review_approve_pending_with_typed_pattern_and_quit(cli, ter
     t.type("")
     t.expect("Scope [global]: ")
     t.type("")
+    t.expect("Enforced as rule/reminder/ask/stop-check/advice [")
+    t.type("")
     screen = t.expect("(q)uit? ")
     assert "Approved." in screen and "[2/2] Correction" in screen
     assert "approving remembers it (nothing concrete to enforce)" in screen
@@ -245,6 +249,8 @@ def test_interactive_review_approve_pending_with_typed_pattern_and_quit(cli, ter
     t.expect("]: ")
     t.type("")
     t.expect("Scope [global]: ")
+    t.type("")
+    t.expect("Enforced as rule/reminder/ask/stop-check/advice [")
     t.type("")
     assert "Done: 2 approved, 0 rejected, 0 " in t.expect("skipped.")
     assert t.close() == 0

@@ -249,6 +249,8 @@ def test_interactive_review_shows_the_replay_and_replays_an_edited_pattern(store
         t.type("")
         t.expect("Scope [global]: ")
         t.type("")
+        t.expect("Enforced as rule/reminder/ask/stop-check/advice [")
+        t.type("")
         done = t.expect("Done:")
         assert "Approved. (rule: command 'git commit' -> warn, unconfirmed, disabled)" in done
         assert "1 approved" in t.expect("\n")

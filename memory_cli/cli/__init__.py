@@ -69,6 +69,7 @@ _MODULES = [
     "llm_cmds",
     "team_cmds",
     "sharing_cmds",
+    "checks_cmds",
 ]
 for _name in _MODULES:
     import_module(f"{__name__}.{_name}").register(app)

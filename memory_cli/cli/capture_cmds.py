@@ -102,6 +102,9 @@ def review(
     pattern_type: Annotated[str | None, typer.Option("--pattern-type", help="With --pattern: command|regex.")] = None,
     message: Annotated[str | None, typer.Option("--message", help="With --approve: what Claude is told.")] = None,
     scope: Annotated[str | None, typer.Option("--scope", help="With --approve: global | project:<name>.")] = None,
+    form: Annotated[
+        str | None, typer.Option("--form", help="With --approve: rule | reminder | ask | stop-check | advice.")
+    ] = None,
     json_: JsonOpt = False,
 ):
     """Go through pending corrections and proposed rules, and memories an agent or a model
@@ -112,11 +115,11 @@ def review(
 
     if approve and reject:
         raise InvalidInput("give either --approve or --reject, not both")
-    if not approve and any(v is not None for v in (action, pattern, pattern_type, message, scope)):
-        raise InvalidInput("--action, --pattern, --pattern-type, --message and --scope go with --approve")
+    if not approve and any(v is not None for v in (action, pattern, pattern_type, message, scope, form)):
+        raise InvalidInput("--action, --pattern, --pattern-type, --message, --scope and --form go with --approve")
     with open_store() as store:
         if (approve or reject) and rv.is_scope_request(store, approve or reject):
-            if any(v is not None for v in (action, pattern, pattern_type, message, scope)):
+            if any(v is not None for v in (action, pattern, pattern_type, message, scope, form)):
                 raise InvalidInput("a memory's wider scope is approved or rejected as asked; no other options")
             entry = rv.approve_scope(store, approve) if approve else rv.reject_scope(store, reject)
             if want_json(json_):
@@ -144,6 +147,7 @@ def review(
                     message=message,
                     scope=scope,
                     no_rule=no_rule,
+                    form=form,
                 )
                 if approve
                 else rv.reject(store, reject)
@@ -166,6 +170,11 @@ def review(
             else:
                 verb = "approved" if approve else "rejected"
                 print(f"{verb} {short(result['id'])}: {result['statement']}{_rule_text(result)}")
+                if result.get("form"):
+                    f = result["form"]
+                    print(f"  enforced as: {f['form']}" + (f" ({f['check_kind']})" if f.get("check_kind") else ""))
+                for w in result.get("checks_sync") or []:
+                    print(f"  Stop checks: {w['action']} {w['path']}")
             return
         items = rv.with_replay(rv.pending(store, every_correction=all_), store)
         requests = [rv.scope_item(r) for r in rv.scope_requests(store)]
@@ -393,6 +402,10 @@ def _interactive(store, items: list[dict]) -> None:
                         (rule.get("message") if item.get("rule") else None) or rv.rule_message(item["statement"]),
                     )
                     scope = _ask("Scope", _item_scope(item))
+                    form = _ask(
+                        "Enforced as rule/reminder/ask/stop-check/advice",
+                        rv.proposed_form(item["statement"], has_rule=not no_rule),
+                    )
                     result = rv.approve(
                         store,
                         item["id"],
@@ -403,8 +416,11 @@ def _interactive(store, items: list[dict]) -> None:
                         scope=scope,
                         no_rule=no_rule,
                         content=rv.rule_message(item["statement"]) if item.get("edited") else None,
+                        form=form,
                     )
                     print(f"Approved.{_rule_text(result)}")
+                    if result.get("form"):
+                        print(f"  enforced as: {result['form']['form']}")
                     counts["approved"] += 1
                     i += 1
                 elif choice in ("r", "reject"):

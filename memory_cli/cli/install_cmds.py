@@ -143,6 +143,10 @@ def uninstall(
 
     if scope == "user":
         _remove_native(agent, dry_run, json_)
+        if agent == "claude":
+            from .checks_cmds import remove_for_uninstall
+
+            remove_for_uninstall(dry_run, json_)
     if agent != "claude":
         from .. import install_agents as agents
         from ..mcp import agent_registration as agent_mcp

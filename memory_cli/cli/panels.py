@@ -14,7 +14,7 @@ import typer.core
 PANELS: dict[str, tuple[str, ...]] = {
     "Everyday": ("add", "query", "list", "show", "update", "archive", "supersede", "delete", "stats", "audit"),
     "Rules": ("rules", "enforce", "import-rules", "pin", "unpin", "pins"),
-    "Review": ("review", "capture", "instructions"),
+    "Review": ("review", "capture", "instructions", "lessons", "checks"),
     "Maintenance": (
         "install",
         "uninstall",

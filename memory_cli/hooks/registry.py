@@ -23,7 +23,11 @@ HANDLERS: dict[str, list[str]] = {
         "memory_cli.retrieval.hook:user_prompt_submit",
     ],
     # memory-cli's own state first: a call that would switch the gate off is asked of the person
-    "PreToolUse": ["memory_cli.rules.self_protect:pre_tool_use", "memory_cli.rules.hook:pre_tool_use"],
+    "PreToolUse": [
+        "memory_cli.rules.self_protect:pre_tool_use",
+        "memory_cli.rules.hook:pre_tool_use",
+        "memory_cli.checks.hook:pre_tool_use",  # reminder lessons beside the tools they name
+    ],
     "PostToolUse": [
         "memory_cli.rules.hook:post_tool_use",
         "memory_cli.retrieval.hook:post_tool_use",
@@ -36,6 +40,6 @@ HANDLERS: dict[str, list[str]] = {
     # A call auto mode's permission check refused: kept as a signal for capture, replay and proof
     "PermissionDenied": ["memory_cli.capture.denied:permission_denied"],
     "PreCompact": ["memory_cli.maintenance.hook:pre_compact"],
-    "Stop": ["memory_cli.capture.hook:stop", "memory_cli.rules.hook:stop"],
+    "Stop": ["memory_cli.capture.hook:stop", "memory_cli.rules.hook:stop", "memory_cli.checks.hook:stop"],
     "SessionEnd": ["memory_cli.maintenance.hook:session_end", "memory_cli.team.hook:session_end"],
 }

@@ -41,6 +41,7 @@ class ApproveIn(BaseModel):
     message: str | None = None
     scope: str | None = None
     no_rule: bool = False
+    form: str | None = None  # rule | reminder | ask | stop-check | advice (None: as proposed)
 
 
 class RejectIn(BaseModel):
@@ -157,6 +158,8 @@ def api_approve(correction_id: str, body: ApproveIn | None = None, store=Depends
     b = body or ApproveIn()
     with deps.field("action"):
         review.check_action(b.action)
+    with deps.field("form"):
+        review.check_form(b.form)
     deps.check_entry_fields(store, {"scope": b.scope})
     with deps.field("pattern"):
         return review.approve(
@@ -168,12 +171,20 @@ def api_approve(correction_id: str, body: ApproveIn | None = None, store=Depends
             message=b.message,
             scope=b.scope,
             no_rule=b.no_rule,
+            form=b.form,
         )
 
 
 @router.post("/corrections/{correction_id}/reject", summary="Reject: never proposed again")
 def api_reject(correction_id: str, body: RejectIn | None = None, store=Depends(deps.get_store)):
     return review.reject(store, correction_id, reason=body.reason if body else None)
+
+
+@router.get("/lessons", summary="Approved lessons: form of enforcement, scope, kept / sent-back figures")
+def api_lessons(store=Depends(deps.get_store)):
+    from ..checks import forms, verdicts
+
+    return {"paused": forms.paused(store), "lessons": verdicts.lessons(store)}
 
 
 @router.get("/scope-requests", summary="Agent and model memories asking to apply beyond their project")

@@ -373,7 +373,18 @@ def review_page(request: Request, store=Depends(deps.get_store)):
         recent=recent,
         idle=retire_candidates(store),
         pending=len(items) + len(requests),
+        lessons=_lessons(store),
     )
+
+
+def _lessons(store) -> list[dict]:
+    """Approved lessons with their form and kept / sent-back figures (none on an older store)."""
+    from ..checks import verdicts
+
+    try:
+        return verdicts.lessons(store)
+    except Exception:  # noqa: BLE001 - a store without the lessons table yet
+        return []
 
 
 @router.post("/ui/review/{correction_id}/replay", response_class=HTMLResponse)
@@ -417,8 +428,12 @@ def review_verb(
         current = review.proposed_pattern(store, correction_id)
         no_rule = pattern is not None and not pattern.strip()
         pattern = pattern.strip() if pattern and pattern.strip() != current else None
+        with deps.field("form"):
+            lesson_form = review.check_form(form.get("form") or None)
         with deps.field("pattern"):
-            item = review.approve(store, correction_id, action=action, pattern=pattern, no_rule=no_rule)
+            item = review.approve(
+                store, correction_id, action=action, pattern=pattern, no_rule=no_rule, form=lesson_form
+            )
     elif verb == "reject":
         item = review.reject(store, correction_id)
     else:

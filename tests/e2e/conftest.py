@@ -349,6 +349,7 @@ class E2EHome:
         allowed_tools: str = DEFAULT_TOOLS,
         cwd: Path | None = None,
         timeout: float = 180,
+        evaluator=None,
     ) -> SessionResult:
         """Run ``claude -p PROMPT`` in the project with the model scripted by ``script``.
 
@@ -356,7 +357,7 @@ class E2EHome:
         stream-json``), slash commands such as ``/compact`` included; the script's turns are
         used in order across them. ``subagents={task_prompt: turns}`` scripts subagents started
         with the Task tool (see :class:`StandIn`)."""
-        standin = StandIn(script, subagents=subagents)
+        standin = StandIn(script, subagents=subagents, evaluator=evaluator)
         with standin:
             cmd = [str(self.claude_bin), "-p"]
             prompts = None

@@ -335,6 +335,7 @@ class StandIn:
             "<analysis>Scripted conversation.</analysis>\n<summary>1. Primary "
             "Request and Intent: a scripted end-to-end test session.</summary>"
         ),
+        evaluator=None,
     ):
         self.script = [_blocks(t) for t in script]
         # Subagents (the Task tool) send conversation requests of their own, with their task's
@@ -342,6 +343,9 @@ class StandIn:
         self.subagents = {p: [_blocks(t) for t in turns] for p, turns in (subagents or {}).items()}
         self._sub_turns = {p: 0 for p in self.subagents}
         self.summary_text = summary_text
+        # Answers a prompt hook's evaluator (a messages request offering no tools): a callable
+        # given the Request, returning the text to answer with, or None for the side text.
+        self.evaluator = evaluator
         self.side_text = side_text
         self.final_text = final_text
         self.max_lifetime_s = max_lifetime_s
@@ -444,6 +448,8 @@ class StandIn:
                     blocks = standin.next_turn(req)
                 elif req.is_compaction:
                     blocks = [text(standin.summary_text)]
+                elif standin.evaluator is not None and (judged := standin.evaluator(req)) is not None:
+                    blocks = [text(judged)]
                 else:
                     blocks = [text(standin.side_text)]
                 req.answered = blocks
