@@ -192,6 +192,7 @@ OWNERS: dict[str, set[str]] = {
     "team_entries": {"memory_cli/team/api.py", "memory_cli/team/sync.py"},
     "team_exchanged": {"memory_cli/team/sync.py"},
     "schema_migrations": {"memory_cli/migrations.py"},
+    "lesson_forms": {"memory_cli/checks/forms.py"},
 }
 
 #: The one function of ``rules/api.py`` that changes what a rule enforces, and the counter beside it.

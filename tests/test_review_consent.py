@@ -121,6 +121,8 @@ def test_interactive_approval_with_another_pattern_enforces_exactly_that_pattern
     t.type("")
     t.expect("Scope [global]: ")
     t.type("")
+    t.expect("Enforced as rule/reminder/ask/stop-check/advice [rule]: ")
+    t.type("")
     assert "'yarn publish' -> block, confirmed, enabled" in t.expect("Done: 1 approved")
     assert t.close() == 0
     _enforces_only_yarn_publish(hook)
@@ -146,6 +148,8 @@ def test_an_interactive_edit_is_kept_as_the_memory_the_agent_is_given(cli, hook,
     t.expect("]: ")
     t.type("")
     t.expect("Scope [global]: ")
+    t.type("")
+    t.expect("Enforced as rule/reminder/ask/stop-check/advice [rule]: ")
     t.type("")
     t.expect("Done: 1 approved")
     assert t.close() == 0
@@ -180,6 +184,8 @@ def test_an_edited_proposal_that_now_names_a_command_offers_its_pattern(cli, hoo
     t.expect("]: ")
     t.type("")
     t.expect("Scope [global]: ")
+    t.type("")
+    t.expect("Enforced as rule/reminder/ask/stop-check/advice [rule]: ")
     t.type("")
     done = t.expect("Done: 1 approved")
     assert "'git commit --no-verify' -> block, confirmed, enabled" in done, done

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import payload
 
 from memory_cli.checks import compile as compiler
@@ -14,6 +15,12 @@ from memory_cli.checks import judge
 COMMIT = "always commit before you finish a turn that edited files"
 CONFIDENCE = "state your confidence when you ask me something"
 MCP_SHELL = "run commands through the project's MCP shell tool, not Bash"
+
+
+@pytest.fixture(autouse=True)
+def outside_any_project(tmp_path, monkeypatch):
+    """Capture from a folder that is no git project: a correction typed in a project stays in it."""
+    monkeypatch.chdir(tmp_path)
 
 
 def _approve(cli, said: str, *args) -> dict:
@@ -294,7 +301,7 @@ def test_an_ask_lesson_asks_the_person_before_the_tools_it_names(cli, hook, proj
 
 def test_a_scope_change_moves_the_judge_between_the_settings_files(cli, claude_dir, project, monkeypatch):
     monkeypatch.chdir(project)
-    out = _approve(cli, CONFIDENCE, "--form", "stop-check")
+    out = _approve(cli, CONFIDENCE, "--form", "stop-check", "--scope", "global")
     user, here = claude_dir / "settings.json", project / ".claude" / "settings.json"
     assert judge.MARKER in user.read_text() and not here.exists()
     r = cli("update", out["promoted_entry_id"], "--scope", "project:whisperclick", cwd=project)

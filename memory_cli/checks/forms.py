@@ -87,7 +87,9 @@ def settle(store: Store, entry_id: str, form: str | None, *, cwd: str | None = N
     if rule is not None:
         want = 1 if chosen == "rule" else 0
         if rule["active"] != want:
-            store.execute("UPDATE enforcement_rules SET active = ?, updated_at = ? WHERE id = ?", (want, now, entry_id))
+            from ..rules.api import write_rule
+
+            write_rule(store, entry_id, {"enabled": bool(want)})
     kind = compiler.check_kind(entry["content"]) if chosen == "stop-check" else None
     tools = compiler.tools_named(entry["content"]) if chosen in ("reminder", "ask") else []
     if chosen in ("reminder", "ask") and not tools:
