@@ -1,0 +1,140 @@
+"""One proposal per instruction (memory_cli/capture/recurring.py, taught.py, lessons.py): the
+agent says "this is that again" with `same_as` after `record_correction` shows it the closest
+waiting lesson; lessons worded differently are grouped off the hook's clock, in one session or
+several; a prompt read by two readers counts once; the queue shows one item per instruction."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import payload
+
+from memory_cli import review
+from memory_cli.capture import lessons, taught
+from memory_cli.capture.recurring import propose_recurring
+from memory_cli.capture.semantic import job_embedder
+from memory_cli.db import Store
+
+PROJECT = "whisperclick"
+
+
+def typed(hook, project, prompt: str, session: str):
+    r = hook("UserPromptSubmit", payload("UserPromptSubmit", cwd=str(project), session_id=session, prompt=prompt))
+    assert r.returncode == 0, r
+
+
+def record(db_path, **kw):
+    with Store.open(db_path) as s:
+        return lessons.record_lesson(s, project=PROJECT, **kw)
+
+
+def queue(db_path) -> list[dict]:
+    with Store.open(db_path) as s:
+        return review.pending(s)
+
+
+SAID = [
+    ("s1", "we only deploy through the staging cluster"),
+    ("s2", "staging gets every release before prod"),
+    ("s3", "did you skip staging again? it goes there first"),
+]
+WORDED = [
+    "Deploy to the staging cluster before production",
+    "Release to staging first, then prod",
+    "Never skip staging when deploying",
+]
+
+
+def test_the_answer_names_the_closest_waiting_lesson_and_same_as_counts_it_there(hook, project, db_path):
+    for session, said in SAID:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0], kind="standing")
+    with Store.open(db_path) as s:
+        near = taught.closest(s, "Deploy to staging first, then production", project=PROJECT)
+    assert [n["id"] for n in near] == [first["id"]] and near[0]["lesson"] == WORDED[0]
+    # the agent says the second and third prompts are that lesson again
+    second = record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"][:8])
+    third = record(db_path, quote=SAID[2][1], lesson=WORDED[2], same_as=first["id"])
+    assert second["id"] == third["id"] == first["id"]
+    assert (third["occurrences"], third["sessions"]) == (3, 3)
+    # taught three times in three sessions: one proposal, held until the person approves it
+    agent_items = [i for i in queue(db_path) if i["origin"] == "agent"]
+    assert [(i["item"], i["occurrences"]) for i in agent_items] == [("proposal", 3)], agent_items
+    # the same prompt said to be the same lesson again is not counted twice
+    again = record(db_path, quote=SAID[2][1], lesson=WORDED[2], same_as=first["id"])
+    assert again["already"] and again["occurrences"] == 3
+
+
+def test_a_lesson_recorded_before_same_as_is_folded_into_the_one_it_repeats(hook, project, db_path):
+    """The agent records a lesson, reads the closest one in the answer and calls again with
+    same_as: the prompt counts once, on the lesson it repeats."""
+    for session, said in SAID[:2]:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    alone = record(db_path, quote=SAID[1][1], lesson=WORDED[1])
+    assert alone["id"] != first["id"]
+    joined = record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"])
+    assert joined["id"] == first["id"] and joined["occurrences"] == 2
+    with Store.open(db_path) as s:
+        assert s.value("SELECT status FROM corrections WHERE id = ?", (alone["id"],)) == "dismissed"
+    assert [i["id"] for i in queue(db_path) if i["origin"] == "agent"] == [first["id"]]
+
+
+def test_same_as_naming_nothing_waiting_is_refused(hook, project, db_path):
+    typed(hook, project, SAID[0][1], "s1")
+    import pytest
+
+    with pytest.raises(lessons.LessonRefused, match="same_as: no correction with id"):
+        record(db_path, quote=SAID[0][1], lesson=WORDED[0], same_as="ffffffff")
+
+
+def test_three_wordings_in_three_sessions_become_one_proposal_with_three_instances(hook, project, db_path):
+    """Without same_as, the maintenance job groups the three lessons by their words and
+    meaning: one proposal listing each instance with the person's quote."""
+    for (session, said), lesson in zip(SAID, WORDED):
+        typed(hook, project, said, session)
+        record(db_path, quote=said, lesson=lesson)
+    with Store.open(db_path) as s:
+        assert not [i for i in review.pending(s) if i["item"] in ("proposal", "recurring")]  # three lessons
+        [proposal] = propose_recurring(s, embed=job_embedder(1000.0))
+        assert (proposal["instances"], proposal["sessions"], proposal["taught"]) == (3, 3, 3)
+        [item] = [i for i in review.pending(s) if i["origin"] == "agent"]
+    assert item["item"] == "recurring" and item["id"] == proposal["id"] and item["scope"] == f"project:{PROJECT}"
+    assert sorted(i["quote"] for i in item["instances"]) == sorted(said for _s, said in SAID)
+
+
+def test_the_same_instruction_three_times_in_one_session_is_taught_three_times(hook, project, db_path):
+    said = ["commit and push after each change", "and push it when you commit", "you forgot to push the commit"]
+    words = ["Commit and push after every change", "Push after each commit", "Always push the commit"]
+    for prompt, lesson in zip(said, words):
+        typed(hook, project, prompt, "s1")
+        record(db_path, quote=prompt, lesson=lesson)
+    with Store.open(db_path) as s:
+        [proposal] = propose_recurring(s)
+    assert (proposal["taught"], proposal["sessions"]) == (3, 1)
+
+
+def test_one_prompt_read_by_two_readers_counts_once(store):
+    from memory_cli.capture import corrections as corr
+    from memory_cli.capture.recurring import taught as count
+
+    prompt = "no, stop using npm here, we use pnpm"
+    corr.capture(store, prompt, session_id="s1")  # the detector's reading
+    items = [
+        {"id": "a", "session": "s1", "text": "use pnpm, not npm", "prompt": prompt, "taught": 1},
+        {"id": "b", "session": "s1", "text": "Use pnpm instead of npm", "prompt": prompt, "taught": 1},
+        {"id": "c", "session": "s2", "text": "pnpm, never npm", "prompt": "pnpm. never npm.", "taught": 1},
+    ]
+    assert count(items) == 2
+
+
+def test_session_start_lists_the_most_taught_waiting_lessons_within_its_budget(hook, project, db_path):
+    for session, said in SAID:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"])
+    r = hook("SessionStart", payload("SessionStart", cwd=str(project), session_id="s9", source="startup"))
+    context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"- {first['id'][:8]}: {WORDED[0]} (taught 2x)" in context, context
+    with Store.open(db_path) as s:
+        assert len(taught.most_taught_text(s, PROJECT)) <= taught.BUDGET_CHARS
