@@ -138,3 +138,90 @@ def test_session_start_lists_the_most_taught_waiting_lessons_within_its_budget(h
     assert f"- {first['id'][:8]}: {WORDED[0]} (taught 2x)" in context, context
     with Store.open(db_path) as s:
         assert len(taught.most_taught_text(s, PROJECT)) <= taught.BUDGET_CHARS
+
+
+def test_the_queue_starts_with_a_summary_and_keeps_the_word_models_guesses_as_evidence(hook, project, db_path, cli):
+    """Where the agent records lessons, a guess of the learned model is not an item: it shows
+    under the item it reads like, and the queue is one item per instruction, most taught first."""
+    from memory_cli.capture import corrections as corr
+    from memory_cli.capture.detect import Detection
+
+    for session, said in SAID:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"])
+    typed(hook, project, "tabs in the makefile please", "s2")
+    record(db_path, quote="tabs in the makefile please", lesson="Indent the Makefile with tabs")
+    guess_text = "did you deploy to staging first"
+    typed(hook, project, guess_text, "s3")
+    with Store.open(db_path) as s:
+        guess = Detection.inferred(guess_text, guess_text, confidence=0.3, signal="learned")
+        g = corr.capture(s, guess_text, session_id="s3", detection=guess)
+        items = review.pending(s)
+        line = review.queue_summary(s, items)
+    assert [i["statement"] for i in items] == [WORDED[0], "Indent the Makefile with tabs"]  # most taught first
+    assert g["id"] not in {i["id"] for i in items}
+    assert [e["id"] for e in items[0]["evidence"]] == [g["id"]]
+    # the hook's own word model may have guessed on a typed prompt too: every guess is folded
+    with Store.open(db_path) as s:
+        guesses = s.value("SELECT count(*) FROM corrections WHERE detection_type = 'inferred' AND status = 'pending'")
+    assert guesses >= 1
+    many = "guess" if guesses == 1 else "guesses"
+    assert (
+        line
+        == f"2 instructions, 0 proposed, 0 waiting since last week ({guesses} {many} of the word model kept as evidence)"
+    )
+    shown = cli("review", "--list").stdout.splitlines()
+    assert shown[0] == line, shown
+    assert any(f"also read as a correction by the word model: {guess_text}" in x for x in shown), shown
+
+
+def test_without_agent_lessons_the_guesses_stay_items(store):
+    from memory_cli.capture import corrections as corr
+    from memory_cli.capture.detect import Detection
+
+    text = "hmm that is not how we deploy"
+    corr.capture(store, text, session_id="s1", detection=Detection.inferred(text, text, confidence=0.3, signal="x"))
+    items = review.pending(store)
+    assert [i["item"] for i in items] == ["correction"]
+    assert review.queue_summary(store, items) == "1 instruction, 0 proposed, 0 waiting since last week"
+
+
+def test_the_summary_counts_what_waited_since_last_week():
+    from datetime import datetime, timezone
+
+    from memory_cli.capture.queue import summary
+
+    now = datetime(2026, 12, 6, tzinfo=timezone.utc)
+    items = [
+        {"item": "recurring", "detected_at": "2026-11-20T10:00:00Z"},
+        {"item": "proposal", "detected_at": "2026-12-05T10:00:00Z"},
+        {"item": "correction", "detected_at": "2026-11-28T10:00:00Z"},
+    ]
+    assert summary(items, now=now) == "3 instructions, 2 proposed, 2 waiting since last week"
+
+
+def test_the_dashboard_shows_the_same_summary_and_one_proposal_with_its_instances(hook, project, db_path):
+    """The review page in the dashboard (a real app over the store): the summary line, then
+    the grouped lessons as one proposed instruction listing each prompt the person typed."""
+    import pytest
+
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from memory_cli.web.app import ServerConfig, create_app
+
+    for (session, said), lesson in zip(SAID, WORDED):
+        typed(hook, project, said, session)
+        record(db_path, quote=said, lesson=lesson)
+    with Store.open(db_path) as s:
+        propose_recurring(s, embed=job_embedder(1000.0))
+        line = review.queue_summary(s, review.pending(s))
+    app = create_app(ServerConfig(db_path=str(db_path), token="t" * 24, extra_hosts=("testserver",)))
+    with TestClient(app) as c:
+        assert c.get(f"/?code={app.state.sessions.new_code()}", follow_redirects=False).status_code == 303
+        page = c.get("/review").text
+    assert line.startswith("1 instruction, 1 proposed") and f'id="review-summary">{line}<' in page, page
+    assert page.count("proposed instruction") == 1
+    for session, said in SAID:
+        assert f"said in session {session}" in page and said in page
