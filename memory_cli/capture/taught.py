@@ -23,7 +23,6 @@ CLOSEST = 3  # lessons an answer of record_correction lists
 LISTED = 5  # lessons the session-start instruction lists at most
 BUDGET_CHARS = 600  # about 150 tokens: what that list may cost every session
 LINE_CHARS = 100  # one lesson's line
-MIN_CLOSE = 0.2  # word similarity under which a lesson is not "close" at all
 
 
 def _scope(project: str | None) -> str | None:
@@ -50,10 +49,10 @@ def waiting(store: Store, project: str | None) -> list[dict]:
         " ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT 200",
         (scope,),
     )
-    held = _held(store)
+    held, single = _held(store)
     out = []
     for r in rows:
-        if r["id"] in held:
+        if r["id"] in held or r["id"] in single:
             continue
         text = " ".join((r["statement"] or r["what_is_right"] or "").split())
         if not text:
@@ -75,25 +74,31 @@ def waiting(store: Store, project: str | None) -> list[dict]:
     return out
 
 
-def _held(store: Store) -> set[str]:
-    """Corrections a pending recurring proposal holds (the proposal stands for them)."""
-    from .recurring import grouped_ids
+def _held(store: Store) -> tuple[set[str], set[str]]:
+    """(corrections a recurring proposal of several stands for, recurring proposals that hold a
+    single correction: that correction stands for itself, and ``same_as`` counts it there)."""
+    from .recurring import _members, grouped_ids
 
-    return grouped_ids(store)
+    members = _members(store)
+    sizes: dict[str, int] = {}
+    for pid in members.values():
+        sizes[pid] = sizes.get(pid, 0) + 1
+    single = {pid for pid, n in sizes.items() if n == 1}
+    held = {cid for cid in grouped_ids(store) if sizes[members[cid]] > 1}
+    return held, single
 
 
 def closest(store: Store, text: str, *, project: str | None, exclude: str | None = None) -> list[dict]:
     """The project's waiting lessons closest in words to ``text`` (at most ``CLOSEST``), each with
-    its ``id``, one-line ``lesson`` and ``taught`` count."""
+    its ``id``, one-line ``lesson`` and ``taught`` count. No floor: a paraphrase may share no
+    word, and the agent reading them is the judge of sameness, not this ranking."""
     from .similar import similarity
 
     scored = []
     for item in waiting(store, project):
         if item["id"] == exclude:
             continue
-        score = similarity(text, item["lesson"])
-        if score >= MIN_CLOSE:
-            scored.append((score, item["taught"], item))
+        scored.append((similarity(text, item["lesson"]), item["taught"], item))
     scored.sort(key=lambda s: (-s[0], -s[1]))
     return [dict(i, closeness=round(s, 2)) for s, _t, i in scored[:CLOSEST]]
 
