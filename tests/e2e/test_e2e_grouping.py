@@ -54,6 +54,15 @@ def _agent_items(home) -> list[dict]:
     return [i for i in home.cli_json("review", "--list") if i.get("origin") == "agent"]
 
 
+def _one_item(home, lesson_id: str, taught: int) -> None:
+    """The queue holds one item for the lesson, taught ``taught`` times in as many sessions: the
+    lesson itself or, once the session-end job has seen it said in two sessions, the recurring
+    proposal that holds it alone."""
+    [item] = _agent_items(home)
+    assert (item["statement"], item["occurrences"], item["sessions"]) == (WORDED[0], taught, taught), item
+    assert item["id"] == lesson_id or [i["id"] for i in item["instances"]] == [lesson_id], item
+
+
 def test_one_lesson_worded_three_ways_in_three_sessions_becomes_one_proposal(fresh_home):
     for said, lesson in zip(SAID, WORDED):
         _session(fresh_home, said, [{"quote": said, "lesson": lesson, "kind": "standing"}])
@@ -88,8 +97,7 @@ def test_record_correction_shows_the_closest_lesson_and_same_as_counts_it(fresh_
     recorded, joined = _answers(second)
     assert [(c["id"], c["lesson"]) for c in recorded["closest"]] == [(lesson_id, WORDED[0])], recorded
     assert joined["counted_on"]["id"] == lesson_id and joined["counted_on"]["taught"] == 2, joined
-    [item] = _agent_items(fresh_home)
-    assert (item["id"], item["occurrences"], item["sessions"]) == (lesson_id, 2, 2), item
+    _one_item(fresh_home, lesson_id, 2)
     # Session 3: session start lists the lesson with its id; the agent uses it at once.
     third = _session(fresh_home, SAID[2], [{"quote": SAID[2], "lesson": WORDED[2], "same_as": lesson_id[:8]}])
     [start] = third.first_request.hook_contexts("SessionStart")
@@ -97,4 +105,71 @@ def test_record_correction_shows_the_closest_lesson_and_same_as_counts_it(fresh_
     [answer] = _answers(third)
     assert answer["counted_on"]["taught"] == 3 and answer["proposed_now"], answer
     [item] = _agent_items(fresh_home)
+    assert (item["item"], item["occurrences"], item["sessions"]) == ("proposal", 3, 3), item
+
+
+# -- the same through Codex CLI and Gemini CLI (their MCP registration: `install --agent`) ---------
+from waiting import bound  # noqa: E402
+
+from .agent_standins import WaitFor, codex_call, codex_exec, codex_tool_search, gemini_call  # noqa: E402
+from .test_e2e_agents import agent_bins  # noqa: E402, F401  (a fixture)
+from .test_e2e_agents import agents as agents  # noqa: E402  (a fixture: a HOME with both agents installed)
+
+NS = "mcp__memory_cli"
+
+
+def _codex(agents, said: str, calls: list[dict]):
+    run = agents.codex(
+        said,
+        [
+            # Codex lists MCP tools once the server is up, which it does not wait for.
+            WaitFor(
+                lambda body: f"- {NS}: " in json.dumps(body, ensure_ascii=False),
+                [codex_exec("sleep 0.5")],
+                limit=int(bound(60) / 0.5),
+            ),
+            [codex_tool_search("correction")],
+            *[[codex_call("record_correction", c, namespace=NS)] for c in calls],
+        ],
+    )
+    assert run.proc.returncode == 0, run.describe()
+    return run
+
+
+def _codex_runs_this_checkout(agents) -> None:
+    """Codex starts its MCP server with its own environment; where the venv's editable install
+    points at another checkout (a worktree sharing it), PYTHONPATH must be given to the server
+    too, or Codex would talk to that checkout's code."""
+    import os
+
+    if os.environ.get("PYTHONPATH") and "PYTHONPATH" not in agents.codex_config:
+        path = json.dumps(os.environ["PYTHONPATH"])
+        agents.codex_config = agents.codex_config.replace("env = {}", f"env = {{ PYTHONPATH = {path} }}", 1)
+
+
+def test_codex_and_gemini_see_the_closest_lesson_and_count_it_with_same_as(agents):
+    home = agents.home
+    _codex_runs_this_checkout(agents)
+    _codex(agents, SAID[0], [{"quote": SAID[0], "lesson": WORDED[0]}])
+    [item] = _agent_items(home)
+    lesson_id = item["id"]
+    run = agents.gemini(
+        SAID[1],
+        [
+            [gemini_call("mcp_memory-cli_record_correction", {"quote": SAID[1], "lesson": WORDED[1]})],
+            [
+                gemini_call(
+                    "mcp_memory-cli_record_correction", {"quote": SAID[1], "lesson": WORDED[1], "same_as": lesson_id}
+                )
+            ],
+        ],
+    )
+    assert run.proc.returncode == 0, run.describe()
+    recorded, joined = run.standin.tool_outputs()[:2]
+    assert lesson_id in recorded and WORDED[0] in recorded and "closest" in recorded, run.describe()
+    assert "counted_on" in joined and lesson_id in joined, run.describe()
+    _one_item(home, lesson_id, 2)
+    run = _codex(agents, SAID[2], [{"quote": SAID[2], "lesson": WORDED[2], "same_as": lesson_id[:8]}])
+    assert "counted_on" in run.standin.tool_outputs()[-1], run.describe()
+    [item] = _agent_items(home)
     assert (item["item"], item["occurrences"], item["sessions"]) == ("proposal", 3, 3), item
