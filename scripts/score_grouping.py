@@ -29,9 +29,33 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
-WORDS = (0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 1.01)
+WORDS = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 1.01)
 COSINES = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.82, 0.85, 0.9, 1.01)
 TARGET_P = 0.90
+
+
+GROUPS = ROOT / "tests" / "fixtures" / "real" / "instruction_groups.jsonl"
+
+
+def load_lessons() -> dict[str, list[dict]]:
+    """Per person: the one-line lessons written by hand for each prompt of each repeated
+    instruction (``instruction_groups.jsonl``), as an agent would record them."""
+    import json
+
+    out: dict[str, list[dict]] = {}
+    with GROUPS.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                r = json.loads(line)
+                out.setdefault(r["person"], []).append(
+                    {
+                        "key": (r["file"], r["line"], r["group"]),
+                        "session": r["session"],
+                        "text": r["lesson"],
+                        "group": r["group"],
+                    }
+                )
+    return out
 
 
 def load(text_of: str) -> dict[str, list[dict]]:
@@ -133,12 +157,30 @@ def choose(people: dict, scores: dict, names: list[str]) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--text", choices=("prompt", "statement"), default="prompt")
+    ap.add_argument(
+        "--text",
+        choices=("lesson", "prompt", "statement"),
+        default="lesson",
+        help="lesson: the hand-written lessons of instruction_groups.jsonl; prompt: what the person"
+        " typed; statement: the detector's statement of it",
+    )
+    ap.add_argument(
+        "--tuned-on",
+        nargs="*",
+        metavar="PERSON",
+        help="choose the thresholds on these people only and score the others (default: leave one person out)",
+    )
     ap.add_argument("--fixed", nargs=2, type=float, metavar=("WORDS", "COSINE"))
     args = ap.parse_args(argv)
-    people = load(args.text)
+    people = load_lessons() if args.text == "lesson" else load(args.text)
     scores = {p: pair_scores(items) for p, items in people.items()}
     names = sorted(people)
+    if args.tuned_on:
+        tuned = [p for p in names if p in args.tuned_on]
+        w, c = choose(people, scores, tuned)
+        print(f"thresholds chosen on {', '.join(tuned)}: words {w:g}, cosine {c:g}")
+        args.fixed = (w, c)
+        names = [p for p in names if p not in tuned]
     print(f"text compared: {args.text}; target P >= {TARGET_P}")
     print("| person (held out) | candidates | groups | words | cosine | pairs same | predicted | P | R |")
     print("|---|---|---|---|---|---|---|---|---|")

@@ -43,6 +43,7 @@ VECTOR_THRESHOLD = 0.82
 # prompts or the detector's statements of them. Chosen on hand-written lessons of real
 # repeated instructions, held out by person (scripts/score_grouping.py, docs/corrections.md).
 LESSON_VECTOR_THRESHOLD = 0.6
+LESSON_GROUP_THRESHOLD = 0.4  # the word threshold chosen there for two such lessons
 MAX_WORDS = 40  # a longer stored prompt is a brief or a paste: its statement is not compared
 
 
@@ -101,12 +102,13 @@ def taught(group: list[dict]) -> int:
 
 
 def _close(a: dict, b: dict, vectors: dict | None) -> bool:
-    if similarity(a["text"], b["text"]) >= GROUP_THRESHOLD:
+    lessons = bool(a.get("lesson") and b.get("lesson"))
+    if similarity(a["text"], b["text"]) >= (LESSON_GROUP_THRESHOLD if lessons else GROUP_THRESHOLD):
         return True
     if vectors and a["id"] in vectors and b["id"] in vectors:
         from .semantic import cosine
 
-        bar = LESSON_VECTOR_THRESHOLD if a.get("lesson") and b.get("lesson") else VECTOR_THRESHOLD
+        bar = LESSON_VECTOR_THRESHOLD if lessons else VECTOR_THRESHOLD
         return cosine(vectors[a["id"]], vectors[b["id"]]) >= bar
     return False
 
