@@ -250,3 +250,25 @@ def test_the_thresholds_are_those_chosen_on_the_people_read_and_hold_precision_o
     precision, recall = sg.pr(*tot)
     assert precision >= 0.9 and tot[2] >= 40, tot
     assert recall >= 0.4, tot  # docs/corrections.md reports it; the agent's same_as does the rest
+
+
+def test_the_session_end_models_finding_joins_the_agents_lessons(hook, project, db_path):
+    """What the session-end model found in a finished session (global, its quote checked) and
+    the agent's lessons of the same instruction (kept in the project) make one group."""
+    from memory_cli.capture.corrections import record_missed
+
+    for (session, said), lesson in zip(SAID[:2], WORDED[:2]):
+        typed(hook, project, said, session)
+        record(db_path, quote=said, lesson=lesson)
+    with Store.open(db_path) as s:
+        [found] = record_missed(
+            s,
+            [{"quote": SAID[2][1], "statement": WORDED[2], "kind": "pushback"}],
+            session_id="s3",
+            project=PROJECT,
+        )
+        assert found["correction"] and found["origin"] == "person"
+        [proposal] = propose_recurring(s, embed=job_embedder(1000.0))
+        [item] = [i for i in review.pending(s) if i["item"] == "recurring"]
+    assert (proposal["instances"], proposal["sessions"]) == (3, 3)
+    assert item["scope"] == f"project:{PROJECT}"  # where most of it was taught
