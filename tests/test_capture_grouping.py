@@ -272,3 +272,52 @@ def test_the_session_end_models_finding_joins_the_agents_lessons(hook, project, 
         [item] = [i for i in review.pending(s) if i["item"] == "recurring"]
     assert (proposal["instances"], proposal["sessions"]) == (3, 3)
     assert item["scope"] == f"project:{PROJECT}"  # where most of it was taught
+
+
+def _typed_prompts(path) -> list[tuple[str, str]]:
+    """(session, prompt) of each prompt a person typed in a real session log (no tool results,
+    meta records, side chains or injected wrappers)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("type") != "user" or r.get("isMeta") or r.get("isSidechain"):
+            continue
+        content = (r.get("message") or {}).get("content")
+        if isinstance(content, list):
+            content = " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        if isinstance(content, str) and content.strip() and not content.lstrip().startswith("<"):
+            out.append((r.get("sessionId") or path.name, content))
+    return out
+
+
+def test_real_held_out_sessions_give_no_false_proposal_and_a_short_queue(tmp_path):
+    """The sessions of 14 people this grouping was never built or tuned on
+    (tests/fixtures/real/heldout), replayed prompt by prompt through capture in order, then
+    the session-end job's grouping with the local encoder: nothing is proposed from what the
+    hook's reader took for corrections, and no person's queue is longer than 20 items (1,045
+    prompts; the busiest, 230 prompts in 4 sessions, has 18)."""
+    from collections import defaultdict
+    from pathlib import Path
+
+    from memory_cli.capture import corrections as corr
+
+    folder = Path(__file__).parent / "fixtures" / "real" / "heldout"
+    people = defaultdict(list)
+    for f in sorted(folder.glob("*-*.jsonl")):
+        people[f.name.rsplit("-", 1)[0]].append(f)
+    assert len(people) == 14
+    embed = job_embedder(1000.0)
+    sizes = {}
+    for person, files in people.items():
+        with Store.open(tmp_path / f"{person}.db") as s:
+            for f in files:
+                for session, prompt in _typed_prompts(f):
+                    corr.capture(s, prompt, session_id=session)
+            assert propose_recurring(s, embed=embed) == [], person
+            items = review.pending(s)
+            assert not [i for i in items if i["item"] in ("proposal", "recurring")], person
+            sizes[person] = len(items)
+    assert max(sizes.values()) <= 20, sizes
