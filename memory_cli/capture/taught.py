@@ -36,7 +36,7 @@ def _scope(project: str | None) -> str | None:
         return None
 
 
-def waiting(store: Store, project: str | None) -> list[dict]:
+def waiting(store: Store, project: str | None, *, limit: int = 200) -> list[dict]:
     """The project's lessons waiting for the person, most taught first: ``id``, ``lesson`` (one
     line), ``taught`` (times), ``sessions``."""
     scope = _scope(project)
@@ -46,8 +46,8 @@ def waiting(store: Store, project: str | None) -> list[dict]:
         "SELECT id, statement, what_is_right, occurrence_count, sessions, detection_type FROM corrections"
         " WHERE scope = ? AND status IN ('pending', 'promoted')"
         " AND (coalesce(key, '') != '' OR origin = 'agent' OR detection_type = 'repeated')"
-        " ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT 200",
-        (scope,),
+        " ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT ?",
+        (scope, limit),
     )
     held, single = _held(store)
     out = []
@@ -106,7 +106,7 @@ def closest(store: Store, text: str, *, project: str | None, exclude: str | None
 def most_taught_text(store: Store, project: str | None) -> str:
     """The session-start lines listing the project's most-taught waiting lessons with their
     ids, within ``BUDGET_CHARS``; empty when there is none."""
-    items = waiting(store, project)[:LISTED]
+    items = waiting(store, project, limit=LISTED * 4)[:LISTED]
     if not items:
         return ""
     head = "Lessons already recorded here (pass the id as `same_as` when the person says one again):"
