@@ -159,7 +159,9 @@ def rule_message(statement: str) -> str:
 
 
 def _queue(store) -> list[dict]:
-    """What waits for the person: proposed rules first, then recurring instructions (item
+    """What waits for the person, one item per instruction, most taught first
+    (:mod:`.capture.queue`; the learned model's guesses are evidence on an item where the agent
+    records lessons): proposed rules, recurring instructions (item
     "recurring": the same thing said in several sessions, :mod:`.capture.recurring`, with every
     instance), then corrections that have content, most repeated first, then inferred ones that have none yet (a prompt the learned model took
     for a correction: only the person can say what it meant, or reject it). Each item has
@@ -204,7 +206,16 @@ def _queue(store) -> list[dict]:
         v["item"] = "correction"
         v["suggested_rule"] = None
         items.append(v)
-    return items
+    from .capture.queue import fold_guesses, most_taught_first
+
+    return most_taught_first(fold_guesses(store, items)[0])
+
+
+def queue_summary(store, items: list[dict]) -> str:
+    """The queue's one-line summary ("14 instructions, 3 proposed, 2 waiting since last week")."""
+    from .capture.queue import folded_count, summary
+
+    return summary(items, folded=folded_count(store))
 
 
 def check_form(form: str | None) -> str | None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from conftest import payload, run_cli
 
+from memory_cli.mcp.permissions import ALLOWED
+
 OTHER = {
     "model": "opus",
     "permissions": {"allow": ["Bash(git status)"]},
@@ -29,7 +31,8 @@ def test_install_merges_idempotently_and_uninstall_restores(claude_dir):
     r = run_cli("install")
     assert r.returncode == 0, r.stderr
     data = json.loads(settings.read_text())
-    assert data["model"] == "opus" and data["permissions"] == OTHER["permissions"]
+    # the recording MCP tools are allowed after what the person allowed (mcp/permissions.py)
+    assert data["model"] == "opus" and data["permissions"] == {"allow": [*OTHER["permissions"]["allow"], *ALLOWED]}
     assert data["hooks"]["Notification"] == OTHER["hooks"]["Notification"]
     pre = data["hooks"]["PreToolUse"]
     assert pre[0] == OTHER["hooks"]["PreToolUse"][0]
@@ -343,3 +346,30 @@ def test_doctor_rebuilds_a_missing_rule_cache_and_reports_an_unwritable_one(db_p
     check = rule_cache_check(s)
     assert check["status"] == "warn" and "every hook rebuilds" in check["detail"]
     s.close()
+
+
+def test_install_allows_the_recording_tools_shows_it_and_uninstall_takes_exactly_that_back(claude_dir, cli):
+    """Recording a lesson must not stop the person with a permission prompt: install allows
+    memory-cli's recording tools (shown in its diff), doctor says when they are not allowed,
+    and uninstall removes those entries and nothing the person wrote."""
+    settings = claude_dir / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"allow": ["Bash(git status)"], "deny": ["Bash(rm:*)"]}}))
+    shown = cli("install", "--dry-run", "--no-model").stdout
+    assert '+      "mcp__memory-cli__record_correction"' in shown, shown
+    assert cli("install", "--no-model").returncode == 0
+    data = json.loads(settings.read_text())
+    assert data["permissions"]["allow"] == ["Bash(git status)", *ALLOWED]
+    assert "mcp__memory-cli__record_correction" in ALLOWED and "mcp__memory-cli__query_memory" not in ALLOWED
+    doctor = json.loads(cli("--json", "doctor").stdout)
+    rows = doctor if isinstance(doctor, list) else doctor.get("checks", [])
+    [check] = [c for c in rows if c.get("name") == "mcp permissions"]
+    assert check["status"] == "ok", check
+    data["permissions"]["allow"] = ["Bash(git status)"]  # the person took them out
+    settings.write_text(json.dumps(data))
+    rows = json.loads(cli("--json", "doctor").stdout)
+    rows = rows if isinstance(rows, list) else rows.get("checks", [])
+    [check] = [c for c in rows if c.get("name") == "mcp permissions"]
+    assert check["status"] == "warn" and "record_correction" in check["detail"], check
+    cli("install", "--no-model")
+    assert cli("uninstall").returncode == 0
+    assert json.loads(settings.read_text()) == {"permissions": {"allow": ["Bash(git status)"], "deny": ["Bash(rm:*)"]}}

@@ -134,6 +134,7 @@ def capture(
     detection=None,
     turn=None,
     origin: str | None = None,
+    same_as: str | None = None,
 ) -> dict:
     """Detect a correction in ``user_message`` and store or count it. ``origin`` "agent": a
     lesson the agent recorded (:mod:`.lessons`), whose promotion waits for the person. Returns a dict with
@@ -223,6 +224,7 @@ def capture(
         "min_sessions": min_sessions,
         "hook_event": hook_event,
         "origin": origin,
+        "same_as": same_as,
     }
     from ..db import LockBusy
 
@@ -260,7 +262,13 @@ def _store(store, p: dict, now: str, aid: str | None = None):
     key, wrong, right, statement, vector = p["key"], p["wrong"], p["right"], p["statement"], p.get("vector")
     session_id = p.get("session_id")
     confidence = float(p.get("confidence") or 0)
-    row, matched_by = _find_match(store, key, wrong, right, vector) if key else (None, None)
+    joins = None  # a recurring proposal the agent said this is: the new correction joins it
+    if p.get("same_as"):
+        row, matched_by = store.row("SELECT * FROM corrections WHERE id = ?", (p["same_as"],)), "agent"
+        if row is not None and row["detection_type"] == "repeated":
+            joins, row = row["id"], None
+    else:
+        row, matched_by = _find_match(store, key, wrong, right, vector) if key else (None, None)
     if row is not None:
         sessions = session_ids(row)
         if session_id and session_id not in sessions:
@@ -318,6 +326,10 @@ def _store(store, p: dict, now: str, aid: str | None = None):
                 p.get("origin"),
             ),
         )
+    if joins is not None:
+        from .recurring import join
+
+        join(store, joins, cid, session_id, now)
     row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
     if (
         row["status"] == "pending"
@@ -517,7 +529,13 @@ def view(store, row: dict) -> dict:
         from .recurring import instances
 
         extra["instances"] = [
-            {"id": i["id"], "session_id": i["session_id"], "statement": i["statement"], "detected_at": i["detected_at"]}
+            {
+                "id": i["id"],
+                "session_id": i["session_id"],
+                "statement": i["statement"],
+                "quote": i["user_message"],
+                "detected_at": i["detected_at"],
+            }
             for i in instances(store, row["id"])
         ]
     return {

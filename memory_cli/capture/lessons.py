@@ -215,10 +215,15 @@ def record_lesson(
     via: str = "mcp",
     settings=None,
     hook_event: str | None = None,
+    same_as=None,
 ) -> dict:
     """Check the quote and record the lesson as a correction of origin ``agent``. Returns the
     correction's view plus ``already`` (the prompt had already given this correction: nothing
-    counted twice). Raises :class:`LessonRefused` (audited) when the quote is not the person's."""
+    counted twice). ``same_as``: the id of a waiting lesson (or recurring proposal) the agent
+    says this is again; the prompt counts there, and a lesson the agent recorded from this same
+    prompt a moment before (before it saw the closest ones) is folded into it. Raises
+    :class:`LessonRefused` (audited) when the quote is not the person's or ``same_as`` names
+    nothing waiting."""
     from .. import audit
     from ..redact import redact
 
@@ -235,6 +240,7 @@ def record_lesson(
         off = _turned_off(settings)
         if off:
             raise LessonRefused(off)
+        target = _target(store, same_as)
         prompt = find_prompt(store, quote, project=project, session_id=session_id)
         if prompt is None:
             where = f"project {project}" if project else "this session"
@@ -259,7 +265,10 @@ def record_lesson(
 
     try:
         with store.transaction():
-            same = _already(store, prompt, wrong, right or lesson)
+            if target is not None:
+                same = _fold(store, prompt, target)
+            else:
+                same = _already(store, prompt, wrong, right or lesson)
     except LockBusy:  # a hook's store waits for no one: capture below spools the lesson
         same = None
     if same is not None:
@@ -291,6 +300,7 @@ def record_lesson(
         hook_event=hook_event,
         detection=d,
         origin="agent",
+        same_as=target["id"] if target is not None else None,
     )
     if result.get("id") and not result.get("queued"):
         try:
@@ -300,6 +310,53 @@ def record_lesson(
             pass  # only the once-per-prompt guard is lost; the lesson is stored
     result["already"] = False
     return result
+
+
+def _target(store, same_as) -> dict | None:
+    """The waiting correction ``same_as`` names (id or unique prefix), or None without one."""
+    if same_as is None or (isinstance(same_as, str) and not same_as.strip()):
+        return None
+    if not isinstance(same_as, str):
+        raise LessonRefused("same_as must be the id of a recorded lesson")
+    from ..errors import MemoryCliError
+    from .corrections import resolve
+
+    try:
+        row = resolve(store, same_as.strip())
+    except MemoryCliError as e:
+        raise LessonRefused(f"same_as: {e}") from None
+    if row["status"] in ("rejected", "dismissed"):
+        raise LessonRefused(f"same_as: lesson {row['id'][:8]} was {row['status']}; record this one on its own")
+    return row
+
+
+def _fold(store, prompt: dict, target: dict) -> dict | None:
+    """``same_as`` on a prompt that already gave a correction: the target itself (nothing to
+    count again), or a lesson the agent just recorded from this prompt alone, folded into the
+    target (dismissed, its count moved there by the caller). None: count it on the target."""
+    cid = prompt.get("correction_id")
+    if not cid:
+        return None
+    if cid == target["id"]:
+        return target
+    row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
+    if row is None:
+        return None
+    from .. import kvstate
+    from .recurring import INSTANCES_KEY
+
+    if cid in (kvstate.get(store, INSTANCES_KEY + target["id"], {}) or {}).get("instances", []):
+        return target
+    if (
+        row["status"] == "pending"
+        and int(row["occurrence_count"] or 1) == 1
+        and (row.get("origin") == "agent" or (row["detection_type"] == "inferred" and not row["key"]))
+    ):
+        store.execute(
+            "UPDATE corrections SET status = 'dismissed', reviewed_at = NULL, context = ? WHERE id = ?",
+            (f"the agent said it is lesson {target['id'][:8]} again", cid),
+        )
+    return None
 
 
 def _turned_off(settings) -> str | None:

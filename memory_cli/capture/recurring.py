@@ -29,6 +29,7 @@ from ..util import dumps, new_id, now_iso
 from .similar import similarity
 
 MIN_SESSIONS = 2
+MIN_TAUGHT = 3  # or taught this many times, in one session or several
 # Two statements say the same thing at or above this (stdlib similarity). Below the hook path's
 # SAME_THRESHOLD (0.7): that one must not merge two different corrections on one prompt's
 # evidence, this one groups phrasings a person varied on purpose, and its result is only a
@@ -37,6 +38,12 @@ GROUP_THRESHOLD = 0.5
 # Cosine of two statements' embeddings (when the daemon gives them) at or above which they are
 # one instruction: the hook's threshold for two phrasings of one correction.
 VECTOR_THRESHOLD = 0.82
+# The same for two one-line lessons a reader that understood the person wrote (the agent's
+# lessons, the session-end model's findings): their paraphrases are far closer than two raw
+# prompts or the detector's statements of them. Chosen on hand-written lessons of real
+# repeated instructions, held out by person (scripts/score_grouping.py, docs/corrections.md).
+LESSON_VECTOR_THRESHOLD = 0.6
+LESSON_GROUP_THRESHOLD = 0.4  # the word threshold chosen there for two such lessons
 MAX_WORDS = 40  # a longer stored prompt is a brief or a paste: its statement is not compared
 
 
@@ -54,9 +61,12 @@ def _text(row: dict) -> str:
 
 
 def find_recurring(items: list[dict], *, vectors: dict | None = None) -> list[list[dict]]:
-    """Groups of ``items`` (dicts with ``id``, ``session`` and ``text``) that say the same thing,
-    each spanning at least ``MIN_SESSIONS`` sessions. Single-link: an instance joins a group when
-    it is close to any member. ``vectors`` maps an item id to its embedding (float32 bytes)."""
+    """Groups of ``items`` (dicts with ``id``, ``session``, ``text`` and optionally ``prompt``,
+    the words the person typed, and ``taught``, how many prompts the item stands for) that say
+    the same thing, each taught at least ``MIN_TAUGHT`` times or in ``MIN_SESSIONS`` sessions.
+    Single-link: an instance joins a group when it is close to any member, in the same session
+    or another (a repeat is a prompt, not a session). ``vectors`` maps an item id to its
+    embedding (float32 bytes)."""
     items = [i for i in items if i["text"] and len(i["text"].split()) <= MAX_WORDS and len(i["text"]) <= MAX_CHARS]
     parent = list(range(len(items)))
 
@@ -68,24 +78,47 @@ def find_recurring(items: list[dict], *, vectors: dict | None = None) -> list[li
 
     for a in range(len(items)):
         for b in range(a + 1, len(items)):
-            if items[a]["session"] == items[b]["session"] or root(a) == root(b):
+            if root(a) == root(b):
                 continue
-            if _close(items[a], items[b], vectors):
+            if items[a]["id"] == items[b]["id"] or _close(items[a], items[b], vectors):
                 parent[root(b)] = root(a)
     groups: dict[int, list[dict]] = {}
     for i, item in enumerate(items):
         groups.setdefault(root(i), []).append(item)
-    return [g for g in groups.values() if len({i["session"] for i in g}) >= MIN_SESSIONS]
+    return [g for g in groups.values() if len({i["session"] for i in g}) >= MIN_SESSIONS or taught(g) >= MIN_TAUGHT]
+
+
+def taught(group: list[dict]) -> int:
+    """How many prompts a group stands for: each correction's own count (its repeats on the
+    hook path), a prompt that two readers took a correction from (the detector and the agent,
+    say) once."""
+    counts: dict[str, int] = {}
+    prompt_of: dict[str, tuple] = {}
+    for i in group:
+        counts[i["id"]] = int(i.get("taught") or 1)
+        prompt_of[i["id"]] = (i["session"], " ".join((i.get("prompt") or i["id"]).split()).casefold())
+    same_prompt = len(prompt_of) - len(set(prompt_of.values()))
+    return sum(counts.values()) - same_prompt
 
 
 def _close(a: dict, b: dict, vectors: dict | None) -> bool:
-    if similarity(a["text"], b["text"]) >= GROUP_THRESHOLD:
+    lessons = bool(a.get("lesson") and b.get("lesson"))
+    if similarity(a["text"], b["text"]) >= (LESSON_GROUP_THRESHOLD if lessons else GROUP_THRESHOLD):
         return True
     if vectors and a["id"] in vectors and b["id"] in vectors:
         from .semantic import cosine
 
-        return cosine(vectors[a["id"]], vectors[b["id"]]) >= VECTOR_THRESHOLD
+        bar = LESSON_VECTOR_THRESHOLD if lessons else VECTOR_THRESHOLD
+        return cosine(vectors[a["id"]], vectors[b["id"]]) >= bar
     return False
+
+
+def is_lesson(row: dict) -> bool:
+    """Whether a correction's statement is a one-line lesson written by a reader that understood
+    the person (the agent, the session-end model), not the detector's cut of a prompt."""
+    return row.get("origin") == "agent" or (
+        row.get("detection_type") == "inferred" and float(row.get("confidence") or 0) >= 0.5
+    )
 
 
 def _sessions(row: dict) -> list[str]:
@@ -136,7 +169,19 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
     by_scope: dict[str, list[dict]] = {}
     for r in rows:
         for s in _sessions(r) or [r["id"]]:
-            by_scope.setdefault(r["scope"], []).append({"id": r["id"], "session": s, "text": _text(r), "row": r})
+            # One bucket: the person's lessons (kept in their project) and the session-end model's
+            # findings (global) of one instruction join one group; its scope is decided below.
+            by_scope.setdefault("", []).append(
+                {
+                    "id": r["id"],
+                    "session": s,
+                    "text": _text(r),
+                    "row": r,
+                    "prompt": r["user_message"],
+                    "taught": r["occurrence_count"],
+                    "lesson": is_lesson(r),
+                }
+            )
     vectors = None
     if embed is not None and rows:
         from .semantic import embed_safely
@@ -167,14 +212,18 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                     pid = owners[0]
                     held = kvstate.get(store, INSTANCES_KEY + pid, {}).get("instances", [])
                     all_ids = list(dict.fromkeys(held + new_ids))
+                    known = {i["id"] for i in group}
+                    group = group + [i for item in by_scope.values() for i in item if i["id"] in set(held) - known]
+                    sessions = sorted({i["session"] for i in group})
                     store.execute(
                         "UPDATE corrections SET occurrence_count = ?, sessions = ?, last_seen_at = ? WHERE id = ?",
-                        (len(all_ids), dumps(sessions), now, pid),
+                        (taught(group), dumps(sessions), now, pid),
                     )
                     statement = store.value("SELECT statement FROM corrections WHERE id = ?", (pid,))
                     new = False
                 else:
                     latest = max((i["row"] for i in group), key=lambda r: r["last_seen_at"] or r["detected_at"])
+                    scope = _scope_of(group, latest)
                     statement = _text(latest)
                     pid = new_id()
                     all_ids = ids
@@ -190,7 +239,7 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                             statement,
                             f"said in {len(sessions)} sessions",
                             now,
-                            len(all_ids),
+                            taught(group),
                             scope,
                             latest["agent"],
                             dumps(sessions),
@@ -208,11 +257,39 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                         "id": pid,
                         "statement": statement,
                         "instances": len(all_ids),
+                        "taught": taught(group),
                         "sessions": len(sessions),
                         "new": new,
                     }
                 )
     return out
+
+
+def _scope_of(group: list[dict], latest: dict) -> str:
+    """Where a group's proposal applies: the scope most of its corrections have (a project's
+    lessons), the latest one's on a tie."""
+    from collections import Counter
+
+    counts = Counter(i["row"]["scope"] or "global" for i in group)
+    top = max(counts.values())
+    return latest["scope"] if counts[latest["scope"] or "global"] == top else counts.most_common(1)[0][0]
+
+
+def join(store, proposal_id: str, correction_id: str, session_id: str | None, now: str) -> None:
+    """Add one correction to a recurring proposal (the agent said it is that instruction again):
+    it is listed among its instances and counted, inside the caller's transaction."""
+    from .. import kvstate
+
+    held = (kvstate.get(store, INSTANCES_KEY + proposal_id, {}) or {}).get("instances", [])
+    kvstate.put(store, INSTANCES_KEY + proposal_id, {"instances": list(dict.fromkeys([*held, correction_id]))})
+    row = store.row("SELECT sessions, occurrence_count FROM corrections WHERE id = ?", (proposal_id,))
+    sessions = _sessions(row or {})
+    if session_id and session_id not in sessions:
+        sessions.append(session_id)
+    store.execute(
+        "UPDATE corrections SET occurrence_count = occurrence_count + 1, sessions = ?, last_seen_at = ? WHERE id = ?",
+        (dumps(sorted(sessions)), now, proposal_id),
+    )
 
 
 def grouped_ids(store) -> set[str]:

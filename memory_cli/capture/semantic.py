@@ -65,6 +65,25 @@ def daemon_embedder(timeout_ms: float):
     return embed
 
 
+def job_embedder(timeout_ms: float):
+    """An ``embed(texts)`` for a job off the hook's clock: the daemon when it answers, else the
+    local encoder loaded in this process (a second or two, once), else None (words decide)."""
+    daemon = daemon_embedder(timeout_ms)
+
+    def embed(texts: list[str]) -> list[bytes] | None:
+        got = daemon(texts)
+        if got:
+            return got
+        try:
+            from ..embeddings.model import embed as local
+
+            return local(list(texts))
+        except Exception:
+            return None
+
+    return embed
+
+
 def embed_safely(embed, texts: list[str]) -> list[bytes] | None:
     if embed is None or not texts:
         return None

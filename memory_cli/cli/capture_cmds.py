@@ -183,7 +183,7 @@ def review(
             if want_json(json_):
                 emit_json([_public(i) for i in items] + requests)
             else:
-                _print_list(items, requests)
+                _print_list(items, requests, None if all_ else rv.queue_summary(store, items))
                 if not list_ and (items or requests):
                     sys.stderr.write("review: not a terminal; use --approve ID or --reject ID\n")
             return
@@ -264,10 +264,12 @@ def _rule_text(item: dict) -> str:
     return f" (rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}, {conf}, {state})"
 
 
-def _print_list(items: list[dict], requests: list[dict] = ()) -> None:
+def _print_list(items: list[dict], requests: list[dict] = (), summary: str | None = None) -> None:
     if not items and not requests:
         print("Nothing to review.")
         return
+    if summary:
+        print(summary)
     for item in items:
         label = item.get("item") or item["status"]
         n, s = item["occurrences"], item["sessions"]
@@ -289,9 +291,13 @@ def _print_quote(item: dict) -> None:
 
 
 def _print_instances(item: dict) -> None:
-    """Every time a recurring instruction was said, with its session."""
+    """Every time a recurring instruction was said: its session, date and the person's words;
+    then the word model's guesses that read like it (evidence, not items)."""
     for i in item.get("instances") or []:
-        print(f"      said in session {(i['session_id'] or '-')[:8]}: {clip(i['statement'] or '', 80)}")
+        said = clip(i.get("quote") or i["statement"] or "", 80)
+        print(f"      said in session {(i['session_id'] or '-')[:8]} on {(i.get('detected_at') or '')[:10]}: {said}")
+    for e in item.get("evidence") or []:
+        print(f"      also read as a correction by the word model: {clip(e['quote'] or '', 70)}")
 
 
 def _item_scope(item: dict) -> str:

@@ -89,6 +89,10 @@ def install(
     before = lib.load_settings(path)
     launcher = lib.pinned(lib.hook_launcher() if entry == "fast" else lib.console_launcher(), state.db)
     after = lib.with_ours(before, launcher, None, _rule_tools())
+    if not no_mcp:  # the recording tools need no permission prompt (mcp/permissions.py)
+        from ..mcp.permissions import with_allowed
+
+        after = with_allowed(after)
     changes = [(path, before, after)]
     if not no_mcp:
         changes.append(registration.plan(scope, lib.executable(), state.db))
@@ -161,7 +165,10 @@ def uninstall(
         return
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
-    changes = [(path, before, lib.without_ours(before)), registration.plan(scope, lib.executable(), remove=True)]
+    from ..mcp.permissions import without_allowed
+
+    after = without_allowed(lib.without_ours(before))
+    changes = [(path, before, after), registration.plan(scope, lib.executable(), remove=True)]
     _report_all(lib, changes, dry_run, json_, "uninstalled")
 
 

@@ -92,12 +92,13 @@ def summaries_task(db_path: Path, settings) -> str:
 def recurring_task(db_path: Path, settings) -> str:
     """Propose, for review, what the person said in several sessions (capture/recurring.py)."""
     from memory_cli.capture.recurring import propose_recurring
-    from memory_cli.capture.semantic import daemon_embedder
+    from memory_cli.capture.semantic import job_embedder
     from memory_cli.db import Store
 
-    # Off the hook's clock: the daemon may take its time, and when it is down, words decide.
+    # Off the hook's clock: the daemon may take its time; when it is down the encoder is loaded
+    # here, and only when neither can embed do words alone decide.
     with Store.open(db_path) as store:
-        done = propose_recurring(store, embed=daemon_embedder(5000.0))
+        done = propose_recurring(store, embed=job_embedder(5000.0))
     return f"{sum(d['new'] for d in done)} recurring instruction(s) proposed, {sum(not d['new'] for d in done)} grown"
 
 

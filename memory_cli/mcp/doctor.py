@@ -60,4 +60,9 @@ def doctor_checks(store, settings) -> list[dict]:
     detail = f"registered ({scope}); started in {took:.1f} s with {len(names)} tools"
     if missing:
         detail += f"; missing {', '.join(missing)} (run `memory-cli install` again)"
-    return [{"name": "mcp server", "status": status, "detail": detail}]
+    out = [{"name": "mcp server", "status": status, "detail": detail}]
+    if not scope.startswith("by the plugin"):  # a plugin's tools have other names, and it cannot allow them
+        from .permissions import doctor_check
+
+        out.append(doctor_check())
+    return out

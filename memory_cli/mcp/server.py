@@ -161,21 +161,29 @@ def remember(
 
 @app.tool()
 def record_correction(
-    quote: str, lesson: str, wrong: str | None = None, right: str | None = None, kind: str | None = None
+    quote: str,
+    lesson: str,
+    wrong: str | None = None,
+    right: str | None = None,
+    kind: str | None = None,
+    same_as: str | None = None,
 ) -> dict:
     """Record what the person just taught you, when they correct how you work or state a standing
     rule (not a new task, a question or praise). `quote`: the person's words, verbatim (leave
     words out with "..."); `lesson`: one line, what to do instead; optional `wrong` (what you did),
-    `right` (what they want), `kind`: pushback or standing. A quote the person did not type in
-    this project is refused. It counts repeats and, said again in other sessions, is proposed
-    as a rule the person approves in `memory-cli review`; nothing applies before that."""
+    `right` (what they want), `kind`: pushback or standing; `same_as`: the id of a lesson already
+    recorded here when the person is saying that again (the answer lists the closest ones: if one
+    of them is what they meant, call again with its id as `same_as`). A quote the person did not
+    type in this project is refused. Taught again, it is proposed to the person in
+    `memory-cli review`; nothing applies before they approve it."""
+    from ..capture.lesson_answer import answer
     from ..review import LessonRefused, record_lesson
 
     project = scopes.project_name(scopes.find_project_root(os.getcwd()))
 
     def record(store):
         try:
-            return record_lesson(
+            out = record_lesson(
                 store,
                 quote=quote,
                 lesson=lesson,
@@ -186,13 +194,13 @@ def record_correction(
                 agent="mcp",
                 via="mcp",
                 settings=_settings(),
+                same_as=same_as,
             )
         except LessonRefused as e:
             raise ToolError(str(e)) from None
+        return answer(store, out, lesson=lesson, project=project, same_as=same_as)
 
-    out = _call(record)
-    keys = ("id", "statement", "what_was_wrong", "what_is_right", "occurrences", "sessions", "status", "already")
-    return {"recorded": {k: out.get(k) for k in keys}, "proposed_now": bool(out.get("promoted_now"))}
+    return _call(record)
 
 
 def _settings():

@@ -128,9 +128,10 @@ def _budget(settings) -> tuple[int, int, float, tuple[str, ...]]:
     return max_entries, max_tokens, min_conf, always
 
 
-def _instructions(settings=None) -> str:
+def _instructions(settings=None, store=None, project: str | None = None) -> str:
     """The [MEMORY:...] marker instructions and, unless ``capture.agent_lessons`` is off (or
-    capture is), how to record a lesson (capture area)."""
+    capture is), how to record a lesson with the project's most-taught waiting lessons (capture
+    area)."""
     from ..capture.instructions import text
 
     try:
@@ -138,7 +139,17 @@ def _instructions(settings=None) -> str:
     except Exception:
         capture = {}
     lessons = capture.get("enabled", True) is not False and capture.get("agent_lessons", True) is not False
-    return text(lessons=lessons).strip()
+    out = text(lessons=lessons).strip()
+    if lessons and store is not None and project:
+        from ..capture.taught import most_taught_text
+
+        try:
+            taught = most_taught_text(store, project)
+        except Exception:  # an older store without the columns: the instructions alone
+            taught = ""
+        if taught:
+            out += "\n" + taught
+    return out
 
 
 def _eligible(
@@ -341,7 +352,7 @@ def inject(
         ranked = pinned + [e for e in ranked if not e.get("pinned")]
         max_entries = max(max_entries, len(pinned))
 
-    instructions = _instructions(settings) if include_instructions else ""
+    instructions = _instructions(settings, store, sc.get("project")) if include_instructions else ""
     limit = SESSION_CHAR_LIMIT - (len(instructions) + 2 if instructions else 0)
     if compact and any(e.get("pinned") for e in ranked):
         needed = fmt.render_session(

@@ -369,6 +369,7 @@ def review_page(request: Request, store=Depends(deps.get_store)):
         "review.html",
         nav="review",
         items=items,
+        summary=review.queue_summary(store, items),
         requests=requests,
         recent=recent,
         idle=retire_candidates(store),

@@ -1,0 +1,323 @@
+"""One proposal per instruction (memory_cli/capture/recurring.py, taught.py, lessons.py): the
+agent says "this is that again" with `same_as` after `record_correction` shows it the closest
+waiting lesson; lessons worded differently are grouped off the hook's clock, in one session or
+several; a prompt read by two readers counts once; the queue shows one item per instruction."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import payload
+
+from memory_cli import review
+from memory_cli.capture import lessons, taught
+from memory_cli.capture.recurring import propose_recurring
+from memory_cli.capture.semantic import job_embedder
+from memory_cli.db import Store
+
+PROJECT = "whisperclick"
+
+
+def typed(hook, project, prompt: str, session: str):
+    r = hook("UserPromptSubmit", payload("UserPromptSubmit", cwd=str(project), session_id=session, prompt=prompt))
+    assert r.returncode == 0, r
+
+
+def record(db_path, **kw):
+    with Store.open(db_path) as s:
+        return lessons.record_lesson(s, project=PROJECT, **kw)
+
+
+def queue(db_path) -> list[dict]:
+    with Store.open(db_path) as s:
+        return review.pending(s)
+
+
+SAID = [
+    ("s1", "we only deploy through the staging cluster"),
+    ("s2", "staging gets every release before prod"),
+    ("s3", "did you skip staging again? it goes there first"),
+]
+WORDED = [
+    "Deploy to the staging cluster before production",
+    "Release to staging first, then prod",
+    "Never skip staging when deploying",
+]
+
+
+def test_the_answer_names_the_closest_waiting_lesson_and_same_as_counts_it_there(hook, project, db_path):
+    for session, said in SAID:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0], kind="standing")
+    with Store.open(db_path) as s:
+        near = taught.closest(s, "Deploy to staging first, then production", project=PROJECT)
+    assert [n["id"] for n in near] == [first["id"]] and near[0]["lesson"] == WORDED[0]
+    # the agent says the second and third prompts are that lesson again
+    second = record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"][:8])
+    third = record(db_path, quote=SAID[2][1], lesson=WORDED[2], same_as=first["id"])
+    assert second["id"] == third["id"] == first["id"]
+    assert (third["occurrences"], third["sessions"]) == (3, 3)
+    # taught three times in three sessions: one proposal, held until the person approves it
+    agent_items = [i for i in queue(db_path) if i["origin"] == "agent"]
+    assert [(i["item"], i["occurrences"]) for i in agent_items] == [("proposal", 3)], agent_items
+    # the same prompt said to be the same lesson again is not counted twice
+    again = record(db_path, quote=SAID[2][1], lesson=WORDED[2], same_as=first["id"])
+    assert again["already"] and again["occurrences"] == 3
+
+
+def test_a_lesson_recorded_before_same_as_is_folded_into_the_one_it_repeats(hook, project, db_path):
+    """The agent records a lesson, reads the closest one in the answer and calls again with
+    same_as: the prompt counts once, on the lesson it repeats."""
+    for session, said in SAID[:2]:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    alone = record(db_path, quote=SAID[1][1], lesson=WORDED[1])
+    assert alone["id"] != first["id"]
+    joined = record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"])
+    assert joined["id"] == first["id"] and joined["occurrences"] == 2
+    with Store.open(db_path) as s:
+        assert s.value("SELECT status FROM corrections WHERE id = ?", (alone["id"],)) == "dismissed"
+    assert [i["id"] for i in queue(db_path) if i["origin"] == "agent"] == [first["id"]]
+
+
+def test_same_as_naming_nothing_waiting_is_refused(hook, project, db_path):
+    typed(hook, project, SAID[0][1], "s1")
+    import pytest
+
+    with pytest.raises(lessons.LessonRefused, match="same_as: no correction with id"):
+        record(db_path, quote=SAID[0][1], lesson=WORDED[0], same_as="ffffffff")
+
+
+def test_three_wordings_in_three_sessions_become_one_proposal_with_three_instances(hook, project, db_path):
+    """Without same_as, the maintenance job groups the three lessons by their words and
+    meaning: one proposal listing each instance with the person's quote."""
+    for (session, said), lesson in zip(SAID, WORDED):
+        typed(hook, project, said, session)
+        record(db_path, quote=said, lesson=lesson)
+    with Store.open(db_path) as s:
+        assert not [i for i in review.pending(s) if i["item"] in ("proposal", "recurring")]  # three lessons
+        [proposal] = propose_recurring(s, embed=job_embedder(1000.0))
+        assert (proposal["instances"], proposal["sessions"], proposal["taught"]) == (3, 3, 3)
+        [item] = [i for i in review.pending(s) if i["origin"] == "agent"]
+    assert item["item"] == "recurring" and item["id"] == proposal["id"] and item["scope"] == f"project:{PROJECT}"
+    assert sorted(i["quote"] for i in item["instances"]) == sorted(said for _s, said in SAID)
+
+
+def test_the_same_instruction_three_times_in_one_session_is_taught_three_times(hook, project, db_path):
+    said = ["commit and push after each change", "and push it when you commit", "you forgot to push the commit"]
+    words = ["Commit and push after every change", "Push after each commit", "Always push the commit"]
+    for prompt, lesson in zip(said, words):
+        typed(hook, project, prompt, "s1")
+        record(db_path, quote=prompt, lesson=lesson)
+    with Store.open(db_path) as s:
+        [proposal] = propose_recurring(s)
+    assert (proposal["taught"], proposal["sessions"]) == (3, 1)
+
+
+def test_one_prompt_read_by_two_readers_counts_once(store):
+    from memory_cli.capture import corrections as corr
+    from memory_cli.capture.recurring import taught as count
+
+    prompt = "no, stop using npm here, we use pnpm"
+    corr.capture(store, prompt, session_id="s1")  # the detector's reading
+    items = [
+        {"id": "a", "session": "s1", "text": "use pnpm, not npm", "prompt": prompt, "taught": 1},
+        {"id": "b", "session": "s1", "text": "Use pnpm instead of npm", "prompt": prompt, "taught": 1},
+        {"id": "c", "session": "s2", "text": "pnpm, never npm", "prompt": "pnpm. never npm.", "taught": 1},
+    ]
+    assert count(items) == 2
+
+
+def test_session_start_lists_the_most_taught_waiting_lessons_within_its_budget(hook, project, db_path):
+    for session, said in SAID:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"])
+    r = hook("SessionStart", payload("SessionStart", cwd=str(project), session_id="s9", source="startup"))
+    context = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"- {first['id'][:8]}: {WORDED[0]} (taught 2x)" in context, context
+    with Store.open(db_path) as s:
+        assert len(taught.most_taught_text(s, PROJECT)) <= taught.BUDGET_CHARS
+
+
+def test_the_queue_starts_with_a_summary_and_keeps_the_word_models_guesses_as_evidence(hook, project, db_path, cli):
+    """Where the agent records lessons, a guess of the learned model is not an item: it shows
+    under the item it reads like, and the queue is one item per instruction, most taught first."""
+    from memory_cli.capture import corrections as corr
+    from memory_cli.capture.detect import Detection
+
+    for session, said in SAID:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"])
+    typed(hook, project, "tabs in the makefile please", "s2")
+    record(db_path, quote="tabs in the makefile please", lesson="Indent the Makefile with tabs")
+    guess_text = "did you deploy to staging first"
+    typed(hook, project, guess_text, "s3")
+    with Store.open(db_path) as s:
+        guess = Detection.inferred(guess_text, guess_text, confidence=0.3, signal="learned")
+        g = corr.capture(s, guess_text, session_id="s3", detection=guess)
+        items = review.pending(s)
+        line = review.queue_summary(s, items)
+    assert [i["statement"] for i in items] == [WORDED[0], "Indent the Makefile with tabs"]  # most taught first
+    assert g["id"] not in {i["id"] for i in items}
+    assert [e["id"] for e in items[0]["evidence"]] == [g["id"]]
+    # the hook's own word model may have guessed on a typed prompt too: every guess is folded
+    with Store.open(db_path) as s:
+        guesses = s.value("SELECT count(*) FROM corrections WHERE detection_type = 'inferred' AND status = 'pending'")
+    assert guesses >= 1
+    many = "guess" if guesses == 1 else "guesses"
+    assert (
+        line
+        == f"2 instructions, 0 proposed, 0 waiting since last week ({guesses} {many} of the word model kept as evidence)"
+    )
+    shown = cli("review", "--list").stdout.splitlines()
+    assert shown[0] == line, shown
+    assert any(f"also read as a correction by the word model: {guess_text}" in x for x in shown), shown
+
+
+def test_without_agent_lessons_the_guesses_stay_items(store):
+    from memory_cli.capture import corrections as corr
+    from memory_cli.capture.detect import Detection
+
+    text = "hmm that is not how we deploy"
+    corr.capture(store, text, session_id="s1", detection=Detection.inferred(text, text, confidence=0.3, signal="x"))
+    items = review.pending(store)
+    assert [i["item"] for i in items] == ["correction"]
+    assert review.queue_summary(store, items) == "1 instruction, 0 proposed, 0 waiting since last week"
+
+
+def test_the_summary_counts_what_waited_since_last_week():
+    from datetime import datetime, timezone
+
+    from memory_cli.capture.queue import summary
+
+    now = datetime(2026, 12, 6, tzinfo=timezone.utc)
+    items = [
+        {"item": "recurring", "detected_at": "2026-11-20T10:00:00Z"},
+        {"item": "proposal", "detected_at": "2026-12-05T10:00:00Z"},
+        {"item": "correction", "detected_at": "2026-11-28T10:00:00Z"},
+    ]
+    assert summary(items, now=now) == "3 instructions, 2 proposed, 2 waiting since last week"
+
+
+def test_the_dashboard_shows_the_same_summary_and_one_proposal_with_its_instances(hook, project, db_path):
+    """The review page in the dashboard (a real app over the store): the summary line, then
+    the grouped lessons as one proposed instruction listing each prompt the person typed."""
+    import pytest
+
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from memory_cli.web.app import ServerConfig, create_app
+
+    for (session, said), lesson in zip(SAID, WORDED):
+        typed(hook, project, said, session)
+        record(db_path, quote=said, lesson=lesson)
+    with Store.open(db_path) as s:
+        propose_recurring(s, embed=job_embedder(1000.0))
+        line = review.queue_summary(s, review.pending(s))
+    app = create_app(ServerConfig(db_path=str(db_path), token="t" * 24, extra_hosts=("testserver",)))
+    with TestClient(app) as c:
+        assert c.get(f"/?code={app.state.sessions.new_code()}", follow_redirects=False).status_code == 303
+        page = c.get("/review").text
+    assert line.startswith("1 instruction, 1 proposed") and f'id="review-summary">{line}<' in page, page
+    assert page.count("proposed instruction") == 1
+    for session, said in SAID:
+        assert f"said in session {session}" in page and said in page
+
+
+def test_the_thresholds_are_those_chosen_on_the_people_read_and_hold_precision_on_the_others():
+    """scripts/score_grouping.py on the hand-written lessons of real repeated instructions
+    (tests/fixtures/real/instruction_groups.jsonl): thresholds chosen on SWORDIntel and FSM1
+    are the ones grouping uses, and on the four people held out no two instructions merge."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+    import score_grouping as sg
+
+    from memory_cli.capture import recurring
+
+    people = sg.load_lessons()
+    scores = {p: sg.pair_scores(items) for p, items in people.items()}
+    tuned = ["FSM1", "SWORDIntel"]
+    assert sg.choose(people, scores, tuned) == (recurring.LESSON_GROUP_THRESHOLD, recurring.LESSON_VECTOR_THRESHOLD)
+    tot = [0, 0, 0]
+    for person in sorted(set(people) - set(tuned)):
+        for i, v in enumerate(sg.counts(people[person], scores[person], 0.4, 0.6)):
+            tot[i] += v
+    precision, recall = sg.pr(*tot)
+    assert precision >= 0.9 and tot[2] >= 40, tot
+    assert recall >= 0.4, tot  # docs/corrections.md reports it; the agent's same_as does the rest
+
+
+def test_the_session_end_models_finding_joins_the_agents_lessons(hook, project, db_path):
+    """What the session-end model found in a finished session (global, its quote checked) and
+    the agent's lessons of the same instruction (kept in the project) make one group."""
+    from memory_cli.capture.corrections import record_missed
+
+    for (session, said), lesson in zip(SAID[:2], WORDED[:2]):
+        typed(hook, project, said, session)
+        record(db_path, quote=said, lesson=lesson)
+    with Store.open(db_path) as s:
+        [found] = record_missed(
+            s,
+            [{"quote": SAID[2][1], "statement": WORDED[2], "kind": "pushback"}],
+            session_id="s3",
+            project=PROJECT,
+        )
+        assert found["correction"] and found["origin"] == "person"
+        [proposal] = propose_recurring(s, embed=job_embedder(1000.0))
+        [item] = [i for i in review.pending(s) if i["item"] == "recurring"]
+    assert (proposal["instances"], proposal["sessions"]) == (3, 3)
+    assert item["scope"] == f"project:{PROJECT}"  # where most of it was taught
+
+
+def _typed_prompts(path) -> list[tuple[str, str]]:
+    """(session, prompt) of each prompt a person typed in a real session log (no tool results,
+    meta records, side chains or injected wrappers)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        if r.get("type") != "user" or r.get("isMeta") or r.get("isSidechain"):
+            continue
+        content = (r.get("message") or {}).get("content")
+        if isinstance(content, list):
+            content = " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        if isinstance(content, str) and content.strip() and not content.lstrip().startswith("<"):
+            out.append((r.get("sessionId") or path.name, content))
+    return out
+
+
+def test_real_held_out_sessions_give_no_false_proposal_and_a_short_queue(tmp_path):
+    """The sessions of 14 people this grouping was never built or tuned on
+    (tests/fixtures/real/heldout), replayed prompt by prompt through capture in order, then
+    the session-end job's grouping with the local encoder: nothing is proposed from what the
+    hook's reader took for corrections, and no person's queue is longer than 20 items (1,045
+    prompts; the busiest, 230 prompts in 4 sessions, has 18)."""
+    from collections import defaultdict
+    from pathlib import Path
+
+    from memory_cli.capture import corrections as corr
+
+    folder = Path(__file__).parent / "fixtures" / "real" / "heldout"
+    people = defaultdict(list)
+    for f in sorted(folder.glob("*-*.jsonl")):
+        people[f.name.rsplit("-", 1)[0]].append(f)
+    assert len(people) == 14
+    embed = job_embedder(1000.0)
+    sizes = {}
+    for person, files in people.items():
+        with Store.open(tmp_path / f"{person}.db") as s:
+            for f in files:
+                for session, prompt in _typed_prompts(f):
+                    corr.capture(s, prompt, session_id=session)
+            assert propose_recurring(s, embed=embed) == [], person
+            items = review.pending(s)
+            assert not [i for i in items if i["item"] in ("proposal", "recurring")], person
+            sizes[person] = len(items)
+    assert max(sizes.values()) <= 20, sizes
