@@ -233,6 +233,13 @@ class Checker:
         if kind == "prose":
             return None
         t = self.names_protected(text)
+        if kind == "code" and path.lower().endswith((".py", ".pyw")):
+            if t is None and "~" not in text and "home" not in text.lower():
+                return None  # names no protected file, not even from the home folder down
+            from .python_effects import changes_when_run
+
+            hit_t = changes_when_run(text, self)
+            return None if hit_t is None else ("writes a program that changes", hit_t)
         if t is None and kind != "shell":
             return None
         if kind == "shell":
@@ -241,6 +248,8 @@ class Checker:
                 what, target = hit
                 return (f"writes a script that {what}", target)
             return None
+        if t.path.startswith("."):
+            return None  # a settings file's name with no folder: whose it is depends on where it runs
         low = text.lower()
         if _writes_sql(text) or any(w in low for w in _FILE_WRITE):
             return ("writes a program that changes", t)
@@ -343,9 +352,31 @@ class Checker:
                         return (f"runs git {sub} on", t)
         elif name in _SQLITE:
             return self._sqlite(args)
+        elif name.startswith(("python", "pypy")):
+            return self._python(c, name, raw)
         elif name.startswith(_INTERPRETERS):
             return self._interpreter(name, _own_text(args, raw))
         return None
+
+    def _python(self, c, name: str, raw: str):
+        """Python code that names protected state is asked unless it provably only reads
+        (:func:`.python_effects.reads_only`); code not given on the line is judged by its words."""
+        from .python_effects import changes_when_run, code_run_by, reads_only
+
+        text = _own_text(c.args, raw)
+        t = self.names_protected(text)
+        codes = code_run_by(c, raw)
+        if t is None:  # a path the code builds itself: asked where it plainly writes there
+            for code in codes or ():
+                found = changes_when_run(code, self)
+                if found is not None:
+                    return (f"runs {name} code that changes", found)
+            return None
+        if codes is None:
+            return self._interpreter(name, text)
+        if all(reads_only(code, self) for code in codes):
+            return None
+        return (f"runs {name} code that changes", t)
 
     def _sqlite(self, args: list[str]):
         db_index = None
