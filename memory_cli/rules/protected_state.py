@@ -234,7 +234,7 @@ class Checker:
             return None
         t = self.names_protected(text)
         if kind == "code" and path.lower().endswith((".py", ".pyw")):
-            if t is None and "~" not in text and "home" not in text.lower():
+            if t is None and not _builds_home_path(text):
                 return None  # names no protected file, not even from the home folder down
             from .python_effects import changes_when_run
 
@@ -428,6 +428,13 @@ def _own_text(args: list[str], raw: str) -> str:
         if a == "-":
             break
     return raw
+
+
+def _builds_home_path(text: str) -> bool:
+    """Whether code may build a protected path from the home folder (``Path.home() /
+    ".claude"``, ``expanduser("~")``): it names the home folder and one of the agents' folders."""
+    low = text.lower()
+    return ("~" in low or "home" in low) and any(seg in low for seg in (".claude", ".codex", ".gemini"))
 
 
 def _any_parent(path: str, pred) -> bool:
