@@ -126,6 +126,11 @@ def _writing_snippets(db, claude) -> dict[str, str]:
         "SQL from an f-string": python_c(connect + "w = 'DELETE'; c.execute(f'{w} FROM enforcement_rules')"),
         "exec": python_c(connect + "exec('c.execute(' + chr(34) + 'DELETE FROM enforcement_rules' + chr(34) + ')')"),
         "eval": python_c(connect + "eval('1')"),
+        "a writer reached through sys.modules": python_c(f"import sys; sys.modules['os'].remove('{db}')"),
+        "a writer reached through a private name": python_c(
+            f"import datetime; datetime._sys.modules['os'].remove('{db}')"
+        ),
+        "a pager named in the environment": f"PAGER='rm -f {db}' python3 -c \"help(str)\"",
         "getattr": python_c(connect + "getattr(c, 'execute' + 'script')('DELETE FROM enforcement_rules')"),
         "a heredoc that deletes": (
             f"python3 - <<'EOF'\nimport sqlite3\nc = sqlite3.connect('{db}')\n"

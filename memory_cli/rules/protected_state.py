@@ -364,8 +364,10 @@ class Checker:
         from .python_effects import changes_when_run, code_run_by, reads_only
 
         text = _own_text(c.args, raw)
-        t = self.names_protected(text)
         codes = code_run_by(c, raw)
+        # code on the line is judged in full wherever the line names protected state (its
+        # environment too: `PAGER='rm -f <store>' python3 -c "help(str)"`)
+        t = self.names_protected(text) or (self.names_protected(raw) if codes is not None else None)
         if t is None:  # a path the code builds itself: asked where it plainly writes there
             for code in codes or ():
                 found = changes_when_run(code, self)

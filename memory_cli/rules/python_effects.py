@@ -51,9 +51,7 @@ _KNOWN_MODULES = frozenset(
         "hashlib",
         "struct",
         "contextlib",
-        "typing",
         "csv",
-        "operator",
         "string",
         "decimal",
         "fractions",
@@ -140,7 +138,16 @@ _METHOD_WRITERS = frozenset(
         "link_to",
         "rename",
         "rmtree",
-        "os",  # ``pathlib.os.remove``: a module reached through another
+        # a module reached through another (``pathlib.os.remove``, ``sys.modules["os"]``)
+        "os",
+        "sys",
+        "io",
+        "codecs",
+        "shutil",
+        "subprocess",
+        "builtins",
+        "importlib",
+        "modules",
     }
 )
 # Names that reach code or objects by a value computed at run time.
@@ -157,6 +164,10 @@ _DYNAMIC = frozenset(
         "locals",
         "vars",
         "breakpoint",
+        "help",  # its pager is a program named by the environment
+        "license",
+        "credits",
+        "copyright",
     }
 )
 _DUNDERS_READ = frozenset({"__name__", "__file__", "__doc__"})
@@ -391,8 +402,8 @@ def _attribute_reads(node, modules: dict[str, str], uses_pathlib: bool, parents:
     import ast
 
     name = node.attr
-    if (name.startswith("__") and name not in _DUNDERS_READ) or name in _METHOD_WRITERS:
-        return False
+    if (name.startswith("_") and name not in _DUNDERS_READ) or name in _METHOD_WRITERS:
+        return False  # a private name (``datetime._sys``) reaches modules this check does not list
     mod = modules.get(node.value.id) if isinstance(node.value, ast.Name) else None
     if mod == "os" and (name in _OS_WRITERS or name.startswith(_OS_PREFIXES)):
         return False
@@ -416,9 +427,6 @@ def _call_reads(call, modules: dict[str, str], checker: Checker) -> bool:
 
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-    receiver_mod = (
-        modules.get(func.value.id) if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else None
-    )
     if name in ("execute", "executemany") and isinstance(func, ast.Attribute):
         sql = (
             call.args[0]
@@ -430,7 +438,9 @@ def _call_reads(call, modules: dict[str, str], checker: Checker) -> bool:
     if name == "open":
         if any(k.arg == "opener" or k.arg is None for k in call.keywords):
             return False
-        method = isinstance(func, ast.Attribute) and receiver_mod not in ("io", "codecs")
+        method = isinstance(func, ast.Attribute)
+        if method and len(call.args) > 1:
+            return False  # codecs.open(path, mode) reached some other way: not told apart
         mode_pos = 0 if method else 1
         mode = (
             call.args[mode_pos]
