@@ -111,6 +111,9 @@ def _writing_snippets(db, claude) -> dict[str, str]:
         "VACUUM": python_c(connect + "c.execute('VACUUM')"),
         "PRAGMA writable_schema": python_c(connect + "c.execute('PRAGMA writable_schema = 1')"),
         "a pragma set by call": python_c(connect + "c.execute('PRAGMA journal_mode(DELETE)')"),
+        "a write between comment marks held in strings": python_c(
+            connect + "c.execute(\"SELECT '/*', 1; DELETE FROM enforcement_rules; SELECT '*/'\")"
+        ),
         "a write behind WITH": python_c(connect + "c.execute('WITH x AS (SELECT 1) DELETE FROM enforcement_rules')"),
         "executescript": python_c(connect + "c.executescript('SELECT 1')"),
         "open for writing": python_c(f"open('{db}', 'w').write('')"),

@@ -3,8 +3,10 @@ touch it: the checks :mod:`.self_protect` runs on the few calls that name any of
 
 A command is read with :func:`.shellparse.read_commands` (which sees through ``bash -c``,
 ``sudo``, ``env``, ``xargs``), one simple command at a time, plus the output redirections of the
-whole line. Reading programs (``cat``, ``grep``, ``jq``, ``sqlite3`` with reading SQL) are left
-alone. Standard library only.
+whole line. Reading programs (``cat``, ``grep``, ``jq``, ``sqlite3`` with reading SQL, Python
+code on the line that provably only reads: :mod:`.python_effects`) are left alone. A file
+written is judged by its path, and a script or Python file by what it would plainly do when
+run, never by the names its text merely mentions. Standard library only.
 """
 
 from __future__ import annotations

@@ -234,9 +234,8 @@ def sql_reads_only(sql: str) -> bool:
     strings (so ``WITH ... DELETE`` and ``SELECT load_extension(...)`` are writes)."""
     import re
 
-    low = sql.lower()
-    low = re.sub(r"--[^\n]*|/\*.*?\*/", " ", low, flags=re.S)
-    low = re.sub(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"", " ", low)
+    # strings and comments in one left-to-right pass: whichever opens first holds the other
+    low = re.sub(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", " ", sql.lower(), flags=re.S)
     if "'" in low or '"' in low or "/*" in low:
         return False  # an unclosed quote or comment: not read with certainty
     words = set(re.findall(r"[a-z_][a-z0-9_]*", low))
