@@ -3,8 +3,10 @@ touch it: the checks :mod:`.self_protect` runs on the few calls that name any of
 
 A command is read with :func:`.shellparse.read_commands` (which sees through ``bash -c``,
 ``sudo``, ``env``, ``xargs``), one simple command at a time, plus the output redirections of the
-whole line. Reading programs (``cat``, ``grep``, ``jq``, ``sqlite3`` with reading SQL) are left
-alone. Standard library only.
+whole line. Reading programs (``cat``, ``grep``, ``jq``, ``sqlite3`` with reading SQL, Python
+code on the line that provably only reads: :mod:`.python_effects`) are left alone. A file
+written is judged by its path, and a script or Python file by what it would plainly do when
+run, never by the names its text merely mentions. Standard library only.
 """
 
 from __future__ import annotations
@@ -233,6 +235,13 @@ class Checker:
         if kind == "prose":
             return None
         t = self.names_protected(text)
+        if kind == "code" and path.lower().endswith((".py", ".pyw")):
+            if t is None and not _builds_home_path(text):
+                return None  # names no protected file, not even from the home folder down
+            from .python_effects import changes_when_run
+
+            hit_t = changes_when_run(text, self)
+            return None if hit_t is None else ("writes a program that changes", hit_t)
         if t is None and kind != "shell":
             return None
         if kind == "shell":
@@ -241,6 +250,8 @@ class Checker:
                 what, target = hit
                 return (f"writes a script that {what}", target)
             return None
+        if t.path.startswith("."):
+            return None  # a settings file's name with no folder: whose it is depends on where it runs
         low = text.lower()
         if _writes_sql(text) or any(w in low for w in _FILE_WRITE):
             return ("writes a program that changes", t)
@@ -343,9 +354,33 @@ class Checker:
                         return (f"runs git {sub} on", t)
         elif name in _SQLITE:
             return self._sqlite(args)
+        elif name.startswith(("python", "pypy")):
+            return self._python(c, name, raw)
         elif name.startswith(_INTERPRETERS):
             return self._interpreter(name, _own_text(args, raw))
         return None
+
+    def _python(self, c, name: str, raw: str):
+        """Python code that names protected state is asked unless it provably only reads
+        (:func:`.python_effects.reads_only`); code not given on the line is judged by its words."""
+        from .python_effects import changes_when_run, code_run_by, reads_only
+
+        text = _own_text(c.args, raw)
+        codes = code_run_by(c, raw)
+        # code on the line is judged in full wherever the line names protected state (its
+        # environment too: `PAGER='rm -f <store>' python3 -c "help(str)"`)
+        t = self.names_protected(text) or (self.names_protected(raw) if codes is not None else None)
+        if t is None:  # a path the code builds itself: asked where it plainly writes there
+            for code in codes or ():
+                found = changes_when_run(code, self)
+                if found is not None:
+                    return (f"runs {name} code that changes", found)
+            return None
+        if codes is None:
+            return self._interpreter(name, text)
+        if all(reads_only(code, self) for code in codes):
+            return None
+        return (f"runs {name} code that changes", t)
 
     def _sqlite(self, args: list[str]):
         db_index = None
@@ -397,6 +432,13 @@ def _own_text(args: list[str], raw: str) -> str:
         if a == "-":
             break
     return raw
+
+
+def _builds_home_path(text: str) -> bool:
+    """Whether code may build a protected path from the home folder (``Path.home() /
+    ".claude"``, ``expanduser("~")``): it names the home folder and one of the agents' folders."""
+    low = text.lower()
+    return ("~" in low or "home" in low) and any(seg in low for seg in (".claude", ".codex", ".gemini"))
 
 
 def _any_parent(path: str, pred) -> bool:

@@ -17,7 +17,9 @@ change or remove:
 and about memory-cli's own commands that weaken enforcement (:mod:`.weakening`) run from the
 agent's shell. Codex cannot ask, and a headless Gemini waits forever on an ask, so in those two
 the answer is a denial. Reading stays free: ``cat``,
-``grep``, ``sqlite3 <store> 'SELECT ...'``, ``memory-cli list``/``rules list``/``doctor``.
+``grep``, ``sqlite3 <store> 'SELECT ...'``, a ``python3 -c`` query that only selects,
+``memory-cli list``/``rules list``/``doctor``; so does writing a project's own files whose
+text merely names these paths (a test that builds ``~/.claude/settings.json`` in a tmp dir).
 
 Cheap by construction: a call that names none of these files or programs (almost every call) is
 settled here by a few substring tests; only the others import :mod:`.protected_state` (what is
