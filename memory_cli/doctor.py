@@ -28,6 +28,7 @@ from .util import iso
 def _area_check_functions():
     """Each area's ``doctor_checks(store, settings) -> list[dict]``; how hooks start comes first,
     before the rules check rebuilds the rule cache."""
+    from . import harden
     from .capture import doctor as capture
     from .embeddings import doctor as embeddings
     from .hooks import doctor as hooks
@@ -50,6 +51,7 @@ def _area_check_functions():
         llm.doctor_checks,
         sharing.doctor_checks,
         team.doctor_checks,
+        harden.doctor_checks,
     ]
 
 
