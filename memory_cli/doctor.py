@@ -28,7 +28,7 @@ from .util import iso
 def _area_check_functions():
     """Each area's ``doctor_checks(store, settings) -> list[dict]``; how hooks start comes first,
     before the rules check rebuilds the rule cache."""
-    from . import harden
+    from . import codex_trust, harden
     from .capture import doctor as capture
     from .embeddings import doctor as embeddings
     from .hooks import doctor as hooks
@@ -52,6 +52,7 @@ def _area_check_functions():
         sharing.doctor_checks,
         team.doctor_checks,
         harden.doctor_checks,
+        codex_trust.doctor_checks,
     ]
 
 

@@ -77,3 +77,24 @@ def forget(path: str) -> None:
     from .. import harden
 
     harden.forget_record(path)
+
+
+def trust_codex_hooks() -> None:
+    """Codex runs a hook only once trusted at its current hash: trust memory-cli's own through
+    Codex's app-server, or say how to."""
+    import os
+
+    from .. import codex_trust
+
+    binary = codex_trust.codex_binary()
+    if binary is None:
+        print("memory-cli: codex is not on PATH: trust memory-cli's hooks in Codex with /hooks", file=sys.stderr)
+        return
+    try:
+        done = codex_trust.trust_ours(binary, os.getcwd())
+    except OSError as e:
+        print(f"memory-cli: could not ask Codex to trust the hooks ({e}); use /hooks in Codex", file=sys.stderr)
+        return
+    print(
+        f"memory-cli: Codex now trusts memory-cli's hooks at their current hashes ({len(done)} newly)", file=sys.stderr
+    )

@@ -92,6 +92,10 @@ def install(
             config = agent_mcp.codex_config_file(scope)
             changes.append((config, *agent_mcp.codex_plan(config, lib.executable(), state.db)))
         _report_all(lib, changes, dry_run, json_, "installed")
+        if agent == "codex" and not dry_run:
+            from .harden_cmds import trust_codex_hooks
+
+            trust_codex_hooks()
         if scope == "user" and native:
             _add_native(agent, dry_run, json_)
         return
