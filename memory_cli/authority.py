@@ -129,29 +129,36 @@ def agent_ancestor(pid: int | None = None, root: str = "/proc") -> Agent | None:
     return None
 
 
-def terminal_is_agents(agent: Agent, tty_path: str = "/dev/tty") -> bool:
-    """Whether this process's controlling terminal is the agent's own (the person's)."""
+def terminal_is_agents(agent: Agent, root: str = "/proc") -> bool:
+    """Whether this process's controlling terminal (the kernel's, as ``/proc`` shows it) is the
+    agent's own, the person's. A process gets a controlling terminal only by inheriting it or by
+    opening one in a session of its own, so nothing under a shell call Claude Code starts in a
+    new session can share the agent's."""
     if not agent.tty:
         return False
-    try:
-        fd = os.open(tty_path, os.O_RDWR | os.O_NOCTTY)
-    except OSError:
-        return False  # no controlling terminal: an agent's shell call
-    try:
-        return os.fstat(fd).st_rdev == agent.tty
-    finally:
-        os.close(fd)
+    me = read_proc(os.getpid(), root)
+    return me is not None and me.tty == agent.tty
 
 
 def confirm_on_terminal(question: str, tty_path: str = "/dev/tty") -> bool:
     """Ask ``question`` on the controlling terminal; True only for a typed ``yes``."""
     try:
-        with open(tty_path, "r+", encoding="utf-8", errors="replace") as tty:
-            tty.write(question + " Type 'yes' to run it as the person: ")
-            tty.flush()
-            return tty.readline().strip().lower() == "yes"
+        fd = os.open(tty_path, os.O_RDWR | os.O_NOCTTY)
     except OSError:
         return False
+    try:
+        os.write(fd, (question + " Type 'yes' to run it as the person: ").encode())
+        answer = b""
+        while not answer.endswith(b"\n") and len(answer) < 64:
+            chunk = os.read(fd, 64)
+            if not chunk:
+                break
+            answer += chunk
+        return answer.decode("utf-8", "replace").strip().lower() == "yes"
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def person_confirms(agent: Agent, what: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -99,13 +100,45 @@ def test_reading_inside_the_agent_is_free(agent_bin, db_path, guarded):
 
 
 def test_a_terminal_the_agent_made_cannot_confirm(agent_bin, db_path, guarded):
-    """`script` gives the command a terminal the agent types into: not the person's."""
-    if not os.path.exists("/usr/bin/script"):
-        pytest.skip("util-linux `script` is not installed")
+    """The agent runs on the person's terminal, its shell call in a session of its own (as
+    Claude Code starts it); `script` gives the command a terminal the agent types `yes` into:
+    not the person's, so it is refused."""
+    if shutil.which("script") is None or shutil.which("setsid") is None:
+        pytest.skip("util-linux `script` and `setsid` are needed")
     inner = shlex.join([*_cmd(), "--db", str(db_path), "rules", "disable", guarded["id"]])
-    command = f"echo yes | script -qec {shlex.quote(inner)} /dev/null"
-    as_agent(agent_bin, bash_tool(command))
+    tool_call = f"setsid sh -c {shlex.quote(f'echo yes | script -qec {shlex.quote(inner)} /dev/null')}"
+    seen = _on_terminal(agent_bin, tool_call, answer=None)
+    assert b"needs the person's word" in seen, seen
     assert _active(db_path, guarded["id"]) == 1
+
+
+def _on_terminal(agent, script: str, answer: bytes | None) -> bytes:
+    """Run the stand-in agent on a terminal of its own (the person's): everything it printed,
+    after typing ``answer`` when asked."""
+    import pty
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDECODE", "CODEX_THREAD_ID", "GEMINI_CLI")}
+    pid, fd = pty.fork()  # the child leads a session whose terminal is this pty
+    if pid == 0:
+        os.execve(str(agent), [str(agent), "-c", script + "; true"], env)
+    seen = b""
+    deadline = time.monotonic() + 60
+    answered = answer is None
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(fd, 1024)
+        except OSError:  # the terminal closed: everything ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not answered and b"Type 'yes'" in seen:
+            os.write(fd, answer)
+            answered = True
+    os.waitpid(pid, 0)
+    os.close(fd)
+    return seen
 
 
 def test_the_tree_is_read_as_claude_code_builds_it(agent_bin, tmp_path):
@@ -152,3 +185,12 @@ def test_no_agent_above_is_the_person(db_path):
     assert authority.agent_ancestor() is None or authority.agent_ancestor().name  # a dev may run tests in an agent
     ok, _ = authority.hook_from_agent(pid=1)
     assert ok
+
+
+def test_the_person_confirms_on_the_terminal_they_started_the_agent_from(agent_bin, db_path, guarded):
+    """A command the agent starts without a session of its own shares the person's terminal:
+    it asks there, and a typed `yes` runs it."""
+    inner = shlex.join([*_cmd(), "--db", str(db_path), "rules", "disable", guarded["id"]])
+    seen = _on_terminal(agent_bin, inner, answer=b"yes\n")
+    assert b"inside Claude Code" in seen, seen
+    assert _active(db_path, guarded["id"]) == 0, seen
