@@ -106,27 +106,39 @@ def agent_of(p: Proc) -> str | None:
     return None
 
 
-def ancestors(pid: int | None = None, root: str = "/proc") -> list[Proc]:
-    """The chain from ``pid``'s parent up to pid 1 of its pid namespace, nearest first (inside
-    a sandbox's namespace pid 1 is the sandbox's own init)."""
+def _walk(pid: int | None, root: str):
+    """Ancestors of ``pid`` one at a time, nearest first, up to pid 1 of its pid namespace
+    (inside a sandbox's namespace pid 1 is the sandbox's own init)."""
     p = read_proc(os.getpid() if pid is None else pid, root)
-    out: list[Proc] = []
-    while p is not None and p.ppid >= 1 and len(out) < _MAX_DEPTH:
+    for _ in range(_MAX_DEPTH):
+        if p is None or p.ppid < 1:
+            return
         p = read_proc(p.ppid, root)
         if p is None:
-            break
-        out.append(p)
-    return out
+            return
+        yield p
+
+
+def ancestors(pid: int | None = None, root: str = "/proc") -> list[Proc]:
+    """The whole chain from ``pid``'s parent up, nearest first."""
+    return list(_walk(pid, root))
+
+
+def _nearest_agent(pid: int | None, root: str) -> tuple[list[Proc], Agent | None]:
+    """The chain up to the nearest agent process (included), and that agent; stops there."""
+    chain: list[Proc] = []
+    for depth, p in enumerate(_walk(pid, root), start=1):
+        chain.append(p)
+        name = agent_of(p)
+        if name:
+            return chain, Agent(name, p.pid, p.tty, depth)
+    return chain, None
 
 
 def agent_ancestor(pid: int | None = None, root: str = "/proc") -> Agent | None:
     """The nearest agent process this one descends from, or None (a process the person
     started outside any agent)."""
-    for depth, p in enumerate(ancestors(pid, root), start=1):
-        name = agent_of(p)
-        if name:
-            return Agent(name, p.pid, p.tty, depth)
-    return None
+    return _nearest_agent(pid, root)[1]
 
 
 def terminal_is_agents(agent: Agent, root: str = "/proc") -> bool:
@@ -198,8 +210,7 @@ def hook_from_agent(pid: int | None = None, root: str = "/proc") -> tuple[bool, 
     the agent, or when no agent is found at all (the event comes from elsewhere: a test, a
     plugin host; judged by the caller). False when an agent is an ancestor further up: the
     event was typed into the agent's shell tool."""
-    chain = ancestors(pid, root)
-    agent = agent_ancestor(pid, root)
+    chain, agent = _nearest_agent(pid, root)
     if agent is None:
         return True, ""
     if agent.depth == 1 and not agent.name.startswith("an agent's sandbox"):
