@@ -53,9 +53,9 @@ _AGENT_SCRIPTS = (
     ("@anthropic-ai/claude-code", "Claude Code"),
     ("@openai/codex", "Codex CLI"),
     ("@google/gemini-cli", "Gemini CLI"),
-    ("/bin/gemini", "Gemini CLI"),
-    ("/bin/codex", "Codex CLI"),
 )
+# a node process running the agent's launcher script by name (``node_modules/.bin/gemini``)
+_SCRIPT_NAMES = {"gemini": "Gemini CLI", "gemini.js": "Gemini CLI", "codex": "Codex CLI", "codex.js": "Codex CLI"}
 _SANDBOXES = ("bwrap",)
 _SHELLS = ("sh", "dash", "bash", "zsh")
 _MAX_DEPTH = 64
@@ -103,6 +103,8 @@ def agent_of(p: Proc) -> str | None:
             for marker, agent in _AGENT_SCRIPTS:
                 if marker in arg:
                     return agent
+            if os.path.basename(arg) in _SCRIPT_NAMES:
+                return _SCRIPT_NAMES[os.path.basename(arg)]
     return None
 
 
