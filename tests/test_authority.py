@@ -19,7 +19,13 @@ from conftest import _cmd, add_rule, hook_cmd, payload
 from memory_cli import authority
 from memory_cli.db import Store
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process ancestry is read from /proc")
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process ancestry is read from /proc"),
+    pytest.mark.skipif(
+        authority.agent_ancestor() is not None,
+        reason="these tests run inside a coding agent's process tree, where the person's commands are refused by design",
+    ),
+]
 
 
 @pytest.fixture

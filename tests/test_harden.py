@@ -8,8 +8,13 @@ import json
 import pytest
 from conftest import run_cli
 
-from memory_cli import harden
+from memory_cli import authority, harden
 from memory_cli.rules.protected_state import targets
+
+pytestmark = pytest.mark.skipif(
+    authority.agent_ancestor() is not None,
+    reason="run inside a coding agent's process tree: `uninstall` is the person's command and is refused there",
+)
 
 
 @pytest.fixture
