@@ -1,8 +1,9 @@
 """A whole Claude Code session, scripted, through the real ``memory-cli hook`` entry points.
 
-Every step starts the installed executable as Claude Code would (a fresh process, the event
-JSON on stdin) against a throwaway database, Claude configuration directory and project, and
-narrates what memory-cli answered. Each step states what a person should see; the demo exits
+Every hook starts the command ``install`` registers as Claude Code would (a fresh process, the
+event JSON on stdin) against a throwaway database, Claude configuration directory and project,
+and narrates what memory-cli answered; the person's commands run the CLI's own ``main`` in this
+process, as typed. Each step states what a person should see; the demo exits
 non-zero if any expectation is not met, so it doubles as an end-to-end smoke test.
 """
 
@@ -17,8 +18,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from .install import executable
-
 
 class Demo:
     def __init__(self, root: Path, db: Path, out=None, color: bool = True):
@@ -30,7 +29,6 @@ class Demo:
         self.project = root / "whisperclick"
         self.transcript = root / "transcript-s1.jsonl"
         self.failures: list[str] = []
-        self.exe = executable()
         self.hook_argv: list[str] | None = None  # the command `install` registers, built once
         self.env = dict(
             os.environ,
@@ -49,19 +47,47 @@ class Demo:
         self.out.write(text + "\n")
         self.out.flush()
 
-    def _base(self) -> list[str]:
-        base = self.exe.split() if " -m " in self.exe else [self.exe]
-        return base + ["--db", str(self.db)]
-
     def cli(self, *args: str, quiet: bool = False) -> subprocess.CompletedProcess:
-        proc = subprocess.run(
-            self._base() + list(args), capture_output=True, text=True, env=self.env, cwd=str(self.project), timeout=120
-        )
+        proc = self._cli_in_process(["--db", str(self.db), *args])
         if not quiet:
             self.say(self._c("2", "  $ memory-cli " + " ".join(_q(a) for a in args)))
             for line in (proc.stdout.strip().splitlines() or [])[:14]:
                 self.say("    " + line)
         return proc
+
+    def _cli_in_process(self, argv: list[str]) -> subprocess.CompletedProcess:
+        """The CLI's own ``main`` run in this process, with the demo's environment, working
+        directory and streams: what the person would see from ``memory-cli ARGS``, without a
+        new interpreter (and typer, rich, pydantic) per command. Hooks still run as processes,
+        as Claude Code runs them."""
+        import io
+
+        from .__main__ import main
+
+        def stream(data: bytes = b"") -> io.TextIOWrapper:
+            return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace", newline=None)
+
+        saved_env, saved_cwd = dict(os.environ), os.getcwd()
+        saved = sys.stdin, sys.stdout, sys.stderr
+        out, err = stream(), stream()
+        sys.stdin, sys.stdout, sys.stderr = stream(), out, err
+        try:
+            os.environ.clear()
+            os.environ.update(self.env)
+            os.chdir(self.project)
+            try:
+                code = main(argv)
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        finally:
+            sys.stdin, sys.stdout, sys.stderr = saved
+            os.chdir(saved_cwd)
+            os.environ.clear()
+            os.environ.update(saved_env)
+        out.flush()
+        err.flush()
+        text = (out.buffer.getvalue().decode("utf-8", "replace"), err.buffer.getvalue().decode("utf-8", "replace"))
+        return subprocess.CompletedProcess(["memory-cli", *argv], code or 0, *text)
 
     def hook(self, event: str, session: str = "demo-session-1", **fields) -> dict:
         payload = {

@@ -648,3 +648,102 @@ def mark_used(store: Store, ids: list[str], *, session_id: str | None = None) ->
                 "INSERT OR IGNORE INTO session_injections(session_id, entry_id, injected_at) VALUES (?,?,?)",
                 [(session_id, i, now) for i in ids],
             )
+
+
+# -- what other areas change on an entry -----------------------------------------------------
+# The areas that keep an entry's counters, pins, decay or review state ask for the change here,
+# so this module stays the one that writes ``memory_entries``. Each writes only the columns it
+# names, without the checks and the audit row of :func:`update`: the caller audits its own
+# event (a decay step, a pin, a reinforcement), inside its own transaction.
+
+
+def set_confidence(
+    store: Store, eid: str, confidence: float, *, archive: bool = False, reinforced: bool = False
+) -> None:
+    """A confidence a rule of the caller computed (a contradiction, a reinforcement); ``archive``:
+    the entry drops out of use; ``reinforced``: its decay clock restarts."""
+    now = now_iso()
+    sets = "confidence = ?, updated_at = ?" + (", reinforced_at = ?" if reinforced else "")
+    sets += ", status = 'archived'" if archive else ""
+    params: list = [confidence, now] + ([now] if reinforced else [])
+    store.execute(f"UPDATE memory_entries SET {sets} WHERE id = ?", [*params, eid])
+
+
+def set_decayed(store: Store, eid: str, confidence: float, decayed_at: str, *, archive: bool) -> None:
+    """One decay step (:mod:`memory_cli.maintenance.decay_store`)."""
+    store.execute(
+        "UPDATE memory_entries SET confidence = ?, decayed_at = ?,"
+        " status = CASE WHEN ? THEN 'archived' ELSE status END WHERE id = ?",
+        (confidence, decayed_at, 1 if archive else 0, eid),
+    )
+
+
+def set_pinned(store: Store, eid: str, pinned_at: str | None) -> None:
+    """Pinned into an agent's instructions file since ``pinned_at``, or (None) not pinned."""
+    store.execute(
+        "UPDATE memory_entries SET pinned = ?, pinned_at = ? WHERE id = ?", (1 if pinned_at else 0, pinned_at, eid)
+    )
+
+
+def set_superseded_by(store: Store, eid: str, successor: str) -> None:
+    """``eid`` lives on as ``successor`` (a merge of several into one)."""
+    store.execute(
+        "UPDATE memory_entries SET status='superseded', superseded_by=?, updated_at=? WHERE id=?",
+        (successor, now_iso(), eid),
+    )
+
+
+def set_created_at(store: Store, eid: str, created_at: str) -> None:
+    """An imported entry keeps the date its source gave it (the decay clock stays at now)."""
+    store.execute("UPDATE memory_entries SET created_at = ? WHERE id = ?", (created_at, eid))
+
+
+def count_violation(store: Store, eid: str) -> None:
+    """One more violation of the rule on ``eid``."""
+    store.execute("UPDATE memory_entries SET violation_count = violation_count + 1 WHERE id = ?", (eid,))
+
+
+def hold_back(store: Store, eid: str) -> None:
+    """What an agent's lesson was promoted to waits, archived, until the person approves it."""
+    store.execute("UPDATE memory_entries SET status = 'archived', updated_at = ? WHERE id = ?", (now_iso(), eid))
+
+
+def settle_requested_scope(store: Store, eid: str, scope: str | None) -> None:
+    """A requested scope was decided: granted (``scope``: the entry moves there and is active)
+    or refused (None: it stays where it was written)."""
+    if scope:
+        store.execute(
+            "UPDATE memory_entries SET scope = ?, requested_scope = NULL, status = 'active', updated_at = ?"
+            " WHERE id = ?",
+            (scope, now_iso(), eid),
+        )
+    else:
+        store.execute("UPDATE memory_entries SET requested_scope = NULL, updated_at = ? WHERE id = ?", (now_iso(), eid))
+
+
+def add_superseded_copy(store: Store, current: dict, successor: str, *, source: str) -> str:
+    """A copy of ``current`` kept as superseded by ``successor`` (a local edit that lost to a
+    teammate's); returns the copy's id."""
+    from .util import new_id
+
+    copy_id = new_id()
+    now = now_iso()
+    store.execute(
+        "INSERT INTO memory_entries(id, content, type, scope, source, confidence, tags, created_at, updated_at,"
+        " category, subject, status, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?, 'superseded', ?)",
+        (
+            copy_id,
+            current["content"],
+            current["type"],
+            current["scope"],
+            source,
+            current["confidence"],
+            json.dumps(current["tags"]),
+            now,
+            now,
+            current["category"],
+            current["subject"],
+            successor,
+        ),
+    )
+    return copy_id

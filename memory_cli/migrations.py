@@ -165,6 +165,15 @@ def _audit_agent_column(store: Store) -> None:
     )
 
 
+def _rule_spelling_only_column(store: Store) -> None:
+    """``enforcement_rules.spelling_only``: 1 for a command rule that matches the spelling it is
+    written in only, not every spelling of the operation it is recognised as (0, the default:
+    ``rm -rf /`` also stops ``find / -delete``). Adds only what is missing."""
+    columns = [r["name"] for r in store.rows("PRAGMA table_info(enforcement_rules)")]
+    if "spelling_only" not in columns:
+        store.execute("ALTER TABLE enforcement_rules ADD COLUMN spelling_only INTEGER NOT NULL DEFAULT 0")
+
+
 def _merge_project_scope_variants(store: Store) -> None:
     """Rewrite every stored ``project:<name>`` to the one normalised name.
 
@@ -244,6 +253,7 @@ MIGRATIONS: list[tuple] = [
         "capture: the prompts a lesson's quote is checked against; corrections' origin",
         _area("memory_cli.capture.lessons"),
     ),
+    (16, "rules: a command rule may stand for its spelling only, not its operation", _rule_spelling_only_column),
 ]
 
 LATEST = MIGRATIONS[-1][0]

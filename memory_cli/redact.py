@@ -279,6 +279,52 @@ def _keep_prefix(label: str) -> Callable[[re.Match[str]], str]:
     return lambda m: f"{m.group('pre')}[REDACTED:{label}]"
 
 
+# The options whose value is a password, by program (az only in `az login`).
+_PASSWORD_OPTIONS = {"ssh-keygen": ("-N", "-P"), "az": ("-p",), "sqlcmd": ("-P",), "bcp": ("-P",), "osql": ("-P",)}
+
+
+def _program_passwords(m: re.Match[str]) -> str | None:
+    """Every value of the program's password options in one command (``ssh-keygen -P OLD -N
+    NEW`` has two); an empty, variable or placeholder value is left alone."""
+    prog, rest = m.group("prog"), m.group("rest")
+    if prog == "az" and not re.match(r"[ \t]+login\b", rest):
+        return None
+    opts = "|".join(re.escape(o) for o in _PASSWORD_OPTIONS[prog])
+    value = r"(?P<val>'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+)"
+    hit = False
+
+    def one(v: re.Match[str]) -> str:
+        nonlocal hit
+        val = v.group("val")
+        if val.startswith(("-", "$", REDACTED_PREFIX)) or _is_placeholder(val.strip("'\"")):
+            return v.group(0)
+        hit = True
+        return v.group("pre") + "[REDACTED:password]"
+
+    out = re.sub(rf"(?P<pre>(?<!\S)(?:{opts})[ \t]*){value}", one, rest)
+    return m.group(0)[: m.start("rest") - m.start(0)] + out if hit else None
+
+
+def _connection_password(m: re.Match[str]) -> str | None:
+    if m.group("val").startswith(REDACTED_PREFIX) or _is_placeholder(m.group("val")):
+        return None
+    return f"{m.group('pre')}[REDACTED:password]"
+
+
+def _aws_secret(m: re.Match[str]) -> str | None:
+    """A 40-character run is an AWS secret key only when it looks random: upper and lower case
+    and digits mixed, at most two slashes (not a path), high entropy (not a word or a digest)."""
+    v = m.group(0)
+    if v.count("/") > 2 or v.startswith("/") or re.fullmatch(r"[0-9a-fA-F]{40}", v):
+        return None
+    uppers = sum(c.isupper() for c in v)
+    lowers = sum(c.islower() for c in v)
+    digits = sum(c.isdigit() for c in v)
+    if uppers < 4 or lowers < 4 or digits < 1 or entropy(v) < 4.0:
+        return None
+    return "[REDACTED:aws-secret-key]"
+
+
 def _url_credentials(m: re.Match[str]) -> str | None:
     if m.group("pw").startswith(REDACTED_PREFIX):
         return None
@@ -340,6 +386,9 @@ def _rules() -> list:
             ),
             _keep_prefix("aws-secret-key"),
         ),
+        # A bare AWS secret access key: 40 characters of base64 that look random (see
+        # _aws_secret: mixed case, digits, few slashes, high entropy; hex digests never).
+        ("aws-secret-key", compile(r"(?<![A-Za-z0-9/+=_.\-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_.\-])"), _aws_secret),
         ("jwt", compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), _const("jwt")),
         (
             "url-credentials",
@@ -390,6 +439,67 @@ def _rules() -> list:
                 r"(?P<val>(?!\[REDACTED)(?![-$])(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+))"
             ),
             _keep_prefix("password"),
+        ),
+        # ssh-keygen -N NEW / -P OLD passphrase, az login -p SECRET, sqlcmd/bcp -P SECRET: the
+        # option's value is the password in these programs only (-P is a port elsewhere).
+        (
+            "cli-password",
+            compile(r"\b(?P<prog>ssh-keygen|az|sqlcmd|bcp|osql)(?:\.exe|\.cmd)?(?P<rest>[ \t][^\n;|&]*)"),
+            _program_passwords,
+        ),
+        # lftp -u USER,SECRET and smbclient -U USER%SECRET: the password after the separator.
+        (
+            "cli-password",
+            compile(
+                r"(?P<pre>\b(?:lftp(?:\.exe)?\b[^\n;|&]*?(?<!\S)(?:-u|--user)[ \t]+['\"]?[^\s,'\"]+,"
+                r"|(?:smbclient|rpcclient|smbmap|smbget)(?:\.exe)?\b[^\n;|&]*?(?<!\S)(?:-U|--user(?:=|[ \t]))"
+                r"[ \t]*['\"]?[^\s%'\"]+%)"
+                r")(?P<val>(?!\[REDACTED)[^\s'\"]+)"
+            ),
+            _keep_prefix("password"),
+        ),
+        # echo SECRET | sudo -S: the password handed to sudo on its standard input.
+        (
+            "sudo-password",
+            compile(
+                r"(?P<pre>\b(?:echo|printf)[ \t]+(?:-[neE]+[ \t]+)?)"
+                r"(?P<val>(?!\[REDACTED)(?![$<{])(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"|;&]+))"
+                r"(?=[ \t]*\|[ \t]*sudo\b[^\n|;&]*?(?<!\S)(?:-S|--stdin)\b)"
+            ),
+            _keep_prefix("password"),
+        ),
+        # rclone config create|update NAME TYPE key value ...: the secret keys' values, and
+        # rclone obscure SECRET.
+        (
+            "rclone-secret",
+            compile(
+                r"(?P<pre>\brclone(?:\.exe)?\b[^\n;|&]*?(?:(?<!\S)(?:secret_access_key|pass|password|password2"
+                r"|client_secret|token|key|account_key|sas_url|service_account_credentials|bearer_token)"
+                r"(?:=|[ \t]+)|\bobscure[ \t]+))"
+                r"(?P<val>(?!\[REDACTED)(?![-$])(?:'[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+))"
+            ),
+            _keep_prefix("secret"),
+        ),
+        # HashiCorp Vault tokens: service, batch and recovery (hvs. / hvb. / hvr.).
+        ("vault-token", compile(r"\bhv[sbr]\.[A-Za-z0-9_\-]{24,}"), _const("vault-token")),
+        # A connection string's password runs to the next ';' (it may hold spaces): after a ';',
+        # to the next ';', quote or line end; at a line's start, only when a ';' follows.
+        (
+            "connection-string-password",
+            compile(
+                r"(?P<pre>;[ \t]*(?i:password|pwd)[ \t]*=[ \t]*)"
+                r"(?P<val>(?![$<{*])[^;\"'\n]*[^;\"'\n \t])(?=[ \t]*(?:;|[\"']|$))",
+                re.M,
+            ),
+            _connection_password,
+        ),
+        (
+            "connection-string-password",
+            compile(
+                r"(?P<pre>^[ \t]*(?i:password|pwd)[ \t]*=[ \t]*)(?P<val>(?![$<{*])[^;\"'\n]*[^;\"'\n \t])(?=[ \t]*;)",
+                re.M,
+            ),
+            _connection_password,
         ),
         # htpasswd -b[c] FILE USER SECRET, htpasswd -nb USER SECRET
         ("htpasswd", compile(r"\bhtpasswd(?:\.exe)?(?P<rest>[ \t]+[^\n;|&]*)"), _htpasswd),

@@ -18,10 +18,11 @@ from . import audit
 from .capture import corrections
 from .capture.corrections import redact_text
 from .capture.lessons import LessonRefused  # the answer to a lesson whose quote is not the person's
-from .capture.promotion import alternative_for, derive_rule_spec, promote, validate_pattern
+from .capture.promotion import alternative_for, derive_rule_spec, promote
 from .capture.wording import compose_statement, sentence
 from .errors import InvalidInput, NotFound
-from .util import dumps, now_iso
+from .rules import api as rules_api
+from .util import now_iso
 
 __all__ = ["LessonRefused", "compose_statement"]
 
@@ -113,7 +114,7 @@ def show(store, ref: str, *, suggest: bool = False) -> dict:
     without a rule also gets the rule approving it would create (``suggested_rule``)."""
     row = corrections.resolve(store, ref)
     item = corrections.view(store, row)
-    if suggest and row["status"] == "pending" and not item.get("rule"):
+    if suggest and row["status"] in ("pending", "promoted") and not item.get("rule"):
         item["suggested_rule"] = suggested_rule(row)
     return item
 
@@ -249,49 +250,42 @@ def approve(
             and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (row["promoted_to"],))
         ):
             eid = row["promoted_to"]
-            rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (eid,))
+            has_rule = rules_api.rule_exists(store, eid)
             if no_rule:
-                if rule is not None:
-                    store.execute(
-                        "UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now_iso(), eid)
-                    )
-            elif rule is None and pattern:
+                if has_rule:
+                    rules_api.write_rule(store, eid, {"enabled": False})
+            elif not has_rule and pattern:
                 ptype = pattern_type or "command"
-                validate_pattern(pattern, ptype)
-                now = now_iso()
-                store.execute(
-                    "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative, active,"
-                    " message, tools, fields, case_sensitive, provenance, confirmed, created_at, updated_at)"
-                    " VALUES (?,?,?,?,'medium',?,1,?,?,?,0,'promoted',1,?,?)",
-                    (
-                        eid,
-                        pattern,
-                        ptype,
-                        action or "warn",
-                        alternative_for(row["what_is_right"] or ""),
-                        message or sentence(row.get("statement") or ""),
-                        dumps(["Bash"] if ptype == "command" else []),
-                        dumps(["command"] if ptype == "command" else []),
-                        now,
-                        now,
-                    ),
-                )
                 entries.update(store, eid, type="rule")
-            elif rule is not None:
-                sets, params = ["confirmed = 1", "active = 1", "updated_at = ?"], [now_iso()]
-                if action:
-                    sets.append("action = ?")
-                    params.append(action)
-                if pattern:
-                    ptype = pattern_type or rule["pattern_type"]
-                    validate_pattern(pattern, ptype)
-                    sets += ["pattern = ?", "pattern_type = ?"]
-                    params += [pattern, ptype]
-                if message:
-                    sets.append("message = ?")
-                    params.append(message)
-                params.append(eid)
-                store.execute(f"UPDATE enforcement_rules SET {', '.join(sets)} WHERE id = ?", params)
+                rules_api.write_rule(
+                    store,
+                    eid,
+                    {
+                        "pattern": pattern,
+                        "pattern_type": ptype,
+                        "action": action or "warn",
+                        "alternative": alternative_for(row["what_is_right"] or ""),
+                        "message": message or sentence(row.get("statement") or ""),
+                        "tools": ["Bash"] if ptype == "command" else [],
+                        "fields": ["command"] if ptype == "command" else [],
+                        "provenance": "promoted",
+                        "confirmed": True,
+                    },
+                    create=True,
+                )
+            elif has_rule:
+                rules_api.write_rule(
+                    store,
+                    eid,
+                    {
+                        "confirmed": True,
+                        "enabled": True,
+                        "action": action,
+                        "pattern": pattern,
+                        "pattern_type": pattern_type if pattern else None,
+                        "message": message,
+                    },
+                )
             if content or scope:
                 entries.update(store, eid, content=content, scope=scope)
             if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) != "active":
@@ -322,7 +316,10 @@ def approve(
                 content=content,
                 no_rule=no_rule,
             )
-        return corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+        approved = corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
+    if store._depth == 0:
+        rules_api.sync_native(store)  # what the person approved reaches the agents' own rule copies
+    return approved
 
 
 def reject(store, ref: str, reason: str | None = None) -> dict:
@@ -334,7 +331,8 @@ def reject(store, ref: str, reason: str | None = None) -> dict:
         row = corrections.resolve(store, ref)
         eid = row["promoted_to"]
         if eid and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (eid,)):
-            store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now_iso(), eid))
+            if rules_api.rule_exists(store, eid):
+                rules_api.write_rule(store, eid, {"enabled": False})
             if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) == "active":
                 entries.archive(store, eid, reason=reason or "correction rejected in review")
         store.execute("UPDATE corrections SET status='rejected', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))

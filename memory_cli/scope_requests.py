@@ -34,15 +34,10 @@ def approve(store, ref: str) -> dict:
     """The person lets an agent's or model's entry apply where it asked to (and brings it back
     if it was held back for want of a home)."""
     from . import audit, entries
-    from .util import now_iso
 
     row = pending_row(store, ref)
     with store.transaction():
-        store.execute(
-            "UPDATE memory_entries SET scope = ?, requested_scope = NULL, status = 'active', updated_at = ?"
-            " WHERE id = ?",
-            (row["requested_scope"], now_iso(), row["id"]),
-        )
+        entries.settle_requested_scope(store, row["id"], row["requested_scope"])
         audit.record(
             store,
             "review_scope",
@@ -56,13 +51,10 @@ def approve(store, ref: str) -> dict:
 def reject(store, ref: str) -> dict:
     """The person keeps it where it was written (one held back for want of a home stays archived)."""
     from . import audit, entries
-    from .util import now_iso
 
     row = pending_row(store, ref)
     with store.transaction():
-        store.execute(
-            "UPDATE memory_entries SET requested_scope = NULL, updated_at = ? WHERE id = ?", (now_iso(), row["id"])
-        )
+        entries.settle_requested_scope(store, row["id"], None)
         audit.record(
             store, "review_scope", entry_id=row["id"], result="rejected", details={"asked": row["requested_scope"]}
         )

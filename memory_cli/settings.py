@@ -311,9 +311,20 @@ FIELDS: list[tuple] = [
         "llm",
         "max_input_tokens",
         "int",
-        20000,
-        ("range", 500, 1000000),
-        "Largest request (characters/4); a longer transcript is cut in the middle.",
+        16000,
+        ("range", 2000, 1000000),
+        "Largest request in all (system prompt, existing memories, transcript, answer schema), in "
+        "estimated tokens; a longer session keeps the person's words, failures and what ended them, "
+        "and the agent's conclusions first (see llm.md).",
+    ),
+    (
+        "llm",
+        "daily_token_cap",
+        "int",
+        150000,
+        ("range", 0, 100000000),
+        "Most tokens (sent and received) the model requests may spend per UTC day; a request that "
+        "would pass it is not sent, the local reader writes that session's report with a note.",
     ),
     (
         "llm",

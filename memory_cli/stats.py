@@ -95,6 +95,7 @@ def collect(store: Store, now: datetime | None = None) -> dict:
         "metrics": store.value("SELECT count(DISTINCT name) FROM metric_samples"),
         "metric_samples": store.value("SELECT count(*) FROM metric_samples"),
     }
+    out["llm_tokens"] = _llm_tokens(store)
     from .maintenance import stats as maintenance_stats
 
     out.update(maintenance_stats.collect(store))
@@ -133,6 +134,14 @@ ACTION_WORDS = {
 }
 
 
+def _llm_tokens(store: Store, days: int = 30) -> dict:
+    """Tokens the session-memory model spent, per day and per session (:mod:`.llm.spend`)."""
+    from .llm import spend
+    from .settings import load
+
+    return spend.summary(store, load(), days=days)
+
+
 def overview(store: Store, days: int = 30) -> dict:
     """The dashboard's overview page: entry counts, gate activity per day, hook latency and the
     correction funnel over the last ``days`` days."""
@@ -148,6 +157,7 @@ def overview(store: Store, days: int = 30) -> dict:
         "enforcement": enforcement_per_day(store, days),
         "hook_latency_ms": hook_latency(store, days=days),
         "funnel": correction_funnel(store),
+        "llm_tokens": _llm_tokens(store, days),
         "days": days,
     }
 

@@ -3,6 +3,7 @@
 # workers), then the tests marked `exclusive` (they load the machine on purpose) alone. The
 # exclusive part runs even when the parallel one failed, and the end says how each part went:
 # a failure in one never hides the other's result. Exit status: 0 only when both passed.
+# Each skipped test is listed with its reason (-rs), so the CI log says why.
 #
 #   PYTHON        the interpreter with pytest (default .venv/bin/python)
 #   TEST_WORKERS  workers for the parallel part (default 3)
@@ -17,7 +18,7 @@ part() {
     name=$1
     shift
     start=$(date +%s)
-    "$PYTHON" -m pytest -q -p no:cacheprovider "$@"
+    "$PYTHON" -m pytest -q -rs -p no:cacheprovider "$@"
     status=$?
     took=$(($(date +%s) - start))
     case $status in

@@ -24,6 +24,18 @@ VPY=.venv/bin/python
 pip_install() {
     "$VPY" -m pip install "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 }
+# A second run with the same pyproject.toml installs nothing: pip's editable build alone takes
+# 10-60 s (it asks the index for the build backend), which made every `make demo` that slow.
+STAMP=".venv/.memory-cli-installed-$PROFILE"
+WANT="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+installed() { [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; }
+if installed && "$VPY" -c "import memory_cli, apsw, numpy, tokenizers, fastapi, mcp" >/dev/null 2>&1 \
+    && { [ "$PROFILE" = "user" ] || "$VPY" -c "import torch, pytest, psycopg" >/dev/null 2>&1; }; then
+    say "already installed for this pyproject.toml (delete $STAMP to reinstall)"
+    "$VPY" -m compileall -q memory_cli >/dev/null
+    say "ready: $(pwd)/.venv/bin/memory-cli"
+    exit 0
+fi
 pip_install -q --upgrade pip >/dev/null 2>&1 || true
 if [ "$PROFILE" = "user" ]; then
     if ! "$VPY" -c "import memory_cli, apsw, numpy, tokenizers, fastapi, mcp" >/dev/null 2>&1; then
@@ -47,6 +59,7 @@ else
     fi
     pip_install -q -e ".[semantic,test,llm,team]"
 fi
+echo "$WANT" > "$STAMP"
 # Hooks start a fresh interpreter on every tool call: write bytecode once now so that
 # PYTHONDONTWRITEBYTECODE=1 environments do not recompile the package on every call.
 "$VPY" -m compileall -q memory_cli >/dev/null

@@ -31,8 +31,10 @@ def raw(body: bytes) -> dict:
 
 
 class OpenAIStandIn:
-    def __init__(self, script: list[dict]):
+    def __init__(self, script: list[dict], *, usage: dict | None = None):
+        """``usage``: the token counts every answer reports (by default 123 in, 45 out)."""
         self.script = list(script)
+        self.usage = usage or {"prompt_tokens": 123, "completion_tokens": 45, "total_tokens": 168}
         self.requests: list[dict] = []
         self.lock = threading.Lock()
         standin = self
@@ -70,7 +72,7 @@ class OpenAIStandIn:
                         "object": "chat.completion",
                         "model": body.get("model") or "standin-model",
                         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 123, "completion_tokens": 45, "total_tokens": 168},
+                        "usage": standin.usage,
                     }
                     self._send(200, json.dumps(answer).encode())
 

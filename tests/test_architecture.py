@@ -161,3 +161,135 @@ def test_the_architecture_doc_names_every_read_model():
     text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
     for rel in READ_MODELS:
         assert f"`{rel.removeprefix('memory_cli/')}`" in text, rel
+
+
+# ------------------------------------------------------------------ only the owner writes
+
+
+# Who may write each table (INSERT, UPDATE, DELETE, REPLACE), inside the domain as at the edges.
+# A table written by a module not listed fails the test below; so does a new table nobody owns.
+# The two the house cares most about have one owner each: ``memory_entries`` (entries.py, whose
+# functions the other areas call for a counter, a pin, a decay step or a review decision) and
+# ``enforcement_rules`` (rules/api.py, through its one door, ``write_rule``).
+OWNERS: dict[str, set[str]] = {
+    "memory_entries": {"memory_cli/entries.py"},
+    "enforcement_rules": {"memory_cli/rules/api.py"},
+    "corrections": {
+        "memory_cli/capture/corrections.py",  # capture, storage, counts
+        "memory_cli/capture/lessons.py",  # the agent's lessons
+        "memory_cli/capture/recurring.py",  # recurring instructions grouped across sessions
+        "memory_cli/capture/promotion.py",  # status on promotion
+        "memory_cli/review.py",  # status and the person's edit on review
+    },
+    "capture_prompts": {"memory_cli/capture/lessons.py"},
+    "capture_marker_seen": {"memory_cli/capture/lifecycle.py"},
+    "memory_audit_log": {"memory_cli/audit.py", "memory_cli/maintenance/retention.py"},
+    "kv": {"memory_cli/kvstate.py"},
+    "session_injections": {"memory_cli/retrieval/inject.py", "memory_cli/entries.py"},
+    "incidents": {"memory_cli/incidents/api.py"},
+    "session_reports": {"memory_cli/reports/api.py"},
+    "metric_samples": {"memory_cli/baselines/api.py"},
+    "team_entries": {"memory_cli/team/api.py", "memory_cli/team/sync.py"},
+    "team_exchanged": {"memory_cli/team/sync.py"},
+    "schema_migrations": {"memory_cli/migrations.py"},
+}
+
+#: The one function of ``rules/api.py`` that changes what a rule enforces, and the counter beside it.
+RULE_DOOR = {"write_rule", "record_violation"}
+
+WRITE = re.compile(
+    r"^\s*(?:WITH\b.*?\)\s*)?(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)"
+    r"\s+([A-Za-z_]\w*)",
+    re.I | re.S,
+)
+
+
+def migration_steps() -> set[tuple[str, str]]:
+    """(module path, function) of every area's schema migration listed in migrations.py: a
+    migration rewrites whatever its step needs, once, and is never edited after it ships."""
+    source = (PKG / "migrations.py").read_text(encoding="utf-8")
+    steps = set()
+    for m in re.finditer(r'_area\(\s*"memory_cli\.([\w.]+)"(?:\s*,\s*"(\w+)")?', source):
+        steps.add(("memory_cli/" + m.group(1).replace(".", "/") + ".py", m.group(2) or "apply_schema"))
+    return steps
+
+
+def writes_by_function(source: str) -> list[tuple[str, int, str]]:
+    """(enclosing top-level function or "", line, table) of every write statement in ``source``."""
+    tree = ast.parse(source)
+    out = []
+    for top in tree.body:
+        name = top.name if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) else ""
+        if isinstance(top, ast.ClassDef):
+            name = top.name
+        chunk = ast.Module(body=[top], type_ignores=[])
+        for line, stmt in sql_statements(ast.unparse(chunk)):
+            m = WRITE.search(stmt)
+            if m:
+                out.append((name, top.lineno + line - 1, m.group(1).lower()))
+    return out
+
+
+def table_writes() -> list[tuple[str, str, int, str]]:
+    """(module, function, line, table) of every write outside the migrations."""
+    steps = migration_steps()
+    found = []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "memory_cli/migrations.py":
+            found += [(rel, f, n, t) for f, n, t in writes_by_function(path.read_text(encoding="utf-8"))]
+            continue
+        for func, line, table in writes_by_function(path.read_text(encoding="utf-8")):
+            if (rel, func) not in steps:
+                found.append((rel, func, line, table))
+    return found
+
+
+def test_the_write_scan_finds_each_table_and_its_function():
+    source = (
+        "def a(store):\n"
+        "    store.execute('INSERT OR IGNORE INTO kv(key) VALUES (?)', ('k',))\n"
+        "def b(store, sets):\n"
+        '    store.execute(f"UPDATE memory_entries SET {sets} WHERE id = ?", (1,))\n'
+        "    store.execute('DELETE FROM corrections WHERE id = ?', (1,))\n"
+        "    store.rows('SELECT * FROM enforcement_rules')\n"
+    )
+    assert writes_by_function(source) == [("a", 2, "kv"), ("b", 4, "memory_entries"), ("b", 5, "corrections")]
+
+
+def test_only_the_owner_writes_each_table():
+    offending = [
+        f"{rel}:{line} ({func or 'module'}) writes {table}; its owner is {sorted(OWNERS.get(table, {'nobody yet'}))}"
+        for rel, func, line, table in table_writes()
+        if rel not in OWNERS.get(table, set())
+    ]
+    assert not offending, (
+        "a table written outside its owner: call a function of the owner instead (docs/ARCHITECTURE.md, "
+        "'Who owns each table'), or name a new table's owner in OWNERS:\n" + "\n".join(offending)
+    )
+
+
+def test_every_owner_listed_still_writes_its_table():
+    present = {(rel, table) for rel, _, _, table in table_writes()}
+    stale = sorted((rel, table) for table, owners in OWNERS.items() for rel in owners if (rel, table) not in present)
+    assert not stale, f"no longer writes the table, remove from OWNERS: {stale}"
+
+
+def test_a_rule_is_written_through_one_door():
+    writers = {func for rel, func, _, table in table_writes() if table == "enforcement_rules"}
+    assert writers <= RULE_DOOR, (
+        f"enforcement_rules written outside rules.api.write_rule: {sorted(writers - RULE_DOOR)}"
+    )
+    source = (PKG / "rules" / "api.py").read_text(encoding="utf-8")
+    counter = [n for f, n, t in writes_by_function(source) if f == "record_violation" and t == "enforcement_rules"]
+    assert len(counter) == 1  # last_violation_at; an escalated severity goes through the door
+
+
+def test_the_architecture_doc_names_the_owners_of_every_table():
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    text = text.split("## Who owns each table", 1)[1].split("\n## ", 1)[0]
+    for table, owners in OWNERS.items():
+        row = next((line for line in text.splitlines() if line.startswith("| `") and f"`{table}`" in line), None)
+        assert row is not None, f"docs/ARCHITECTURE.md names no owner of {table}"
+        for rel in owners:
+            assert f"`{rel.removeprefix('memory_cli/')}`" in row, f"{table}: the doc does not name {rel}"

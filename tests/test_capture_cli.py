@@ -18,6 +18,12 @@ from conftest import payload
 from memory_cli.capture.instructions import text as instructions_text
 
 
+@pytest.fixture(autouse=True)
+def outside_any_project(tmp_path, monkeypatch):
+    """Run from a folder that is no git project: a correction typed in a project stays in it."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _capture(cli, message, session="s1", *extra):
     r = cli("capture", "--user-message", message, "--session-id", session, "--json", *extra)
     assert r.returncode == 0, r.stderr

@@ -267,3 +267,17 @@ def test_retired_config_keys_are_accepted_with_a_note(cli, claude_dir):
     assert r.returncode == 0, r.stderr
     assert "embedding.provider is no longer used" in r.stderr
     assert json.loads(r.stdout)["settings"]["backup"]["max_backups"] == 3
+
+
+def test_audit_table_cuts_a_long_context_after_a_whole_word(cli, db_path):
+    """A captured correction's words in `audit`: cut after a whole word and marked, never mid-word."""
+    from conftest import payload, run_hook
+
+    prompt = "no, never use pythonw.exe for the launcher script, always use python.exe instead please"
+    run_hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=prompt), db=db_path)
+    out = cli("audit", "--action", "capture", env={"COLUMNS": "250"}).stdout
+    line = next(ln for ln in out.splitlines() if " capture " in ln)
+    cell = line[line.index("pythonw") - len("do not use ") :].rstrip()
+    assert cell.endswith("…"), line
+    words = cell[:-1].split()
+    assert words and all(w in prompt.replace(",", " ").split() + ["do", "not"] for w in words), cell

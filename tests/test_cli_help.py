@@ -46,3 +46,26 @@ def test_help_fits_80_columns_and_subcommands_are_whole_too():
         out = _help(*args, columns=80)
         assert max(len(ln) for ln in out.splitlines()) <= 80, args
         assert not _cut(out), args
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    """`--help` of any command describes each of its options (`rules test` once listed six bare)."""
+    import click
+
+    from memory_cli.cli import click_command
+
+    bare = []
+
+    def walk(cmd: click.Command, path: list[str]) -> None:
+        if isinstance(cmd, click.Group):
+            for name, sub in cmd.commands.items():
+                walk(sub, [*path, name])
+            return
+        bare.extend(
+            (" ".join(path), p.opts[0])
+            for p in cmd.params
+            if isinstance(p, click.Option) and not p.hidden and not (p.help or "").strip()
+        )
+
+    walk(click_command(), [])
+    assert bare == [], f"options without help: {bare}"

@@ -67,7 +67,7 @@ UNRESOLVED = [
 ALLOWED = [
     'git push origin "$BRANCH"',
     "git push origin $(git rev-parse --abbrev-ref HEAD)",
-    "git push --force-with-lease origin $(git branch --show-current)",
+    "git push -u origin $(git branch --show-current)",
     "G=git; $G status && $G log -5",
     "for f in a.py b.py; do git add $f; done",
     "python3 -c \"import subprocess; subprocess.run(['git', 'push'])\"",

@@ -379,3 +379,21 @@ def test_an_injected_line_shows_the_confidence_decay_has_already_taken(store):
         line = next(x for x in r["text"].splitlines() if "staging branch" in x)
         assert "(confidence: 0.6" in line, line
     assert entries.get(store, stale["id"])["confidence"] == 0.8  # nothing written: decay's job
+
+
+def test_a_young_store_without_vectors_matches_no_memory_on_common_words(db_path, hook, project):
+    """Before any daemon runs, a new user's one rule about pythonw is not put beside a prompt
+    about npm that shares only "use" with it; a prompt about pythonw still gets it."""
+    from conftest import run_cli
+
+    assert run_cli("add", "Never use pythonw.exe on Windows; use python.exe instead", "--type", "rule", db=db_path)
+    npm = hook(
+        "UserPromptSubmit",
+        payload("UserPromptSubmit", cwd=str(project), session_id="y1", prompt="no, don't use npm here, use pnpm"),
+    )
+    assert npm.returncode == 0 and "pythonw" not in npm.context, npm.context
+    asked = hook(
+        "UserPromptSubmit",
+        payload("UserPromptSubmit", cwd=str(project), session_id="y2", prompt="should the launcher start pythonw.exe?"),
+    )
+    assert "pythonw" in asked.context, asked.context

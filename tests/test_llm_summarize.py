@@ -370,20 +370,20 @@ def test_two_runs_over_the_same_part_store_it_once(store, db_path, transcript, m
     """A `summarize` by hand racing the session-end job: the later writer sees the moved
     position and stores nothing."""
     from memory_cli.db import Store
-    from memory_cli.llm import summarize as summ
+    from memory_cli.llm import merge
 
     s = settings_mod.load("/nonexistent/config.json")
-    real_find = summ.find_dup
+    real_merge = merge.new_memories
     raced = {}
 
-    def find_dup_then_race(st, memory, batch):
+    def merge_then_race(st, memories, **kw):
         if not raced:
             raced["done"] = True
             with Store.open(db_path) as other:
                 raced["result"] = summarize_transcript(other, s, transcript)
-        return real_find(st, memory, batch)
+        return real_merge(st, memories, **kw)
 
-    monkeypatch.setattr(summ, "find_dup", find_dup_then_race)
+    monkeypatch.setattr(merge, "new_memories", merge_then_race)
     r = summarize_transcript(store, s, transcript)
     assert raced["result"]["stored"] >= 1
     assert r["stored"] == 0 and "another run" in r["raced"]

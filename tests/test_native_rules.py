@@ -348,7 +348,7 @@ def test_unknown_agent_is_one_line_and_exit_2(db_path):
     assert r.returncode == 2 and "unknown agent" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_rule_added_as_a_memory_and_one_changed_where_no_command_follows_reach_the_native_copy(db_path):
+def test_a_rule_added_as_a_memory_and_one_stored_by_any_other_path_reach_the_native_copy(db_path):
     add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
     _ok(run_cli("rules", "export", "--to", "codex", "--write", db=db_path))
     _ok(
@@ -367,13 +367,13 @@ def test_a_rule_added_as_a_memory_and_one_changed_where_no_command_follows_reach
         )
     )
     assert '["git", "reset", "--hard"]' in native_path("codex").read_text()
-    # A rule stored by another path (a team pull in the background): the daily run catches up.
+    # A rule stored by any other path (a team pull in the background) goes through the rules
+    # area's one door, which rewrites the copy as soon as the change is committed.
     add_rule(db_path, "Never clean", pattern="git clean -fdx", pattern_type="command", action="block")
-    assert "clean" not in native_path("codex").read_text()
+    assert '["git", "clean", "-fdx"]' in native_path("codex").read_text()
     from memory_cli.maintenance.tasks import native_task
 
     assert native_task(db_path, {}) == "native rule copies up to date"
-    assert '["git", "clean", "-fdx"]' in native_path("codex").read_text()
 
 
 def test_a_settings_file_memory_cli_created_goes_again_and_rule_changes_leave_no_backups(db_path):

@@ -87,6 +87,27 @@ PLANTED = [
     ("never use the password hunter2xyz! again", "hunter2xyz!", "password"),
     ("STRIPE_KEY=Zx8f7Gh2Kp9Lm3Qr5Tv1Wy6", "Zx8f7Gh2Kp9Lm3Qr5Tv1Wy6", "generic-secret"),
     ('signature: "q8Zr2LmX7vKp4TnW9sYb"', "q8Zr2LmX7vKp4TnW9sYb", "generic-secret"),
+    # command lines whose option carries the password in that program only
+    ("ssh-keygen -t ed25519 -N 'Sup3r S3cret!' -f ~/.ssh/deploy", "Sup3r S3cret!", "password"),
+    ("ssh-keygen -p -P 0ldPassw0rd -N n3wPassw0rd -f key", "0ldPassw0rd", "password"),
+    ("az login -u me@example.com -p Hunter2pass!", "Hunter2pass!", "password"),
+    ("sqlcmd -S db01 -U sa -P 'P@ssw0rd123' -Q 'select 1'", "P@ssw0rd123", "password"),
+    ("lftp -u deploy,Secr3tPw sftp://files.example.com", "Secr3tPw", "password"),
+    ("smbclient //fs/share -U alice%Secr3tPw -c ls", "Secr3tPw", "password"),
+    ("echo 'Hunter2 pass' | sudo -S apt-get install -y jq", "Hunter2 pass", "sudo-password"),
+    (
+        "rclone config create s3r s3 secret_access_key Zx8f7Gh2Kp9Lm3Qr5Tv1Wy6",
+        "Zx8f7Gh2Kp9Lm3Qr5Tv1Wy6",
+        "rclone-secret",
+    ),
+    ("rclone obscure Secr3tPw", "Secr3tPw", "rclone-secret"),
+    ('"Server=db;User ID=sa;Password=my s3cret pass"', "s3cret pass", "connection-string-password"),
+    (
+        "the key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY ok",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws-secret-key",
+    ),
+    ("vault login hvs.CAESIJ2x7rGqk1m3n5p7r9t1v3x5z7b9d1f3h5", "CAESIJ2x7rGqk1m3n5p7r9t1v3x5z7b9d1f3h5", "vault-token"),
 ]
 
 PRIVATE_KEY = """here is the key
@@ -137,6 +158,15 @@ INNOCENT = [
     "Please stop using npm; use pnpm install --frozen-lockfile",
     "for i in range(10): print(i)",
     "Read the file at C:\\Users\\me\\AppData\\Local\\app.log",
+    # look-alikes of the command-line forms: no password given, or not that program's option
+    "ssh-keygen -t ed25519 -N '' -f ~/.ssh/deploy",
+    "sqlcmd -S db01 -E -Q 'select 1'",
+    "echo $DEPLOY_PW | sudo -S systemctl restart app",
+    "smbclient -L //fs -N",
+    "rclone copy ./build remote:site --progress",
+    "Server=db;Database=app;Integrated Security=true;",
+    "src/memory_cli/rules/engine/Matcher1.py",
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn",
 ]
 
 

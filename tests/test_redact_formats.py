@@ -183,18 +183,30 @@ def test_command_line_and_provider_secrets_never_reach_the_store_files(db_path):
     assert [s for s in secrets if s.encode() in data] == []
 
 
-COMMAND_LINE_KINDS = ("discord-webhook", "cli-password", "htpasswd", "netrc", "pgpass")
+COMMAND_LINE_KINDS = (
+    "discord-webhook",
+    "cli-password",
+    "htpasswd",
+    "netrc",
+    "pgpass",
+    "sudo-password",
+    "rclone-secret",
+    "vault-token",
+    "connection-string-password",
+    "aws-secret-key",
+)
 
 
 def test_the_command_line_password_forms_find_nothing_in_real_sessions():
     """Every text of the real sessions, prompts and transcripts in tests/fixtures/real: the
-    sshpass/docker/redis-cli/htpasswd/.netrc/.pgpass/Discord forms match none of them."""
+    sshpass/docker/redis-cli/ssh-keygen/az/sqlcmd/lftp/smbclient/htpasswd/.netrc/.pgpass/Discord,
+    sudo -S, rclone, Vault, connection-string and bare AWS secret forms match none of them."""
     import json
 
     from memory_cli.redact import _rules
 
     patterns = [(kind, pattern) for kind, pattern, _build in _rules() if kind in COMMAND_LINE_KINDS]
-    assert len(patterns) == len(COMMAND_LINE_KINDS)
+    assert {kind for kind, _pattern in patterns} == set(COMMAND_LINE_KINDS)
 
     def strings(o):
         if isinstance(o, str):

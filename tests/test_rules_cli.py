@@ -233,3 +233,13 @@ def test_import_hookify_keeps_meaning_and_is_idempotent(cli, tmp_path, hook):
 def test_import_hookify_without_rule_files_is_an_error(cli, tmp_path):
     r = cli("import-rules", "hookify", str(tmp_path))
     assert r.returncode == 2 and "no hookify rule files" in r.stderr
+
+
+def test_rules_replay_without_a_rule_says_how_to_name_one(cli):
+    """A newcomer's bare `rules replay`: one line that says what to give, with an example."""
+    r = cli("rules", "replay")
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "rules list" in r.stderr and "--pattern" in r.stderr, r.stderr
+    assert "not both" not in r.stderr
+    both = cli("rules", "replay", "abcd1234", "--pattern", "git push --force")
+    assert both.returncode == 2 and "not both" in both.stderr

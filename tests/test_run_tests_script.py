@@ -34,3 +34,25 @@ def test_both_parts_passing_exit_0(tmp_path):
     r, calls = _run(tmp_path, "never-matches")
     assert r.returncode == 0 and len(calls) == 2
     assert r.stdout.count(": passed in") == 2, r.stdout
+
+
+def test_the_log_says_why_each_skipped_test_was_skipped(tmp_path):
+    """The real pytest under the script: a skipped test's reason is in the output CI keeps."""
+    import sys
+
+    test = tmp_path / "test_skips.py"
+    test.write_text(
+        "import pytest\n\n"
+        "def test_runs():\n    pass\n\n"
+        "def test_needs_a_browser():\n    pytest.skip('no chromium on this machine')\n"
+    )
+    env = dict(os.environ, PYTHON=sys.executable, TEST_WORKERS="1")
+    r = subprocess.run(
+        ["bash", str(REPO / "scripts" / "run_tests.sh"), str(test), "--rootdir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "SKIPPED" in r.stdout and "no chromium on this machine" in r.stdout, r.stdout

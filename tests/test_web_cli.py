@@ -399,3 +399,26 @@ def test_concurrent_requests_to_a_real_server(db_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_ctrl_c_says_it_is_stopping_and_an_open_browser_connection_does_not_hold_it(db_path):
+    import signal
+
+    proc = subprocess.Popen(
+        _cmd() + ["--db", str(db_path), "serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        m = re.fullmatch(r"memory-cli dashboard: http://127\.0\.0\.1:(\d+)/\?code=\S+\n", proc.stdout.readline())
+        assert m
+        tab = socket.create_connection(("127.0.0.1", int(m.group(1))), timeout=10)  # a keep-alive tab
+        tab.sendall(f"GET /login HTTP/1.1\r\nHost: 127.0.0.1:{m.group(1)}\r\n\r\n".encode())
+        assert tab.recv(64).startswith(b"HTTP/1.1")
+        proc.send_signal(signal.SIGINT)
+        out, _err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert "memory-cli dashboard: stopping..." in out and out.rstrip().endswith("memory-cli dashboard: stopped"), out
+    assert proc.returncode in (0, -signal.SIGINT, 130)

@@ -100,6 +100,25 @@ def redact_text(text: str | None) -> tuple[str, list[str]]:
 # --------------------------------------------------------------------------- capture
 
 
+_EVERYWHERE = None
+
+
+def said_everywhere(message: str) -> bool:
+    """Whether the person said the correction holds beyond this project ("always", "in every
+    project", "everywhere", "globally"). Said in a project without such words, a correction
+    stays in that project: every correction typed there gets the same default scope."""
+    global _EVERYWHERE
+    if _EVERYWHERE is None:
+        import re
+
+        _EVERYWHERE = re.compile(
+            r"\b(?:always|everywhere|globally|(?:in\s+)?(?:every|any|each)\s+(?:project|repo|repository)"
+            r"|(?:in\s+)?all\s+(?:of\s+)?(?:my\s+|the\s+|our\s+)?(?:projects|repos|repositories))\b",
+            re.I,
+        )
+    return bool(_EVERYWHERE.search(message or ""))
+
+
 def capture(
     store,
     user_message: str,
@@ -173,7 +192,7 @@ def capture(
     from .. import scope as scopes
 
     scope = "global"
-    if d.scope_hint == "project" and project:
+    if project and (d.scope_hint == "project" or not said_everywhere(clean_message)):
         try:
             scope = scopes.parse(f"project:{project}")
         except MemoryCliError:

@@ -149,6 +149,10 @@ _VERB_ALT = (
     r"use|run|call|prefer|pick|choose|go with|switch to|try|write|put|do|install|import|type|"
     r"launch|start|open|edit|read|keep|set|name|make it|return|add|commit|push|deploy|test"
 )
+#: Verbs that say how a team does a thing ("we indent with 4 spaces", "we format with black").
+_HOUSE_VERBS = (
+    r"indent|format|lint|tag|branch|rebase|squash|merge|build|bundle|package|compile|wrap|quote|log|store|ship|release"
+)
 _NEG_LEAD = (
     r"you\s+(?:should|must|need\s+to)\s+(?:never|not)|you\s+shouldn'?t|you\s+mustn'?t|"
     r"please\s+(?:never|don'?t|do\s+not)|never\s+ever|never|do\s+not\s+ever|don'?t\s+ever|do\s+not|"
@@ -696,6 +700,15 @@ def _negation(m, c):
         rest,
         re.I,
     )
+    if not alt:
+        # "stop using tabs, we indent with 4 spaces": the house's way, said with "we"
+        alt = regex_cache.match(
+            rf"^(?P<wrong>.+?)\s*(?:,|;|—|–|\s-)\s*(?:but\s+|here\s+|instead\s*,?\s*)?"
+            rf"(?:we|we're|we\s+are|our\s+convention\s+is\s+to)\s+(?:always\s+|now\s+|just\s+|only\s+)?"
+            rf"(?P<verb>{_VERB_ALT}|{_HOUSE_VERBS})\s+(?P<right>.+?)(?:\s+instead)?\W*$",
+            rest,
+            re.I,
+        )
     right = ""
     if alt and not _re("temporary").search(alt.group("right")):
         rest, right = alt.group("wrong"), alt.group("right")
@@ -703,6 +716,8 @@ def _negation(m, c):
         if "use" not in alt_verb:  # "..., open a pull request": the verb is part of what is right
             right = f"{alt.group('verb')} {right}"
     wrong, verb = _strip_use(rest)
+    if right and starts_with_action(right):
+        verb = ""  # "indent with 4 spaces, not tabs": what is right carries its own verb
     signal = (
         "never"
         if "never" in lead
@@ -1267,7 +1282,7 @@ def _cue_hit(body: str, masked: _Masked, *, after_no: bool) -> _Hit | None:
 def starts_with_action(text: str) -> bool:
     """Whether what is right is said as an action ("open a pull request") rather than a thing
     ("pnpm"): a verb of the alternatives followed by its object."""
-    return bool(regex_cache.match(rf"^(?:{_VERB_ALT})\s+\S", text.strip(), re.I))
+    return bool(regex_cache.match(rf"^(?:{_VERB_ALT}|{_HOUSE_VERBS})\s+\S", text.strip(), re.I))
 
 
 def _statement(hit: _Hit) -> str:

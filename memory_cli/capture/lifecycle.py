@@ -95,18 +95,12 @@ def record_marker(
                 same = c
         if same is None and not contradicted and candidates and embed is not None:
             same = _semantic_same(embed, observation, candidates)
-        now = now_iso()
         changes = []
         for c in contradicted:
             before = float(c["confidence"])
             after = round(max(0.0, before - CONTRADICT_STEP), 6)
             deactivated = after < ACTIVE_THRESHOLD
-            store.execute(
-                "UPDATE memory_entries SET confidence = ?, updated_at = ?"
-                + (", status = 'archived'" if deactivated else "")
-                + " WHERE id = ?",
-                (after, now, c["id"]),
-            )
+            entries.set_confidence(store, c["id"], after, archive=deactivated)
             audit.record(
                 store,
                 "contradict",
@@ -121,10 +115,7 @@ def record_marker(
         if same is not None:
             before = float(same["confidence"])
             after = round(min(1.0, before + REINFORCE_STEP), 6)
-            store.execute(
-                "UPDATE memory_entries SET confidence = ?, updated_at = ?, reinforced_at = ? WHERE id = ?",
-                (after, now, now, same["id"]),
-            )
+            entries.set_confidence(store, same["id"], after, reinforced=True)
             audit.record(
                 store,
                 "reinforce",

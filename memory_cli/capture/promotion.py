@@ -21,9 +21,12 @@ def hold_back(store, promoted: dict) -> bool:
     eid = promoted.get("entry_id")
     if not eid or promoted.get("reinforced"):
         return False  # it reinforced a rule that exists already: nothing new was made
-    now = now_iso()
-    store.execute("UPDATE enforcement_rules SET active = 0, updated_at = ? WHERE id = ?", (now, eid))
-    store.execute("UPDATE memory_entries SET status = 'archived', updated_at = ? WHERE id = ?", (now, eid))
+    from .. import entries
+    from ..rules import api as rules_api
+
+    if rules_api.rule_exists(store, eid):
+        rules_api.write_rule(store, eid, {"enabled": False})
+    entries.hold_back(store, eid)
     return True
 
 

@@ -54,6 +54,7 @@ def _global(
 _MODULES = [
     "entries_cmds",
     "admin_cmds",
+    "config_cmds",
     "install_cmds",
     "doctor_cmd",
     "demo_cmd",

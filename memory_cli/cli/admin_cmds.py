@@ -1,4 +1,5 @@
-"""Commands that look after the store as a whole: stats, export, import, audit, config."""
+"""Commands that look after the store as a whole: stats, export, import, audit, config (shown;
+its subcommands are in ``config_cmds``)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ def register(app: typer.Typer) -> None:
     app.command("export")(export)
     app.command("import")(import_)
     app.command("audit")(audit_)
-    app.command("config")(config)
 
 
 def stats(json_: JsonOpt = False):
@@ -71,6 +71,12 @@ def stats(json_: JsonOpt = False):
         f"incidents: {a['incidents_open']} open, {a['incidents_resolved']} resolved; "
         f"session reports: {a['reports']}; metrics: {a['metrics']} ({a['metric_samples']} samples)"
     )
+    t = data.get("llm_tokens") or {}
+    if t.get("per_day"):
+        days = ", ".join(f"{d['day']} {d['tokens']}" for d in t["per_day"][-7:])
+        c.print(f"model tokens: today {t['today']} of {t['daily_cap']} a day; per day: {days}", markup=False)
+        sessions = ", ".join(f"{s['session'][:8]} {s['tokens']}" for s in t["per_session"][:5])
+        c.print(f"  per session (latest first): {sessions}", markup=False)
     from ..maintenance.stats import render_lines
 
     for line in render_lines(data):
@@ -195,9 +201,21 @@ def audit_(
             (r.get("entry_id") or "")[:8],
             str(r.get("result") or ""),
             f"{r['elapsed_ms']:.0f}" if r.get("elapsed_ms") is not None else "",
-            (r.get("context") or "")[:50],
+            _words_within(r.get("context") or "", 50),
         )
     console().print(t)
+
+
+def _words_within(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters, cut after a whole word and marked with "…"."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    space = head.rfind(" ")
+    if space >= limit // 2:
+        head = head[:space]
+    return head.rstrip(" ,;:") + "…"
 
 
 def config(

@@ -287,7 +287,7 @@ def _print_instances(item: dict) -> None:
 
 def _item_scope(item: dict) -> str:
     """Where an item applies if approved as it stands: its memory's scope once proposed, else
-    the correction's (global unless the person said "here" or "in this repo")."""
+    the correction's (the project it was typed in, unless the person said "always")."""
     return (item.get("entry") or {}).get("scope") or item.get("scope") or "global"
 
 
@@ -402,6 +402,7 @@ def _interactive(store, items: list[dict]) -> None:
                         message=message,
                         scope=scope,
                         no_rule=no_rule,
+                        content=rv.rule_message(item["statement"]) if item.get("edited") else None,
                     )
                     print(f"Approved.{_rule_text(result)}")
                     counts["approved"] += 1
@@ -422,7 +423,8 @@ def _interactive(store, items: list[dict]) -> None:
                     )
                     edited = rv.edit(store, item["id"], what_was_wrong=wrong, what_is_right=right, statement=statement)
                     edited["item"] = item.get("item")
-                    if item.get("item") == "correction":
+                    edited["edited"] = True  # approving keeps the edited words as the memory's text
+                    if not edited.get("rule"):  # what the edited words now name is offered
                         edited["suggested_rule"] = rv.show(store, item["id"], suggest=True).get("suggested_rule")
                     items[i] = edited
                     counts["edited"] += 1
@@ -436,6 +438,11 @@ def _interactive(store, items: list[dict]) -> None:
                     print("Please answer a, r, e, s or q.")
             except MemoryCliError as e:
                 print(f"Not done: {e}")
+            except EOFError:
+                if choice:  # the input ended inside this item's questions: nothing of it was stored
+                    print(f"\nEnd of input: {short(item['id'])} was not changed and stays {item['status']}.")
+                    break
+                raise
     except (EOFError, KeyboardInterrupt):
         print()
     print(

@@ -127,6 +127,10 @@ def install(
         except Exception:
             warm_regex_cache()
         _compile_package()
+    if not dry_run and not want_json(json_):
+        from ..llm.offer import offer_at_install
+
+        offer_at_install()
     if not dry_run and not no_model:
         import sys
 

@@ -94,12 +94,22 @@ def rules_add(
     case_sensitive: Annotated[bool, typer.Option("--case-sensitive", help="Regexes ignore case unless set.")] = False,
     name: Annotated[str | None, typer.Option("--name", help="A short label.")] = None,
     disabled: Annotated[bool, typer.Option("--disabled", help="Store it switched off.")] = False,
+    spelling_only: Annotated[
+        bool,
+        typer.Option(
+            "--spelling-only",
+            help="A command rule matches the command as written only, not every spelling of the"
+            " operation it is recognised as (rm -rf / also stops find / -delete).",
+        ),
+    ] = False,
     json_: JsonOpt = False,
 ):
     """Add a rule. Without --pattern it is derived from the content ("Never use pythonw.exe")."""
     from ..rules import api
 
     text = content_from(content_arg, content)
+    if spelling_only and pattern_type is not None and pattern_type.strip().lower() != "command":
+        raise InvalidInput("--spelling-only applies to command rules (--pattern-type command)")
     with open_store() as store:
         rule = api.add_rule(
             store,
@@ -118,6 +128,10 @@ def rules_add(
             name=name,
             enabled=not disabled,
         )
+        if spelling_only:
+            from ..rules.spelling_cli import keep_spelling_only
+
+            rule = keep_spelling_only(store, rule)
         _follow(store)
         flush_warnings(store)
     if want_json(json_):
@@ -132,6 +146,11 @@ def rules_add(
     else:
         print(rule["id"])
         sys.stderr.write(rule_line(rule) + "\n")
+        from ..rules.spelling_cli import operation_line
+
+        line = operation_line(rule)
+        if line:
+            sys.stderr.write(line + "\n")
     warn_if_never_fires(rule)
 
 
@@ -565,12 +584,24 @@ def enforce(
 def rules_test(
     rule_id: Annotated[str | None, typer.Argument(metavar="[ID]", help="A stored rule (any state).")] = None,
     pattern: Annotated[str | None, typer.Option("--pattern", "-p", help="Try a pattern without storing it.")] = None,
-    pattern_type: Annotated[str | None, typer.Option("--pattern-type", "-T")] = None,
-    case_sensitive: Annotated[bool, typer.Option("--case-sensitive")] = False,
-    tool: Annotated[str, typer.Option("--tool")] = "Bash",
-    input_: Annotated[str | None, typer.Option("--input", "-i")] = None,
-    input_json: Annotated[str | None, typer.Option("--input-json")] = None,
-    file: Annotated[str | None, typer.Option("--file")] = None,
+    pattern_type: Annotated[
+        str | None,
+        typer.Option(
+            "--pattern-type", "-T", help="With --pattern: command | regex | intent (default: guessed from the pattern)."
+        ),
+    ] = None,
+    case_sensitive: Annotated[
+        bool, typer.Option("--case-sensitive", help="With --pattern: match letter case exactly.")
+    ] = False,
+    tool: Annotated[str, typer.Option("--tool", help="Tool name: Bash, Write, Edit, ...")] = "Bash",
+    input_: Annotated[
+        str | None, typer.Option("--input", "-i", help="The Bash command, the content for Write/Edit, ...")
+    ] = None,
+    input_json: Annotated[str | None, typer.Option("--input-json", help="A whole tool_input as JSON.")] = None,
+    file: Annotated[str | None, typer.Option("--file", help="file_path for Write/Edit with --input.")] = None,
+    spelling_only: Annotated[
+        bool, typer.Option("--spelling-only", help="With --pattern: match the command as written only.")
+    ] = False,
     json_: JsonOpt = False,
 ):
     """Would this call match: every enabled rule as the gate sees it from this directory, or one
@@ -614,6 +645,7 @@ def rules_test(
                 "analysis": None,
                 "content": pat,
                 "scope": "global",
+                "spelling_only": 1 if spelling_only else 0,
             }
     one = ruleset.single(row)  # scope and enabled state are ignored on purpose
     verdict, tool = _check(tool, ti, phase="pre", cwd=None, rs=one, audit_it=False)
@@ -626,18 +658,32 @@ def rules_test(
                 "match": verdict.matches[0].to_dict() if matched else None,
                 "undecided": bool(verdict.unchecked),
                 "elapsed_ms": round(verdict.elapsed_ms, 3),
+                "operation": _stands_for(row),
             }
         )
         return
+    from ..rules.spelling_cli import operation_line
+
+    line = operation_line({"pattern_type": row["pattern_type"], "operation": _stands_for(row)})
+    if line:
+        print(line)
     if matched:
         m = verdict.matches[0]
-        print(f"matches ({m.field}): {m.snippet!r}")
+        print(f"matches ({m.field}): {m.snippet!r}" + (f" ({m.action})" if m.action != "block" else ""))
     elif verdict.unchecked:
         print("undecided: the pattern could not be checked within the budget")
     else:
         print("no match")
     if rule is not None and not rule["enabled"]:
         print("note: this rule is disabled")
+
+
+def _stands_for(row: dict) -> dict | None:
+    if row["pattern_type"] != "command":
+        return None
+    from ..rules.operations import stands_for
+
+    return stands_for(row["pattern"], bool(row.get("spelling_only")))
 
 
 @rules_app.command("replay")
@@ -662,8 +708,13 @@ def rules_replay(
     from ..replay import run
     from ..rules import api, ruleset
 
-    if (rule_id is None) == (pattern is None):
-        raise InvalidInput("give a rule ID or --pattern (not both)")
+    if rule_id is not None and pattern is not None:
+        raise InvalidInput("give a rule ID or --pattern, not both")
+    if rule_id is None and pattern is None:
+        raise InvalidInput(
+            "which rule? give its ID (`memory-cli rules list` shows them) or try one unstored: "
+            "memory-cli rules replay --pattern 'git push --force'"
+        )
     agents = _replay_agents(agent)
     since_epoch = _since_epoch(since)
     if rule_id is not None:

@@ -12,6 +12,7 @@ HANDLERS: dict[str, list[str]] = {
         "memory_cli.reports.hook:session_start",
         "memory_cli.embeddings.hook:session_start",
         "memory_cli.team.hook:session_start",
+        "memory_cli.llm.hook:session_start",  # the one-time offer of a model for session memories
         # Last: the detached maintenance it starts takes the write lock at once (the spool, the
         # backup), and this hook's own writes (loading the repository file) never wait for it.
         "memory_cli.maintenance.hook:session_start",

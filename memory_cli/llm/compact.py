@@ -26,7 +26,6 @@ from memory_cli import scope as scopes
 from memory_cli.llm import config as llm_config
 from memory_cli.llm import prompts, providers
 from memory_cli.llm.validate import Malformed, check_compact
-from memory_cli.util import now_iso
 
 RECENCY_HALF_LIFE_DAYS = 30.0
 
@@ -85,10 +84,7 @@ def _apply(store, op: dict, *, method: str) -> dict:
         store, olds[0]["id"], op["content"], confidence=max(float(o["confidence"] or 0) for o in olds)
     )
     for o in olds[1:]:
-        store.execute(
-            "UPDATE memory_entries SET status='superseded', superseded_by=?, updated_at=? WHERE id=?",
-            (new["id"], now_iso(), o["id"]),
-        )
+        entries.set_superseded_by(store, o["id"], new["id"])
         audit.record(store, "supersede", entry_id=o["id"], result=new["id"], context=reason)
     return {"op": "merge", "ids": op["ids"], "new_id": new["id"], "content": new["content"]}
 

@@ -22,7 +22,9 @@ def doctor_checks(store, settings) -> list[dict]:
             {
                 "name": "session memories",
                 "status": "ok",
-                "detail": "provider none: the local extractive reader writes them; nothing is sent",
+                "detail": "provider none (the default, never changed without your yes): the local extractive "
+                "reader writes them and nothing is sent; `memory-cli config set llm.provider claude-cli` "
+                "lets your own Claude Code write them",
             }
         )
     elif name == "anthropic":
@@ -88,6 +90,21 @@ def doctor_checks(store, settings) -> list[dict]:
                 + (" (cap reached: local fallbacks until tomorrow, UTC)" if used >= cap else ""),
             }
         )
+    if name != "none":
+        from memory_cli.llm import spend
+
+        used_tokens, token_cap = spend.tokens_today(store), int(section["daily_token_cap"])
+        checks.append(
+            {
+                "name": "model tokens today",
+                "status": "warn" if used_tokens >= token_cap else "ok",
+                "detail": f"{used_tokens} of {token_cap} (llm.daily_token_cap)"
+                + (" (cap reached: the local reader until tomorrow, UTC)" if used_tokens >= token_cap else ""),
+            }
+        )
+    last = last_reader(store)
+    if last:
+        checks.append({"name": "last session end", "status": "ok", "detail": last})
     pending = kvstate.with_prefix(store, PENDING_KEY)
     if len(pending) > 5:
         checks.append(
@@ -108,3 +125,15 @@ def doctor_checks(store, settings) -> list[dict]:
             }
         )
     return checks
+
+
+def last_reader(store) -> str | None:
+    """Who wrote the last session's memories, and why when it was not the configured model."""
+    from memory_cli import audit
+
+    for row in audit.query(store, action="summarize", limit=20):
+        d = row.get("details")
+        if isinstance(d, dict) and d.get("provider"):
+            why = f" because {d['fallback']}" if d.get("fallback") else ""
+            return f"{str(row['timestamp'])[:16]}: written by {d['provider']}{why} ({row['result']})"
+    return None

@@ -4,8 +4,9 @@
 
 * the request text is redacted (``memory_cli.redact.redact``) right before it is sent, even
   though its parts were redacted when they were built;
-* each attempt first takes a slot of ``llm.max_calls_per_day`` in the store (one transaction,
-  so concurrent jobs cannot overshoot the cap); retries count;
+* each attempt first checks today's tokens against ``llm.daily_token_cap`` (:mod:`.spend`)
+  and takes a slot of ``llm.max_calls_per_day`` in the store (one transaction, so concurrent
+  jobs cannot overshoot the cap); retries count, and the tokens an answer cost are added;
 * timeouts, 429 and 5xx answers are retried ``llm.retries`` times with exponential backoff;
   anything else fails at once;
 * every attempt is audited (``llm_call``) with its provider, model, purpose, outcome, token
@@ -37,6 +38,8 @@ DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 BACKOFF_S = 0.5
 MAX_BACKOFF_S = 8.0
 CALLS_KEY = "llm.calls:"
+# What one answer is expected to cost, counted against the daily token cap before it is sent.
+ANSWER_TOKENS_EXPECTED = 1500
 
 
 # ------------------------------------------------------------------------------ daily cap
@@ -237,9 +240,15 @@ def ask(
     prompt, kinds = redact(prompt)
     retries = int(section["retries"])
     cap = int(section["max_calls_per_day"])
+    from memory_cli.llm import spend
+    from memory_cli.llm.condense import estimate_tokens
+    from memory_cli.llm.prompts import json_only_instruction
+
+    estimate = estimate_tokens(system) + estimate_tokens(prompt) + estimate_tokens(json_only_instruction(tool))
     attempt = 0
     while True:
         attempt += 1
+        spend.check(store, int(section["daily_token_cap"]), estimate + ANSWER_TOKENS_EXPECTED)
         take_call_slot(store, cap)
         started = time.monotonic()
         details = {
@@ -248,6 +257,7 @@ def ask(
             "purpose": purpose,
             "attempt": attempt,
             "request_chars": len(system) + len(prompt),
+            "estimated_tokens": estimate,
             "redacted": len(kinds),
             "scope": scope,
         }
@@ -276,6 +286,7 @@ def ask(
             output_tokens=answer.output_tokens,
             elapsed_ms=round((time.monotonic() - started) * 1000),
         )
+        spend.spend(store, (answer.input_tokens or estimate) + (answer.output_tokens or 0))
         with store.transaction():
             audit.record(store, "llm_call", context=purpose, result="ok", details=details, session_id=session_id)
         return answer

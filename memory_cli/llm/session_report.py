@@ -214,6 +214,70 @@ def report(ex: Excerpt, *, project: str | None) -> str:
             f"Files edited: {', '.join(_path_end(e, 80) for e in edited[:8])}"
             + (f" and {len(edited) - 8} more" if len(edited) > 8 else "")
         )
+    commits = _commits(tools)
+    if commits:
+        lines.append(f"Commits ({len(commits)}): " + "; ".join(f'"{c}"' for c in commits[-3:]))
+    requests = [p for p in prompts if _a_request(p)]
+    open_ = left_open(ex)
+    if requests and (requests[-1] != first or open_):
+        lines.append(f"Last request{' (not finished)' if open_ else ''}: {_one_line(requests[-1], 200)}")
+    if open_:
+        lines.append(f"Left open: {open_}")
     if last:
         lines.append(f"Last answer: {clip(last, 300)}")
     return "\n".join(lines)
+
+
+_COMMIT_MSG = re.compile(r"""git\s+commit\b[^\n]*?\s-(?:[a-z]*m)\s*(?:"([^"]+)"|'([^']+)'|(\S+))""")
+
+
+# ``git commit -m "$(cat <<'EOF'`` then the message's first line.
+_HEREDOC = re.compile(r"""git\s+commit\b.*?<<-?\s*['"]?(\w+)['"]?\s*\n\s*([^\n]+)""", re.S)
+
+
+def _commits(tools: list[Turn]) -> list[str]:
+    """The messages of the commits the session made (``git commit -m``), oldest first."""
+    out = []
+    for t in tools:
+        if t.tool == "Bash" and "git commit" in t.text:
+            heredoc = _HEREDOC.search(t.text)
+            m = _COMMIT_MSG.search(t.text)
+            if heredoc:
+                out.append(_one_line(heredoc.group(2), 100))
+            elif m:
+                msg = next(g for g in m.groups() if g)
+                out.append(_one_line(msg.split("\n")[0], 100))
+    return out
+
+
+# A closing question that asks for the next task, not about the one at hand.
+_IDLE_QUESTION = re.compile(r"\b(?:what else|anything else|what(?:'s| is) next|what would you like)\b", re.I)
+
+
+def left_open(ex: Excerpt) -> str | None:
+    """What the session ended without: the person's last request unanswered or interrupted, the
+    last command after it failing, or the agent's closing question. None when it ended on an
+    answer."""
+    after = []
+    for t in reversed(ex.turns):
+        if t.role == "person":
+            break
+        after.append(t)
+    after.reverse()
+    if not any(t.role == "person" for t in ex.turns):
+        return None
+    if not after:
+        return "the last request got no answer"
+    if after[-1].role == "interrupt":
+        return "the person interrupted the answer to the last request"
+    results = [t for t in after if t.role == "result" and not t.rejected]
+    said = [t for t in after if t.role == "assistant" and not _placeholder(t.text)]
+    if results and failed(results[-1]) and not (said and after.index(said[-1]) > after.index(results[-1])):
+        return "the last command failed: " + _one_line(results[-1].text, 160)
+    if after[-1].role in ("tool", "result") or (
+        said and said[-1] is after[-1] and said[-1].text.rstrip().endswith(":") and len(after) > 1
+    ):
+        return "the session ended while the agent was still working"
+    if said and said[-1].text.rstrip().endswith("?") and not _IDLE_QUESTION.search(said[-1].text[-200:]):
+        return "the agent's closing question: " + _one_line(said[-1].text.rstrip().splitlines()[-1], 200)
+    return None

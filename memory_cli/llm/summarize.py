@@ -168,7 +168,11 @@ def summarize_transcript(
         result["fallback"] = "project excluded by llm.exclude_projects: nothing sent"
         provider = None
     if provider is not None:
-        text, omitted = transcript.fit(transcript.render(ex), int(section["max_input_tokens"]) * 4 - 6000)
+        existing = _existing(store, project)
+        prompt, shown = budgeted_prompt(
+            ex, project=project, existing=existing, max_tokens=int(section["max_input_tokens"])
+        )
+        result["request"] = shown
         try:
             answer = providers.ask(
                 store,
@@ -176,7 +180,7 @@ def summarize_transcript(
                 provider,
                 purpose="summarize",
                 system=prompts.SAVE_SYSTEM,
-                prompt=prompts.save_prompt(text, project=project, existing=_existing(store, project)),
+                prompt=prompt,
                 tool=prompts.SAVE_TOOL,
                 session_id=session_id,
                 scope=project,
@@ -188,8 +192,6 @@ def summarize_transcript(
             refused = refused + refused_corrections
             result["provider"] = provider.name
             result["refused"] = refused
-            if omitted:
-                result["omitted_chars"] = omitted
             if refused:
                 with store.transaction():
                     for r in refused:
@@ -217,27 +219,34 @@ def summarize_transcript(
     if memories is None:
         memories, report = extractive.extract(ex, project=project)
         result["provider"] = "extractive"
+        if result["fallback"] and "daily token cap" in result["fallback"]:
+            # The person sees this at the next session start, with the report.
+            report = (
+                "Note: the model was not asked for this session's memories (daily token cap, "
+                "llm.daily_token_cap); the local reader wrote this report.\n" + report
+            )
     if memories and catch_all_folder(ex.cwd):
         # The report stays (it describes this session); memories would follow every session
         # started in this folder.
         result["skipped_memories"] = f"{len(memories)} not stored: {ex.cwd} is not a project folder"
         memories = []
 
-    kept: list[dict] = []
-    for m in memories:
-        dup = find_dup(store, m, kept)
-        out = {
+    from memory_cli.llm.merge import new_memories
+
+    shaped = [
+        {
             "content": m["content"],
             "type": m["type"],
             "scope": m["scope"],
             "category": m.get("category"),
             "subject": m.get("subject"),
         }
-        if dup is not None:
-            out["duplicate_of"] = dup.get("id")
-        else:
-            kept.append(out)
-        result["memories"].append(out)
+        for m in memories
+    ]
+    kept, repeats = new_memories(store, shaped, scopes=[s for s in (here, project) if s], session_id=session_id)
+    for r in repeats:
+        r["memory"]["duplicate_of"] = r["duplicate_of"]
+    result["memories"] = shaped
     result["report"] = report
 
     if dry_run:
@@ -297,10 +306,10 @@ def summarize_transcript(
         )
     result["stored"] = len(kept)
     if missed:
-        from memory_cli.capture.corrections import record_missed
+        from memory_cli.llm.merge import model_corrections
 
         name = project.split(":", 1)[1] if project else None
-        result["corrections"] = len(record_missed(store, missed, session_id=session_id, project=name))
+        result["corrections"] = len(model_corrections(store, missed, session_id=session_id, project=name))
     if touched:
         from memory_cli.llm.compact import compact_scope
 
@@ -310,10 +319,25 @@ def summarize_transcript(
     return result
 
 
-def find_dup(store, memory: dict, batch: list[dict]) -> dict | None:
-    from memory_cli.llm.dedup import find_duplicate
+def budgeted_prompt(ex, *, project: str | None, existing: list[dict], max_tokens: int) -> tuple[str, dict]:
+    """The summary request's prompt for ``ex``, with the transcript condensed so that the whole
+    request (system prompt, this prompt, the answer's schema) stays within ``max_tokens``
+    (estimated); returns the prompt and what it holds (tokens, turns kept and left out)."""
+    from memory_cli.llm.condense import condense, estimate_tokens, last_prompt
 
-    return find_duplicate(store, memory["content"], memory["scope"], extra=batch)
+    fixed = (
+        estimate_tokens(prompts.SAVE_SYSTEM)
+        + estimate_tokens(prompts.save_prompt("", project=project, existing=existing))
+        + estimate_tokens(prompts.json_only_instruction(prompts.SAVE_TOOL))
+    )
+    text, kept = condense(ex, max(500, max_tokens - fixed - 120))
+    prompt = prompts.save_prompt(text, project=project, existing=existing)
+    shown = dict(kept)
+    shown["estimated_tokens"] = (
+        fixed - estimate_tokens(prompts.save_prompt("", project=project, existing=existing)) + estimate_tokens(prompt)
+    )
+    shown["last_prompt_sent"] = bool(last_prompt(ex)) and (last_prompt(ex) or "")[:200] in prompt
+    return prompt, shown
 
 
 # ----------------------------------------------------------------------- queued session ends

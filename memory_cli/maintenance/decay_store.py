@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from memory_cli import audit, kvstate
+from memory_cli import audit, entries, kvstate
 from memory_cli.maintenance.decay import (
     DecayInput,
     DecayPolicy,
@@ -109,11 +109,7 @@ def run_decay(store, *, settings=None, now: datetime | None = None, dry_run: boo
                     if c.archive
                     else ("inactive" if c.confidence_after < policy.injection_floor else "decayed")
                 )
-                store.execute(
-                    "UPDATE memory_entries SET confidence = ?, decayed_at = ?,"
-                    " status = CASE WHEN ? THEN 'archived' ELSE status END WHERE id = ?",
-                    (c.confidence_after, iso(c.decayed_at), 1 if c.archive else 0, c.entry_id),
-                )
+                entries.set_decayed(store, c.entry_id, c.confidence_after, iso(c.decayed_at), archive=c.archive)
                 audit.record(store, "decay", entry_id=c.entry_id, result=result, details=c.audit_details())
             kvstate.put(
                 store,

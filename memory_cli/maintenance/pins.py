@@ -120,7 +120,7 @@ def _summary(row: dict, target: str | None = None) -> dict:
 
 
 def _set_unpinned(store, entry_id: str, result: str, details: dict | None = None) -> None:
-    store.execute("UPDATE memory_entries SET pinned = 0, pinned_at = NULL WHERE id = ?", (entry_id,))
+    entries.set_pinned(store, entry_id, None)
     kvstate.delete(store, TARGET_KEY + entry_id)
     audit.record(store, "unpin", entry_id=entry_id, result=result, details=details)
 
@@ -161,7 +161,7 @@ def pin(store, ref: str, *, project_root: str | None = None, settings=None, sync
     with store.transaction():
         already = bool(entry["pinned"])
         previous = kvstate.get(store, TARGET_KEY + entry["id"])
-        store.execute("UPDATE memory_entries SET pinned = 1, pinned_at = ? WHERE id = ?", (now_iso(), entry["id"]))
+        entries.set_pinned(store, entry["id"], now_iso())
         kvstate.put(store, TARGET_KEY + entry["id"], target)
         audit.record(
             store,
@@ -330,10 +330,7 @@ def _tidy(store, settings) -> list[dict]:
                 target = targets.get(r["id"])
                 _set_unpinned(store, r["id"], "superseded", {"successor": new_id})
                 if successor and successor["status"] == "active":
-                    store.execute(
-                        "UPDATE memory_entries SET pinned = 1, pinned_at = ? WHERE id = ?",
-                        (r["pinned_at"] or now_iso(), successor["id"]),
-                    )
+                    entries.set_pinned(store, successor["id"], r["pinned_at"] or now_iso())
                     if target:
                         kvstate.put(store, TARGET_KEY + successor["id"], target)
                     audit.record(

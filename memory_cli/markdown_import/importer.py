@@ -139,9 +139,7 @@ def import_sources(
             )
             if c.date and f"{c.date}T00:00:00.000000Z" < entry["created_at"]:
                 # Keep the log's own date as the creation date; the decay clock stays at now.
-                store.execute(
-                    "UPDATE memory_entries SET created_at = ? WHERE id = ?", (f"{c.date}T00:00:00.000000Z", entry["id"])
-                )
+                entries.set_created_at(store, entry["id"], f"{c.date}T00:00:00.000000Z")
             if attach_rules and entry["type"] == "rule":
                 _attach_rule(store, entry)
             added_ids.append(entry["id"])

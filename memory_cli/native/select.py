@@ -197,9 +197,9 @@ def _spellings(pattern, tokens: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 def candidate_rules(store) -> list[dict]:
     """Enabled rules of active memories, in the order ``rules list`` shows them."""
-    from ..rules import api
+    from ..rules.listing import list_rules
 
-    return api.list_rules(store, enabled=True)
+    return list_rules(store, enabled=True)
 
 
 def plan(store) -> tuple[list[NativeRule], list[HookOnly]]:

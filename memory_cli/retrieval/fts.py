@@ -284,9 +284,33 @@ def search(store, terms: list[str], *, limit: int = 300, where: str = "", params
 
 
 def keyword_scores(store, text: str, *, limit: int = 300, where: str = "", params=()) -> dict[str, float]:
-    """``{entry id: keyword score 0-1}`` for the query ``text``."""
+    """``{entry id: keyword score 0-1}`` for the query ``text``.
+
+    A memory's score never exceeds the IDF share of the query's words it contains: BM25 gives a
+    word repeated in a short memory more than its own weight, which in a young store (where
+    every word's IDF is about equal) let "no, don't use npm here, use pnpm" reach a memory that
+    only says "use" twice as if it held two of the prompt's three words."""
     terms = query_terms(text)
     raw = search(store, terms, limit=limit, where=where, params=params)
     if not raw:
         return {}
-    return fusion.keyword_scores(raw, idf_sum(store, terms))
+    table = _table(store)[0]
+    n = int(store.value("SELECT count(*) FROM memory_entries") or 0)
+    marks = ",".join("?" * len(raw))
+    held: dict[str, float] = {}
+    total = 0.0
+    for t in terms:
+        df = int(store.value(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (_phrase(t),)) or 0)
+        idf = fusion.query_term_idf(n, df)
+        total += idf
+        if df:
+            sql = (
+                f"SELECT e.id AS id FROM {table} JOIN memory_entries e ON e.rowid = {table}.rowid "
+                f"WHERE {table} MATCH ? AND e.id IN ({marks})"
+            )
+            for r in store.rows(sql, [_phrase(t), *raw]):
+                held[r["id"]] = held.get(r["id"], 0.0) + idf
+    scores = fusion.keyword_scores(raw, total)
+    if total <= 0:
+        return scores
+    return {k: min(s, held.get(k, 0.0) / total) for k, s in scores.items()}

@@ -414,8 +414,8 @@ def feedback_bonus(
     (other than the query's own) describe what the query is about; the best ``pool`` candidates
     gain ``share x`` the weighted share of those words they hold (lower ones could not reach the
     first results anyway). ``terms_of(id)`` gives a candidate's words."""
-    if share <= 0 or not rel:
-        return dict(rel)
+    if share <= 0 or sum(1 for v in rel.values() if v > 0) < 2:
+        return dict(rel)  # one hit alone would be rewarded with its own words
     ranked = sorted(rel, key=rel.get, reverse=True)
     skip = set(query_terms)
     weight: dict[str, float] = {}

@@ -15,6 +15,7 @@ from .. import audit, entries
 from ..errors import InvalidInput, NotFound
 from ..util import now_iso
 from . import spec
+from .listing import _SELECT, effective_action, list_rules, public_rule  # noqa: F401 (read here as rules.api.*)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
@@ -41,32 +42,6 @@ __all__ = [
     "active_rule_tools",
     "rule_counts",
 ]
-
-_SELECT = (
-    "SELECT r.*, e.content, e.scope, e.status, e.confidence, e.violation_count, e.source,"
-    " e.tags FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id"
-)
-_JSON_COLUMNS = ("tools", "fields", "conditions", "hook_events", "tags")
-
-
-def public_rule(row: dict | None) -> dict | None:
-    """The shape every caller sees: JSON columns decoded, booleans as booleans."""
-    if row is None:
-        return None
-    out = dict(row)
-    for key in _JSON_COLUMNS:
-        if key in out:
-            try:
-                out[key] = json.loads(out[key] or "[]")
-            except (TypeError, ValueError):
-                out[key] = []
-    out["enabled"] = bool(out.pop("active", 1))
-    out["confirmed"] = bool(out.get("confirmed"))
-    out["case_sensitive"] = bool(out.get("case_sensitive"))
-    out.pop("analysis", None)
-    out["effective_action"] = effective_action(out["action"], out["confirmed"], out.get("pattern_type"))
-    return out
-
 
 #: A rule's enforcement fields as another store re-creates them (the repository file, the team
 #: store), in the shape :func:`public_rule` gives them.
@@ -106,14 +81,6 @@ def portable_kwargs(rule: dict) -> dict:
     return out
 
 
-def effective_action(action: str, confirmed: bool, pattern_type: str | None = None) -> str:
-    """An unconfirmed rule never blocks: it warns until the person confirms it. An intent rule
-    never blocks or asks: similarity is a hint, not proof (see engine.effective_action)."""
-    if pattern_type == "intent" and action in ("block", "ask"):
-        return "warn"
-    return "warn" if action == "block" and not confirmed else action
-
-
 def guess_pattern_type(pattern: str) -> str:
     """``command`` when the pattern reads as a plain command line, else ``regex``."""
     if any(ch in pattern for ch in "\\^$*+?[]{}|()"):
@@ -136,58 +103,153 @@ def _intent_vector(text: str) -> bytes | None:
     return vectors[0] if vectors else None
 
 
-def _insert(
-    store,
-    entry_id: str,
-    *,
-    pattern: str,
-    pattern_type: str,
-    action: str,
-    severity: str,
-    alternative: str | None,
-    message: str | None,
-    tools: list[str],
-    fields: list[str],
-    case_sensitive: bool,
-    provenance: str,
-    confirmed: bool,
-    conditions: list[dict],
-    enabled: bool,
-    name: str | None,
-    hook_events: list[str],
-    source_ref: str | None,
-) -> None:
-    vector = _intent_vector(pattern) if pattern_type == "intent" else None
-    analysis = spec.analyze(pattern, pattern_type, case_sensitive=case_sensitive, conditions=conditions, vector=vector)
-    now = now_iso()
-    store.execute(
-        "INSERT INTO enforcement_rules(id, pattern, pattern_type, action, severity, alternative,"
-        " active, message, tools, fields, case_sensitive, provenance, confirmed, created_at,"
-        " updated_at, conditions, name, hook_events, source_ref, analysis)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            entry_id,
-            pattern,
-            pattern_type,
-            action,
-            severity,
-            alternative,
-            1 if enabled else 0,
-            message,
-            json.dumps(tools),
-            json.dumps(fields),
-            1 if case_sensitive else 0,
-            provenance,
-            1 if confirmed else 0,
-            now,
-            now,
-            json.dumps(conditions),
-            name,
-            json.dumps(hook_events),
-            source_ref,
-            json.dumps(analysis),
-        ),
-    )
+#: What a rule's enforcement row holds, as :func:`write_rule` takes it, with the value a new
+#: rule gets when it is not given (``tools``: the pattern type's default).
+RULE_FIELDS = {
+    "pattern": None,
+    "pattern_type": None,
+    "action": None,
+    "severity": "medium",
+    "alternative": None,
+    "message": None,
+    "tools": None,
+    "fields": [],
+    "case_sensitive": False,
+    "provenance": "manual",
+    "confirmed": True,
+    "conditions": [],
+    "enabled": True,
+    "name": None,
+    "hook_events": [],
+    "source_ref": None,
+    "spelling_only": False,
+}
+_ANALYSED = ("pattern", "pattern_type", "case_sensitive", "conditions", "spelling_only")
+
+
+def _stored(key: str, value):
+    """``value`` of field ``key`` checked and in its column's form."""
+    if key == "pattern_type":
+        return spec.check_pattern_type(value)
+    if key == "action":
+        return spec.check_action(value)
+    if key == "severity":
+        return spec.check_severity(value or "medium")
+    if key == "provenance":
+        return spec.check_provenance(value)
+    if key in ("alternative", "message"):
+        return _clean_text(value) if value != "" else None
+    if key == "name":
+        return value or None
+    if key == "tools":
+        return json.dumps(spec.normalize_tools(value))
+    if key == "fields":
+        return json.dumps(spec.normalize_fields(value))
+    if key == "conditions":
+        return json.dumps(spec.normalize_conditions(value))
+    if key == "hook_events":
+        return json.dumps(spec.normalize_hook_events(value))
+    if key in ("case_sensitive", "confirmed", "spelling_only"):
+        return 1 if value else 0
+    return value
+
+
+def write_rule(store: Store, rule_id: str, changes: dict, *, create: bool = False, why: str | None = None) -> dict:
+    """The one door to the ``enforcement_rules`` table: create the enforcement row of entry
+    ``rule_id`` (``create``) or change it. Every field is checked by the rules area; the pattern
+    is re-analysed whenever it, its type, case or conditions change (the analysis is what the
+    engine compiles: a pattern stored without it would keep enforcing the old one); a change is
+    audited (a new rule is audited with its entry, by the entry's ``add`` or the review's
+    ``promote`` in the same transaction); and once the outermost transaction has committed in a
+    process that may wait for the store (not a hook), the native rule copies follow. The
+    rule-set generation is bumped by the table's triggers (:mod:`.schema`). ``changes`` uses
+    :data:`RULE_FIELDS`' names (``enabled`` for the ``active`` column); None values are ignored.
+    ``why``: the audit row's result, for a change no person asked for (a severity escalated by
+    violations)."""
+    unknown = set(changes) - set(RULE_FIELDS)
+    if unknown:
+        raise InvalidInput(f"cannot set {', '.join(sorted(unknown))} on a rule")
+    changes = {k: v for k, v in changes.items() if v is not None}
+    with store.transaction():
+        before = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (rule_id,))
+        if create and before is not None:
+            raise InvalidInput(f"memory {rule_id[:8]} has a rule already")
+        if not create and before is None:
+            raise NotFound(f"no rule with id {rule_id!r}")
+        if create:
+            for key in ("pattern", "pattern_type", "action"):
+                if not changes.get(key):
+                    raise InvalidInput(f"a rule needs a {key.replace('_', ' ')}")
+            given = dict(RULE_FIELDS, **changes)
+            new: dict = {"id": rule_id}
+            for key in ("pattern_type", *[k for k in RULE_FIELDS if k not in ("pattern_type", "enabled")]):
+                if key == "tools" and given["tools"] is None:
+                    new["tools"] = json.dumps(spec.default_tools(new["pattern_type"]))
+                elif key != "pattern":
+                    new[key] = _stored(key, given[key])
+            new["active"] = 1 if given["enabled"] else 0
+        else:
+            new = dict(before)
+            for key, value in changes.items():
+                if key == "enabled":
+                    new["active"] = 1 if value else 0
+                elif key != "pattern":
+                    new[key] = _stored(key, value)
+        analysed = create or any(k in changes for k in _ANALYSED)
+        if analysed:
+            new["pattern"] = spec.check_pattern(
+                changes.get("pattern", before["pattern"] if before else None),
+                new["pattern_type"],
+                case_sensitive=bool(new["case_sensitive"]),
+            )
+            vector = _intent_vector(new["pattern"]) if new["pattern_type"] == "intent" else None
+            new["analysis"] = json.dumps(
+                spec.analyze(
+                    new["pattern"],
+                    new["pattern_type"],
+                    case_sensitive=bool(new["case_sensitive"]),
+                    conditions=json.loads(new["conditions"] or "[]"),
+                    vector=vector,
+                )
+            )
+        now = now_iso()
+        if create:
+            new["created_at"] = new["updated_at"] = now
+            cols = list(new)
+            store.execute(
+                f"INSERT INTO enforcement_rules({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                [new[c] for c in cols],
+            )
+        else:
+            diff = {
+                k: {"before": before[k], "after": new[k]}
+                for k in new
+                if k not in ("updated_at", "analysis") and new[k] != before[k]
+            }
+            cols = [k for k in new if k != "id" and new[k] != before[k]]
+            if cols:
+                new["updated_at"] = now
+                cols.append("updated_at")
+                store.execute(
+                    f"UPDATE enforcement_rules SET {', '.join(c + ' = ?' for c in cols)} WHERE id = ?",
+                    [new[c] for c in cols] + [rule_id],
+                )
+            if diff:
+                audit.record(store, "update", entry_id=rule_id, context="rule", result=why, details=diff)
+    if store._depth == 0 and store.write_wait:
+        sync_native(store)
+    return get_rule(store, rule_id)
+
+
+def sync_native(store: Store) -> list[str]:
+    """Rewrite the native rule copies after a committed rule change (one warning line per copy
+    that could not be written, also handed to ``store.warn``)."""
+    from ..entry_effects import resync_native
+
+    lines = resync_native(store)
+    for line in lines:
+        store.warn(line)
+    return lines
 
 
 def _clean_text(value) -> str | None:
@@ -300,15 +362,26 @@ def new_rule(store: Store, rule: RuleSpec, *, session_id: str | None = None) -> 
 
     if (rule.origin or prov_mod.ORIGIN_OF_SOURCE.get(rule.source, prov_mod.PERSON)) in prov_mod.UNREVIEWED:
         raise prov_mod.NotOwner("an agent or a model cannot create an enforced rule; the person approves rules")
+    fields = {
+        "pattern": rule.pattern,
+        "pattern_type": rule.pattern_type,
+        "action": rule.action,
+        "severity": rule.severity,
+        "alternative": rule.alternative,
+        "message": rule.message,
+        "tools": rule.tools,
+        "fields": rule.fields,
+        "case_sensitive": rule.case_sensitive,
+        "provenance": rule.provenance,
+        "confirmed": rule.confirmed,
+        "conditions": rule.conditions,
+        "enabled": rule.enabled,
+        "name": rule.name,
+        "hook_events": rule.hook_events,
+        "source_ref": rule.source_ref,
+    }
     ptype = spec.check_pattern_type(rule.pattern_type)
-    pat = spec.check_pattern(rule.pattern, ptype, case_sensitive=rule.case_sensitive)
-    act = spec.check_action(rule.action)
-    sev = spec.check_severity(rule.severity or "medium")
-    prov = spec.check_provenance(rule.provenance)
-    tool_list = spec.normalize_tools(rule.tools) if rule.tools is not None else spec.default_tools(ptype)
-    field_list = spec.normalize_fields(rule.fields)
-    conds = spec.normalize_conditions(rule.conditions)
-    events = spec.normalize_hook_events(rule.hook_events)
+    spec.check_pattern(rule.pattern, ptype, case_sensitive=rule.case_sensitive)  # refused before the entry exists
     with store.transaction():
         entry = entries.add(
             store,
@@ -323,26 +396,9 @@ def new_rule(store: Store, rule: RuleSpec, *, session_id: str | None = None) -> 
             entry_id=rule.entry_id,
             origin=rule.origin,
         )
-        _insert(
-            store,
-            entry["id"],
-            pattern=pat,
-            pattern_type=ptype,
-            action=act,
-            severity=sev,
-            alternative=_clean_text(rule.alternative),
-            message=_clean_text(rule.message),
-            tools=tool_list,
-            fields=field_list,
-            case_sensitive=rule.case_sensitive,
-            provenance=prov,
-            confirmed=rule.confirmed,
-            conditions=conds,
-            enabled=rule.enabled,
-            name=rule.name,
-            hook_events=events,
-            source_ref=rule.source_ref,
-        )
+        write_rule(store, entry["id"], fields, create=True)
+    if store._depth == 0 and store.write_wait:
+        sync_native(store)
     return get_rule(store, entry["id"])
 
 
@@ -403,32 +459,28 @@ def attach_rule(
         provenance = "imported"
     else:
         provenance = "derived" if derived is not None else "manual"
-    ptype = spec.check_pattern_type(pattern_type)
     act = spec.check_action(action)
     if not person_wrote_it and act == "block":
         act = "warn"  # captured, not written: it earns "block" when the person confirms it
-    with store.transaction():
-        _insert(
-            store,
-            entry["id"],
-            pattern=spec.check_pattern(pattern, ptype, case_sensitive=case_sensitive),
-            pattern_type=ptype,
-            action=act,
-            severity=spec.check_severity(severity or "medium"),
-            alternative=_clean_text(alternative),
-            message=_clean_text(message),
-            tools=spec.normalize_tools(tools) if tools is not None else spec.default_tools(ptype),
-            fields=spec.normalize_fields(fields),
-            case_sensitive=case_sensitive,
-            provenance=provenance,
-            confirmed=person_wrote_it,
-            conditions=spec.normalize_conditions(conditions),
-            enabled=True,
-            name=None,
-            hook_events=[],
-            source_ref=None,
-        )
-    return get_rule(store, entry["id"])
+    return write_rule(
+        store,
+        entry["id"],
+        {
+            "pattern": pattern,
+            "pattern_type": pattern_type,
+            "action": act,
+            "severity": severity,
+            "alternative": alternative,
+            "message": message,
+            "tools": tools,
+            "fields": fields,
+            "case_sensitive": case_sensitive,
+            "provenance": provenance,
+            "confirmed": person_wrote_it,
+            "conditions": conditions,
+        },
+        create=True,
+    )
 
 
 def _fill_from_words(
@@ -608,11 +660,7 @@ def reinforce_rule(store: Store, rule_id: str, *, context: str | None = None, se
         row = store.row("SELECT confidence FROM memory_entries WHERE id = ?", (rule_id,))
         before = float(row["confidence"]) if row else 0.0
         after = round(min(1.0, before + REINFORCE_STEP), 6)
-        now = now_iso()
-        store.execute(
-            "UPDATE memory_entries SET confidence = ?, updated_at = ?, reinforced_at = ? WHERE id = ?",
-            (after, now, now, rule_id),
-        )
+        entries.set_confidence(store, rule_id, after, reinforced=True)
         audit.record(
             store,
             "reinforce",
@@ -668,46 +716,6 @@ def get_rule(store: Store, ref: str) -> dict:
     return public_rule(store.row(_SELECT + " WHERE r.id = ?", (rid,)))
 
 
-def list_rules(
-    store: Store,
-    *,
-    enabled: bool | None = None,
-    status: str = "active",
-    scope: str | None = None,
-    pattern_type: str | None = None,
-    provenance: str | None = None,
-    confirmed: bool | None = None,
-    limit: int | None = None,
-) -> list[dict]:
-    where, params = [], []
-    if status != "all":
-        where.append("e.status = ?")
-        params.append(status)
-    if enabled is not None:
-        where.append("r.active = ?")
-        params.append(1 if enabled else 0)
-    if scope:
-        from .. import scope as scopes
-
-        where.append("e.scope = ?")
-        params.append(scopes.parse(scope))
-    if pattern_type:
-        where.append("r.pattern_type = ?")
-        params.append(spec.check_pattern_type(pattern_type))
-    if provenance:
-        where.append("r.provenance = ?")
-        params.append(spec.check_provenance(provenance))
-    if confirmed is not None:
-        where.append("r.confirmed = ?")
-        params.append(1 if confirmed else 0)
-    sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "")
-    sql += " ORDER BY CASE r.action WHEN 'block' THEN 0 WHEN 'ask' THEN 1 WHEN 'warn' THEN 2 ELSE 3 END, r.created_at"
-    if limit:
-        sql += " LIMIT ?"
-        params.append(int(limit))
-    return [public_rule(r) for r in store.rows(sql, params)]
-
-
 _EDITABLE = (
     "pattern",
     "pattern_type",
@@ -740,66 +748,13 @@ def edit_rule(store: Store, ref: str, *, by: str = "person", **changes) -> dict:
 
         check_may_change(store, rid, by, "change")
     changes = {k: v for k, v in changes.items() if v is not None}
+    entry_changes = {k: changes.pop(k) for k in ("content", "scope") if k in changes}
     with store.transaction():
-        before = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (rid,))
-        entry_changes = {k: changes.pop(k) for k in ("content", "scope") if k in changes}
         if entry_changes:
             entries.update(store, rid, by=by, **entry_changes)
-        new = dict(before)
-        if "pattern_type" in changes:
-            new["pattern_type"] = spec.check_pattern_type(changes["pattern_type"])
-        if "case_sensitive" in changes:
-            new["case_sensitive"] = 1 if changes["case_sensitive"] else 0
-        if "pattern" in changes or "pattern_type" in changes or "case_sensitive" in changes:
-            new["pattern"] = spec.check_pattern(
-                changes.get("pattern", before["pattern"]),
-                new["pattern_type"],
-                case_sensitive=bool(new["case_sensitive"]),
-            )
-        if "action" in changes:
-            new["action"] = spec.check_action(changes["action"])
-        if "severity" in changes:
-            new["severity"] = spec.check_severity(changes["severity"])
-        for key in ("alternative", "message"):
-            if key in changes:
-                new[key] = _clean_text(changes[key]) if changes[key] != "" else None
-        if "name" in changes:
-            new["name"] = changes["name"] or None
-        if "tools" in changes:
-            new["tools"] = json.dumps(spec.normalize_tools(changes["tools"]))
-        if "fields" in changes:
-            new["fields"] = json.dumps(spec.normalize_fields(changes["fields"]))
-        if "conditions" in changes:
-            new["conditions"] = json.dumps(spec.normalize_conditions(changes["conditions"]))
-        if "hook_events" in changes:
-            new["hook_events"] = json.dumps(spec.normalize_hook_events(changes["hook_events"]))
-        if "enabled" in changes:
-            new["active"] = 1 if changes["enabled"] else 0
-        if "confirmed" in changes:
-            new["confirmed"] = 1 if changes["confirmed"] else 0
-        if any(k in changes for k in ("pattern", "pattern_type", "case_sensitive", "conditions")):
-            analysis = spec.analyze(
-                new["pattern"],
-                new["pattern_type"],
-                case_sensitive=bool(new["case_sensitive"]),
-                conditions=json.loads(new["conditions"] or "[]"),
-                vector=_intent_vector(new["pattern"]) if new["pattern_type"] == "intent" else None,
-            )
-            new["analysis"] = json.dumps(analysis)
-        diff = {
-            k: {"before": before[k], "after": new[k]}
-            for k in new
-            if k not in ("updated_at", "analysis") and new[k] != before[k]
-        }
-        if diff or "analysis" in changes:
-            new["updated_at"] = now_iso()
-            cols = [k for k in new if k != "id" and new[k] != before[k]]
-            if cols:
-                store.execute(
-                    f"UPDATE enforcement_rules SET {', '.join(c + ' = ?' for c in cols)} WHERE id = ?",
-                    [new[c] for c in cols] + [rid],
-                )
-            audit.record(store, "update", entry_id=rid, context="rule", details=diff)
+        write_rule(store, rid, changes)
+    if store._depth == 0 and store.write_wait and entry_changes:
+        sync_native(store)  # a scope change moves the rule in the native copies too
     return get_rule(store, rid)
 
 
@@ -829,7 +784,8 @@ def record_violation(store: Store, rule_id: str, *, escalate_after: int = 3) -> 
     and again each further ``escalate_after + 1`` (4th, 8th, 12th with the default 3)."""
     now = now_iso()
     with store.transaction():
-        store.execute("UPDATE memory_entries SET violation_count = violation_count + 1 WHERE id = ?", (rule_id,))
+        entries.count_violation(store, rule_id)
+        # a counter beside the rule, not a change of what it enforces: no audit row, no new generation
         store.execute("UPDATE enforcement_rules SET last_violation_at = ? WHERE id = ?", (now, rule_id))
         row = store.row(
             "SELECT e.violation_count AS n, r.severity FROM enforcement_rules r"
@@ -843,15 +799,7 @@ def record_violation(store: Store, rule_id: str, *, escalate_after: int = 3) -> 
         escalated = False
         if n > escalate_after and n % step == 0 and spec.SEVERITY_UP[severity] != severity:
             new = spec.SEVERITY_UP[severity]
-            store.execute("UPDATE enforcement_rules SET severity = ?, updated_at = ? WHERE id = ?", (new, now, rule_id))
-            audit.record(
-                store,
-                "update",
-                entry_id=rule_id,
-                context="rule",
-                result="severity escalated",
-                details={"severity": {"before": severity, "after": new}, "violations": n},
-            )
+            write_rule(store, rule_id, {"severity": new}, why=f"severity escalated after {n} violations")
             severity, escalated = new, True
     return {"violation_count": n, "severity": severity, "escalated": escalated}
 

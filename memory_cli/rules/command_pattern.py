@@ -263,6 +263,9 @@ def _analyze(program: str, args: list[str]) -> _Args:
             prev_flag = False
             continue
         if not only_positionals and _is_flag(a):
+            # ``--force\;`` hands git ``--force;``: an escaped separator glued to a flag is
+            # read as the flag, since the line is written to look like the flag alone.
+            a = a.rstrip(";&|") or a
             words.add(a)
             if a.startswith("--"):
                 name = a.split("=", 1)[0]
@@ -320,22 +323,37 @@ class CommandPattern:
     ``positionals`` as written in the pattern. Plain data, so a compiled rule set can store
     ``to_tuple()`` and rebuild it without re-parsing."""
 
-    __slots__ = ("text", "program", "path", "flags", "positionals", "_reqs")
+    __slots__ = ("text", "program", "path", "flags", "positionals", "pipe", "_reqs")
 
-    def __init__(self, text: str, program: str, path: str, flags: tuple[str, ...], positionals: tuple[str, ...]):
+    def __init__(
+        self,
+        text: str,
+        program: str,
+        path: str,
+        flags: tuple[str, ...],
+        positionals: tuple[str, ...],
+        pipe: tuple = (),
+    ):
         self.text = text
         self.program = program
         self.path = path
         self.flags = tuple(flags)
         self.positionals = tuple(positionals)
+        # A pipeline pattern (``curl | sh``): the patterns of the commands after the first, each
+        # reading what the one before it writes; this pattern is then the pipeline's first stage.
+        self.pipe: tuple[CommandPattern, ...] = tuple(
+            p if isinstance(p, CommandPattern) else CommandPattern.from_tuple(p) for p in pipe
+        )
         self._reqs: list[tuple[str, ...]] | None = None
 
     def to_tuple(self) -> tuple:
-        return (self.text, self.program, self.path, self.flags, self.positionals)
+        head = (self.text, self.program, self.path, self.flags, self.positionals)
+        return head + (tuple(p.to_tuple() for p in self.pipe),) if self.pipe else head
 
     @classmethod
     def from_tuple(cls, t) -> CommandPattern:
-        return cls(t[0], t[1], t[2], tuple(t[3]), tuple(t[4]))
+        pipe = tuple(t[5]) if len(t) > 5 and t[5] else ()
+        return cls(t[0], t[1], t[2], tuple(t[3]), tuple(t[4]), pipe)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CommandPattern) and self.to_tuple() == other.to_tuple()
@@ -373,6 +391,25 @@ class CommandPattern:
         return reqs
 
     def matches(self, command: SimpleCommand) -> bool:
+        """Whether one simple command is what this pattern describes (a pipeline pattern
+        describes no single command: see :meth:`matches_pipes`)."""
+        if self.pipe:
+            return False
+        return self.matches_stage(command)
+
+    def matches_pipes(self, pipes) -> str | None:
+        """For a pipeline pattern, the words of a pipeline of the line (``pipes``: its (writer,
+        reader) pairs) whose commands match the stages in order; None when none does."""
+        stages = (self.matches_stage, *(p.matches_stage for p in self.pipe))
+        chains = {id(w): [w] for w, _r in pipes if stages[0](w)}
+        for stage in stages[1:]:
+            chains = {id(r): [*chains[id(w)], r] for w, r in pipes if id(w) in chains and stage(r)}
+        if not chains:
+            return None
+        chain = next(iter(chains.values()))
+        return " | ".join(" ".join([c.program, *c.args]) for c in chain)[:200]
+
+    def matches_stage(self, command: SimpleCommand) -> bool:
         from .program_names import versionless
 
         if normalize_program(command.name) != versionless(self.program):
@@ -437,6 +474,10 @@ def parse_command_pattern(text: str) -> CommandPattern:
     """Read a pattern such as ``git push --force``; raises InvalidCommandPattern."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidCommandPattern("a command pattern needs at least a program name")
+    stages = _pipeline_stages(text)
+    if stages is not None:
+        head, *rest = (parse_command_pattern(stage) for stage in stages)
+        return CommandPattern(text.strip(), head.program, head.path, head.flags, head.positionals, tuple(rest))
     found = simple_commands(text)
     top = [c for c in found if not c.via]
     if len(top) != 1:
@@ -456,6 +497,15 @@ def parse_command_pattern(text: str) -> CommandPattern:
     flags = tuple(a for a in top[0].args if _is_flag(a))
     positionals = tuple(a for a in top[0].args if not _is_flag(a))
     return CommandPattern(text.strip(), name, path, flags, positionals)
+
+
+def _pipeline_stages(text: str) -> list[str] | None:
+    """The stages of a pattern written as one pipeline (``curl | sh``), or None when it is not
+    one (no ``|``, or other separators between its commands)."""
+    if "|" not in text or any(op in text for op in ("||", "&&", ";", "\n", "&", "`", "$(")):
+        return None
+    stages = [s.strip() for s in text.split("|")]
+    return stages if len(stages) > 1 and all(stages) else None
 
 
 def match_command(pattern: CommandPattern | str, command_line: str) -> list[SimpleCommand]:

@@ -218,6 +218,8 @@ def tool_texts(
         v = field_value(f, tool_name, ti, payload)
         if v:
             out.append((f, v))
+            if f == "command" and tool_name == "Bash" and "\\\n" in v:
+                out.append((f, v.replace("\\\n", "")))  # bash drops a line continuation
             if f == "file_path" and "\\" in v:
                 # A Windows path (C:\Users\me\proj\.env) is also looked at with forward
                 # slashes, so a rule written for paths, (?:^|/)\.env$, matches it too.

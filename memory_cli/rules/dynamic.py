@@ -111,12 +111,15 @@ def runtime_matches(rs, cmds, runtime, tool: str, usable, matched) -> list[tuple
             if effective_action(r) not in ("block", "ask") or (r[R.TOOLS] and tool not in r[R.TOOLS]):
                 continue
             cp = CommandPattern.from_tuple(r[R.COMPILED])
+            if cp.pipe and not all(p.program in programs or p.program in bag for p in cp.pipe):
+                continue  # a pipeline rule: its later programs must be in the call too
             if sc is not None and sc.program not in sc.dynamic and _other_subcommand(cp, sc.args, set(sc.dynamic)):
                 continue
             if words_present(cp, static_args, bag):
                 found[i] = how
 
     sources = None
+    programs = {normalize_program(sc.name) for sc in cmds}
     for sc in cmds:
         if not sc.dynamic:
             continue

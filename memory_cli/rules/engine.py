@@ -101,6 +101,7 @@ SKIP_REASONS = {
     "large_scan": "input too large to scan within the budget",
     "intent": "intent rule: embedding daemon not answering within the budget",
     "commands": "more simple commands in the line than are read",
+    "nul": "the command holds a NUL byte, where the shell and the gate would read different commands",
 }
 # ``Match.field`` of a block or ask rule that applies because it could not be checked.
 UNVERIFIED_FIELD = "unchecked"
@@ -182,6 +183,9 @@ def _call_texts(ti: dict, payload: dict | None) -> list[str]:
             out.append(str(v))
 
     add(ti)
+    command = ti.get("command")
+    if isinstance(command, str) and "\\\n" in command:
+        out.append(command.replace("\\\n", ""))  # a line continuation is no character to bash
     for key in ("file_path", "notebook_path", "path"):
         v = ti.get(key)
         if isinstance(v, str) and "\\" in v:
@@ -392,6 +396,10 @@ def evaluate(
             unchecked.setdefault(owners[k][0], out.reasons.get(k, "budget"))
             present.add(owners[k][0])
 
+    if tool == "Bash" and matched and isinstance(ti.get("command"), str):
+        from .inert_text import drop_written_text_matches
+
+        drop_written_text_matches(rule, matched, ti["command"], R.PTYPE, R.PATTERN, R.CASE, R.COMPILED)
     _check_conditions(rs, matched, unchecked, tool, ti, payload, deadline, ceiling, v)
     present.update(i for i in unchecked if rule(i)[R.CONDS] and i not in matched)
 
@@ -490,6 +498,25 @@ def might_run_any(command: str, keys) -> bool:
         for w in words_of(text):
             if w in keys or (w.endswith(_EXE_SUFFIXES) and w[:-4] in keys) or versionless(w) in keys:
                 return True
+    return _program_built(unquoted)
+
+
+_LEADERS = frozenset({"then", "do", "else", "sudo", "exec", "command", "env", "nohup", "time", "xargs", "!", "{"})
+
+
+def _program_built(unquoted: str) -> bool:
+    """Whether a simple command of the line starts with a word the shell builds when it runs
+    (``$(printf 'r%s' m) -rf /``, ``$X$Y -rf /``): its program may be any, so the line is read."""
+    if "$" not in unquoted and "`" not in unquoted:
+        return False
+    for ch in ";&|(\n":
+        unquoted = unquoted.replace(ch, "\n")
+    for part in unquoted.split("\n"):
+        words = part.split()
+        while words and (words[0] in _LEADERS or ("=" in words[0] and words[0][:1] not in "$`=")):
+            words.pop(0)
+        if words and words[0].lstrip("{").startswith(("$", "`")):
+            return True
     return False
 
 
@@ -554,7 +581,10 @@ def _command_rules(
                     return
                 cmds, complete = _read_within(command, deadline)
             else:
-                if keyed and not might_run_any(command, rs.cmd):
+                if "\x00" in command:
+                    _nul_byte(rs, command, usable, unchecked, present)
+                    return
+                if keyed and not might_run_any(command, rs.cmd) and not _operation_possible(rs, command):
                     return
                 from .shellparse import read_commands
 
@@ -616,8 +646,34 @@ def _command_rules(
                     from .read_only import is_read_only
 
                     m.read_only = is_read_only(cp.program, sc.args)
+    if command and not written and ("ops" in rs.meta or "pipes" in rs.meta):
+        from .operations import match_rules
+
+        match_rules(rs, v, cmds, command, tool, usable, matched, Match)
     if event == "PreToolUse" and not written and len(command) <= CMD_PARSE_CHARS:
         _runtime_rules(rs, cmds, command, tool, usable, matched)
+
+
+def _operation_possible(rs, command: str) -> bool:
+    """Whether a rule standing for an operation (see :mod:`operations`) may concern the line:
+    it names a program that performs one, or redirects a file into a program."""
+    words = rs.meta.get("op_words")
+    if not words:
+        return False
+    return might_run_any(command, frozenset(words)) or ("<" in command and "read-file" in rs.meta.get("ops", {}))
+
+
+def _nul_byte(rs, command: str, usable, unchecked, present) -> None:
+    """A NUL byte ends the command where the shell receives it and not where the gate reads it:
+    the line is not read, and the block and ask rules whose program it names are left
+    undecided, so the call is refused or asked, saying why."""
+    flat = command.replace("\x00", " ")
+    named = programs_named(flat, rs.cmd) if rs.meta.get("cmd_words") else set(rs.cmd)
+    for k in named:
+        for i in rs.cmd[k]:
+            if usable(i):
+                unchecked[i] = "nul"
+                present.add(i)
 
 
 def _runtime_rules(rs, cmds, command: str, tool: str, usable, matched) -> None:

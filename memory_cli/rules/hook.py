@@ -99,6 +99,12 @@ def describe(m) -> str:
             f" program runs, and this rule forbids `{m.rule[PATTERN]}`, so it needs the person's go-ahead;"
             " written out in full, the command can be checked"
         )
+    elif m.field == "operation":
+        text += f": `{m.snippet}` does what `{m.rule[PATTERN]}` does, by another spelling"
+        if m.action == "ask" and m.rule[ACTION] == "block":
+            text += " (a force push with a lease: asked, not denied)"
+    elif m.field == "run_time_path":
+        text += f": {m.snippet}, so it needs the person's go-ahead; written out in full, it can be checked"
     elif m.field == "unchecked":
         text += (
             f": the call holds what this rule looks for, but the check could not be finished"
@@ -272,8 +278,10 @@ def pre_tool_use(ctx: HookContext, resp: Response) -> None:
         resp.notify("memory-cli blocked " + (ctx.tool_name or "the call") + ": " + "; ".join(map(_notice, blocks)))
     elif asks:
         resp.decide(_ask_or_defer(ctx), "memory-cli asks first: " + " ".join(describe(m) for m in asks))
-        if any(m.field == "dynamic" and m.rule[ACTION] == "block" for m in asks):
-            resp.ask_or_deny = True  # a block rule's words built at run time: never only a warning
+        if any(m.field in ("dynamic", "operation", "run_time_path") and m.rule[ACTION] == "block" for m in asks):
+            # a block rule's words built at run time, or its operation by a safer spelling
+            # (--force-with-lease): never only a warning
+            resp.ask_or_deny = True
     if warns:
         resp.add_context("memory-cli warning (the call was allowed): " + " ".join(describe(m) for m in warns))
         resp.notify("memory-cli warned: " + "; ".join(m.message for m in warns))

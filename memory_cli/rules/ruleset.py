@@ -23,7 +23,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the ho
 if TYPE_CHECKING:
     from ..db import Store
 
-FORMAT = 7
+FORMAT = 8
 
 # Positions in a compiled rule tuple.
 (
@@ -182,7 +182,14 @@ def _compile_row(row: dict) -> tuple:
         )
     elif ptype == "command":
         c = analysis["command"]
-        compiled = (c[0], c[1], c[2], tuple(c[3]), tuple(c[4]))
+        pipe = tuple((*x[:3], tuple(x[3]), tuple(x[4])) for x in c[5]) if len(c) > 5 and c[5] else ()
+        compiled = (c[0], c[1], c[2], tuple(c[3]), tuple(c[4]), pipe)
+        if not row.get("spelling_only"):
+            from .operations import operation_of
+
+            op = operation_of(compiled)
+            if op is not None:
+                compiled += (op,)  # COMPILED[6]: (operation, target) the rule stands for
     else:
         vec = analysis.get("vector")
         if vec:
@@ -230,7 +237,7 @@ def _compile_row(row: dict) -> tuple:
 _ROWS_SQL = (
     "SELECT r.id, r.pattern, r.pattern_type, r.action, r.severity, r.alternative,"
     " r.message, r.tools, r.fields, r.case_sensitive, r.provenance, r.confirmed,"
-    " r.conditions, r.name, r.hook_events, r.analysis, e.content, e.scope"
+    " r.conditions, r.name, r.hook_events, r.analysis, r.spelling_only, e.content, e.scope"
     " FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id"
     " WHERE r.active = 1 AND e.status = 'active'"
 )
@@ -269,6 +276,8 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
     by_event: dict[str, list[int]] = {}
     written_keys: set[str] = set()  # command rules verified against written files
     tool_keys: dict[str, set] = {}  # command rules that name another tool explicitly
+    ops: dict[str, list[int]] = {}  # operation -> command rules that stand for it
+    pipes: list[int] = []  # command rules written as a pipeline
     for i, r in enumerate(rules):
         parts.append(marshal.dumps(r))
         for ev in r[EVENTS]:
@@ -286,6 +295,10 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
             for t in r[TOOLS]:
                 if t != "Bash":
                     tool_keys.setdefault(t, set()).add(k)
+            if len(r[COMPILED]) > 6:
+                ops.setdefault(r[COMPILED][6][0], []).append(i)
+            if len(r[COMPILED]) > 5 and r[COMPILED][5]:
+                pipes.append(i)
             continue
         tools = r[TOOLS] or ("*",)
         for t in tools:
@@ -301,6 +314,12 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
         "written_keys": sorted(written_keys),
         "tool_keys": {t: sorted(ks) for t, ks in tool_keys.items()},
     }
+    if ops or pipes:
+        from .operations import TRIGGERS
+
+        meta["ops"] = ops
+        meta["pipes"] = pipes
+        meta["op_words"] = sorted({w for op in ops for w in TRIGGERS[op]})
     indexes = {"cmd": cmd, "gram": gram, "always": always, "by_tool": by_tool, "by_event": by_event}
     return RuleSet(pack(key, parts, indexes, meta, broken))
 

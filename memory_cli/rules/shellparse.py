@@ -556,11 +556,13 @@ def _bare(name: str) -> str:
 
 
 class _Raw:
-    __slots__ = ("words", "redirect_words", "heredocs", "herestrings", "pipe_in")
+    __slots__ = ("words", "redirect_words", "heredocs", "herestrings", "pipe_in", "inputs", "outputs")
 
     def __init__(self, words, redirect_words, heredocs, herestrings, pipe_in: bool):
         self.words: list[_Word] = words
         self.redirect_words: list[_Word] = redirect_words
+        self.inputs: list[_Word] = []  # the files of ``< FILE`` and ``<> FILE``
+        self.outputs: list[_Word] = []  # the files of ``> FILE``, ``>> FILE``, ``&> FILE``
         self.heredocs: list[_Heredoc] = heredocs
         self.herestrings: list[str] = herestrings
         self.pipe_in = pipe_in
@@ -582,6 +584,9 @@ class _Reading:
         "filling",
         "outputs",
         "assigned",
+        "pipes",
+        "inputs",
+        "writes",
     )
 
     def __init__(self, deadline: float | None = None):
@@ -598,21 +603,57 @@ class _Reading:
         self.filling = 0  # substitutions being filled in, one inside another
         self.outputs: dict = {}  # (text, strict, assignments so far) -> what it writes (None: not known)
         self.assigned: list[str] = []  # every variable assignment read, in order
+        self.pipes: list[tuple[SimpleCommand, SimpleCommand]] = []  # (writer, reader) of each pipe
+        self.inputs: list[str] = []  # files redirected into a command (``< FILE``)
+        self.writes: list[tuple[SimpleCommand, str]] = []  # (command, file its output goes to)
 
     def runtime(self) -> Runtime:
-        return Runtime(tuple(self.sources), tuple(self.carriers))
+        return Runtime(
+            tuple(self.sources), tuple(self.carriers), tuple(self.pipes), tuple(self.inputs), tuple(self.writes)
+        )
 
 
 class Runtime:
     """What a command line builds at run time beyond its words: ``sources``, the texts a word
     left unknown may come from (values assigned, substitution bodies, loop lists, alias
     definitions); ``carriers``, code run by something that is not a shell, as (how, text):
-    ``python3 -c``, ``perl -e``, a script sourced from a substitution whose output is unknown."""
+    ``python3 -c``, ``perl -e``, a script sourced from a substitution whose output is unknown;
+    ``pipes``, (writer, reader) for each ``|`` between two commands of the line (a wrapper and
+    what it runs are both the writer or reader: ``curl URL | sudo bash``); ``inputs``, the files
+    redirected into a command (``wc -l < FILE``); ``writes``, (command, file) for each output
+    redirection (``curl URL > FILE``)."""
 
-    __slots__ = ("sources", "carriers")
+    __slots__ = ("sources", "carriers", "pipes", "inputs", "writes")
 
-    def __init__(self, sources: tuple = (), carriers: tuple = ()):
-        self.sources, self.carriers = sources, carriers
+    def __init__(
+        self, sources: tuple = (), carriers: tuple = (), pipes: tuple = (), inputs: tuple = (), writes: tuple = ()
+    ):
+        self.sources, self.carriers, self.pipes = sources, carriers, pipes
+        self.inputs, self.writes = inputs, writes
+
+
+# Variables whose value a line can rely on without assigning them: ``$IFS`` is blank space
+# (``rm${IFS}-rf${IFS}/`` runs ``rm -rf /``), ``$HOME`` is the home directory ``~`` names.
+_ENVIRONMENT_DEFAULTS = {"IFS": " \t\n", "HOME": "~"}
+
+_BLANKS = re.compile(r"[ \t\n]+")
+_FIELD_BREAK = "\ue000"  # a private-use character marks where an expansion splits the word
+
+# A program word read as a Windows path (its backslashes kept) only when it looks like one: a
+# drive, a UNC or relative prefix, an executable suffix; ``g\it`` is ``git`` to bash.
+_WINDOWS_PATH = re.compile(r"^(?:[A-Za-z]:|\\\\|\.{1,2}\\)|\.(?:exe|com|bat|cmd|ps1)$|\\.*\\", re.IGNORECASE)
+
+
+def _program_word(w: _Word) -> str:
+    if w.win != w.value and _WINDOWS_PATH.search(w.win):
+        return w.win
+    return w.value
+
+
+def _runs_text(how: str) -> bool:
+    """Whether a ``via`` step runs a text (a substitution, ``-c`` code, a script read from its
+    input) rather than wrap the command (``sudo``, ``env``, ``xargs``)."""
+    return any(k in how for k in ("$(", "<(", "stdin", " -c", " -e", "recipe", "alias", "decoded"))
 
 
 class _Builder:
@@ -633,8 +674,18 @@ class _Builder:
         toks = _Lexer(text, self.reading.deadline).run()
         raws = self._group(toks)
         piped: str | None = None
+        writers: list[SimpleCommand] = []
         for k, raw in enumerate(raws):
+            start = len(self.out)
             self._emit(raw, piped if raw.pipe_in else None)
+            depth = len(self.via)
+            members = [c for c in self.out[start:] if not any(map(_runs_text, c.via[depth:]))]
+            if raw.pipe_in and writers:
+                self.reading.pipes.extend((w, r) for w in writers for r in members)
+            writers = members
+            for w in raw.outputs:
+                path = self._fill(w) if w.dyn else w.value
+                self.reading.writes.extend((c, path) for c in members if path)
             # what this command writes into the pipe, when the next one reads it and it is known
             piped = (
                 self._output(raw, piped if raw.pipe_in else None) if k + 1 < len(raws) and raws[k + 1].pipe_in else None
@@ -673,6 +724,10 @@ class _Builder:
                 elif target is not None:
                     assert target.word is not None
                     cur.redirect_words.append(target.word)
+                    if t.text in ("<", "<>"):
+                        cur.inputs.append(target.word)
+                    elif t.text in (">", ">>", ">|", "&>", "&>>"):
+                        cur.outputs.append(target.word)
                     if t.text == "<<<":
                         cur.herestrings.append(target.word.value)
                     i += 1
@@ -702,6 +757,9 @@ class _Builder:
             if doc.expands:
                 for sub in _substitutions(doc.body):
                     self._nested(sub, "$( )")
+        for w in raw.inputs:
+            path = self._fill(w) if w.dyn else w.value
+            self.reading.inputs.append(path if path is not None else w.value)
         words = list(raw.words)
         # Reserved words and headers.
         while words and not words[0].quoted and words[0].value in _LEADING_KEYWORDS:
@@ -743,7 +801,7 @@ class _Builder:
                 return
             program = values[0]
         else:
-            program = words[0].win if words[0].win != words[0].value else words[0].value
+            program = _program_word(words[0])
             values = [w.value for w in words]
             self.unknown = frozenset()
         stdin_script = None
@@ -761,12 +819,19 @@ class _Builder:
         """The word's value with each run-time part filled in, when every part is known: a
         variable assigned one literal value earlier in the line, ``$(echo git)``; else None
         (the texts an unknown part may come from are kept as sources)."""
+        chunks = self._fill_chunks(w)
+        return None if chunks is None else "".join(chunks)
+
+    def _fill_chunks(self, w: _Word) -> list[str] | None:
+        """The pieces of the word with each run-time part filled in (see :meth:`_fill`)."""
         chunks = list(w.chunks or (w.value,))
         known = True
         for idx, kind, payload, _dq in w.dyn or ():
             value = None
             if kind == "var":
                 value = self.reading.vars.get(payload)
+                if value is None and payload not in self.reading.vars:
+                    value = _ENVIRONMENT_DEFAULTS.get(payload)
             elif kind == "sub":
                 out = self._known_output(payload, strict=True)
                 value = None if out is None else out.rstrip("\n")
@@ -778,7 +843,7 @@ class _Builder:
                 known = False
             else:
                 chunks[idx] = value
-        return "".join(chunks) if known else None
+        return chunks if known else None
 
     def _expand(self, words: list[_Word]) -> tuple[list[str], list[str]]:
         """The words' values with known run-time parts filled in (an unquoted one split into
@@ -787,16 +852,20 @@ class _Builder:
         unknown: list[str] = []
         for _k, w in enumerate(words):
             if not w.dyn:
-                out.append(w.win if not out and w.win != w.value else w.value)
+                out.append(_program_word(w) if not out else w.value)
                 continue
-            text = self._fill(w)
-            if text is None:
+            chunks = self._fill_chunks(w)
+            if chunks is None:
                 out.append(w.value)
                 unknown.append(w.value)
-            elif len(w.chunks or ()) == 1 and not w.dyn[0][3]:
-                out.extend(text.split())
-            else:
-                out.append(text)
+                continue
+            # What an unquoted expansion gives is split at blanks (``$IFS`` itself is one);
+            # quoted text and the word's literal parts are not.
+            unquoted = {idx for idx, _kind, _payload, dq in w.dyn if not dq}
+            marked = "".join(_BLANKS.sub(_FIELD_BREAK, c) if k in unquoted else c for k, c in enumerate(chunks))
+            fields = [f for f in marked.split(_FIELD_BREAK) if f]
+            if fields or len(unquoted) < len(w.dyn):
+                out.extend(fields or [""])
         return out, unknown
 
     def _set(self, name: str, value: str | None) -> None:
@@ -1219,8 +1288,10 @@ def _output_of(name: str, args: list[str], stdin: str | None) -> str | None:
     """What ``echo``/``printf`` write, ``cat`` passes on from a heredoc or its input, and
     ``base64 -d``/``xxd -r -p`` decode from a known input (a script hidden from a plain
     reading and piped to a shell); None when it is not known."""
-    if name in ("echo", "printf"):
-        while args and name == "echo" and re.fullmatch(r"-[neE]+", args[0]):
+    if name == "printf":
+        return _printf(args)
+    if name == "echo":
+        while args and re.fullmatch(r"-[neE]+", args[0]):
             args = args[1:]
         return " ".join(args).replace("\\n", "\n").replace("\\t", "\t")
     if name == "cat":
@@ -1237,6 +1308,35 @@ def _output_of(name: str, args: list[str], stdin: str | None) -> str | None:
     except (ValueError, UnicodeDecodeError):
         return None
     return None
+
+
+def _printf(args: list[str]) -> str:
+    """What ``printf FORMAT ARGS`` writes: ``--`` ends its options, ``%s``/``%b`` take the
+    arguments in turn (the format repeats while some are left), ``%%`` is a percent sign; a
+    format with other directives is written with its arguments after it, space-separated."""
+    if args[:1] == ["--"]:
+        args = args[1:]
+    if not args:
+        return ""
+    fmt, rest = args[0], args[1:]
+    fmt = fmt.replace("\\n", "\n").replace("\\t", "\t")
+    if not re.fullmatch(r"(?:[^%]|%[sb%])*", fmt):
+        return " ".join([fmt, *rest])
+    slots = len(re.findall(r"%[sb]", fmt))
+    out = []
+    while True:
+        taken, rest = rest[:slots], rest[slots:]
+        pieces = re.split(r"(%[sb%])", fmt)
+        k = 0
+        for j in range(1, len(pieces), 2):
+            if pieces[j] == "%%":
+                pieces[j] = "%"
+            else:
+                pieces[j] = taken[k] if k < len(taken) else ""
+                k += 1
+        out.append("".join(pieces))
+        if not rest or not slots:
+            return "".join(out)
 
 
 _SAFE_WORD = re.compile(r"[A-Za-z0-9@%+=:,./_-]+")

@@ -22,6 +22,8 @@ WEAKENING: dict[str, tuple[str, ...] | str | None] = {
     "unshare": None,
     "team": ("leave",),
     "import": "replace",
+    # a setting can switch the gate off or send sessions to a model: the person's call
+    "config": ("set", "unset"),
     "serve": None,  # hands out a bearer token to the dashboard and API
     "review": "approve",  # only with --approve: the person's word on a correction or request
 }

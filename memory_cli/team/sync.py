@@ -479,27 +479,7 @@ def _overwrite_local(store, row: dict, *, keep_confirmed: bool = False) -> None:
 
 def _keep_losing_version(store, row: dict, current: dict) -> None:
     """The local edit lost to a teammate's: keep it as a superseded entry pointing at the winner."""
-    from ..util import new_id
-
-    loser_id = new_id()
-    store.execute(
-        "INSERT INTO memory_entries(id, content, type, scope, source, confidence, tags, created_at, updated_at,"
-        " category, subject, status, superseded_by) VALUES (?,?,?,?,?,?,?,?,?,?,?, 'superseded', ?)",
-        (
-            loser_id,
-            current["content"],
-            current["type"],
-            current["scope"],
-            "team",
-            current["confidence"],
-            json.dumps(current["tags"]),
-            now_iso(),
-            now_iso(),
-            current["category"],
-            current["subject"],
-            row["id"],
-        ),
-    )
+    loser_id = entries.add_superseded_copy(store, current, row["id"], source="team")
     audit.record(
         store,
         "team_conflict",

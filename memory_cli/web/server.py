@@ -99,6 +99,8 @@ def serve(
         access_log=False,
         server_header=False,
         date_header=False,
+        # An open browser tab keeps connections alive: Ctrl-C waits at most this long for them.
+        timeout_graceful_shutdown=1,
     )
     server = uvicorn.Server(config)
     url = url_for(host, port, app.state.sessions.new_code())
@@ -121,7 +123,17 @@ def serve(
         if server.started:
             await announce()
 
+    original_shutdown = server.shutdown
+
+    async def shutdown(sockets=None):  # said at once, so Ctrl-C is seen to be taken
+        sys.stdout.write("memory-cli dashboard: stopping...\n")
+        sys.stdout.flush()
+        await original_shutdown(sockets=sockets)
+        sys.stdout.write("memory-cli dashboard: stopped\n")
+        sys.stdout.flush()
+
     server.startup = startup
+    server.shutdown = shutdown
     pages: list = []
     try:
         server.run()
