@@ -12,6 +12,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import _cmd, add_rule, hook_cmd, payload
@@ -86,6 +87,7 @@ def test_disable_from_the_agents_shell_is_refused_with_its_marker_cleared(agent_
         ["uninstall", "--dry-run"],
         ["rules", "delete", "RULE"],
         ["rules", "edit", "RULE", "--pattern", "git push --force-with-lease"],
+        ["config", "set", "protection.enabled", "false"],
     ],
 )
 def test_approving_and_weakening_commands_refuse_inside_the_agent(agent_bin, db_path, guarded, args):
@@ -97,6 +99,8 @@ def test_approving_and_weakening_commands_refuse_inside_the_agent(agent_bin, db_
     with Store.open(db_path) as s:
         row = s.row("SELECT active, pattern FROM enforcement_rules WHERE id = ?", (guarded["id"],))
     assert row["active"] == 1 and row["pattern"] == "git push --force"
+    config = Path(os.environ["CLAUDE_CONFIG_DIR"]) / "memory" / "config.json"
+    assert not config.exists() or "protection" not in config.read_text()
 
 
 def test_reading_inside_the_agent_is_free(agent_bin, db_path, guarded):
