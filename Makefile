@@ -18,6 +18,7 @@ demo: setup-user
 
 test: setup
 	bash scripts/setup_browser.sh
+	bash scripts/setup_sandbox.sh
 	bash scripts/setup_claude_code.sh
 	bash scripts/setup_agents.sh
 	bash scripts/setup_postgres.sh

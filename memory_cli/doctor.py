@@ -28,6 +28,7 @@ from .util import iso
 def _area_check_functions():
     """Each area's ``doctor_checks(store, settings) -> list[dict]``; how hooks start comes first,
     before the rules check rebuilds the rule cache."""
+    from . import codex_trust, harden
     from .capture import doctor as capture
     from .checks import doctor as checks
     from .embeddings import doctor as embeddings
@@ -52,6 +53,8 @@ def _area_check_functions():
         llm.doctor_checks,
         sharing.doctor_checks,
         team.doctor_checks,
+        harden.doctor_checks,
+        codex_trust.doctor_checks,
     ]
 
 

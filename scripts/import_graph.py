@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.fields",
             "memory_cli.fastjson",
             "memory_cli.paths",
+            "memory_cli.authority",
             "memory_cli.settings",
             "memory_cli.regex_cache",
             "memory_cli.safe_write",

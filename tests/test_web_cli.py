@@ -16,6 +16,12 @@ import pytest
 from conftest import _cmd, run_cli
 
 
+def _private(path, text: str) -> None:
+    """A token file as the person keeps it: theirs alone (serve refuses anything wider)."""
+    path.write_text(text)
+    path.chmod(0o600)
+
+
 def test_serve_refuses_a_non_loopback_host_without_a_token(db_path):
     r = run_cli("serve", "--host", "0.0.0.0", "--port", "0", db=db_path)
     assert r.returncode == 2
@@ -23,7 +29,7 @@ def test_serve_refuses_a_non_loopback_host_without_a_token(db_path):
 
 
 def test_serve_refuses_a_short_token(db_path, tmp_path):
-    (tmp_path / "tok").write_text("abc\n")
+    _private(tmp_path / "tok", "abc\n")
     r = run_cli("serve", "--token-file", str(tmp_path / "tok"), "--port", "0", db=db_path)
     assert r.returncode == 2 and "16 characters" in r.stderr
 
@@ -74,7 +80,7 @@ def _get(url, headers=None):
 
 def test_a_token_file_keeps_the_token_out_of_the_process_list(db_path, tmp_path):
     token = "file-token-abcdefghijklmnop"
-    (tmp_path / "tok").write_text(token + "\n")
+    _private(tmp_path / "tok", token + "\n")
     proc, base, _ = _serve(db_path, "--token-file", str(tmp_path / "tok"))
     try:
         with open(f"/proc/{proc.pid}/cmdline", "rb") as f:
@@ -100,7 +106,7 @@ def test_a_token_file_keeps_the_token_out_of_the_process_list(db_path, tmp_path)
 
 def test_the_browser_cookie_holds_a_session_of_this_server_not_the_token(db_path, tmp_path):
     token = "cookie-token-abcdefghijklmnop"
-    (tmp_path / "tok").write_text(token)
+    _private(tmp_path / "tok", token)
     proc, base, url = _serve(db_path, "--token-file", str(tmp_path / "tok"))
     other, other_base, other_url = _serve(db_path, "--token-file", str(tmp_path / "tok"))
     try:
@@ -133,7 +139,7 @@ def test_open_keeps_the_one_time_code_out_of_every_process_argv(db_path, tmp_pat
     from urllib.parse import unquote, urlparse
 
     token = "open-token-abcdefghijklmnop"
-    (tmp_path / "tok").write_text(token)
+    _private(tmp_path / "tok", token)
     seen = tmp_path / "browser-argv"
     page_copy = tmp_path / "page"
     fake = tmp_path / "fake-browser"
@@ -181,7 +187,7 @@ def test_a_session_cookie_replayed_by_another_local_user_is_refused(db_path, tmp
     """Cookies ignore ports: another user's server on 127.0.0.1 receives the dashboard's cookie.
     Replayed from that user's process, it opens nothing; from the person's own, it works."""
     token = "peer-token-abcdefghijklmnop"
-    (tmp_path / "tok").write_text(token)
+    _private(tmp_path / "tok", token)
     proc, base, url = _serve(db_path, "--token-file", str(tmp_path / "tok"))
     try:
         cookie = _get(url)[1]["set-cookie"].split(";", 1)[0]
@@ -210,7 +216,7 @@ def test_a_session_cookie_replayed_by_another_local_user_is_refused(db_path, tmp
 
 def test_login_form_gives_a_session_only_for_the_token_from_this_origin(db_path, tmp_path):
     token = "form-token-abcdefghijklmnop"
-    (tmp_path / "tok").write_text(token)
+    _private(tmp_path / "tok", token)
     proc, base, _ = _serve(db_path, "--token-file", str(tmp_path / "tok"))
     opener = urllib.request.build_opener(_NoRedirect)
 
@@ -236,7 +242,7 @@ def test_login_form_gives_a_session_only_for_the_token_from_this_origin(db_path,
 
 
 def test_serving_beyond_loopback_warns_that_http_is_clear_text(db_path, tmp_path):
-    (tmp_path / "tok").write_text("lan-token-abcdefghijklmnop")
+    _private(tmp_path / "tok", "lan-token-abcdefghijklmnop")
     with socket.socket() as taken:  # the port is taken: the command stops after its checks
         taken.bind(("0.0.0.0", 0))
         taken.listen(1)

@@ -133,20 +133,30 @@ def run(argv: list[str]) -> int:
 
 
 def _refuse_under_agent(argv: list[str]) -> None:
-    """A command that weakens enforcement, run from a coding agent's shell (the agent's marker
-    is in the environment), needs the person at a terminal: it asks there and is refused
-    anywhere else (an agent's shell has no terminal to answer from)."""
-    from ..rules.self_protect import agent_marker
+    """A command that weakens enforcement or approves needs the person's word. Run inside a
+    coding agent's process tree (:mod:`memory_cli.authority`, judged by process ancestry, not by
+    the environment the agent can clear) it is refused unless the person confirms on the agent's
+    own terminal; with only an agent's environment marker and no agent process above, a `yes`
+    typed at an interactive terminal runs it."""
     from ..rules.weakening import ENTRY_COMMANDS, weakening
 
-    agent = agent_marker()
-    if not agent or weakening(argv) is None:
+    if weakening(argv) is None:
         return
     what = weakening(argv, _rule_lookup(argv)) if ENTRY_COMMANDS.intersection(argv) else weakening(argv)
     if what is None:
         return
+    from .. import authority
     from ..errors import AgentRefused
+    from ..rules.self_protect import agent_marker
 
+    found = authority.agent_ancestor()
+    if found is not None:
+        if authority.person_confirms(found, what):
+            return
+        raise AgentRefused(authority.refusal(found.name, what))
+    agent = agent_marker()
+    if not agent:
+        return
     try:
         interactive = sys.stdin.isatty() and sys.stderr.isatty()
     except (AttributeError, ValueError, OSError):
@@ -157,10 +167,7 @@ def _refuse_under_agent(argv: list[str]) -> None:
         sys.stderr.flush()
         if sys.stdin.readline().strip().lower() == "yes":
             return
-    raise AgentRefused(
-        f"`{what}` weakens enforcement and this shell was started by {agent}: "
-        "run it in your own terminal (a shell no agent started)"
-    )
+    raise AgentRefused(authority.refusal(agent, what))
 
 
 def _rule_lookup(argv: list[str]):

@@ -41,6 +41,11 @@ NATIVE_HELP = (
     "Also keep the confirmed rules in the agent's own rule format, followed from now on: a second "
     "line of defence that holds with hooks off (the same as `memory-cli rules export --to AGENT --write`)."
 )
+HARDEN_HELP = (
+    "Claude Code: also turn on its sandbox for the agent's shell with memory-cli's state denied to it "
+    "(writes: store, config, caches, hook code and environment, settings files; reads: the store). "
+    "The sandbox also limits network and writes outside the project."
+)
 ENTRY_HELP = (
     "fast: this Python started isolated on memory_cli/fasthook.py (default; several times "
     "quicker per tool call); console: the memory-cli console script"
@@ -55,6 +60,7 @@ def install(
     agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = "claude",
     no_model: Annotated[bool, typer.Option("--no-model", help=NO_MODEL_HELP)] = False,
     native: Annotated[bool, typer.Option("--native", help=NATIVE_HELP)] = False,
+    harden: Annotated[bool, typer.Option("--harden", help=HARDEN_HELP)] = False,
     json_: JsonOpt = False,
 ):
     """Merge memory-cli's hooks into a Claude Code (or Codex CLI, Gemini CLI) settings file and
@@ -67,6 +73,10 @@ def install(
 
     if entry not in ("fast", "console"):
         raise InvalidInput(f"unknown --entry {entry!r}: use fast or console")
+    if harden and agent != "claude":
+        raise InvalidInput(
+            f"--harden is for Claude Code's sandbox; for {agent} see docs/trust.md (its own sandbox settings)"
+        )
     if agent != "claude":
         from .. import install_agents as agents
         from ..mcp import agent_registration as agent_mcp
@@ -82,6 +92,10 @@ def install(
             config = agent_mcp.codex_config_file(scope)
             changes.append((config, *agent_mcp.codex_plan(config, lib.executable(), state.db)))
         _report_all(lib, changes, dry_run, json_, "installed")
+        if agent == "codex" and not dry_run:
+            from .harden_cmds import trust_codex_hooks
+
+            trust_codex_hooks()
         if scope == "user" and native:
             _add_native(agent, dry_run, json_)
         return
@@ -94,9 +108,16 @@ def install(
 
         after = with_allowed(after)
     changes = [(path, before, after)]
+    record = None
+    if harden:
+        from . import harden_cmds
+
+        changes, record = harden_cmds.plan_harden(changes)
     if not no_mcp:
         changes.append(registration.plan(scope, lib.executable(), state.db))
     _report_all(lib, changes, dry_run, json_, "installed")
+    if harden:
+        harden_cmds.after_harden(record, dry_run)
     if scope == "user" and native:
         _add_native(agent, dry_run, json_)
     if not dry_run:  # the hooks' patterns compiled once now, not in the first prompts' hooks
@@ -166,10 +187,13 @@ def uninstall(
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
     from ..mcp.permissions import without_allowed
+    from . import harden_cmds
 
-    after = without_allowed(lib.without_ours(before))
-    changes = [(path, before, after), registration.plan(scope, lib.executable(), remove=True)]
+    changes, undone = harden_cmds.plan_unharden([(path, before, without_allowed(lib.without_ours(before)))])
+    changes.append(registration.plan(scope, lib.executable(), remove=True))
     _report_all(lib, changes, dry_run, json_, "uninstalled")
+    if undone and not dry_run:
+        harden_cmds.forget(undone)
 
 
 def _add_native(agent: str, dry_run: bool, json_: bool) -> None:

@@ -218,7 +218,12 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None,
     response = Response()
     failed = []
     deferred = []
-    for spec in HANDLERS.get(event, []):
+    specs = HANDLERS.get(event, [])
+    if event == "UserPromptSubmit":  # the person's words: only from the agent that owns the session
+        from .speaker import screened
+
+        specs = screened(ctx, response, specs)
+    for spec in specs:
         module_name, _, func_name = spec.partition(":")
         try:
             # __import__ rather than importlib.import_module: importing importlib costs more.

@@ -110,21 +110,46 @@ def targets(store_path: str | None) -> list[Target]:
         out.append(Target(db + ".rules-cache", "the memory-cli rule cache"))
         out.append(Target(db + ".spool", "the memory-cli spool folder", folder=True))
         out.append(Target(db + ".audit-pending", "the memory-cli spool"))
-    memory_dir = os.path.abspath(paths.memory_dir_str())
-    out.append(Target(os.path.join(memory_dir, "cache"), "the memory-cli compiled-regex cache", folder=True))
+    memory_dirs = {os.path.abspath(paths.memory_dir_str())}
+    claude_dirs = {os.path.abspath(paths.claude_dir_str())}
+    codex_dirs = {os.path.abspath(os.path.expanduser(os.environ.get("CODEX_HOME") or "~/.codex"))}
+    homes = {os.path.abspath(os.path.expanduser("~"))}
+    # A repository's settings `env` can set HOME or CODEX_HOME for the hook: the account's own
+    # home (from the password database) is protected whatever the environment says.
+    real_home = _account_home()
+    if real_home:
+        homes.add(real_home)
+        codex_dirs.add(os.path.join(real_home, ".codex"))
+        claude_dirs.add(os.path.join(real_home, ".claude"))
+        memory_dirs.add(os.path.join(real_home, ".claude", "memory"))
+    for memory_dir in sorted(memory_dirs):
+        out.append(Target(os.path.join(memory_dir, "cache"), "the memory-cli compiled-regex cache", folder=True))
     out.append(Target(os.path.abspath(paths.config_file()), "the memory-cli config file"))
-    claude = os.path.abspath(paths.claude_dir_str())
-    out.append(Target(os.path.join(claude, "settings.json"), "Claude Code user settings (memory-cli's hooks)"))
-    out.append(Target(os.path.join(claude, "settings.local.json"), "Claude Code user settings (memory-cli's hooks)"))
-    codex = os.path.abspath(os.path.expanduser(os.environ.get("CODEX_HOME") or "~/.codex"))
-    out.append(Target(os.path.join(codex, "config.toml"), "Codex config (memory-cli's entries)"))
-    out.append(Target(os.path.join(codex, "hooks.json"), "Codex hooks (memory-cli's entries)"))
-    # The native copies of the rules: a file removed, or another rule file beside it (a Gemini
-    # allow at a higher priority), would let through what the copy stops with every hook off.
-    out.append(Target(os.path.join(codex, "rules"), "Codex rules (memory-cli's native copy)", folder=True))
-    gemini_policies = os.path.join(os.path.expanduser("~"), ".gemini", "policies")
-    out.append(Target(gemini_policies, "Gemini CLI policies (memory-cli's native copy)", folder=True))
+    for claude in sorted(claude_dirs):
+        out.append(Target(os.path.join(claude, "settings.json"), "Claude Code user settings (memory-cli's hooks)"))
+        out.append(
+            Target(os.path.join(claude, "settings.local.json"), "Claude Code user settings (memory-cli's hooks)")
+        )
+    for codex in sorted(codex_dirs):
+        out.append(Target(os.path.join(codex, "config.toml"), "Codex config (memory-cli's entries)"))
+        out.append(Target(os.path.join(codex, "hooks.json"), "Codex hooks (memory-cli's entries)"))
+        # The native copies of the rules: a file removed, or another rule file beside it (a Gemini
+        # allow at a higher priority), would let through what the copy stops with every hook off.
+        out.append(Target(os.path.join(codex, "rules"), "Codex rules (memory-cli's native copy)", folder=True))
+    for home in sorted(homes):
+        gemini_policies = os.path.join(home, ".gemini", "policies")
+        out.append(Target(gemini_policies, "Gemini CLI policies (memory-cli's native copy)", folder=True))
     return out
+
+
+def _account_home() -> str | None:
+    """This account's home as the system records it (not ``$HOME``), or None."""
+    try:
+        import pwd
+
+        return os.path.abspath(pwd.getpwuid(os.getuid()).pw_dir)
+    except (ImportError, KeyError, OSError):
+        return None
 
 
 def _memory_cli_args(c) -> list[str] | None:

@@ -24,6 +24,8 @@ WEAKENING: dict[str, tuple[str, ...] | str | None] = {
     "import": "replace",
     # a setting can switch the gate off or send sessions to a model: the person's call
     "config": ("set", "unset"),
+    "serve": None,  # hands out a bearer token to the dashboard and API
+    "review": "approve",  # only with --approve: the person's word on a correction or request
 }
 _GLOBAL_WITH_VALUE = ("--db",)
 
@@ -75,6 +77,10 @@ def weakening(args: list[str], is_rule=None) -> str | None:
         ):
             return None
         return f"memory-cli {cmd}"
+    if subs == "approve":
+        if any(a == "--approve" or a.startswith("--approve=") for a in rest[1:]):
+            return f"memory-cli {cmd} --approve"
+        return None
     if subs == "replace":
         joined = " ".join(rest[1:])
         if "--on-conflict replace" in joined or "--on-conflict=replace" in joined:

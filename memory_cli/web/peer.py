@@ -102,3 +102,15 @@ def from_another_user(client: tuple | None, server: tuple | None) -> bool:
         _cache.clear()
     _cache[key] = (now + CACHE_SECONDS, other)
     return other
+
+
+def client_key(client: tuple | None, server: tuple | None) -> str:
+    """Who a connection is, for counting failed logins: ``uid:N`` for a local process whose
+    owner the socket tables show, else ``ip:ADDRESS`` (a remote client)."""
+    uid = owner(client, server) if is_loopback_client(client) else None
+    if uid is not None:
+        return f"uid:{uid}"
+    try:
+        return f"ip:{client[0]}" if client else "ip:?"
+    except (TypeError, IndexError):
+        return "ip:?"

@@ -139,8 +139,9 @@ class SecurityMiddleware:
         if path == LOGOUT_PATH and method == "POST":
             return await self._logout(send, headers, session)
         login = (code is not None and method == "GET") or (path == LOGIN_PATH and method == "POST" and bearer is None)
-        if (login or bearer is not None) and self.sessions.locked_for():
-            wait = self.sessions.locked_for()
+        client = peer.client_key(scope.get("client"), scope.get("server"))
+        if (login or bearer is not None) and self.sessions.locked_for(client):
+            wait = self.sessions.locked_for(client)
             return await _refuse(
                 send,
                 429,
@@ -153,7 +154,7 @@ class SecurityMiddleware:
         if code is not None and method == "GET":
             sid = self.sessions.redeem(code)
             if sid is None:
-                self.sessions.failed()
+                self.sessions.failed(client)
                 return await _refuse(send, 401, "this one-time link was already used or is unknown", is_api)
             # The code is spent; show the clean URL with the session in a cookie.
             rest = urlencode([(k, v) for k, v in params if k != "code"])
@@ -162,8 +163,12 @@ class SecurityMiddleware:
             return await self._login(scope, receive, send, headers)
 
         if bearer is not None:
+            # the token is the person's: from another local user's process it is refused even
+            # when right (a token file left readable, a leaked environment)
+            if peer.from_another_user(scope.get("client"), scope.get("server")):
+                return await _refuse(send, 403, _OTHER_USER, is_api)
             if not _same(bearer, self.token):
-                self.sessions.failed()
+                self.sessions.failed(client)
                 return await _refuse(send, 401, "wrong bearer token", is_api)
             via_cookie = False
         elif self.sessions.valid(session):
@@ -241,7 +246,7 @@ class SecurityMiddleware:
                 break
         given = next((v for k, v in parse_qsl(body.decode("latin-1")) if k == "token"), "")
         if not _same(given.strip(), self.token):
-            self.sessions.failed()
+            self.sessions.failed(peer.client_key(scope.get("client"), scope.get("server")))
             return await _refuse(send, 401, "wrong token", False)
         return await self._start_session(send, self.sessions.open(), "/")
 

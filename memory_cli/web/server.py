@@ -23,12 +23,23 @@ def read_token(token_file: str | None, stdin=None) -> str | None:
                 text = (stdin or sys.stdin).readline()
             else:
                 with open(token_file, encoding="utf-8") as f:
+                    _check_private(token_file, os.fstat(f.fileno()))
                     text = f.readline()
         except OSError as e:
             raise InvalidInput(f"cannot read --token-file {token_file}: {e.strerror}") from None
         return text.strip()
     value = os.environ.get(TOKEN_ENV)
     return value.strip() if value else None
+
+
+def _check_private(path: str, st: os.stat_result) -> None:
+    """A token file is the person's alone: owned by them, no access for group or others."""
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        raise InvalidInput(f"--token-file {path} belongs to another user; use a file of your own (mode 600)")
+    if st.st_mode & 0o077:
+        raise InvalidInput(
+            f"--token-file {path} can be read by other users (mode {st.st_mode & 0o777:o}): run chmod 600 {path}"
+        )
 
 
 def resolve_token(host: str, token: str | None) -> str:

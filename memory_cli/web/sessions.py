@@ -26,10 +26,13 @@ IDLE_SECONDS = 30 * 60
 SESSION_SECONDS = 8 * 3600
 CODE_SECONDS = 24 * 3600  # an unused one-time code expires too
 MAX_SESSIONS = 64  # the oldest is dropped beyond this (a loop cannot grow memory)
-#: Failed logins (wrong token, unknown one-time code) allowed in :data:`FAILURE_WINDOW` seconds;
-#: beyond that every login attempt is refused until the oldest failure is that old.
+#: Failed logins (wrong token, unknown one-time code) allowed to one client in
+#: :data:`FAILURE_WINDOW` seconds; beyond that that client's login attempts are refused until its
+#: oldest failure is that old. A client is a local user (the uid owning a loopback connection) or
+#: a remote address, so another local user's bad guesses never lock the person out.
 MAX_FAILURES = 10
 FAILURE_WINDOW = 60
+MAX_CLIENTS = 256  # clients whose failures are remembered (the oldest forgotten beyond that)
 
 
 class Sessions:
@@ -38,21 +41,24 @@ class Sessions:
     def __init__(self) -> None:
         self._codes: dict[str, float] = {}
         self._sessions: dict[str, tuple[float, float]] = {}  # sid: (idle until, ends at)
-        self._failures: list[float] = []
+        self._failures: dict[str, list[float]] = {}
         self._lock = threading.Lock()
 
-    def failed(self) -> None:
-        """A wrong token or an unknown code was tried."""
+    def failed(self, client: str = "*") -> None:
+        """A wrong token or an unknown code was tried by ``client``."""
         now = time.monotonic()
         with self._lock:
-            self._failures = [t for t in self._failures if t > now - FAILURE_WINDOW][-MAX_FAILURES:] + [now]
+            kept = [t for t in self._failures.pop(client, []) if t > now - FAILURE_WINDOW][-MAX_FAILURES:]
+            self._failures[client] = kept + [now]  # re-inserted: the most recent client last
+            while len(self._failures) > MAX_CLIENTS:
+                del self._failures[next(iter(self._failures))]
 
-    def locked_for(self) -> int:
-        """Seconds until a login may be tried again (0: now). Guessing a token the person chose
-        gets :data:`MAX_FAILURES` tries a minute."""
+    def locked_for(self, client: str = "*") -> int:
+        """Seconds until ``client`` may try a login again (0: now). Guessing a token the person
+        chose gets :data:`MAX_FAILURES` tries a minute per client."""
         now = time.monotonic()
         with self._lock:
-            recent = [t for t in self._failures if t > now - FAILURE_WINDOW]
+            recent = [t for t in self._failures.get(client, []) if t > now - FAILURE_WINDOW]
         if len(recent) < MAX_FAILURES:
             return 0
         return max(1, int(recent[-MAX_FAILURES] + FAILURE_WINDOW - now + 0.999))
