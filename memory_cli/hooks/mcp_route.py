@@ -1,0 +1,78 @@
+"""A hook event answered inside the running MCP server (Claude Code's ``mcp_tool`` hooks).
+
+Claude Code calls the server's ``hook`` tool with the hook input's fields as string arguments
+(see :mod:`memory_cli.hook_routes`). This module puts the payload back together and hands it to
+:func:`memory_cli.hooks.runner.main`, the very function a hook process runs, with in-memory
+streams: the same handlers, decisions, audit rows, spool and budgets, and the same JSON on the
+way out. Only the process start is saved, and the modules the handlers import stay loaded
+between calls.
+
+Calls are answered one at a time: the runner keeps per-call state at module level, and the
+server runs each tool call in a worker thread.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+
+from ..hook_routes import EVENT_FIELDS, JSON_FIELDS
+
+_lock = threading.Lock()
+
+
+def payload_from(event: str, fields: dict[str, str]) -> dict:
+    """The hook input as Claude Code sent it, from its interpolated fields: an empty string is a
+    field the input did not have; an object or a number is read back from its JSON text (a
+    string that is not JSON stays the string it was, as ``error`` usually is)."""
+    from ..fastjson import loads
+
+    payload: dict = {}
+    for name, value in fields.items():
+        if not isinstance(value, str) or value == "":
+            continue
+        if name in JSON_FIELDS:
+            try:
+                parsed = loads(value)
+            except (ValueError, RecursionError):
+                parsed = None
+            if name in ("tool_response", "error"):
+                value = parsed if isinstance(parsed, (dict, list)) else value
+            elif name == "tool_input":
+                continue  # spliced into the runner's input as its text (see stdin_bytes)
+            elif parsed is None:
+                continue
+            else:
+                value = parsed
+        payload[name] = value
+    payload.setdefault("hook_event_name", event)
+    return payload
+
+
+def stdin_bytes(event: str, fields: dict[str, str]) -> bytes:
+    """What the command route reads on stdin for the same input. ``tool_input`` is spliced in
+    as the JSON text Claude Code made of it, so the runner reads it as a hook process reads its
+    stdin (a tool input nesting too deep to check is refused there, not dropped here)."""
+    from ..fastjson import dumps
+
+    text = dumps(payload_from(event, fields), ensure_ascii=False)
+    tool_input = fields.get("tool_input")
+    if isinstance(tool_input, str) and tool_input.lstrip().startswith("{"):
+        text = text[:-1] + (', "tool_input": ' if len(text) > 2 else '"tool_input": ') + tool_input + "}"
+    return text.encode("utf-8")
+
+
+def answer(event: str, fields: dict[str, str], db: str | None = None, config: str | None = None) -> str:
+    """The hook JSON for one event, exactly what ``memory-cli hook EVENT`` would print for the
+    same input (``{}`` when it prints nothing: no decision, the call goes ahead)."""
+    from . import runner
+
+    if event not in EVENT_FIELDS:
+        # Only the per-call events take this route; anything else is refused as the runner
+        # refuses an unknown event: no decision.
+        return "{}"
+    raw = stdin_bytes(event, fields)
+    out = io.StringIO()
+    with _lock:
+        runner.main(event, db, stdin=io.BytesIO(raw), stdout=out, config_override=config, own_process=False)
+    return out.getvalue() or "{}"
