@@ -303,7 +303,11 @@ def test_with_memory_turned_off_the_server_starts_lists_no_tools_and_exits_clean
     init, listed = answers
     assert init["result"]["serverInfo"]["name"] == "memory-cli"
     assert "memory is turned off" in init["result"].get("instructions", "")
-    assert listed["result"]["tools"] == []
+    # No agent tool; only the hook tool, kept from the model: a pinned gate's rules hold with
+    # memory off.
+    assert [(t["name"], t.get("_meta")) for t in listed["result"]["tools"]] == [
+        ("hook", {"ui": {"visibility": ["app"]}})
+    ]
     assert not list(work.iterdir()) and not (claude_dir / "memory").exists()  # no store was created
 
 
