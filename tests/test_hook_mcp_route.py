@@ -188,3 +188,44 @@ def test_both_routes_give_the_same_hook_json_on_the_rule_corpus(db_path, tmp_pat
 def test_the_server_refuses_events_that_are_not_per_call(db_path):
     out = asyncio.run(_call_tool(str(db_path), [{"event": "SessionStart", "session_id": "s"}]))
     assert _json(out[0]) == {}
+
+
+def test_doctor_reports_the_route_and_fails_when_no_server_can_answer_the_gate(cli, claude_dir):
+    assert cli("install", "--no-model").returncode == 0
+    checks = {c["name"]: c for c in json.loads(cli("doctor", "--no-timing", "--json").stdout)["checks"]}
+    route = checks["hook route (user)"]
+    assert route["status"] == "ok" and "answered by the running MCP server" in route["detail"], route
+    assert "PreToolUse" in route["detail"]
+    # The server's registration removed by hand: every gated call would be blocked. Said, with the fix.
+    home_json = claude_dir / ".claude.json"
+    data = json.loads(home_json.read_text())
+    del data["mcpServers"]["memory-cli"]
+    home_json.write_text(json.dumps(data))
+    checks = {c["name"]: c for c in json.loads(cli("doctor", "--no-timing", "--json").stdout)["checks"]}
+    route = checks["hook route (user)"]
+    assert route["status"] == "fail" and "every gated call is blocked" in route["detail"], route
+    # The command route, chosen in the config, is reported as such.
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "config.json").write_text(json.dumps({"enforcement": {"hook_route": "command"}}))
+    assert cli("install", "--no-model").returncode == 0
+    pre = json.loads((claude_dir / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert pre["type"] == "command" and pre["command"].endswith("hook PreToolUse")
+    checks = {c["name"]: c for c in json.loads(cli("doctor", "--no-timing", "--json").stdout)["checks"]}
+    assert "a hook process per tool call" in checks["hook route (user)"]["detail"]
+
+
+def test_an_mcp_tool_route_without_the_server_is_refused(cli, claude_dir):
+    (claude_dir / "memory").mkdir(exist_ok=True)
+    (claude_dir / "memory" / "config.json").write_text(json.dumps({"enforcement": {"hook_route": "mcp_tool"}}))
+    r = cli("install", "--no-mcp", "--no-model")
+    assert r.returncode == 2 and "needs the MCP server" in r.stderr, r.stderr
+    assert not (claude_dir / "settings.json").exists()
+
+
+def test_uninstall_removes_exactly_what_install_added(cli, claude_dir):
+    other = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}
+    (claude_dir / "settings.json").write_text(json.dumps(other))
+    assert cli("install", "--no-model").returncode == 0
+    assert cli("uninstall").returncode == 0
+    assert json.loads((claude_dir / "settings.json").read_text()) == other
+    assert "memory-cli" not in json.loads((claude_dir / ".claude.json").read_text()).get("mcpServers", {})
