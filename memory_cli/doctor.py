@@ -457,7 +457,9 @@ def _agent_mcp_checks(measure: bool = True) -> list[dict]:
                     out.append(_check(f"{name} ({scope})", "fail", f"registered in {path} but did not start: {err}"))
                     continue
                 missing = [t for t in TOOLS if t not in names]
-                detail = f"registered in {path}; started in {took:.1f} s with {len(names)} tools"
+                detail = (
+                    f"registered in {path}; started in {took:.1f} s with {len([n for n in names if n != 'hook'])} tools"
+                )
                 if missing:
                     detail += f"; missing {', '.join(missing)} (run `memory-cli install --agent {agent}` again)"
                 out.append(_check(f"{name} ({scope})", "warn" if missing else "ok", detail))
