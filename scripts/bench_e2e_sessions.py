@@ -39,6 +39,8 @@ from tests.e2e.standin import bash  # noqa: E402
 
 RULES = 100
 SESSION_EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd")
+# Claude Code's debug log (in every HOME alike) times each mcp_tool hook call from the inside.
+DEBUG = ["--debug", "hooks,mcp"]
 CALL_EVENTS = ("PreToolUse", "PostToolUse")
 
 
@@ -150,6 +152,49 @@ def mcp_round_trip_ms(home: E2EHome, n: int) -> float:
     return statistics.median(asyncio.run(run()))
 
 
+def mcp_hook_spans(home: E2EHome) -> list[float]:
+    """ms from Claude Code's "mcp_tool calling" to its "parsed and validated hook JSON output",
+    per mcp_tool hook call, read from the sessions' debug logs: what one call waits for."""
+    from datetime import datetime
+
+    spans = []
+    for path in (home.claude_dir / "debug").glob("*.txt"):
+        started = None
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                at = datetime.fromisoformat(line[:23])
+            except ValueError:
+                continue
+            if "Hooks: mcp_tool calling" in line:
+                started = at
+            elif started is not None and "parsed and validated hook JSON output" in line:
+                spans.append((at - started).total_seconds() * 1000)
+                started = None
+    return spans
+
+
+def server_start_ms(cmd: list[str], env: dict, n: int) -> float:
+    """Median ms from starting an MCP server to its answer to ``initialize`` (what Claude Code
+    waits for before a session's first model request)."""
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}},
+    }
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        p.stdin.write((json.dumps(hello) + "\n").encode())
+        p.stdin.flush()
+        p.stdout.readline()
+        times.append((time.perf_counter() - t0) * 1000)
+        p.stdin.close()
+        p.wait()
+    return statistics.median(times)
+
+
 def audit_elapsed(home: E2EHome) -> dict[str, float]:
     rows = home.cli_json("audit", "--action", "hook", "--limit", "100000")
     by: dict[str, list[float]] = {}
@@ -181,7 +226,7 @@ def main() -> int:
     for _ in range(args.pairs):
         for n in lengths:
             for name, home in homes.items():
-                s = home.run_session(f"run the {n} steps", script(n), timeout=600)
+                s = home.run_session(f"run the {n} steps", script(n), extra_args=DEBUG, timeout=600)
                 if s.returncode != 0 or len(s.main_requests) != n + 1:
                     print(s.describe(), file=sys.stderr)
                     return 1
@@ -202,6 +247,21 @@ def main() -> int:
         added_session = (med[(name, short)] - med[("bare", short)]) - short * added_call / 1000
         extra = "" if name == "bare" else f" {added_call:12.1f} {added_session:14.2f}"
         print(f"{name:10s} {med[(name, short)]:11.2f} {med[(name, long_)]:12.2f}{extra}")
+    mins = {k: min(v) for k, v in times.items()}
+    base_min = (mins[("bare", long_)] - mins[("bare", short)]) / (long_ - short)
+    for name in ("mcp_tool", "command"):
+        slope = (mins[(name, long_)] - mins[(name, short)]) / (long_ - short)
+        added_call = (slope - base_min) * 1000
+        added_session = (mins[(name, short)] - mins[("bare", short)]) - short * added_call / 1000
+        print(f"{name:10s} from the fastest runs: {added_call:.1f} ms per call, {added_session:.2f} s per session")
+    spans = mcp_hook_spans(homes["mcp_tool"])
+    if spans:
+        spans.sort()
+        print(
+            f"mcp_tool hook calls inside Claude Code (debug log, {len(spans)} calls): median "
+            f"{statistics.median(spans):.1f} ms, p90 {spans[int(0.9 * (len(spans) - 1))]:.1f} ms each; "
+            "two per tool call (PreToolUse, PostToolUse)"
+        )
     print("targets: <= 5 ms per call, <= 0.5 s per session (added against bare)")
 
     print()
@@ -224,6 +284,15 @@ def main() -> int:
         )
     rt = mcp_round_trip_ms(homes["mcp_tool"], args.process_runs)
     print(f"{'PreToolUse via MCP':20s} {'':>15s} {'':>14s} {rt:13.1f} {rt / floor:8.2f}  (one tools/call round trip)")
+    entry = json.loads((homes["mcp_tool"].home / ".claude.json").read_text())["mcpServers"]["memory-cli"]
+    server_env = homes["mcp_tool"].env(entry.get("env") or {})
+    lean = server_start_ms([entry["command"], *entry["args"]], server_env, args.process_runs)
+    sdk_cmd = [sys.executable, "-c", "from memory_cli.mcp import server; server.app.run('stdio')"]
+    sdk = server_start_ms(sdk_cmd, server_env, args.process_runs)
+    print(f"{'MCP server start':20s} {'':>15s} {'':>14s} {lean:13.1f} {lean / floor:8.2f}  (to `initialize` answered)")
+    print(
+        f"{'  the SDK server':20s} {'':>15s} {'':>14s} {sdk:13.1f} {sdk / floor:8.2f}  (as before: imports the MCP SDK)"
+    )
     print(f"floor: python -c 'import sqlite3, json' {floor:.1f} ms; python -I -S -c pass {bare_py:.1f} ms")
     print(f"load average at the end: {loadavg()} ({os.cpu_count()} CPUs)")
     return 0
