@@ -19,6 +19,7 @@ import threading
 from ..hook_routes import EVENT_FIELDS, JSON_FIELDS
 
 _lock = threading.Lock()
+LOCK_WAIT_S = 4.0  # below the 5 s timeout `install` gives the per-call events
 
 
 def payload_from(event: str, fields: dict[str, str]) -> dict:
@@ -73,6 +74,13 @@ def answer(event: str, fields: dict[str, str], db: str | None = None, config: st
         return "{}"
     raw = stdin_bytes(event, fields)
     out = io.StringIO()
-    with _lock:
+    # A call stalled in the runner (a filesystem that hangs) must not hold up every later one
+    # forever: past the wait, this call fails, which Claude Code treats as the hook failing
+    # (the gate, with onFailure "block", blocks the call and says so).
+    if not _lock.acquire(timeout=LOCK_WAIT_S):
+        raise TimeoutError(f"memory-cli's {event} hook is still busy with an earlier call")
+    try:
         runner.main(event, db, stdin=io.BytesIO(raw), stdout=out, config_override=config, own_process=False)
+    finally:
+        _lock.release()
     return out.getvalue() or "{}"

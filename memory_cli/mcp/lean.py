@@ -14,8 +14,9 @@ the stdio transport (one JSON-RPC message per line) with the standard library:
 - any other tool call is handed to the SDK server (:mod:`memory_cli.mcp.server`), imported on the
   first such call: the agent tools behave exactly as before, the first one paying the import.
 
-Each call runs in a thread of its own, so a slow agent tool never holds up a hook; answers are
-written whole, one line each, under a lock.
+A hook call is answered at once by the reading loop (hook calls run one at a time anyway);
+each agent tool call runs in a thread of its own, so a slow one never holds up a hook. Answers
+are written whole, one line each, under a lock.
 """
 
 from __future__ import annotations
@@ -85,6 +86,8 @@ class Server:
             self.reply(rid, {"tools": side["tools"]})
         elif method in EMPTY_LISTS:
             self.reply(rid, {EMPTY_LISTS[method]: []})
+        elif method == "tools/call" and isinstance(params, dict) and params.get("name") == "hook":
+            self.call(rid, params)  # at once: hook calls run one at a time anyway (hooks.mcp_route)
         elif method == "tools/call" and isinstance(params, dict):
             t = threading.Thread(target=self.call, args=(rid, params), daemon=True)
             self.threads.append(t)
