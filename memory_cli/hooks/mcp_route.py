@@ -14,6 +14,7 @@ server runs each tool call in a worker thread.
 from __future__ import annotations
 
 import io
+import os
 import threading
 
 from ..hook_routes import EVENT_FIELDS, JSON_FIELDS
@@ -63,6 +64,16 @@ def stdin_bytes(event: str, fields: dict[str, str]) -> bytes:
     return text.encode("utf-8")
 
 
+def session_env(environ=None) -> None:
+    """What Claude Code tells a hook process through its environment but not the MCP server it
+    starts: ``CLAUDE_CODE_SESSION_ATTENDED=0`` in a print-mode session (``claude -p``, whose
+    servers see ``CLAUDE_CODE_ENTRYPOINT=sdk-cli``), which decides whether an ask rule defers
+    (``enforcement.headless_ask``). Set once in this server's environment, as a hook would see it."""
+    env = os.environ if environ is None else environ
+    if "CLAUDE_CODE_SESSION_ATTENDED" not in env and env.get("CLAUDE_CODE_ENTRYPOINT") == "sdk-cli":
+        env["CLAUDE_CODE_SESSION_ATTENDED"] = "0"
+
+
 def answer(event: str, fields: dict[str, str], db: str | None = None, config: str | None = None) -> str:
     """The hook JSON for one event, exactly what ``memory-cli hook EVENT`` would print for the
     same input (``{}`` when it prints nothing: no decision, the call goes ahead)."""
@@ -73,6 +84,7 @@ def answer(event: str, fields: dict[str, str], db: str | None = None, config: st
         # refuses an unknown event: no decision.
         return "{}"
     raw = stdin_bytes(event, fields)
+    session_env()
     out = io.StringIO()
     # A call stalled in the runner (a filesystem that hangs) must not hold up every later one
     # forever: past the wait, this call fails, which Claude Code treats as the hook failing
