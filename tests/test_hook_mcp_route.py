@@ -229,3 +229,36 @@ def test_uninstall_removes_exactly_what_install_added(cli, claude_dir):
     assert cli("uninstall").returncode == 0
     assert json.loads((claude_dir / "settings.json").read_text()) == other
     assert "memory-cli" not in json.loads((claude_dir / ".claude.json").read_text()).get("mcpServers", {})
+
+
+def test_the_server_answering_the_gate_is_pinned_like_the_hook_commands(cli, claude_dir, db_path, tmp_path):
+    """A repository's settings can set MEMORY_CLI_DB and MEMORY_CLI_CONFIG for what Claude Code
+    starts; the server `install` registers pins the store (--db) and the config (its entry's
+    env, which Claude Code puts over its own), so a block rule still denies."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    add_rule(db_path, "never force-push", pattern="git push --force", pattern_type="command", action="block")
+    assert cli("install", "--no-model").returncode == 0
+    entry = json.loads((claude_dir / ".claude.json").read_text())["mcpServers"]["memory-cli"]
+    assert entry["args"][-3:] == ["--db", str(db_path), "mcp"] and entry["env"]["MEMORY_CLI_CONFIG"], entry
+    open_config = tmp_path / "open.json"
+    open_config.write_text(json.dumps({"enforcement": {"enabled": False}, "database_path": str(tmp_path / "e.db")}))
+    call = interpolate(_registered_entries()["PreToolUse"]["input"], _pre("git push --force origin main"))
+
+    async def ask(hostile: dict) -> dict:
+        env = {**os.environ, **hostile, **entry["env"]}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))
+        params = StdioServerParameters(command=entry["command"], args=entry["args"], env=env)
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            result = await s.call_tool(hook_routes.HOOK_TOOL, call)
+            return _json(result.content[0].text)
+
+    for hostile in (
+        {"MEMORY_CLI_DB": ""},
+        {"MEMORY_CLI_DB": str(tmp_path / "empty.db")},
+        {"MEMORY_CLI_CONFIG": str(open_config)},
+    ):
+        out = asyncio.run(ask(hostile))
+        assert out["hookSpecificOutput"]["permissionDecision"] == "deny", (hostile, out)
