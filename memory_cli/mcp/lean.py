@@ -59,8 +59,11 @@ class Server:
     def send(self, message: dict) -> None:
         line = dumps(message, ensure_ascii=False, compact=True) + "\n"
         with self.write_lock:
-            self.out.write(line)
-            self.out.flush()
+            try:
+                self.out.write(line)
+                self.out.flush()
+            except (BrokenPipeError, ValueError):  # the client is gone: nobody to answer
+                pass
 
     def reply(self, rid, result: dict) -> None:
         self.send({"jsonrpc": "2.0", "id": rid, "result": result})
@@ -166,11 +169,13 @@ def main(db: str | None = None) -> int:
     (``MEMORY_CLI_DB=""``) touch no store and offer only the hook tool."""
     from .. import settings
 
-    if settings.memory_disabled(db):
-        Server(db, "off").serve()
-        return 0
-    from ..db import Store
+    mode = "off" if settings.memory_disabled(db) else "on"
+    if mode == "on":
+        from ..db import Store
 
-    Store.open(settings.database_path(db, settings.load())).close()
-    Server(db, "on").serve()
+        Store.open(settings.database_path(db, settings.load())).close()
+    try:
+        Server(db, mode).serve()
+    except KeyboardInterrupt:  # Claude Code ends its servers with SIGINT at the session's end
+        pass
     return 0
