@@ -144,16 +144,30 @@ def _record(mode: str, version: str) -> dict:
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]  # fmt: skip
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-c", _RECORD, mode],
-        input="".join(json.dumps(m) + "\n" for m in messages),
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
         text=True,
         env=env,
-        timeout=120,
-        check=True,
     )
-    answers = {a["id"]: a["result"] for a in map(json.loads, proc.stdout.splitlines()) if "id" in a}
+    answers: dict = {}
+    try:  # stdin stays open until the last answer: a server may stop at its end before answering
+        for m in messages:
+            proc.stdin.write(json.dumps(m) + "\n")
+            proc.stdin.flush()
+            if "id" in m:
+                while m["id"] not in answers:
+                    line = proc.stdout.readline()
+                    if not line:
+                        raise SystemExit(f"the {mode} SDK server ended before answering {m['method']}")
+                    answer = json.loads(line)
+                    if "id" in answer:
+                        answers[answer["id"]] = answer["result"]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=120)
     init = {k: v for k, v in answers[1].items() if k != "protocolVersion"}
     return {"initialize": init, "tools": answers[2]["tools"]}
 
