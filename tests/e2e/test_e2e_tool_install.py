@@ -7,7 +7,6 @@ runs (a block rule denies in a session). Packages come from the package index, a
 from __future__ import annotations
 
 import json
-
 import os
 import shutil
 import subprocess
