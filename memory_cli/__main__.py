@@ -36,6 +36,13 @@ def hook_call(argv: list[str]) -> tuple[str, str | None, str | None, str | None]
     return None
 
 
+def mcp_call(argv: list[str]) -> tuple[str | None] | None:
+    """``(db,)`` when ``argv`` is ``[--db PATH] mcp``: the MCP server, served without typer and,
+    for the session's first moments, without the MCP SDK (see :mod:`.mcp.lean`)."""
+    db, config, rest = _split_global_db(argv)
+    return (db,) if rest == ["mcp"] and config is None else None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     hook = hook_call(argv)
@@ -44,6 +51,16 @@ def main(argv: list[str] | None = None) -> int:
 
         event, db, agent, config = hook
         return hook_main(event, db, agent=agent, config_override=config)
+    mcp = mcp_call(argv)
+    if mcp is not None:
+        from .errors import MemoryCliError
+        from .mcp.lean import main as mcp_main
+
+        try:
+            return mcp_main(mcp[0])
+        except MemoryCliError as e:  # a refused store: the one line and exit code of any command
+            sys.stderr.write(f"memory-cli: error: {' '.join(str(e).split())}\n")
+            return e.exit_code
     from .cli import run
 
     return run(argv)

@@ -462,7 +462,9 @@ def _agent_mcp_checks(measure: bool = True) -> list[dict]:
                     out.append(_check(f"{name} ({scope})", "fail", f"registered in {path} but did not start: {err}"))
                     continue
                 missing = [t for t in TOOLS if t not in names]
-                detail = f"registered in {path}; started in {took:.1f} s with {len(names)} tools"
+                detail = (
+                    f"registered in {path}; started in {took:.1f} s with {len([n for n in names if n != 'hook'])} tools"
+                )
                 if missing:
                     detail += f"; missing {', '.join(missing)} (run `memory-cli install --agent {agent}` again)"
                 out.append(_check(f"{name} ({scope})", "warn" if missing else "ok", detail))
@@ -524,6 +526,19 @@ def _errors_check(store):
     return _check("hook errors", "warn", f"{count} in the last 7 days; latest: " + " | ".join(lines))
 
 
+def _gate_served_by_mcp() -> bool:
+    """Whether a settings file routes PreToolUse to the MCP server (see mcp/doctor.route_checks)."""
+    from . import hook_routes
+
+    for scope in ("user", "project", "local"):
+        try:
+            if hook_routes.installed(install.settings_file(scope)).get("PreToolUse") == "mcp_tool":
+                return True
+        except MemoryCliError:
+            continue
+    return False
+
+
 def _latency_check(db_override):
     """The registered PreToolUse command (else the lean launcher), timed whole-process and
     interleaved with the floor every hook is judged against."""
@@ -540,7 +555,11 @@ def _latency_check(db_override):
         what = "the plugin's command"
     else:
         cmd = shlex.split(install.hook_launcher()) + ["hook", "PreToolUse"]
-        what = "lean launcher, not registered"
+        what = (
+            "lean launcher, not registered"
+            if not _gate_served_by_mcp()
+            else "lean launcher; PreToolUse is answered by the MCP server"
+        )
     if db_override and env is None:
         cmd = (command_prefix(" ".join(shlex.quote(w) for w in cmd)) or cmd[:-2]) + [
             "--db",

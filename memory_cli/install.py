@@ -146,9 +146,14 @@ def command_for(event: str, launcher: str, db: str | None = None) -> str:
     return f"{parts} hook {event}"
 
 
-def hooks_object(launcher: str, db: str | None = None, extra_tools: list[str] | None = None) -> dict:
+def hooks_object(
+    launcher: str, db: str | None = None, extra_tools: list[str] | None = None, route: str = "command"
+) -> dict:
     """The ``hooks`` object memory-cli registers (also used for hooks/hooks.json); ``launcher``
-    is the shell-ready start of each command."""
+    is the shell-ready start of each command; ``route`` ``mcp_tool`` answers the per-call events
+    through the MCP server (:mod:`memory_cli.hook_routes`)."""
+    from .hook_routes import handler
+
     out: dict = {}
     for event, (matcher, timeout, _why) in EVENTS.items():
         if matcher == TOOL_MATCHER and extra_tools:
@@ -157,12 +162,16 @@ def hooks_object(launcher: str, db: str | None = None, extra_tools: list[str] | 
         group: dict = {}
         if matcher:
             group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": command_for(event, launcher, db), "timeout": timeout}]
+        group["hooks"] = [handler(event, command_for(event, launcher, db), timeout, route)]
         out[event] = [group]
     return out
 
 
 def is_ours(handler: dict) -> bool:
+    from .hook_routes import is_ours as mcp_tool_ours
+
+    if mcp_tool_ours(handler):
+        return True
     cmd = handler.get("command") if isinstance(handler, dict) else None
     if not isinstance(cmd, str):
         return False
@@ -238,10 +247,10 @@ def without_ours(settings: dict) -> dict:
     return data
 
 
-def with_ours(settings: dict, launcher: str, db: str | None = None, extra_tools=None) -> dict:
+def with_ours(settings: dict, launcher: str, db: str | None = None, extra_tools=None, route: str = "command") -> dict:
     data = without_ours(settings)
     hooks = data.setdefault("hooks", {})
-    for event, groups in hooks_object(launcher, db, extra_tools).items():
+    for event, groups in hooks_object(launcher, db, extra_tools, route).items():
         hooks.setdefault(event, [])
         hooks[event].extend(groups)
     return data
@@ -303,7 +312,8 @@ def apply_text(path: Path, text: str) -> Path | None:
 
 
 def registered(path: Path) -> dict[str, list[str]]:
-    """Event -> memory-cli commands registered in one settings file (for doctor)."""
+    """Event -> memory-cli commands registered in one settings file (for doctor); an event
+    answered through the MCP server (``mcp_tool``) is listed with no command."""
     try:
         data = load_settings(path)
     except InvalidInput:
@@ -313,7 +323,9 @@ def registered(path: Path) -> dict[str, list[str]]:
         for group in groups if isinstance(groups, list) else []:
             for h in (group or {}).get("hooks", []) if isinstance(group, dict) else []:
                 if is_ours(h):
-                    out.setdefault(event, []).append(h["command"])
+                    cmds = out.setdefault(event, [])
+                    if isinstance(h.get("command"), str):
+                        cmds.append(h["command"])
     return out
 
 

@@ -141,6 +141,17 @@ FIELDS: list[tuple] = [
     ),
     (
         "enforcement",
+        "hook_route",
+        "str",
+        "auto",
+        ("choices", ("auto", "mcp_tool", "command")),
+        "Claude Code: how `install` registers the per-call events (PreToolUse, PostToolUse, "
+        "PostToolUseFailure, PermissionDenied). mcp_tool: answered by memory-cli's running MCP "
+        "server, no process per call, and a gated call is blocked while the server cannot answer; "
+        "command: a hook process per call; auto: mcp_tool when the MCP server is registered.",
+    ),
+    (
+        "enforcement",
         "headless_ask",
         "str",
         "refuse",

@@ -119,6 +119,72 @@ def requirements() -> str:
     return "\n".join(lines) + "\n"
 
 
+# The SDK server run for the record: "on" serves every tool, "off" what it serves with memory off.
+_RECORD = """
+import sys
+from memory_cli.mcp import hook_tool, server
+if sys.argv[1] == "on":
+    server.app.run("stdio")
+else:
+    off = server._Server(server.NAME, instructions=server.OFF_INSTRUCTIONS)
+    hook_tool.register(off, server._pins)
+    off.run("stdio")
+"""
+
+
+def _record(mode: str, version: str) -> dict:
+    """The SDK server's answers to ``initialize`` and ``tools/list``, as it gives them."""
+    import os
+    import subprocess
+
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "gen", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]  # fmt: skip
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _RECORD, mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    answers: dict = {}
+    try:  # stdin stays open until the last answer: a server may stop at its end before answering
+        for m in messages:
+            proc.stdin.write(json.dumps(m) + "\n")
+            proc.stdin.flush()
+            if "id" in m:
+                while m["id"] not in answers:
+                    line = proc.stdout.readline()
+                    if not line:
+                        raise SystemExit(f"the {mode} SDK server ended before answering {m['method']}")
+                    answer = json.loads(line)
+                    if "id" in answer:
+                        answers[answer["id"]] = answer["result"]
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=120)
+    init = {k: v for k, v in answers[1].items() if k != "protocolVersion"}
+    return {"initialize": init, "tools": answers[2]["tools"]}
+
+
+def handshake() -> str:
+    """memory_cli/mcp/handshake.json: what memory_cli/mcp/lean.py answers without the SDK."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+    data = {
+        "versions": list(HANDSHAKE_PROTOCOL_VERSIONS),
+        "latest": LATEST_HANDSHAKE_VERSION,
+        "on": _record("on", LATEST_HANDSHAKE_VERSION),
+        "off": _record("off", LATEST_HANDSHAKE_VERSION),
+    }
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+
 def example() -> str:
     return json.dumps({"hooks": hooks_object(EXAMPLE_LAUNCHER)}, indent=2) + "\n"
 
@@ -130,6 +196,7 @@ if __name__ == "__main__":
         PLUGIN / "requirements.txt": requirements(),
         ROOT / ".claude-plugin" / "marketplace.json": marketplace(),
         ROOT / "hooks.json.example": example(),
+        ROOT / "memory_cli" / "mcp" / "handshake.json": handshake(),
     }
     if "--check" in sys.argv:
         stale = [str(p) for p, text in targets.items() if not p.exists() or p.read_text() != text]

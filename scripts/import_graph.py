@@ -77,6 +77,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.hooks.",
             "memory_cli.web.",
             "memory_cli.mcp.server",
+            "memory_cli.mcp.lean",
+            "memory_cli.mcp.hook_tool",
             "memory_cli.daemon.server",
             "memory_cli.doctor",
             "memory_cli.demo",

@@ -37,10 +37,14 @@ def test_install_merges_idempotently_and_uninstall_restores(claude_dir):
     pre = data["hooks"]["PreToolUse"]
     assert pre[0] == OTHER["hooks"]["PreToolUse"][0]
     ours = pre[1]["hooks"][0]
-    words = shlex.split(ours["command"])
+    # With the MCP server registered (the default), the running server answers the per-call
+    # events, and the gate blocks while it cannot.
+    assert ours["type"] == "mcp_tool" and ours["server"] == "memory-cli" and ours["tool"] == "hook"
+    assert ours["onFailure"] == "block" and ours["input"]["tool_input"] == "${tool_input}"
+    words = shlex.split(data["hooks"]["SessionStart"][0]["hooks"][0]["command"])
     # The lean launcher: this environment's Python, isolated, on the package's launcher script,
     # every path absolute and present.
-    assert words[1:3] == ["-I", "-S"] and words[-2:] == ["hook", "PreToolUse"]
+    assert words[1:3] == ["-I", "-S"] and words[-2:] == ["hook", "SessionStart"]
     assert Path(words[0]).is_absolute() and Path(words[0]).exists()
     assert words[3].endswith("memory_cli/fasthook.py") and Path(words[3]).is_file()
     for i, w in enumerate(words):
@@ -68,7 +72,7 @@ def test_install_merges_idempotently_and_uninstall_restores(claude_dir):
 
 
 def test_installed_command_really_runs_the_hook(claude_dir):
-    run_cli("install")
+    run_cli("install", "--no-mcp")  # without the MCP server, the command route
     cmd = json.loads((claude_dir / "settings.json").read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     body = json.dumps(
         {
@@ -279,7 +283,7 @@ def test_both_entries_decide_alike_and_reinstall_switches_entry(claude_dir, db_p
     body = json.dumps(payload("PreToolUse", tool_input={"command": "git push --force origin main"}))
     answers = {}
     for entry in ("console", "fast"):
-        assert run_cli("install", "--entry", entry, db=db_path).returncode == 0
+        assert run_cli("install", "--entry", entry, "--no-mcp", db=db_path).returncode == 0
         cmds = _registered(claude_dir)
         assert len(cmds) == 1
         assert ("fasthook.py" in cmds[0]) == (entry == "fast")
@@ -303,7 +307,7 @@ def test_doctor_warns_when_hooks_lose_the_lean_start(claude_dir, db_path):
     # A launcher folder that disappeared (a deleted virtualenv) is a failure with the fix.
     settings = claude_dir / "settings.json"
     text = settings.read_text()
-    python = shlex.split(_registered(claude_dir)[0])[0]
+    python = shlex.split(_registered(claude_dir, "SessionStart")[0])[0]
     settings.write_text(text.replace(json.dumps(python)[1:-1], "/nonexistent/bin/python"))
     checks = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)["checks"]
     names = {c["name"]: c for c in checks}

@@ -99,7 +99,8 @@ def test_every_tool_answers_json_and_lists_itself(db_path, project):
         return out
 
     out = session(db_path, project, calls)
-    assert out["names"] == TOOLS
+    # The agent tools, and the hook tool Claude Code's mcp_tool hooks call (kept from the model).
+    assert out["names"] == TOOLS | {"hook"}
     stored = out["remember"]["stored"]
     assert stored["scope"] == f"repo:{project}" and stored["source"] == "agent"
     assert stored["confidence"] == 0.5 and "hunter2" not in stored["content"]
@@ -303,7 +304,11 @@ def test_with_memory_turned_off_the_server_starts_lists_no_tools_and_exits_clean
     init, listed = answers
     assert init["result"]["serverInfo"]["name"] == "memory-cli"
     assert "memory is turned off" in init["result"].get("instructions", "")
-    assert listed["result"]["tools"] == []
+    # No agent tool; only the hook tool, kept from the model: a pinned gate's rules hold with
+    # memory off.
+    assert [(t["name"], t.get("_meta")) for t in listed["result"]["tools"]] == [
+        ("hook", {"ui": {"visibility": ["app"]}})
+    ]
     assert not list(work.iterdir()) and not (claude_dir / "memory").exists()  # no store was created
 
 

@@ -99,10 +99,13 @@ def install(
         if scope == "user" and native:
             _add_native(agent, dry_run, json_)
         return
+    from .. import hook_routes
+
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
     launcher = lib.pinned(lib.hook_launcher() if entry == "fast" else lib.console_launcher(), state.db)
-    after = lib.with_ours(before, launcher, None, _rule_tools())
+    route = hook_routes.chosen(not no_mcp)
+    after = lib.with_ours(before, launcher, None, _rule_tools(), route)
     if not no_mcp:  # the recording tools need no permission prompt (mcp/permissions.py)
         from ..mcp.permissions import with_allowed
 
@@ -114,7 +117,8 @@ def install(
 
         changes, record = harden_cmds.plan_harden(changes)
     if not no_mcp:
-        changes.append(registration.plan(scope, lib.executable(), state.db))
+        db, config = hook_routes.pins(state.db) if route == "mcp_tool" else (state.db, None)
+        changes.append(registration.plan(scope, lib.executable(), db, config=config))
     _report_all(lib, changes, dry_run, json_, "installed")
     if harden:
         harden_cmds.after_harden(record, dry_run)

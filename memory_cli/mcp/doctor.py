@@ -15,9 +15,11 @@ def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, floa
     from mcp.client.stdio import stdio_client
 
     async def run():
-        params = StdioServerParameters(
-            command=entry["command"], args=list(entry.get("args") or []), env=entry.get("env") or None
-        )
+        import os
+
+        # Claude Code starts a server with its own environment and the entry's ``env`` over it.
+        env = {**os.environ, **(entry.get("env") or {})}
+        params = StdioServerParameters(command=entry["command"], args=list(entry.get("args") or []), env=env)
         import subprocess
 
         async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w), ClientSession(r, w) as s:
@@ -30,6 +32,41 @@ def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, floa
     except Exception as e:  # noqa: BLE001 - any failure is the finding
         return None, time.monotonic() - t0, f"{type(e).__name__}: {e}"
     return names, time.monotonic() - t0, None
+
+
+def route_checks(server_registered: bool, tools: list[str] | None) -> list[dict]:
+    """How Claude Code reaches the per-call hooks, per settings file: through this server
+    (``mcp_tool``) or a process per call (``command``). The mcp_tool route with no server to
+    answer it blocks every gated call: a failure, with the fix."""
+    from .. import hook_routes, install
+
+    out = []
+    for scope in ("user", "project", "local"):
+        try:
+            path = install.settings_file(scope)
+        except Exception:  # noqa: BLE001 - no project here: nothing installed there
+            continue
+        routes = hook_routes.installed(path)
+        if not routes:
+            continue
+        served = [e for e in hook_routes.PER_CALL_EVENTS if routes.get(e) == "mcp_tool"]
+        if not served:
+            detail = f"{path}: a hook process per tool call (command); the MCP server answers none"
+            out.append({"name": f"hook route ({scope})", "status": "ok", "detail": detail})
+            continue
+        detail = (
+            f"{path}: {', '.join(served)} answered by the running MCP server (mcp_tool, no process per "
+            "call); a gated call is blocked while the server cannot answer"
+        )
+        status = "ok"
+        if not server_registered:
+            status = "fail"
+            detail += "; but the MCP server is not registered, so every gated call is blocked: run `memory-cli install`"
+        elif tools is not None and hook_routes.HOOK_TOOL not in tools:
+            status = "fail"
+            detail += f"; but the server offers no {hook_routes.HOOK_TOOL!r} tool: run `memory-cli install` again"
+        out.append({"name": f"hook route ({scope})", "status": status, "detail": detail})
+    return out
 
 
 def doctor_checks(store, settings) -> list[dict]:
@@ -50,14 +87,16 @@ def doctor_checks(store, settings) -> list[dict]:
                 "status": "warn",
                 "detail": "not registered: run `memory-cli install` (agent tools such as query_memory)",
             }
-        ]
+        ] + route_checks(False, None)
     scope, entry = found[0]
     names, took, err = _probe(entry)
     if names is None:
-        return [{"name": "mcp server", "status": "fail", "detail": f"registered ({scope}) but did not start: {err}"}]
+        failed = {"name": "mcp server", "status": "fail", "detail": f"registered ({scope}) but did not start: {err}"}
+        return [failed] + route_checks(True, [])
     missing = [t for t in TOOLS if t not in names]
     status = "warn" if missing else "ok"
-    detail = f"registered ({scope}); started in {took:.1f} s with {len(names)} tools"
+    agent_tools = [n for n in names if n != "hook"]  # the hook tool is the route's (below)
+    detail = f"registered ({scope}); started in {took:.1f} s with {len(agent_tools)} tools"
     if missing:
         detail += f"; missing {', '.join(missing)} (run `memory-cli install` again)"
     out = [{"name": "mcp server", "status": status, "detail": detail}]
@@ -65,4 +104,4 @@ def doctor_checks(store, settings) -> list[dict]:
         from .permissions import doctor_check
 
         out.append(doctor_check())
-    return out
+    return out + route_checks(True, names)

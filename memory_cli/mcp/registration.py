@@ -25,8 +25,9 @@ def claude_json() -> Path:
     return Path(os.path.expanduser("~")) / ".claude.json"
 
 
-def server_entry(exe: str, db: str | None = None) -> dict:
-    """``{"type": "stdio", "command", "args", "env"}`` as `claude mcp add` writes it."""
+def server_entry(exe: str, db: str | None = None, config: str | None = None) -> dict:
+    """``{"type": "stdio", "command", "args", "env"}`` as `claude mcp add` writes it; ``config``
+    pins the server's config (``MEMORY_CLI_CONFIG`` in its ``env``), as hook commands pin theirs."""
     if " -m " in exe:
         command, *pre = exe.split(" ")
     else:
@@ -34,7 +35,12 @@ def server_entry(exe: str, db: str | None = None) -> dict:
     args = [*pre]
     if db:
         args += ["--db", str(Path(db).expanduser().resolve())]
-    return {"type": "stdio", "command": command, "args": [*args, "mcp"], "env": {}}
+    return {
+        "type": "stdio",
+        "command": command,
+        "args": [*args, "mcp"],
+        "env": {"MEMORY_CLI_CONFIG": config} if config else {},
+    }
 
 
 def _target(scope: str, cwd: str | None = None) -> tuple[Path, list[str]]:
@@ -61,7 +67,13 @@ def _servers(data: dict, keys: list[str], create: bool) -> dict | None:
 
 
 def plan(
-    scope: str, exe: str, db: str | None = None, *, remove: bool = False, cwd: str | None = None
+    scope: str,
+    exe: str,
+    db: str | None = None,
+    *,
+    remove: bool = False,
+    cwd: str | None = None,
+    config: str | None = None,
 ) -> tuple[Path, dict, dict]:
     """(file, before, after) for registering (or with ``remove``, unregistering) the server."""
     import copy
@@ -74,7 +86,7 @@ def plan(
         if servers is not None:
             servers.pop(SERVER, None)
     else:
-        _servers(after, keys, create=True)[SERVER] = server_entry(exe, db)
+        _servers(after, keys, create=True)[SERVER] = server_entry(exe, db, config)
     return path, before, after
 
 

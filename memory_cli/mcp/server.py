@@ -21,6 +21,7 @@ from ..errors import MemoryCliError
 from ..incidents import api as incidents
 from ..reports import api as reports
 from ..retrieval.search import look_up
+from . import hook_tool
 
 NAME = "memory-cli"
 ENTRY_FIELDS = (
@@ -70,6 +71,14 @@ app = _Server(
 
 
 _db_override: str | None = None  # the CLI's --db
+_config_pin: str | None = None  # MEMORY_CLI_CONFIG as the server's registration set it
+
+
+def _pins() -> tuple[str | None, str | None]:
+    return _db_override, _config_pin
+
+
+hook_tool.register(app, _pins)  # Claude Code's mcp_tool hooks (kept from the model)
 
 
 def _db() -> str:
@@ -284,15 +293,19 @@ def main(db: str | None = None) -> int:
     """Check the store once (refused: the one-line error and exit code of any command, before
     Claude Code's handshake), then serve on stdin/stdout until the client closes them. With
     memory turned off (``MEMORY_CLI_DB=""``) serve no tools, touch no store, and exit 0."""
-    global _db_override
+    global _db_override, _config_pin
     from .. import settings
     from ..db import Store
 
     _db_override = db
+    _config_pin = hook_tool.config_pin()
     if settings.memory_disabled(db):
         # Turned off on purpose, not broken: a server that fails to start is shown to the
-        # person as a failure, so serve one that offers no tools and says why.
-        _Server(NAME, instructions=OFF_INSTRUCTIONS).run("stdio")
+        # person as a failure, so serve one that offers no agent tools and says why. Its hook
+        # tool stays: the rules a pinned hook enforces hold with memory off.
+        off = _Server(NAME, instructions=OFF_INSTRUCTIONS)
+        hook_tool.register(off, _pins)
+        off.run("stdio")
         return 0
     Store.open(settings.database_path(db, settings.load())).close()
     app.run("stdio")

@@ -6,6 +6,7 @@ runs (a block rule denies in a session). Packages come from the package index, a
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -69,8 +70,10 @@ def test_tool_install_gives_a_memory_cli_whose_hooks_deny(installer, fresh_home,
     assert exe.exists(), sorted(p.name for p in (tools / "bin").iterdir())
 
     _run([str(exe), "install"], env)
-    hooks = home.settings()["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    hooks = home.settings()["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert str(tools) in hooks and str(BIN) not in hooks, hooks  # the tool's interpreter, not ours
+    server = json.loads((home.home / ".claude.json").read_text())["mcpServers"]["memory-cli"]["command"]
+    assert str(tools) in server, server  # which answers the gate (the mcp_tool route)
     _run(
         [str(exe), "add", "Never force-push", "--type", "rule", "--pattern", "git push --force", "--action", "block"],
         env,
