@@ -397,7 +397,7 @@ RETIRED = {
     "backup.frequency",
 }
 
-_TYPES = {"str": str, "int": int, "float": (int, float), "bool": bool}
+_TYPES: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
 
 def defaults() -> dict:
@@ -429,7 +429,7 @@ def value(settings, name: str):
     section, _, key = name.rpartition(".")
     src = settings if isinstance(settings, dict) else {}
     if section:
-        src = src.get(section)
+        src = src.get(section) or {}
     if isinstance(src, dict) and key in src:
         return src[key]
     return list(default) if isinstance(default, list) else default
