@@ -579,12 +579,12 @@ def token_budget(settings: dict) -> int:
     env = os.environ.get("MEMORY_CLI_BUDGET")
     if env:
         try:
-            value = int(env)
-            if value >= 0:
-                return value
+            budget = int(env)
+            if budget >= 0:
+                return budget
         except ValueError:
             pass
-    return int(settings["injection"]["max_tokens"])
+    return int(value(settings, "injection.max_tokens"))
 
 
 def memory_disabled(cli_db: str | None = None) -> bool:

@@ -132,12 +132,11 @@ def _instructions(settings=None) -> str:
     """The [MEMORY:...] marker instructions and, unless ``capture.agent_lessons`` is off (or
     capture is), how to record a lesson (capture area)."""
     from ..capture.instructions import text
+    from ..settings import value as setting
 
-    try:
-        capture = settings.section("capture") if settings is not None else {}
-    except Exception:
-        capture = {}
-    lessons = capture.get("enabled", True) is not False and capture.get("agent_lessons", True) is not False
+    lessons = (
+        setting(settings, "capture.enabled") is not False and setting(settings, "capture.agent_lessons") is not False
+    )
     return text(lessons=lessons).strip()
 
 
