@@ -74,7 +74,9 @@ def plan(
         if servers is not None:
             servers.pop(SERVER, None)
     else:
-        _servers(after, keys, create=True)[SERVER] = server_entry(exe, db)
+        servers = _servers(after, keys, create=True)
+        assert servers is not None  # create=True makes the missing levels
+        servers[SERVER] = server_entry(exe, db)
     return path, before, after
 
 
