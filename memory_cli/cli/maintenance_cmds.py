@@ -85,6 +85,7 @@ def pin(
         if critical:
             result = pins.pin_critical(store, project_root=root, settings=s)
         else:
+            assert entry_id is not None  # checked above: an ID or --critical
             result = pins.pin(store, entry_id, project_root=root, settings=s)
         flush_warnings(store)
     if want_json(json_):
