@@ -83,7 +83,8 @@ def query(
 ) -> list[dict]:
     """Audit events, newest first; ``session_id``: what one session did (the memories it
     wrote link here from the dashboard)."""
-    where, params = [], []
+    where: list[str] = []
+    params: list = []
     if action:
         if action.endswith("*"):
             where.append("action LIKE ?")

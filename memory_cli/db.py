@@ -140,7 +140,8 @@ class Store:
         pause = 0.002
         while True:
             try:
-                mode = self.conn.execute("PRAGMA journal_mode").fetchone()[0]
+                row = self.conn.execute("PRAGMA journal_mode").fetchone()
+                mode = row[0] if row else ""
                 if str(mode).lower() != "wal":
                     self.conn.execute("PRAGMA journal_mode=WAL")
                 return
@@ -268,7 +269,7 @@ class _Transaction:
 
     def __init__(self, store: Store, wait: bool = True):
         self.store = store
-        self.name = None
+        self.name: str | None = None
         self.wait = wait
 
     def __enter__(self) -> Store:
@@ -287,7 +288,7 @@ class _Transaction:
         s._depth += 1
         return s
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> None:
         s = self.store
         s._depth -= 1
         if self.name is None:
@@ -306,7 +307,6 @@ class _Transaction:
         else:
             s.conn.execute(f"ROLLBACK TO {self.name}")
             s.conn.execute(f"RELEASE {self.name}")
-        return False
 
 
 def _begin_without_waiting(s: Store) -> None:

@@ -268,7 +268,7 @@ def _semantic_check():
     try:
         from . import settings as settings_mod
 
-        backend = model.choose_backend(settings_mod.load()["embedding"]["backend"])
+        backend = model.choose_backend(settings_mod.value(settings_mod.load(), "embedding.backend"))
     except Exception as e:  # an unknown back end named in the config
         return _check("embedding model", "warn", f"{e}: search works by keywords")
     if backend == "numpy" and model.numpy_available():

@@ -133,6 +133,11 @@ def decode(row: dict | None) -> dict | None:
     """Turn a stored row into the public shape (tags as a list, no raw vector bytes)."""
     if row is None:
         return None
+    return _decoded(row)
+
+
+def _decoded(row: dict) -> dict:
+    """:func:`decode` of a row that exists."""
     out = dict(row)
     try:
         out["tags"] = json.loads(out.get("tags") or "[]")
@@ -167,7 +172,16 @@ def resolve_id(store: Store, ref: str, table: str = "memory_entries") -> str:
 
 def get(store: Store, ref: str) -> dict:
     eid = resolve_id(store, ref)
-    return decode(store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,)))
+    return _decoded(_existing(store, "SELECT * FROM memory_entries WHERE id = ?", eid))
+
+
+def _existing(store: Store, sql: str, eid: str) -> dict:
+    """The row ``sql`` reads for a memory :func:`resolve_id` has just found; one deleted in
+    between (by another process) is NotFound, as it would have been a moment earlier."""
+    row = store.row(sql, (eid,))
+    if row is None:
+        raise NotFound(f"no memory with id {eid!r}")
+    return row
 
 
 #: The subject filter for memories about no subject in particular: injection lists them under
@@ -194,7 +208,8 @@ def _filters(
     min_confidence=None,
 ) -> tuple[list[str], list]:
     """The WHERE clauses shared by :func:`list_entries` and :func:`count_entries`."""
-    where, params = [], []
+    where: list[str] = []
+    params: list = []
     if type:
         where.append("type = ?")
         params.append(check_type(type))
@@ -289,7 +304,7 @@ def list_entries(
         inner += " LIMIT ? OFFSET ?"
         params += [-1 if limit is None else int(limit), int(offset)]
     sql = f"SELECT * FROM memory_entries WHERE rowid IN ({inner}){order_by}"
-    return [decode(r) for r in store.rows(sql, params)]
+    return [_decoded(r) for r in store.rows(sql, params)]
 
 
 def count_entries(store: Store, **filters) -> int:
@@ -424,7 +439,7 @@ def update(store: Store, ref: str, *, audit_action: str = "update", by: str = "p
     eid = resolve_id(store, ref)
     _check_owner(store, eid, by, "change")
     with store.transaction():
-        before = store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,))
+        before = _existing(store, "SELECT * FROM memory_entries WHERE id = ?", eid)
         sets, params, diff = [], [], {}
         for key, value in changes.items():
             if value is None:
@@ -475,7 +490,7 @@ def update(store: Store, ref: str, *, audit_action: str = "update", by: str = "p
             sets.append("requested_scope = NULL")
             diff["requested_scope"] = {"before": before["requested_scope"], "after": None}
         if not sets:
-            return decode(before)
+            return _decoded(before)
         now = now_iso()
         sets.append("updated_at = ?")
         params.append(now)
@@ -530,7 +545,7 @@ def delete(store: Store, ref: str, *, by: str = "person") -> dict:
     eid = resolve_id(store, ref)
     _check_owner(store, eid, by, "delete")
     with store.transaction():
-        row = decode(store.row("SELECT * FROM memory_entries WHERE id = ?", (eid,)))
+        row = _decoded(_existing(store, "SELECT * FROM memory_entries WHERE id = ?", eid))
         rule = store.row("SELECT * FROM enforcement_rules WHERE id = ?", (eid,))
         store.execute("UPDATE memory_entries SET superseded_by = NULL WHERE superseded_by = ?", (eid,))
         store.execute("DELETE FROM memory_entries WHERE id = ?", (eid,))
@@ -546,7 +561,7 @@ def reactivate(store: Store, ref: str, *, floor: float = 0.3) -> dict:
     injection ``floor`` is raised to :data:`REACTIVATE_CONFIDENCE` so it is injected again.
     A superseded memory cannot be reactivated (edit its replacement)."""
     entry = get(store, ref)
-    changes = {}
+    changes: dict = {}
     if entry["status"] != "active":
         changes["status"] = "active"
     if entry["confidence"] < floor:
@@ -596,7 +611,7 @@ def bulk(store: Store, action: str, refs, *, floor: float = 0.3) -> int:
                     continue
                 archive(store, eid, reason="bulk")
             else:
-                before = store.row("SELECT status, confidence FROM memory_entries WHERE id = ?", (eid,))
+                before = _existing(store, "SELECT status, confidence FROM memory_entries WHERE id = ?", eid)
                 after = reactivate(store, eid, floor=floor)
                 if (after["status"], after["confidence"]) == (before["status"], before["confidence"]):
                     continue

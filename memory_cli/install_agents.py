@@ -174,7 +174,7 @@ def hooks_object(agent: str, launcher: str, db: str | None = None, extra_tools=N
         group: dict = {}
         if matcher:
             group["matcher"] = matcher
-        handler = {"type": "command", "command": command_for(agent, event, launcher, db)}
+        handler: dict = {"type": "command", "command": command_for(agent, event, launcher, db)}
         handler["timeout"] = timeout * _TIMEOUT_SCALE[agent]
         group["hooks"] = [handler]
         out[event] = [group]

@@ -95,8 +95,7 @@ def find_project_root(cwd: str | None, env: dict | None = None) -> str | None:
     ``CLAUDE_PROJECT_DIR`` (where Claude Code was started, possibly a subfolder such as
     ``src/``), else at or above ``cwd``. ``CLAUDE_PROJECT_DIR`` outside any repository is the
     project itself."""
-    env = os.environ if env is None else env
-    project_dir = env.get("CLAUDE_PROJECT_DIR")
+    project_dir = (os.environ if env is None else env).get("CLAUDE_PROJECT_DIR")
     if project_dir:
         start = os.path.abspath(os.path.expanduser(project_dir))
         return _git_root(start) or start

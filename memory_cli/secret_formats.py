@@ -92,7 +92,7 @@ def _line_of(text: str, start: int, end: int) -> str:
     return text[a : len(text) if b < 0 else b]
 
 
-def _allowed(allow: dict, key: str, secret: str, match: str, text: str, start: int, end: int) -> bool:
+def _allowed(allow: dict, key: tuple[int, int] | str, secret: str, match: str, text: str, start: int, end: int) -> bool:
     target = allow.get("target", "secret")
     subject = match if target == "match" else _line_of(text, start, end) if target == "line" else secret
     for n, rx in enumerate(allow.get("regexes") or ()):

@@ -408,7 +408,7 @@ RETIRED = {
     "backup.frequency",
 }
 
-_TYPES = {"str": str, "int": int, "float": (int, float), "bool": bool}
+_TYPES: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
 
 def defaults() -> dict:
@@ -440,7 +440,7 @@ def value(settings, name: str):
     section, _, key = name.rpartition(".")
     src = settings if isinstance(settings, dict) else {}
     if section:
-        src = src.get(section)
+        src = src.get(section) or {}
     if isinstance(src, dict) and key in src:
         return src[key]
     return list(default) if isinstance(default, list) else default
@@ -590,12 +590,12 @@ def token_budget(settings: dict) -> int:
     env = os.environ.get("MEMORY_CLI_BUDGET")
     if env:
         try:
-            value = int(env)
-            if value >= 0:
-                return value
+            budget = int(env)
+            if budget >= 0:
+                return budget
         except ValueError:
             pass
-    return int(settings["injection"]["max_tokens"])
+    return int(value(settings, "injection.max_tokens"))
 
 
 def memory_disabled(cli_db: str | None = None) -> bool:

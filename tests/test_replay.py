@@ -102,7 +102,7 @@ def test_cli_prints_counts_and_the_calls_and_refuses_bad_input(home, cli):
     r = cli("rules", "replay", "--pattern", "x", "--agent", "cursor", env=env)
     assert r.returncode == 2 and "unknown agent 'cursor'" in r.stderr
     r = cli("rules", "replay", env=env)
-    assert r.returncode == 2 and "give a rule ID or --pattern" in r.stderr
+    assert r.returncode == 2 and "give its ID" in r.stderr and "--pattern" in r.stderr
     r = cli("rules", "replay", "--pattern", "x", "--since", "last tuesday", env=env)
     assert r.returncode == 2 and "--since" in r.stderr
     out = json.loads(cli("--json", "rules", "replay", "--pattern", "git", "--since", "2999-01-01", env=env).stdout)

@@ -359,6 +359,6 @@ def test_an_agents_shell_cannot_turn_a_model_on(cli, claude_dir):
     """Sending sessions to a model (or switching the gate off) is the person's decision: from a
     coding agent's shell, with no terminal to confirm at, `config set` is refused."""
     r = cli("config", "set", "llm.provider", "claude-cli", env={"CLAUDECODE": "1"}, process=True)
-    assert r.returncode == 7 and "weakens enforcement" in r.stderr
+    assert r.returncode == 7 and "the person's word" in r.stderr, r.stderr
     assert not _config(claude_dir).exists()
     assert cli("config", "get", "llm.provider", env={"CLAUDECODE": "1"}).stdout.strip() == "none"

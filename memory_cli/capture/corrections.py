@@ -38,19 +38,15 @@ DEFAULT_MIN_SESSIONS = 2
 
 
 def _capture_settings(settings) -> tuple[bool, int, int]:
-    section = {}
-    if settings is not None:
-        try:
-            section = settings.section("capture") if hasattr(settings, "section") else (settings.get("capture") or {})
-        except Exception:
-            section = {}
-    enabled = section.get("enabled", True) is not False
+    from ..settings import value as setting
+
+    enabled = setting(settings, "capture.enabled") is not False
     try:
-        threshold = max(1, int(section.get("auto_promote_threshold", DEFAULT_THRESHOLD)))
+        threshold = max(1, int(setting(settings, "capture.auto_promote_threshold")))
     except (TypeError, ValueError):
         threshold = DEFAULT_THRESHOLD
     try:
-        min_sessions = max(1, int(section.get("min_sessions", DEFAULT_MIN_SESSIONS)))
+        min_sessions = max(1, int(setting(settings, "capture.min_sessions")))
     except (TypeError, ValueError):
         min_sessions = DEFAULT_MIN_SESSIONS
     return enabled, threshold, min_sessions
@@ -263,6 +259,7 @@ def _store(store, p: dict, now: str, aid: str | None = None):
     session_id = p.get("session_id")
     confidence = float(p.get("confidence") or 0)
     joins = None  # a recurring proposal the agent said this is: the new correction joins it
+    matched_by: str | None
     if p.get("same_as"):
         row, matched_by = store.row("SELECT * FROM corrections WHERE id = ?", (p["same_as"],)), "agent"
         if row is not None and row["detection_type"] == "repeated":
@@ -568,7 +565,8 @@ def view(store, row: dict) -> dict:
 def list_corrections(store, *, status: str | None = None, limit: int = 100) -> list[dict]:
     if status and status not in STATUSES and status != "all":
         raise InvalidInput(f"unknown status {status!r}: use one of {', '.join(STATUSES)} or all")
-    sql, params = "SELECT * FROM corrections", []
+    sql = "SELECT * FROM corrections"
+    params: list = []
     if status and status != "all":
         sql += " WHERE status = ?"
         params.append(status)

@@ -47,7 +47,8 @@ class _Lazy:
     __slots__ = ("source", "flags", "_p")
 
     def __init__(self, source: str, flags: int = _F):
-        self.source, self.flags, self._p = source, flags, None
+        self.source, self.flags = source, flags
+        self._p: re.Pattern[str] | None = None
 
     def _get(self) -> re.Pattern[str]:
         if self._p is None:
@@ -896,7 +897,7 @@ def match(body: str, message: str, *, after_no: bool = False) -> tuple[str, str,
     s = _Sentence(b, low, message, body, after_no)
     for _name, gate, find, build in _FORM_TABLE:
         if gate is not None:
-            if type(gate) is tuple:
+            if isinstance(gate, tuple):
                 for word in gate:
                     if word in low:
                         break

@@ -1179,6 +1179,7 @@ def _sentence_hit(sentence: str, masked: _Masked, *, prev_no: bool) -> tuple[_Hi
     body = body.strip()
     if not body:
         return None, saw_no  # "No." on its own: remember it for the next sentence
+    hit: _Hit | None
     if exasperated and regex_cache.match(r"^(?:again|(?:you\s+did\s+it\s+)?again)\W*$", body, re.I):
         hit = _Hit("implicit", IMPLICIT_CONFIDENCE, "again", "", "", "", repeated=True)
         hit.sentence = masked.restore(s)

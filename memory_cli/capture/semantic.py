@@ -37,8 +37,8 @@ def cosine(a: bytes | None, b: bytes | None) -> float:
     try:
         from ..embeddings.vectors import cosine as vcos
     except ImportError:
-        vcos = None
-    if vcos is not None:
+        pass
+    else:
         return vcos(a, b)
     n = len(a) // 4
     if n == 0 or len(a) != len(b) or len(a) % 4:

@@ -79,8 +79,8 @@ def stats(json_: JsonOpt = False):
         c.print(f"  per session (latest first): {sessions}", markup=False)
     from ..maintenance.stats import render_lines
 
-    for line in render_lines(data):
-        c.print(line, markup=False)
+    for text in render_lines(data):
+        c.print(text, markup=False)
 
 
 def export(

@@ -220,8 +220,9 @@ def reindex(
     """Rebuild the vectors of all active memories (uses the daemon when it is warm)."""
     from .. import audit
     from ..embeddings import vectors
+    from ..settings import value as setting
 
-    model = settings()["embedding"]["model"]
+    model = setting(settings(), "embedding.model")
     embed = None if in_process else _daemon_embedder(model)
     via = "daemon"
     if embed is None:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InvalidInput
+from ..settings import value as setting
 from .common import JsonOpt, clip, confirmed, db_path, emit_json, flush_warnings, open_store, settings, short, want_json
 
 maintenance_app = typer.Typer(help="The daily maintenance run (decay, backup, audit retention).", no_args_is_help=True)
@@ -84,6 +85,7 @@ def pin(
         if critical:
             result = pins.pin_critical(store, project_root=root, settings=s)
         else:
+            assert entry_id is not None  # checked above: an ID or --critical
             result = pins.pin(store, entry_id, project_root=root, settings=s)
         flush_warnings(store)
     if want_json(json_):
@@ -258,7 +260,7 @@ def backup_(
             to = _unique_name(to, _utc(None), "")
         made = backup.backup_to(src, to)
     else:
-        made = backup.make_backup(src, _backups_dir(s), keep=int(s["backup"]["max_backups"]))
+        made = backup.make_backup(src, _backups_dir(s), keep=int(setting(s, "backup.max_backups")))
     with open_store() as store, store.transaction():
         audit.record(store, "backup", result=str(made))
     if want_json(json_):
@@ -293,7 +295,7 @@ def restore(
         _backups_dir(s),
         max_schema_version=migrations.LATEST,
         application_id=APPLICATION_ID,
-        keep=int(s["backup"]["max_backups"]),
+        keep=int(setting(s, "backup.max_backups")),
     )
     with open_store() as store, store.transaction():  # opening migrates an older backup to the current schema
         audit.record(
@@ -332,7 +334,7 @@ def maintenance_run(
     s = settings()
     db = db_path()
     status = detached.run_maintenance(
-        default_tasks(db, s), db, force=force, time_limit=float(s["maintenance"]["time_limit_s"])
+        default_tasks(db, s), db, force=force, time_limit=float(setting(s, "maintenance.time_limit_s"))
     )
     if status == 75:
         raise InvalidInput("another maintenance run is in progress")

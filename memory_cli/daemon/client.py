@@ -18,7 +18,7 @@ import time
 try:  # the C module directly: socket.py pulls in selectors and enum (~3 ms per hook call)
     import _socket as socket
 except ImportError:  # pragma: no cover - every CPython has it
-    import socket
+    import socket  # type: ignore[no-redef]  # the Python face of the same module, for mypy one name
 
 from ..settings import value as _setting
 from . import protocol

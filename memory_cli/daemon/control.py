@@ -164,9 +164,9 @@ def _defaults(model: str | None, idle_timeout_s: float | None) -> tuple[str, flo
 
         s = settings.load()
         if model is None:
-            model = s["embedding"]["model"]
+            model = settings.value(s, "embedding.model")
         if idle_timeout_s is None:
-            idle_timeout_s = s["daemon"]["idle_timeout_s"]
+            idle_timeout_s = settings.value(s, "daemon.idle_timeout_s")
     return model, float(idle_timeout_s)
 
 
@@ -369,7 +369,9 @@ def autostart_enabled(settings: dict) -> bool:
         return False
     if env in ("1", "true", "yes", "on"):
         return True
-    return bool(settings["daemon"]["autostart"])
+    from ..settings import value as setting
+
+    return bool(setting(settings, "daemon.autostart"))
 
 
 def ensure_started(settings: dict | None = None, db: str | None = None) -> dict | None:
@@ -395,8 +397,14 @@ def ensure_started(settings: dict | None = None, db: str | None = None) -> dict 
 
             if not semantic_available():
                 return None
+            from ..settings import value as setting
+
             return _spawn_locked(
-                fd, rd, settings["embedding"]["model"], settings["daemon"]["idle_timeout_s"], [db] if db else []
+                fd,
+                rd,
+                setting(settings, "embedding.model"),
+                setting(settings, "daemon.idle_timeout_s"),
+                [db] if db else [],
             )
         finally:
             os.close(fd)

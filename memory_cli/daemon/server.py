@@ -205,7 +205,7 @@ class Daemon:
             from .. import settings as settings_mod
             from ..embeddings.model import Embedder
 
-            emb = Embedder(self.model_name, settings_mod.load()["embedding"]["backend"])
+            emb = Embedder(self.model_name, settings_mod.value(settings_mod.load(), "embedding.backend"))
             self.model_path = emb.path
             emb.load()
             _single_threaded_model()

@@ -13,11 +13,12 @@ def _check(name, status, detail):
 
 def doctor_checks(store, settings) -> list[dict]:
     from ..daemon import control
+    from ..settings import value as setting
     from . import vectors
 
     out = []
     st = vectors.stats(store)
-    configured = settings["embedding"]["model"]
+    configured = setting(settings, "embedding.model")
     if not st["sqlite_vec"]:
         out.append(_check("vectors", "warn", "sqlite-vec cannot be loaded: keyword search only"))
     else:
@@ -80,7 +81,7 @@ def doctor_checks(store, settings) -> list[dict]:
             )
         )
     else:
-        auto = settings["daemon"]["autostart"]
+        auto = setting(settings, "daemon.autostart")
         out.append(
             _check(
                 "daemon",

@@ -38,5 +38,6 @@ def session_start(ctx: HookContext, resp: Response) -> None:
         return
     if db and ctx.store is not None:
         from ..embeddings import vectors
+        from ..settings import value as setting
 
-        vectors.request_backfill(ctx.store, db, min(50, settings["daemon"]["request_timeout_ms"]))
+        vectors.request_backfill(ctx.store, db, min(50, setting(settings, "daemon.request_timeout_ms")))

@@ -31,7 +31,9 @@ def post_tool_use_failure(ctx: HookContext, resp: Response) -> None:
     query = failure_query(error, command)
     if not query:
         return
-    timeout = min(100.0, float(ctx.settings["daemon"]["request_timeout_ms"]))
+    from ..settings import value as setting
+
+    timeout = min(100.0, float(setting(ctx.settings, "daemon.request_timeout_ms")))
     found = api.search(ctx.store, query, status="resolved", limit=MAX_OFFERED, timeout_ms=timeout, min_score=MIN_SCORE)
     if not found:
         return

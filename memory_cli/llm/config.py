@@ -14,11 +14,10 @@ AUTOMATIC_SOURCES = ("session", "marker")
 
 
 def llm_section(settings) -> dict:
-    from memory_cli.settings import defaults
+    """Every ``llm.*`` setting by key, as configured or else its default."""
+    from memory_cli.settings import FIELDS, value
 
-    out = dict(defaults()["llm"])
-    out.update((settings or {}).get("llm") or {})
-    return out
+    return {key: value(settings, f"llm.{key}") for section, key, *_ in FIELDS if section == "llm"}
 
 
 def per_scope_limit(settings) -> int:

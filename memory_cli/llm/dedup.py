@@ -20,7 +20,7 @@ def _ranked_search():
     return query
 
 
-def find_duplicate(store, content: str, scope: str, *, extra: list[dict] = ()) -> dict | None:
+def find_duplicate(store, content: str, scope: str, *, extra: list[dict] | tuple[dict, ...] = ()) -> dict | None:
     """The active entry (or earlier memory of this batch, in ``extra``) that ``content`` repeats."""
     from memory_cli.capture.similar import same_text
 

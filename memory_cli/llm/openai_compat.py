@@ -142,7 +142,9 @@ class OpenAICompatibleProvider:
             parsed = _json_object(str(message.get("content") or ""))
         if parsed is None:
             raise LLMError("malformed", "the model answered without a JSON object")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = data.get("usage")
+        if not isinstance(usage, dict):
+            usage = {}
         return Answer(
             parsed,
             self.name,

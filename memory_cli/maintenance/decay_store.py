@@ -38,8 +38,10 @@ _SELECT = (
 
 
 def policy_from(settings) -> DecayPolicy:
-    injection = (settings or {}).get("injection", {}) if settings else {}
-    return DecayPolicy.from_config((settings or {}).get("decay"), injection.get("min_confidence"))
+    from memory_cli.settings import value as setting
+
+    decay = {key: setting(settings, f"decay.{key}") for key in ("inactive_days", "decay_rate", "archive_threshold")}
+    return DecayPolicy.from_config(decay, setting(settings, "injection.min_confidence"))
 
 
 def _inputs(rows) -> list[DecayInput]:

@@ -52,7 +52,9 @@ def max_pinned(settings) -> int:
 
 
 def _file_name(settings) -> str:
-    return (_settings(settings).get("pinning") or {}).get("sync_target") or "CLAUDE.md"
+    from memory_cli.settings import value as setting
+
+    return setting(_settings(settings), "pinning.sync_target") or "CLAUDE.md"
 
 
 def target_path(target: str, settings=None) -> Path:

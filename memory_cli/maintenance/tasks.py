@@ -24,8 +24,9 @@ def backups_dir(settings, db_path=None) -> Path:
     import os
 
     from memory_cli import paths
+    from memory_cli.settings import value as setting
 
-    configured = (settings.get("backup") or {}).get("directory")
+    configured = setting(settings, "backup.directory")
     base = paths.expand(configured) if configured else paths.backups_dir()
     if db_path is None:
         return base

@@ -91,7 +91,7 @@ def import_sources(
     candidates, errors = collect(sources, scope=forced, claude_home=claude_home)
     for source in sources:
         if not discover([source], claude_home=claude_home):
-            errors.append((source, "no memory files found there"))
+            errors.append((str(source), "no memory files found there"))
     present, deleted = _known_fingerprints(store)
     files: dict[str, dict] = {}
     out_entries: list[dict] = []

@@ -86,7 +86,9 @@ def plan(
         if servers is not None:
             servers.pop(SERVER, None)
     else:
-        _servers(after, keys, create=True)[SERVER] = server_entry(exe, db, config)
+        servers = _servers(after, keys, create=True)
+        assert servers is not None  # create=True makes the missing levels
+        servers[SERVER] = server_entry(exe, db, config)
     return path, before, after
 
 

@@ -58,7 +58,7 @@ class HookOnly:
     why: str
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
     return " ".join(str(text or "").split())
 
 

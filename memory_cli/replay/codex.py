@@ -63,8 +63,8 @@ def read(path: str) -> Session | None:
     if got is None:
         return None
     data, truncated = got
-    name = os.path.basename(path)[: -len(".jsonl")]
-    session = Session(AGENT, name[-36:] if len(name) > 36 else name, path, truncated=truncated)
+    stem = os.path.basename(path)[: -len(".jsonl")]
+    session = Session(AGENT, stem[-36:] if len(stem) > 36 else stem, path, truncated=truncated)
     turn = 0
     for rec in lines_of(data):
         payload = rec.get("payload")

@@ -47,7 +47,7 @@ def session_start(ctx: HookContext, resp: Response) -> None:
     if rep is None:
         return
     summary = fit(rep["summary"])
-    by = {"agent": "saved by the agent", "session": "summarised at session end", "manual": "written by you"}
+    by: dict = {"agent": "saved by the agent", "session": "summarised at session end", "manual": "written by you"}
     origin = by.get(rep.get("source"), rep.get("source") or "")
     resp.add_context(f"Previous session in {ctx.project} ({rep['created_at'][:10]}, {origin}):\n{summary}")
     ctx.audit("inject", context="session report", result=rep["id"])

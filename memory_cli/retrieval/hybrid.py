@@ -99,11 +99,8 @@ def rebuild_index(store) -> int:
 
 def weights_from(settings) -> fusion.Weights:
     """Ranking weights with the ``retrieval`` section of the config applied (missing = default)."""
-    sec = {}
-    try:
-        sec = (settings or {}).get("retrieval") or {}
-    except AttributeError:
-        pass
+    from ..settings import value as setting
+
     w = fusion.DEFAULT
     changes = {}
     for key, field in (
@@ -111,9 +108,11 @@ def weights_from(settings) -> fusion.Weights:
         ("confidence_weight", "confidence"),
         ("recency_weight", "recency"),
     ):
-        value = sec.get(key)
+        value = setting(settings, f"retrieval.{key}")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            changes[field] = min(1.0, max(0.0, float(value)))
+            weight = min(1.0, max(0.0, float(value)))
+            if weight != getattr(w, field):
+                changes[field] = weight
     return w.replace(**changes) if changes else w
 
 

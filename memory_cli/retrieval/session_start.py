@@ -133,12 +133,11 @@ def _instructions(settings=None, store=None, project: str | None = None) -> str:
     capture is), how to record a lesson with the project's most-taught waiting lessons (capture
     area)."""
     from ..capture.instructions import text
+    from ..settings import value as setting
 
-    try:
-        capture = settings.section("capture") if settings is not None else {}
-    except Exception:
-        capture = {}
-    lessons = capture.get("enabled", True) is not False and capture.get("agent_lessons", True) is not False
+    lessons = (
+        setting(settings, "capture.enabled") is not False and setting(settings, "capture.agent_lessons") is not False
+    )
     out = text(lessons=lessons).strip()
     if lessons and store is not None and project:
         from ..capture.taught import most_taught_text

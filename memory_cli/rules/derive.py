@@ -445,7 +445,7 @@ def _result(
     message: str,
     conditions: list[dict] | None = None,
 ) -> dict:
-    out = {
+    out: dict = {
         "pattern": pattern,
         "pattern_type": pattern_type,
         "tools": tools,

@@ -269,6 +269,7 @@ def _parse_block(lines: list[str]) -> dict:
                         item = {}
                         for p in inline:
                             pm = _KEY.match(p)
+                            assert pm is not None  # every part matched in the all() above
                             item[pm.group("key")] = _scalar(pm.group("value") or "")
                         items.append(item)
                         continue

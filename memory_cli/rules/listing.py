@@ -26,6 +26,11 @@ def public_rule(row: dict | None) -> dict | None:
     """The shape every caller sees: JSON columns decoded, booleans as booleans."""
     if row is None:
         return None
+    return _public(row)
+
+
+def _public(row: dict) -> dict:
+    """:func:`public_rule` of a row that exists (typed so, for the lists of rules)."""
     out = dict(row)
     for key in _JSON_COLUMNS:
         if key in out:
@@ -65,7 +70,8 @@ def list_rules(
     confirmed: bool | None = None,
     limit: int | None = None,
 ) -> list[dict]:
-    where, params = [], []
+    where: list[str] = []
+    params: list = []
     if status != "all":
         where.append("e.status = ?")
         params.append(status)
@@ -91,4 +97,4 @@ def list_rules(
     if limit:
         sql += " LIMIT ?"
         params.append(int(limit))
-    return [public_rule(r) for r in store.rows(sql, params)]
+    return [_public(r) for r in store.rows(sql, params)]

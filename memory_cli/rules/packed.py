@@ -182,8 +182,8 @@ def pack(key: tuple, rules: list[bytes], indexes: dict[str, dict], meta: dict, b
         for k, v in d.items():
             buckets[bucket_of(k, nb)][k] = v
         spans: list[int] = []
-        for b in buckets:
-            spans.extend(w.add(marshal.dumps(b)))
+        for bucket in buckets:
+            spans.extend(w.add(marshal.dumps(bucket)))
         index_specs[name] = (nb, len(d), tuple(spans))
     meta_spans = {name: w.add(marshal.dumps(v)) for name, v in meta.items()}
     broken_span = w.add(marshal.dumps(broken))

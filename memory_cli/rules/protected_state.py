@@ -275,6 +275,8 @@ class Checker:
                 what, target = hit
                 return (f"writes a script that {what}", target)
             return None
+        if t is None:
+            return None
         if t.path.startswith("."):
             return None  # a settings file's name with no folder: whose it is depends on where it runs
         low = text.lower()

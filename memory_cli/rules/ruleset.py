@@ -80,7 +80,7 @@ class RuleSet:
         self.key = p.key
         self.n = p.n
         self._cache: dict[int, tuple] = {}
-        self._broken = None
+        self._broken: list | None = None
         ix = p.indexes
         self.cmd = ix["cmd"]
         self.gram = ix["gram"]
@@ -171,6 +171,7 @@ def _compile_row(row: dict) -> tuple:
             conditions=conditions,
             vector=base64.b64decode(vec) if vec else None,
         )
+    compiled: tuple | bytes | None
     if ptype == "regex":
         info = analysis["regex"]
         compiled = (

@@ -195,7 +195,7 @@ def analyze(
         import base64
 
         out["vector"] = base64.b64encode(vector).decode("ascii")
-    conds = []
+    conds: list[dict | None] = []
     for c in conditions or []:
         if c["operator"] in ("regex_match", "not_regex_match"):
             conds.append(analyze_regex(c["pattern"]).to_dict())
