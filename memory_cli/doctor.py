@@ -528,11 +528,10 @@ def _errors_check(store):
 
 def _gate_served_by_mcp() -> bool:
     """Whether a settings file routes PreToolUse to the MCP server (see mcp/doctor.route_checks)."""
-    from . import hook_routes
 
     for scope in ("user", "project", "local"):
         try:
-            if hook_routes.installed(install.settings_file(scope)).get("PreToolUse") == "mcp_tool":
+            if install.routes_installed(install.settings_file(scope)).get("PreToolUse") == "mcp_tool":
                 return True
         except MemoryCliError:
             continue

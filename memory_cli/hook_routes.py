@@ -114,20 +114,3 @@ def pins(cli_db: str | None) -> tuple[str, str]:
     config = str(Path(paths.config_file()).expanduser().resolve())
     db = settings.database_path(cli_db, settings.load(config))
     return str(Path(db).expanduser().resolve()), config
-
-
-def installed(path) -> dict[str, str]:
-    """Event -> route of memory-cli's entries in one Claude Code settings file."""
-    from . import install
-
-    try:
-        data = install.load_settings(path)
-    except Exception:  # noqa: BLE001 - unreadable: nothing installed there that doctor can show
-        return {}
-    out: dict[str, str] = {}
-    for event, groups in (data.get("hooks") or {}).items():
-        for group in groups if isinstance(groups, list) else []:
-            for h in (group or {}).get("hooks", []) if isinstance(group, dict) else []:
-                if isinstance(h, dict) and install.is_ours(h):
-                    out[event] = route_of(h)
-    return out

@@ -374,3 +374,21 @@ def coverage_warnings(tools, cwd: str | None = None) -> list[str]:
         f"{matcher}; run `memory-cli install` again to add {tool}"
         for path, tool, matcher in uncovered_tools(tools, cwd)
     ]
+
+
+def routes_installed(path) -> dict[str, str]:
+    """Event -> route of memory-cli's entries in one Claude Code settings file (``command`` or
+    ``mcp_tool``, :mod:`memory_cli.hook_routes`)."""
+    from .hook_routes import route_of
+
+    try:
+        data = load_settings(path)
+    except Exception:  # noqa: BLE001 - unreadable: nothing installed there that doctor can show
+        return {}
+    out: dict[str, str] = {}
+    for event, groups in (data.get("hooks") or {}).items():
+        for group in groups if isinstance(groups, list) else []:
+            for h in (group or {}).get("hooks", []) if isinstance(group, dict) else []:
+                if isinstance(h, dict) and is_ours(h):
+                    out[event] = route_of(h)
+    return out

@@ -67,9 +67,10 @@ def root_of(lesson: dict, cwd: str | None = None) -> str | None:
 
 
 def settle(store: Store, entry_id: str, form: str | None, *, cwd: str | None = None) -> dict:
-    """Give an approved lesson its form (``form`` None: the proposed one) and compile it. A rule
-    not wanted as a rule is switched off; ``rule`` without a rule to enforce stays advice, said
-    as a warning."""
+    """Give an approved lesson its form (``form`` None: the proposed one) and compile it; ``rule``
+    without a rule to enforce stays advice, said as a warning. ``rule_enabled`` in the answer
+    says whether the lesson's rule must be switched on (True) or off (False) to match the form
+    (None: as it is); :func:`memory_cli.checks.lesson_review.apply` does that."""
     from . import compile as compiler
 
     form = check_form(form)
@@ -84,12 +85,8 @@ def settle(store: Store, entry_id: str, form: str | None, *, cwd: str | None = N
     if chosen == "rule" and rule is None:
         store.warn("this lesson names no command or file a rule could hold: kept as advice")
         chosen = "advice"
-    if rule is not None:
-        want = 1 if chosen == "rule" else 0
-        if rule["active"] != want:
-            from ..rules.api import write_rule
-
-            write_rule(store, entry_id, {"enabled": bool(want)})
+    # The rule is switched on or off by the caller, through the rules' door (lesson_review.apply).
+    rule_enabled = None if rule is None or bool(rule["active"]) == (chosen == "rule") else chosen == "rule"
     kind = compiler.check_kind(entry["content"]) if chosen == "stop-check" else None
     tools = compiler.tools_named(entry["content"]) if chosen in ("reminder", "ask") else []
     if chosen in ("reminder", "ask") and not tools:
@@ -112,7 +109,14 @@ def settle(store: Store, entry_id: str, form: str | None, *, cwd: str | None = N
         result=chosen,
         details={"proposed": proposed, "check_kind": kind, "tools": tools, "project_root": root},
     )
-    return {"form": chosen, "proposed": proposed, "check_kind": kind, "tools": tools, "project_root": root}
+    return {
+        "form": chosen,
+        "proposed": proposed,
+        "check_kind": kind,
+        "tools": tools,
+        "project_root": root,
+        "rule_enabled": rule_enabled,
+    }
 
 
 def drop(store: Store, entry_id: str | None) -> bool:

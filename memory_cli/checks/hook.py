@@ -116,7 +116,7 @@ def _count_platform_judge(ctx, judged: list[dict], active: bool, path) -> None:
 
     named: set[str] = set()
     if active and isinstance(path, str):
-        named = set(judge.tags_in(_last_feedback(path)))
+        named = set(judge.tags_in(_feedback_when_written(path)))
     if isinstance(path, str):
         _count_failures(ctx, judged, path)
     for r in judged:
@@ -129,6 +129,22 @@ def _count_platform_judge(ctx, judged: list[dict], active: bool, path) -> None:
             result="sent_back" if active else "judged",
             details={"check": "judge", "by": "claude-code prompt hook"},
         )
+
+
+# Claude Code may start this hook a moment before it appends the send-back's feedback to the
+# transcript: at the Stop after a send-back (only then), wait this long for it to appear.
+_FEEDBACK_WAIT_S = 0.6
+
+
+def _feedback_when_written(path: str) -> str:
+    import time
+
+    deadline = time.monotonic() + _FEEDBACK_WAIT_S
+    while True:
+        text = _last_feedback(path)
+        if text or time.monotonic() >= deadline:
+            return text
+        time.sleep(0.03)
 
 
 def _last_feedback(path: str) -> str:

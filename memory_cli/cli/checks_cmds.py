@@ -72,12 +72,12 @@ def lessons_form(
     json_: JsonOpt = False,
 ):
     """Change how an approved lesson is enforced; the settings' Stop checks follow."""
-    from ..checks import claude_settings, forms
+    from ..checks import claude_settings, forms, lesson_review
 
     with open_store() as store:
         eid = forms.resolve(store, lesson)
         with store.transaction():
-            out = forms.settle(store, eid, form)
+            out = lesson_review.apply(store, eid, form)
         out["checks_sync"] = [r for r in claude_settings.sync(store) if r["changed"]]
         flush_warnings(store)
     if want_json(json_):

@@ -46,7 +46,7 @@ def route_checks(server_registered: bool, tools: list[str] | None) -> list[dict]
             path = install.settings_file(scope)
         except Exception:  # noqa: BLE001 - no project here: nothing installed there
             continue
-        routes = hook_routes.installed(path)
+        routes = install.routes_installed(path)
         if not routes:
             continue
         served = [e for e in hook_routes.PER_CALL_EVENTS if routes.get(e) == "mcp_tool"]

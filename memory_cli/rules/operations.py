@@ -384,7 +384,6 @@ UNKNOWN_PATH_FIELD = "run_time_path"
 def match_rules(rs, v, cmds, command: str, tool: str, usable, matched: dict, make_match) -> None:
     """Match the rule set's pipeline rules and operation rules against a read Bash line:
     ``make_match(rule, field, snippet)`` builds the engine's Match."""
-    from . import ruleset as R
     from .command_pattern import CommandPattern
     from .shellparse import runtime_of
 
@@ -394,13 +393,13 @@ def match_rules(rs, v, cmds, command: str, tool: str, usable, matched: dict, mak
     def fits(i: int) -> bool:
         if i in matched or not usable(i):
             return False
-        tools = rule(i)[R.TOOLS]
+        tools = rule(i)[rs.TOOLS]
         return not tools or tool in tools
 
     for i in rs.meta.get("pipes") or ():
         if fits(i):
             v.checked += 1
-            hit = CommandPattern.from_tuple(rule(i)[R.COMPILED]).matches_pipes(runtime.pipes)
+            hit = CommandPattern.from_tuple(rule(i)[rs.COMPILED]).matches_pipes(runtime.pipes)
             if hit is not None:
                 matched[i] = make_match(rule(i), "command", hit)
     ops = rs.meta.get("ops") or {}
@@ -411,7 +410,7 @@ def match_rules(rs, v, cmds, command: str, tool: str, usable, matched: dict, mak
         for i in idxs:
             if not fits(i):
                 continue
-            target = rule(i)[R.COMPILED][6][1]
+            target = rule(i)[rs.COMPILED][6][1]
             for f in spellings:
                 if f.op == op and f.covers(target):
                     m = matched[i] = make_match(rule(i), OPERATION_FIELD, f.snippet)
@@ -450,11 +449,3 @@ def stands_for(pattern: str, spelling_only: bool = False) -> dict | None:
     if op is None:
         return None
     return {"operation": op[0], "target": op[1], "description": describe(op)}
-
-
-def set_spelling_only(store, rule_id: str, on: bool = True) -> None:
-    """Store whether a command rule matches its spelling only (``rules add --spelling-only``),
-    through the rules' one door (the pattern is analysed again, so the rule set is rebuilt)."""
-    from .api import write_rule
-
-    write_rule(store, rule_id, {"spelling_only": on})

@@ -72,6 +72,11 @@ class RuleSet:
 
     __slots__ = ("key", "n", "_packed", "_cache", "_broken", "cmd", "gram", "always", "by_tool", "by_event", "meta")
 
+    # Positions in a compiled rule tuple, for the matchers that are handed a rule set and are
+    # imported by this module (operations): they read them here instead of importing it back.
+    TOOLS = TOOLS
+    COMPILED = COMPILED
+
     def __init__(self, data: bytes):
         from .packed import Packed
 

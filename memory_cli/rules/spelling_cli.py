@@ -4,7 +4,6 @@ and the ``--spelling-only`` opt-out (see :mod:`operations`)."""
 from __future__ import annotations
 
 from . import api
-from .operations import set_spelling_only
 
 
 def keep_spelling_only(store, rule: dict) -> dict:
@@ -13,7 +12,7 @@ def keep_spelling_only(store, rule: dict) -> dict:
     if rule.get("pattern_type") != "command" or rule.get("reinforced"):
         store.warn("--spelling-only applies to a new command rule (--pattern-type command); nothing changed")
         return rule
-    set_spelling_only(store, rule["id"], True)
+    api.write_rule(store, rule["id"], {"spelling_only": True})  # the rules' one door
     return api.get_rule(store, rule["id"])
 
 

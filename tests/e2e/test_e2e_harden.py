@@ -91,9 +91,12 @@ def _decision(home, command: str) -> str:
         "tool_input": {"command": command, "description": "route"},
         "tool_use_id": "toolu_battery",
     }
-    hook = next(h for g in home.settings()["hooks"]["PreToolUse"] for h in g["hooks"] if " hook " in h["command"])
+    # The gate's command route (the installed PreToolUse entry may be the MCP server's tool):
+    # the command install registers, for this event.
+    start = next(h for g in home.settings()["hooks"]["SessionStart"] for h in g["hooks"] if " hook " in h["command"])
+    command = start["command"].replace(" hook SessionStart", " hook PreToolUse")
     out = subprocess.run(
-        ["/bin/sh", "-c", hook["command"]],
+        ["/bin/sh", "-c", command],
         input=json.dumps(body),
         capture_output=True,
         text=True,
