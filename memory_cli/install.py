@@ -138,6 +138,14 @@ def pinned(launcher: str, cli_db: str | None = None) -> str:
     return f"{launcher} --db {shlex.quote(db)} --config {shlex.quote(config)}"
 
 
+# The gate's events: a hook that cannot start, crashes, hangs past its timeout or answers nothing
+# usable blocks the call (Claude Code's ``onFailure: "block"``) instead of letting it run
+# unchecked. Always, not only with a block rule: a rule added later must hold from its first call,
+# and an allowed call costs nothing more. The events after a call and the session events keep the
+# default (a fault there never stops the person's work); see docs/trust.md.
+BLOCK_ON_FAILURE = frozenset({"PreToolUse"})
+
+
 def command_for(event: str, launcher: str, db: str | None = None) -> str:
     """One hook command: ``launcher`` is shell-ready (see :func:`hook_launcher`)."""
     parts = launcher
@@ -157,7 +165,10 @@ def hooks_object(launcher: str, db: str | None = None, extra_tools: list[str] | 
         group: dict = {}
         if matcher:
             group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": command_for(event, launcher, db), "timeout": timeout}]
+        handler: dict = {"type": "command", "command": command_for(event, launcher, db), "timeout": timeout}
+        if event in BLOCK_ON_FAILURE:
+            handler["onFailure"] = "block"
+        group["hooks"] = [handler]
         out[event] = [group]
     return out
 
