@@ -48,10 +48,12 @@ def _is_file_path(db_path: str) -> bool:
     return bool(db_path) and db_path != ":memory:" and not db_path.startswith("file:")
 
 
-def check_before_open(db_path: str, settings) -> None:
-    """Raise :class:`GateFault` for what the gate can see before it opens the store: a missing
-    store (never recreated empty for enforcement: every rule would be gone without a word) and a
-    config file that could not be read at all."""
+def check_before_open(event: str, db_path: str, settings) -> None:
+    """For the gate's events, raise :class:`GateFault` for what can be seen before the store is
+    opened: a missing store (never recreated empty for enforcement: every rule would be gone
+    without a word) and a config file that could not be read at all."""
+    if not guards(event):
+        return
     if _is_file_path(db_path) and not os.path.exists(db_path):
         raise GateFault(f"memory-cli's store is missing at {db_path}: {DOCTOR}")
     for problem in getattr(settings, "problems", None) or ():

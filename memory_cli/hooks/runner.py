@@ -120,8 +120,7 @@ def main(
         settings = settings_mod.load()
         db_path = settings_mod.database_path(db_override, settings)
         _answer["db"] = db_path
-        if gate:  # a missing store or an unreadable config: refused before anything is created
-            fail_closed.check_before_open(db_path, settings)
+        fail_closed.check_before_open(event, db_path, settings)  # the gate: before anything is created
         try:
             payloads = _payloads(agent, native, event, raw)
         except protocol.HookInputError as e:
@@ -141,12 +140,7 @@ def main(
             return 0
         if payloads and isinstance(payloads[0], dict):
             _answer["session_id"] = payloads[0].get("session_id")
-        from ..db import Store
-
-        if gate:  # reading the rules waits on no one: a held lock refuses the call at once
-            store = Store.open(db_path, busy_timeout_ms=fail_closed.GATE_BUSY_TIMEOUT_MS)
-        else:
-            store = Store.open(db_path)
+        store = _open_store(db_path, gate)
         store.write_wait = False
         from .. import cache_seal
 
@@ -177,16 +171,7 @@ def main(
     except BaseException as e:  # noqa: BLE001 - fail open on everything, KeyboardInterrupt too
         if debug:
             raise
-        message = f"{type(e).__name__}: {e}".strip().rstrip(":")
-        if gate:
-            reason = fail_closed.reason_for(e, _answer.get("db"))
-            _record_error(store, event, "gate_fault", reason, started, agent=agent, result="denied")
-            _deny(stdout, agent, reason)
-            return 0
-        _record_error(store, event, "internal_error", message, started, agent=agent)
-        _notice(
-            stdout, event, f"memory-cli: the {event} hook failed open ({_first_line(message)}); run `memory-cli doctor`"
-        )
+        _on_fault(e, store, event, started, agent, stdout, gate)
         return 0
     finally:
         if pending:  # a handler failed after queueing rows: they are still written
@@ -197,6 +182,29 @@ def main(
             if seal is not None and seal.store is store:
                 seal.store = None
             store.close()
+
+
+def _open_store(db_path, gate: bool):
+    from ..db import Store
+
+    if gate:  # reading the rules waits on no one: a held lock refuses the call at once
+        return Store.open(db_path, busy_timeout_ms=fail_closed.GATE_BUSY_TIMEOUT_MS)
+    return Store.open(db_path)
+
+
+def _on_fault(e: BaseException, store, event: str, started: float, agent: str, stdout, gate: bool) -> None:
+    """memory-cli's own fault: the gate denies the call with the reason; any other event says
+    it failed open. Either way it is recorded (audit log, spool or hook-errors.log)."""
+    message = f"{type(e).__name__}: {e}".strip().rstrip(":")
+    if gate:
+        reason = fail_closed.reason_for(e, _answer.get("db"))
+        _record_error(store, event, "gate_fault", reason, started, agent=agent, result="denied")
+        _deny(stdout, agent, reason)
+        return
+    _record_error(store, event, "internal_error", message, started, agent=agent)
+    _notice(
+        stdout, event, f"memory-cli: the {event} hook failed open ({_first_line(message)}); run `memory-cli doctor`"
+    )
 
 
 def _payloads(agent: str, native: str, event: str, raw) -> list[dict]:
