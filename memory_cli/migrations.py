@@ -244,6 +244,11 @@ MIGRATIONS: list[tuple] = [
         "capture: the prompts a lesson's quote is checked against; corrections' origin",
         _area("memory_cli.capture.lessons"),
     ),
+    (
+        16,
+        "rules: when the rules last changed (rules_state.changed_at), and the rules confirmed as they stand",
+        _area("memory_cli.rules.schema", "apply_change_time_schema"),
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -48,11 +48,33 @@ def _is_file_path(db_path: str) -> bool:
     return bool(db_path) and db_path != ":memory:" and not db_path.startswith("file:")
 
 
+class StoreGone(GateFault):
+    """The store is missing where memory-cli had one: said, and not recreated by a hook."""
+
+
+# Files memory-cli keeps beside its store: one of them without the store means the store existed
+# and was deleted (a first run, before any store, has none of them).
+_TRACES = (".rules-cache", "-wal", "-shm", ".spool")
+
+
+def store_was_deleted(db_path: str) -> bool:
+    """No store at ``db_path``, but files memory-cli keeps beside one are there."""
+    if not _is_file_path(db_path) or os.path.exists(db_path):
+        return False
+    return any(os.path.exists(db_path + suffix) for suffix in _TRACES)
+
+
 def check_before_open(event: str, db_path: str, settings) -> None:
-    """For the gate's events, raise :class:`GateFault` for what can be seen before the store is
-    opened: a missing store (never recreated empty for enforcement: every rule would be gone
-    without a word) and a config file that could not be read at all."""
+    """Raise :class:`GateFault` for what can be seen before the store is opened. The gate: a
+    missing store (never recreated empty for enforcement: every rule would be gone without a
+    word) and a config file that could not be read at all. Any other event: :class:`StoreGone`
+    for a store deleted after memory-cli had one (a first run still creates it)."""
     if not guards(event):
+        if store_was_deleted(db_path):
+            raise StoreGone(
+                f"memory-cli's store at {db_path} was deleted by a process that was not memory-cli: "
+                f"every tool call is refused until you {DOCTOR}"
+            )
         return
     if _is_file_path(db_path) and not os.path.exists(db_path):
         raise GateFault(f"memory-cli's store is missing at {db_path}: {DOCTOR}")

@@ -82,7 +82,9 @@ def main(
     if own_process is None:
         own_process = stdin is None and stdout is None
     started = time.perf_counter()
-    _answer.update(begun=False, audited=False, db=None, session_id=None, pending=None, agent=agent or "claude")
+    _answer.update(
+        begun=False, audited=False, db=None, session_id=None, pending=None, agent=agent or "claude", native=event
+    )
     agent = agent or "claude"
     native = event
     if agent != "claude":
@@ -196,6 +198,10 @@ def _on_fault(e: BaseException, store, event: str, started: float, agent: str, s
     """memory-cli's own fault: the gate denies the call with the reason; any other event says
     it failed open. Either way it is recorded (audit log, spool or hook-errors.log)."""
     message = f"{type(e).__name__}: {e}".strip().rstrip(":")
+    if isinstance(e, fail_closed.StoreGone):  # said to the person (and to the agent at SessionStart)
+        _append_error_log(event, "store_gone", str(e))
+        _say(stdout, str(e).removeprefix("memory-cli's "), agent, _answer.get("native") or event, event, context=True)
+        return
     if gate:
         reason = fail_closed.reason_for(e, _answer.get("db"))
         _record_error(store, event, "gate_fault", reason, started, agent=agent, result="denied")
@@ -480,13 +486,16 @@ def _deny_unchecked(stdout, why: str, agent: str = "claude", native: str = "PreT
     stdout.flush()
 
 
-def _say(stdout, text: str, agent: str, native: str, event: str) -> None:
-    """One line for the person and nothing else, in the calling agent's own words."""
+def _say(stdout, text: str, agent: str, native: str, event: str, context: bool = False) -> None:
+    """One line for the person (and with ``context``, the same for the agent), in the calling
+    agent's own words."""
     from ..fastjson import dumps
     from .response import Response
 
     response = Response()
     response.notify("memory-cli: " + text)
+    if context:
+        response.add_context("memory-cli: " + text)
     if agent == "claude":
         out = response.render(event)
     else:
