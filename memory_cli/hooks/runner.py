@@ -399,22 +399,28 @@ def _record_error(
         except Exception:
             preview = "(preview withheld)"
         details["stdin_preview"] = preview
-    if store is not None:
-        try:  # at once if the write lock is free, else into the spool: never a wait
-            from .. import spool
+    kw = {
+        "context": kind,
+        "result": result,
+        "details": details,
+        "hook_event": event,
+        "elapsed_ms": elapsed,
+        "agent": agent,
+    }
+    db = _answer.get("db")
+    try:  # at once if the write lock is free, else into the spool: never a wait
+        from .. import spool
 
-            kw = {
-                "context": kind,
-                "result": result,
-                "details": details,
-                "hook_event": event,
-                "elapsed_ms": elapsed,
-                "agent": agent,
-            }
-            spool.write(store, [spool.make("audit", {"action": "hook_error", "kw": kw})])
+        row = [spool.make("audit", {"action": "hook_error", "kw": kw})]
+        if store is not None:
+            spool.write(store, row)
             return
-        except Exception:
-            pass
+        if result == "denied" and isinstance(db, str) and os.path.isfile(db):  # a store it could not open
+            spool.put(db, row)  # the gate's refusal, audited by the next process that opens it
+            _append_error_log(event, kind, message)
+            return
+    except Exception:
+        pass
     _append_error_log(event, kind, message)
 
 
