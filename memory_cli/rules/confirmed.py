@@ -138,6 +138,19 @@ def changes(store) -> Changes | None:
     return out
 
 
+def refresh(store) -> None:
+    """After memory-cli changed rules: the rules as they stand are the confirmed ones, recorded
+    now (once per generation), unless they stand changed outside memory-cli."""
+    generation, confirmed, _at = _state(store)
+    if confirmed is not None and confirmed != generation:
+        return
+    snap_generation = store.value("SELECT json_extract(value, '$.generation') FROM kv WHERE key = ?", (ROWS_KEY,))
+    if snap_generation is not None and int(snap_generation) == generation:
+        return
+    with store.transaction():
+        record(store, generation, _current_rows(store))
+
+
 def accept(store) -> dict:
     """The person's word: the rules as they stand now are the confirmed ones."""
     from .. import confirmation
