@@ -64,12 +64,12 @@ def store_was_deleted(db_path: str) -> bool:
     return any(os.path.exists(db_path + suffix) for suffix in _TRACES)
 
 
-def check_before_open(event: str, db_path: str, settings) -> None:
-    """Raise :class:`GateFault` for what can be seen before the store is opened. The gate: a
+def check_before_open(gate: bool, db_path: str, settings) -> None:
+    """Raise :class:`GateFault` for what can be seen before the store is opened. The gate (``gate``: this call is one the gate decides): a
     missing store (never recreated empty for enforcement: every rule would be gone without a
     word) and a config file that could not be read at all. Any other event: :class:`StoreGone`
     for a store deleted after memory-cli had one (a first run still creates it)."""
-    if not guards(event):
+    if not gate:
         if store_was_deleted(db_path):
             raise StoreGone(
                 f"memory-cli's store at {db_path} was deleted by a process that was not memory-cli: "

@@ -91,7 +91,8 @@ def main(
         from . import agents
 
         event = agents.event_for(agent, native) or native
-    gate = fail_closed.guards(event)
+    # an agent memory-cli does not know could not read a refusal: its calls are recorded, not decided
+    gate = fail_closed.guards(event) and (agent == "claude" or agent in agents.AGENTS)
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     debug = bool(os.environ.get("MEMORY_CLI_HOOK_DEBUG"))
@@ -122,7 +123,7 @@ def main(
         settings = settings_mod.load()
         db_path = settings_mod.database_path(db_override, settings)
         _answer["db"] = db_path
-        fail_closed.check_before_open(event, db_path, settings)  # the gate: before anything is created
+        fail_closed.check_before_open(gate, db_path, settings)  # the gate: before anything is created
         try:
             payloads = _payloads(agent, native, event, raw)
         except protocol.HookInputError as e:
