@@ -154,6 +154,7 @@ def test_per_call_hooks_avoid_slow_stdlib_imports(tmp_path, event):
     import sys
 
     body = json.dumps(payload(event, cwd=str(tmp_path)))
+    Store.open(tmp_path / "m.db").close()  # as install leaves it (the gate refuses without a store)
     code = (
         "import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
         "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', sys.argv[3]]);"

@@ -17,8 +17,6 @@ Cheap to import (``fastjson`` only): the rule set reads it on the hook path when
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 ROWS_KEY = "rules.confirmed-rows"
 
 
@@ -63,15 +61,16 @@ def kept_rows(store, generation: int, current: list[dict]) -> list[dict]:
     ]
 
 
-@dataclass
 class Changes:
-    """How the rules differ from the confirmed ones, by a process that was not memory-cli."""
+    """How the rules differ from the confirmed ones, by a process that was not memory-cli (a
+    plain class: ``dataclasses`` costs a hook milliseconds to import)."""
 
-    at: str | None
-    turned_off: list[dict] = field(default_factory=list)  # confirmed rules no longer enforced
-    rewritten: list[dict] = field(default_factory=list)  # same rule, another pattern or action
-    added: list[dict] = field(default_factory=list)  # enforced now, never confirmed
-    unknown: bool = False  # no record of the confirmed rules to compare with
+    def __init__(self, at: str | None) -> None:
+        self.at = at
+        self.turned_off: list[dict] = []  # confirmed rules no longer enforced
+        self.rewritten: list[dict] = []  # same rule, another pattern or action
+        self.added: list[dict] = []  # enforced now, never confirmed
+        self.unknown = False  # no record of the confirmed rules to compare with
 
     def line(self) -> str:
         """One line for the person."""
