@@ -171,7 +171,7 @@ def main(
         return 0
     except BrokenPipeError:
         return 0
-    except BaseException as e:  # noqa: BLE001 - fail open on everything, KeyboardInterrupt too
+    except BaseException as e:  # noqa: BLE001 - the gate denies, the rest fails open; KeyboardInterrupt too
         if debug:
             raise
         _on_fault(e, store, event, started, agent, stdout, gate)
