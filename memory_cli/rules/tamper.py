@@ -58,10 +58,12 @@ def _cache_line(store, clear: bool) -> str | None:
 
 def _gate_entries(path) -> list[dict] | None:
     """memory-cli's PreToolUse handlers in one settings file (None: the file has none of ours)."""
+    from pathlib import Path
+
     from .. import install
 
     try:
-        data = install.load_settings(path)
+        data = install.load_settings(Path(path))
     except Exception:
         return None
     hooks = data.get("hooks") if isinstance(data, dict) else None
@@ -79,18 +81,36 @@ def _gate_entries(path) -> list[dict] | None:
     return gate if ours_anywhere else None
 
 
+def _settings_files(cwd: str | None) -> list[str]:
+    """The user's, the project's and the project's local Claude Code settings files."""
+    from .. import paths
+    from ..scope import find_project_root
+
+    where = cwd or os.getcwd()
+    root = find_project_root(where) or os.path.abspath(where)
+    claude = os.path.join(root, ".claude")
+    return [
+        os.path.join(paths.claude_dir_str(), "settings.json"),
+        os.path.join(claude, "settings.json"),
+        os.path.join(claude, "settings.local.json"),
+    ]
+
+
 def hook_lines(cwd: str | None = None) -> list[str]:
     """Settings files that load memory-cli's hooks but lost its gate or its ``onFailure``."""
     if os.environ.get("CLAUDE_PLUGIN_ROOT"):  # the plugin's own hooks.json holds the gate
         return []
-    from .. import install
-
     out = []
-    for scope in ("user", "project", "local"):
+    for path in _settings_files(cwd):
         try:
-            path = install.settings_file(scope, cwd)
-        except Exception:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
             continue
+        if "hook PreToolUse" in text and '"onFailure"' in text:
+            continue  # as install wrote it (read in full only when it may not be: a fraction of a ms)
+        if " hook " not in text or ("memory-cli" not in text and "memory_cli" not in text):
+            continue  # none of memory-cli's hooks
         gate = _gate_entries(path)
         if gate is None:
             continue
