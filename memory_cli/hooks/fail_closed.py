@@ -31,6 +31,10 @@ GATE_EVENTS = frozenset({"PreToolUse"})
 # its budget rather than wait out the agent's timeout. A moment, not zero: SQLite's own
 # short-lived locks (a checkpoint, WAL recovery) clear within it.
 GATE_BUSY_TIMEOUT_MS = 250
+# The same wait for the events that decide nothing (they fail open when it passes): longer, as
+# what they read is worth a moment more, but far below their deadlines (4.5 s and up), which a
+# wait inside SQLite (holding the interpreter) could otherwise outlast.
+HOOK_BUSY_TIMEOUT_MS = 1000
 
 DOCTOR = "run `memory-cli doctor`"
 

@@ -192,7 +192,9 @@ def _open_store(db_path, gate: bool):
 
     if gate:  # reading the rules waits on no one: a held lock refuses the call at once
         return Store.open(db_path, busy_timeout_ms=fail_closed.GATE_BUSY_TIMEOUT_MS)
-    return Store.open(db_path)
+    # the other events fail open after a short wait, well inside their deadlines, rather than
+    # hold the person's session for seconds on every hook
+    return Store.open(db_path, busy_timeout_ms=fail_closed.HOOK_BUSY_TIMEOUT_MS)
 
 
 def _on_fault(e: BaseException, store, event: str, started: float, agent: str, stdout, gate: bool) -> None:
