@@ -82,6 +82,11 @@ def test_accepting_changes_without_a_terminal_needs_yes(db_path, claude_dir):
     _sql(db_path, "DELETE FROM enforcement_rules")
     r = run_cli("rules", "accept-changes", db=db_path)
     assert r.returncode != 0 and "pass --yes" in r.stderr
+    # From the agent's shell it is refused even with --yes: accepting is the person's word.
+    r = run_cli("rules", "accept-changes", "--yes", db=db_path, env={"CLAUDECODE": "1"})
+    assert r.returncode == 7 and "your own terminal" in r.stderr
+    hook = run_hook("PreToolUse", bash("memory-cli rules accept-changes --yes"), db=db_path)
+    assert hook.decision == "ask" and "weakens memory-cli's enforcement" in hook.reason
     assert run_hook("PreToolUse", bash("rm -rf build"), db=db_path).decision == "deny"
 
 
