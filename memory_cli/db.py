@@ -104,13 +104,17 @@ class Store:
         store = cls(conn, p)
         store.busy_timeout_ms = busy_timeout_ms
         try:
-            from . import migrations
+            from . import confirmation, migrations
 
             store._configure()
             migrations.refuse_if_unusable(store)  # before anything writes to the file
             if not readonly:
                 store._use_wal(busy_timeout_ms)
+            # memory-cli's own rule changes confirm themselves; no other program's do
+            watched = readonly or confirmation.watch(conn)
             migrations.check_and_migrate(store, apply=migrate and not readonly)
+            if not watched:
+                confirmation.watch(conn)
         except StoreRefused:
             conn.close()
             raise

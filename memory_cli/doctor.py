@@ -66,6 +66,27 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
     return list(each_check(db_override, measure=measure))
 
 
+def _create_missing_store(db_path: Path) -> dict:
+    """A new store where none is; said as a failure when one existed and was deleted (files it
+    leaves beside itself remain), with the way back to the rules: the latest backup."""
+    from .db import Store
+    from .hooks.fail_closed import store_was_deleted
+
+    deleted = store_was_deleted(str(db_path))
+    try:
+        Store.open(db_path).close()
+    except MemoryCliError as e:
+        return _check("database", "fail", f"{db_path} is missing and cannot be created: {e}")
+    if deleted:
+        return _check(
+            "database",
+            "fail",
+            f"{db_path} was deleted outside memory-cli; a new empty store was created (the gate checks "
+            "calls again, with no rules): bring the rules back with `memory-cli restore` from a backup",
+        )
+    return _check("database", "ok", f"{db_path} created (the gate refuses every tool call while no store exists)")
+
+
 def each_check(db_override: str | None = None, *, measure: bool = True):
     """The checks one at a time, as each finishes: a person sees progress, not 15 s of silence
     (the timed hook calls and the MCP server's start take most of it)."""
@@ -77,9 +98,9 @@ def each_check(db_override: str | None = None, *, measure: bool = True):
         return
     db_path = Path(settings_mod.database_path(db_override, settings))
     store = None
-    if not db_path.exists():
-        yield _check("database", "warn", f"{db_path} does not exist yet (created on first use)")
-    else:
+    if not db_path.exists():  # the gate refuses every call without a store: doctor makes one
+        yield _create_missing_store(db_path)
+    if db_path.exists():
         import os
 
         from .db import Store, corrupt_marker

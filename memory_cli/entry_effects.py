@@ -48,7 +48,14 @@ def resync_pins(store, *entries_touched) -> list[str]:
 
 def resync_native(store) -> list[str]:
     """A rule changed: rewrite the native rule copies memory-cli wrote for each agent
-    (:mod:`memory_cli.native`). Returns one warning line per copy that could not be rewritten."""
+    (:mod:`memory_cli.native`), and keep the rules as they now stand as the confirmed ones (when
+    every change came through memory-cli). Returns one warning line per copy not rewritten."""
+    try:
+        from .rules import confirmed
+
+        confirmed.refresh(store)
+    except Exception:  # the rule set's next rebuild records them too
+        pass
     try:
         from .native import sync
     except ImportError:

@@ -138,6 +138,14 @@ def pinned(launcher: str, cli_db: str | None = None) -> str:
     return f"{launcher} --db {shlex.quote(db)} --config {shlex.quote(config)}"
 
 
+# The gate's events: a hook that cannot start, crashes, hangs past its timeout or answers nothing
+# usable blocks the call (Claude Code's ``onFailure: "block"``) instead of letting it run
+# unchecked. Always, not only with a block rule: a rule added later must hold from its first call,
+# and an allowed call costs nothing more. The events after a call and the session events keep the
+# default (a fault there never stops the person's work); see docs/trust.md.
+BLOCK_ON_FAILURE = frozenset({"PreToolUse"})
+
+
 def command_for(event: str, launcher: str, db: str | None = None) -> str:
     """One hook command: ``launcher`` is shell-ready (see :func:`hook_launcher`)."""
     parts = launcher
@@ -162,7 +170,10 @@ def hooks_object(
         group: dict = {}
         if matcher:
             group["matcher"] = matcher
-        group["hooks"] = [handler(event, command_for(event, launcher, db), timeout, route)]
+        entry = handler(event, command_for(event, launcher, db), timeout, route)
+        if event in BLOCK_ON_FAILURE:
+            entry["onFailure"] = "block"
+        group["hooks"] = [entry]
         out[event] = [group]
     return out
 

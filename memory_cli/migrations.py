@@ -255,6 +255,11 @@ MIGRATIONS: list[tuple] = [
     ),
     (16, "rules: a command rule may stand for its spelling only, not its operation", _rule_spelling_only_column),
     (17, "checks: each approved lesson's form of enforcement", _area("memory_cli.checks.schema")),
+    (
+        18,
+        "rules: when the rules last changed (rules_state.changed_at), and the rules confirmed as they stand",
+        _area("memory_cli.rules.schema", "apply_change_time_schema"),
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]

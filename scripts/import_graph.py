@@ -58,6 +58,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             # Standard-library helpers the regex cache and the rule set use (files, seals, the
             # interpreter's paths); they import nothing above this layer.
             "memory_cli.cache_seal",
+            "memory_cli.confirmation",
             "memory_cli.private_file",
             "memory_cli.launcher",
         ),

@@ -190,6 +190,10 @@ class HookResult:
         return ((self.json or {}).get("hookSpecificOutput") or {}).get("permissionDecision")
 
     @property
+    def reason(self) -> str:
+        return ((self.json or {}).get("hookSpecificOutput") or {}).get("permissionDecisionReason") or ""
+
+    @property
     def context(self) -> str:
         return ((self.json or {}).get("hookSpecificOutput") or {}).get("additionalContext") or ""
 
@@ -345,8 +349,15 @@ def cli(db_path):
 
 @pytest.fixture
 def hook(db_path):
+    """Run a hook against ``db_path``, created first as `memory-cli install` does (the gate
+    refuses every call while the store is missing)."""
+
     def _run(event, body, **kw):
         kw.setdefault("db", db_path)
+        if kw["db"] == db_path and not db_path.exists():
+            from memory_cli.db import Store
+
+            Store.open(db_path).close()
         return run_hook(event, body, **kw)
 
     return _run

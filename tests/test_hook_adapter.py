@@ -42,11 +42,12 @@ def test_every_event_is_accepted_and_audited(hook, db_path, event):
         (json.dumps({"tool_name": "Bash", "tool_input": {}}), "missing field 'session_id'"),
     ],
 )
-def test_malformed_input_allows_and_is_audited(hook, db_path, body, needle):
+def test_malformed_gate_input_is_denied_and_audited(hook, db_path, body, needle):
     r = hook("PreToolUse", body)
-    assert r.returncode == 0 and r.decision is None and "Traceback" not in r.stderr
-    # The person hears of it in one line (the docs promise it), and it names the problem.
-    assert "malformed payload" in r.system_message and needle in r.system_message
+    # A call the rules could not check is refused, never let through (the gate fails closed).
+    assert r.returncode == 0 and r.decision == "deny" and "Traceback" not in r.stderr
+    # The person hears of it in one line, and it names the problem.
+    assert "memory-cli refused this tool call" in r.system_message and needle in r.system_message
     assert "\n" not in r.system_message
     s = Store.open(db_path)
     row = s.row("SELECT * FROM memory_audit_log WHERE action='hook_error'")
@@ -62,11 +63,12 @@ def test_unknown_event_allows_and_is_audited(hook, db_path):
     s.close()
 
 
-def test_unreadable_database_fails_open_loudly(tmp_path, claude_dir):
+def test_unreadable_database_denies_the_gate_and_says_so(tmp_path, claude_dir):
     bad = tmp_path / "bad.db"
     bad.write_text("this is not sqlite")
     r = run_hook("PreToolUse", payload("PreToolUse"), db=bad)
-    assert r.returncode == 0 and r.decision is None
+    assert r.returncode == 0 and r.decision == "deny"
+    assert "doctor" in r.reason and "not a SQLite database" in r.reason
     assert "doctor" in r.system_message
     assert bad.read_text() == "this is not sqlite"
     log = claude_dir / "memory" / "hook-errors.log"
@@ -152,6 +154,7 @@ def test_per_call_hooks_avoid_slow_stdlib_imports(tmp_path, event):
     import sys
 
     body = json.dumps(payload(event, cwd=str(tmp_path)))
+    Store.open(tmp_path / "m.db").close()  # as install leaves it (the gate refuses without a store)
     code = (
         "import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
         "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', sys.argv[3]]);"

@@ -55,8 +55,18 @@ def test_a_hook_its_deadline_ends_is_in_the_audit_log_as_cut_short(db_path, clau
     assert rows[0]["details"]["deadline_s"] == HARD_DEADLINE_S["SessionEnd"]
 
 
-def test_a_tool_hook_past_its_deadline_exits_0_and_tells_the_person(db_path, claude_dir):
+def test_the_gate_past_its_deadline_denies_the_call_and_says_why(db_path, claude_dir):
     r, _took = _stalled("PreToolUse", db_path)
+    assert r.returncode == 0, (r.returncode, r.stderr.decode()[-2000:])
+    said = json.loads(r.stdout)
+    decided = said["hookSpecificOutput"]
+    assert decided["permissionDecision"] == "deny"
+    assert "ran past its 4.5 s deadline" in decided["permissionDecisionReason"]
+    assert "memory-cli doctor" in said["systemMessage"]
+
+
+def test_an_event_after_the_call_past_its_deadline_only_tells_the_person(db_path, claude_dir):
+    r, _took = _stalled("PostToolUse", db_path)
     assert r.returncode == 0, (r.returncode, r.stderr.decode()[-2000:])
     said = json.loads(r.stdout)
     assert "ran past its 4.5 s deadline" in said["systemMessage"] and "hookSpecificOutput" not in said

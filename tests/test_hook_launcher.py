@@ -114,6 +114,7 @@ def test_disabled_memory_and_broken_input_through_the_launcher(tmp_path, db_path
     words = _launcher()
     proc = _run(words, "hook", "PreToolUse", body=payload("PreToolUse"), env={"MEMORY_CLI_DB": ""})
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
+    Store.open(db_path).close()  # as `memory-cli install` leaves it: the gate refuses without a store
     proc = subprocess.run(
         words + ["--db", str(db_path), "hook", "PreToolUse"],
         input="{broken",
@@ -122,7 +123,9 @@ def test_disabled_memory_and_broken_input_through_the_launcher(tmp_path, db_path
         timeout=60,
     )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
-    assert "malformed payload" in json.loads(proc.stdout)["systemMessage"]
+    said = json.loads(proc.stdout)  # a call the rules cannot check is refused, with the reason
+    assert said["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "not valid JSON" in said["systemMessage"]
     s = Store.open(db_path)
     details = s.value("SELECT details FROM memory_audit_log WHERE action='hook_error'")
     s.close()

@@ -170,7 +170,7 @@ def test_doctor_reports_registration_and_latency(claude_dir, db_path):
 def test_doctor_shows_recent_hook_errors(db_path):
     from conftest import run_hook
 
-    run_hook("PreToolUse", "{broken", db=db_path)
+    run_hook("SessionStart", "{broken", db=db_path)
     data = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)
     errors = [c for c in data["checks"] if c["name"] == "hook errors"][0]
     assert errors["status"] == "warn" and "not valid JSON" in errors["detail"]

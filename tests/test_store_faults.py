@@ -102,10 +102,11 @@ def test_doctor_on_a_corrupt_store_fails_the_check_instead_of_crashing(corrupt_d
 
 
 @pytest.mark.parametrize("event", ["UserPromptSubmit", "SessionStart", "PreToolUse"])
-def test_hooks_fail_open_loudly_on_a_corrupt_store(corrupt_db, claude_dir, event):
+def test_hooks_on_a_corrupt_store_say_so_and_the_gate_denies(corrupt_db, claude_dir, event):
     res = run_hook(event, payload(event, prompt="lorem ipsum dolor"), db=corrupt_db)
     assert res.returncode == 0 and "Traceback" not in res.stderr
-    assert res.decision is None
+    # The gate cannot read the rules: it refuses the call; the other events let the work go on.
+    assert res.decision == ("deny" if event == "PreToolUse" else None)
     assert "memory-cli" in res.system_message and "doctor" in res.system_message
     log = claude_dir / "memory" / "hook-errors.log"
     assert log.exists() and "corrupt" in log.read_text()

@@ -401,6 +401,39 @@ def rules_delete(
         print(f"deleted {rule['id']}")
 
 
+@rules_app.command("accept-changes")
+def rules_accept_changes(
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+    json_: JsonOpt = False,
+):
+    """Accept the rules as they stand after a change made outside memory-cli (until then the
+    gate keeps enforcing the rules as you last confirmed them)."""
+    from ..rules import confirmed
+
+    with open_store() as store:
+        changed = confirmed.changes(store)
+        if changed is not None and not yes:
+            if not sys.stdin.isatty():
+                raise InvalidInput(
+                    "refusing to accept changes made outside memory-cli without confirmation: pass --yes"
+                )
+            print(changed.line())
+            if not typer.confirm("Accept the rules as they stand now?", default=False):
+                print("kept: the gate still enforces the rules as you last confirmed them")
+                return
+        out = confirmed.accept(store)
+        _follow(store)
+    if want_json(json_):
+        emit_json(out)
+    elif out["accepted"]:
+        print(
+            f"accepted: {out['turned_off']} turned off, {out['rewritten']} rewritten, {out['added']} added; "
+            "the gate enforces the rules as they stand now"
+        )
+    else:
+        print("nothing to accept: every rule change came through memory-cli")
+
+
 # -- checking calls -------------------------------------------------------------------------
 
 

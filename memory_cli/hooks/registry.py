@@ -16,6 +16,8 @@ HANDLERS: dict[str, list[str]] = {
         # Last: the detached maintenance it starts takes the write lock at once (the spool, the
         # backup), and this hook's own writes (loading the repository file) never wait for it.
         "memory_cli.maintenance.hook:session_start",
+        # What changed rules, hooks or the rule cache outside memory-cli: said to the person
+        "memory_cli.rules.tamper:session_start",
     ],
     "UserPromptSubmit": [
         "memory_cli.capture.hook:user_prompt_submit",

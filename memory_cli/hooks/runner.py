@@ -1,17 +1,22 @@
-"""``memory-cli hook <Event>``: read the event, run its handlers, answer, and fail open.
+"""``memory-cli hook <Event>``: read the event, run its handlers, answer; the gate fails closed.
 
 Guarantees, in order of importance:
-1. Nothing but a rule's deliberate decision blocks. Any exception, a malformed payload, an
-   unknown event or an unusable database ends in exit 0 with no decision (the call proceeds).
+1. The gate (PreToolUse) fails closed: a call it could not check (a missing, locked, unreadable
+   or corrupt store, a config file it cannot read, a malformed payload, a handler that raised,
+   the hard deadline) is denied with one line saying what is wrong and the way back; a missing
+   store is never recreated by it (see :mod:`.fail_closed`). Every other event fails open:
+   any exception, a malformed payload, an unknown event or an unusable database ends in exit 0
+   with no decision (the work goes on).
 2. Failures are loud: recorded in the audit log (or, without a usable database, in
    ``hook-errors.log``), shown by ``memory-cli doctor``, and the person gets a one-line
    ``systemMessage``. Never a traceback on stderr.
 3. A hard deadline: if the process is still running when it passes (a filesystem stall, a
    machine so loaded that the process is not scheduled), an alarm ends it with exit 0: the
    traceback goes to ``hook-errors.log`` (doctor counts it), and when no answer was begun the
-   person gets a one-line ``systemMessage``; the call proceeds. A hook never exits 1. Should
+   gate denies the call and any other event's person gets a one-line ``systemMessage``. Should
    the alarm not run (the interpreter stuck in C code holding the GIL), faulthandler's C-level
-   watchdog ends the process ``WATCHDOG_GRACE_S`` later. It is armed whatever exists on disk.
+   watchdog ends the process ``WATCHDOG_GRACE_S`` later (exit 1: ``install`` registers the gate
+   with ``onFailure: "block"``, so that blocks the call too). It is armed whatever exists on disk.
 4. No wait for the write lock. The store is opened with ``write_wait = False``: every write
    transaction takes the lock only if it is free at once (reads in WAL never wait). What a
    hook must write and cannot (another process may hold the lock for seconds, e.g. a bulk
@@ -28,7 +33,7 @@ import os
 import sys
 import time
 
-from . import protocol
+from . import fail_closed, protocol
 
 # Seconds after which the watchdog ends the process; below the timeouts `install` registers
 # (5 s for the tool events). It bounds stalls (a filesystem that hangs), not slowness: a busy
@@ -77,13 +82,17 @@ def main(
     if own_process is None:
         own_process = stdin is None and stdout is None
     started = time.perf_counter()
-    _answer.update(begun=False, audited=False, db=None, session_id=None, pending=None, agent=agent or "claude")
+    _answer.update(
+        begun=False, audited=False, db=None, session_id=None, pending=None, agent=agent or "claude", native=event
+    )
     agent = agent or "claude"
     native = event
     if agent != "claude":
         from . import agents
 
         event = agents.event_for(agent, native) or native
+    # an agent memory-cli does not know could not read a refusal: its calls are recorded, not decided
+    gate = fail_closed.guards(event) and (agent == "claude" or agent in agents.AGENTS)
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     debug = bool(os.environ.get("MEMORY_CLI_HOOK_DEBUG"))
@@ -114,12 +123,13 @@ def main(
         settings = settings_mod.load()
         db_path = settings_mod.database_path(db_override, settings)
         _answer["db"] = db_path
+        fail_closed.check_before_open(gate, db_path, settings)  # the gate: before anything is created
         try:
             payloads = _payloads(agent, native, event, raw)
         except protocol.HookInputError as e:
             store = _open_store_quietly(db_path)
             _record_error(store, event, "invalid_input", str(e), started, raw_payload=raw, agent=agent)
-            if getattr(e, "too_deep", False) and event == "PreToolUse":  # uncheckable: decided, never let through
+            if gate:  # a call the rules cannot check is decided, never let through
                 _deny_unchecked(stdout, str(e), agent, native)
                 return 0
             if event in protocol.EVENTS:  # an event from a newer Claude Code is skipped quietly
@@ -133,9 +143,7 @@ def main(
             return 0
         if payloads and isinstance(payloads[0], dict):
             _answer["session_id"] = payloads[0].get("session_id")
-        from ..db import Store
-
-        store = Store.open(db_path)
+        store = _open_store(db_path, gate)
         store.write_wait = False
         from .. import cache_seal
 
@@ -163,14 +171,10 @@ def main(
         return 0
     except BrokenPipeError:
         return 0
-    except BaseException as e:  # noqa: BLE001 - fail open on everything, KeyboardInterrupt too
+    except BaseException as e:  # noqa: BLE001 - the gate denies, the rest fails open; KeyboardInterrupt too
         if debug:
             raise
-        message = f"{type(e).__name__}: {e}".strip().rstrip(":")
-        _record_error(store, event, "internal_error", message, started, agent=agent)
-        _notice(
-            stdout, event, f"memory-cli: the {event} hook failed open ({_first_line(message)}); run `memory-cli doctor`"
-        )
+        _on_fault(e, store, event, started, agent, stdout, gate)
         return 0
     finally:
         if pending:  # a handler failed after queueing rows: they are still written
@@ -181,6 +185,35 @@ def main(
             if seal is not None and seal.store is store:
                 seal.store = None
             store.close()
+
+
+def _open_store(db_path, gate: bool):
+    from ..db import Store
+
+    if gate:  # reading the rules waits on no one: a held lock refuses the call at once
+        return Store.open(db_path, busy_timeout_ms=fail_closed.GATE_BUSY_TIMEOUT_MS)
+    # the other events fail open after a short wait, well inside their deadlines, rather than
+    # hold the person's session for seconds on every hook
+    return Store.open(db_path, busy_timeout_ms=fail_closed.HOOK_BUSY_TIMEOUT_MS)
+
+
+def _on_fault(e: BaseException, store, event: str, started: float, agent: str, stdout, gate: bool) -> None:
+    """memory-cli's own fault: the gate denies the call with the reason; any other event says
+    it failed open. Either way it is recorded (audit log, spool or hook-errors.log)."""
+    message = f"{type(e).__name__}: {e}".strip().rstrip(":")
+    if isinstance(e, fail_closed.StoreGone):  # said to the person (and to the agent at SessionStart)
+        _append_error_log(event, "store_gone", str(e))
+        _say(stdout, str(e).removeprefix("memory-cli's "), agent, _answer.get("native") or event, event, context=True)
+        return
+    if gate:
+        reason = fail_closed.reason_for(e, _answer.get("db"))
+        _record_error(store, event, "gate_fault", reason, started, agent=agent, result="denied")
+        _deny(stdout, agent, reason)
+        return
+    _record_error(store, event, "internal_error", message, started, agent=agent)
+    _notice(
+        stdout, event, f"memory-cli: the {event} hook failed open ({_first_line(message)}); run `memory-cli doctor`"
+    )
 
 
 def _payloads(agent: str, native: str, event: str, raw) -> list[dict]:
@@ -245,7 +278,16 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None,
         details = dict(details or {}, deferred_by_write_lock=deferred)
     if getattr(settings, "problems", None):
         details = dict(details or {}, config_problems=settings.problems)
-    if failed:
+    if failed and fail_closed.guards(event):  # a check that did not run cannot let the call through
+        first = failed[0].split(": ", 1)[-1]
+        response.decide(
+            "deny",
+            fail_closed.refusal(f"part of memory-cli's gate failed ({first[:200]}): {fail_closed.DOCTOR}"),
+        )
+        response.notify(
+            f"memory-cli: part of the {event} hook failed, so the call was refused; run `memory-cli doctor`"
+        )
+    elif failed:
         # A deliberate decision survives; a half-built context does not hide the failure.
         response.notify(f"memory-cli: part of the {event} hook failed open; run `memory-cli doctor`")
     ctx.audit(
@@ -350,7 +392,9 @@ def _open_store_quietly(db_path):
         return None
 
 
-def _record_error(store, event, kind, message, started, raw_payload: bytes | None = None, agent=None) -> None:
+def _record_error(
+    store, event, kind, message, started, raw_payload: bytes | None = None, agent=None, result: str = "allowed"
+) -> None:
     """Audit the failure; without a usable store, append to hook-errors.log for doctor."""
     elapsed = (time.perf_counter() - started) * 1000.0
     details = {"error": message}
@@ -363,22 +407,28 @@ def _record_error(store, event, kind, message, started, raw_payload: bytes | Non
         except Exception:
             preview = "(preview withheld)"
         details["stdin_preview"] = preview
-    if store is not None:
-        try:  # at once if the write lock is free, else into the spool: never a wait
-            from .. import spool
+    kw = {
+        "context": kind,
+        "result": result,
+        "details": details,
+        "hook_event": event,
+        "elapsed_ms": elapsed,
+        "agent": agent,
+    }
+    db = _answer.get("db")
+    try:  # at once if the write lock is free, else into the spool: never a wait
+        from .. import spool
 
-            kw = {
-                "context": kind,
-                "result": "allowed",
-                "details": details,
-                "hook_event": event,
-                "elapsed_ms": elapsed,
-                "agent": agent,
-            }
-            spool.write(store, [spool.make("audit", {"action": "hook_error", "kw": kw})])
+        row = [spool.make("audit", {"action": "hook_error", "kw": kw})]
+        if store is not None:
+            spool.write(store, row)
             return
-        except Exception:
-            pass
+        if result == "denied" and isinstance(db, str) and os.path.isfile(db):  # a store it could not open
+            spool.put(db, row)  # the gate's refusal, audited by the next process that opens it
+            _append_error_log(event, kind, message)
+            return
+    except Exception:
+        pass
     _append_error_log(event, kind, message)
 
 
@@ -418,6 +468,18 @@ def _notice(stdout, event, text) -> None:
         pass
 
 
+def _deny(stdout, agent: str, reason: str) -> None:
+    """The gate's refusal for a fault of memory-cli's own, unless an answer was begun."""
+    if _answer["begun"]:
+        return
+    _answer["begun"] = True
+    try:
+        stdout.write(fail_closed.answer(agent, reason))
+        stdout.flush()
+    except Exception:
+        pass
+
+
 def _deny_unchecked(stdout, why: str, agent: str = "claude", native: str = "PreToolUse") -> None:
     """A tool call no rule can check is denied, said in the calling agent's own words."""
     from ..fastjson import dumps
@@ -438,13 +500,16 @@ def _deny_unchecked(stdout, why: str, agent: str = "claude", native: str = "PreT
     stdout.flush()
 
 
-def _say(stdout, text: str, agent: str, native: str, event: str) -> None:
-    """One line for the person and nothing else, in the calling agent's own words."""
+def _say(stdout, text: str, agent: str, native: str, event: str, context: bool = False) -> None:
+    """One line for the person (and with ``context``, the same for the agent), in the calling
+    agent's own words."""
     from ..fastjson import dumps
     from .response import Response
 
     response = Response()
     response.notify("memory-cli: " + text)
+    if context:
+        response.add_context("memory-cli: " + text)
     if agent == "claude":
         out = response.render(event)
     else:
@@ -501,17 +566,25 @@ def _arm_alarm(event: str, deadline: float, log, stdout) -> bool:
     def at_deadline(_signum, frame):
         import faulthandler
 
+        gate = fail_closed.guards(event)
         try:
             log.write(
                 f"Timeout ({deadline:g} s)! the {event} hook ran past its hard deadline and ended "
-                "with exit 0 (the call proceeds)\n"
+                + ("with exit 0 (the call was denied)\n" if gate else "with exit 0 (the call proceeds)\n")
             )
             log.flush()
             faulthandler.dump_traceback(file=log, all_threads=False)
             log.flush()
         except Exception:
             pass
-        if not _answer["begun"] and stdout is not None:
+        if gate and stdout is not None:
+            _deny(
+                stdout,
+                _answer.get("agent") or "claude",
+                f"memory-cli's gate ran past its {deadline:g} s deadline (a busy or stalled machine), so "
+                f"this call could not be checked: {fail_closed.DOCTOR}",
+            )
+        elif not _answer["begun"] and stdout is not None:
             _notice(
                 stdout,
                 event,

@@ -115,6 +115,13 @@ def follow(store) -> list[str]:
     agents = written_agents(store)
     if not agents:
         return []
+    from ..rules.confirmed import changes
+
+    if changes(store) is not None:  # never follow a tampered store: the copies keep the confirmed rules
+        return [
+            "native rule copies kept as they were: the rules were changed outside memory-cli; "
+            "run `memory-cli rules accept-changes` if you made that change"
+        ]
     native = select.plan(store)[0]
     out = []
     for agent in agents:

@@ -15,6 +15,9 @@ def doctor_checks(store, settings) -> list[dict]:
         rs = ruleset.load(store)
     except Exception as e:  # doctor reports, never raises
         return [{"name": "rules", "status": "fail", "detail": f"cannot build the rule set: {type(e).__name__}: {e}"}]
+    from .tamper import doctor_checks as outside_changes
+
+    checks.extend(outside_changes(store, settings))
     counts = api.rule_counts(store)
     total, disabled = counts["total"], counts["disabled"]
     checks.append(

@@ -18,10 +18,13 @@ Standard library only (marshal, os): this is on the PreToolUse path.
 from __future__ import annotations
 
 import marshal
+import os
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
     from ..db import Store
+
+from .rows import ROWS_SQL as _ROWS_SQL
 
 FORMAT = 8
 
@@ -240,15 +243,6 @@ def _compile_row(row: dict) -> tuple:
     )
 
 
-_ROWS_SQL = (
-    "SELECT r.id, r.pattern, r.pattern_type, r.action, r.severity, r.alternative,"
-    " r.message, r.tools, r.fields, r.case_sensitive, r.provenance, r.confirmed,"
-    " r.conditions, r.name, r.hook_events, r.analysis, r.spelling_only, e.content, e.scope"
-    " FROM enforcement_rules r JOIN memory_entries e ON e.id = r.id"
-    " WHERE r.active = 1 AND e.status = 'active'"
-)
-
-
 def _pick_gram(rule: tuple, buckets: dict) -> str | None:
     """A 3-gram every match of this regex rule contains (case-folded), from its literal or
     required substrings; the least used one, to keep buckets small. None: no such 3-gram."""
@@ -331,8 +325,13 @@ def _assemble(key: tuple, rules: list, broken: list) -> RuleSet:
 
 
 def build(store: Store, key: tuple) -> RuleSet:
+    rows = store.rows(_ROWS_SQL)
+    if _KEPT in key[0]:  # the rules changed outside memory-cli: the confirmed ones still hold
+        from .confirmed import kept_rows
+
+        rows += kept_rows(store, key[1], rows)
     rules, broken = [], []
-    for row in store.rows(_ROWS_SQL):
+    for row in rows:
         try:
             rules.append(_compile_row(row))
         except Exception as e:  # a stored pattern this version cannot compile: skip, report
@@ -347,9 +346,40 @@ def cache_path(store: Store) -> str | None:
     return path + ".rules-cache"
 
 
+# In the key's salt: the set also holds the confirmed rules changed outside memory-cli.
+_KEPT = "/kept-"
+_KEY_SQL = (
+    "SELECT generation, salt, (SELECT value FROM kv WHERE key = 'rules.confirmed-generation') AS confirmed"
+    " FROM rules_state WHERE id = 1"
+)
+
+
 def _read_key(store) -> tuple:
-    row = store.row("SELECT generation, salt FROM rules_state WHERE id = 1")
-    return (row["salt"], int(row["generation"]), FORMAT)
+    """(salt, generation, format): the label of the rules as they stand; while they stand changed
+    outside memory-cli (the generation ahead of the one memory-cli confirmed, see
+    :mod:`memory_cli.confirmation`) the salt names the confirmed generation too."""
+    row = store.row(_KEY_SQL)
+    generation = int(row["generation"])
+    confirmed = row["confirmed"]
+    if confirmed is not None and int(confirmed) != generation:
+        return (f"{row['salt']}{_KEPT}{int(confirmed)}", generation, FORMAT)
+    return (row["salt"], generation, FORMAT)
+
+
+def _keep_confirmed(store: Store, key: tuple) -> None:
+    """Record the rules just built as the confirmed ones when they are (at most once per
+    generation; never waits for the write lock: the next rebuild tries again)."""
+    if _KEPT in key[0] or store.value(
+        "SELECT 1 FROM kv WHERE key = 'rules.confirmed-rows' AND json_extract(value, '$.generation') = ?", (key[1],)
+    ):
+        return
+    try:
+        from .confirmed import record
+
+        with store.transaction(wait=False):
+            record(store, key[1], store.rows(_ROWS_SQL))
+    except Exception:
+        pass
 
 
 SEAL = "rules-cache"
@@ -380,9 +410,15 @@ def load(store: Store, *, use_file: bool = True) -> RuleSet:
             if rs.key == key and cache_seal.expected(store, SEAL) == _seal_label(key) + cache_seal.digest(data):
                 _MEMO[store.path] = rs
                 return rs
+        except FileNotFoundError:  # sealed and gone: deleted by something that was not memory-cli
+            if cache_seal.expected(store, SEAL) is not None and os.access(os.path.dirname(path) or ".", os.W_OK):
+                from .tamper import note_cache_deleted
+
+                note_cache_deleted(store)
         except (OSError, EOFError, ValueError, TypeError, IndexError, KeyError):
             pass
     rs = build(store, key)
+    _keep_confirmed(store, key)
     if path is not None:
         data = rs.dump()
         # Sealed first: a file written without its seal would never be trusted anyway.

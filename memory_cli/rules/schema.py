@@ -63,3 +63,26 @@ def apply_schema(store) -> None:
     )
     for ddl in TRIGGERS:
         store.execute(ddl)
+
+
+def apply_change_time_schema(store) -> None:
+    """Migration: ``rules_state.changed_at``, set by the same triggers that bump the generation
+    (so a change made outside memory-cli carries its time too), and the current rules confirmed
+    as they stand (see :mod:`memory_cli.confirmation`)."""
+    from .. import confirmation
+
+    cols = {r["name"] for r in store.rows("PRAGMA table_info(rules_state)")}
+    if "changed_at" not in cols:
+        store.execute("ALTER TABLE rules_state ADD COLUMN changed_at TEXT")
+    stamped = _BUMP.replace(
+        "generation = generation + 1", "generation = generation + 1, changed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+    )
+    for ddl in TRIGGERS:
+        name = ddl.split("EXISTS ", 1)[1].split(" ", 1)[0]
+        store.execute(f"DROP TRIGGER IF EXISTS {name}")
+        store.execute(ddl.replace(_BUMP, stamped))
+    confirmation.confirm(store)
+    from .confirmed import record
+    from .rows import ROWS_SQL as _ROWS_SQL
+
+    record(store, int(store.value("SELECT generation FROM rules_state WHERE id = 1")), store.rows(_ROWS_SQL))

@@ -10,7 +10,7 @@ from __future__ import annotations
 # memory-cli commands that switch enforcement off or remove what it enforces:
 # command -> subcommands (None: the command itself), "replace": only with --on-conflict replace.
 WEAKENING: dict[str, tuple[str, ...] | str | None] = {
-    "rules": ("edit", "disable", "delete"),
+    "rules": ("edit", "disable", "delete", "accept-changes"),
     "uninstall": None,
     "install": None,
     "purge": None,
