@@ -48,9 +48,6 @@ def state(store) -> tuple[int, int | None, str | None]:
 
 def confirm(store) -> None:
     """The current rules are what the person wants (their word, or a fresh store)."""
-    store.conn.execute(
-        "INSERT INTO kv(key, value, updated_at) SELECT ?, generation, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
-        " FROM rules_state WHERE id = 1"
-        " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        (KEY,),
-    )
+    from . import kvstate
+
+    kvstate.put_rule_generation(store, KEY)

@@ -77,3 +77,15 @@ def with_prefix(store, prefix: str) -> dict:
         except (TypeError, ValueError):
             out[r["key"][len(prefix) :]] = r["value"]
     return out
+
+
+def put_rule_generation(store, key: str) -> None:
+    """``key`` set to the rule set's current generation, read and written in one statement on
+    the connection itself: memory-cli's confirmation of the rules (:mod:`memory_cli.confirmation`)
+    runs inside rule changes, where the store's own write helpers would nest a transaction."""
+    store.conn.execute(
+        "INSERT INTO kv(key, value, updated_at) SELECT ?, generation, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+        " FROM rules_state WHERE id = 1"
+        " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        (key,),
+    )

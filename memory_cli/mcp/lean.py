@@ -172,8 +172,17 @@ def main(db: str | None = None) -> int:
     mode = "off" if settings.memory_disabled(db) else "on"
     if mode == "on":
         from ..db import Store
+        from ..errors import StoreRefused
 
-        Store.open(settings.database_path(db, settings.load())).close()
+        try:
+            Store.open(settings.database_path(db, settings.load()), busy_timeout_ms=250).close()
+        except StoreRefused as e:
+            if "locked" not in str(e).lower():
+                raise
+            # Held by another process: serve anyway. The session's gate is this server's hook
+            # tool, and each call it answers then says why it is refused (and runs once the
+            # lock is gone); a server that never started would block every call with no reason.
+            pass
     try:
         Server(db, mode).serve()
     except KeyboardInterrupt:  # Claude Code ends its servers with SIGINT at the session's end

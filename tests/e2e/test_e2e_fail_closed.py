@@ -61,10 +61,17 @@ def test_a_locked_store_denies_with_the_reason_and_the_next_call_runs_once_relea
 
 
 def _rewrite_gate(home, change) -> None:
+    """Change the gate's command-route entry (an ``mcp_tool`` entry is first put on the command
+    route, as `install` writes it for Codex, Gemini or `enforcement.hook_route: command`)."""
     path = home.claude_dir / "settings.json"
     data = json.loads(path.read_text())
+    start = next(h for g in data["hooks"]["SessionStart"] for h in g["hooks"] if h.get("type") == "command")
     for group in data["hooks"]["PreToolUse"]:
         for handler in group["hooks"]:
+            if handler.get("type") == "mcp_tool":
+                for key in ("server", "tool", "input"):
+                    handler.pop(key)
+                handler.update(type="command", command=start["command"].replace(" SessionStart", " PreToolUse"))
             change(handler)
     path.write_text(json.dumps(data, indent=2))
 
