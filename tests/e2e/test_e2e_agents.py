@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from waiting import bound
+from helpers.waiting import bound
 
 from .agent_standins import (
     CodexStandIn,
