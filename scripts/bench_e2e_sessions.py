@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.conftest import CLAUDE_BIN, E2EHome  # noqa: E402
+from tests.e2e.sessions import CLAUDE_BIN, E2EHome  # noqa: E402
 from tests.e2e.standin import bash  # noqa: E402
 
 RULES = 100

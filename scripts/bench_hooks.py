@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from write_lock import HeldWriteLock  # noqa: E402
+from helpers.write_lock import HeldWriteLock  # noqa: E402
 
 from memory_cli.db import Store  # noqa: E402
 from memory_cli.install import executable, hook_launcher  # noqa: E402
@@ -225,7 +225,7 @@ def copy_store(db: Path, suffix: str) -> Path:
 
 
 def hold_write_lock(db: Path):
-    """A bulk change in another process (``tests/write_lock.py``): the write lock held until the
+    """A bulk change in another process (``tests/helpers/write_lock.py``): the write lock held until the
     lock's ``release()``."""
     try:
         return HeldWriteLock(db, PY, cwd=ROOT)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's PostgreSQL server binaries (initdb, pg_ctl) for the team-memory tests, which
-# start a throwaway server of their own on 127.0.0.1 (tests/pgserver.py). Idempotent: when the
+# start a throwaway server of their own on 127.0.0.1 (tests/helpers/pgserver.py). Idempotent: when the
 # binaries are there it only says so. No server is started or enabled here.
 set -euo pipefail
 found() { command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; }

@@ -155,7 +155,7 @@ def local_state(db) -> dict:
 
 
 def hook_times(db: str, runs: int) -> list[float]:
-    from tests.conftest import hook_cmd, payload
+    from tests.helpers.hooks import hook_cmd, payload
 
     body = json.dumps(payload("PreToolUse", tool_input={"command": "ls -la"})).encode()
     times = []
@@ -185,7 +185,7 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the stores and the server's directory")
     args = ap.parse_args()
 
-    from tests.pgserver import ADMIN_PASSWORD, PgServer, missing_reason
+    from tests.helpers.pgserver import ADMIN_PASSWORD, PgServer, missing_reason
 
     reason = missing_reason()
     if reason:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import subprocess
 
-from conftest import add_rule, hook_cmd, run_cli
+from helpers.cli import run_cli
+from helpers.hooks import hook_cmd
+from helpers.store import add_rule
 
 PATCH = (
     "*** Begin Patch\n*** Add File: notes.txt\n+harmless\n"
@@ -346,6 +348,6 @@ def test_a_shell_call_whose_input_holds_no_readable_command_is_said_not_allowed_
 
 
 def _claude(event: str, **fields) -> dict:
-    from conftest import payload
+    from helpers.hooks import payload
 
     return payload(event, **fields)

@@ -4,7 +4,7 @@ baseline gets a word to Claude."""
 
 from __future__ import annotations
 
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli.baselines import api as baselines
 from memory_cli.incidents import api as incidents

@@ -9,7 +9,7 @@ import json
 
 import pytest
 import tomllib
-from conftest import run_cli
+from helpers.cli import run_cli
 
 THEIR_CONFIG = (
     "# my Codex settings\n"

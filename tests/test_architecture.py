@@ -294,3 +294,56 @@ def test_the_architecture_doc_names_the_owners_of_every_table():
         assert row is not None, f"docs/ARCHITECTURE.md names no owner of {table}"
         for rel in owners:
             assert f"`{rel.removeprefix('memory_cli/')}`" in row, f"{table}: the doc does not name {rel}"
+
+
+# Tests share helpers through tests/helpers/ (and tests/e2e's own modules), never through a
+# conftest: a conftest holds fixtures and pytest hooks, and importing it by name loads it a second
+# time as a plain module beside the one pytest registered.
+TESTS = ROOT / "tests"
+
+
+def conftest_imports(source: str) -> list[tuple[int, str]]:
+    """(line, statement) of every import of a ``conftest`` module in ``source``, at any depth."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            names = [a.name for a in node.names]
+            if module.split(".")[-1] == "conftest" or (not node.module and "conftest" in names):
+                found.append((node.lineno, f"from {module} import {', '.join(names)}"))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, f"import {a.name}") for a in node.names if a.name.split(".")[-1] == "conftest"]
+    return found
+
+
+def test_the_conftest_scan_sees_each_way_of_importing_one():
+    source = (
+        "from conftest import payload\n"
+        "from tests.conftest import run_cli\n"
+        "from .conftest import REPO\n"
+        "from . import conftest\n"
+        "import tests.e2e.conftest\n"
+        "def f():\n"
+        "    from conftest import add_rule\n"
+        "from helpers.hooks import payload\n"
+        "from .sessions import E2EHome\n"
+    )
+    assert [line for line, _ in conftest_imports(source)] == [1, 2, 3, 4, 5, 7]
+
+
+def test_no_test_or_script_imports_from_a_conftest():
+    offending = [
+        f"{path.relative_to(ROOT)}:{line}: {stmt}"
+        for path in sorted([*TESTS.rglob("*.py"), *(ROOT / "scripts").rglob("*.py")])
+        if "artifacts" not in path.parts
+        for line, stmt in conftest_imports(path.read_text(encoding="utf-8"))
+    ]
+    assert not offending, (
+        "a conftest imported by name: move the helper into tests/helpers/ (or a module of tests/e2e/) "
+        "and import it from there:\n" + "\n".join(offending)
+    )
+
+
+def test_the_top_of_tests_holds_only_test_files_and_the_conftest():
+    loose = sorted(p.name for p in TESTS.glob("*.py") if p.name != "conftest.py" and not p.name.startswith("test_"))
+    assert not loose, f"helper modules belong in tests/helpers/: {loose}"

@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import _cmd, add_rule, hook_cmd, payload
+from helpers.cli import _cmd
+from helpers.hooks import hook_cmd, payload
+from helpers.store import add_rule
 
 from memory_cli import authority
 from memory_cli.db import Store

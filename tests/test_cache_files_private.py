@@ -5,7 +5,8 @@ import os
 import stat
 from pathlib import Path
 
-from conftest import add_rule, payload, run_hook
+from helpers.hooks import payload, run_hook
+from helpers.store import add_rule
 
 
 def _pre(command):

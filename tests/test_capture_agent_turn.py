@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from conftest import agent_turn_transcript
+from helpers.transcripts import agent_turn_transcript
 from test_capture_markers import _assistant, _tool_result, _user, _write
 
 from memory_cli.capture import agent_turn, learned

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli.capture.instructions import text as instructions_text
 

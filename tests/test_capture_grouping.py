@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli import review
 from memory_cli.capture import lessons, taught

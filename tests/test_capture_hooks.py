@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import agent_turn_transcript, payload
+from helpers.hooks import payload
+from helpers.transcripts import agent_turn_transcript
 
 
 @pytest.fixture(autouse=True)

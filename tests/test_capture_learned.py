@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import agent_turn_transcript
+from helpers.transcripts import agent_turn_transcript
 
 from memory_cli.capture import agent_turn, learned
 from memory_cli.capture.detect import INFERRED_CONFIDENCE, detect, detect_by_rules

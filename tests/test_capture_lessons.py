@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli.capture import lessons
 from memory_cli.db import Store
@@ -268,7 +268,7 @@ def test_lesson_lines_are_parsed_robustly():
 
 
 def test_a_prompt_typed_while_another_process_writes_is_kept_after_it(hook, project, db_path):
-    from write_lock import HeldWriteLock
+    from helpers.write_lock import HeldWriteLock
 
     Store.open(db_path).close()
     lock = HeldWriteLock(db_path)

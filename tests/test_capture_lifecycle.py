@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli.capture.lifecycle import record_marker
 

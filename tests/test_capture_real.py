@@ -15,7 +15,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 import real_prompts as rp  # noqa: E402
-from conftest import agent_turn_transcript, payload  # noqa: E402
+from helpers.hooks import payload  # noqa: E402
+from helpers.transcripts import agent_turn_transcript  # noqa: E402
 
 from memory_cli import review  # noqa: E402
 from memory_cli.capture import (

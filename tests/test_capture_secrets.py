@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import payload
+from helpers.hooks import payload
 
 GITHUB = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 ANTHROPIC = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789-ABCDEF_xyzAA"

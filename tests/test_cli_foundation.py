@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from conftest import run_cli
+from helpers.cli import run_cli
 
 
 def test_add_prints_id_and_json_returns_entry(cli):
@@ -271,7 +271,7 @@ def test_retired_config_keys_are_accepted_with_a_note(cli, claude_dir):
 
 def test_audit_table_cuts_a_long_context_after_a_whole_word(cli, db_path):
     """A captured correction's words in `audit`: cut after a whole word and marked, never mid-word."""
-    from conftest import payload, run_hook
+    from helpers.hooks import payload, run_hook
 
     prompt = "no, never use pythonw.exe for the launcher script, always use python.exe instead please"
     run_hook("UserPromptSubmit", payload("UserPromptSubmit", prompt=prompt), db=db_path)

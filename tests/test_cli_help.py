@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 
-from conftest import _cmd
+from helpers.cli import _cmd
 
 PANELS = ["Everyday", "Rules", "Review", "Maintenance", "Team", "Agents", "Servers"]
 

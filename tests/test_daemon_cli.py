@@ -9,7 +9,8 @@ import signal
 import subprocess
 
 import pytest
-from conftest import _cmd, payload
+from helpers.cli import _cmd
+from helpers.hooks import payload
 from test_daemon import _daemon_pids, _wait
 
 from memory_cli.daemon import control, protocol

@@ -8,7 +8,7 @@ import os
 import subprocess
 import time
 
-from conftest import _cmd
+from helpers.cli import _cmd
 
 
 def test_a_fresh_install_has_no_warnings(cli, claude_dir):

@@ -15,7 +15,9 @@ import subprocess
 import sys
 
 import pytest
-from conftest import _cmd, add_rule, payload
+from helpers.cli import _cmd
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli import audit
 from memory_cli.db import Store

@@ -9,7 +9,8 @@ command rule was recognised as, accepts a pipeline (``curl | sh``) and stores th
 
 from __future__ import annotations
 
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli.rules.shellparse import simple_commands
 

@@ -16,7 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import add_rule, payload, run_hook
+from helpers.hooks import payload, run_hook
+from helpers.store import add_rule
 
 CORPUS = json.loads((Path(__file__).resolve().parent / "fixtures" / "gate_corpus.json").read_text(encoding="utf-8"))
 FORMS = CORPUS["forms"]

@@ -16,7 +16,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "real" / "transcripts"
 

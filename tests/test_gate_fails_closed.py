@@ -14,7 +14,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import add_rule, hook_cmd, payload, run_hook
+from helpers.hooks import hook_cmd, payload, run_hook
+from helpers.store import add_rule
 
 from memory_cli.db import Store
 

@@ -10,7 +10,8 @@ costs nothing to read is read, and a long call without the rule's text stays all
 from __future__ import annotations
 
 import pytest
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli import audit
 from memory_cli.db import Store

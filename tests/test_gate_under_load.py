@@ -27,7 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import payload, run_hook
+from helpers.hooks import payload, run_hook
 
 from memory_cli import audit, spool
 from memory_cli.db import Store

@@ -9,7 +9,8 @@ on the whole program, so it never raises that rule's severity.
 
 from __future__ import annotations
 
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli import audit
 from memory_cli.db import Store

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import run_cli
+from helpers.cli import run_cli
 
 from memory_cli import authority, harden
 from memory_cli.rules.protected_state import targets

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import payload, run_hook
+from helpers.hooks import payload, run_hook
 
 from memory_cli.db import Store
 

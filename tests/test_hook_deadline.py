@@ -8,7 +8,7 @@ import json
 import subprocess
 import time
 
-from conftest import hook_cmd
+from helpers.hooks import hook_cmd
 
 from memory_cli.hooks.runner import HARD_DEADLINE_S
 

@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import payload, run_cli
+from helpers.cli import run_cli
+from helpers.hooks import payload
 
 from memory_cli.db import Store
 from memory_cli.install import hook_launcher, launcher_script

@@ -18,7 +18,8 @@ import re
 import shutil
 import sys
 
-from conftest import add_rule, payload, run_hook
+from helpers.hooks import payload, run_hook
+from helpers.store import add_rule
 from test_rules_shellparse import ONLY_MENTIONS_IT, RUNS_IT
 
 from memory_cli import hook_routes

@@ -5,7 +5,9 @@ import json
 import os
 import subprocess
 
-from conftest import add_rule, payload, run_cli
+from helpers.cli import run_cli
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 FORCE_PUSH = payload("PreToolUse", tool_input={"command": "git push --force origin main"})
 
@@ -78,7 +80,7 @@ def test_memory_switched_off_still_leaves_capture_off_on_a_pinned_command(claude
 def test_an_unpinned_command_still_takes_the_store_from_the_environment(db_path):
     """A command without --db/--config (an older install, a hand-written one) reads
     MEMORY_CLI_DB as before: the environment is the only source it has."""
-    from conftest import run_hook
+    from helpers.hooks import run_hook
 
     add_rule(db_path, "never force-push", pattern="git push --force", pattern_type="command", action="block")
     assert run_hook("PreToolUse", FORCE_PUSH, env={"MEMORY_CLI_DB": str(db_path)}).decision == "deny"

@@ -17,8 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import add_rule, payload, run_hook
-from write_lock import HeldWriteLock
+from helpers.hooks import payload, run_hook
+from helpers.store import add_rule
+from helpers.write_lock import HeldWriteLock
 
 from memory_cli import audit, spool
 from memory_cli.db import Store

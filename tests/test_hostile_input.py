@@ -14,10 +14,11 @@ import tempfile
 import threading
 
 import pytest
+from helpers.hooks import payload, run_hook
+from helpers.store import add_rule
 
 from memory_cli import entries
 from memory_cli.db import Store
-from tests.conftest import add_rule, payload, run_hook
 
 BAD_ID = "../rules/{rid}/disable?"
 

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli import entries
 from memory_cli import settings as settings_mod
@@ -384,7 +384,7 @@ def test_an_injected_line_shows_the_confidence_decay_has_already_taken(store):
 def test_a_young_store_without_vectors_matches_no_memory_on_common_words(db_path, hook, project):
     """Before any daemon runs, a new user's one rule about pythonw is not put beside a prompt
     about npm that shares only "use" with it; a prompt about pythonw still gets it."""
-    from conftest import run_cli
+    from helpers.cli import run_cli
 
     assert run_cli("add", "Never use pythonw.exe on Windows; use python.exe instead", "--type", "rule", db=db_path)
     npm = hook(

@@ -159,7 +159,7 @@ def test_budget_is_honoured_up_to_the_hook_output_limit_and_the_cut_is_reported(
 def test_session_start_hook_tells_the_person_when_the_limit_cut_memories(store, hook, tmp_path):
     import json
 
-    from conftest import payload
+    from helpers.hooks import payload
 
     _many(store)
     store.close()

@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import payload, run_cli
+from helpers.cli import run_cli
+from helpers.hooks import payload
 
 from memory_cli.mcp.permissions import ALLOWED
 
@@ -168,7 +169,7 @@ def test_doctor_reports_registration_and_latency(claude_dir, db_path):
 
 
 def test_doctor_shows_recent_hook_errors(db_path):
-    from conftest import run_hook
+    from helpers.hooks import run_hook
 
     run_hook("SessionStart", "{broken", db=db_path)
     data = json.loads(run_cli("doctor", "--json", "--no-timing", db=db_path).stdout)

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import payload
-from llm_standin import StandIn, tool
+from helpers.hooks import payload
+from helpers.llm_standin import StandIn, tool
 
 FIXTURE = Path(__file__).parent / "fixtures" / "llm" / "session_whisperclick.jsonl"
 SECRETS = ("sk-ant-api03-Qm7vX2pL9wK4tR8nB3cF6hJ1yD5sG0aZ", "ghp_R4nd0mT0k3nV4lu3Xq9Zt7Lm2Wp5Ks8Jd1Hy6")

@@ -4,7 +4,7 @@ score, never touching what a person wrote, pinned or confirmed, and never anothe
 from __future__ import annotations
 
 import pytest
-from llm_standin import error, serve_sdk, slow, tool
+from helpers.llm_standin import error, serve_sdk, slow, tool
 
 from memory_cli import entries
 from memory_cli import settings as settings_mod

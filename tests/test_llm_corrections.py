@@ -1,6 +1,6 @@
 """With a model turned on, the session-end request also returns the corrections the hook missed,
 through the real anthropic SDK talking to the scripted stand-in on 127.0.0.1
-(tests/llm_standin.py), on a session a person really typed (tests/fixtures/real/transcripts)."""
+(tests/helpers/llm_standin.py), on a session a person really typed (tests/fixtures/real/transcripts)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from llm_standin import serve_sdk, tool
+from helpers.llm_standin import serve_sdk, tool
 
 from memory_cli import review
 from memory_cli import settings as settings_mod

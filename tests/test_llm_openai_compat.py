@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from openai_standin import OpenAIStandIn, content, raw, status, tool_call
+from helpers.openai_standin import OpenAIStandIn, content, raw, status, tool_call
 from test_llm_cli import SECRETS, listed, write_config
 
 FIXTURE = Path(__file__).parent / "fixtures" / "llm" / "session_whisperclick.jsonl"

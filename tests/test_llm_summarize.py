@@ -1,5 +1,5 @@
 """Session memories from a realistic Claude Code transcript, through the real anthropic SDK
-talking to a scripted Messages API stand-in on 127.0.0.1 (tests/llm_standin.py)."""
+talking to a scripted Messages API stand-in on 127.0.0.1 (tests/helpers/llm_standin.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from llm_standin import error, html, serve_sdk, slow, tool
+from helpers.llm_standin import error, html, serve_sdk, slow, tool
 
 from memory_cli import entries
 from memory_cli import settings as settings_mod

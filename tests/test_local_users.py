@@ -9,7 +9,9 @@ import os
 import pwd
 
 import pytest
-from conftest import add_rule, payload, run_cli, run_hook
+from helpers.cli import run_cli
+from helpers.hooks import payload, run_hook
+from helpers.store import add_rule
 
 
 def test_serve_refuses_a_token_file_others_can_read(db_path, tmp_path):

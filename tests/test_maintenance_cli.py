@@ -176,7 +176,7 @@ def test_maintenance_run_does_backup_decay_and_retention(cli, db_path: Path, cla
 
 
 def test_stats_gains_pins_decay_violations_review_backups_and_latency(cli, db_path: Path, hook):
-    from conftest import payload
+    from helpers.hooks import payload
 
     eid = cli("add", "--type", "rule", "Never use pythonw.exe").stdout.strip()
     cli("pin", eid)

@@ -11,8 +11,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from conftest import payload, run_hook
-from waiting import bound, wait_until
+from helpers.hooks import payload, run_hook
+from helpers.waiting import bound, wait_until
 
 from memory_cli import audit, entries, spool
 from memory_cli.db import Store
@@ -211,7 +211,7 @@ def test_maintenance_status_shows_only_its_own_stores_log(tmp_path: Path, claude
     """Two stores share one Claude directory: each one's status shows its own runs' lines."""
     import json as _json
 
-    from conftest import run_cli
+    from helpers.cli import run_cli
 
     mine, other = tmp_path / "mine.db", tmp_path / "other.db"
     for db in (mine, other):

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli import audit, entries
 from memory_cli.db import Store

@@ -10,7 +10,8 @@ import subprocess
 import threading
 
 import pytest
-from conftest import _cmd, payload, run_hook
+from helpers.cli import _cmd
+from helpers.hooks import payload, run_hook
 
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402

@@ -14,7 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import add_rule, run_cli
+from helpers.cli import run_cli
+from helpers.store import add_rule
 
 REPO = Path(__file__).resolve().parents[1]
 CODEX = REPO / ".e2e-agents" / "node_modules" / ".bin" / "codex"
@@ -406,7 +407,7 @@ def test_a_settings_file_memory_cli_created_goes_again_and_rule_changes_leave_no
 
 @pytest.mark.skipif(not CODEX.exists(), reason="the pinned Codex CLI is not installed (scripts/setup_agents.sh)")
 def test_codex_examples_include_calls_the_hook_stopped_and_codex_accepts_them(db_path, hook):
-    from conftest import payload
+    from helpers.hooks import payload
 
     add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
     for command in (
@@ -432,7 +433,7 @@ def test_codex_examples_include_calls_the_hook_stopped_and_codex_accepts_them(db
 
 
 def test_a_call_the_hook_stops_later_is_no_drift(db_path, hook):
-    from conftest import payload
+    from helpers.hooks import payload
 
     add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
     _ok(run_cli("rules", "export", "--to", "codex", "--write", db=db_path))

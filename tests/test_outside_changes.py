@@ -13,7 +13,9 @@ import json
 import re
 import subprocess
 
-from conftest import add_rule, payload, run_cli, run_hook
+from helpers.cli import run_cli
+from helpers.hooks import payload, run_hook
+from helpers.store import add_rule
 
 
 def bash(command: str) -> dict:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli import install
 from memory_cli.capture.agent_turn import read as read_turn
@@ -160,7 +161,7 @@ def test_replay_counts_a_refused_call_as_corrected(hook, db_path, isolated_env):
 
 
 def test_doctor_reports_an_install_from_before_the_event_and_uninstall_leaves_theirs(claude_dir, db_path):
-    from conftest import run_cli
+    from helpers.cli import run_cli
 
     settings = claude_dir / "settings.json"
     theirs = {"hooks": {"PermissionDenied": [{"hooks": [{"type": "command", "command": "notify-send denied"}]}]}}

@@ -11,7 +11,7 @@ import os
 import stat
 
 import pytest
-from conftest import run_cli
+from helpers.cli import run_cli
 
 
 def _add(db, scope="global"):

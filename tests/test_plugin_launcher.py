@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = ROOT / "plugin" / "bin" / "run"

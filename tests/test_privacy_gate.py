@@ -13,7 +13,8 @@ import os
 import stat
 import subprocess
 
-from conftest import payload, run_cli, run_hook
+from helpers.cli import run_cli
+from helpers.hooks import payload, run_hook
 
 # Distinctive fragments that must never appear in any file.
 AWS = "AKIAPLANTED7ZQ9XK2W4"

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from secret_examples import candidates
+from helpers.secret_examples import candidates
 
 from memory_cli import secret_formats
 from memory_cli.redact import redact
@@ -166,7 +166,8 @@ def test_no_vendored_rule_fires_on_this_repositorys_own_code_and_docs():
 def test_command_line_and_provider_secrets_never_reach_the_store_files(db_path):
     """Through the real hook process (the audit row of a denied call) and the CLI (a memory):
     none of the secrets is in the database or its write-ahead log."""
-    from conftest import payload, run_cli, run_hook
+    from helpers.cli import run_cli
+    from helpers.hooks import payload, run_hook
 
     secrets = [s for _t, s in NAMED]
     line = "\n".join(t for t, _s in NAMED)  # .netrc and .pgpass entries are lines of their own

@@ -12,7 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import payload, run_cli, run_hook
+from helpers.cli import run_cli
+from helpers.hooks import payload, run_hook
 
 from memory_cli import regex_cache
 from memory_cli.capture import cues, detect

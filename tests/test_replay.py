@@ -74,7 +74,7 @@ def test_replay_finds_exactly_the_calls_a_command_rule_matches(home):
 
 
 def test_a_stored_rule_keeps_its_scope(home, cli, db_path):
-    from conftest import add_rule
+    from helpers.store import add_rule
 
     here = add_rule(
         db_path,

@@ -6,7 +6,7 @@ import io
 import json
 import subprocess
 
-from conftest import payload, run_hook
+from helpers.hooks import payload, run_hook
 
 from memory_cli.sharing.repo_file import MAX_BYTES, MAX_ENTRIES
 

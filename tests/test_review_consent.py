@@ -11,7 +11,7 @@ import json
 import os
 
 import pytest
-from conftest import payload
+from helpers.hooks import payload
 from test_capture_cli import Terminal
 
 NEVER_NPM_PUBLISH = "never run npm publish"

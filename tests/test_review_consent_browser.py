@@ -5,7 +5,7 @@ The browser, the server and the seeded store are those of ``tests/test_web_brows
 from __future__ import annotations
 
 import pytest
-from conftest import payload, run_hook
+from helpers.hooks import payload, run_hook
 from test_web_browser import chromium, cli_json, page, server, shoot  # noqa: F401, F811 (fixtures)
 
 pytestmark = pytest.mark.slow

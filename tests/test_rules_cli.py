@@ -7,7 +7,8 @@ import json
 import os
 import subprocess
 
-from conftest import BIN_DIR, payload
+from helpers.cli import BIN_DIR
+from helpers.hooks import payload
 
 
 def test_seed_smoke_test_verbatim(claude_dir):

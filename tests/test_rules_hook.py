@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli import audit
 from memory_cli.db import Store

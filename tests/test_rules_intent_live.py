@@ -9,7 +9,7 @@ touch the daemon.
 import json
 
 import pytest
-from conftest import payload
+from helpers.hooks import payload
 from test_daemon_cli import rundir  # noqa: F401  (fixture: stops any daemon the test started)
 
 from memory_cli.daemon import client, protocol

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli.db import Store
 from memory_cli.rules import proof

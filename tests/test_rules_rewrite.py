@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli.rules.rewrite import replacement_words, rewrite
 
@@ -93,7 +94,7 @@ def test_a_rewritten_call_another_rule_stops_is_denied(hook, db_path, claude_dir
 def test_codex_and_gemini_never_get_a_rewrite(db_path, claude_dir):
     import subprocess
 
-    from conftest import hook_cmd
+    from helpers.hooks import hook_cmd
 
     _enable(claude_dir)
     add_rule(

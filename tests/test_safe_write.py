@@ -9,9 +9,9 @@ import os
 import subprocess
 
 import pytest
+from helpers.cli import run_cli
 
 from memory_cli import safe_write
-from tests.conftest import run_cli
 
 VICTIM_TEXT = "export PATH=$HOME/bin:$PATH\n"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli import migrations, scope
 from memory_cli.db import Store

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from openai_standin import OpenAIStandIn, content, tool_call
+from helpers.openai_standin import OpenAIStandIn, content, tool_call
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.slow]

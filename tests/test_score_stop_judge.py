@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from openai_standin import OpenAIStandIn, content
+from helpers.openai_standin import OpenAIStandIn, content
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "score_stop_judge.py"

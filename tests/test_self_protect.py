@@ -10,7 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import add_rule, hook_cmd, payload, run_cli, run_hook
+from helpers.cli import run_cli
+from helpers.hooks import hook_cmd, payload, run_hook
+from helpers.store import add_rule
 
 from memory_cli import audit
 from memory_cli.db import Store

@@ -13,7 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import add_rule, payload
+from helpers.hooks import payload
+from helpers.store import add_rule
 
 from memory_cli import audit
 from memory_cli.db import Store

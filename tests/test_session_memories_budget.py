@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from openai_standin import OpenAIStandIn, content
+from helpers.openai_standin import OpenAIStandIn, content
 from test_llm_cli import listed, write_config
 
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -245,7 +245,7 @@ def test_install_offer_sets_the_chosen_model_and_no_means_nothing(claude_dir, mo
 
 def test_the_plugin_first_session_offers_once_and_changes_nothing(hook, claude_dir, project, monkeypatch):
     monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(claude_dir / "plugin"))
-    from conftest import payload
+    from helpers.hooks import payload
 
     first = hook("SessionStart", payload("SessionStart", cwd=str(project), source="startup"))
     second = hook("SessionStart", payload("SessionStart", cwd=str(project), source="startup"))
@@ -304,7 +304,7 @@ def _install_at_a_terminal(db_path: Path, answer: str, path_dir: Path) -> str:
     import subprocess
     import time
 
-    from conftest import _cmd
+    from helpers.cli import _cmd
 
     env = dict(os.environ, PATH=f"{path_dir}{os.pathsep}{os.environ['PATH']}")
     leader, follower = pty.openpty()

@@ -186,7 +186,7 @@ def test_the_previous_report_reaches_the_next_session_line_by_line(hook, db_path
             session_id="s0",
             source="session",
         )
-    from conftest import payload
+    from helpers.hooks import payload
 
     r = hook("SessionStart", payload("SessionStart", cwd=str(project), session_id="s1"))
     assert r.returncode == 0

@@ -8,8 +8,8 @@ import json
 import subprocess
 
 import pytest
-
-from tests.conftest import payload, run_cli, run_hook
+from helpers.cli import run_cli
+from helpers.hooks import payload, run_hook
 
 
 def _git_repo(path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import payload
+from helpers.hooks import payload
 
 from memory_cli.checks import compile as compiler
 from memory_cli.checks import judge
@@ -221,8 +221,8 @@ def test_the_rest_api_takes_the_form_and_refuses_an_unknown_one(db_path, store, 
 def test_codex_judges_with_the_session_provider_and_a_failed_judge_lets_the_turn_end(cli, db_path, claude_dir, project):
     import subprocess
 
-    from conftest import hook_cmd
-    from openai_standin import OpenAIStandIn, content
+    from helpers.hooks import hook_cmd
+    from helpers.openai_standin import OpenAIStandIn, content
     from test_llm_cli import write_config
 
     out = _approve(cli, CONFIDENCE, "--form", "stop-check")

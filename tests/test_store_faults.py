@@ -13,7 +13,8 @@ import resource
 import subprocess
 
 import pytest
-from conftest import _cmd, payload, run_cli, run_hook
+from helpers.cli import _cmd, run_cli
+from helpers.hooks import payload, run_hook
 
 
 def _one_line(r, code):

@@ -1,4 +1,4 @@
-"""Team memory against a real PostgreSQL server (tests/pgserver.py): members share rules and
+"""Team memory against a real PostgreSQL server (tests/helpers/pgserver.py): members share rules and
 memories, a maintainer confirms rules into blocking ones, deletions and concurrent edits
 travel without loss, and a server that is down, refuses a password or runs a newer schema
 leaves the local store working and says so in one line."""
@@ -12,10 +12,12 @@ import sys
 import time
 
 import pytest
+from helpers.cli import run_cli
+from helpers.hooks import payload, run_hook
+from helpers.pgserver import ADMIN_PASSWORD, PgServer, missing_reason
+from helpers.store import add_rule
 
 from memory_cli.team.schema import SERVER_SCHEMA_VERSION
-from tests.conftest import add_rule, payload, run_cli, run_hook
-from tests.pgserver import ADMIN_PASSWORD, PgServer, missing_reason
 
 _reason = missing_reason()
 # CI installs the server (scripts/setup_postgres.sh), so there a missing one is a failure.

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from tests.conftest import add_rule, payload, run_hook
-from tests.pgserver import Team, missing_reason
+from helpers.hooks import payload, run_hook
+from helpers.pgserver import Team, missing_reason
+from helpers.store import add_rule
 
 _reason = missing_reason()
 pytestmark = pytest.mark.skipif(_reason is not None, reason=_reason or "")
@@ -260,7 +260,7 @@ def test_a_teammate_cannot_overwrite_or_remove_a_memory_the_person_wrote(team):
 
 
 def test_the_persons_own_change_from_another_machine_applies(team):
-    from tests.conftest import run_cli
+    from helpers.cli import run_cli
 
     entry = team.shared_by("carol", "The on-call rota is in PagerDuty")
     laptop = team.tmp / "carol-laptop.db"
@@ -275,7 +275,7 @@ def test_the_persons_own_change_from_another_machine_applies(team):
 
 
 def test_the_persons_own_rule_changed_from_another_machine_still_blocks(team):
-    from tests.conftest import run_cli
+    from helpers.cli import run_cli
 
     rule = add_rule(
         team.db("carol"), "Never drop the prod DB", pattern="dropdb prod", pattern_type="command", action="block"
@@ -407,7 +407,7 @@ def test_a_member_taking_the_id_of_the_persons_unshared_rule_does_not_stop_it_be
 def test_a_repository_file_cannot_pre_empt_a_team_rules_id(team, tmp_path):
     import subprocess
 
-    from tests.conftest import run_hook
+    from helpers.hooks import run_hook
 
     rule = add_rule(
         team.db("bob"), "Never force-push main", pattern="git push --force", pattern_type="command", action="block"

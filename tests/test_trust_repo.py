@@ -11,8 +11,8 @@ import shutil
 import subprocess
 
 import pytest
-
-from tests.conftest import payload, run_cli, run_hook
+from helpers.cli import run_cli
+from helpers.hooks import payload, run_hook
 
 FORCE_PUSH = (
     "Never force-push",

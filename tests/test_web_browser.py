@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import _cmd, run_cli
+from helpers.cli import _cmd, run_cli
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).parent / "artifacts" / "web"

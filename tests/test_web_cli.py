@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import _cmd, run_cli
+from helpers.cli import _cmd, run_cli
 
 
 def _private(path, text: str) -> None:

@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
-from conftest import run_cli  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
+from helpers.cli import run_cli  # noqa: E402
 
 from memory_cli import audit, entries  # noqa: E402
 from memory_cli.web.app import ServerConfig, create_app  # noqa: E402

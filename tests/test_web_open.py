@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from conftest import _cmd
+from helpers.cli import _cmd
 
 
 def test_open_without_a_browser_says_so_and_serves(db_path, tmp_path):

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from waiting import bound
+from helpers.waiting import bound
 
 from .agent_standins import (
     CodexStandIn,
@@ -33,7 +33,7 @@ from .agent_standins import (
     codex_tool_search,
     gemini_call,
 )
-from .conftest import SESSION_TIMES, _check_no_hook_failures, _make_home
+from .sessions import SESSION_TIMES, _check_no_hook_failures, _make_home
 
 pytestmark = pytest.mark.e2e
 
@@ -332,7 +332,7 @@ def test_codex_cannot_switch_the_gate_off_with_sqlite3(agents):
 def test_gemini_cannot_switch_the_gate_off_with_memory_cli(agents):
     """A headless Gemini would wait forever on an ask, so memory-cli denies; the command does
     not run (and, run from Gemini's shell anyway, memory-cli itself would refuse: GEMINI_CLI=1)."""
-    from .conftest import MEMORY_CLI
+    from .sessions import MEMORY_CLI
 
     home = agents.home
     home.cli("rules", "add", "Never rebase main", "--pattern", "git rebase main", "--pattern-type", "command",

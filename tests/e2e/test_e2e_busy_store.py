@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from write_lock import HeldWriteLock
+from helpers.write_lock import HeldWriteLock
 
 from .standin import bash
 

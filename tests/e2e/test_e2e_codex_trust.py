@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from helpers.cli import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 CODEX_BIN = REPO / ".e2e-agents" / "node_modules" / ".bin"

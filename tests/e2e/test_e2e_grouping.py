@@ -109,7 +109,7 @@ def test_record_correction_shows_the_closest_lesson_and_same_as_counts_it(fresh_
 
 
 # -- the same through Codex CLI and Gemini CLI (their MCP registration: `install --agent`) ---------
-from waiting import bound  # noqa: E402
+from helpers.waiting import bound  # noqa: E402
 
 from .agent_standins import WaitFor, codex_call, codex_exec, codex_tool_search, gemini_call  # noqa: E402
 from .test_e2e_agents import agent_bins  # noqa: E402, F401  (a fixture)

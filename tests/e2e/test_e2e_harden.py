@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from .conftest import MEMORY_CLI
+from .sessions import MEMORY_CLI
 from .standin import bash
 
 pytestmark = [

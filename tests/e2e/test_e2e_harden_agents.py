@@ -14,7 +14,7 @@ import json
 import pytest
 
 from .agent_standins import CodexStandIn, codex_exec
-from .conftest import _check_no_hook_failures, _make_home
+from .sessions import _check_no_hook_failures, _make_home
 from .test_e2e_agents import Agents, agent_bins  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.e2e

@@ -107,7 +107,7 @@ def test_a_lesson_line_does_the_same_without_mcp(e2e_home):
 
 
 # -- the same through Codex CLI and Gemini CLI (their MCP registration: `install --agent`) ---------
-from waiting import bound  # noqa: E402
+from helpers.waiting import bound  # noqa: E402
 
 from .agent_standins import WaitFor, codex_call, codex_exec, codex_tool_search, gemini_call, gemini_text  # noqa: E402
 from .test_e2e_agents import agent_bins  # noqa: E402, F401  (a fixture)

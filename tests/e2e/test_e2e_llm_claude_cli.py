@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from llm_standin import StandIn, slow, text
+from helpers.llm_standin import StandIn, slow, text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "llm" / "session_whisperclick.jsonl"
 SECRETS = ("sk-ant-api03-Qm7vX2pL9wK4tR8nB3cF6hJ1yD5sG0aZ", "ghp_R4nd0mT0k3nV4lu3Xq9Zt7Lm2Wp5Ks8Jd1Hy6")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from .sessions import REPO
 from .standin import bash
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]

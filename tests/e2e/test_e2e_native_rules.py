@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from .agent_standins import CodexStandIn, GeminiStandIn, codex_exec, gemini_call
-from .conftest import _check_no_hook_failures, _make_home
+from .sessions import _check_no_hook_failures, _make_home
 from .standin import bash
 from .test_e2e_agents import _SCRUB, agent_bins  # noqa: F401  (the fixture)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from .sessions import REPO
 from .standin import bash, tool_use
 
 pytestmark = pytest.mark.e2e

@@ -14,7 +14,7 @@ import pytest
 
 from memory_cli import install
 
-from .conftest import REPO
+from .sessions import REPO
 
 EVENTS = set(install.EVENTS)  # every event memory-cli registers, PermissionDenied included
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from .agent_standins import codex_exec, codex_patch, gemini_call
-from .conftest import _check_no_hook_failures, _make_home
+from .sessions import _check_no_hook_failures, _make_home
 from .standin import bash, text, tool_use
 from .test_e2e_agents import Agents, agent_bins  # noqa: F401  (fixture)
 

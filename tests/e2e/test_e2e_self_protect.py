@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from .conftest import MEMORY_CLI
+from .sessions import MEMORY_CLI
 from .standin import bash, tool_use
 
 pytestmark = pytest.mark.e2e

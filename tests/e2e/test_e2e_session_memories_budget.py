@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from llm_standin import StandIn, text
+from helpers.llm_standin import StandIn, text
 
 pytestmark = pytest.mark.e2e
 

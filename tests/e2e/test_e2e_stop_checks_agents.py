@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from .agent_standins import codex_exec, codex_patch, codex_text, gemini_call, gemini_text
-from .conftest import _check_no_hook_failures, _make_home
+from .sessions import _check_no_hook_failures, _make_home
 from .test_e2e_agents import Agents, agent_bins  # noqa: F401 - the pinned binaries' fixture
 
 pytestmark = pytest.mark.e2e

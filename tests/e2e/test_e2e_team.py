@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from tests.conftest import add_rule
-from tests.pgserver import missing_reason
+from helpers.pgserver import missing_reason
+from helpers.store import add_rule
 
 from .standin import bash
 

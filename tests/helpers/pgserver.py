@@ -146,7 +146,7 @@ class Team:
         return self.tmp / f"{user}.db"
 
     def cli(self, user, *args, **kw):
-        from tests.conftest import run_cli
+        from .cli import run_cli
 
         return run_cli(*args, db=self.db(user), **kw)
 
