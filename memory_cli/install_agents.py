@@ -6,7 +6,7 @@ Both agents keep hooks in a JSON file shaped like Claude Code's (event -> groups
 are touched, a second install changes nothing, the previous file is backed up, the change is
 shown as a diff. What differs per agent is the file, the event names, the tool matcher and the
 timeout unit (Codex: seconds; Gemini: milliseconds). Each command carries ``--agent NAME`` so
-the hook answers in that agent's format (see :mod:`memory_cli.hooks.agents`).
+the hook answers in that agent's format (see :mod:`memory_cli.hooks.agents`; the agents' vocabularies: :mod:`memory_cli.agent_calls`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 from . import install as lib
+from .agent_calls import TOOL_MATCHERS
 from .errors import InvalidInput
-from .hooks.agents import TOOL_MATCHERS
 
 INSTALLABLE = ("codex", "gemini")
 
@@ -99,7 +99,7 @@ def command_for(agent: str, event: str, launcher: str, db: str | None = None) ->
 
 def native_names(agent: str, tool: str) -> list[str]:
     """The agent's names for a Claude Code tool (none when the agent has no such tool)."""
-    from .hooks.agents import PATCH_TOOL, TOOLS
+    from .agent_calls import PATCH_TOOL, TOOLS
 
     if agent == "codex" and tool in ("Write", "Edit", "MultiEdit"):
         return [PATCH_TOOL]

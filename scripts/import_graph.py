@@ -14,7 +14,7 @@ Reported:
 
     .venv/bin/python scripts/import_graph.py [--json] [--fail-over CYCLES,UPWARD]
 
-``--fail-over 1,3`` exits 1 when there are more cycles or upward imports than given, for a test.
+``--fail-over 0,0`` exits 1 when there are more cycles or upward imports than given, for a test.
 """
 
 from __future__ import annotations

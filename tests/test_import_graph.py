@@ -19,7 +19,7 @@ import import_graph  # noqa: E402
 
 def test_import_cycles_and_upward_imports_stay_within_their_bounds():
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "import_graph.py"), "--fail-over", "1,3"],
+        [sys.executable, str(ROOT / "scripts" / "import_graph.py"), "--fail-over", "0,0"],
         capture_output=True,
         text=True,
         timeout=120,

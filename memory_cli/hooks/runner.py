@@ -88,11 +88,11 @@ def main(
     agent = agent or "claude"
     native = event
     if agent != "claude":
-        from . import agents
+        from .. import agent_calls
 
-        event = agents.event_for(agent, native) or native
+        event = agent_calls.event_for(agent, native) or native
     # an agent memory-cli does not know could not read a refusal: its calls are recorded, not decided
-    gate = fail_closed.guards(event) and (agent == "claude" or agent in agents.AGENTS)
+    gate = fail_closed.guards(event) and (agent == "claude" or agent in agent_calls.AGENTS)
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     debug = bool(os.environ.get("MEMORY_CLI_HOOK_DEBUG"))
@@ -154,6 +154,8 @@ def main(
         if agent == "claude":
             rendered = responses[0].render(event)
         else:
+            from . import agents
+
             response = agents.merge(responses) if len(responses) > 1 else responses[0]
             rendered = agents.render(agent, native, event, response)
         if rendered:
@@ -220,13 +222,13 @@ def _payloads(agent: str, native: str, event: str, raw) -> list[dict]:
     """The checked Claude-shaped payloads of this call (several for a patch of several files)."""
     if agent == "claude":
         return [_shaped(protocol.parse(event, raw))]
-    from . import agents
+    from .. import agent_calls
 
-    if agent not in agents.AGENTS:
-        raise protocol.HookInputError(f"unknown agent {agent!r}: use one of {', '.join(agents.AGENTS)}")
-    if agents.event_for(agent, native) is None:
+    if agent not in agent_calls.AGENTS:
+        raise protocol.HookInputError(f"unknown agent {agent!r}: use one of {', '.join(agent_calls.AGENTS)}")
+    if agent_calls.event_for(agent, native) is None:
         raise protocol.HookInputError(f"unknown {agent} hook event {native!r}")
-    return [_shaped(protocol.check(event, p)) for p in agents.translate(agent, event, protocol.load(raw))]
+    return [_shaped(protocol.check(event, p)) for p in agent_calls.translate(agent, event, protocol.load(raw))]
 
 
 def _shaped(payload: dict) -> dict:

@@ -20,7 +20,7 @@ PROMPT_CHARS = 500
 @dataclass
 class RecordedCall:
     """A tool call as the hook would have seen it: ``tool`` and ``tool_input`` Claude-shaped
-    (Codex and Gemini names translated as :mod:`memory_cli.hooks.agents` does);
+    (Codex and Gemini names translated as :mod:`memory_cli.agent_calls` does);
     ``agent_tool`` the agent's own name. ``turn``: how many prompts the person had typed in the
     session before it. ``rejected``: the person declined it in the permission prompt;
     ``interrupted``: the person stopped the turn while or after it ran (the last call before

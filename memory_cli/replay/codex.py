@@ -7,7 +7,7 @@ first, ``session_meta``, names the session (``payload.id``) and its ``cwd``; a
 a ``custom_tool_call`` (``apply_patch`` with the patch as ``input``) is a tool call; a
 ``message`` with role ``user`` is the person's prompt (the ``<environment_context>`` and other
 texts Codex adds on the person's side are not). Tool names and ``apply_patch`` become the calls
-Codex's hooks send, through :func:`memory_cli.hooks.agents.translate`.
+Codex's hooks send, through :func:`memory_cli.agent_calls.translate`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 import os
 import shlex
 
-from ..hooks import agents
+from .. import agent_calls
 from .calls import PROMPT_CHARS, RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
 
 AGENT = "codex"
@@ -99,7 +99,7 @@ def read(path: str) -> Session | None:
             if command is None:
                 continue
             hook_payload = {"tool_name": "Bash", "tool_input": {"command": command}, "cwd": session.cwd}
-        elif ptype == "custom_tool_call" and name == agents.PATCH_TOOL and isinstance(payload.get("input"), str):
+        elif ptype == "custom_tool_call" and name == agent_calls.PATCH_TOOL and isinstance(payload.get("input"), str):
             hook_payload = {"tool_name": name, "tool_input": {"command": payload["input"]}, "cwd": session.cwd}
         elif ptype == "function_call" and isinstance(name, str):
             try:
@@ -109,7 +109,7 @@ def read(path: str) -> Session | None:
             hook_payload = {"tool_name": name, "tool_input": args if isinstance(args, dict) else {}, "cwd": session.cwd}
         else:
             continue
-        for p in agents.translate(AGENT, "PreToolUse", hook_payload):
+        for p in agent_calls.translate(AGENT, "PreToolUse", hook_payload):
             session.calls.append(
                 RecordedCall(
                     AGENT,

@@ -6,15 +6,15 @@ added (``toolCalls``: ``id``, ``name``, ``args``, ``status``, ``timestamp``), an
 lines that only update the session's metadata. Earlier versions wrote one JSON object
 (``session-*.json``, ``messages`` a list): both are read. The project's directory is in the
 ``.project_root`` file beside ``chats/``. Tool names become Claude's through
-:func:`memory_cli.hooks.agents.translate` (``run_shell_command`` is ``Bash``...).
+:func:`memory_cli.agent_calls.translate` (``run_shell_command`` is ``Bash``...).
 """
 
 from __future__ import annotations
 
 import os
 
+from .. import agent_calls
 from ..fastjson import loads
-from ..hooks import agents
 from .calls import PROMPT_CHARS, RecordedCall, Session, files_under, lines_of, modified_since, read_bytes
 
 AGENT = "gemini"
@@ -69,7 +69,7 @@ def _typed(rec: dict) -> str:
         text = "\n".join(p.get("text", "") for p in parts if isinstance(p.get("text"), str))
     else:
         return ""
-    text = agents.typed_prompt(text.strip())
+    text = agent_calls.typed_prompt(text.strip())
     return "" if text.startswith(_ADDED) else text
 
 
@@ -107,7 +107,7 @@ def read(path: str) -> Session | None:
             seen.add(cid)
             args = tc.get("args") if isinstance(tc.get("args"), dict) else {}
             hook_payload = {"tool_name": tc["name"], "tool_input": args, "cwd": session.cwd}
-            for p in agents.translate(AGENT, "PreToolUse", hook_payload):
+            for p in agent_calls.translate(AGENT, "PreToolUse", hook_payload):
                 session.calls.append(
                     RecordedCall(
                         AGENT,
