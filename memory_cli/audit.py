@@ -5,7 +5,7 @@ Writes from hooks must never fail the hook, hence :func:`record_safely`.
 
 from __future__ import annotations
 
-from .db import Store
+from .store.db import Store
 from .util import dumps, new_id, now_iso
 
 
@@ -168,7 +168,7 @@ def count_unchecked_overruns(store: Store, *, days: int = 7) -> int:
 
 
 def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
-    """One audit row a hook could not write at once (see :mod:`memory_cli.spool`)."""
+    """One audit row a hook could not write at once (see :mod:`memory_cli.store.spool`)."""
     kw = dict(args.get("kw") or {})
     allowed = ("entry_id", "context", "result", "details", "session_id", "hook_event", "elapsed_ms", "agent")
     record(store, str(args.get("action") or "?"), aid=op_id, timestamp=at, **{k: kw[k] for k in allowed if k in kw})

@@ -10,7 +10,7 @@ when its bytes have that digest. Rewriting a cache without the matching write to
 never trusted. ``memory-cli doctor`` compares both seals (:func:`check`).
 
 BLAKE2b from ``_blake2`` (a fraction of a millisecond to import; ``hashlib`` costs ~3 ms):
-this runs on the hook path. Standard library only, besides :mod:`memory_cli.kvstate` (which
+this runs on the hook path. Standard library only, besides :mod:`memory_cli.store.kvstate` (which
 holds the ``kv`` table's SQL).
 """
 
@@ -39,7 +39,7 @@ def expected(st, name: str) -> str | None:
     if st is None:
         return None
     try:
-        from memory_cli import kvstate
+        from memory_cli.store import kvstate
 
         return kvstate.raw(st, key(name))
     except Exception:
@@ -52,7 +52,7 @@ def record(st, name: str, seal: str) -> bool:
     if st is None:
         return False
     try:
-        from memory_cli import kvstate
+        from memory_cli.store import kvstate
 
         with st.transaction(wait=False):  # a digest, not text: no redaction pass (and no import)
             kvstate.put_raw(st, key(name), seal, gate=False)

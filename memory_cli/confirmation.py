@@ -48,6 +48,6 @@ def state(store) -> tuple[int, int | None, str | None]:
 
 def confirm(store) -> None:
     """The current rules are what the person wants (their word, or a fresh store)."""
-    from . import kvstate
+    from .store import kvstate
 
     kvstate.put_rule_generation(store, KEY)

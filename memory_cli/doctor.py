@@ -17,11 +17,12 @@ from datetime import datetime, timedelta, timezone
 from importlib import util as importlib_util
 from pathlib import Path
 
-from . import audit, entries, install, paths, store_health
+from . import audit, entries, install, paths
 from . import settings as settings_mod
 from .errors import MemoryCliError
 from .hooks.doctor import command_prefix
-from .migrations import LATEST
+from .store import health as store_health
+from .store.migrations import LATEST
 from .util import iso
 
 
@@ -69,8 +70,8 @@ def run(db_override: str | None = None, *, measure: bool = True) -> list[dict]:
 def _create_missing_store(db_path: Path) -> dict:
     """A new store where none is; said as a failure when one existed and was deleted (files it
     leaves beside itself remain), with the way back to the rules: the latest backup."""
-    from .db import Store
     from .hooks.fail_closed import store_was_deleted
+    from .store.db import Store
 
     deleted = store_was_deleted(str(db_path))
     try:
@@ -103,7 +104,7 @@ def each_check(db_override: str | None = None, *, measure: bool = True):
     if db_path.exists():
         import os
 
-        from .db import Store, corrupt_marker
+        from .store.db import Store, corrupt_marker
 
         marked = os.path.exists(corrupt_marker(str(db_path)))
         try:
@@ -178,7 +179,7 @@ def _cache_seal_checks(store) -> list[dict]:
 def _spool_check(store):
     """Write what hooks spooled while the write lock was held; say how much and what is left.
     Doctor does not wait for the lock either: a long writer is reported, not waited out."""
-    from . import spool
+    from .store import spool
 
     try:
         r = spool.drain(store, wait=False)
@@ -228,7 +229,7 @@ def _config_check():
 def _store_fault(db_path, e) -> str:
     if isinstance(e, MemoryCliError):
         return str(e)
-    from .db import store_error
+    from .store.db import store_error
 
     refused = store_error(str(db_path), e)
     return str(refused) if refused else f"{db_path}: {type(e).__name__}: {e}"
@@ -240,7 +241,7 @@ def _db_checks(store, db_path, marked: bool = False):
     if integrity == ["ok"]:
         note = ""
         if marked:
-            from .db import clear_corrupt_mark
+            from .store.db import clear_corrupt_mark
 
             clear_corrupt_mark(str(db_path))
             note = " (it had been found corrupt; writes are allowed again)"
@@ -268,7 +269,7 @@ def _db_checks(store, db_path, marked: bool = False):
 
 
 def _vec_check():
-    from .db import Store, vec_library_path
+    from .store.db import Store, vec_library_path
 
     lib = vec_library_path()
     if lib is None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from . import audit
 from . import fastjson as json  # json's loads/dumps; importing json costs a hook 2 ms
 from . import scope as scopes
-from .db import Store
 from .errors import Conflict, InvalidInput, NotFound
+from .store.db import Store
 from .util import now_iso
 
 TYPES = ("rule", "correction", "preference", "fact", "pattern", "decision")

@@ -74,8 +74,8 @@ def resync_checks(store, *entries_touched) -> list[str]:
     if not ids:
         return []
     try:
-        from . import kvstate
         from .checks import claude_settings
+        from .store import kvstate
 
         marks = ",".join("?" * len(ids))
         lesson = store.value(f"SELECT 1 FROM lesson_forms WHERE entry_id IN ({marks})", ids)

@@ -20,7 +20,7 @@ from .errors import Conflict
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from .db import Store
+    from .store.db import Store
 
 PERSON = "person"
 TEAM = "team"
@@ -100,7 +100,7 @@ def apply_schema(store: Store) -> None:
 
     Entries loaded from repository files get ``repo:<root>`` and the scope of that root (they
     were scoped by folder name, which matched every clone of that name)."""
-    from . import kvstate
+    from .store import kvstate
 
     store.execute("ALTER TABLE memory_entries ADD COLUMN origin TEXT NOT NULL DEFAULT 'person'")
     store.execute("ALTER TABLE memory_entries ADD COLUMN requested_scope TEXT")

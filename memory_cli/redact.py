@@ -708,7 +708,7 @@ def contains_secret(text: str) -> bool:
 
 
 # -- the store-write gate ----------------------------------------------------------------------
-# Every INSERT/UPDATE that memory_cli.db.Store runs passes its text parameters through
+# Every INSERT/UPDATE that memory_cli.store.db.Store runs passes its text parameters through
 # gate_params(): redacted first, then cut to the column's limit, with a marker saying how much
 # was cut. Being at the store level, it covers every surface (CLI, hooks, import, daemon, and any
 # later web/MCP/LLM writer) without each one remembering to call redact().

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-from .db import Store
+from .store.db import Store
 from .util import iso
 
 AGE_BUCKETS = [("< 1 day", 1), ("1-7 days", 7), ("7-30 days", 30), ("30-90 days", 90)]

@@ -12,10 +12,10 @@ import base64
 import json
 
 from . import audit
-from .db import Store
 from .errors import InvalidInput
 from .ids import check_id
-from .migrations import LATEST
+from .store.db import Store
+from .store.migrations import LATEST
 from .util import now_iso
 
 FORMAT = "memory-cli-export"

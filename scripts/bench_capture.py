@@ -184,7 +184,7 @@ def probes() -> None:
     sys.path.insert(0, str(ROOT / "tests"))
     from test_rules_probes import score
 
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with tempfile.TemporaryDirectory() as d:
         n = iter(range(10_000))

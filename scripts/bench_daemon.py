@@ -74,8 +74,8 @@ def _bench_search(tmp: str, n: int) -> dict:
     import struct
 
     from memory_cli import entries
-    from memory_cli.db import Store
     from memory_cli.embeddings import vectors
+    from memory_cli.store.db import Store
 
     rnd = random.Random(5)
 
@@ -99,7 +99,7 @@ def _bench_search(tmp: str, n: int) -> dict:
         assert len(hits) == 10
     store.close()
     code = (
-        "import struct, sys, time; t = time.perf_counter(); from memory_cli.db import Store; "
+        "import struct, sys, time; t = time.perf_counter(); from memory_cli.store.db import Store; "
         "from memory_cli.embeddings import vectors; s = Store.open(sys.argv[1]); "
         "h = vectors.search(s, struct.pack('<384f', *([0.05] * 384)), 10); "
         "print((time.perf_counter() - t) * 1000)"

@@ -47,8 +47,8 @@ CALL_EVENTS = ("PreToolUse", "PostToolUse")
 def seed_rules(db: Path, n: int = RULES) -> None:
     """n rules none of the benchmark's calls breaks: half command rules that block, half regex
     rules that warn (as scripts/bench_hooks.py seeds them)."""
-    from memory_cli.db import Store
     from memory_cli.rules import api
+    from memory_cli.store.db import Store
 
     with Store.open(str(db)) as s, s.transaction():
         for i in range(n):

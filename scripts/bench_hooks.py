@@ -47,8 +47,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from helpers.write_lock import HeldWriteLock  # noqa: E402
 
-from memory_cli.db import Store  # noqa: E402
 from memory_cli.install import executable, hook_launcher  # noqa: E402
+from memory_cli.store.db import Store  # noqa: E402
 
 PY = sys.executable
 FLOOR_CMD = [PY, "-c", "import sqlite3, json"]

@@ -32,7 +32,7 @@ app.run("stdio")
 
 def _fill(db: str, n: int) -> None:
     from memory_cli import entries
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     words = [
         "deploy",

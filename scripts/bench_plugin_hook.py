@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory_cli.db import Store  # noqa: E402
 from memory_cli.rules import api  # noqa: E402
+from memory_cli.store.db import Store  # noqa: E402
 
 PAYLOAD = json.dumps(
     {

@@ -176,8 +176,8 @@ def main(argv=None) -> int:
     log = (lambda *a: None) if args.json else (lambda *a: print(*a, file=sys.stderr, flush=True))
 
     from memory_cli import settings as settings_mod
-    from memory_cli.db import Store
     from memory_cli.retrieval import hybrid, search
+    from memory_cli.store.db import Store
 
     cfg = settings_mod.load()
     started = False

@@ -109,9 +109,9 @@ def main(argv=None) -> int:
 
     from memory_cli import settings as settings_mod
     from memory_cli.daemon import client, control
-    from memory_cli.db import Store
     from memory_cli.embeddings import vectors
     from memory_cli.retrieval import hybrid, search
+    from memory_cli.store.db import Store
 
     cfg = settings_mod.load()
     shipped = hybrid.weights_from(cfg)

@@ -44,9 +44,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=11)
     args = ap.parse_args()
-    from memory_cli import kvstate
-    from memory_cli.db import Store
     from memory_cli.maintenance import detached
+    from memory_cli.store import kvstate
+    from memory_cli.store.db import Store
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-session-end-"))
     try:

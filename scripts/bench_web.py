@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from memory_cli import entries  # noqa: E402
-from memory_cli.db import Store  # noqa: E402
+from memory_cli.store.db import Store  # noqa: E402
 
 TOKEN = "bench-token-0123456789abcdef"
 WORDS = [

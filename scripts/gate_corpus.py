@@ -28,8 +28,8 @@ def main() -> int:
     ap.add_argument("--spelling-only", action="store_true", help="store the rules as spellings only")
     args = ap.parse_args()
 
-    from memory_cli.db import Store
     from memory_cli.rules import api, engine, ruleset
+    from memory_cli.store.db import Store
 
     corpus = json.loads((ROOT / "tests" / "fixtures" / "gate_corpus.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as d, Store.open(Path(d) / "corpus.db") as store:

@@ -47,13 +47,13 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.safe_write",
             "memory_cli.secret_formats",
             "memory_cli.redact",
-            "memory_cli.db",
-            "memory_cli.migrations",
-            "memory_cli.spool",
+            "memory_cli.store.db",
+            "memory_cli.store.migrations",
+            "memory_cli.store.spool",
             "memory_cli.audit",
             "memory_cli.scope",
-            "memory_cli.kvstate",
-            "memory_cli.locks",
+            "memory_cli.store.kvstate",
+            "memory_cli.store.locks",
             "memory_cli.store.",
             # Standard-library helpers the regex cache and the rule set use (files, seals, the
             # interpreter's paths); they import nothing above this layer.
@@ -94,7 +94,7 @@ DOMAIN = "domain"
 ORDER = {"store and shared helpers": 0, DOMAIN: 1, "edges": 2}
 # Modules the migrations reach into on purpose: each table's DDL lives in the module that owns
 # the table, and the numbered list calls it (a registry, not a dependency of the store on them).
-REGISTRIES = {"memory_cli.migrations"}
+REGISTRIES = {"memory_cli.store.migrations"}
 
 
 def layer_of(mod: str) -> str:

@@ -128,7 +128,7 @@ def payload(event: str, cwd: str, **fields) -> dict:
 
 
 def integrity(db) -> str:
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     try:
         with Store.open(db, readonly=True) as s:
@@ -138,7 +138,7 @@ def integrity(db) -> str:
 
 
 def count_like(db, pattern: str) -> set[str]:
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db, readonly=True) as s:
         return {r["content"] for r in s.rows("SELECT content FROM memory_entries WHERE content LIKE ?", (pattern,))}
@@ -148,7 +148,7 @@ def count_like(db, pattern: str) -> set[str]:
 _WORKER = r"""
 import os, subprocess, sys, json
 sys.path.insert(0, os.environ["REL_ROOT"])
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 from memory_cli import entries
 p, n, db = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 mc = json.loads(os.environ["REL_MC"])
@@ -230,7 +230,7 @@ def row_concurrency(ctx: Ctx) -> dict:
 _KILL_WRITER = r"""
 import os, sys
 sys.path.insert(0, os.environ["REL_ROOT"])
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 from memory_cli import entries
 batch, db = int(sys.argv[1]), sys.argv[2]
 with Store.open(db) as s:

@@ -209,7 +209,7 @@ class SessionEndReader:
     def __init__(self, base_url: str, timeout: float):
         import tempfile
 
-        from memory_cli.db import Store
+        from memory_cli.store.db import Store
 
         self.dir = tempfile.mkdtemp(prefix="score-session-end-")
         self.store = Store.open(str(Path(self.dir) / "scores.db"))

@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def _store(db):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     return Store.open(db)
 
@@ -102,7 +102,7 @@ def round_member(args) -> dict:
             else:
                 entries.delete(s, eid)
         # api.sync_now's steps, with a look between push and pull: which edits did the server take?
-        from memory_cli import kvstate
+        from memory_cli.store import kvstate
         from memory_cli.team import server, sync
 
         refused = []

@@ -58,7 +58,7 @@ def db_path(tmp_path) -> Path:
 
 @pytest.fixture
 def store(db_path):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     s = Store.open(db_path)
     yield s
@@ -91,7 +91,7 @@ def hook(db_path):
     def _run(event, body, **kw):
         kw.setdefault("db", db_path)
         if kw["db"] == db_path and not db_path.exists():
-            from memory_cli.db import Store
+            from memory_cli.store.db import Store
 
             Store.open(db_path).close()
         return run_hook(event, body, **kw)

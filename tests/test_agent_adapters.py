@@ -59,7 +59,7 @@ def gemini(event: str, **fields) -> dict:
 
 
 def _audit(db_path, action: str = "hook") -> list[dict]:
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         return s.rows("SELECT * FROM memory_audit_log WHERE action = ? ORDER BY timestamp", (action,))

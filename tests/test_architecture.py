@@ -184,14 +184,14 @@ OWNERS: dict[str, set[str]] = {
     "capture_prompts": {"memory_cli/capture/lessons.py"},
     "capture_marker_seen": {"memory_cli/capture/lifecycle.py"},
     "memory_audit_log": {"memory_cli/audit.py", "memory_cli/maintenance/retention.py"},
-    "kv": {"memory_cli/kvstate.py"},
+    "kv": {"memory_cli/store/kvstate.py"},
     "session_injections": {"memory_cli/retrieval/inject.py", "memory_cli/entries.py"},
     "incidents": {"memory_cli/incidents/api.py"},
     "session_reports": {"memory_cli/reports/api.py"},
     "metric_samples": {"memory_cli/baselines/api.py"},
     "team_entries": {"memory_cli/team/api.py", "memory_cli/team/sync.py"},
     "team_exchanged": {"memory_cli/team/sync.py"},
-    "schema_migrations": {"memory_cli/migrations.py"},
+    "schema_migrations": {"memory_cli/store/migrations.py"},
     "lesson_forms": {"memory_cli/checks/forms.py"},
 }
 
@@ -208,7 +208,7 @@ WRITE = re.compile(
 def migration_steps() -> set[tuple[str, str]]:
     """(module path, function) of every area's schema migration listed in migrations.py: a
     migration rewrites whatever its step needs, once, and is never edited after it ships."""
-    source = (PKG / "migrations.py").read_text(encoding="utf-8")
+    source = (PKG / "store" / "migrations.py").read_text(encoding="utf-8")
     steps = set()
     for m in re.finditer(r'_area\(\s*"memory_cli\.([\w.]+)"(?:\s*,\s*"(\w+)")?', source):
         steps.add(("memory_cli/" + m.group(1).replace(".", "/") + ".py", m.group(2) or "apply_schema"))
@@ -237,7 +237,7 @@ def table_writes() -> list[tuple[str, str, int, str]]:
     found = []
     for path in sorted(PKG.rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if rel == "memory_cli/migrations.py":
+        if rel == "memory_cli/store/migrations.py":
             found += [(rel, f, n, t) for f, n, t in writes_by_function(path.read_text(encoding="utf-8"))]
             continue
         for func, line, table in writes_by_function(path.read_text(encoding="utf-8")):

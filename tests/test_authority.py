@@ -20,7 +20,7 @@ from helpers.hooks import hook_cmd, payload
 from helpers.store import add_rule
 
 from memory_cli import authority
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process ancestry is read from /proc"),

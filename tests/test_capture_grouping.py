@@ -13,7 +13,7 @@ from memory_cli import review
 from memory_cli.capture import lessons, taught
 from memory_cli.capture.recurring import propose_recurring
 from memory_cli.capture.semantic import job_embedder
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 PROJECT = "whisperclick"
 

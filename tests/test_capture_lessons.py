@@ -11,8 +11,8 @@ import pytest
 from helpers.hooks import payload
 
 from memory_cli.capture import lessons
-from memory_cli.db import Store
 from memory_cli.review import pending as review_queue
+from memory_cli.store.db import Store
 
 
 def typed(hook, project, prompt: str, session: str = "s1"):

@@ -52,7 +52,7 @@ def test_a_real_instruction_repeated_across_sessions_is_proposed_with_every_inst
 def test_nothing_is_proposed_from_real_prompts_that_were_not_corrections(tmp_path):
     """Every person's real non-corrections (task briefs, questions, praise, everyday requests
     like "commit this" said in session after session), typed in their sessions."""
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     people = defaultdict(list)
     for r in rp.load_prompts():

@@ -73,7 +73,7 @@ def test_twenty_parallel_session_starts_leave_exactly_one_daemon(db_path, rundir
     st = control.wait_ready(180, rundir)
     assert st["state"] == "ready" and _daemon_pids(rundir) == [st["pid"]]
     assert str(db_path) in st["databases"]
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     s = Store.open(db_path)
     starts = s.rows("SELECT * FROM memory_audit_log WHERE context = 'daemon autostart'")
@@ -126,8 +126,8 @@ def test_imported_and_restored_entries_become_searchable_without_waiting_for_the
     to drain them at once, so they are searchable by meaning within seconds."""
     import time
 
-    from memory_cli.db import Store
     from memory_cli.embeddings import vectors
+    from memory_cli.store.db import Store
 
     other = tmp_path / "other.db"
     for text in (

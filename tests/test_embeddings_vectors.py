@@ -19,8 +19,8 @@ import zlib
 import pytest
 
 from memory_cli import entries
-from memory_cli.db import Store
 from memory_cli.embeddings import vectors
+from memory_cli.store.db import Store
 
 DIM = 384
 
@@ -160,7 +160,7 @@ def test_searching_loads_no_heavy_library(db_path, store):
     entries.add(store, "Use pytest", "fact")
     _drain(store)
     code = (
-        "import sys; from memory_cli.db import Store; from memory_cli.embeddings import vectors; "
+        "import sys; from memory_cli.store.db import Store; from memory_cli.embeddings import vectors; "
         f"s = Store.open({str(db_path)!r}); r = vectors.search(s, b'\\0' * {4 * DIM}, 3); "
         "print(len(r), sorted(m for m in ('numpy', 'torch', 'sqlite_vec') if m in sys.modules))"
     )

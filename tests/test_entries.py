@@ -139,7 +139,7 @@ def test_confidence_changes_that_do_not_reactivate(store):
 
 
 def test_cli_says_when_an_update_brings_a_memory_back(cli, db_path):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         e = entries.add(s, "jellyfin takes 60s to start after a restart", "fact", confidence=0.5)
@@ -151,7 +151,7 @@ def test_cli_says_when_an_update_brings_a_memory_back(cli, db_path):
 
 
 def test_looking_a_memory_up_with_query_counts_as_using_it(cli, db_path):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     eid = cli("add", "Window drag posts WM_APP_DRAGSTART", "--json").stdout
     eid = json.loads(eid)["id"]

@@ -20,9 +20,9 @@ from helpers.hooks import payload
 from helpers.store import add_rule
 
 from memory_cli import audit
-from memory_cli.db import Store
 from memory_cli.rules import api
 from memory_cli.rules.safe_regex import fork_available
+from memory_cli.store.db import Store
 
 needs_fork = pytest.mark.skipif(not fork_available(), reason="needs os.fork")
 
@@ -126,7 +126,7 @@ def test_doctor_counts_only_overruns_that_skipped_a_rule(db_path):
 
 _LOCKER = """
 import sys, time
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 s = Store.open(sys.argv[1])
 s.conn.execute("BEGIN IMMEDIATE")
 s.conn.execute("INSERT INTO memory_audit_log(id, timestamp, action) VALUES ('lock', '2000', 'x')")

@@ -104,8 +104,8 @@ def test_no_command_of_the_real_sessions_is_stopped_by_the_corpus_rules(corpus_r
     none of them deletes /, force-pushes, reads the key or runs a download."""
     from test_gate_dynamic_words import _real_bash_commands
 
-    from memory_cli.db import Store
     from memory_cli.rules import engine, ruleset
+    from memory_cli.store.db import Store
 
     commands = _real_bash_commands()
     assert len(commands) > 250

@@ -177,8 +177,8 @@ def _real_bash_commands() -> list[str]:
 def test_no_command_of_the_real_sessions_is_asked_for_run_time_words(db_path):
     """Every Bash command of the real transcripts, against typical block rules: what is asked
     or denied is listed, and it is nothing (none of them runs what these rules forbid)."""
-    from memory_cli.db import Store
     from memory_cli.rules import engine, ruleset
+    from memory_cli.store.db import Store
 
     for text, pattern in (
         ("Never force-push", "git push --force"),

@@ -17,7 +17,7 @@ import pytest
 from helpers.hooks import hook_cmd, payload, run_hook
 from helpers.store import add_rule
 
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 
 def bash(command: str) -> dict:
@@ -66,7 +66,7 @@ def test_a_locked_store_denies_with_the_reason_and_the_next_call_runs_once_it_is
     assert blocked.decision == "deny" and "Never rm -rf build" in blocked.reason
     # The refusal is in the audit log (written once the lock was free).
     with Store.open(db_path) as s:
-        from memory_cli import spool
+        from memory_cli.store import spool
 
         spool.drain(s, wait=True)
         rows = s.rows("SELECT details, result FROM memory_audit_log WHERE action = 'hook_error'")

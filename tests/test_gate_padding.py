@@ -14,7 +14,7 @@ from helpers.hooks import payload
 from helpers.store import add_rule
 
 from memory_cli import audit
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 
 def rows(db_path, action):

@@ -29,10 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from helpers.hooks import payload, run_hook
 
-from memory_cli import audit, spool
-from memory_cli.db import Store
+from memory_cli import audit
 from memory_cli.rules import api
 from memory_cli.rules.importers import import_hookify
+from memory_cli.store import spool
+from memory_cli.store.db import Store
 
 # Loads the machine on purpose or needs it quiet: `make test` runs these after the parallel part.
 pytestmark = pytest.mark.exclusive

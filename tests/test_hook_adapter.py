@@ -5,7 +5,7 @@ import json
 import pytest
 from helpers.hooks import payload, run_hook
 
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 EVENTS = [
     "SessionStart",

@@ -43,8 +43,9 @@ def test_a_session_end_past_its_deadline_exits_0(db_path, claude_dir):
 def test_a_hook_its_deadline_ends_is_in_the_audit_log_as_cut_short(db_path, claude_dir):
     """Not a silent gap: the alarm spools a `hook` row with result `deadline` (one file write,
     no lock), which the next process that writes puts in the audit log."""
-    from memory_cli import audit, spool
-    from memory_cli.db import Store
+    from memory_cli import audit
+    from memory_cli.store import spool
+    from memory_cli.store.db import Store
 
     r, _took = _stalled("SessionEnd", db_path)
     assert r.returncode == 0
@@ -75,9 +76,10 @@ def test_an_event_after_the_call_past_its_deadline_only_tells_the_person(db_path
 def test_the_deadline_row_written_without_imports_is_read_back_by_the_spool(db_path, claude_dir):
     """The alarm can come while a module is being imported (then nothing of memory-cli can be
     imported): its row is then written by hand in the spool's format, and drained like any other."""
-    from memory_cli import audit, db, spool
-    from memory_cli.db import Store
+    from memory_cli import audit
     from memory_cli.hooks import runner
+    from memory_cli.store import db, spool
+    from memory_cli.store.db import Store
 
     assert runner.SPOOL_SUFFIX == db.SPOOL_SUFFIX
     Store.open(db_path).close()

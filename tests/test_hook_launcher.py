@@ -10,8 +10,8 @@ from pathlib import Path
 from helpers.cli import run_cli
 from helpers.hooks import payload
 
-from memory_cli.db import Store
 from memory_cli.install import hook_launcher, launcher_script
+from memory_cli.store.db import Store
 
 SITE_PACKAGES_OF_THIS_ENV = os.path.join(
     sys.prefix, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}", "site-packages"

@@ -23,8 +23,8 @@ from helpers.store import add_rule
 from test_rules_shellparse import ONLY_MENTIONS_IT, RUNS_IT
 
 from memory_cli import hook_routes
-from memory_cli.db import Store
 from memory_cli.install import hooks_object
+from memory_cli.store.db import Store
 
 RULES = [
     dict(content="Never use pythonw.exe", pattern="pythonw.exe", pattern_type="command", action="block",

@@ -71,7 +71,7 @@ def test_memory_switched_off_still_leaves_capture_off_on_a_pinned_command(claude
     prompt = _installed(claude_dir, "UserPromptSubmit")
     proc = _run(prompt, payload("UserPromptSubmit", prompt="No, never use telnet, use ssh."), {"MEMORY_CLI_DB": ""})
     assert proc.returncode == 0 and proc.stdout == "" and proc.stderr == ""
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(claude_dir / "memory" / "memory.db") as s:
         assert s.value("SELECT count(*) FROM memory_audit_log WHERE hook_event = 'UserPromptSubmit'") == 0

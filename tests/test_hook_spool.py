@@ -21,8 +21,9 @@ from helpers.hooks import payload, run_hook
 from helpers.store import add_rule
 from helpers.write_lock import HeldWriteLock
 
-from memory_cli import audit, spool
-from memory_cli.db import Store
+from memory_cli import audit
+from memory_cli.store import spool
+from memory_cli.store.db import Store
 
 
 @pytest.fixture(autouse=True)
@@ -282,7 +283,7 @@ def test_a_session_ending_during_a_bulk_change_still_queues_its_transcript(hook,
 _DASHBOARD_BULK = """
 import sys
 from memory_cli import entries
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 s = Store.open(sys.argv[1])
 ids = [r["id"] for r in s.rows("SELECT id FROM memory_entries WHERE type = 'fact'")]
 with s.transaction():

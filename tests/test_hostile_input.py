@@ -18,7 +18,7 @@ from helpers.hooks import payload, run_hook
 from helpers.store import add_rule
 
 from memory_cli import entries
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 BAD_ID = "../rules/{rid}/disable?"
 

@@ -53,7 +53,7 @@ def test_incidents_are_searched_by_service_and_by_alert_name(store):
 
 
 def test_the_cli_searches_incidents_by_service_and_alert(cli, db_path):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         a, b, _ = _three(s)

@@ -261,7 +261,7 @@ def test_session_start_hook_injects_for_the_project_in_cwd(store, seeded, hook, 
     assert "## Operational Memory" in r.context
     assert "WM_APP_DRAGSTART" in r.context and "pythonw" in r.context
     assert "invoices" not in r.context
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         row = s.row("SELECT * FROM memory_audit_log WHERE action = 'inject'")

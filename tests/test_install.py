@@ -332,9 +332,9 @@ def test_doctor_bytecode_state_follows_the_source(tmp_path):
 
 
 def test_doctor_rebuilds_a_missing_rule_cache_and_reports_an_unwritable_one(db_path):
-    from memory_cli.db import Store
     from memory_cli.hooks.doctor import rule_cache_check
     from memory_cli.rules import api, ruleset
+    from memory_cli.store.db import Store
 
     s = Store.open(db_path)
     api.create_rule(s, "no npm", pattern="npm", pattern_type="command", action="warn")

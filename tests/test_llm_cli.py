@@ -95,7 +95,7 @@ def test_summarize_through_the_sdk_in_a_real_process(cli, transcript, claude_dir
 )
 def test_bad_input_one_line_exit_code_nothing_lost(cli, db_path, tmp_path, transcript, args, code, needle):
     from memory_cli import entries
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as store:
         keep = entries.add(store, "Deploys go through make release", "fact")["id"]
@@ -214,7 +214,7 @@ def test_session_end_queues_nothing_when_turned_off(hook, cli, transcript, claud
     assert r.returncode == 0
     time.sleep(1.0)
     assert listed(cli) == []
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(tmp_path / "memory.db") as store:
         assert not store.rows("SELECT key FROM kv WHERE key LIKE 'llm.pending:%'")
@@ -237,7 +237,7 @@ def test_session_end_hook_queues_without_heavy_imports(db_path, transcript):
         [sys.executable, "-c", code, str(db_path), body], capture_output=True, text=True, timeout=60, env=env
     )
     assert proc.stderr.split("HEAVY:")[1].strip() == "", proc.stderr
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     def summarised():
         with Store.open(db_path) as store:

@@ -260,8 +260,8 @@ def test_dry_run_stores_nothing_and_keeps_the_position(store, cfg, api, transcri
 
 
 def test_queued_transcripts_are_summarised_once(store, cfg, api, transcript, tmp_path):
-    from memory_cli import kvstate
     from memory_cli.llm.queue import PENDING_KEY
+    from memory_cli.store import kvstate
 
     api([tool("save_memories", GOOD)])
     kvstate.put(store, PENDING_KEY + str(transcript), {"session_id": "s-1", "project": PROJECT})
@@ -295,7 +295,7 @@ def test_doctor_says_when_the_provider_cannot_run(store, cfg, monkeypatch):
 def test_the_daily_cap_holds_under_concurrent_jobs(db_path, store):
     import threading
 
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     won, lost = [], []
 
@@ -369,8 +369,8 @@ def test_an_overlong_report_is_clipped_to_the_report_store_limit(store, cfg, api
 def test_two_runs_over_the_same_part_store_it_once(store, db_path, transcript, monkeypatch):
     """A `summarize` by hand racing the session-end job: the later writer sees the moved
     position and stores nothing."""
-    from memory_cli.db import Store
     from memory_cli.llm import merge
+    from memory_cli.store.db import Store
 
     s = settings_mod.load("/nonexistent/config.json")
     real_merge = merge.new_memories

@@ -38,7 +38,7 @@ ME, OTHER = os.getuid(), os.getuid() + 1000
 @pytest.fixture
 def two_users(db_path, monkeypatch):
     """Loopback clients: port 40001 is the person's process, port 40002 another user's."""
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     Store.open(db_path).close()
     monkeypatch.setattr(peer, "owner", lambda client, server: {40001: ME, 40002: OTHER}.get(int(client[1])))

@@ -14,11 +14,12 @@ from pathlib import Path
 import apsw
 import pytest
 
-from memory_cli import entries, migrations
-from memory_cli.db import Store
+from memory_cli import entries
 from memory_cli.errors import InvalidInput, StoreRefused
 from memory_cli.maintenance import backup
-from memory_cli.migrations import APPLICATION_ID
+from memory_cli.store import migrations
+from memory_cli.store.db import Store
+from memory_cli.store.migrations import APPLICATION_ID
 
 T0 = datetime(2025, 6, 1, 3, 15, tzinfo=timezone.utc)
 REPO = Path(__file__).resolve().parents[1]
@@ -97,7 +98,7 @@ WRITER = textwrap.dedent(
     sys.path.insert(0, sys.argv[3])
     from pathlib import Path
     from memory_cli import entries
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
     db, stop = Path(sys.argv[1]), Path(sys.argv[2])
     store = Store.open(db)
     n = 0
@@ -148,7 +149,7 @@ HOLDER = textwrap.dedent(
     import sys
     sys.path.insert(0, sys.argv[2])
     from memory_cli import entries
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
     store = Store.open(sys.argv[1])
     print(len(entries.list_entries(store)), flush=True)
     sys.stdin.readline()  # the test restores meanwhile
@@ -266,8 +267,8 @@ def test_two_databases_keep_separate_daily_backups(tmp_path, claude_dir):
     """A second store must not be skipped as "today's backup already exists", nor pruned with the first."""
     from memory_cli import entries
     from memory_cli import settings as settings_mod
-    from memory_cli.db import Store
     from memory_cli.maintenance.tasks import backup_task, backups_dir
+    from memory_cli.store.db import Store
 
     cfg = settings_mod.load()
     dbs = [claude_dir / "memory" / "memory.db", tmp_path / "work.db"]

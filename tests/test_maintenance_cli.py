@@ -7,8 +7,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from memory_cli import audit, entries
-from memory_cli.db import Store
 from memory_cli.maintenance import backup, retention
+from memory_cli.store.db import Store
 from memory_cli.util import iso, now_iso
 
 

@@ -14,10 +14,11 @@ import pytest
 from helpers.hooks import payload, run_hook
 from helpers.waiting import bound, wait_until
 
-from memory_cli import audit, entries, spool
-from memory_cli.db import Store
-from memory_cli.locks import open_lock_file, try_lock_fd
+from memory_cli import audit, entries
 from memory_cli.maintenance import backup, detached
+from memory_cli.store import spool
+from memory_cli.store.db import Store
+from memory_cli.store.locks import open_lock_file, try_lock_fd
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -9,9 +9,9 @@ import pytest
 from helpers.hooks import payload
 
 from memory_cli import audit, entries
-from memory_cli.db import Store
 from memory_cli.errors import InvalidInput
 from memory_cli.maintenance import claudemd, pins
+from memory_cli.store.db import Store
 from memory_cli.util import now_iso
 
 PERSONS_CLAUDE_MD = b"# WhisperClick\r\n\r\nBuild with `make`. Windows line endings on purpose.\r\n"

@@ -116,7 +116,7 @@ def test_every_tool_answers_json_and_lists_itself(db_path, project):
     assert out["usual"]["normal"] is True
     assert out["young"]["normal"] is True and "5 are needed" in out["young"]["why"]
 
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:  # the agent's memory is unconfirmed, unpinned, audited
         row = s.row("SELECT pinned, source FROM memory_entries WHERE id = ?", (stored["id"],))
@@ -158,7 +158,7 @@ def test_bad_arguments_to_every_tool_are_clear_tool_errors(db_path, project):
     for tool, message, want in results:
         assert want in message, (tool, message)
         assert "\n" not in message.strip() and "errors.pydantic.dev" not in message, (tool, message)
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:  # nothing half-stored
         assert s.value("SELECT count(*) FROM memory_entries") == 0
@@ -198,7 +198,7 @@ def test_record_correction_checks_the_quote_against_what_the_person_typed(db_pat
     )
     assert not ok["proposed_now"] and not ok["recorded"]["already"]
     assert "refused" in bad and "project whisperclick" in bad
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         row = s.row("SELECT origin, session_id, scope, user_message FROM corrections WHERE origin IS NOT NULL")
@@ -240,7 +240,7 @@ def test_concurrent_tool_calls_while_hooks_write(db_path, project):
         writer.join(120)
     assert [r for r in results if r.is_error] == []
     assert hook_codes and set(hook_codes) == {0}
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         assert s.value("SELECT count(*) FROM memory_entries WHERE source = 'agent'") == 30
@@ -250,7 +250,7 @@ def test_concurrent_tool_calls_while_hooks_write(db_path, project):
 
 def test_looking_a_memory_up_with_query_memory_counts_as_using_it(db_path, project):
     from memory_cli import entries
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         eid = entries.add(s, "The billing API listens on port 8081", "fact", scope="project:whisperclick")["id"]

@@ -29,7 +29,7 @@ def test_running_twice_adds_nothing_the_second_time(cli, db_path):
     second = cli("import-markdown", "--source", SHARED, "--source", REPO)
     assert second.returncode == 0, second.stderr
     assert second.stdout.startswith(f"Imported 0 memories from 6 files ({report['added']} already stored).")
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         assert count(s) == report["added"]
@@ -84,7 +84,7 @@ def test_dry_run_stores_nothing(cli, db_path):
     report = json.loads(r.stdout)
     assert report["dry_run"] and report["added"] == 14
     assert {e["status"] for e in report["entries"]} == {"would_add"}
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         assert count(s) == 0

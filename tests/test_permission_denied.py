@@ -18,8 +18,8 @@ from memory_cli import install
 from memory_cli.capture.agent_turn import read as read_turn
 from memory_cli.capture.denied import mark_turn
 from memory_cli.capture.learned import turn_flags
-from memory_cli.db import Store
 from memory_cli.rules import proof
+from memory_cli.store.db import Store
 
 
 @pytest.fixture(autouse=True)

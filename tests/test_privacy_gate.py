@@ -112,7 +112,7 @@ def test_secrets_from_every_cli_entry_point_never_reach_the_files(tmp_path, db_p
 
     # import: tags, subject, session ids, audit rows and kv, not only content
     export = tmp_path / "in.jsonl"
-    from memory_cli.migrations import LATEST
+    from memory_cli.store.migrations import LATEST
 
     lines = [
         json.dumps(
@@ -263,8 +263,8 @@ def test_every_stored_field_is_bounded_with_a_marker(db_path):
     assert longest < 40_000
     assert any("[cut" in json.dumps(r) for r in rows)
 
-    from memory_cli.db import Store
     from memory_cli.redact import FIELD_LIMITS
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         s.execute("INSERT INTO kv(key, value, updated_at) VALUES (?,?,?)", ("k", "v" * 10_000_000, "t"))
@@ -286,7 +286,7 @@ bad = dict(env, MEMORY_CLI_DB={json.dumps(str(tmp_path / "junk"))})
 subprocess.run(mc + ["hook", "SessionStart"], input=b"not json", env=bad)
 # keep a connection open so -wal and -shm exist while modes are read
 sys.path.insert(0, {json.dumps(os.getcwd())})
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 s = Store.open({json.dumps(str(db))})
 s.execute("INSERT INTO kv(key, value, updated_at) VALUES ('a','b','c')")
 for p in [{json.dumps(str(db))}, {json.dumps(str(db))} + "-wal", {json.dumps(str(db))} + "-shm",
@@ -305,7 +305,7 @@ for p in [{json.dumps(str(db))}, {json.dumps(str(db))} + "-wal", {json.dumps(str
 
 
 def test_an_existing_world_readable_store_is_made_private(db_path):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     Store.open(db_path).close()
     os.chmod(db_path, 0o644)
@@ -337,7 +337,7 @@ def test_lone_surrogate_session_id_leaves_a_record(db_path):
     raw = json.dumps(payload("UserPromptSubmit", prompt="hi")).replace('"abc123"', '"\\udc80abc"')
     res = run_hook("UserPromptSubmit", raw, db=db_path)
     assert res.returncode == 0, res
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         n = s.value("SELECT count(*) FROM memory_audit_log WHERE hook_event='UserPromptSubmit'")

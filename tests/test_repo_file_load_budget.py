@@ -74,7 +74,7 @@ def _repo(tmp_path):
 
 
 def _loaded(db) -> int:
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db) as s:
         return s.value("SELECT count(*) FROM memory_entries WHERE origin LIKE 'repo:%' AND status = 'active'")
@@ -121,7 +121,7 @@ def test_a_load_its_budget_ends_keeps_its_part_rules_first_and_goes_on_next_time
 
     first = start()
     assert "100 added" in first and "900 of 1000 entries left for the next session start" in first, first
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db) as s:  # the part loaded is the rules'
         kinds = s.rows("SELECT type, count(*) AS n FROM memory_entries GROUP BY type")

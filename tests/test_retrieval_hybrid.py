@@ -169,8 +169,8 @@ def test_searches_while_others_write_never_fail(db_path):
     import threading
 
     from memory_cli import entries
-    from memory_cli.db import Store
     from memory_cli.retrieval.search import query
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         for i in range(30):

@@ -7,7 +7,7 @@ import json
 
 from memory_cli.capture.corrections import capture
 from memory_cli.capture.wording import promotion_notice
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 
 def _rules(db_path):

@@ -123,8 +123,8 @@ def test_rules_lifecycle(cli):
 
 
 def test_confirm_promotes_a_captured_rule(cli, db_path):
-    from memory_cli.db import Store
     from memory_cli.rules import api
+    from memory_cli.store.db import Store
 
     s = Store.open(db_path)
     rule = api.create_rule(
@@ -173,7 +173,7 @@ def test_dry_runs_are_not_blocks(cli, db_path):
     """`enforce` is a dry run: its row in the audit log says so, and neither `stats` nor the
     dashboard's chart counts it as a block; 'checked' counts the stored rule it considered."""
     from memory_cli import stats
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     cli("add", "Never run pythonw.exe; use python.exe", "--type", "rule", "--action", "block")
     assert cli("enforce", "--tool", "Bash", "--input", "pythonw.exe app.py").stdout.startswith("blocked:")

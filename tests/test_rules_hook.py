@@ -10,9 +10,9 @@ from helpers.hooks import payload
 from helpers.store import add_rule
 
 from memory_cli import audit
-from memory_cli.db import Store
 from memory_cli.rules import api
 from memory_cli.rules.safe_regex import fork_available
+from memory_cli.store.db import Store
 
 
 def audit_rows(db_path, action):

@@ -243,7 +243,7 @@ def score(store_factory):
 
 
 def test_promoted_rules_fire_on_the_mistake_and_not_on_look_alikes(tmp_path):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     n = iter(range(1000))
     right, total, failures = score(lambda: Store.open(tmp_path / f"p{next(n)}.db"))

@@ -10,8 +10,8 @@ from datetime import datetime, timedelta, timezone
 from helpers.hooks import payload
 from helpers.store import add_rule
 
-from memory_cli.db import Store
 from memory_cli.rules import proof
+from memory_cli.store.db import Store
 
 
 def pre(command, session):

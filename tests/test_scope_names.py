@@ -6,8 +6,9 @@ import json
 
 from helpers.hooks import payload
 
-from memory_cli import migrations, scope
-from memory_cli.db import Store
+from memory_cli import scope
+from memory_cli.store import migrations
+from memory_cli.store.db import Store
 
 
 def test_project_names_fold_case_spaces_and_version_tails_to_one_name():

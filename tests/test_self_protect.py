@@ -15,7 +15,7 @@ from helpers.hooks import hook_cmd, payload, run_hook
 from helpers.store import add_rule
 
 from memory_cli import audit
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 PROJECT = "/home/u/proj"
 

@@ -17,7 +17,7 @@ from helpers.hooks import payload
 from helpers.store import add_rule
 
 from memory_cli import audit
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 PROJECT = "/home/u/proj"
 TESTS = Path(__file__).parent

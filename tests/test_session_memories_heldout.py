@@ -24,10 +24,10 @@ import pytest
 
 from memory_cli import entries
 from memory_cli import settings as settings_mod
-from memory_cli.db import Store
 from memory_cli.llm import extractive, transcript
 from memory_cli.llm.summarize import summarize_transcript
 from memory_cli.reports import api as reports
+from memory_cli.store.db import Store
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 

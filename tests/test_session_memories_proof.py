@@ -176,7 +176,7 @@ def test_the_next_session_sees_what_the_person_corrected_after_a_long_first_requ
 
 def test_the_previous_report_reaches_the_next_session_line_by_line(hook, db_path, project):
     from memory_cli import scope as scopes
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as st:
         reports.save_report(

@@ -8,10 +8,11 @@ import textwrap
 
 import pytest
 
-from memory_cli import entries, migrations
-from memory_cli.db import Store
+from memory_cli import entries
 from memory_cli.errors import StoreRefused
-from memory_cli.migrations import APPLICATION_ID
+from memory_cli.store import migrations
+from memory_cli.store.db import Store
+from memory_cli.store.migrations import APPLICATION_ID
 
 
 def test_new_database_is_wal_with_current_schema(db_path):
@@ -118,7 +119,7 @@ def test_fts_index_follows_content_in_the_same_transaction(store):
 
 WRITER = textwrap.dedent("""
     import sys
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
     from memory_cli import entries, audit
     s = Store.open(sys.argv[1], busy_timeout_ms=30000)
     for i in range(int(sys.argv[3])):
@@ -152,7 +153,7 @@ def test_concurrent_writers_from_separate_processes_lose_nothing(db_path):
 
 def test_two_processes_opening_an_empty_file_migrate_once(tmp_path):
     db = tmp_path / "race.db"
-    code = "import sys; from memory_cli.db import Store; Store.open(sys.argv[1]).close()"
+    code = "import sys; from memory_cli.store.db import Store; Store.open(sys.argv[1]).close()"
     procs = [subprocess.Popen([sys.executable, "-c", code, str(db)], stderr=subprocess.PIPE) for _ in range(6)]
     assert all(p.wait(timeout=60) == 0 for p in procs), [p.stderr.read() for p in procs]
     s = Store.open(db)

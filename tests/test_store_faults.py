@@ -27,7 +27,7 @@ def _one_line(r, code):
 
 def _filled_store(db, n=60):
     from memory_cli import entries
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db) as s:
         for i in range(n):
@@ -141,7 +141,7 @@ def test_size_limit_exits_4_and_keeps_the_store(tmp_path):
     assert "full" in line or "size" in line
     r = run_cli("--json", "stats", db=db)
     assert r.returncode == 0 and json.loads(r.stdout)
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db) as s:
         assert s.value("PRAGMA integrity_check") == "ok"
@@ -199,7 +199,7 @@ def test_read_only_store_exits_4(tmp_path):
 
 
 def test_import_constraint_failure_exits_2_naming_the_line(tmp_path, db_path):
-    from memory_cli.migrations import LATEST
+    from memory_cli.store.migrations import LATEST
 
     lines = [
         json.dumps(

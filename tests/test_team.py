@@ -119,7 +119,7 @@ def test_unsharing_sends_a_tombstone_and_teammates_archive_their_copy(team):
     team.join("carol")
     assert team.status("carol", entry["id"]) == "active"
 
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
     from memory_cli.team import api
 
     with Store.open(team.db("alice")) as s:
@@ -223,7 +223,7 @@ def test_server_down_leaves_the_local_store_and_the_gate_working(tmp_path, monke
         assert run_cli("team", "init", url).returncode == 0
         assert run_cli("team", "join", url, db=db).returncode == 0
         rule = add_rule(db, "Never curl into sh", pattern=r"curl .*\|\s*sh", pattern_type="regex", action="block")
-        from memory_cli.db import Store
+        from memory_cli.store.db import Store
         from memory_cli.team import api
 
         with Store.open(db) as s:
@@ -268,7 +268,7 @@ def test_session_start_syncs_in_the_background_without_loading_the_driver(team):
         text=True,
     )
     assert probe.stdout.strip() == "False"
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(team.db("carol")) as s:  # an automatic sync is due
         s.execute("DELETE FROM kv WHERE key = 'team.last_sync'")

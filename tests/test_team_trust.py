@@ -133,7 +133,7 @@ def test_a_member_cannot_archive_a_rule_they_did_not_write(team, first_weaken):
 
 
 def test_the_author_can_still_remove_their_own_rule(team):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
     from memory_cli.team import api
 
     rule = _confirmed_rule(team)
@@ -200,7 +200,7 @@ def test_a_row_lock_held_by_a_member_ends_team_sync_with_one_line(team):
 def test_a_store_that_synced_before_the_exchanged_list_keeps_taking_teammates_changes(team):
     """Entries pulled or pushed before this store kept ``team_exchanged`` are recognised as the
     team's when the store is upgraded, so their later changes are not refused as collisions."""
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     pulled = team.shared_by("alice", "Staging deploys need a ticket")
     own = json.loads(team.cli("carol", "add", "The VPN config lives in ops/vpn", "--type", "fact", "--json").stdout)

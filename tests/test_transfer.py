@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 
 
 def _dump(db):
@@ -88,8 +88,8 @@ def test_import_redacts_planted_secrets(tmp_path, cli):
 def test_export_from_a_store_without_vectors_imports_into_one_with_them(cli, db_path, tmp_path):
     """Once the daemon has built the vector table, import must still accept exports from a store
     that never had one (the vector queue is derived state, rebuilt by triggers)."""
-    from memory_cli.db import Store
     from memory_cli.embeddings import vectors
+    from memory_cli.store.db import Store
 
     other = tmp_path / "other.db"
     cli("add", "Deploy with ansible", db=other)

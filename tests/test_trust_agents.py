@@ -215,8 +215,8 @@ def test_what_an_agent_writes_in_one_clone_is_not_injected_in_another_of_the_sam
 
 
 def test_reports_kept_under_a_folder_name_before_stay_readable(tmp_path):
-    from memory_cli.db import Store
     from memory_cli.reports import api as reports
+    from memory_cli.store.db import Store
 
     db = tmp_path / "me.db"
     mine = _git(tmp_path / "work" / "shop")

@@ -71,7 +71,7 @@ def _rule_block(eid: str, content: str, pattern: str, action: str = "block") -> 
 
 
 def _row(db, eid):
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db) as s:
         entry = s.row("SELECT content, scope, status, origin FROM memory_entries WHERE id = ?", (eid,))
@@ -193,7 +193,7 @@ def test_only_a_bounded_regular_file_is_read(tmp_path, plant, said):
     assert start.returncode == 0
     notice = start.system_message
     assert said in notice and "memory-cli.toml" in notice and "\n" not in notice.strip()
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db) as s:
         assert s.value("SELECT count(*) FROM memory_entries") == 0
@@ -203,8 +203,9 @@ def test_entries_loaded_before_provenance_are_bound_to_their_checkout_by_the_mig
     """A store from before migration 10: entries loaded from a file were scoped by folder name
     (and matched every clone of that name); the migration gives them their root as origin
     and scope, and the person's, the agent's and the team's entries their origins."""
-    from memory_cli import kvstate, provenance
-    from memory_cli.db import Store
+    from memory_cli import provenance
+    from memory_cli.store import kvstate
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:
         s.execute("DROP INDEX idx_entries_requested")
@@ -239,7 +240,7 @@ def test_doctor_reports_a_planted_symlink_in_one_check(tmp_path):
     repo = _git_repo(tmp_path / "downloads" / "shop")
     (repo / ".claude").mkdir()
     os.symlink("/dev/zero", _file(repo))
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     Store.open(db).close()
     r = run_cli("doctor", "--json", db=db, cwd=repo)
@@ -290,7 +291,7 @@ def test_a_repository_file_another_user_planted_above_the_working_folder_is_not_
     assert "belongs to another user (uid 4242)" in start.system_message
     assert "memory-cli.toml" in start.system_message
     assert _bash(db, work, "ls -la").decision is None
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db) as s:
         assert s.value("SELECT count(*) FROM memory_entries") == 0

@@ -52,8 +52,8 @@ def seed(db):
     """Through the library (fast); what the test then does goes through the browser and CLI."""
     from memory_cli import entries
     from memory_cli.capture.corrections import capture
-    from memory_cli.db import Store
     from memory_cli.rules import api as rules_api
+    from memory_cli.store.db import Store
 
     with Store.open(db) as store:
         for i in range(30):

@@ -22,7 +22,7 @@ from ..util import now_iso
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 MIN_SAMPLES = 5
 WINDOW = 100
@@ -65,7 +65,7 @@ def record(store: Store, name, value, *, unit=None, scope=None, session_id=None,
 
 
 def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
-    """A sample a hook took while another process held the write lock (see memory_cli.spool)."""
+    """A sample a hook took while another process held the write lock (see memory_cli.store.spool)."""
     record(
         store,
         args.get("name"),

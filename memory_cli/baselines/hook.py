@@ -45,12 +45,12 @@ def post_tool_use(ctx: HookContext, resp: Response) -> None:
     scope = f"project:{ctx.project}" if ctx.project else "global"
     seconds = round(float(duration) / 1000.0, 3)
     verdict = api.check(ctx.store, name, seconds, scope=scope)
-    from ..db import LockBusy
+    from ..store.db import LockBusy
 
     try:
         api.record(ctx.store, name, seconds, unit="s", scope=scope, session_id=ctx.session_id or None, audited=False)
     except LockBusy:  # another process is writing: the sample waits in the spool
-        from .. import spool
+        from ..store import spool
 
         args = {"name": name, "value": seconds, "unit": "s", "scope": scope, "session_id": ctx.session_id or None}
         spool.put(ctx.store.path, [spool.make("metric", args)])

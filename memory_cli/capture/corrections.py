@@ -222,7 +222,7 @@ def capture(
         "origin": origin,
         "same_as": same_as,
     }
-    from ..db import LockBusy
+    from ..store.db import LockBusy
 
     try:
         with store.transaction():
@@ -230,7 +230,7 @@ def capture(
     except LockBusy:
         # Another process holds the write lock (a bulk change): the correction waits in the
         # spool and is stored by the next process that gets the lock; the answer says it now.
-        from .. import spool
+        from ..store import spool
 
         spool.put(store.path, [spool.make("capture", prepared)])
         return _queued_view(store, prepared, d)
@@ -398,7 +398,7 @@ def _queued_view(store, p: dict, d) -> dict:
 
 
 def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
-    """A correction captured while another process held the write lock (see memory_cli.spool)."""
+    """A correction captured while another process held the write lock (see memory_cli.store.spool)."""
     _store(store, args, at or now_iso(), aid=op_id)
 
 

@@ -32,7 +32,7 @@ from .. import regex_cache
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 MAX_PROMPT_CHARS = 4000  # as much as detection reads and a correction keeps
 KEEP_PROMPTS = 2000  # prompts kept, all projects together; older ones are pruned
@@ -74,7 +74,7 @@ def remember_prompt(
 ) -> None:
     """Keep one prompt's words (hashed: no text) for the quote check; UserPromptSubmit. Never
     waits for the write lock: a busy store gets it through the spool."""
-    from ..db import LockBusy
+    from ..store.db import LockBusy
     from ..util import now_iso
 
     args = {
@@ -88,7 +88,7 @@ def remember_prompt(
         with store.transaction(wait=False):
             _insert(store, args, at)
     except LockBusy:
-        from .. import spool
+        from ..store import spool
 
         spool.put(store.path, [spool.make("prompt", args, at)])
 
@@ -110,7 +110,7 @@ def _insert(store, args: dict, at: str) -> None:
 
 
 def apply_spooled(store: Store, op_id: str, at: str | None, args: dict) -> None:
-    """A prompt kept while another process held the write lock (see memory_cli.spool)."""
+    """A prompt kept while another process held the write lock (see memory_cli.store.spool)."""
     from ..util import now_iso
 
     _insert(store, args, at or now_iso())
@@ -260,7 +260,7 @@ def record_lesson(
         )
         raise
     session = prompt["session_id"] or session_id
-    from ..db import LockBusy
+    from ..store.db import LockBusy
     from .corrections import capture, view
 
     try:
@@ -342,7 +342,7 @@ def _fold(store, prompt: dict, target: dict) -> dict | None:
     row = store.row("SELECT * FROM corrections WHERE id = ?", (cid,))
     if row is None:
         return None
-    from .. import kvstate
+    from ..store import kvstate
     from .recurring import INSTANCES_KEY
 
     if cid in (kvstate.get(store, INSTANCES_KEY + target["id"], {}) or {}).get("instances", []):

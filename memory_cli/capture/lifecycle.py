@@ -182,14 +182,14 @@ def record_markers(
     """Apply parsed markers in order (a later marker in the same turn sees the earlier ones),
     in one transaction. When another process holds the write lock and this store does not wait
     for it (a hook), they are spooled and applied by the next process that gets the lock."""
-    from ..db import LockBusy
+    from ..store.db import LockBusy
 
     triples = [[m.category, m.subject, m.observation] for m in markers]
     try:
         with store.transaction():
             return _apply_markers(store, triples, session_id, agent, scope, embed, hook_event)
     except LockBusy:
-        from .. import spool
+        from ..store import spool
 
         args = {"markers": triples, "session_id": session_id, "agent": agent, "scope": scope, "hook_event": hook_event}
         spool.put(store.path, [spool.make("markers", args)])

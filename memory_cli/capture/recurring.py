@@ -136,7 +136,7 @@ INSTANCES_KEY = "capture.recurring:"  # kv: proposal id -> the ids of the correc
 
 def _members(store) -> dict[str, str]:
     """Instance correction id -> the id of the recurring proposal that holds it."""
-    from .. import kvstate
+    from ..store import kvstate
 
     out = {}
     for key, value in kvstate.with_prefix(store, INSTANCES_KEY).items():
@@ -151,7 +151,7 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
     ``embed`` (``texts -> list[bytes] | None``, the daemon's) adds closeness by meaning to the
     word comparison; without it, or when it fails, words alone decide. Returns the proposals
     written or grown, as ``{"id", "statement", "instances", "sessions", "new"}``."""
-    from .. import kvstate
+    from ..store import kvstate
 
     members = _members(store)  # of every proposal, reviewed ones too: a rejected one is not made again
     live = {
@@ -278,7 +278,7 @@ def _scope_of(group: list[dict], latest: dict) -> str:
 def join(store, proposal_id: str, correction_id: str, session_id: str | None, now: str) -> None:
     """Add one correction to a recurring proposal (the agent said it is that instruction again):
     it is listed among its instances and counted, inside the caller's transaction."""
-    from .. import kvstate
+    from ..store import kvstate
 
     held = (kvstate.get(store, INSTANCES_KEY + proposal_id, {}) or {}).get("instances", [])
     kvstate.put(store, INSTANCES_KEY + proposal_id, {"instances": list(dict.fromkeys([*held, correction_id]))})
@@ -306,7 +306,7 @@ def grouped_ids(store) -> set[str]:
 
 def instances(store, correction_id: str) -> list[dict]:
     """Every instance of a recurring proposal, oldest first: its id, statement, session and when."""
-    from .. import kvstate
+    from ..store import kvstate
 
     ids = (kvstate.get(store, INSTANCES_KEY + correction_id, {}) or {}).get("instances", [])
     if not ids:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 CLOSEST = 3  # lessons an answer of record_correction lists
 LISTED = 5  # lessons the session-start instruction lists at most

@@ -17,8 +17,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from .. import kvstate
 from ..errors import InvalidInput
+from ..store import kvstate
 from . import forms, judge
 
 STATE_KEY = "checks.claude"

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import os
 
-from .. import kvstate
 from ..errors import InvalidInput, NotFound
 from ..fastjson import loads
+from ..store import kvstate
 from ..util import dumps, now_iso
 from .schema import FORMS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 PAUSED_KEY = "checks.paused"
 

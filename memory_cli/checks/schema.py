@@ -4,7 +4,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 FORMS = ("rule", "reminder", "ask", "stop-check", "advice")
 

@@ -14,7 +14,7 @@ RESULTS = ("kept", "sent_back", "kept_after_send_back", "ended_unkept", "judged"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 
 def last_result(store: Store, session_id: str | None, entry_id: str) -> str | None:

@@ -175,8 +175,8 @@ def _rule_lookup(argv: list[str]):
 
     def is_rule(word: str) -> bool:
         from .. import settings as s
-        from ..db import Store
         from ..rules.weakening import rule_lookup
+        from ..store.db import Store
 
         db = None
         for i, a in enumerate(argv):

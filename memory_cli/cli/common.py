@@ -75,8 +75,8 @@ def open_store(*, readonly: bool = False, reading: bool = False):
 def _open(path, *, readonly: bool, reading: bool):
     import os
 
-    from ..db import Store
     from ..errors import StoreRefused
+    from ..store.db import Store
 
     if not reading or readonly:
         return Store.open(path, readonly=readonly)
@@ -106,7 +106,7 @@ def _drain_spool(store, wait: bool = True) -> None:
     """Before a command: what hooks spooled while the write lock was held (a correction, audit
     rows, use counts) goes into the store, so the command sees it. A command that only reads
     does not wait for the lock (``wait=False``): what stays spooled is written by the next."""
-    from .. import spool
+    from ..store import spool
 
     try:
         r = spool.drain(store, wait=wait)
@@ -226,7 +226,7 @@ def note_shared(store) -> None:
     except InvalidInput as err:
         sys.stderr.write(f"memory-cli: {err}\n")
         return
-    from .. import kvstate
+    from ..store import kvstate
 
     loaded = (kvstate.get(store, KV_PREFIX + root) or {}).get("hash")
     if data is not None and loaded != repo_file.digest(data):

@@ -275,9 +275,10 @@ def restore(
     json_: JsonOpt = False,
 ):
     """Replace the database with a backup: checked first; the current one is saved before."""
-    from .. import audit, migrations
+    from .. import audit
     from ..maintenance import backup
-    from ..migrations import APPLICATION_ID
+    from ..store import migrations
+    from ..store.migrations import APPLICATION_ID
 
     s = settings()
     live = db_path()
@@ -351,9 +352,9 @@ def maintenance_run(
 @maintenance_app.command("status")
 def maintenance_status(json_: JsonOpt = False):
     """When maintenance last ran, whether it is running, and the end of its log."""
-    from ..locks import open_lock_file, try_lock_fd
     from ..maintenance import detached
     from ..paths import run_dir
+    from ..store.locks import open_lock_file, try_lock_fd
 
     db = db_path()
     rd = run_dir()

@@ -272,8 +272,8 @@ class Daemon:
         done = True
         try:
             if os.path.exists(path):  # never create a database by looking at it
-                from ..db import Store
                 from ..embeddings import vectors
+                from ..store.db import Store
 
                 store = Store.open(path)
                 try:

@@ -19,7 +19,7 @@ The model name and dimension the vectors were made with are kept in ``kv`` so th
 ``embedding.model`` is noticed (``doctor``) and fixed by ``reindex`` instead of silently mixing
 two vector spaces.
 
-Standard library only at module level (plus what :mod:`memory_cli.db` already imports): the
+Standard library only at module level (plus what :mod:`memory_cli.store.db` already imports): the
 hook path imports this to search.
 """
 
@@ -100,7 +100,7 @@ def cosine(a: bytes, b: bytes) -> float:
 
 
 def _kv_get(store, key: str):
-    from .. import kvstate
+    from ..store import kvstate
 
     try:
         return kvstate.raw(store, key)
@@ -109,7 +109,7 @@ def _kv_get(store, key: str):
 
 
 def _kv_set(store, key: str, value) -> None:
-    from .. import kvstate
+    from ..store import kvstate
 
     kvstate.put_raw(store, key, None if value is None else str(value))
 
@@ -331,7 +331,7 @@ def reindex(store, embed, *, model: str | None, full: bool = True, batch: int = 
             apply_schema(store)
         if store.table_exists(VEC_TABLE) and model and table_model(store) not in (None, model):
             store.execute(f"DROP TABLE {VEC_TABLE}")
-            from .. import kvstate
+            from ..store import kvstate
 
             for key in (KV_DIM, KV_MODEL):
                 kvstate.delete(store, key)

@@ -9,8 +9,8 @@ from .. import scope as scopes
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
     from ..settings import Settings
+    from ..store.db import Store
 
 
 class HookContext:

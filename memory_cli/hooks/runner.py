@@ -20,7 +20,7 @@ Guarantees, in order of importance:
 4. No wait for the write lock. The store is opened with ``write_wait = False``: every write
    transaction takes the lock only if it is free at once (reads in WAL never wait). What a
    hook must write and cannot (another process may hold the lock for seconds, e.g. a bulk
-   change from the dashboard) goes to the spool (:mod:`memory_cli.spool`) and is written
+   change from the dashboard) goes to the spool (:mod:`memory_cli.store.spool`) and is written
    later by the next process that gets the lock; nothing is lost or written twice.
 5. The answer first: handlers' audit rows wait until the answer is written and flushed, then
    go to the store in one transaction (or the spool); a process that got the lock then drains
@@ -190,7 +190,7 @@ def main(
 
 
 def _open_store(db_path, gate: bool):
-    from ..db import Store
+    from ..store.db import Store
 
     if gate:  # reading the rules waits on no one: a held lock refuses the call at once
         return Store.open(db_path, busy_timeout_ms=fail_closed.GATE_BUSY_TIMEOUT_MS)
@@ -310,7 +310,7 @@ def _flush_audit(store, rows: list) -> None:
     if not rows or store is None:
         return
     from ..audit import record
-    from ..db import LockBusy
+    from ..store.db import LockBusy
 
     todo = list(rows)
     rows.clear()
@@ -320,7 +320,7 @@ def _flush_audit(store, rows: list) -> None:
                 record(store, action, **kw)
         return
     except LockBusy:
-        from .. import spool
+        from ..store import spool
         from ..util import now_iso
 
         at = now_iso()
@@ -348,7 +348,7 @@ def _drain(store, event: str) -> None:
     if event == "SessionEnd" or not _spool_has_work(store):  # SessionEnd: the detached run drains
         return
     try:
-        from .. import spool
+        from ..store import spool
 
         spool.drain(store, wait=False, budget_s=DRAIN_BUDGET_S)
     except Exception as e:  # noqa: BLE001 - the answer is out; the spool stays for the next drain
@@ -357,7 +357,7 @@ def _drain(store, event: str) -> None:
 
 def _spool_has_work(store) -> bool:
     """One directory listing, without importing the spool code (most hooks find it empty)."""
-    from ..db import LEGACY_PENDING_SUFFIX, SPOOL_SUFFIX
+    from ..store.db import LEGACY_PENDING_SUFFIX, SPOOL_SUFFIX
 
     path = getattr(store, "path", None)
     if not path or path == ":memory:" or path.startswith("file:"):
@@ -387,7 +387,7 @@ def _is_tty(stdin) -> bool:
 
 def _open_store_quietly(db_path):
     try:
-        from ..db import Store
+        from ..store.db import Store
 
         return Store.open(db_path)
     except Exception:
@@ -419,7 +419,7 @@ def _record_error(
     }
     db = _answer.get("db")
     try:  # at once if the write lock is free, else into the spool: never a wait
-        from .. import spool
+        from ..store import spool
 
         row = [spool.make("audit", {"action": "hook_error", "kw": kw})]
         if store is not None:
@@ -628,7 +628,7 @@ def _spool_at_deadline(event: str, deadline: float, log=None) -> None:
                     },
                 )
             )
-        from .. import spool
+        from ..store import spool
 
         spool.put(db, [spool.make("audit", {"action": a, "kw": kw}) for a, kw in rows])
         return
@@ -661,7 +661,7 @@ def _json_text(value) -> str:
 
 def _spool_deadline_row(db: str, event: str, deadline: float) -> None:
     """One spool file holding the ``hook`` row of a hook its deadline ended, in the spool's own
-    format (see :mod:`memory_cli.spool`), with no import at all."""
+    format (see :mod:`memory_cli.store.spool`), with no import at all."""
     where = db + SPOOL_SUFFIX
     os.makedirs(where, mode=0o700, exist_ok=True)
     t = time.time()

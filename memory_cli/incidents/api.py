@@ -17,7 +17,7 @@ from ..util import new_id, now_iso
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 SEVERITIES = ("critical", "high", "medium", "low")
 #: The words alerting tools and agents use for a severity, mapped onto the four stored ones.

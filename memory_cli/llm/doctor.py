@@ -8,11 +8,11 @@ import shutil
 
 
 def doctor_checks(store, settings) -> list[dict]:
-    from memory_cli import kvstate
     from memory_cli.llm import config as llm_config
     from memory_cli.llm import providers
     from memory_cli.llm.compact import scopes_over_limit
     from memory_cli.llm.queue import PENDING_KEY
+    from memory_cli.store import kvstate
 
     section = llm_config.llm_section(settings)
     name = section.get("provider") or "none"

@@ -22,8 +22,8 @@ def session_start(ctx: HookContext, resp: Response) -> None:
         return
     if (ctx.payload or {}).get("source") not in (None, "startup"):
         return
-    from .. import kvstate
-    from ..db import LockBusy
+    from ..store import kvstate
+    from ..store.db import LockBusy
     from .offer import OFFERED_KEY, session_start_line
 
     if kvstate.get(ctx.store, OFFERED_KEY):

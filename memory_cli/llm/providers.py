@@ -48,14 +48,14 @@ def _today() -> str:
 
 
 def calls_today(store) -> int:
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     return int(kvstate.get(store, CALLS_KEY + _today(), 0) or 0)
 
 
 def take_call_slot(store, cap: int) -> int:
     """Count one request against today's cap; raises LLMError('cap') when it is used up."""
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     key = CALLS_KEY + _today()
     with store.transaction():

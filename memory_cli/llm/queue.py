@@ -24,9 +24,9 @@ def enqueue_from_hook(ctx) -> bool:
 
     if not os.path.isfile(path):
         return False
-    from memory_cli import kvstate
     from memory_cli import scope as scopes
-    from memory_cli.db import LockBusy
+    from memory_cli.store import kvstate
+    from memory_cli.store.db import LockBusy
 
     key = PENDING_KEY + os.path.realpath(path)
     value = {
@@ -38,7 +38,7 @@ def enqueue_from_hook(ctx) -> bool:
     try:
         kvstate.put(ctx.store, key, value)
     except LockBusy:  # another process is writing: queued through the spool, which the job drains first
-        from memory_cli import spool
+        from memory_cli.store import spool
 
         spool.put(ctx.store.path, [spool.make("kv", {"key": key, "value": value})])
     return True

@@ -23,7 +23,7 @@ def _today() -> str:
 
 
 def tokens_today(store) -> int:
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     return int(kvstate.get(store, TOKENS_KEY + _today(), 0) or 0)
 
@@ -41,7 +41,7 @@ def check(store, cap: int, estimate: int) -> None:
 
 def spend(store, tokens: int) -> int:
     """Add ``tokens`` to today's count (older days' counts are dropped); returns the new total."""
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     key = TOKENS_KEY + _today()
     with store.transaction():

@@ -120,7 +120,7 @@ def summarize_transcript(
         raise NotFound(f"no transcript at {path}")
     if os.path.isdir(path):
         raise InvalidInput(f"{path} is a directory, not a transcript (.jsonl)")
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     key = offset_key(path)
     start = 0 if from_start else int(kvstate.get(store, key, 0) or 0)
@@ -350,7 +350,7 @@ def summarize_pending(store, settings) -> list[dict]:
     A transcript that cannot be read any more (deleted) leaves the queue with an audit row; one
     that fails for another reason stays queued for the next run.
     """
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     done, seen = [], set()
     for _ in range(3):  # sessions that end while this runs are picked up too
@@ -363,7 +363,7 @@ def summarize_pending(store, settings) -> list[dict]:
 
 
 def _summarize_queued(store, settings, queued) -> list[dict]:
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     done = []
     for path, info in queued:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_cli import kvstate
 from memory_cli.maintenance import claudemd
+from memory_cli.store import kvstate
 
 AGENT_FILES = {"codex": "AGENTS.md", "gemini": "GEMINI.md"}
 FILE_KEY = "pins.agentfile."

@@ -189,7 +189,7 @@ def backup_to(
     try:
         return _backup_into(src_db, dest, tmp, connect, pages_per_step, timeout)
     except apsw.Error as err:
-        from memory_cli.db import store_error
+        from memory_cli.store.db import store_error
 
         refused = store_error(str(src_db), err)
         raise (refused or StoreRefused(f"cannot back up {src_db}: {err}")) from None
@@ -351,7 +351,7 @@ def restore(
         # The live file is too damaged for SQLite to write into (the usual reason to restore):
         # its raw bytes are in the safety copy, so replace the file itself.
         _replace_file(path, live_db)
-    from memory_cli.db import clear_corrupt_mark
+    from memory_cli.store.db import clear_corrupt_mark
 
     clear_corrupt_mark(str(live_db))  # a healthy copy is in place: writes are allowed again
     return RestoreResult(path, live_db, safety, check)

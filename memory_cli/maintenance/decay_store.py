@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from memory_cli import audit, entries, kvstate
+from memory_cli import audit, entries
 from memory_cli.maintenance.decay import (
     DecayInput,
     DecayPolicy,
@@ -19,6 +19,7 @@ from memory_cli.maintenance.decay import (
     last_activity,
     plan_decay,
 )
+from memory_cli.store import kvstate
 from memory_cli.util import iso, now_iso
 
 LAST_RUN_KEY = "decay.last_run"

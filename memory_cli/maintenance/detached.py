@@ -28,7 +28,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from memory_cli.locks import open_lock_file, try_lock_fd
+from memory_cli.store.locks import open_lock_file, try_lock_fd
 
 LOG_MAX_BYTES = 256 * 1024
 DEFAULT_TIME_LIMIT_S = 120

@@ -24,10 +24,10 @@ def _sessions_began_recently(store) -> bool:
 
 
 def doctor_checks(store, settings) -> list[dict]:
-    from memory_cli import kvstate
     from memory_cli.maintenance import backup, claudemd, detached, pins
     from memory_cli.maintenance.tasks import backups_dir
     from memory_cli.paths import run_dir
+    from memory_cli.store import kvstate
 
     checks = []
     key = detached.db_key(store.path)

@@ -60,8 +60,8 @@ def session_end(ctx: HookContext, resp: Response) -> None:
 
 
 def pre_compact(ctx: HookContext, resp: Response) -> None:
-    from memory_cli.locks import LockBusy
     from memory_cli.maintenance import pins
+    from memory_cli.store.locks import LockBusy
 
     targets = {pins.GLOBAL_TARGET}
     if ctx.project_root:

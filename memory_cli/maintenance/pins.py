@@ -21,10 +21,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memory_cli import audit, entries, kvstate
+from memory_cli import audit, entries
 from memory_cli import scope as scopes
 from memory_cli.errors import InvalidInput, MemoryCliError
 from memory_cli.maintenance import claudemd
+from memory_cli.store import kvstate
 from memory_cli.util import now_iso
 
 GLOBAL_TARGET = claudemd.GLOBAL_TARGET
@@ -355,8 +356,8 @@ def _tidy(store, settings) -> list[dict]:
 
 
 def _lock(settings):
-    from memory_cli.locks import FileLock
     from memory_cli.paths import run_dir
+    from memory_cli.store.locks import FileLock
 
     rd = run_dir()
     rd.mkdir(parents=True, exist_ok=True)

@@ -41,10 +41,10 @@ def hook_latency(store, *, days: int = LATENCY_WINDOW_DAYS, now: datetime | None
 
 
 def collect(store, settings=None) -> dict:
-    from memory_cli import kvstate
     from memory_cli.maintenance import backup, pins
     from memory_cli.maintenance.decay_store import LAST_RUN_KEY, policy_from
     from memory_cli.maintenance.tasks import backups_dir
+    from memory_cli.store import kvstate
 
     if settings is None:
         from memory_cli import settings as settings_mod

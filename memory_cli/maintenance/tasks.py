@@ -50,8 +50,8 @@ def backup_task(db_path: Path, settings) -> str:
 
 def spool_task(db_path: Path, settings) -> str:
     """Write what hooks spooled while another process held the write lock (waits for it)."""
-    from memory_cli import spool
-    from memory_cli.db import Store
+    from memory_cli.store import spool
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as store:
         r = spool.drain(store, wait=True)
@@ -59,8 +59,8 @@ def spool_task(db_path: Path, settings) -> str:
 
 
 def decay_task(db_path: Path, settings) -> str:
-    from memory_cli.db import Store
     from memory_cli.maintenance.decay_store import run_decay
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as store:
         r = run_decay(store, settings=settings)
@@ -68,9 +68,9 @@ def decay_task(db_path: Path, settings) -> str:
 
 
 def retention_task(db_path: Path, settings) -> str:
-    from memory_cli.db import Store
     from memory_cli.maintenance.retention import prune_audit_log
     from memory_cli.settings import value as setting
+    from memory_cli.store.db import Store
 
     days = int(setting(settings, "audit.retention_days"))
     with Store.open(db_path) as store:
@@ -79,8 +79,8 @@ def retention_task(db_path: Path, settings) -> str:
 
 
 def summaries_task(db_path: Path, settings) -> str:
-    from memory_cli.db import Store
     from memory_cli.llm.summarize import summarize_pending
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as store:
         done = summarize_pending(store, settings)
@@ -94,7 +94,7 @@ def recurring_task(db_path: Path, settings) -> str:
     """Propose, for review, what the person said in several sessions (capture/recurring.py)."""
     from memory_cli.capture.recurring import propose_recurring
     from memory_cli.capture.semantic import job_embedder
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     # Off the hook's clock: the daemon may take its time; when it is down the encoder is loaded
     # here, and only when neither can embed do words alone decide.
@@ -104,8 +104,8 @@ def recurring_task(db_path: Path, settings) -> str:
 
 
 def compaction_task(db_path: Path, settings) -> str:
-    from memory_cli.db import Store
     from memory_cli.llm.compact import compact_all
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as store:
         r = compact_all(store, settings)
@@ -118,8 +118,8 @@ def compaction_task(db_path: Path, settings) -> str:
 def native_task(db_path: Path, settings) -> str:
     """Bring the native rule copies in line with rules changed where no command followed them
     (a team pull in the background, an import)."""
-    from memory_cli.db import Store
     from memory_cli.native import sync
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as store:
         problems = sync.follow(store)
@@ -128,7 +128,7 @@ def native_task(db_path: Path, settings) -> str:
 
 def record_task(db_path: Path, results: dict) -> str:
     from memory_cli import audit
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(db_path) as store, store.transaction():
         audit.record(store, "maintenance", result="done", details=results)

@@ -171,8 +171,8 @@ def main(db: str | None = None) -> int:
 
     mode = "off" if settings.memory_disabled(db) else "on"
     if mode == "on":
-        from ..db import Store
         from ..errors import StoreRefused
+        from ..store.db import Store
 
         try:
             Store.open(settings.database_path(db, settings.load()), busy_timeout_ms=250).close()

@@ -91,7 +91,7 @@ def _db() -> str:
 
 def _call(fn):
     """Run ``fn(store)`` in one short-lived connection; domain errors become tool errors."""
-    from ..db import Store
+    from ..store.db import Store
 
     try:
         with Store.open(_db()) as store:
@@ -295,7 +295,7 @@ def main(db: str | None = None) -> int:
     memory turned off (``MEMORY_CLI_DB=""``) serve no tools, touch no store, and exit 0."""
     global _db_override, _config_pin
     from .. import settings
-    from ..db import Store
+    from ..store.db import Store
 
     _db_override = db
     _config_pin = hook_tool.config_pin()

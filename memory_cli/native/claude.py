@@ -19,8 +19,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from .. import kvstate
 from ..errors import InvalidInput
+from ..store import kvstate
 from .select import NativeRule
 
 AGENT = "claude"

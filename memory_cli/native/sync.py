@@ -10,8 +10,8 @@ that no longer matches the store (:func:`drift`).
 
 from __future__ import annotations
 
-from .. import kvstate
 from ..errors import InvalidInput
+from ..store import kvstate
 from . import claude, codex, files, gemini, select
 
 FORMATS = {"claude": claude, "codex": codex, "gemini": gemini}

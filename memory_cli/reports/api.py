@@ -9,7 +9,7 @@ from ..util import new_id, now_iso
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 SOURCES = ("agent", "session", "manual")
 PUBLIC = ("id", "scope", "summary", "details", "session_id", "source", "created_at")

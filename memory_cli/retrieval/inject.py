@@ -5,7 +5,7 @@ Memories reach the agent at three moments, one module each: at session start
 (:mod:`.per_failure`). Each moment loads only its own module and this one.
 
 Every injection counts as use (use_count, last_used, ``session_injections``) and is audited,
-through the spool (:mod:`memory_cli.spool`) when another process holds the write lock.
+through the spool (:mod:`memory_cli.store.spool`) when another process holds the write lock.
 Standard library and apsw only at module level: this runs inside hook processes.
 """
 
@@ -92,7 +92,7 @@ def record_injection(
 ) -> None:
     """Use counts, last-use times, the session's injection list and one audit row, atomically;
     spooled when another process holds the write lock (written later, never twice)."""
-    from .. import spool
+    from ..store import spool
 
     ids = [e["id"] for e in included]
     details = {"ids": ids, "tokens": tokens, "included": len(ids), "eligible": total}

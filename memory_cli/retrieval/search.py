@@ -9,8 +9,8 @@ text can never become FTS5 syntax. Scores are positive: higher is better everywh
 
 from __future__ import annotations
 
-from ..db import Store
 from ..entries import check_type, decode
+from ..store.db import Store
 from . import fts, hybrid
 from .filters import entry_filters
 
@@ -96,9 +96,9 @@ def look_up(store: Store, text: str, **kw) -> list[dict]:
     ``last_used``), as an injection does, so a memory the agent keeps looking up neither
     decays as idle nor is evicted from the pins as least recently used. (Duplicate checks
     and the dashboard's browsing search call :func:`query` and count nothing.)"""
-    from ..db import LockBusy
     from ..entries import mark_used
     from ..errors import StoreRefused
+    from ..store.db import LockBusy
 
     results = query(store, text, **kw)
     try:

@@ -19,7 +19,7 @@ from .listing import _SELECT, effective_action, list_rules, public_rule  # noqa:
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 __all__ = [
     "RuleSpec",

@@ -28,8 +28,8 @@ def _state(store):
 
 def snapshot(store) -> dict | None:
     """``{"generation": N, "rows": [...]}`` as last recorded, or None."""
-    from .. import kvstate
     from ..fastjson import loads
+    from ..store import kvstate
 
     text = kvstate.raw(store, ROWS_KEY)
     if not text:
@@ -43,8 +43,8 @@ def snapshot(store) -> dict | None:
 
 def record(store, generation: int, rows: list[dict]) -> None:
     """Keep ``rows`` as the confirmed rules of ``generation`` (the caller holds a transaction)."""
-    from .. import kvstate
     from ..fastjson import dumps
+    from ..store import kvstate
 
     kvstate.put_raw(store, ROWS_KEY, dumps({"generation": generation, "rows": rows}), gate=False)
 

@@ -346,8 +346,8 @@ def post_tool_use(ctx: HookContext, resp: Response) -> None:
 def _count_violation(ctx, rule_id: str, escalate_after: int) -> dict:
     """Count the violation now if the write lock is free at once; otherwise it is spooled and
     counted by the next process that gets the lock (the feedback goes out either way)."""
-    from .. import spool
-    from ..db import LockBusy
+    from ..store import spool
+    from ..store.db import LockBusy
     from .api import record_violation
 
     try:

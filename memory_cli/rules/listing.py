@@ -13,7 +13,7 @@ from . import spec
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 _SELECT = (
     "SELECT r.*, e.content, e.scope, e.status, e.confidence, e.violation_count, e.source,"

@@ -22,7 +22,7 @@ import os
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 from .rows import ROWS_SQL as _ROWS_SQL
 

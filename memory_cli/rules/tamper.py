@@ -26,7 +26,7 @@ def note_cache_deleted(store) -> None:
     """The gate found the sealed rule cache gone: kept for the next SessionStart and doctor
     (never waits for the write lock; a lost note costs only the notice)."""
     try:
-        from .. import kvstate
+        from ..store import kvstate
         from ..util import now_iso
 
         with store.transaction(wait=False):
@@ -37,7 +37,7 @@ def note_cache_deleted(store) -> None:
 
 
 def _cache_line(store, clear: bool) -> str | None:
-    from .. import kvstate
+    from ..store import kvstate
 
     at = kvstate.raw(store, CACHE_GONE_KEY)
     if not at:

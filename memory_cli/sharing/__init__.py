@@ -23,6 +23,6 @@ def nothing_to_load(store, root: str) -> bool:
     one primary-key read, before the loading code is imported (SessionStart runs this)."""
     if os.path.exists(path_for(root)):
         return False
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     return not kvstate.exists(store, KV_PREFIX + root)

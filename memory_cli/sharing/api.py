@@ -18,15 +18,16 @@ from __future__ import annotations
 import json
 import os
 
-from .. import audit, entries, kvstate, provenance
+from .. import audit, entries, provenance
 from .. import scope as scopes
 from ..errors import InvalidInput
 from ..rules import api as rules_api
+from ..store import kvstate
 from . import KV_PREFIX, path_for, repo_file
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 
 def _root(root: str | None) -> str:

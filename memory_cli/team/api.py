@@ -8,15 +8,16 @@ show). ``team_entries`` lists what is shared.
 
 from __future__ import annotations
 
-from .. import audit, entries, kvstate
+from .. import audit, entries
 from ..errors import InvalidInput
+from ..store import kvstate
 from ..util import now_iso
 from . import server, sync
 from .server import TeamUnavailable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
-    from ..db import Store
+    from ..store.db import Store
 
 KEY_CONNINFO = "team.conninfo"
 KEY_MARK = "team.mark"

@@ -16,8 +16,8 @@ import os
 import sys
 import time
 
-from memory_cli.locks import open_lock_file, try_lock_fd
 from memory_cli.maintenance import detached
+from memory_cli.store.locks import open_lock_file, try_lock_fd
 
 LOG_NAME = "team-sync.log"
 CHILD_MODULE = "memory_cli.team.background"
@@ -37,7 +37,7 @@ def maybe_start(store, settings, *, at_end: bool, run_dir=None, python: str | No
 
     if not setting(settings, "team.auto_sync"):
         return NOT_JOINED
-    from memory_cli import kvstate
+    from memory_cli.store import kvstate
 
     if not kvstate.exists(store, "team.conninfo"):
         return NOT_JOINED
@@ -112,8 +112,8 @@ def main(argv=None) -> int:
     if not try_lock_fd(fd):
         log("another team sync holds the lock; exiting")
         return 75
-    from memory_cli.db import Store
     from memory_cli.errors import MemoryCliError
+    from memory_cli.store.db import Store
     from memory_cli.team import api
 
     if args.stamp:  # stamped at the start: a failing server is retried after the interval, not every session

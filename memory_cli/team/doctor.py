@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def doctor_checks(store, settings) -> list[dict]:
-    from .. import kvstate
+    from ..store import kvstate
     from . import api
 
     conninfo = api.joined(store)

@@ -25,9 +25,10 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .. import audit, entries, kvstate, provenance
+from .. import audit, entries, provenance
 from ..redact import redact
 from ..rules import api as rules_api
+from ..store import kvstate
 from ..util import now_iso
 from . import server
 

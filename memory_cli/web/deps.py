@@ -12,11 +12,11 @@ from fastapi.responses import JSONResponse
 
 from .. import entries
 from .. import scope as scopes
-from ..db import Store
 from ..errors import Conflict, InvalidInput, MemoryCliError, NotFound, StoreRefused
 
 # The ranked search the ``q`` filter uses: imported here and nowhere else in the web package.
 from ..retrieval.search import query as ranked_query  # noqa: F401
+from ..store.db import Store
 
 
 class FieldError(InvalidInput):

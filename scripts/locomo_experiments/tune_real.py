@@ -27,8 +27,8 @@ import glob
 import bench_retrieval as B
 
 from memory_cli import settings as S
-from memory_cli.db import Store
 from memory_cli.retrieval import fusion, hybrid
+from memory_cli.store.db import Store
 
 FILES = sorted(glob.glob("/work/shared/data/locomo/conv-*.json"))
 cfg = S.load()

@@ -43,7 +43,7 @@ def transcript(home) -> Path:
 
 
 def hook_rows(home) -> int:
-    from memory_cli.db import Store
+    from memory_cli.store.db import Store
 
     with Store.open(home.db) as store:
         return store.value("SELECT count(*) FROM memory_audit_log WHERE action IN ('hook', 'hook_error')")

@@ -74,9 +74,9 @@ def _wait(predicate, seconds: float = 180):
 
 def _queued(home) -> dict:
     """The transcripts SessionEnd queued that the detached job has not handled yet."""
-    from memory_cli import kvstate
-    from memory_cli.db import Store
     from memory_cli.llm.queue import PENDING_KEY
+    from memory_cli.store import kvstate
+    from memory_cli.store.db import Store
 
     with Store.open(home.db) as store:
         return kvstate.with_prefix(store, PENDING_KEY)

@@ -161,14 +161,14 @@ class Team:
         return json.loads(r.stdout)
 
     def share(self, user, entry_id):
-        from memory_cli.db import Store
+        from memory_cli.store.db import Store
         from memory_cli.team import api
 
         with Store.open(self.db(user)) as s:
             return api.mark_shared(s, entry_id)
 
     def row(self, user, sql, params=()):
-        from memory_cli.db import Store
+        from memory_cli.store.db import Store
 
         with Store.open(self.db(user)) as s:
             return s.row(sql, params)

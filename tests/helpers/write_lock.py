@@ -11,7 +11,7 @@ import sys
 
 _WRITER = """
 import sys
-from memory_cli.db import Store
+from memory_cli.store.db import Store
 s = Store.open(sys.argv[1])
 s.conn.execute("BEGIN IMMEDIATE")
 s.conn.execute("UPDATE memory_entries SET tags = tags")

@@ -5,7 +5,7 @@ store's write lock for seconds (a bulk change of thousands of entries from the d
 import). Reads in WAL mode never wait for a writer, so a hook decides from what it reads; what
 it must write (audit rows, a captured correction, markers, use counts, violation counts, metric
 samples, a transcript queued for session memories) is tried once without waiting (``BEGIN IMMEDIATE`` with the busy handler off, see
-:class:`memory_cli.db.LockBusy`) and otherwise put here.
+:class:`memory_cli.store.db.LockBusy`) and otherwise put here.
 
 The spool is a private folder beside the store, ``<database>.spool/`` (0700). Each process that
 spools writes its own file (0600), created under a temporary name and renamed into place whole:
@@ -45,7 +45,7 @@ APPLIERS = {
     "markers": "memory_cli.capture.lifecycle:apply_spooled",
     "violation": "memory_cli.rules.api:apply_spooled",
     "metric": "memory_cli.baselines.api:apply_spooled",
-    "kv": "memory_cli.kvstate:apply_spooled",
+    "kv": "memory_cli.store.kvstate:apply_spooled",
     "prompt": "memory_cli.capture.lessons:apply_spooled",
 }
 
@@ -61,7 +61,7 @@ def folder(db_path: str | None) -> str | None:
 
 
 def make(kind: str, args: dict, at: str | None = None) -> dict:
-    from .util import new_id, now_iso
+    from ..util import new_id, now_iso
 
     return {"id": new_id(), "kind": kind, "at": at or now_iso(), "args": _encode(args)}
 
@@ -74,7 +74,7 @@ def put(db_path: str | None, ops: list[dict]) -> str:
     where = folder(db_path)
     if where is None:
         raise SpoolError("this store has no spool (an in-memory or URI database)")
-    from .fastjson import dumps
+    from ..fastjson import dumps
 
     # default=str: a value JSON cannot hold (a set, an object in a handler's details) is kept as
     # its text rather than losing the whole write.
@@ -101,7 +101,7 @@ def put(db_path: str | None, ops: list[dict]) -> str:
 
 def _ensure_folder(where: str) -> None:
     if not os.path.lexists(where):
-        from .paths import ensure_private_dir
+        from ..paths import ensure_private_dir
 
         ensure_private_dir(where)
     if not _trusted(where):
@@ -155,7 +155,7 @@ def apply(store, op: dict, *, ledger: bool = True) -> None:
     func = getattr(__import__(module_name, fromlist=[func_name]), func_name)
     func(store, op["id"], op.get("at"), _decode(op.get("args") or {}))
     if ledger:
-        from . import audit
+        from .. import audit
 
         if not audit.exists(store, op["id"]):
             audit.record(
@@ -182,7 +182,7 @@ def drain(store, *, wait: bool = False, budget_s: float | None = None) -> dict:
     names = _ready(where)
     if not names:
         return out
-    from . import audit
+    from .. import audit
     from .db import LockBusy
 
     deadline = None if budget_s is None else time.perf_counter() + budget_s
@@ -248,7 +248,7 @@ def waiting(db_path: str | None) -> tuple[int, int]:
 
 
 def _record_failure(store, op: dict, e: BaseException) -> None:
-    from . import audit
+    from .. import audit
 
     audit.record(
         store,
@@ -287,7 +287,7 @@ def _drop_if_stale(path: str) -> None:
 
 
 def _read(path: str) -> list | None:
-    from .fastjson import loads
+    from ..fastjson import loads
 
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -318,7 +318,7 @@ def _adopt_legacy(db_path: str) -> None:
         return
     import hashlib
 
-    from .fastjson import loads
+    from ..fastjson import loads
 
     ops = []
     try:

@@ -55,7 +55,7 @@ def put_raw(store, key: str, text: str | None, *, gate: bool = True) -> None:
 
 
 def apply_spooled(store, op_id: str, at: str | None, args: dict) -> None:
-    """A value a hook set while another process held the write lock (see memory_cli.spool)."""
+    """A value a hook set while another process held the write lock (see memory_cli.store.spool)."""
     put(store, str(args.get("key")), args.get("value"))
 
 

@@ -10,8 +10,8 @@ edit one that has shipped; add the next number.
 
 from __future__ import annotations
 
-from .errors import StoreRefused
-from .util import now_iso
+from ..errors import StoreRefused
+from ..util import now_iso
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the store opens through this module: an annotation only, no import back
@@ -182,7 +182,7 @@ def _merge_project_scope_variants(store: Store) -> None:
     name every command, hook, route and tool now uses (``project:whisperclick``), so the
     memories of one project are found under one scope. Every table with a ``scope`` column.
     """
-    from .scope import normalize_project
+    from ..scope import normalize_project
 
     tables = [
         r["name"] for r in store.rows("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")

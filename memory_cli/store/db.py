@@ -14,7 +14,7 @@ without waiting; an immediate one waits on the busy handler).
 A hook process never waits for the write lock: its store has ``write_wait = False``, so the
 outermost transaction tries ``BEGIN IMMEDIATE`` once with no busy wait and raises
 :class:`LockBusy` when another process holds the lock; the hook then keeps the write in the
-spool (:mod:`memory_cli.spool`). Reads in WAL mode never wait for a writer.
+spool (:mod:`memory_cli.store.spool`). Reads in WAL mode never wait for a writer.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ import os
 
 import apsw
 
-from .errors import StoreRefused
+from ..errors import StoreRefused
 
 BUSY_TIMEOUT_MS = 10_000
 # Beside the store: the folder of writes hooks could not make while another process held the
-# write lock (memory_cli.spool), and the audit-only file of earlier versions. Named here so a
+# write lock (memory_cli.store.spool), and the audit-only file of earlier versions. Named here so a
 # hook can see that there is nothing to write without importing the spool code.
 SPOOL_SUFFIX = ".spool"
 LEGACY_PENDING_SUFFIX = ".audit-pending"
@@ -79,7 +79,7 @@ class Store:
                 if not readonly:
                     _refuse_if_marked_corrupt(p)
                     _make_private(p)
-                    from .paths import ensure_private_dir
+                    from ..paths import ensure_private_dir
 
                     ensure_private_dir(os.path.dirname(os.path.abspath(p)))
             elif readonly:
@@ -87,7 +87,7 @@ class Store:
             else:
                 parent = os.path.dirname(os.path.abspath(p))
                 try:
-                    from .paths import ensure_private_dir
+                    from ..paths import ensure_private_dir
 
                     ensure_private_dir(parent)
                 except OSError as e:
@@ -104,7 +104,8 @@ class Store:
         store = cls(conn, p)
         store.busy_timeout_ms = busy_timeout_ms
         try:
-            from . import confirmation, migrations
+            from .. import confirmation
+            from . import migrations
 
             store._configure()
             migrations.refuse_if_unusable(store)  # before anything writes to the file
@@ -377,7 +378,7 @@ def _changes_rows(sql: str) -> bool:
 
 
 def _gate(sql: str, params):
-    from .redact import gate_params
+    from ..redact import gate_params
 
     return gate_params(sql, params)
 
@@ -418,7 +419,7 @@ def store_error(path: str, e: BaseException) -> StoreRefused | None:
 
 
 def _mark_corrupt(path: str, reason: str) -> None:
-    from .util import now_iso
+    from ..util import now_iso
 
     try:
         fd = os.open(corrupt_marker(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
