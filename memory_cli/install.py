@@ -21,7 +21,6 @@ import os
 import shlex
 import shutil
 import sys
-from datetime import datetime
 from pathlib import Path
 
 from . import paths
@@ -301,17 +300,19 @@ def apply(path: Path, before: dict, after: dict) -> Path | None:
 def apply_text(path: Path, text: str) -> Path | None:
     """Write ``text`` to ``path`` atomically (refusing a symlink that leads out of where the file
     belongs), backing the previous file up first. Returns the backup path."""
-    from . import safe_write
+    from . import install_batch, safe_write
 
     roots = write_roots(path)
     backup = None
+    batch = install_batch.active()
+    if batch is not None:  # one backup per file for the whole command, made by the batch
+        batch.note(path)
     safe_write.ensure_dir(path.parent, roots=roots)
     real = safe_write.real_target(path, roots)
-    if real.exists():
-        stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    if real.exists() and batch is None:
         n = 0
         while True:
-            backup = path.with_name(f"{path.name}.bak-{stamp}" + (f"-{n}" if n else ""))
+            backup = install_batch.backup_name(path, n)
             try:
                 safe_write.write_file(backup, real.read_bytes(), roots=[str(path.parent)], exclusive=True)
                 break

@@ -83,8 +83,8 @@ def plan(
     after = copy.deepcopy(before)
     if remove:
         servers = _servers(after, keys, create=False)
-        if servers is not None:
-            servers.pop(SERVER, None)
+        if servers is not None and servers.pop(SERVER, None) is not None and not servers:
+            del _servers(after, keys[:-1], create=False)[keys[-1]]  # emptied by us: no {} left
     else:
         servers = _servers(after, keys, create=True)
         assert servers is not None  # create=True makes the missing levels
