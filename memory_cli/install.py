@@ -209,6 +209,23 @@ def settings_file(scope: str, cwd: str | None = None) -> Path:
     return Path(root) / ".claude" / name
 
 
+def settings_files(cwd: str | None = None) -> list[tuple[str, Path]]:
+    """(scope, file) of the Claude Code settings that apply here, each file once: run from the
+    home folder, the project's ``.claude/settings.json`` is the user's own file."""
+    out: list[tuple[str, Path]] = []
+    seen: set[str] = set()
+    for scope in ("user", "project", "local"):
+        try:
+            path = settings_file(scope, cwd)
+        except InvalidInput:
+            continue
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            out.append((scope, path))
+    return out
+
+
 def load_settings(path: Path) -> dict:
     if not path.exists():
         return {}
@@ -358,9 +375,8 @@ def uncovered_tools(tools, cwd: str | None = None) -> list[tuple[Path, str, str]
     """(settings file, tool, matcher) for each tool that memory-cli's PreToolUse hook, where it
     is installed, never sees: a rule naming such a tool would never fire."""
     out = []
-    for scope in ("user", "project", "local"):
+    for _scope, path in settings_files(cwd):
         try:
-            path = settings_file(scope, cwd)
             data = load_settings(path)
         except InvalidInput:
             continue
