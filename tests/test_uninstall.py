@@ -105,3 +105,18 @@ def test_uninstall_stops_the_embedding_daemon(db_path, rundir):
     out = _ok(run_cli("uninstall", db=db_path)).stdout
     assert f"stopped the embedding daemon (pid {pid})" in out
     assert _wait(lambda: not _daemon_pids(rundir), 5)
+
+
+def test_a_long_settings_file_comes_back_whole_after_install_native_and_uninstall(claude_dir, db_path):
+    """The bytes kept from before the native copy's first write are checked before they are
+    written back: the store cuts a long text, and a cut copy would replace the person's settings
+    with a preview of them."""
+    settings = claude_dir / "settings.json"
+    theirs = {"model": "opus", "permissions": {"allow": [f"Bash(make target-{i})" for i in range(300)]}}
+    settings.write_text(json.dumps(theirs, indent=2))
+    assert len(settings.read_text()) > 8000
+    add_rule(db_path, "Never force-push", pattern="git push --force", pattern_type="command", action="block")
+    _ok(run_cli("install", "--no-model", "--native", db=db_path))
+    assert "Bash(git push --force:*)" in settings.read_text()
+    _ok(run_cli("uninstall", db=db_path))
+    assert json.loads(settings.read_text()) == theirs
