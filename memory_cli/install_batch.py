@@ -72,11 +72,12 @@ class Batch:
         """One report per file that changed: ``{"path", "diff", "backup", "removed"}``."""
         created = load_created()
         out = []
+        dirs: list[str] = []
         for p, before in self.originals.items():
             now = _read(p)
             if now is not None and str(p) in created and holds_nothing(now):
                 p.unlink()
-                _remove_dirs(created[str(p)])
+                dirs += created[str(p)]
                 now = None
             if str(p) in created:  # from now on the person's file, or gone
                 forget_created(str(p))
@@ -84,6 +85,7 @@ class Batch:
                 continue
             backup = self._backup(p, before) if before is not None and now is not None else None
             out.append({"path": str(p), "diff": text_diff(p, before, now), "backup": backup, "removed": now is None})
+        _remove_dirs(dirs)  # once every file in them is gone (hooks.json and config.toml share ~/.codex)
         return out
 
     def _backup(self, p: Path, data: bytes) -> str:
@@ -142,11 +144,11 @@ def _empty(value) -> bool:
 
 
 def _remove_dirs(dirs) -> None:
-    for d in sorted(dirs or [], key=len, reverse=True):
+    for d in sorted(set(dirs or []), key=len, reverse=True):  # deepest first; a folder in use stays
         try:
             os.rmdir(d)
         except OSError:
-            break
+            continue
 
 
 # -- the files install created ----------------------------------------------------------------

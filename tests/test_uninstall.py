@@ -120,3 +120,18 @@ def test_a_long_settings_file_comes_back_whole_after_install_native_and_uninstal
     assert "Bash(git push --force:*)" in settings.read_text()
     _ok(run_cli("uninstall", db=db_path))
     assert json.loads(settings.read_text()) == theirs
+
+
+def test_codex_files_install_created_go_with_the_folder_it_made(claude_dir, db_path, tmp_path, monkeypatch):
+    codex = tmp_path / "fresh" / ".codex"  # no Codex folder yet: install makes it
+    monkeypatch.setenv("CODEX_HOME", str(codex))
+    _ok(run_cli("install", "--agent", "codex", "--no-model", db=db_path))
+    assert (codex / "hooks.json").exists() and (codex / "config.toml").exists()
+    out = _ok(run_cli("uninstall", "--agent", "codex", db=db_path)).stdout
+    assert f"removed {codex / 'config.toml'}: memory-cli created it and nothing else was in it" in out
+    assert not codex.exists()
+    # Codex's own files in the folder keep it (and themselves) in place.
+    _ok(run_cli("install", "--agent", "codex", "--no-model", db=db_path))
+    (codex / "auth.json").write_text("{}")
+    _ok(run_cli("uninstall", "--agent", "codex", db=db_path))
+    assert sorted(p.name for p in codex.iterdir()) == ["auth.json"]
