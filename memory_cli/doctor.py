@@ -318,11 +318,7 @@ def _semantic_check():
 def _hook_checks():
     out = []
     found_any = False
-    for scope in ("user", "project", "local"):
-        try:
-            path = install.settings_file(scope)
-        except MemoryCliError:
-            continue
+    for scope, path in install.settings_files():
         reg = install.registered(path)
         if not reg:
             continue
@@ -485,7 +481,8 @@ def _agent_mcp_checks(measure: bool = True) -> list[dict]:
                     continue
                 missing = [t for t in TOOLS if t not in names]
                 detail = (
-                    f"registered in {path}; started in {took:.1f} s with {len([n for n in names if n != 'hook'])} tools"
+                    f"registered in {path}; started in {took * 1000:.0f} ms with "
+                    f"{len([n for n in names if n != 'hook'])} tools"
                 )
                 if missing:
                     detail += f"; missing {', '.join(missing)} (run `memory-cli install --agent {agent}` again)"
@@ -495,11 +492,7 @@ def _agent_mcp_checks(measure: bool = True) -> list[dict]:
 
 def _registered_commands() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for scope in ("user", "project", "local"):
-        try:
-            path = install.settings_file(scope)
-        except MemoryCliError:
-            continue
+    for _scope, path in install.settings_files():
         cmds = [c for cs in install.registered(path).values() for c in cs]
         if cmds:
             out[str(path)] = cmds
@@ -551,13 +544,7 @@ def _errors_check(store):
 def _gate_served_by_mcp() -> bool:
     """Whether a settings file routes PreToolUse to the MCP server (see mcp/doctor.route_checks)."""
 
-    for scope in ("user", "project", "local"):
-        try:
-            if install.routes_installed(install.settings_file(scope)).get("PreToolUse") == "mcp_tool":
-                return True
-        except MemoryCliError:
-            continue
-    return False
+    return any(install.routes_installed(path).get("PreToolUse") == "mcp_tool" for _s, path in install.settings_files())
 
 
 def _latency_check(db_override):

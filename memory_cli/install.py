@@ -21,7 +21,6 @@ import os
 import shlex
 import shutil
 import sys
-from datetime import datetime
 from pathlib import Path
 
 from . import paths
@@ -210,6 +209,23 @@ def settings_file(scope: str, cwd: str | None = None) -> Path:
     return Path(root) / ".claude" / name
 
 
+def settings_files(cwd: str | None = None) -> list[tuple[str, Path]]:
+    """(scope, file) of the Claude Code settings that apply here, each file once: run from the
+    home folder, the project's ``.claude/settings.json`` is the user's own file."""
+    out: list[tuple[str, Path]] = []
+    seen: set[str] = set()
+    for scope in ("user", "project", "local"):
+        try:
+            path = settings_file(scope, cwd)
+        except InvalidInput:
+            continue
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            out.append((scope, path))
+    return out
+
+
 def load_settings(path: Path) -> dict:
     if not path.exists():
         return {}
@@ -301,17 +317,19 @@ def apply(path: Path, before: dict, after: dict) -> Path | None:
 def apply_text(path: Path, text: str) -> Path | None:
     """Write ``text`` to ``path`` atomically (refusing a symlink that leads out of where the file
     belongs), backing the previous file up first. Returns the backup path."""
-    from . import safe_write
+    from . import install_batch, safe_write
 
     roots = write_roots(path)
     backup = None
+    batch = install_batch.active()
+    if batch is not None:  # one backup per file for the whole command, made by the batch
+        batch.note(path)
     safe_write.ensure_dir(path.parent, roots=roots)
     real = safe_write.real_target(path, roots)
-    if real.exists():
-        stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    if real.exists() and batch is None:
         n = 0
         while True:
-            backup = path.with_name(f"{path.name}.bak-{stamp}" + (f"-{n}" if n else ""))
+            backup = install_batch.backup_name(path, n)
             try:
                 safe_write.write_file(backup, real.read_bytes(), roots=[str(path.parent)], exclusive=True)
                 break
@@ -357,9 +375,8 @@ def uncovered_tools(tools, cwd: str | None = None) -> list[tuple[Path, str, str]
     """(settings file, tool, matcher) for each tool that memory-cli's PreToolUse hook, where it
     is installed, never sees: a rule naming such a tool would never fire."""
     out = []
-    for scope in ("user", "project", "local"):
+    for _scope, path in settings_files(cwd):
         try:
-            path = settings_file(scope, cwd)
             data = load_settings(path)
         except InvalidInput:
             continue

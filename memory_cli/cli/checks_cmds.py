@@ -157,7 +157,7 @@ def checks_status(json_: JsonOpt = False):
         print(f"  drift: {d}")
 
 
-def remove_for_uninstall(dry_run: bool, json_: bool) -> None:
+def remove_for_uninstall(dry_run: bool, json_: bool, quiet: bool = False) -> list[dict]:
     """``uninstall``: the Stop checks memory-cli added to the settings go, exactly; the lessons
     and their forms stay in the store (a new ``install`` then ``checks sync`` brings them back)."""
     import os
@@ -166,10 +166,13 @@ def remove_for_uninstall(dry_run: bool, json_: bool) -> None:
     from .common import db_path
 
     if not os.path.exists(db_path()):
-        return
+        return []
     with open_store() as store:
         reports = claude_settings.remove_all(store, dry_run=dry_run)
+    if quiet:  # uninstall shows the result once per file
+        return [r for r in reports if r.get("changed")]
     for r in reports:
         if r.get("changed") and not want_json(json_):
             sys.stdout.write(r.get("diff") or "")
             print(f"{'would remove' if dry_run else 'removed'} memory-cli's Stop checks from {r['path']}")
+    return []

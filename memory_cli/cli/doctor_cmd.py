@@ -27,18 +27,36 @@ def doctor(
     if want_json(json_):
         found = list(checks)
         failed = any(c["status"] == "fail" for c in found)
-        emit_json({"ok": not failed, "checks": found})
+        emit_json({"ok": not failed, "checks": found, "summary": counts(found)})
         raise typer.Exit(1 if failed else 0)
     import shutil
 
     c = console()
     width = min(shutil.get_terminal_size((80, 24)).columns, 120)  # 80 when not a terminal
-    failed = False
+    seen = []
     for ch in checks:  # each line as its check finishes
-        failed = failed or ch["status"] == "fail"
+        seen.append(ch)
         for line in lines_of(ch, width):
             c.print(line, markup=True, highlight=False, soft_wrap=True)
-    raise typer.Exit(1 if failed else 0)
+    c.print(summary_line(counts(seen)), markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(1 if any(ch["status"] == "fail" for ch in seen) else 0)
+
+
+def counts(checks: list[dict]) -> dict[str, int]:
+    out = {"ok": 0, "warn": 0, "fail": 0}
+    for ch in checks:
+        out[ch["status"]] = out.get(ch["status"], 0) + 1
+    return out
+
+
+def summary_line(n: dict[str, int]) -> str:
+    """The verdict a person reads last, and what the exit status says: 1 when a check failed."""
+    warnings = f"{n['warn']} warning" + ("" if n["warn"] == 1 else "s")
+    if n["fail"]:
+        verdict = "something is broken: see the FAIL lines above"
+    else:
+        verdict = "working; see the warnings above" if n["warn"] else "all good"
+    return f"doctor: {n['ok']} ok, {warnings}, {n['fail']} failed ({verdict})"
 
 
 _MARKS = {"ok": "[green]ok  [/green]", "warn": "[yellow]warn[/yellow]", "fail": "[red]FAIL[/red]"}

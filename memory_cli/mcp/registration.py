@@ -83,8 +83,9 @@ def plan(
     after = copy.deepcopy(before)
     if remove:
         servers = _servers(after, keys, create=False)
-        if servers is not None:
-            servers.pop(SERVER, None)
+        parent = _servers(after, keys[:-1], create=False)
+        if servers is not None and servers.pop(SERVER, None) is not None and not servers and parent is not None:
+            del parent[keys[-1]]  # emptied by us: no {} left behind
     else:
         servers = _servers(after, keys, create=True)
         assert servers is not None  # create=True makes the missing levels

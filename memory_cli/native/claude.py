@@ -127,7 +127,7 @@ def plan(store, rules: list[NativeRule]) -> dict:
     else:
         new_state["created"] = []
         untouched = state and text is not None and _sha(text) == state.get("written_sha")
-        if untouched and state.get("original_valid"):
+        if untouched and state.get("original_valid") and _kept_whole(state):
             after = state.get("original")  # None: memory-cli created the file; it goes again
         elif not state or text is None:
             after = text
@@ -135,12 +135,22 @@ def plan(store, rules: list[NativeRule]) -> dict:
             after = lib.render(data)
     if state and _sha(text) == state.get("written_sha"):
         new_state["original"], new_state["original_valid"] = state.get("original"), state.get("original_valid")
+        new_state["original_sha"] = state.get("original_sha")
     elif state:
         new_state["original"], new_state["original_valid"] = None, False  # changed by someone else
     else:
         new_state["original"], new_state["original_valid"] = text, True
+        new_state["original_sha"] = _sha(text)
     new_state["written_sha"] = _sha(after)
     return {"path": p, "before": text, "after": after, "state": new_state, "had_state": bool(state)}
+
+
+def _kept_whole(state: dict) -> bool:
+    """Whether the bytes kept from before memory-cli's first write are those bytes: the store
+    cuts a long text it is given (a settings file with hooks in it is several KB), and a cut copy
+    written back would replace the person's settings with a preview of them."""
+    original = state.get("original")
+    return original is None or _sha(original) == state.get("original_sha")
 
 
 def apply(store, planned: dict, *, backup: bool = True) -> dict:
