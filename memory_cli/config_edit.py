@@ -14,9 +14,10 @@ import json
 import os
 from typing import Any
 
-from . import paths, private_file
+from . import paths
 from . import settings as settings_mod
 from .errors import InvalidInput
+from .files import private_file
 
 # Settings the environment can override, and by which variable (shown by `config list`).
 _ENV_OVERRIDES = {"injection.max_tokens": "MEMORY_CLI_BUDGET", "database_path": "MEMORY_CLI_DB"}

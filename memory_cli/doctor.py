@@ -148,8 +148,8 @@ def each_check(db_override: str | None = None, *, measure: bool = True):
 
 def _cache_seal_checks(store) -> list[dict]:
     """The rule cache and the compiled-regex cache against the seals the store holds
-    (:mod:`memory_cli.cache_seal`): a file that does not match was rewritten outside memory-cli."""
-    from . import cache_seal, regex_cache
+    (:mod:`memory_cli.files.cache_seal`): a file that does not match was rewritten outside memory-cli."""
+    from .files import cache_seal, regex_cache
     from .rules import ruleset
 
     out = []

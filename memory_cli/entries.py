@@ -80,12 +80,12 @@ def check_content(store: Store, value) -> str:
     if value is None or not str(value).strip():
         raise InvalidInput("content is empty: a memory needs some text")
     text = str(value).strip()
-    from .redact import redact
+    from .privacy.redact import redact
 
     clean, kinds = redact(text)
     if kinds:
         store.warn(f"redacted {len(kinds)} secret(s) before storing ({', '.join(sorted(set(kinds)))})")
-    from .redact import FIELD_LIMITS
+    from .privacy.redact import FIELD_LIMITS
 
     limit = FIELD_LIMITS["memory_entries.content"]
     if len(clean) > limit:

@@ -18,7 +18,7 @@ def text(store, value, name: str, *, required: bool = False, max_len: int = MAX_
         return None
     if not isinstance(value, str):
         raise InvalidInput(f"{name} must be text, got {type(value).__name__}")
-    from .redact import redact
+    from .privacy.redact import redact
 
     clean, kinds = redact(value.strip())
     if kinds and store is not None:

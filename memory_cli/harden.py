@@ -166,7 +166,7 @@ def load_record() -> dict | None:
 def save_record(settings_path: str, record: dict) -> None:
     """Keep what ``--harden`` added, merged with an earlier record for the same file (a second
     ``--harden`` adds only what is new, and ``uninstall`` takes out both)."""
-    from .private_file import replace as write_private
+    from .files.private_file import replace as write_private
 
     old = load_record() or {}
     prev = old.get(settings_path)
@@ -193,7 +193,7 @@ def forget_record(settings_path: str) -> None:
         return
     del old[settings_path]
     if old:
-        from .private_file import replace as write_private
+        from .files.private_file import replace as write_private
 
         write_private(record_file(), (json.dumps(old, indent=2) + "\n").encode())
     else:

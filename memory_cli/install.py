@@ -82,7 +82,7 @@ def launcher_paths(python: str | None = None) -> list[str]:
     package's own parent and the environment's site-packages): what ``site`` adds for this
     interpreter (site-packages and ``.pth`` entries, as they are now) plus where ``apsw``
     lives, in ``site``'s order. The launcher then never needs ``site`` itself."""
-    from .launcher import env_prefix, site_packages
+    from .interpreter_paths import env_prefix, site_packages
 
     python = python or sys.executable
     own = {os.path.dirname(os.path.dirname(launcher_script())), site_packages(env_prefix())}
@@ -317,7 +317,8 @@ def apply(path: Path, before: dict, after: dict) -> Path | None:
 def apply_text(path: Path, text: str) -> Path | None:
     """Write ``text`` to ``path`` atomically (refusing a symlink that leads out of where the file
     belongs), backing the previous file up first. Returns the backup path."""
-    from . import install_batch, safe_write
+    from . import install_batch
+    from .files import safe_write
 
     roots = write_roots(path)
     backup = None

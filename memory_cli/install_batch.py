@@ -89,7 +89,7 @@ class Batch:
         return out
 
     def _backup(self, p: Path, data: bytes) -> str:
-        from . import safe_write
+        from .files import safe_write
 
         n = 0
         while True:
@@ -172,7 +172,7 @@ def load_created() -> dict[str, list[str]]:
 
 def _save(data: dict[str, list[str]]) -> None:
     from . import paths
-    from .private_file import replace as write_private
+    from .files.private_file import replace as write_private
 
     if not data:
         try:

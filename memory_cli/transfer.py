@@ -154,7 +154,7 @@ def import_lines(store: Store, lines, *, on_conflict: str = "skip") -> dict:
     records = parse_lines(store, lines)
     import apsw
 
-    # Every value passes the store's redaction gate (memory_cli.redact.gate_params) on the
+    # Every value passes the store's redaction gate (memory_cli.privacy.redact.gate_params) on the
     # way in: tags, subjects, session ids, audit rows and kv included, not only content.
     report = {"inserted": {}, "skipped": {}, "replaced": {}, "kept": {}, "replaced_ids": [], "kept_ids": []}
     number = 0

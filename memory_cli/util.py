@@ -52,8 +52,8 @@ def dumps(obj) -> str:
 
 def entropy(value: str) -> float:
     """Shannon entropy of ``value`` in bits per character: the one measure every redaction rule
-    uses (the scanner rules' ``entropy`` thresholds in :mod:`memory_cli.secret_formats`, the
-    random-looking tokens of :mod:`memory_cli.redact`)."""
+    uses (the scanner rules' ``entropy`` thresholds in :mod:`memory_cli.privacy.secret_formats`, the
+    random-looking tokens of :mod:`memory_cli.privacy.redact`)."""
     from math import log2  # only where a token is weighed: most hook calls never get here
 
     counts: dict[str, int] = {}

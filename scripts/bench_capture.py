@@ -21,7 +21,7 @@ are counted).
 
 ``--timing`` measures instead what detection costs a prompt: each of N labelled prompts (half
 corrections, half look-alikes, a fixed sample) is judged by a fresh process, as a hook judges
-it, timing ``detect`` alone (imports excluded): with no file for ``memory_cli/regex_cache.py`` (every
+it, timing ``detect`` alone (imports excluded): with no file for ``memory_cli/files/regex_cache.py`` (every
 process compiles what it needs, and none saves); with the file ``memory-cli install`` writes, each process adding what it compiled as the hooks do (the first prompts after
 install); and again once those prompts have been seen (the steady state).
 """

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 REAL = ROOT / "tests" / "fixtures" / "real"
 
 from memory_cli.capture.agent_turn import from_lines  # noqa: E402
-from memory_cli.redact import redact  # noqa: E402
+from memory_cli.privacy.redact import redact  # noqa: E402
 
 _SOURCE_ROW = re.compile(r"\| (\S+) \| `([^`]+)` \| (\w+) \|")
 

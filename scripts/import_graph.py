@@ -43,10 +43,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.paths",
             "memory_cli.authority",
             "memory_cli.settings",
-            "memory_cli.regex_cache",
-            "memory_cli.safe_write",
-            "memory_cli.secret_formats",
-            "memory_cli.redact",
+            "memory_cli.files.regex_cache",
+            "memory_cli.files.safe_write",
+            "memory_cli.privacy.secret_formats",
+            "memory_cli.privacy.redact",
             "memory_cli.store.db",
             "memory_cli.store.migrations",
             "memory_cli.store.spool",
@@ -57,10 +57,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.store.",
             # Standard-library helpers the regex cache and the rule set use (files, seals, the
             # interpreter's paths); they import nothing above this layer.
-            "memory_cli.cache_seal",
+            "memory_cli.files.cache_seal",
             "memory_cli.confirmation",
-            "memory_cli.private_file",
-            "memory_cli.launcher",
+            "memory_cli.files.private_file",
+            "memory_cli.interpreter_paths",
         ),
     ),
     (

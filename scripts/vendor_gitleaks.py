@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Turn gitleaks' rule set (``config/gitleaks.toml``, MIT) into memory-cli's secret formats.
 
-The redactor (``memory_cli/redact.py``) recognises provider token formats from a well-kept
-secret scanner's rules, kept as data in ``memory_cli/secret_formats.json``. This script writes
+The redactor (``memory_cli/privacy/redact.py``) recognises provider token formats from a well-kept
+secret scanner's rules, kept as data in ``memory_cli/privacy/secret_formats.json``. This script writes
 that file from a gitleaks checkout, so updating the formats is a re-run, not a hand edit:
 
     python scripts/vendor_gitleaks.py /path/to/gitleaks            # a git checkout or bare repo
@@ -38,8 +38,8 @@ from pathlib import Path
 import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "memory_cli" / "secret_formats.json"
-LICENCE_OUT = ROOT / "memory_cli" / "secret_formats.LICENSE"
+OUT = ROOT / "memory_cli" / "privacy" / "secret_formats.json"
+LICENCE_OUT = ROOT / "memory_cli" / "privacy" / "secret_formats.LICENSE"
 LEFT_OUT = {
     "generic-api-key": "keywords (key, api, token, auth, ...) occur in most prompts; named secrets are "
     "caught by the redactor's assignment rules",
@@ -217,7 +217,7 @@ def main() -> int:
             "repository": "https://github.com/gitleaks/gitleaks",
             "path": "config/gitleaks.toml",
             "commit": commit,
-            "licence": "MIT (memory_cli/secret_formats.LICENSE)",
+            "licence": "MIT (memory_cli/privacy/secret_formats.LICENSE)",
             "min_version": config.get("minVersion"),
         },
         "rules": rules,

@@ -34,7 +34,7 @@ def test_the_rule_cache_is_private_and_a_planted_temporary_name_is_left_alone(db
 
 
 def test_the_compiled_regex_cache_is_private(claude_dir, db_path):
-    from memory_cli import regex_cache
+    from memory_cli.files import regex_cache
 
     p = payload("UserPromptSubmit", prompt="no, use pnpm not npm")
     assert run_hook("UserPromptSubmit", p, db=db_path).returncode == 0

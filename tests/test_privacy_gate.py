@@ -54,7 +54,7 @@ def _leaks(files):
 
 
 def test_redactor_catches_secrets_inside_other_assignments_and_urls():
-    from memory_cli.redact import redact
+    from memory_cli.privacy.redact import redact
 
     for form in FORMS:
         out, kinds = redact(form)
@@ -65,7 +65,7 @@ def test_redactor_catches_secrets_inside_other_assignments_and_urls():
 
 
 def test_redact_first_then_cut_never_leaves_part_of_a_key():
-    from memory_cli.redact import redact_cut
+    from memory_cli.privacy.redact import redact_cut
 
     text = "x" * 290 + " " + AWS + " tail"
     out = redact_cut(text, 300)
@@ -263,7 +263,7 @@ def test_every_stored_field_is_bounded_with_a_marker(db_path):
     assert longest < 40_000
     assert any("[cut" in json.dumps(r) for r in rows)
 
-    from memory_cli.redact import FIELD_LIMITS
+    from memory_cli.privacy.redact import FIELD_LIMITS
     from memory_cli.store.db import Store
 
     with Store.open(db_path) as s:

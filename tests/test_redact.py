@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_cli.redact import contains_secret, redact
+from memory_cli.privacy.redact import contains_secret, redact
 
 # (text with a planted secret, the secret itself, the kind reported)
 PLANTED = [

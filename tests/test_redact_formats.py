@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from helpers.secret_examples import candidates
 
-from memory_cli import secret_formats
-from memory_cli.redact import redact
+from memory_cli.privacy import secret_formats
+from memory_cli.privacy.redact import redact
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,9 +62,9 @@ RULES = secret_formats.rules()
 def test_the_vendored_rules_name_their_source_and_licence():
     src = secret_formats.source()
     assert src["repository"] == "https://github.com/gitleaks/gitleaks" and re.fullmatch(r"[0-9a-f]{40}", src["commit"])
-    licence = (ROOT / "memory_cli" / "secret_formats.LICENSE").read_text()
+    licence = (ROOT / "memory_cli" / "privacy" / "secret_formats.LICENSE").read_text()
     assert "MIT License" in licence
-    data = json.loads((ROOT / "memory_cli" / "secret_formats.json").read_text())
+    data = json.loads((ROOT / "memory_cli" / "privacy" / "secret_formats.json").read_text())
     assert len(RULES) >= 200 and all(x["why"] for x in data["left_out"])
 
 
@@ -204,7 +204,7 @@ def test_the_command_line_password_forms_find_nothing_in_real_sessions():
     sudo -S, rclone, Vault, connection-string and bare AWS secret forms match none of them."""
     import json
 
-    from memory_cli.redact import _rules
+    from memory_cli.privacy.redact import _rules
 
     patterns = [(kind, pattern) for kind, pattern, _build in _rules() if kind in COMMAND_LINE_KINDS]
     assert {kind for kind, _pattern in patterns} == set(COMMAND_LINE_KINDS)

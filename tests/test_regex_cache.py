@@ -1,4 +1,4 @@
-"""Compiled patterns kept between hook processes (memory_cli/regex_cache.py): same answers,
+"""Compiled patterns kept between hook processes (memory_cli/files/regex_cache.py): same answers,
 private files, and a damaged cache that only costs time."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 from helpers.cli import run_cli
 from helpers.hooks import payload, run_hook
 
-from memory_cli import regex_cache
 from memory_cli.capture import cues, detect
+from memory_cli.files import regex_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
@@ -143,7 +143,7 @@ def test_install_compiles_every_capture_pattern_once(claude_dir):
 
 
 def test_install_compiles_every_secret_format_the_redactor_uses(claude_dir):
-    from memory_cli import secret_formats
+    from memory_cli.privacy import secret_formats
 
     assert run_cli("install", "--no-mcp").returncode == 0
     held = _held(Path(regex_cache.cache_file()))

@@ -135,8 +135,8 @@ def test_a_load_its_budget_ends_keeps_its_part_rules_first_and_goes_on_next_time
 def test_a_load_redacts_each_text_once(tmp_path, monkeypatch):
     """Why the load used to overrun: every text was redacted again for each row carrying it
     (about nine redactions per entry, most of them of the same origin, path and content)."""
-    from memory_cli import redact
     from memory_cli.hooks import runner
+    from memory_cli.privacy import redact
 
     root = _repo(tmp_path)
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(root))

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 from helpers.cli import run_cli
 
-from memory_cli import safe_write
+from memory_cli.files import safe_write
 
 VICTIM_TEXT = "export PATH=$HOME/bin:$PATH\n"
 

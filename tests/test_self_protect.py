@@ -252,7 +252,7 @@ def _forge_regex_cache(path):
     import marshal
     from array import array
 
-    from memory_cli import regex_cache
+    from memory_cli.files import regex_cache
 
     never = regex_cache._generate(r"(?!)", 0)
     data = marshal.loads(path.read_bytes())
@@ -266,7 +266,7 @@ def _forge_regex_cache(path):
 def test_a_swapped_regex_cache_is_compiled_afresh(db_path, claude_dir, detector_speaks):
     from pathlib import Path
 
-    from memory_cli import regex_cache
+    from memory_cli.files import regex_cache
 
     run_cli("install", "--no-mcp", "--no-model", db=db_path)
     path = Path(regex_cache.cache_file())
@@ -282,7 +282,7 @@ def test_a_swapped_regex_cache_is_compiled_afresh(db_path, claude_dir, detector_
 def test_doctor_reports_a_regex_cache_that_does_not_match_the_store(db_path, claude_dir):
     from pathlib import Path
 
-    from memory_cli import regex_cache
+    from memory_cli.files import regex_cache
 
     run_cli("install", "--no-mcp", "--no-model", db=db_path)
     _forge_regex_cache(Path(regex_cache.cache_file()))

@@ -88,7 +88,7 @@ def redact_text(text: str | None) -> tuple[str, list[str]]:
     """``text`` with its secrets replaced, and the kinds found (nothing stored unredacted)."""
     if not text:
         return "", []
-    from ..redact import redact
+    from ..privacy.redact import redact
 
     return redact(text)
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from .. import regex_cache
+from ..files import regex_cache
 
 _F = re.IGNORECASE
 

@@ -25,7 +25,7 @@ RECENT = 20
 
 def permission_denied(ctx, resp) -> None:
     """Record the denied call (no answer: Claude Code's own handling stands)."""
-    from ..redact import redact_cut
+    from ..privacy.redact import redact_cut
     from .agent_turn import _one_line
 
     payload = ctx.payload

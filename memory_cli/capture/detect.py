@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 
-from .. import regex_cache
+from ..files import regex_cache
 from . import cues
 from .similar import correction_key
 
@@ -1334,15 +1334,15 @@ def detect(message: str, turn=None) -> Detection | None:
 
 
 def warm_regex_cache() -> bool:
-    """Compile every pattern of both stages and write them to :mod:`memory_cli.regex_cache`, so
+    """Compile every pattern of both stages and write them to :mod:`memory_cli.files.regex_cache`, so
     that no prompt's hook compiles one (``memory-cli install`` calls this). Patterns used inline
     are added by the hooks that first need them. True when the cache file was written."""
-    from .. import regex_cache
+    from ..files import regex_cache
 
     for name in _SOURCES:
         _re(name)
     cues.compile_all()
-    from .. import redact, secret_formats
+    from ..privacy import redact, secret_formats
     from . import learned  # noqa: F401  (its patterns compile on import)
 
     redact._rules()  # the redactor's own patterns and its provider formats, used on every prompt

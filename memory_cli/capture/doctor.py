@@ -54,7 +54,7 @@ def doctor_checks(store, settings) -> list[dict]:
 
 
 def _pattern_cache_check() -> dict:
-    from ..regex_cache import status
+    from ..files.regex_cache import status
 
     st = status()
     check = {"name": "capture: compiled patterns", "status": "ok"}

@@ -138,7 +138,7 @@ def stop(ctx: HookContext, resp: Response) -> None:
     parsed = parse_markers(text)
     if not parsed:
         return
-    from ..redact import redact
+    from ..privacy.redact import redact
 
     for bad in parsed.unknown:
         ctx.audit(

@@ -30,8 +30,8 @@ import sys
 from array import array
 from binascii import a2b_base64, crc32
 
-from .. import regex_cache
 from ..fastjson import loads
+from ..files import regex_cache
 
 # os.path, not pathlib: importing pathlib costs the hook process about 4 ms.
 MODEL_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "correction_model.json")

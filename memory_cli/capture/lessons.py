@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import binascii  # already loaded in a hook process (zlib is not): the same CRC-32
 
-from .. import regex_cache
+from ..files import regex_cache
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing on the hook path
 if TYPE_CHECKING:
@@ -225,7 +225,7 @@ def record_lesson(
     :class:`LessonRefused` (audited) when the quote is not the person's or ``same_as`` names
     nothing waiting."""
     from .. import audit
-    from ..redact import redact
+    from ..privacy.redact import redact
 
     try:
         quote = _one_line(quote, "quote", MAX_QUOTE, required=True).strip("\"'“”‘’ ")

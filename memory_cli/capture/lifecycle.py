@@ -66,7 +66,7 @@ def record_marker(
     """Apply one marker. Returns ``{"action": "created"|"reinforced"|"duplicate", "entry_id",
     "contradicted": [{"id", "confidence", "deactivated"}]}``."""
     from .. import entries
-    from ..redact import redact
+    from ..privacy.redact import redact
     from .similar import contradicts, same_observation
 
     observation, _ = redact(" ".join(observation.split()))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 
-from .. import regex_cache
+from ..files import regex_cache
 from .transcript_records import INJECTED_CLOSE, INJECTED_OPEN, reverse_lines
 from .transcript_records import blocks as _blocks
 from .transcript_records import decode_line as _decode_line

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from .. import regex_cache
+from ..files import regex_cache
 
 __all__ = [
     "SAME_THRESHOLD",

@@ -179,7 +179,7 @@ def _has_original(mine: dict) -> bool:
 def sync(store, *, dry_run: bool = False) -> list[dict]:
     """Write what :func:`plan` says; returns per file the action and a diff."""
     from .. import install as lib
-    from .. import safe_write
+    from ..files import safe_write
     from ..native import files
 
     state = dict(kvstate.get(store, STATE_KEY) or {})

@@ -97,7 +97,7 @@ def export(
         sys.stdout.write(text)
         return
     try:
-        from ..safe_write import write_file
+        from ..files.safe_write import write_file
 
         write_file(output, text, new_mode=0o600)  # 0600: an export holds every memory
     except OSError as e:

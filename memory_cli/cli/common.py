@@ -56,7 +56,7 @@ def open_store(*, readonly: bool = False, reading: bool = False):
     with a warning instead of being refused.
     """
     with _open(db_path(), readonly=readonly, reading=reading) as store:
-        from .. import cache_seal
+        from ..files import cache_seal
 
         cache_seal.store = store  # the caches this command reads are the ones this store sealed
         try:

@@ -521,7 +521,7 @@ def _audit_cli(store, verdict, tool, ti, event) -> None:
     """A check run from the command line is a dry run: audited as ``dry_run`` (the rule's
     action is the result), so it is never counted as a block, a warning or a rule firing."""
     from .. import audit
-    from ..redact import redact
+    from ..privacy.redact import redact
 
     subject = ti.get("command") or ti.get("file_path")
     for m in verdict.matches:

@@ -19,12 +19,12 @@ Fail-safe: when ``apsw`` is still not importable (a moved virtualenv, a changed 
 package reached only through a ``.pth`` file), ``site`` runs after all and the import is
 retried, so a stale command line costs speed, never function; ``memory-cli doctor`` reports
 it. Any other command given to the launcher runs the full CLI. Finding the modules without
-``site`` is :mod:`memory_cli.launcher`'s (``memory-cli install`` shares it).
+``site`` is :mod:`memory_cli.interpreter_paths`'s (``memory-cli install`` shares it).
 """
 
 import sys
 
-from memory_cli.launcher import apsw_importable, prepare
+from memory_cli.interpreter_paths import apsw_importable, prepare
 
 
 def main(argv: list, here: str) -> None:

@@ -145,7 +145,7 @@ def main(
             _answer["session_id"] = payloads[0].get("session_id")
         store = _open_store(db_path, gate)
         store.write_wait = False
-        from .. import cache_seal
+        from ..files import cache_seal
 
         cache_seal.store = store  # the compiled-regex cache is trusted only as this store sealed it
         responses = [
@@ -167,7 +167,7 @@ def main(
         _flush_audit(store, pending)
         _answer["audited"] = True
         _drain(store, event)
-        cache = sys.modules.get("memory_cli.regex_cache")
+        cache = sys.modules.get("memory_cli.files.regex_cache")
         if cache is not None:  # patterns this process compiled, kept for the next hook process
             cache.save()
         return 0
@@ -183,7 +183,7 @@ def main(
             _flush_audit(store, pending)
         _disarm_watchdog(errlog)
         if store is not None:
-            seal = sys.modules.get("memory_cli.cache_seal")
+            seal = sys.modules.get("memory_cli.files.cache_seal")
             if seal is not None and seal.store is store:
                 seal.store = None
             store.close()
@@ -402,7 +402,7 @@ def _record_error(
     details = {"error": message}
     if raw_payload is not None:
         try:
-            from ..redact import redact_cut
+            from ..privacy.redact import redact_cut
 
             # Redact first, cut after: a secret is never left half-visible by the cut.
             preview = redact_cut(raw_payload[:4096].decode("utf-8", errors="replace"), 300)
@@ -438,7 +438,7 @@ def _append_error_log(event, kind, message) -> None:
     """hook-errors.log (0600): the record doctor shows when the audit log cannot take one."""
     try:
         from .. import paths
-        from ..redact import clean
+        from ..privacy.redact import clean
         from ..util import now_iso
 
         log = paths.error_log_file()

@@ -2,7 +2,7 @@
 
 :func:`ask` is where the promises are kept, whatever the provider:
 
-* the request text is redacted (``memory_cli.redact.redact``) right before it is sent, even
+* the request text is redacted (``memory_cli.privacy.redact.redact``) right before it is sent, even
   though its parts were redacted when they were built;
 * each attempt first checks today's tokens against ``llm.daily_token_cap`` (:mod:`.spend`)
   and takes a slot of ``llm.max_calls_per_day`` in the store (one transaction, so concurrent
@@ -233,7 +233,7 @@ def ask(
     scope: str | None = None,
 ) -> Answer:
     """Send one request (with retries) and return the tool input. Raises LLMError."""
-    from memory_cli.redact import redact
+    from memory_cli.privacy.redact import redact
 
     section = llm_config.llm_section(settings)
     system, _ = redact(system)

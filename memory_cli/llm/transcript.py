@@ -189,7 +189,7 @@ def _add_record(ex: Excerpt, rec: dict) -> None:
 
 def redact_all(ex: Excerpt) -> int:
     """Redact every turn in place (before anything is shown, stored or sent); returns the count."""
-    from memory_cli.redact import redact
+    from memory_cli.privacy.redact import redact
 
     found = 0
     for t in ex.turns:

@@ -22,7 +22,7 @@ Layout of the block (``<nl>`` is the file's dominant line ending)::
   trailing newline, the block has none either: that is how removal knows how many separator
   bytes to take back, so insert-then-remove is the identity on bytes.
 
-Writes go through :mod:`memory_cli.safe_write` (a new temporary file under a random name,
+Writes go through :mod:`memory_cli.files.safe_write` (a new temporary file under a random name,
 fsync, ``os.replace``); the file's mode is kept and a symlinked CLAUDE.md is written through to
 its target, but only when that target lies inside the project (or the Claude config dir) and
 is a regular file. Standard library only.
@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memory_cli import safe_write
+from memory_cli.files import safe_write
 
 # The target of pins in the person's own CLAUDE.md (the Claude config dir), beside the project files.
 GLOBAL_TARGET = "global"

@@ -111,7 +111,7 @@ def last_run(run_dir: Path, key: str) -> str | None:
 def write_stamp(run_dir: Path, key: str, now: datetime | None = None) -> None:
     now = now or datetime.now(timezone.utc)
     path = stamp_path(run_dir, key)
-    from ..safe_write import write_file
+    from ..files.safe_write import write_file
 
     write_file(path, f"{_today(now)} {now.isoformat()}\n", new_mode=0o600)
 

@@ -408,7 +408,7 @@ def sync(
 
 
 def _sync_one(store, target: str, settings, overwrite_edits: bool, dry_run: bool) -> dict:
-    from memory_cli.redact import redact
+    from memory_cli.privacy.redact import redact
 
     body = render_body(store, target)
     path = target_path(target, settings)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import entries
 from ..audit import record
-from ..redact import redact
+from ..privacy.redact import redact
 from ..util import now_iso
 from .markdown import Candidate, collect, discover, fingerprint
 

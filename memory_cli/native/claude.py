@@ -175,7 +175,7 @@ def apply(store, planned: dict, *, backup: bool = True) -> dict:
             saved = lib.apply_text(p, after)
             out["backup"] = str(saved) if saved else None
         else:
-            from .. import safe_write
+            from ..files import safe_write
 
             safe_write.write_file(p, after, roots=lib.write_roots(p))
     with store.transaction():

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import safe_write
 from ..errors import InvalidInput
+from ..files import safe_write
 
 HASH_LEN = 16
 _HEADER = re.compile(r"^# memory-cli native rules .*\bsha256=([0-9a-f]+)")

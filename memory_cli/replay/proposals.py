@@ -157,7 +157,7 @@ def _candidates(rule: dict, caught: list[RecordedCall]) -> list[str]:
 
 
 def _example(call: RecordedCall) -> dict:
-    from ..redact import redact
+    from ..privacy.redact import redact
 
     subject = call.tool_input.get("command") or call.tool_input.get("file_path") or ""
     return {

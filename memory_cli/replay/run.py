@@ -132,7 +132,7 @@ class Hit:
     matched: str
 
     def to_dict(self) -> dict:
-        from ..redact import redact
+        from ..privacy.redact import redact
 
         c = self.call
         subject = c.tool_input.get("command") or c.tool_input.get("file_path") or ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .. import regex_cache
+from ..files import regex_cache
 
 # (pattern for the concept in a question, instances a memory may name)
 _CONCEPTS = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .. import regex_cache
+from ..files import regex_cache
 from . import fusion
 
 # memory_rank_fts (retrieval's ranking index, migration 5): content, tags, subject, context.

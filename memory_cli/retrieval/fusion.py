@@ -32,7 +32,7 @@ import math
 import re
 from collections.abc import Iterable, Mapping  # cheap (re already loads collections); typing is not
 
-from .. import regex_cache
+from ..files import regex_cache
 
 
 class Weights:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 
 from .. import fastjson as json  # json's loads/dumps without importing json (and its patterns)
-from .. import regex_cache
+from ..files import regex_cache
 from . import format as fmt
 from .inject import applies, drop_dormant, project_aliases, record_injection, search
 
 
 def _redacted(text: str) -> str:
-    from ..redact import redact
+    from ..privacy.redact import redact
 
     return redact(text)[0]
 

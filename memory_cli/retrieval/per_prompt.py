@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .. import regex_cache
+from ..files import regex_cache
 from . import format as fmt
 from .inject import already_injected, applies, drop_dormant, project_aliases, record_injection, search
 

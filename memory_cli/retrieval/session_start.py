@@ -12,9 +12,9 @@ Standard library and apsw only at module level: this runs inside hook processes.
 from __future__ import annotations
 
 from .. import fastjson as json  # json's loads/dumps without importing json (and its patterns)
-from .. import regex_cache
 from .. import scope as scopes
 from ..errors import InvalidInput
+from ..files import regex_cache
 from . import format as fmt
 from .inject import applies, drop_dormant, project_aliases, record_injection, search
 

@@ -255,7 +255,7 @@ def sync_native(store: Store) -> list[str]:
 def _clean_text(value) -> str | None:
     if value is None:
         return None
-    from ..redact import redact
+    from ..privacy.redact import redact
 
     text = str(value).strip()
     return redact(text)[0] if text else None

@@ -82,7 +82,7 @@ def _evaluate(ctx, event: str, clock: _Clock):
 def _redacted(text, limit: int = 300) -> str | None:
     if not isinstance(text, str) or not text:
         return None
-    from ..redact import redact
+    from ..privacy.redact import redact
 
     return redact(text[:limit])[0]
 

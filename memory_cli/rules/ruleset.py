@@ -9,7 +9,7 @@ file and decodes only its header (no SQL over the rules, no regex parsing, no sh
 patterns; rules and index buckets are decoded when a call reaches them, see :mod:`packed`);
 otherwise it rebuilds and rewrites the file. The label alone proves nothing (whoever rewrites the
 file can copy it), so the file is used only when its bytes have the digest recorded in the store
-when memory-cli wrote it (:mod:`memory_cli.cache_seal`). Counting a violation does not bump the
+when memory-cli wrote it (:mod:`memory_cli.files.cache_seal`). Counting a violation does not bump the
 generation.
 
 Standard library only (marshal, os): this is on the PreToolUse path.
@@ -393,13 +393,13 @@ def load(store: Store, *, use_file: bool = True) -> RuleSet:
     """The current compiled rule set: from memory, from the cache file, or rebuilt.
 
     The file is used only when its bytes have the digest the store recorded when it was
-    written (:mod:`memory_cli.cache_seal`): a file rewritten by anything else, even with the
+    written (:mod:`memory_cli.files.cache_seal`): a file rewritten by anything else, even with the
     right label, is rebuilt, never trusted."""
     key = _read_key(store)  # read the label before the rows: a race can only make it stale
     memo = _MEMO.get(store.path)
     if memo is not None and memo.key == key:
         return memo
-    from .. import cache_seal
+    from ..files import cache_seal
 
     path = cache_path(store) if use_file else None
     if path is not None:
@@ -431,7 +431,7 @@ def load(store: Store, *, use_file: bool = True) -> RuleSet:
 def seal_problem(store: Store) -> str | None:
     """Why the cache file would not be trusted as it is now (None: it is sound or absent);
     for ``memory-cli doctor``, which rebuilds it after saying so."""
-    from .. import cache_seal
+    from ..files import cache_seal
 
     path = cache_path(store)
     if path is None:
@@ -449,7 +449,7 @@ def seal_problem(store: Store) -> str | None:
 
 
 def _write(path: str, data: bytes) -> None:
-    from ..private_file import replace  # 0600, through a random temporary name
+    from ..files.private_file import replace  # 0600, through a random temporary name
 
     try:
         replace(path, data)

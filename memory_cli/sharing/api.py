@@ -61,7 +61,7 @@ def _current(path: str) -> list[dict]:
 
 def _write(path: str, items: list[dict]) -> None:
     """The repository's file, never through a link leading out of the repository."""
-    from .. import safe_write  # only sharing writes; loading at SessionStart never does
+    from ..files import safe_write  # only sharing writes; loading at SessionStart never does
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(path)))
     safe_write.ensure_dir(os.path.dirname(path), roots=[root])

@@ -202,7 +202,7 @@ class Store:
     def execute(self, sql: str, params=()) -> int:
         """Run one statement; returns the number of rows it changed.
 
-        Every INSERT/UPDATE passes the redaction gate (:func:`memory_cli.redact.gate_params`):
+        Every INSERT/UPDATE passes the redaction gate (:func:`memory_cli.privacy.redact.gate_params`):
         text is redacted, made valid UTF-8 and bounded before it reaches the file.
         """
         if not self.write_wait and self._depth == 0 and _changes_rows(sql):
@@ -378,7 +378,7 @@ def _changes_rows(sql: str) -> bool:
 
 
 def _gate(sql: str, params):
-    from ..redact import gate_params
+    from ..privacy.redact import gate_params
 
     return gate_params(sql, params)
 

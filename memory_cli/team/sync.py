@@ -26,7 +26,7 @@ import hashlib
 import json
 
 from .. import audit, entries, provenance
-from ..redact import redact
+from ..privacy.redact import redact
 from ..rules import api as rules_api
 from ..store import kvstate
 from ..util import now_iso

@@ -1,7 +1,7 @@
 """Replacing a cache file memory-cli keeps beside the store, readable by its owner only.
 
 The compiled rule set (``<store>.rules-cache``) and the compiled-regex cache are rewritten by
-hooks, so this stays on the hook path's budget (``os`` only; :mod:`memory_cli.safe_write` is
+hooks, so this stays on the hook path's budget (``os`` only; :mod:`memory_cli.files.safe_write` is
 the heavier writer for files in folders others may control). The new content goes to a fresh
 file under a random name, created with ``O_CREAT | O_EXCL | O_NOFOLLOW`` and mode 0600 (a name
 planted in advance, symlink or not, is never opened; a name no one can guess cannot be

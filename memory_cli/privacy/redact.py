@@ -17,7 +17,7 @@ in URLs become ``[REDACTED]``), and no rule matches its own or another rule's re
 
 from __future__ import annotations
 
-from .util import entropy
+from ..util import entropy
 
 
 class _LazyRe:
@@ -337,7 +337,7 @@ def _rules() -> list:
         return _RULES
     # Compiled through the regex cache: parsing these patterns in every hook process that
     # stores text cost more than the rest of its redaction.
-    from . import regex_cache
+    from ..files import regex_cache
 
     compile = regex_cache.compile
     key_chars = r"[A-Za-z0-9_\-]"
@@ -814,7 +814,7 @@ def clean(value, limit: int = DEFAULT_LIMIT, *, verbatim: bool = False):
 
 def _clean_json_text(text: str, limit: int) -> str | None:
     # fastjson: the json package would cost a hook process that stores a row about 1.5 ms.
-    from .fastjson import dumps, loads
+    from ..fastjson import dumps, loads
 
     try:
         obj = loads(text)

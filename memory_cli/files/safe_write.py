@@ -28,7 +28,7 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import MemoryCliError
+from ..errors import MemoryCliError
 
 
 class UnsafeTarget(MemoryCliError):

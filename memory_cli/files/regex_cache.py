@@ -50,7 +50,7 @@ _new: set = set()  # the keys of those the cache file does not hold
 
 
 def cache_file() -> str:
-    from .paths import memory_dir_str
+    from ..paths import memory_dir_str
 
     return os.path.join(memory_dir_str(), "cache", f"regex-{_TAG}.bin")
 
@@ -151,7 +151,7 @@ def save(replace: bool = False) -> bool:
     if not _new and not replace:
         return False
     try:
-        from .paths import ensure_private_dir
+        from ..paths import ensure_private_dir
 
         path = cache_file()
         ensure_private_dir(os.path.dirname(path))

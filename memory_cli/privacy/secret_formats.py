@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from .util import entropy
+from ..util import entropy
 
 __all__ = ["find", "rules", "source", "compile_all", "entropy"]
 
@@ -33,7 +33,7 @@ _compiled: dict = {}
 def _load() -> dict:
     global _data, _by_keyword
     if _data is None:
-        from . import fastjson  # the json package would import re and more on the hook path
+        from .. import fastjson  # the json package would import re and more on the hook path
 
         try:
             with open(_PATH, encoding="utf-8") as fh:
@@ -62,7 +62,7 @@ def source() -> dict:
 def _pattern(key, source_text: str, flags: int = 0):
     pat = _compiled.get(key)
     if pat is None:
-        from . import regex_cache
+        from ..files import regex_cache
 
         pat = _compiled[key] = regex_cache.compile(source_text, flags)
     return pat
