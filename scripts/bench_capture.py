@@ -122,7 +122,7 @@ started = time.perf_counter()
 detect(text)
 print((time.perf_counter() - started) * 1000)
 if sys.argv[2] == "save":  # as the hook runner does after every event
-    from memory_cli import regex_cache
+    from memory_cli.files import regex_cache
 
     regex_cache.save()
 """

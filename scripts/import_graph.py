@@ -55,6 +55,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.store.kvstate",
             "memory_cli.store.locks",
             "memory_cli.store.",
+            "memory_cli.files.",
+            "memory_cli.privacy.",
             # Standard-library helpers the regex cache and the rule set use (files, seals, the
             # interpreter's paths); they import nothing above this layer.
             "memory_cli.files.cache_seal",

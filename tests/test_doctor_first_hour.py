@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import run_cli
+from helpers.cli import run_cli
 
 SUMMARY = re.compile(r"^doctor: (\d+) ok, (\d+) warnings?, (\d+) failed \(.+\)$")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import run_cli
+from helpers.cli import run_cli
 
 from memory_cli.cli.install_verdict import lines
 

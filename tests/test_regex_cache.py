@@ -66,7 +66,7 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[1] + "/tests/fixtures")
 from correction_sets import *
-from memory_cli import regex_cache
+from memory_cli.files import regex_cache
 from memory_cli.capture.detect import detect
 prompts = [m for _, m in TUNING_CORRECTIONS + TUNING_LOOKALIKES + HELD_OUT_CORRECTIONS + HELD_OUT_LOOKALIKES]
 out = []

@@ -9,7 +9,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import add_rule, run_cli
+from helpers.cli import run_cli
+from helpers.store import add_rule
 from test_daemon import NO_MODEL, _daemon_pids, _wait
 
 from memory_cli.daemon import client, control, protocol
