@@ -256,7 +256,7 @@ def _help(d: Path) -> str:
 
 def _turn_lines(turn: dict | None) -> list[str]:
     if not turn or not turn.get("found"):
-        return ["(no earlier turn of yours in this session)"]
+        return ["(none known: no turn of yours before this prompt in this session)"]
     out = []
     text = (turn.get("text") or "").strip()
     if text:
