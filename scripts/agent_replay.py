@@ -569,7 +569,18 @@ def cmd_finish(args) -> int:
                         "statement": row["statement"] if row else None,
                     }
                 )
-    out = {"mode": state["mode"], "prompts": sum(len(s["prompts"]) for s in state["sessions"]), "recorded": rows}
+        from memory_cli import audit
+
+        failed = audit.query(store, action="hook_error", limit=1000)
+    errors_log = _home(d) / ".claude" / "memory" / "hook-errors.log"
+    if failed or (errors_log.exists() and errors_log.stat().st_size):
+        print(f"WARNING: hooks failed open during the replay ({len(failed)} audit rows; see {errors_log})")
+    out = {
+        "mode": state["mode"],
+        "prompts": sum(len(s["prompts"]) for s in state["sessions"]),
+        "hook_errors": len(failed),
+        "recorded": rows,
+    }
     (d / RESULT).write_text(json.dumps(out, ensure_ascii=False, indent=1))
     print(f"\nwrote {d / RESULT}: {len(rows)} of {out['prompts']} prompts ended in a stored correction")
     return 0

@@ -139,7 +139,9 @@ def test_one_instruction_said_in_two_sessions_ends_as_one_item_and_scores_as_sam
 
     finished = _step("finish", d).stdout
     assert finished.splitlines()[0].startswith("1 instruction"), finished
+    assert "WARNING" not in finished, finished
     result = json.loads((d / "result.json").read_text())
+    assert result["hook_errors"] == 0, result
     by_key = {tuple(r["key"]): r["item"] for r in result["recorded"]}
     assert set(by_key) == {("s1.jsonl", 1), ("s2.jsonl", 1)}, result
     assert by_key[("s1.jsonl", 1)] == by_key[("s2.jsonl", 1)], result
