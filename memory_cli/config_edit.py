@@ -18,6 +18,7 @@ from . import paths
 from . import settings as settings_mod
 from .errors import InvalidInput
 from .files import private_file
+from .seals import config as config_seal
 
 # Settings the environment can override, and by which variable (shown by `config list`).
 _ENV_OVERRIDES = {"injection.max_tokens": "MEMORY_CLI_BUDGET", "database_path": "MEMORY_CLI_DB"}
@@ -142,6 +143,7 @@ def set_value(name: str, text: str, path: str | None = None) -> dict:
             raise InvalidInput(f"config {p}: {section} must be an object")
         target[key] = value
     _write(p, data)
+    config_seal.seal(p, keys=(name,))
     return get(name, p)
 
 
@@ -156,6 +158,7 @@ def unset(name: str, path: str | None = None) -> dict:
         if section is not None and not holder:
             del data[section]
         _write(p, data)
+    config_seal.seal(p, keys=(name,))
     return get(name, p)
 
 

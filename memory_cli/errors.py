@@ -35,6 +35,10 @@ class StoreRefused(MemoryCliError):
     exit_code = 4
 
 
+class StoreReplaced(StoreRefused):
+    """An empty database where memory-cli had a store: written over by another process."""
+
+
 class AgentRefused(MemoryCliError):
     """A command that weakens enforcement was run from a coding agent's shell (its marker is in
     the environment) without the person confirming at a terminal."""

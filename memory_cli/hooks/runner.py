@@ -203,7 +203,8 @@ def _on_fault(e: BaseException, store, event: str, started: float, agent: str, s
     """memory-cli's own fault: the gate denies the call with the reason; any other event says
     it failed open. Either way it is recorded (audit log, spool or hook-errors.log)."""
     message = f"{type(e).__name__}: {e}".strip().rstrip(":")
-    if isinstance(e, fail_closed.StoreGone):  # said to the person (and to the agent at SessionStart)
+    if isinstance(e, fail_closed.StoreGone) or (not gate and type(e).__name__ == "StoreReplaced"):
+        # said to the person (and to the agent at SessionStart); the gate denies with it below
         _append_error_log(event, "store_gone", str(e))
         _say(stdout, str(e).removeprefix("memory-cli's "), agent, _answer.get("native") or event, event, context=True)
         return

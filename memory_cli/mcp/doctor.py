@@ -45,6 +45,20 @@ def route_checks(server_registered: bool, tools: list[str] | None) -> list[dict]
 
 
 def doctor_checks(store, settings) -> list[dict]:
+    """The server's checks, after the one that matters most: whether Claude Code still runs
+    memory-cli's hooks at all (a settings file rewritten, or ``disableAllHooks``)."""
+    import os
+
+    from .hooks_gone import line
+
+    gone = line(os.getcwd())
+    first = (
+        [{"name": "hooks switched off", "status": "fail", "detail": gone.removeprefix("memory-cli: ")}] if gone else []
+    )
+    return first + _server_checks()
+
+
+def _server_checks() -> list[dict]:
     from .catalog import TOOLS
 
     found = [(scope, registration.registered(scope)) for scope in ("user", "project", "local")]

@@ -82,7 +82,12 @@ class Server:
             asked = params.get("protocolVersion") if isinstance(params, dict) else None
             versions = self.handshake["versions"]
             version = asked if asked in versions else self.handshake["latest"]
-            self.reply(rid, {"protocolVersion": version, **side["initialize"]})
+            result = {"protocolVersion": version, **side["initialize"]}
+            if self.mode == "on" and isinstance(result.get("instructions"), str):
+                from .hooks_gone import instructions
+
+                result["instructions"] = instructions(result["instructions"])
+            self.reply(rid, result)
         elif method == "ping":
             self.reply(rid, {})
         elif method == "tools/list":
@@ -177,9 +182,9 @@ def main(db: str | None = None) -> int:
         try:
             Store.open(settings.database_path(db, settings.load()), busy_timeout_ms=250).close()
         except StoreRefused as e:
-            if "locked" not in str(e).lower():
+            if "locked" not in str(e).lower() and type(e).__name__ != "StoreReplaced":
                 raise
-            # Held by another process: serve anyway. The session's gate is this server's hook
+            # Held by another process, or written over: serve anyway. The session's gate is this server's hook
             # tool, and each call it answers then says why it is refused (and runs once the
             # lock is gone); a server that never started would block every call with no reason.
             pass

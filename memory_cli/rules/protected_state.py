@@ -125,6 +125,17 @@ def targets(store_path: str | None) -> list[Target]:
     for memory_dir in sorted(memory_dirs):
         out.append(Target(os.path.join(memory_dir, "cache"), "the memory-cli compiled-regex cache", folder=True))
     out.append(Target(os.path.abspath(paths.config_file()), "the memory-cli config file"))
+    from ..seals import code as code_seal
+    from ..seals import config as config_seal
+
+    out.append(Target(os.path.abspath(config_seal.seal_path()), "the memory-cli config seal"))
+    out.append(Target(os.path.abspath(code_seal.seal_path()), "the memory-cli code seal"))
+    from ..seals import installed
+
+    out.append(Target(os.path.abspath(installed.record_path()), "memory-cli's record of its installed hooks"))
+    package = code_seal.package_dir()
+    if not code_seal.in_checkout(package):  # a development checkout is the person's to edit
+        out.append(Target(package, "memory-cli's code (the package its hooks run)", folder=True))
     for claude in sorted(claude_dirs):
         out.append(Target(os.path.join(claude, "settings.json"), "Claude Code user settings (memory-cli's hooks)"))
         out.append(

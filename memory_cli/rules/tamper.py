@@ -9,7 +9,9 @@ still change memory-cli's state. What gets through is noticed here, at the next 
 - the sealed rule cache deleted (the gate rebuilds it from the store, but the deletion is said:
   the gate notes it in ``kv`` when it finds the file gone while its seal is still recorded);
 - memory-cli's PreToolUse hook gone from the Claude Code settings files it was installed in,
-  or registered without ``onFailure: "block"`` (a crashed or hung gate would let calls through).
+  or registered without ``onFailure: "block"`` (a crashed or hung gate would let calls through);
+- a setting that decides enforcement changed outside ``memory-cli config``, and memory-cli's own
+  code or bytecode changed since ``install`` sealed it (:mod:`memory_cli.seals`).
 
 A deleted store is the hook runner's to say (it is checked before the store is opened, and no
 hook recreates a store that existed; see :mod:`memory_cli.hooks.fail_closed`).
@@ -150,6 +152,11 @@ def findings(store, cwd: str | None = None, *, clear: bool = False, claude_setti
         out.extend(hook_lines(cwd) if claude_settings else [])
     except Exception:
         pass
+    from ..seals import code, config
+
+    for line in (config.notice(), code.notice()):
+        if line:
+            out.append(line)
     return out
 
 
@@ -172,7 +179,7 @@ def doctor_checks(store, settings) -> list[dict]:
             {
                 "name": "outside changes",
                 "status": "ok",
-                "detail": "rules, rule cache and gate hook as memory-cli left them",
+                "detail": "rules, rule cache, gate hook, enforcement settings and code as memory-cli left them",
             }
         ]
     return [

@@ -70,6 +70,7 @@ class Store:
         belong to another program, and databases written by a newer memory-cli.
         """
         p = os.fspath(path)
+        created = False
         if p != ":memory:":
             if os.path.isdir(p):
                 raise StoreRefused(f"database path {p} is a directory")
@@ -95,6 +96,7 @@ class Store:
                 if not os.access(parent, os.W_OK):
                     raise StoreRefused(f"cannot create database in {parent}: directory is not writable")
                 _create_private(p)
+                created = True
         flags = apsw.SQLITE_OPEN_READONLY if readonly else (apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE)
         try:
             conn = apsw.Connection(p, flags=flags)
@@ -109,6 +111,8 @@ class Store:
 
             store._configure()
             migrations.refuse_if_unusable(store)  # before anything writes to the file
+            if not created and p != ":memory:":
+                migrations.refuse_if_replaced(store)
             if not readonly:
                 store._use_wal(busy_timeout_ms)
             # memory-cli's own rule changes confirm themselves; no other program's do

@@ -10,7 +10,7 @@ edit one that has shipped; add the next number.
 
 from __future__ import annotations
 
-from ..errors import StoreRefused
+from ..errors import StoreRefused, StoreReplaced
 from ..util import now_iso
 
 TYPE_CHECKING = False
@@ -280,6 +280,24 @@ def check_and_migrate(store: Store, *, apply: bool = True) -> int:
             )
         return migrate(store)
     return version
+
+
+def refuse_if_replaced(store: Store) -> None:
+    """Raise for an empty database where memory-cli had a store: a file written over the store
+    (``curl -o``, ``sqlite3 .backup`` of an empty database) would otherwise be migrated into a
+    store with no rules, and the gate would let everything through without a word. The rule
+    cache beside it says a store was there: the gate writes it only after reading a real one.
+    Costs one pragma read when the schema is current."""
+    import os
+
+    if store.value("PRAGMA user_version") != 0 or not os.path.exists(store.path + ".rules-cache"):
+        return
+    if store.value("SELECT count(*) FROM sqlite_master") == 0:
+        raise StoreReplaced(
+            f"memory-cli's store at {store.path} was replaced by an empty database by a process that was "
+            f"not memory-cli: bring your rules back with `memory-cli restore` from a backup, or delete "
+            f"{store.path}.rules-cache to start an empty store"
+        )
 
 
 def refuse_if_unusable(store: Store) -> None:
