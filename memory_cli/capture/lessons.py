@@ -345,7 +345,8 @@ def _fold(store, prompt: dict, target: dict) -> dict | None:
     from ..store import kvstate
     from .recurring import INSTANCES_KEY
 
-    if cid in (kvstate.get(store, INSTANCES_KEY + target["id"], {}) or {}).get("instances", []):
+    counted = cid in (kvstate.get(store, INSTANCES_KEY + target["id"], {}) or {}).get("instances", [])
+    if counted:
         return target
     if (
         row["status"] == "pending"
@@ -356,7 +357,17 @@ def _fold(store, prompt: dict, target: dict) -> dict | None:
             "UPDATE corrections SET status = 'dismissed', reviewed_at = NULL, context = ? WHERE id = ?",
             (f"the agent said it is lesson {target['id'][:8]} again", cid),
         )
+    if _read_from(target, row):
+        return target  # the hook read this very prompt into the target: one prompt counts once
     return None
+
+
+def _read_from(target: dict, row: dict) -> bool:
+    """Whether ``target`` was captured from the prompt the agent's lesson ``row`` quotes (the
+    hook's reader took it first, then the agent recorded the same prompt and said it is that)."""
+    if target.get("session_id") != row.get("session_id") or int(target.get("occurrence_count") or 1) != 1:
+        return False
+    return quoted_in(row.get("user_message") or "", pack(words(target.get("user_message") or "")))
 
 
 def _turned_off(settings) -> str | None:
