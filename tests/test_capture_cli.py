@@ -4,16 +4,10 @@ through a real pseudo-terminal."""
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 from helpers.hooks import payload
+from helpers.terminal import terminals
 
 from memory_cli.capture.instructions import text as instructions_text
 
@@ -106,61 +100,9 @@ def test_instructions_command(cli):
 # ---------------------------------------------------------------- interactive, through a pty
 
 
-class Terminal:
-    """memory-cli on a pseudo-terminal: read what it prints, type answers."""
-
-    def __init__(self, args: list[str]):
-        exe = Path(sys.executable).parent / "memory-cli"
-        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_cli"]
-        self.master, slave = pty.openpty()
-        env = dict(os.environ, TERM="dumb", COLUMNS="120")
-        self.proc = subprocess.Popen(cmd + args, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
-        os.close(slave)
-        self.buf = b""
-
-    def expect(self, text: str, timeout: float = 60) -> str:
-        want = text.encode()
-        deadline = time.monotonic() + timeout
-        while want not in self.buf:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"did not see {text!r}; screen so far:\n{self.buf.decode(errors='replace')}")
-            ready, _, _ = select.select([self.master], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(self.master, 4096)
-                except OSError:
-                    chunk = b""
-                if not chunk and self.proc.poll() is not None:
-                    raise AssertionError(f"exited before {text!r}:\n{self.buf.decode(errors='replace')}")
-                self.buf += chunk
-        head, _, self.buf = self.buf.partition(want)
-        return head.decode(errors="replace")
-
-    def type(self, line: str) -> None:
-        os.write(self.master, line.encode() + b"\r")
-
-    def close(self) -> int:
-        try:
-            rc = self.proc.wait(timeout=30)
-        finally:
-            os.close(self.master)
-        return rc
-
-
 @pytest.fixture
 def terminal(db_path):
-    made = []
-
-    def _open(*args):
-        t = Terminal(["--db", str(db_path), *args])
-        made.append(t)
-        return t
-
-    yield _open
-    for t in made:
-        if t.proc.poll() is None:
-            t.proc.kill()
-            t.proc.wait()
+    yield from terminals(db_path)
 
 
 def test_interactive_review_approve_block_edit_reject_skip(cli, terminal, store):
@@ -282,7 +224,7 @@ def test_interactive_review_empty_queue_and_ctrl_d(cli, terminal):
     _capture(cli, "never use sudo")
     t = terminal("review")
     t.expect("(q)uit? ")
-    os.write(t.master, b"\x04")  # Ctrl-D
+    t.end_input()
     t.expect("Done: 0 approved")
     assert t.close() == 0
 

@@ -224,7 +224,7 @@ def test_without_recorded_sessions_the_review_says_there_is_no_evidence(store, c
 
 
 def test_interactive_review_shows_the_replay_and_replays_an_edited_pattern(store, history, db_path):
-    from test_capture_cli import Terminal
+    from helpers.terminal import Terminal
 
     for sid, message in (("c1", "feat: login"), ("c2", "fix"), ("c3", "docs")):
         typed = history.session(sid, [("commit it", [f'git commit -m "{message}"']), ("never git commit on main", [])])
@@ -255,7 +255,5 @@ def test_interactive_review_shows_the_replay_and_replays_an_edited_pattern(store
         assert "Approved. (rule: command 'git commit' -> warn, unconfirmed, disabled)" in done
         assert "1 approved" in t.expect("\n")
     finally:
-        if t.proc.poll() is None:
-            t.proc.kill()
-            t.proc.wait()
+        t.kill()
     assert store.value("SELECT count(*) FROM enforcement_rules WHERE active = 1") == 0

@@ -8,11 +8,10 @@ reads, never only on a stored column."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from helpers.hooks import payload
-from test_capture_cli import Terminal
+from helpers.terminal import terminals
 
 NEVER_NPM_PUBLISH = "never run npm publish"
 
@@ -91,19 +90,8 @@ def test_an_approval_with_a_pattern_the_rules_refuse_changes_nothing(cli, hook):
 
 
 @pytest.fixture
-def terminal(db_path, tmp_path):
-    made = []
-
-    def _open(*args):
-        t = Terminal(["--db", str(db_path), *args])
-        made.append(t)
-        return t
-
-    yield _open
-    for t in made:
-        if t.proc.poll() is None:
-            t.proc.kill()
-            t.proc.wait()
+def terminal(db_path):
+    yield from terminals(db_path)
 
 
 def test_interactive_approval_with_another_pattern_enforces_exactly_that_pattern(cli, hook, terminal):
@@ -205,7 +193,7 @@ def test_end_of_input_inside_an_item_keeps_it_pending_and_says_so(cli, hook, ter
         t.expect("]: ")
         t.type(answer)
     t.expect("Action warn/block [warn]: " if not answers else "Scope [global]: ")
-    os.write(t.master, b"\x04")  # Ctrl-D
+    t.end_input()
     said = t.expect("Done: 0 approved")
     assert f"End of input: {proposal['id'][:8]} was not changed and stays promoted." in said, said
     assert t.close() == 0
