@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 
+from .sql_words import SQL_WRITE_WORDS
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .protected_state import Checker, Target
@@ -173,25 +175,6 @@ _DYNAMIC = frozenset(
 _DUNDERS_READ = frozenset({"__name__", "__file__", "__doc__"})
 # SQL statements that only read, and pragmas that only report.
 _SQL_READ_START = ("select", "with", "values", "explain", "pragma")
-_SQL_WRITE_WORDS = frozenset(
-    {
-        "insert",
-        "update",
-        "delete",
-        "drop",
-        "alter",
-        "create",
-        "replace",
-        "attach",
-        "detach",
-        "vacuum",
-        "reindex",
-        "analyze",
-        "load_extension",
-        "writefile",
-        "fts3_tokenizer",
-    }
-)
 _READ_PRAGMAS = frozenset(
     {
         "table_info",
@@ -239,7 +222,7 @@ def sql_reads_only(sql: str) -> bool:
     if "'" in low or '"' in low or "/*" in low:
         return False  # an unclosed quote or comment: not read with certainty
     words = set(re.findall(r"[a-z_][a-z0-9_]*", low))
-    if words & _SQL_WRITE_WORDS:
+    if words & SQL_WRITE_WORDS:
         return False
     for stmt in low.split(";"):
         stmt = stmt.strip()
