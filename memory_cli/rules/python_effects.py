@@ -63,8 +63,9 @@ _KNOWN_MODULES = frozenset(
         "__future__",
     }
 )
-# Functions of ``os`` that change files or start programs.
-_OS_WRITERS = frozenset(
+# Functions of ``os`` that change the file their path argument names: a writer in a snippet run
+# now, and in a file written now and run later.
+_OS_PATH_WRITERS = frozenset(
     {
         "remove",
         "unlink",
@@ -75,14 +76,19 @@ _OS_WRITERS = frozenset(
         "removedirs",
         "chmod",
         "lchmod",
-        "fchmod",
         "chown",
         "lchown",
-        "fchown",
         "truncate",
-        "ftruncate",
         "link",
         "symlink",
+    }
+)
+# Functions of ``os`` that change files or start programs.
+_OS_WRITERS = _OS_PATH_WRITERS | frozenset(
+    {
+        "fchmod",
+        "fchown",
+        "ftruncate",
         "mkdir",
         "makedirs",
         "mkfifo",
@@ -442,21 +448,10 @@ def _call_reads(call, modules: dict[str, str], checker: Checker) -> bool:
 
 
 # -- a Python file written now, run later ------------------------------------------------------
-_WRITE_CALLS = frozenset(
+# What changes the file a call names: ``os``'s writers, ``shutil``'s and ``pathlib``'s.
+_WRITE_CALLS = _OS_PATH_WRITERS | frozenset(
     {
-        "remove",
-        "unlink",
-        "rename",
-        "renames",
-        "replace",
-        "rmdir",
-        "removedirs",
         "rmtree",
-        "chmod",
-        "lchmod",
-        "chown",
-        "lchown",
-        "truncate",
         "write_text",
         "write_bytes",
         "touch",
@@ -465,10 +460,8 @@ _WRITE_CALLS = frozenset(
         "copy2",
         "copyfile",
         "copytree",
-        "symlink",
         "symlink_to",
         "hardlink_to",
-        "link",
     }
 )
 _RUN_CALLS = frozenset(
