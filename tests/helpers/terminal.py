@@ -1,5 +1,5 @@
 """memory-cli on a pseudo-terminal, as a person at a keyboard meets it: start a command with its
-streams on a pty, wait for what it prints, type answers, press Ctrl-D.
+streams on a pty, wait for what it prints, answer its prompts, press Ctrl-D.
 
 The real console script runs in its own process: an interactive command asks only when its
 stdin is a terminal, which an in-process run cannot give it.
@@ -51,6 +51,13 @@ class Terminal:
     def type(self, line: str) -> None:
         """Type ``line`` and press Enter."""
         os.write(self.master, line.encode() + b"\r")
+
+    def answer(self, prompt: str, reply: str) -> str:
+        """Wait for ``prompt``, then type ``reply`` (``""``: take what is offered); what the
+        screen showed before the prompt."""
+        screen = self.expect(prompt)
+        self.type(reply)
+        return screen
 
     def end_input(self) -> None:
         """Press Ctrl-D: the end of input at the prompt."""
