@@ -60,34 +60,9 @@ class Demo:
         directory and streams: what the person would see from ``memory-cli ARGS``, without a
         new interpreter (and typer, rich, pydantic) per command. Hooks still run as processes,
         as Claude Code runs them."""
-        import io
+        from .cli.in_process import run_in_process
 
-        from .__main__ import main
-
-        def stream(data: bytes = b"") -> io.TextIOWrapper:
-            return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace", newline=None)
-
-        saved_env, saved_cwd = dict(os.environ), os.getcwd()
-        saved = sys.stdin, sys.stdout, sys.stderr
-        out, err = stream(), stream()
-        sys.stdin, sys.stdout, sys.stderr = stream(), out, err
-        try:
-            os.environ.clear()
-            os.environ.update(self.env)
-            os.chdir(self.project)
-            try:
-                code = main(argv)
-            except SystemExit as e:
-                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        finally:
-            sys.stdin, sys.stdout, sys.stderr = saved
-            os.chdir(saved_cwd)
-            os.environ.clear()
-            os.environ.update(saved_env)
-        out.flush()
-        err.flush()
-        text = (out.buffer.getvalue().decode("utf-8", "replace"), err.buffer.getvalue().decode("utf-8", "replace"))
-        return subprocess.CompletedProcess(["memory-cli", *argv], code or 0, *text)
+        return run_in_process(argv, env=self.env, replace_env=True, cwd=self.project)
 
     def hook(self, event: str, session: str = "demo-session-1", **fields) -> dict:
         payload = {

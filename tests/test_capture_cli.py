@@ -4,16 +4,10 @@ through a real pseudo-terminal."""
 from __future__ import annotations
 
 import json
-import os
-import pty
-import select
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 from helpers.hooks import payload
+from helpers.terminal import terminals
 
 from memory_cli.capture.instructions import text as instructions_text
 
@@ -106,61 +100,9 @@ def test_instructions_command(cli):
 # ---------------------------------------------------------------- interactive, through a pty
 
 
-class Terminal:
-    """memory-cli on a pseudo-terminal: read what it prints, type answers."""
-
-    def __init__(self, args: list[str]):
-        exe = Path(sys.executable).parent / "memory-cli"
-        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_cli"]
-        self.master, slave = pty.openpty()
-        env = dict(os.environ, TERM="dumb", COLUMNS="120")
-        self.proc = subprocess.Popen(cmd + args, stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
-        os.close(slave)
-        self.buf = b""
-
-    def expect(self, text: str, timeout: float = 60) -> str:
-        want = text.encode()
-        deadline = time.monotonic() + timeout
-        while want not in self.buf:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"did not see {text!r}; screen so far:\n{self.buf.decode(errors='replace')}")
-            ready, _, _ = select.select([self.master], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(self.master, 4096)
-                except OSError:
-                    chunk = b""
-                if not chunk and self.proc.poll() is not None:
-                    raise AssertionError(f"exited before {text!r}:\n{self.buf.decode(errors='replace')}")
-                self.buf += chunk
-        head, _, self.buf = self.buf.partition(want)
-        return head.decode(errors="replace")
-
-    def type(self, line: str) -> None:
-        os.write(self.master, line.encode() + b"\r")
-
-    def close(self) -> int:
-        try:
-            rc = self.proc.wait(timeout=30)
-        finally:
-            os.close(self.master)
-        return rc
-
-
 @pytest.fixture
 def terminal(db_path):
-    made = []
-
-    def _open(*args):
-        t = Terminal(["--db", str(db_path), *args])
-        made.append(t)
-        return t
-
-    yield _open
-    for t in made:
-        if t.proc.poll() is None:
-            t.proc.kill()
-            t.proc.wait()
+    yield from terminals(db_path)
 
 
 def test_interactive_review_approve_block_edit_reject_skip(cli, terminal, store):
@@ -175,28 +117,20 @@ def test_interactive_review_approve_block_edit_reject_skip(cli, terminal, store)
     assert "[1/3] Proposed rule" in screen and "do not use pythonw.exe" in screen
     assert "command 'pythonw.exe' -> warn, unconfirmed" in screen
     t.type("a")
-    t.expect("Action warn/block [warn]: ")
-    t.type("block")
-    t.expect("Pattern ('-' for no rule) [pythonw.exe]: ")
-    t.type("")
-    t.expect("]: ")  # message, default offered
-    t.type("Use python.exe; pythonw.exe hides errors.")
-    t.expect("Scope [global]: ")
-    t.type("project:whisperclick")
-    t.expect("Enforced as rule/reminder/ask/stop-check/advice [")
-    t.type("")
+    t.answer("Action warn/block [warn]: ", "block")
+    t.answer("Pattern ('-' for no rule) [pythonw.exe]: ", "")
+    t.answer("]: ", "Use python.exe; pythonw.exe hides errors.")  # message, default offered
+    t.answer("Scope [global]: ", "project:whisperclick")
+    t.answer("Enforced as rule/reminder/ask/stop-check/advice [", "")
     screen = t.expect("(q)uit? ")
     assert "Approved. (rule: command 'pythonw.exe' -> block, confirmed, enabled)" in screen
     assert "[2/3] Correction" in screen
 
     # [2/3] the pnpm correction (said twice): edit it, then reject it
     t.type("e")
-    t.expect("What was wrong [npm]: ")
-    t.type("")
-    t.expect("What is right [pnpm]: ")
-    t.type("pnpm install")
-    t.expect("]: ")  # statement
-    t.type("")
+    t.answer("What was wrong [npm]: ", "")
+    t.answer("What is right [pnpm]: ", "pnpm install")
+    t.answer("]: ", "")  # statement
     screen = t.expect("(q)uit? ")
     assert "Edited." in screen and "pnpm install, not npm" in screen
     t.type("r")
@@ -226,32 +160,21 @@ def test_interactive_review_approve_pending_with_typed_pattern_and_quit(cli, ter
     assert "[1/2] Correction" in screen and "do not use sudo" in screen
     assert "approving creates: command 'sudo' -> warn" in screen
     t.type("a")
-    t.expect("Action warn/block [warn]: ")
-    t.type("")
-    t.expect("Pattern ('-' for no rule) [sudo]: ")
-    t.type("sudo rm")
-    t.expect("Pattern type command/regex [command]: ")
-    t.type("")
-    t.expect("]: ")
-    t.type("")
-    t.expect("Scope [global]: ")
-    t.type("")
-    t.expect("Enforced as rule/reminder/ask/stop-check/advice [")
-    t.type("")
+    t.answer("Action warn/block [warn]: ", "")
+    t.answer("Pattern ('-' for no rule) [sudo]: ", "sudo rm")
+    t.answer("Pattern type command/regex [command]: ", "")
+    t.answer("]: ", "")
+    t.answer("Scope [global]: ", "")
+    t.answer("Enforced as rule/reminder/ask/stop-check/advice [", "")
     screen = t.expect("(q)uit? ")
     assert "Approved." in screen and "[2/2] Correction" in screen
     assert "approving remembers it (nothing concrete to enforce)" in screen
     t.type("a")
-    t.expect("Action warn/block [warn]: ")
-    t.type("")
-    t.expect("Pattern (empty: no rule): ")
-    t.type("")
-    t.expect("]: ")
-    t.type("")
-    t.expect("Scope [global]: ")
-    t.type("")
-    t.expect("Enforced as rule/reminder/ask/stop-check/advice [")
-    t.type("")
+    t.answer("Action warn/block [warn]: ", "")
+    t.answer("Pattern (empty: no rule): ", "")
+    t.answer("]: ", "")
+    t.answer("Scope [global]: ", "")
+    t.answer("Enforced as rule/reminder/ask/stop-check/advice [", "")
     assert "Done: 2 approved, 0 rejected, 0 " in t.expect("skipped.")
     assert t.close() == 0
     rule = store.row("SELECT * FROM enforcement_rules")
@@ -266,10 +189,8 @@ def test_interactive_review_quit_keeps_the_rest(cli, terminal, store):
     _capture(cli, "never use sudo")
     _capture(cli, "never use pythonw.exe")
     t = terminal("review")
-    t.expect("(q)uit? ")
-    t.type("x")
-    assert "Please answer a, r, e, s or q." in t.expect("(q)uit? ")
-    t.type("q")
+    t.answer("(q)uit? ", "x")
+    assert "Please answer a, r, e, s or q." in t.answer("(q)uit? ", "q")
     assert "Done: 0 approved, 0 rejected, 0 " in t.expect("skipped.")
     assert t.close() == 0
     assert {r["status"] for r in store.rows("SELECT status FROM corrections")} == {"pending"}
@@ -282,7 +203,7 @@ def test_interactive_review_empty_queue_and_ctrl_d(cli, terminal):
     _capture(cli, "never use sudo")
     t = terminal("review")
     t.expect("(q)uit? ")
-    os.write(t.master, b"\x04")  # Ctrl-D
+    t.end_input()
     t.expect("Done: 0 approved")
     assert t.close() == 0
 

@@ -224,7 +224,7 @@ def test_without_recorded_sessions_the_review_says_there_is_no_evidence(store, c
 
 
 def test_interactive_review_shows_the_replay_and_replays_an_edited_pattern(store, history, db_path):
-    from test_capture_cli import Terminal
+    from helpers.terminal import Terminal
 
     for sid, message in (("c1", "feat: login"), ("c2", "fix"), ("c3", "docs")):
         typed = history.session(sid, [("commit it", [f'git commit -m "{message}"']), ("never git commit on main", [])])
@@ -236,26 +236,18 @@ def test_interactive_review_shows_the_replay_and_replays_an_edited_pattern(store
         assert "fires on 3 of 3 corrected call(s), 1 you let pass" in screen
         assert "offered as a reminder" in screen
         t.type("a")
-        t.expect("Action warn/block [warn]: ")
-        t.type("block")
-        t.expect("Pattern ('-' for no rule) [-]: ")  # the reminder is the default
-        t.type("git commit -m")
-        t.expect("Pattern type command/regex [command]: ")
-        t.type("")
+        t.answer("Action warn/block [warn]: ", "block")
+        t.answer("Pattern ('-' for no rule) [-]: ", "git commit -m")  # the reminder is the default
+        t.answer("Pattern type command/regex [command]: ", "")
         screen = t.expect("Keep this pattern? y/n [n]: ")
         assert "fires on 3 of 3 corrected call(s), 1 you let pass" in screen
         t.type("n")
-        t.expect("]: ")  # message
-        t.type("")
-        t.expect("Scope [global]: ")
-        t.type("")
-        t.expect("Enforced as rule/reminder/ask/stop-check/advice [")
-        t.type("")
+        t.answer("]: ", "")  # message
+        t.answer("Scope [global]: ", "")
+        t.answer("Enforced as rule/reminder/ask/stop-check/advice [", "")
         done = t.expect("Done:")
         assert "Approved. (rule: command 'git commit' -> warn, unconfirmed, disabled)" in done
         assert "1 approved" in t.expect("\n")
     finally:
-        if t.proc.poll() is None:
-            t.proc.kill()
-            t.proc.wait()
+        t.kill()
     assert store.value("SELECT count(*) FROM enforcement_rules WHERE active = 1") == 0

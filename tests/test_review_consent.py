@@ -8,11 +8,10 @@ reads, never only on a stored column."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from helpers.hooks import payload
-from test_capture_cli import Terminal
+from helpers.terminal import terminals
 
 NEVER_NPM_PUBLISH = "never run npm publish"
 
@@ -91,38 +90,20 @@ def test_an_approval_with_a_pattern_the_rules_refuse_changes_nothing(cli, hook):
 
 
 @pytest.fixture
-def terminal(db_path, tmp_path):
-    made = []
-
-    def _open(*args):
-        t = Terminal(["--db", str(db_path), *args])
-        made.append(t)
-        return t
-
-    yield _open
-    for t in made:
-        if t.proc.poll() is None:
-            t.proc.kill()
-            t.proc.wait()
+def terminal(db_path):
+    yield from terminals(db_path)
 
 
 def test_interactive_approval_with_another_pattern_enforces_exactly_that_pattern(cli, hook, terminal):
     _propose(cli)
     t = terminal("review")
-    assert "command 'npm publish' -> warn, unconfirmed" in t.expect("(q)uit? ")
-    t.type("a")
-    t.expect("Action warn/block [warn]: ")
-    t.type("block")
-    t.expect("Pattern ('-' for no rule) [npm publish]: ")
-    t.type("yarn publish")
-    t.expect("Pattern type command/regex [command]: ")
-    t.type("")
-    t.expect("]: ")  # the message, offered
-    t.type("")
-    t.expect("Scope [global]: ")
-    t.type("")
-    t.expect("Enforced as rule/reminder/ask/stop-check/advice [rule]: ")
-    t.type("")
+    assert "command 'npm publish' -> warn, unconfirmed" in t.answer("(q)uit? ", "a")
+    t.answer("Action warn/block [warn]: ", "block")
+    t.answer("Pattern ('-' for no rule) [npm publish]: ", "yarn publish")
+    t.answer("Pattern type command/regex [command]: ", "")
+    t.answer("]: ", "")  # the message, offered
+    t.answer("Scope [global]: ", "")
+    t.answer("Enforced as rule/reminder/ask/stop-check/advice [rule]: ", "")
     assert "'yarn publish' -> block, confirmed, enabled" in t.expect("Done: 1 approved")
     assert t.close() == 0
     _enforces_only_yarn_publish(hook)
@@ -131,26 +112,16 @@ def test_interactive_approval_with_another_pattern_enforces_exactly_that_pattern
 def test_an_interactive_edit_is_kept_as_the_memory_the_agent_is_given(cli, hook, terminal):
     proposal = _propose(cli, "never use pythonw.exe")
     t = terminal("review")
-    t.expect("(q)uit? ")
-    t.type("e")
-    t.expect("What was wrong [pythonw.exe]: ")
-    t.type("")
-    t.expect("What is right: ")
-    t.type("python.exe")
-    t.expect("Statement [python.exe, not pythonw.exe]: ")
-    t.type("")
-    assert "Edited." in t.expect("(q)uit? ")
-    t.type("a")
-    t.expect("Action warn/block [warn]: ")
-    t.type("block")
-    t.expect("[pythonw.exe]: ")
-    t.type("")
-    t.expect("]: ")
-    t.type("")
-    t.expect("Scope [global]: ")
-    t.type("")
-    t.expect("Enforced as rule/reminder/ask/stop-check/advice [rule]: ")
-    t.type("")
+    t.answer("(q)uit? ", "e")
+    t.answer("What was wrong [pythonw.exe]: ", "")
+    t.answer("What is right: ", "python.exe")
+    t.answer("Statement [python.exe, not pythonw.exe]: ", "")
+    assert "Edited." in t.answer("(q)uit? ", "a")
+    t.answer("Action warn/block [warn]: ", "block")
+    t.answer("[pythonw.exe]: ", "")
+    t.answer("]: ", "")
+    t.answer("Scope [global]: ", "")
+    t.answer("Enforced as rule/reminder/ask/stop-check/advice [rule]: ", "")
     t.expect("Done: 1 approved")
     assert t.close() == 0
     shown = json.loads(cli("show", proposal["entry"]["id"], "--json").stdout)
@@ -166,27 +137,18 @@ def test_an_edited_proposal_that_now_names_a_command_offers_its_pattern(cli, hoo
     proposal = _propose(cli, "always run the tests before committing")
     assert not proposal.get("rule")
     t = terminal("review")
-    assert "approving remembers it (nothing concrete to enforce)" in t.expect("(q)uit? ")
-    t.type("e")
-    t.expect("What was wrong: ")
-    t.type("git commit --no-verify")
-    t.expect("What is right [")
-    t.type("")
-    t.expect("Statement [")
-    t.type("")
+    assert "approving remembers it (nothing concrete to enforce)" in t.answer("(q)uit? ", "e")
+    t.answer("What was wrong: ", "git commit --no-verify")
+    t.answer("What is right [", "")
+    t.answer("Statement [", "")
     screen = t.expect("(q)uit? ")
     assert "approving creates: command 'git commit --no-verify'" in screen, screen
     t.type("a")
-    t.expect("Action warn/block [warn]: ")
-    t.type("block")
-    t.expect("[git commit --no-verify]: ")  # the pattern, offered
-    t.type("")
-    t.expect("]: ")
-    t.type("")
-    t.expect("Scope [global]: ")
-    t.type("")
-    t.expect("Enforced as rule/reminder/ask/stop-check/advice [rule]: ")
-    t.type("")
+    t.answer("Action warn/block [warn]: ", "block")
+    t.answer("[git commit --no-verify]: ", "")  # the pattern, offered
+    t.answer("]: ", "")
+    t.answer("Scope [global]: ", "")
+    t.answer("Enforced as rule/reminder/ask/stop-check/advice [rule]: ", "")
     done = t.expect("Done: 1 approved")
     assert "'git commit --no-verify' -> block, confirmed, enabled" in done, done
     assert "remembered as" not in done
@@ -199,13 +161,11 @@ def test_an_edited_proposal_that_now_names_a_command_offers_its_pattern(cli, hoo
 def test_end_of_input_inside_an_item_keeps_it_pending_and_says_so(cli, hook, terminal, answers):
     proposal = _propose(cli)
     t = terminal("review")
-    t.expect("(q)uit? ")
-    t.type("a")
+    t.answer("(q)uit? ", "a")
     for answer in answers:  # the action, the pattern, the message
-        t.expect("]: ")
-        t.type(answer)
+        t.answer("]: ", answer)
     t.expect("Action warn/block [warn]: " if not answers else "Scope [global]: ")
-    os.write(t.master, b"\x04")  # Ctrl-D
+    t.end_input()
     said = t.expect("Done: 0 approved")
     assert f"End of input: {proposal['id'][:8]} was not changed and stays promoted." in said, said
     assert t.close() == 0

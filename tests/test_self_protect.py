@@ -63,6 +63,8 @@ def _reproductions(db, claude):
         "the hook launcher": f"python3 -I -S /opt/memory_cli/fasthook.py rules disable 0123abcd --db {db}",
         "import replacing": "memory-cli import evil.jsonl --on-conflict replace",
         "sqlite3 UPDATE": f'sqlite3 {db} "UPDATE enforcement_rules SET active=0"',
+        "sqlite3 load_extension": f"sqlite3 {db} \"SELECT load_extension('./evil.so')\"",
+        "sqlite3 writefile": f"sqlite3 {db} \"SELECT writefile('{claude}/settings.json', '{{}}')\"",
         "python3 -c DELETE": (
             f"python3 -c \"import sqlite3; c=sqlite3.connect('{db}'); "
             "c.execute('DELETE FROM enforcement_rules'); c.commit()\""

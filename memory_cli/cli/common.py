@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -22,6 +23,7 @@ class State:
 
 
 state = State()
+T = TypeVar("T")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print only JSON on stdout.")]
 
@@ -130,6 +132,16 @@ def _request_backfill(store) -> None:
 
 def emit_json(obj) -> None:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def answer(json_: bool, found: T, say: Callable[[T], object]) -> None:
+    """A command's result: ``found`` as JSON when JSON is asked for (``--json`` or the global
+    flag), else ``say(found)`` prints it in the person's words. One place decides which, so no
+    command prints text into a JSON answer."""
+    if want_json(json_):
+        emit_json(found)
+    else:
+        say(found)
 
 
 def flush_warnings(store) -> None:

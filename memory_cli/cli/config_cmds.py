@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from .common import JsonOpt, emit_json, want_json
+from .common import JsonOpt, answer
 
 config_app = typer.Typer(
     help="Show the settings in force, or get, set, unset or list one key (checked against the settings table).",
@@ -47,16 +47,31 @@ def _shown(value) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def _say_key(row: dict) -> None:
+    print(f"{row['key']} = {_shown(row['value'])}  ({row['source']})")
+
+
+def _say_set(row: dict) -> None:
+    _say_key(row)
+    if row["key"] == "llm.provider":
+        from ..llm.offer import after_provider_set
+
+        for line in after_provider_set(row["value"]):
+            print(line)
+
+
+def _say_listing(rows: list[dict]) -> None:
+    width = max(len(r["key"]) for r in rows)
+    for r in rows:
+        print(f"{r['key']:<{width}}  {_shown(r['value'])}  [{r['source']}]")
+
+
 @config_app.command("get")
 def config_get(name: KeyArg, json_: JsonOpt = False):
     """Print one key's value in force (and, with --json, where it comes from)."""
     from .. import config_edit
 
-    row = config_edit.get(name)
-    if want_json(json_):
-        emit_json(row)
-        return
-    print(_shown(row["value"]))
+    answer(json_, config_edit.get(name), lambda row: print(_shown(row["value"])))
 
 
 @config_app.command("set")
@@ -68,16 +83,7 @@ def config_set(
     """Set one key in the config file; a bad key or value is refused and nothing is written."""
     from .. import config_edit
 
-    row = config_edit.set_value(name, value)
-    if want_json(json_):
-        emit_json(row)
-        return
-    print(f"{row['key']} = {_shown(row['value'])}  ({row['source']})")
-    if name == "llm.provider":
-        from ..llm.offer import after_provider_set
-
-        for line in after_provider_set(row["value"]):
-            print(line)
+    answer(json_, config_edit.set_value(name, value), _say_set)
 
 
 @config_app.command("unset")
@@ -85,11 +91,7 @@ def config_unset(name: KeyArg, json_: JsonOpt = False):
     """Remove one key from the config file: its default applies again."""
     from .. import config_edit
 
-    row = config_edit.unset(name)
-    if want_json(json_):
-        emit_json(row)
-        return
-    print(f"{row['key']} = {_shown(row['value'])}  ({row['source']})")
+    answer(json_, config_edit.unset(name), _say_key)
 
 
 @config_app.command("list")
@@ -97,10 +99,4 @@ def config_list(json_: JsonOpt = False):
     """Every key with its value in force and where that value comes from (config, environment, default)."""
     from .. import config_edit
 
-    rows = config_edit.listing()
-    if want_json(json_):
-        emit_json(rows)
-        return
-    width = max(len(r["key"]) for r in rows)
-    for r in rows:
-        print(f"{r['key']:<{width}}  {_shown(r['value'])}  [{r['source']}]")
+    answer(json_, config_edit.listing(), _say_listing)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from .common import JsonOpt, emit_json, open_store, short, want_json
+from .common import JsonOpt, answer, open_store, short
 
 team_app = typer.Typer(
     help="Team memory on a PostgreSQL server: init, join, sync, status, confirm, leave.",
@@ -31,12 +31,14 @@ def register(app: typer.Typer) -> None:
 @team_app.command("init")
 def team_init(url: UrlArg, json_: JsonOpt = False):
     """Create the team store's schema and roles on the server (an admin, once)."""
-    from ..team import api, schema
+    from ..team import api
 
-    out = api.init(url)
-    if want_json(json_):
-        emit_json(out)
-        return
+    answer(json_, api.init(url), _say_ready)
+
+
+def _say_ready(out: dict) -> None:
+    from ..team import schema
+
     print(f"team store ready on {out['server']} (schema {out['schema_version']})")
     print(schema.GRANT_HELP)
 
@@ -49,9 +51,10 @@ def team_join(url: UrlArg, json_: JsonOpt = False):
     with open_store() as store:
         out = api.join(store, url)
         out["sync"] = api.sync_now(store, url=url)
-    if want_json(json_):
-        emit_json(out)
-        return
+    answer(json_, out, _say_joined)
+
+
+def _say_joined(out: dict) -> None:
     if out["password_stripped"]:
         print("note: the password in the URL was not stored; put it in ~/.pgpass or PGPASSWORD")
     roles = ", ".join(out["roles"]) or "none (ask an admin for memory_cli_member)"
@@ -73,9 +76,10 @@ def team_sync(json_: JsonOpt = False):
 
     with open_store() as store:
         out = api.sync_now(store)
-    if want_json(json_):
-        emit_json(out)
-        return
+    answer(json_, out, _say_synced)
+
+
+def _say_synced(out: dict) -> None:
     print(
         f"pushed {out['pushed']}, deleted {out['deleted']}; pulled {out['added']} new, {out['updated']} "
         f"updated, {out['archived']} archived, {out['conflict']} conflicts"
@@ -111,9 +115,10 @@ def team_status(
 
     with open_store(reading=True) as store:
         out = api.status(store, check_server=not offline)
-    if want_json(json_):
-        emit_json(out)
-        return
+    answer(json_, out, _say_status)
+
+
+def _say_status(out: dict) -> None:
     if not out["joined"]:
         print("not in a team: memory-cli team join URL")
         return
@@ -146,9 +151,10 @@ def team_confirm(
 
     with open_store() as store:
         row = api.confirm(store, entry_id)
-    if want_json(json_):
-        emit_json(row)
-        return
+    answer(json_, row, _say_confirmed)
+
+
+def _say_confirmed(row: dict) -> None:
     # What is confirmed is the team store's version, which may be a teammate's change this store
     # has held back: say what it is.
     rule = row.get("rule") or {}
@@ -166,7 +172,8 @@ def team_leave(json_: JsonOpt = False):
 
     with open_store() as store:
         out = api.leave(store)
-    if want_json(json_):
-        emit_json(out)
-        return
+    answer(json_, out, _say_left)
+
+
+def _say_left(out: dict) -> None:
     print(f"left {out['server']}; {out['shared_entries_forgotten']} shared entries are no longer synced")

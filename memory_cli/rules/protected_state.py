@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from .sql_words import SQL_WRITE_WORDS
 from .weakening import rule_lookup, weakening
 
 _RM = frozenset({"rm", "unlink", "shred", "rmdir", "truncate", "srm", "trash", "trash-put", "gio"})
@@ -26,18 +27,10 @@ _SQLITE = frozenset({"sqlite3", "sqlite", "litecli", "sqlite-utils"})
 _INTERPRETERS = ("python", "pypy", "perl", "node", "ruby", "php", "bun", "deno", "osascript", "lua")
 _GIT_WRITES = frozenset({"rm", "mv", "checkout", "restore", "clean", "reset", "stash", "apply"})
 
-# SQL that changes a database (a write through sqlite3 or an interpreter's text).
+# SQL that changes a database (a write through sqlite3 or an interpreter's text): the SQL words
+# that write, a pragma that sets a value, and the sqlite3 shell's own commands that write.
 _SQL_WRITE = (
-    "insert",
-    "update",
-    "delete",
-    "drop",
-    "alter",
-    "create",
-    "replace",
-    "attach",
-    "vacuum",
-    "reindex",
+    *sorted(SQL_WRITE_WORDS),
     "pragma",
     ".restore",
     ".import",

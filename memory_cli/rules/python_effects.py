@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import os
 
+from .sql_words import SQL_WRITE_WORDS
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .protected_state import Checker, Target
@@ -61,8 +63,9 @@ _KNOWN_MODULES = frozenset(
         "__future__",
     }
 )
-# Functions of ``os`` that change files or start programs.
-_OS_WRITERS = frozenset(
+# Functions of ``os`` that change the file their path argument names: a writer in a snippet run
+# now, and in a file written now and run later.
+_OS_PATH_WRITERS = frozenset(
     {
         "remove",
         "unlink",
@@ -73,14 +76,19 @@ _OS_WRITERS = frozenset(
         "removedirs",
         "chmod",
         "lchmod",
-        "fchmod",
         "chown",
         "lchown",
-        "fchown",
         "truncate",
-        "ftruncate",
         "link",
         "symlink",
+    }
+)
+# Functions of ``os`` that change files or start programs.
+_OS_WRITERS = _OS_PATH_WRITERS | frozenset(
+    {
+        "fchmod",
+        "fchown",
+        "ftruncate",
         "mkdir",
         "makedirs",
         "mkfifo",
@@ -173,25 +181,6 @@ _DYNAMIC = frozenset(
 _DUNDERS_READ = frozenset({"__name__", "__file__", "__doc__"})
 # SQL statements that only read, and pragmas that only report.
 _SQL_READ_START = ("select", "with", "values", "explain", "pragma")
-_SQL_WRITE_WORDS = frozenset(
-    {
-        "insert",
-        "update",
-        "delete",
-        "drop",
-        "alter",
-        "create",
-        "replace",
-        "attach",
-        "detach",
-        "vacuum",
-        "reindex",
-        "analyze",
-        "load_extension",
-        "writefile",
-        "fts3_tokenizer",
-    }
-)
 _READ_PRAGMAS = frozenset(
     {
         "table_info",
@@ -239,7 +228,7 @@ def sql_reads_only(sql: str) -> bool:
     if "'" in low or '"' in low or "/*" in low:
         return False  # an unclosed quote or comment: not read with certainty
     words = set(re.findall(r"[a-z_][a-z0-9_]*", low))
-    if words & _SQL_WRITE_WORDS:
+    if words & SQL_WRITE_WORDS:
         return False
     for stmt in low.split(";"):
         stmt = stmt.strip()
@@ -459,21 +448,10 @@ def _call_reads(call, modules: dict[str, str], checker: Checker) -> bool:
 
 
 # -- a Python file written now, run later ------------------------------------------------------
-_WRITE_CALLS = frozenset(
+# What changes the file a call names: ``os``'s writers, ``shutil``'s and ``pathlib``'s.
+_WRITE_CALLS = _OS_PATH_WRITERS | frozenset(
     {
-        "remove",
-        "unlink",
-        "rename",
-        "renames",
-        "replace",
-        "rmdir",
-        "removedirs",
         "rmtree",
-        "chmod",
-        "lchmod",
-        "chown",
-        "lchown",
-        "truncate",
         "write_text",
         "write_bytes",
         "touch",
@@ -482,10 +460,8 @@ _WRITE_CALLS = frozenset(
         "copy2",
         "copyfile",
         "copytree",
-        "symlink",
         "symlink_to",
         "hardlink_to",
-        "link",
     }
 )
 _RUN_CALLS = frozenset(

@@ -37,7 +37,9 @@ def run_cli(
     argv = (["--db", str(db)] if db is not None else []) + [str(a) for a in args]
     if process or timeout is not None or "hook" in argv[:3]:
         return _run_cli_process(argv, input=input, env=env, cwd=cwd, timeout=timeout or 120)
-    return _run_cli_in_process(argv, input=input, env=env, cwd=cwd)
+    from memory_cli.cli.in_process import run_in_process  # typer loads with the first command
+
+    return run_in_process(argv, input=input, env=env, cwd=cwd)
 
 
 def _run_cli_process(argv, *, input, env, cwd, timeout) -> subprocess.CompletedProcess:
@@ -52,42 +54,4 @@ def _run_cli_process(argv, *, input, env, cwd, timeout) -> subprocess.CompletedP
         env=full_env,
         cwd=str(cwd) if cwd else None,
         timeout=timeout,
-    )
-
-
-def _run_cli_in_process(argv, *, input, env, cwd) -> subprocess.CompletedProcess:
-    import io
-
-    from memory_cli.__main__ import main
-
-    def stream(data: bytes = b""):
-        return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace", newline=None)
-
-    saved_env = dict(os.environ)
-    saved_cwd = os.getcwd()
-    saved = sys.stdin, sys.stdout, sys.stderr
-    out, err = stream(), stream()
-    sys.stdin, sys.stdout, sys.stderr = stream((input or "").encode()), out, err
-    try:
-        if env:
-            for k, v in env.items():
-                os.environ[k] = v
-        if cwd:
-            os.chdir(cwd)
-        try:
-            code = main(argv)
-        except SystemExit as e:  # typer.Exit and friends
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved
-        os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_env)
-    out.flush()
-    err.flush()
-    return subprocess.CompletedProcess(
-        ["memory-cli", *argv],
-        code or 0,
-        out.buffer.getvalue().decode("utf-8", "replace"),
-        err.buffer.getvalue().decode("utf-8", "replace"),
     )

@@ -17,8 +17,8 @@ text answer and do not consume a step.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from helpers.scripted_server import Handler, ScriptedServer
 
 MARKERS = ("<transcript>", "Memories (one JSON object per line)")
 
@@ -44,209 +44,61 @@ def slow(seconds: float, step: dict) -> dict:
     return {"kind": "slow", "seconds": seconds, "step": step}
 
 
-class StandIn:
+class StandIn(ScriptedServer):
     def __init__(self, script: list[dict] | None = None, *, default: dict | None = None, max_life_s: float = 300):
-        self.script = list(script or [])
-        self.default = default or error(500, "script exhausted")
-        self.requests: list[dict] = []
-        self.lock = threading.Lock()
-        self._stop = threading.Event()
-        standin = self
+        super().__init__(script, default=default or error(500, "script exhausted"), max_life_s=max_life_s)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def respond(self, handler: Handler, record: dict) -> None:
+        if "count_tokens" in record["path"]:
+            return _json(handler, 200, {"input_tokens": 100})
+        if not record["path"].startswith("/v1/messages"):
+            return _json(handler, 404, {"type": "error", "error": {"type": "not_found_error", "message": "no"}})
+        ours = any(m in record["raw"] for m in MARKERS)
+        step = self._next() if ours else text("ok")
+        record["ours"] = ours
+        self._answer(handler, step, record["body"])
 
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                record = {
-                    "path": self.path,
-                    "headers": dict(self.headers),
-                    "body": body,
-                    "raw": raw.decode("utf-8", "replace"),
-                }
-                with standin.lock:
-                    standin.requests.append(record)
-                if "count_tokens" in self.path:
-                    return self._json(200, {"input_tokens": 100})
-                if not self.path.startswith("/v1/messages"):
-                    return self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": "no"}})
-                ours = any(m in record["raw"] for m in MARKERS)
-                step = standin._next() if ours else text("ok")
-                record["ours"] = ours
-                self._answer(step, body)
-
-            def _answer(self, step, body):
-                if step["kind"] == "slow":
-                    if standin._stop.wait(step["seconds"]):
-                        return
-                    return self._answer(step["step"], body)
-                if step["kind"] == "html":
-                    data = step["body"].encode()
-                    self.send_response(200)
-                    self.send_header("content-type", "text/html; charset=utf-8")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                    return
-                if step["kind"] == "error":
-                    kind = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}.get(
-                        step["status"], "invalid_request_error"
-                    )
-                    return self._json(
-                        step["status"],
-                        {"type": "error", "error": {"type": kind, "message": step["message"]}},
-                        extra={"retry-after": "0"} if step["status"] == 429 else None,
-                    )
-                model = body.get("model") or "claude-haiku-4-5"
-                if step["kind"] == "tool":
-                    block = {"type": "tool_use", "id": "toolu_standin01", "name": step["name"], "input": step["input"]}
-                    stop = "tool_use"
-                else:
-                    block = {"type": "text", "text": step["text"]}
-                    stop = "end_turn"
-                usage = {"input_tokens": max(1, len(json.dumps(body)) // 4), "output_tokens": 42}
-                if body.get("stream"):
-                    return self._stream(model, block, stop, usage)
-                self._json(
-                    200,
-                    {
-                        "id": "msg_standin01",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": model,
-                        "content": [block],
-                        "stop_reason": stop,
-                        "stop_sequence": None,
-                        "usage": usage,
-                    },
-                )
-
-            def _json(self, status, obj, extra=None):
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.send_header("request-id", "req_standin")
-                for k, v in (extra or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, model, block, stop, usage):
-                events = [
-                    (
-                        "message_start",
-                        {
-                            "type": "message_start",
-                            "message": {
-                                "id": "msg_standin01",
-                                "type": "message",
-                                "role": "assistant",
-                                "model": model,
-                                "content": [],
-                                "stop_reason": None,
-                                "stop_sequence": None,
-                                "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
-                            },
-                        },
-                    )
-                ]
-                if block["type"] == "text":
-                    events += [
-                        (
-                            "content_block_start",
-                            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-                        ),
-                        (
-                            "content_block_delta",
-                            {
-                                "type": "content_block_delta",
-                                "index": 0,
-                                "delta": {"type": "text_delta", "text": block["text"]},
-                            },
-                        ),
-                    ]
-                else:
-                    events += [
-                        (
-                            "content_block_start",
-                            {
-                                "type": "content_block_start",
-                                "index": 0,
-                                "content_block": {
-                                    "type": "tool_use",
-                                    "id": block["id"],
-                                    "name": block["name"],
-                                    "input": {},
-                                },
-                            },
-                        ),
-                        (
-                            "content_block_delta",
-                            {
-                                "type": "content_block_delta",
-                                "index": 0,
-                                "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
-                            },
-                        ),
-                    ]
-                events += [
-                    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-                    (
-                        "message_delta",
-                        {
-                            "type": "message_delta",
-                            "delta": {"stop_reason": stop, "stop_sequence": None},
-                            "usage": {"output_tokens": usage["output_tokens"]},
-                        },
-                    ),
-                    ("message_stop", {"type": "message_stop"}),
-                ]
-                data = "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-        self._timer = threading.Timer(max_life_s, self.stop)
-        self._timer.daemon = True
-
-    def _next(self) -> dict:
-        with self.lock:
-            return self.script.pop(0) if self.script else self.default
-
-    def start(self) -> StandIn:
-        self._thread.start()
-        self._timer.start()
-        return self
-
-    def stop(self) -> None:
-        if self._stop.is_set():
-            return
-        self._stop.set()
-        self._timer.cancel()
-        self.server.shutdown()
-        self.server.server_close()
-
-    def __enter__(self) -> StandIn:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
+    def _answer(self, handler: Handler, step: dict, body: dict) -> None:
+        if step["kind"] == "slow":
+            if self.wait(step["seconds"]):
+                return
+            return self._answer(handler, step["step"], body)
+        if step["kind"] == "html":
+            return handler.send(200, step["body"].encode(), "text/html; charset=utf-8")
+        if step["kind"] == "error":
+            kind = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}.get(
+                step["status"], "invalid_request_error"
+            )
+            return _json(
+                handler,
+                step["status"],
+                {"type": "error", "error": {"type": kind, "message": step["message"]}},
+                extra={"retry-after": "0"} if step["status"] == 429 else None,
+            )
+        model = body.get("model") or "claude-haiku-4-5"
+        if step["kind"] == "tool":
+            block = {"type": "tool_use", "id": "toolu_standin01", "name": step["name"], "input": step["input"]}
+            stop = "tool_use"
+        else:
+            block = {"type": "text", "text": step["text"]}
+            stop = "end_turn"
+        usage = {"input_tokens": max(1, len(json.dumps(body)) // 4), "output_tokens": 42}
+        if body.get("stream"):
+            return handler.send(200, _events(model, block, stop, usage), "text/event-stream")
+        _json(
+            handler,
+            200,
+            {
+                "id": "msg_standin01",
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [block],
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": usage,
+            },
+        )
 
     @property
     def ours(self) -> list[dict]:
@@ -256,6 +108,84 @@ class StandIn:
     def all_text(self) -> str:
         """Everything the stand-in received, headers and bodies, as one string."""
         return "\n".join(json.dumps(r["headers"]) + "\n" + r["raw"] for r in self.requests)
+
+
+def _json(handler: Handler, status: int, obj: dict, extra: dict | None = None) -> None:
+    handler.send(status, json.dumps(obj).encode(), headers={"request-id": "req_standin", **(extra or {})})
+
+
+def _events(model: str, block: dict, stop: str, usage: dict) -> bytes:
+    """The server-sent events of a streamed answer carrying ``block``."""
+    events = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_standin01",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1},
+                },
+            },
+        )
+    ]
+    if block["type"] == "text":
+        events += [
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            ),
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "text_delta", "text": block["text"]},
+                },
+            ),
+        ]
+    else:
+        events += [
+            (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": block["id"],
+                        "name": block["name"],
+                        "input": {},
+                    },
+                },
+            ),
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": json.dumps(block["input"])},
+                },
+            ),
+        ]
+    events += [
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events).encode()
 
 
 def serve_sdk(monkeypatch):

@@ -10,8 +10,8 @@ text), ``tool_call(name, obj)`` (the object as a tool call's arguments), ``statu
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from helpers.scripted_server import Handler, ScriptedServer
 
 
 def content(obj) -> dict:
@@ -30,70 +30,34 @@ def raw(body: bytes) -> dict:
     return {"kind": "raw", "body": body}
 
 
-class OpenAIStandIn:
+class OpenAIStandIn(ScriptedServer):
     def __init__(self, script: list[dict], *, usage: dict | None = None):
         """``usage``: the token counts every answer reports (by default 123 in, 45 out)."""
-        self.script = list(script)
+        super().__init__(script, default=status(500, "script exhausted"))
         self.usage = usage or {"prompt_tokens": 123, "completion_tokens": 45, "total_tokens": 168}
-        self.requests: list[dict] = []
-        self.lock = threading.Lock()
-        standin = self
+        self.url += "/v1"
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                n = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(n) or b"{}")
-                with standin.lock:
-                    standin.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                    step = standin.script.pop(0) if standin.script else status(500, "script exhausted")
-                if step["kind"] == "status":
-                    self._send(step["code"], step["body"].encode())
-                elif step["kind"] == "raw":
-                    self._send(200, step["body"], "text/html")
-                else:
-                    message = {"role": "assistant", "content": None}
-                    if step["kind"] == "content":
-                        message["content"] = step["text"]
-                    else:
-                        message["tool_calls"] = [
-                            {
-                                "id": "call_1",
-                                "type": "function",
-                                "function": {"name": step["name"], "arguments": step["arguments"]},
-                            }
-                        ]
-                    answer = {
-                        "id": "chatcmpl-1",
-                        "object": "chat.completion",
-                        "model": body.get("model") or "standin-model",
-                        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                        "usage": standin.usage,
-                    }
-                    self._send(200, json.dumps(answer).encode())
-
-            def _send(self, code: int, data: bytes, ctype: str = "application/json"):
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+    def respond(self, handler: Handler, record: dict) -> None:
+        step = self._next()
+        if step["kind"] == "status":
+            return handler.send(step["code"], step["body"].encode())
+        if step["kind"] == "raw":
+            return handler.send(200, step["body"], "text/html")
+        message: dict = {"role": "assistant", "content": None}
+        if step["kind"] == "content":
+            message["content"] = step["text"]
+        else:
+            message["tool_calls"] = [
+                {"id": "call_1", "type": "function", "function": {"name": step["name"], "arguments": step["arguments"]}}
+            ]
+        answer = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "model": record["body"].get("model") or "standin-model",
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "usage": self.usage,
+        }
+        handler.send(200, json.dumps(answer).encode())
 
     def all_text(self) -> str:
-        return "\n".join(json.dumps(r) for r in self.requests)
+        return "\n".join(json.dumps({k: r[k] for k in ("path", "headers", "body")}) for r in self.requests)
