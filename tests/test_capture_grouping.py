@@ -80,19 +80,20 @@ def test_a_lesson_recorded_before_same_as_is_folded_into_the_one_it_repeats(hook
     assert [i["id"] for i in queue(db_path) if i["origin"] == "agent"] == [first["id"]]
 
 
-def test_same_as_on_the_hooks_own_reading_of_the_same_prompt_counts_it_once(hook, project, db_path):
-    """The hook's reader captures a correction from a prompt; the agent records its own lesson
-    from that prompt, sees the hook's one among the closest and says it is that: still one."""
+def test_the_hooks_reading_of_a_prompt_the_agent_records_is_not_a_second_item(hook, project, db_path):
+    """The hook's words capture a correction from a prompt; the agent, reading it with the
+    conversation, records its own lesson from that prompt: one prompt, one item, the agent's."""
     said = "no, do not write typescript here, write python"
     typed(hook, project, said, "s1")
     with Store.open(db_path) as s:
         [hooks_own] = s.rows("SELECT id FROM corrections WHERE status = 'pending'")
     mine = record(db_path, quote=said, lesson="Write Python in this project, not TypeScript")
-    assert mine["id"] != hooks_own["id"]
-    joined = record(db_path, quote=said, lesson="Write Python in this project, not TypeScript", same_as=hooks_own["id"])
-    assert joined["id"] == hooks_own["id"] and joined["occurrences"] == 1 and joined["already"]
+    assert mine["id"] != hooks_own["id"] and mine["occurrences"] == 1
+    assert [i["id"] for i in queue(db_path)] == [mine["id"]]
     with Store.open(db_path) as s:
-        assert s.value("SELECT status FROM corrections WHERE id = ?", (mine["id"],)) == "dismissed"
+        assert s.value("SELECT status FROM corrections WHERE id = ?", (hooks_own["id"],)) == "dismissed"
+        near = taught.closest(s, "Write Python, not TypeScript", project=PROJECT, exclude=mine["id"])
+    assert near == []  # nothing left for the agent to say "that again" about
 
 
 def test_same_as_naming_nothing_waiting_is_refused(hook, project, db_path):

@@ -357,17 +357,7 @@ def _fold(store, prompt: dict, target: dict) -> dict | None:
             "UPDATE corrections SET status = 'dismissed', reviewed_at = NULL, context = ? WHERE id = ?",
             (f"the agent said it is lesson {target['id'][:8]} again", cid),
         )
-    if _read_from(target, row):
-        return target  # the hook read this very prompt into the target: one prompt counts once
     return None
-
-
-def _read_from(target: dict, row: dict) -> bool:
-    """Whether ``target`` was captured from the prompt the agent's lesson ``row`` quotes (the
-    hook's reader took it first, then the agent recorded the same prompt and said it is that)."""
-    if target.get("session_id") != row.get("session_id") or int(target.get("occurrence_count") or 1) != 1:
-        return False
-    return quoted_in(row.get("user_message") or "", pack(words(target.get("user_message") or "")))
 
 
 def _turned_off(settings) -> str | None:
@@ -387,7 +377,8 @@ def _turned_off(settings) -> str | None:
 
 def _already(store, prompt: dict, wrong: str, right: str) -> dict | None:
     """The correction this prompt already gave that says what the lesson says, if any. A guess
-    of the learned model (no parts) on this prompt is dismissed instead: the agent read it."""
+    of the learned model (no parts) on this prompt, or another reading of the hook taken from
+    this prompt alone, is dismissed instead: the agent read it, and records its own."""
     cid = prompt.get("correction_id")
     if not cid:
         return None
@@ -403,6 +394,13 @@ def _already(store, prompt: dict, wrong: str, right: str) -> dict | None:
         row["what_was_wrong"] or "", row["what_is_right"] or "", wrong, right
     ):
         return row
+    if row.get("origin") != "agent" and row["status"] == "pending" and int(row["occurrence_count"] or 1) == 1:
+        # The hook's words read this prompt alone, differently: the agent, which read it with the
+        # conversation in view, records it instead, so one prompt stays one item.
+        store.execute(
+            "UPDATE corrections SET status = 'dismissed', reviewed_at = NULL, context = ? WHERE id = ?",
+            ("read again by the agent, which recorded its own lesson from this prompt", cid),
+        )
     return None
 
 
