@@ -19,6 +19,7 @@ import sys
 import pytest
 from helpers.cli import run_cli
 from helpers.hooks import payload, run_hook
+from helpers.mcp_handshake import instructions as mcp_instructions
 
 
 def bash(command: str) -> dict:
@@ -214,32 +215,16 @@ def test_a_store_written_over_with_an_empty_one_refuses_calls_and_is_said(db_pat
 # -- Claude Code's settings rewritten: no hook of memory-cli runs ---------------------------
 
 
-def _handshake(claude_dir, cwd) -> str:
-    """The instructions memory-cli's MCP server gives Claude Code at the handshake."""
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2.1.328"}}}  # fmt: skip
-    proc = subprocess.run(
-        [sys.executable, "-m", "memory_cli", "mcp"],
-        input=json.dumps(init) + "\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=str(cwd),
-        env={k: v for k, v in os.environ.items() if k != "CLAUDE_PLUGIN_ROOT"},
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.splitlines()[0])["result"]["instructions"]
-
-
 def test_settings_rewritten_without_memory_clis_hooks_is_said_through_the_mcp_server(claude_dir, tmp_path):
     project = tmp_path / "proj"
     (project / ".git").mkdir(parents=True)
     assert run_cli("install", "--no-model", cwd=project).returncode == 0
-    assert not _handshake(claude_dir, project).startswith("IMPORTANT")
+    assert not mcp_instructions(project).startswith("IMPORTANT")
 
     settings = claude_dir / "settings.json"
     kept = settings.read_text()
     settings.write_text("{}\n")  # the agent's `cp settings.json ~/.claude/`
-    said = _handshake(claude_dir, project)
+    said = mcp_instructions(project)
     assert said.startswith("IMPORTANT") and "its hooks are gone from" in said and "memory-cli install" in said
     doctor = json.loads(run_cli("doctor", "--json", "--no-timing", cwd=project).stdout)
     assert any(c["name"] == "hooks switched off" and c["status"] == "fail" for c in doctor["checks"])
@@ -247,11 +232,11 @@ def test_settings_rewritten_without_memory_clis_hooks_is_said_through_the_mcp_se
     settings.write_text(kept)
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.local.json").write_text('{"disableAllHooks": true}\n')
-    said = _handshake(claude_dir, project)
+    said = mcp_instructions(project)
     assert "disableAllHooks: true" in said and "settings.local.json" in said
 
     # after the person's uninstall, nothing is missing
     (project / ".claude" / "settings.local.json").unlink()
     assert run_cli("uninstall", cwd=project).returncode == 0
     settings.write_text("{}\n")
-    assert not _handshake(claude_dir, project).startswith("IMPORTANT")
+    assert not mcp_instructions(project).startswith("IMPORTANT")

@@ -20,6 +20,8 @@ import subprocess
 import sys
 
 import pytest
+from helpers.attack_routes import Where, prepare
+from helpers.attack_routes import routes as battery_routes
 
 from .sessions import MEMORY_CLI
 from .standin import bash
@@ -34,49 +36,21 @@ pytestmark = [
 ]
 
 
-def _script(folder, name: str, command: str) -> str:
-    """``command`` run from a script in the project: Claude Code's own permission check refuses
-    these three when they are spelled out on the command line (a write into ~/.claude or a
-    settings file, an ``rm`` outside the project), and reads no script, so only the sandbox is
-    left to stop them."""
-    folder.mkdir(exist_ok=True)
-    (folder / f"{name}.sh").write_text(command + "\n")
-    return f"sh {folder}/{name}.sh"
+def _where(home) -> Where:
+    import memory_cli
+
+    return Where(
+        home.db, home.claude_dir / "memory" / "config.json", home.claude_dir, home.project, str(MEMORY_CLI),
+        memory_cli.__path__[0],
+    )  # fmt: skip
 
 
 def _routes(home, rule_id: str) -> list[tuple[str, str, str]]:
-    """(name, command, what must be unchanged afterwards) for each route."""
-    import memory_cli
-
-    db = home.db
-    config = home.claude_dir / "memory" / "config.json"
-    local = home.project / ".claude" / "settings.local.json"
-    pkg = memory_cli.__path__[0]
-    evil = home.project / "evil"
-    cli = str(MEMORY_CLI)
-    q = "'"
-    return [
-        ("memory-c''li rules disable (CLAUDECODE cleared)",
-         f"env -u CLAUDECODE {cli[:-2]}''li rules disable {rule_id}", "rule"),
-        ("sqlite3 -cmd UPDATE", f"sqlite3 -cmd 'UPDATE enforcement_rules SET active = 0' {db} .exit", "rule"),
-        ("cp settings.json into ~/.claude", _script(evil, "cp", f"cp {evil}/settings.json {home.claude_dir}/"), "user"),
-        ("curl -o onto the store", f"curl -s -o {db} file://{evil}/empty", "rule"),
-        ("sort -o onto the config", f"sort -o {config} {evil}/empty", "config"),
-        ("sqlite3 -init", f"sqlite3 -init {evil}/off.sql {db} .quit", "rule"),
-        ("sqlite3 ATTACH", f'sqlite3 :memory: "ATTACH {q}{db}{q} AS m; UPDATE m.enforcement_rules SET active = 0;"', "rule"),
-        ("sqlite3 .backup over the store", f"sqlite3 {evil}/empty.db \".backup '{db}'\"", "rule"),
-        ("edit memory-cli's code", f"printf '\\nraise SystemExit(0)\\n' >> {pkg}/authority.py", "code"),
-        ("write memory-cli's bytecode", f"printf x > {pkg}/__pycache__/harden_probe.cpython-311.pyc", "bytecode"),
-        ("memory-cli serve with its own token",
-         f"echo tok-agent > {evil}/tok; chmod 600 {evil}/tok; timeout 8 {cli} serve --port 18766 --token-file {evil}/tok",
-         "rule"),
-        ("a project settings.local.json", _script(evil, "local", f"cp {evil}/settings.json {local}"), "local"),
-        ("rm the store", _script(evil, "rm", f"rm -f {db} {db}-wal {db}-shm"), "rule"),
-        ("python3 sqlite3 UPDATE", f"python3 -c \"import sqlite3; c = sqlite3.connect('{db}'); "
-         "c.execute('UPDATE enforcement_rules SET active = 0'); c.commit()\"", "rule"),
-        ("truncate the rule cache", f"truncate -s 0 {db}.rules-cache", "cache"),
-        ("read the store", f"sqlite3 {db} 'SELECT content FROM memory_entries'", "read"),
-    ]  # fmt: skip
+    """(name, command, what must be unchanged afterwards) for each route; their files written."""
+    where = _where(home)
+    battery = battery_routes(where, rule_id)
+    prepare(where, battery, settings={})
+    return [(r.name, r.command, r.aims_at) for r in battery]
 
 
 def _decision(home, command: str) -> str:
@@ -125,11 +99,6 @@ def test_with_harden_every_route_runs_and_the_block_rule_still_holds(fresh_home)
         home.cli("rules", "confirm", rule_id)
     home.write_config({"capture": {"agent_lessons": False}})
     evil = home.project / "evil"
-    evil.mkdir()
-    (evil / "settings.json").write_text("{}\n")
-    (evil / "empty").write_text("")
-    (evil / "off.sql").write_text("UPDATE enforcement_rules SET active = 0;\n")
-    (home.project / ".claude").mkdir(exist_ok=True)
     routes = _routes(home, rule_id)
 
     default_answers = {name: _decision(home, command) for name, command, _ in routes}
