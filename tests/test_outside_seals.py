@@ -114,18 +114,24 @@ def test_code_edited_outside_memory_cli_is_said_at_session_start_and_writes_to_i
     # still said at the next session: nothing was accepted
     assert "own code" in _session_start(db_path, cmd)
 
-    # the hook that runs this installed copy asks before a write into it
+    # the hook that runs this installed copy asks before a write into it, by a tool or a shell
     write = payload("PreToolUse", tool_name="Write")
     write["tool_input"] = {"file_path": str(pkg / "rules" / "hook.py"), "content": "x = 1\n"}
-    proc = subprocess.run(
-        [*cmd, "--db", str(db_path), "hook", "PreToolUse"],
-        input=json.dumps(write),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    answer = json.loads(proc.stdout)["hookSpecificOutput"]
-    assert answer["permissionDecision"] == "ask" and "memory-cli's code" in answer["permissionDecisionReason"]
+    append = payload("PreToolUse")
+    append["tool_input"] = {"command": f"printf '\\nraise SystemExit(0)\\n' >> {pkg}/authority.py"}
+    pyc = payload("PreToolUse")
+    pyc["tool_input"] = {"command": f"printf x > {pkg}/__pycache__/probe.{tag}.pyc"}
+    for call in (write, append, pyc):
+        proc = subprocess.run(
+            [*cmd, "--db", str(db_path), "hook", "PreToolUse"],
+            input=json.dumps(call),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        answer = json.loads(proc.stdout)["hookSpecificOutput"]
+        assert answer["permissionDecision"] == "ask", (call["tool_input"], answer)
+        assert "memory-cli's code" in answer["permissionDecisionReason"]
 
 
 def test_a_development_checkout_is_not_sealed(tmp_path, claude_dir):
