@@ -31,13 +31,14 @@ RULE_ACTIONS = ("warn", "block", "suggest", "ask")
 # --------------------------------------------------------------------------- listing
 
 
-def pending(store, *, every_correction: bool = False) -> list[dict]:
+def pending(store, *, every_correction: bool = False, folded: bool = True) -> list[dict]:
     """What waits for the person, in the order it is shown (``every_correction``: every
-    correction whatever its status instead, newest first). Each item has ``item`` = "proposal" |
-    "recurring" | "correction" (not set on the full list)."""
+    correction whatever its status instead, newest first; ``folded=False``: the readings kept as
+    evidence as items too). Each item has ``item`` = "proposal" | "recurring" | "correction"
+    (not set on the full list)."""
     if every_correction:
         return corrections.list_corrections(store, status="all", limit=1000)
-    return _queue(store)
+    return _queue(store, folded)
 
 
 def corrections_by_status(store, *, status: str | None = None, limit: int = 100) -> list[dict]:
@@ -158,7 +159,7 @@ def rule_message(statement: str) -> str:
 # --------------------------------------------------------------------------- the queue and the decisions
 
 
-def _queue(store) -> list[dict]:
+def _queue(store, folded: bool = True) -> list[dict]:
     """What waits for the person, one item per instruction, most taught first
     (:mod:`.capture.queue`; the learned model's guesses are evidence on an item where the agent
     records lessons): proposed rules, recurring instructions (item
@@ -208,7 +209,7 @@ def _queue(store) -> list[dict]:
         items.append(v)
     from .capture.queue import fold_guesses, most_taught_first
 
-    return most_taught_first(fold_guesses(store, items)[0])
+    return most_taught_first(fold_guesses(store, items)[0] if folded else items)
 
 
 def queue_summary(store, items: list[dict]) -> str:

@@ -96,6 +96,21 @@ def test_the_hooks_reading_of_a_prompt_the_agent_records_is_not_a_second_item(ho
     assert near == []  # nothing left for the agent to say "that again" about
 
 
+def test_same_as_on_a_prompt_the_hook_read_too_leaves_one_item(hook, project, db_path):
+    """The agent says at once that a prompt is a lesson again; the hook's rules had read that
+    prompt into a correction of their own, which gives way: the prompt counts on the lesson."""
+    typed(hook, project, SAID[0][1], "s1")
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    said = "no, never deploy straight to prod, staging first"
+    typed(hook, project, said, "s2")
+    with Store.open(db_path) as s:
+        hooks_own = s.value("SELECT id FROM corrections WHERE status = 'pending' AND origin IS NULL")
+    assert hooks_own  # the hook's rules read it
+    again = record(db_path, quote=said, lesson=WORDED[2], same_as=first["id"])
+    assert again["id"] == first["id"] and again["occurrences"] == 2
+    assert [i["id"] for i in queue(db_path)] == [first["id"]]
+
+
 def test_same_as_naming_nothing_waiting_is_refused(hook, project, db_path):
     typed(hook, project, SAID[0][1], "s1")
     import pytest
@@ -182,10 +197,10 @@ def test_the_queue_starts_with_a_summary_and_keeps_the_word_models_guesses_as_ev
     with Store.open(db_path) as s:
         guesses = s.value("SELECT count(*) FROM corrections WHERE detection_type = 'inferred' AND status = 'pending'")
     assert guesses >= 1
-    many = "guess" if guesses == 1 else "guesses"
+    many = "reading" if guesses == 1 else "readings"
     assert (
         line
-        == f"2 instructions, 0 proposed, 0 waiting since last week ({guesses} {many} of the word model kept as evidence)"
+        == f"2 instructions, 0 proposed, 0 waiting since last week ({guesses} {many} of the hook's words kept as evidence)"
     )
     shown = cli("review", "--list").stdout.splitlines()
     assert shown[0] == line, shown

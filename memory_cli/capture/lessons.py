@@ -332,8 +332,9 @@ def _target(store, same_as) -> dict | None:
 
 def _fold(store, prompt: dict, target: dict) -> dict | None:
     """``same_as`` on a prompt that already gave a correction: the target itself (nothing to
-    count again), or a lesson the agent just recorded from this prompt alone, folded into the
-    target (dismissed, its count moved there by the caller). None: count it on the target."""
+    count again), or a reading taken from this prompt alone (the agent's own a moment before,
+    or the hook's), folded into the target (dismissed, its count moved there by the caller).
+    None: count it on the target."""
     cid = prompt.get("correction_id")
     if not cid:
         return None
@@ -348,11 +349,9 @@ def _fold(store, prompt: dict, target: dict) -> dict | None:
     counted = cid in (kvstate.get(store, INSTANCES_KEY + target["id"], {}) or {}).get("instances", [])
     if counted:
         return target
-    if (
-        row["status"] == "pending"
-        and int(row["occurrence_count"] or 1) == 1
-        and (row.get("origin") == "agent" or (row["detection_type"] == "inferred" and not row["key"]))
-    ):
+    if row["status"] == "pending" and int(row["occurrence_count"] or 1) == 1:
+        # the agent's own first reading of this prompt, or the hook's: either way this prompt
+        # now counts on the target only
         store.execute(
             "UPDATE corrections SET status = 'dismissed', reviewed_at = NULL, context = ? WHERE id = ?",
             (f"the agent said it is lesson {target['id'][:8]} again", cid),

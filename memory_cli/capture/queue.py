@@ -9,6 +9,13 @@ with the whole conversation in view, so a guess it did not confirm is not an ite
 it is shown as evidence under the item it reads like, if any, and otherwise counted in the
 summary only. Elsewhere (no agent lessons: another agent, MCP off) the guesses stay items, as
 before: only the person can say what they meant.
+
+The hook's rules read the same prompts word by word (``"no, X not Y"``), and where the agent
+records lessons they are folded the same way when the agent neither recorded a lesson from that
+prompt nor said it is that again (``same_as``): the agent read the prompt with the
+conversation in view and let it pass, and such readings are where a garbled or inverted
+statement comes from ("do not verify them 1 by 1" from "no verify them 1 by 1"). A reading the
+agent counted stays an item; `review --list --all` shows every correction.
 """
 
 from __future__ import annotations
@@ -26,6 +33,32 @@ def is_guess(item: dict) -> bool:
         and not item.get("what_was_wrong")
         and float(item.get("confidence") or 0) < 0.5
         and item.get("origin") != "agent"
+    )
+
+
+AGENT_SAID = "lesson recorded by the agent"  # the context of a correction the agent counted
+
+
+def is_unconfirmed_reading(store, item: dict) -> bool:
+    """A correction the hook's rules read from typed prompts alone, none of which the agent
+    recorded or said again: every correction it stands for (itself, or a recurring group's
+    instances) is the person's words as captured by UserPromptSubmit, none the agent's."""
+    if item.get("origin") not in (None, "person") or is_guess(item):
+        return False
+    if (item.get("context") or "").startswith(AGENT_SAID):
+        return False
+    ids = [i.get("id") for i in item.get("instances") or []] or [item.get("id")]
+    ids = [i for i in ids if i]
+    if not ids:
+        return False
+    marks = ",".join("?" * len(ids))
+    rows = store.rows(
+        f"SELECT c.id, c.origin, c.context, EXISTS(SELECT 1 FROM capture_prompts p WHERE p.correction_id = c.id)"
+        f" AS typed FROM corrections c WHERE c.id IN ({marks})",
+        tuple(ids),
+    )
+    return len(rows) == len(ids) and all(
+        r["typed"] and not r["origin"] and not str(r["context"] or "").startswith(AGENT_SAID) for r in rows
     )
 
 
@@ -54,11 +87,7 @@ def fold_guesses(store, items: list[dict]) -> tuple[list[dict], int]:
 
     kept, guesses = [], []
     for item in items:
-        if (
-            is_guess(item)
-            and project_of_session(store, item.get("session_ids", [None])[0] if item.get("session_ids") else None)
-            in projects
-        ):
+        if _folded(store, item, projects):
             guesses.append(item)
         else:
             kept.append(item)
@@ -82,16 +111,22 @@ def fold_guesses(store, items: list[dict]) -> tuple[list[dict], int]:
     return kept, len(guesses)
 
 
+def _folded(store, item: dict, projects: set[int]) -> bool:
+    """Whether ``item`` is kept as evidence rather than shown as an item of its own."""
+    session = (item.get("session_ids") or [None])[0]
+    if project_of_session(store, session) not in projects:
+        return False
+    return is_guess(item) or (item.get("item") != "proposal" and is_unconfirmed_reading(store, item))
+
+
 def folded_count(store) -> int:
-    """How many pending guesses the queue keeps as evidence (see :func:`fold_guesses`)."""
+    """How many pending corrections the queue keeps as evidence (see :func:`fold_guesses`)."""
     projects = lesson_projects(store)
     if not projects:
         return 0
-    rows = store.rows(
-        "SELECT id, session_id, detection_type AS kind, what_was_wrong, confidence, origin FROM corrections"
-        " WHERE status = 'pending' AND detection_type = 'inferred' AND coalesce(key, '') = ''"
-    )
-    return sum(1 for r in rows if is_guess(r) and project_of_session(store, r["session_id"]) in projects)
+    from ..review import pending
+
+    return len(pending(store, folded=False)) - len(pending(store))
 
 
 def most_taught_first(items: list[dict]) -> list[dict]:
@@ -117,12 +152,12 @@ def _parse(at: str | None) -> datetime | None:
 
 def summary(items: list[dict], *, folded: int = 0, now: datetime | None = None) -> str:
     """One line: how many instructions wait, how many are proposed, how many waited since last
-    week (first said more than 7 days ago), and the guesses kept as evidence."""
+    week (first said more than 7 days ago), and the readings kept as evidence."""
     now = now or datetime.now(timezone.utc)
     n = len(items)
     proposed = sum(1 for i in items if i.get("item") in ("proposal", "recurring"))
     old = sum(1 for i in items if (_parse(i.get("detected_at")) or now) <= now - WEEK)
     line = f"{n} instruction{'s' if n != 1 else ''}, {proposed} proposed, {old} waiting since last week"
     if folded:
-        line += f" ({folded} guess{'es' if folded != 1 else ''} of the word model kept as evidence)"
+        line += f" ({folded} reading{'s' if folded != 1 else ''} of the hook's words kept as evidence)"
     return line
