@@ -41,7 +41,8 @@ def lessons_text() -> str:
     per session. The marker is shown in inline code, so an agent echoing it records nothing."""
     return (
         "## Lessons\n"
-        "When the person corrects how you work or states a standing rule (not a new task, a question or "
+        "When the person corrects how you work, states a standing rule, or again gives an instruction on how "
+        'to work they gave before, even one for this turn ("commit and push"; not a new task, a question or '
         "praise), record it once: call the memory-cli tool `record_correction` with `quote` (their words, "
         "verbatim), `lesson` (one line: what to do instead) and, if clear, `wrong`, `right`, `kind` "
         "(pushback or standing).\n"
