@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from helpers.attack_routes import Where, prepare, routes
 from helpers.cli import run_cli
-from helpers.hooks import payload, run_hook
+from helpers.hooks import payload, run_agent_hook, run_hook
 from helpers.mcp_handshake import instructions as mcp_instructions
 
 # What the next session says for a route whose call the hook let run.
@@ -89,3 +89,22 @@ def test_each_route_is_refused_asked_or_said_at_the_next_session(name, claude_di
         assert run_cli("config", "unset", "enforcement.enabled").returncode == 0
         after = run_hook("PreToolUse", push)
     assert after.decision == "deny", (route.name, after)  # the rule, or the gate's own refusal
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_codex_and_gemini_sessions_say_it_too(agent, claude_dir, project, tmp_path):
+    """Codex CLI and Gemini CLI run memory-cli's SessionStart as well: the same changes made
+    outside memory-cli are said there, in each agent's own answer."""
+    db = claude_dir / "memory" / "memory.db"
+    assert run_cli("install", "--agent", agent, "--no-model", cwd=project).returncode == 0
+    rule = run_cli(
+        "--json", "rules", "add", "Never force-push", "-p", "git push --force", "-T", "command", "-a", "block"
+    )
+    assert rule.returncode == 0, rule.stderr
+    subprocess.run(["sqlite3", str(db), "UPDATE enforcement_rules SET active = 0"], check=True, timeout=30)
+    (claude_dir / "memory" / "config.json").write_text(json.dumps({"enforcement": {"enabled": False}}))
+    body = {"session_id": f"s-{agent}", "transcript_path": str(tmp_path / "t.jsonl"), "cwd": str(project),
+            "hook_event_name": "SessionStart", "source": "startup"}  # fmt: skip
+    said = json.dumps(run_agent_hook(db, agent, "SessionStart", body))
+    assert "1 rule turned off by a process that was not memory-cli" in said, said
+    assert "was changed outside memory-cli (enforcement.enabled" in said, said

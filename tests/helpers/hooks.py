@@ -143,3 +143,17 @@ def payload(event: str, *, cwd: str = "/home/u/proj", session_id: str = "abc123"
         base.update(trigger="auto", custom_instructions="")
     base.update(fields)
     return base
+
+
+def run_agent_hook(db_path, agent: str, event: str, body: dict) -> dict | None:
+    """Run the hook command `install --agent AGENT` registers, the payload on stdin; its JSON
+    answer (None: it said nothing)."""
+    proc = subprocess.run(
+        [*hook_cmd(), "--db", str(db_path), "hook", "--agent", agent, event],
+        input=json.dumps(body).encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode().strip()
+    return json.loads(out) if out else None
