@@ -92,6 +92,21 @@ def apsw_path() -> str:
     return apsw.__file__
 
 
+def _session_end_job(db_path, pkg, cmd) -> None:
+    """The detached job SessionEnd starts (its session-summary run), run by the installed copy."""
+    job = (
+        "import sys; sys.path[:0] = sys.argv[1:3]; from memory_cli.maintenance.detached import main; "
+        "sys.exit(main(sys.argv[3:]))"
+    )
+    run_dir = db_path.parent / "run"
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", job, str(pkg.parent), cmd[-1], "--db", str(db_path), "--only", "summaries",
+         "--run-dir", str(run_dir)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, (done.stdout, done.stderr)
+
+
 def test_code_edited_outside_memory_cli_is_said_at_session_start_and_writes_to_it_are_asked(
     installed_copy, db_path, claude_dir
 ):
@@ -99,6 +114,7 @@ def test_code_edited_outside_memory_cli_is_said_at_session_start_and_writes_to_i
     assert "not memory-cli" not in _session_start(db_path, cmd)
     # a `touch` (times moved, content the same) is not a change
     os.utime(pkg / "authority.py")
+    _session_end_job(db_path, pkg, cmd)
     assert "own code" not in _session_start(db_path, cmd)
 
     # the agent's routes: a line appended to a module, bytecode Python would load instead
@@ -107,6 +123,7 @@ def test_code_edited_outside_memory_cli_is_said_at_session_start_and_writes_to_i
     tag = sys.implementation.cache_tag
     (pkg / "__pycache__" / f"harden_probe.{tag}.pyc").write_bytes(b"x")
 
+    _session_end_job(db_path, pkg, cmd)  # checked off the hook's clock, by the job SessionEnd starts
     said = _session_start(db_path, cmd)
     assert "its own code was changed by a process that was not memory-cli" in said, said
     assert "authority.py (changed)" in said and f"harden_probe.{tag}.pyc (added)" in said

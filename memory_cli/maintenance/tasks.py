@@ -90,6 +90,17 @@ def summaries_task(db_path: Path, settings) -> str:
     return f"{sum(d['stored'] for d in done)} memories from {len(done)} transcript(s)"
 
 
+def code_seal_task(db_path: Path, settings) -> str:
+    """Check memory-cli's own code against the seal ``install`` wrote (seals/code.py): off the
+    hook's clock, noted for the next SessionStart."""
+    from memory_cli.seals import code
+    from memory_cli.store.db import Store
+
+    with Store.open(db_path) as store:
+        found = code.note(store)
+    return "code not sealed" if found is None else f"{len(found)} file(s) of memory-cli's code changed since install"
+
+
 def recurring_task(db_path: Path, settings) -> str:
     """Propose, for review, what the person said in several sessions (capture/recurring.py)."""
     from memory_cli.capture.recurring import propose_recurring
@@ -162,6 +173,7 @@ def default_tasks(db_path: Path, settings=None) -> list:
         run("backup", backup_task),
         run("session-summaries", summaries_task),
         run("recurring-instructions", recurring_task),
+        run("code-seal", code_seal_task),
         run("compaction", compaction_task),
         run("decay", decay_task),
         run("audit-retention", retention_task),
@@ -183,4 +195,5 @@ def summary_tasks(db_path: Path, settings=None) -> list:
         ("spool", lambda: spool_task(db_path, settings)),
         ("session-summaries", lambda: summaries_task(db_path, settings)),
         ("recurring-instructions", lambda: recurring_task(db_path, settings)),
+        ("code-seal", lambda: code_seal_task(db_path, settings)),
     ]

@@ -130,9 +130,12 @@ def hook_lines(cwd: str | None = None) -> list[str]:
     return out
 
 
-def findings(store, cwd: str | None = None, *, clear: bool = False, claude_settings: bool = True) -> list[str]:
+def findings(
+    store, cwd: str | None = None, *, clear: bool = False, claude_settings: bool = True, live: bool = False
+) -> list[str]:
     """Every change made outside memory-cli that the person has not yet been told of or accepted
-    (``claude_settings``: also Claude Code's settings files)."""
+    (``claude_settings``: also Claude Code's settings files; ``live``: memory-cli's code checked
+    now, not as the last detached job noted it)."""
     from .confirmed import changes
 
     out = []
@@ -154,7 +157,15 @@ def findings(store, cwd: str | None = None, *, clear: bool = False, claude_setti
         pass
     from ..seals import code, config
 
-    for line in (config.notice(), code.notice()):
+    try:
+        if live:
+            code_line = code.notice()
+        else:
+            noted = code.noted(store)
+            code_line = code.notice(found=noted) if noted else None
+    except Exception:
+        code_line = None
+    for line in (config.notice(), code_line):
         if line:
             out.append(line)
     return out
@@ -173,7 +184,7 @@ def session_start(ctx, resp) -> None:
 
 def doctor_checks(store, settings) -> list[dict]:
     """``memory-cli doctor``: one check, ok or the changes made outside memory-cli."""
-    lines = findings(store, os.getcwd())
+    lines = findings(store, os.getcwd(), live=True)
     if not lines:
         return [
             {

@@ -17,17 +17,20 @@ A development checkout (the package inside a git work tree) is not sealed: its c
 all day, by the person. That is decided when ``install`` seals, not when the hook looks, so a
 ``.git`` folder made later above an installed package changes nothing.
 
-Standard library only: SessionStart runs this (a walk of some 600 files: a few milliseconds).
+The walk (some 600 files) runs off the hook's clock, in the detached job every SessionEnd and
+the daily maintenance start (:func:`note`), and in ``doctor``; SessionStart reads what the job
+noted (:func:`noted`), so a change made in one session is said when the next one starts.
+Standard library only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 
 SEAL_NAME = "code-seal.json"
+NOTE_KEY = "seals.code-changed"  # kv: what the last check found, for the next SessionStart
 CHECKOUT = "checkout"
 SEALED = "sealed"
 
@@ -78,6 +81,8 @@ def _files(pkg: str) -> dict[str, os.stat_result]:
 
 
 def _digest(path: str) -> str | None:
+    import hashlib  # only where a file's size or times moved: most sessions hash nothing
+
     try:
         with open(path, "rb") as f:
             return hashlib.sha256(f.read()).hexdigest()
@@ -156,12 +161,45 @@ def changes(pkg: str | None = None, path: str | None = None) -> list[str] | None
     return sorted(out)
 
 
-def notice(pkg: str | None = None, path: str | None = None) -> str | None:
-    """The line said at SessionStart and by ``doctor`` when the code changed, else None."""
+def _seal_stamp(path: str | None = None) -> int | None:
     try:
-        found = changes(pkg, path)
-    except Exception:
+        return os.stat(path or seal_path()).st_mtime_ns
+    except OSError:
         return None
+
+
+def note(store) -> list[str] | None:
+    """The detached job's check: what changed is kept in ``kv`` for the next SessionStart
+    (with the seal it was judged against), and the note is removed once nothing has."""
+    from ..store import kvstate
+
+    found = changes()
+    with store.transaction():
+        if found:
+            kvstate.put(store, NOTE_KEY, {"files": found, "seal": _seal_stamp()})
+        elif kvstate.exists(store, NOTE_KEY):
+            kvstate.delete(store, NOTE_KEY)
+    return found
+
+
+def noted(store) -> list[str] | None:
+    """What the last check found, unless ``install`` has sealed the code again since."""
+    from ..store import kvstate
+
+    value = kvstate.get(store, NOTE_KEY)
+    if not isinstance(value, dict) or value.get("seal") != _seal_stamp():
+        return None
+    files = value.get("files")
+    return [str(f) for f in files] if isinstance(files, list) else None
+
+
+def notice(pkg: str | None = None, path: str | None = None, found: list[str] | None = None) -> str | None:
+    """The line said when the code changed, else None: ``found`` as noted, or checked now."""
+    if found is None:
+        try:
+            found = changes(pkg, path)
+        except Exception:
+            return None
     if not found:
         return None
     shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
