@@ -214,9 +214,10 @@ def _queue(store, folded: bool = True) -> list[dict]:
 
 def queue_summary(store, items: list[dict]) -> str:
     """The queue's one-line summary ("14 instructions, 3 proposed, 2 waiting since last week")."""
-    from .capture.queue import folded_count, summary
+    from .capture.queue import lesson_projects, summary
 
-    return summary(items, folded=folded_count(store))
+    folded = len(pending(store, folded=False)) - len(pending(store)) if lesson_projects(store) else 0
+    return summary(items, folded=folded)
 
 
 def check_form(form: str | None) -> str | None:

@@ -80,22 +80,6 @@ def test_a_lesson_recorded_before_same_as_is_folded_into_the_one_it_repeats(hook
     assert [i["id"] for i in queue(db_path) if i["origin"] == "agent"] == [first["id"]]
 
 
-def test_the_hooks_reading_of_a_prompt_the_agent_records_is_not_a_second_item(hook, project, db_path):
-    """The hook's words capture a correction from a prompt; the agent, reading it with the
-    conversation, records its own lesson from that prompt: one prompt, one item, the agent's."""
-    said = "no, do not write typescript here, write python"
-    typed(hook, project, said, "s1")
-    with Store.open(db_path) as s:
-        [hooks_own] = s.rows("SELECT id FROM corrections WHERE status = 'pending'")
-    mine = record(db_path, quote=said, lesson="Write Python in this project, not TypeScript")
-    assert mine["id"] != hooks_own["id"] and mine["occurrences"] == 1
-    assert [i["id"] for i in queue(db_path)] == [mine["id"]]
-    with Store.open(db_path) as s:
-        assert s.value("SELECT status FROM corrections WHERE id = ?", (hooks_own["id"],)) == "dismissed"
-        near = taught.closest(s, "Write Python, not TypeScript", project=PROJECT, exclude=mine["id"])
-    assert near == []  # nothing left for the agent to say "that again" about
-
-
 def test_same_as_on_a_prompt_the_hook_read_too_leaves_one_item(hook, project, db_path):
     """The agent says at once that a prompt is a lesson again; the hook's rules had read that
     prompt into a correction of their own, which gives way: the prompt counts on the lesson."""

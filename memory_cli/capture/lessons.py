@@ -346,8 +346,7 @@ def _fold(store, prompt: dict, target: dict) -> dict | None:
     from ..store import kvstate
     from .recurring import INSTANCES_KEY
 
-    counted = cid in (kvstate.get(store, INSTANCES_KEY + target["id"], {}) or {}).get("instances", [])
-    if counted:
+    if cid in (kvstate.get(store, INSTANCES_KEY + target["id"], {}) or {}).get("instances", []):
         return target
     if row["status"] == "pending" and int(row["occurrence_count"] or 1) == 1:
         # the agent's own first reading of this prompt, or the hook's: either way this prompt
@@ -376,8 +375,7 @@ def _turned_off(settings) -> str | None:
 
 def _already(store, prompt: dict, wrong: str, right: str) -> dict | None:
     """The correction this prompt already gave that says what the lesson says, if any. A guess
-    of the learned model (no parts) on this prompt, or another reading of the hook taken from
-    this prompt alone, is dismissed instead: the agent read it, and records its own."""
+    of the learned model (no parts) on this prompt is dismissed instead: the agent read it."""
     cid = prompt.get("correction_id")
     if not cid:
         return None
@@ -393,13 +391,6 @@ def _already(store, prompt: dict, wrong: str, right: str) -> dict | None:
         row["what_was_wrong"] or "", row["what_is_right"] or "", wrong, right
     ):
         return row
-    if row.get("origin") != "agent" and row["status"] == "pending" and int(row["occurrence_count"] or 1) == 1:
-        # The hook's words read this prompt alone, differently: the agent, which read it with the
-        # conversation in view, records it instead, so one prompt stays one item.
-        store.execute(
-            "UPDATE corrections SET status = 'dismissed', reviewed_at = NULL, context = ? WHERE id = ?",
-            ("read again by the agent, which recorded its own lesson from this prompt", cid),
-        )
     return None
 
 

@@ -119,16 +119,6 @@ def _folded(store, item: dict, projects: set[int]) -> bool:
     return is_guess(item) or (item.get("item") != "proposal" and is_unconfirmed_reading(store, item))
 
 
-def folded_count(store) -> int:
-    """How many pending corrections the queue keeps as evidence (see :func:`fold_guesses`)."""
-    projects = lesson_projects(store)
-    if not projects:
-        return 0
-    from ..review import pending
-
-    return len(pending(store, folded=False)) - len(pending(store))
-
-
 def most_taught_first(items: list[dict]) -> list[dict]:
     """Every item by how often it was taught, then most recent; the word model's guesses (where
     they are still items) last, since only the person can say what they meant."""
