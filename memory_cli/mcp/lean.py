@@ -184,9 +184,10 @@ def main(db: str | None = None) -> int:
         except StoreRefused as e:
             if "locked" not in str(e).lower() and type(e).__name__ != "StoreReplaced":
                 raise
-            # Held by another process, or written over: serve anyway. The session's gate is this server's hook
-            # tool, and each call it answers then says why it is refused (and runs once the
-            # lock is gone); a server that never started would block every call with no reason.
+            # Held by another process, or written over: serve anyway. The session's gate is this
+            # server's hook tool, and each call it answers then says why it is refused (and runs
+            # once the lock is gone); a server that never started would block every call with
+            # no reason.
             pass
     try:
         Server(db, mode).serve()
