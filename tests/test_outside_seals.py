@@ -157,6 +157,12 @@ def test_a_development_checkout_is_not_sealed(tmp_path, claude_dir):
     record = code.seal(path=str(tmp_path / "seal.json"))  # this repository: a git checkout
     assert record["mode"] == code.CHECKOUT
     assert code.changes(path=str(tmp_path / "seal.json")) is None
+    # a copy installed into a virtualenv that lives inside a git project is an installed copy
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    venv_copy = tmp_path / "proj" / ".venv" / "lib" / "python3.11" / "site-packages" / "memory_cli"
+    assert not code.in_checkout(str(venv_copy))
+    assert code.in_checkout(str(tmp_path / "proj" / "memory_cli"))  # an editable install beside .git
+    assert code.in_checkout(str(tmp_path / "proj" / "src" / "memory_cli"))
 
 
 # -- the settings that decide enforcement ----------------------------------------------------

@@ -13,8 +13,8 @@ content counts (a ``touch`` is not a change); a file added or removed counts. Th
 the change time (``ctime``), which no process can set back, so a write that restores the
 modification time is still looked at.
 
-A development checkout (the package inside a git work tree) is not sealed: its code changes
-all day, by the person. That is decided when ``install`` seals, not when the hook looks, so a
+A development checkout (an editable install: the package beside a ``.git``) is not sealed: its
+code changes all day, by the person. That is decided when ``install`` seals, not when the hook looks, so a
 ``.git`` folder made later above an installed package changes nothing.
 
 The walk (some 600 files) runs off the hook's clock, in the detached job every SessionEnd and
@@ -47,14 +47,14 @@ def seal_path() -> str:
 
 
 def in_checkout(pkg: str) -> bool:
+    """Whether the package runs from a source checkout (an editable install: ``repo/memory_cli``
+    or ``repo/src/memory_cli`` beside ``.git``), not from an installed copy. A copy installed in
+    a virtualenv that lives inside some git project is still an installed copy."""
+    parts = set(os.path.normpath(pkg).split(os.sep))
+    if {"site-packages", "dist-packages"} & parts:
+        return False
     here = os.path.dirname(pkg)
-    while True:
-        if os.path.exists(os.path.join(here, ".git")):
-            return True
-        parent = os.path.dirname(here)
-        if parent == here:
-            return False
-        here = parent
+    return any(os.path.exists(os.path.join(folder, ".git")) for folder in (here, os.path.dirname(here)))
 
 
 def _ours(name: str, tag: str) -> bool:
