@@ -8,7 +8,7 @@ import json
 import subprocess
 
 from helpers.cli import run_cli
-from helpers.hooks import hook_cmd
+from helpers.hooks import hook_cmd, run_agent_hook
 from helpers.store import add_rule
 
 PATCH = (
@@ -19,16 +19,7 @@ PATCH = (
 
 def agent_hook(db_path, agent: str, event: str, body: dict) -> dict | None:
     """Run the hook command `install --agent` registers, the payload on stdin; its JSON answer."""
-    proc = subprocess.run(
-        [*hook_cmd(), "--db", str(db_path), "hook", "--agent", agent, event],
-        input=json.dumps(body).encode(),
-        capture_output=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert not proc.stderr.strip(), proc.stderr
-    out = proc.stdout.decode().strip()
-    return json.loads(out) if out else None
+    return run_agent_hook(db_path, agent, event, body)
 
 
 def codex(event: str, **fields) -> dict:

@@ -270,17 +270,10 @@ def test_with_memory_turned_off_the_server_starts_lists_no_tools_and_exits_clean
     one) that offers nothing, and the server must end with exit 0 when Claude Code closes it."""
     import os
 
+    from helpers.mcp_handshake import INITIALIZE
+
     requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "claude-code", "version": "2.0.0"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]

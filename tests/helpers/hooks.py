@@ -155,5 +155,6 @@ def run_agent_hook(db_path, agent: str, event: str, body: dict) -> dict | None:
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
+    assert not proc.stderr.strip(), proc.stderr
     out = proc.stdout.decode().strip()
     return json.loads(out) if out else None
