@@ -9,7 +9,7 @@ person's candidates is either the same instruction (both in one labelled group) 
 Grouping is what :mod:`memory_cli.capture.recurring` does off the hook's clock: two texts are
 close when their normalised words overlap (``similar.similarity`` >= ``--words``) or their
 embeddings (the packaged all-MiniLM-L6-v2, loaded here) have a cosine >= ``--cosine``; groups
-are single-link. A pair counts as predicted the same when both fall in one group.
+are average-linkage (``recurring.cluster``). A pair counts as predicted the same when both fall in one group.
 
 Thresholds are chosen held out by person: for each person, the pair of thresholds with the best
 recall at precision >= 0.90 on the other people is scored on that person (``--fixed`` scores
@@ -115,19 +115,15 @@ def pair_scores(items: list[dict]) -> dict[tuple[int, int], tuple[float, float]]
 
 
 def grouped(n: int, scores: dict, words: float, cos: float) -> list[int]:
-    """Single-link groups: the root of each candidate."""
-    parent = list(range(n))
+    """The group label of each candidate, grouped as the session-end job groups
+    (:func:`memory_cli.capture.recurring.cluster`) at these thresholds."""
+    from memory_cli.capture.recurring import cluster
 
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+    def close(a: int, b: int) -> bool:
+        w, c = scores[(a, b)]
+        return w >= words or c >= cos
 
-    for (a, b), (w, c) in scores.items():
-        if w >= words or c >= cos:
-            parent[root(b)] = root(a)
-    return [root(i) for i in range(n)]
+    return cluster(n, close)
 
 
 def counts(items: list[dict], scores: dict, words: float, cos: float) -> tuple[int, int, int]:

@@ -266,7 +266,7 @@ def record_lesson(
     try:
         with store.transaction():
             if target is not None:
-                same = _fold(store, prompt, target)
+                same = _fold(store, prompt, target, quote)
             else:
                 same = _already(store, prompt, wrong, right or lesson)
     except LockBusy:  # a hook's store waits for no one: capture below spools the lesson
@@ -330,10 +330,12 @@ def _target(store, same_as) -> dict | None:
     return row
 
 
-def _fold(store, prompt: dict, target: dict) -> dict | None:
+def _fold(store, prompt: dict, target: dict, quote: str) -> dict | None:
     """``same_as`` on a prompt that already gave a correction: the target itself (nothing to
     count again), or a reading taken from this prompt alone (the agent's own a moment before,
-    or the hook's), folded into the target (dismissed, its count moved there by the caller).
+    from the same words, or the hook's), folded into the target (dismissed, its count moved
+    there by the caller). A lesson the agent took from other words of the prompt is another
+    instruction ("build every page with agents ... and i dont want supabase") and stays.
     None: count it on the target."""
     cid = prompt.get("correction_id")
     if not cid:
@@ -348,6 +350,8 @@ def _fold(store, prompt: dict, target: dict) -> dict | None:
 
     if cid in (kvstate.get(store, INSTANCES_KEY + target["id"], {}) or {}).get("instances", []):
         return target
+    if row["origin"] == "agent" and not _same_words(row["user_message"] or "", quote):
+        return None
     if row["status"] == "pending" and int(row["occurrence_count"] or 1) == 1:
         # the agent's own first reading of this prompt, or the hook's: either way this prompt
         # now counts on the target only
@@ -356,6 +360,15 @@ def _fold(store, prompt: dict, target: dict) -> dict | None:
             (f"the agent said it is lesson {target['id'][:8]} again", cid),
         )
     return None
+
+
+def _same_words(a: str, b: str) -> bool:
+    """Whether two quotes of one prompt are the same words: most of the shorter one's words are
+    in the other (an agent may quote a little more or less the second time)."""
+    wa, wb = set(a.casefold().split()), set(b.casefold().split())
+    if not wa or not wb:
+        return False
+    return len(wa & wb) >= 0.6 * min(len(wa), len(wb))
 
 
 def _turned_off(settings) -> str | None:

@@ -40,8 +40,10 @@ GROUP_THRESHOLD = 0.5
 VECTOR_THRESHOLD = 0.82
 # The same for two one-line lessons a reader that understood the person wrote (the agent's
 # lessons, the session-end model's findings): their paraphrases are far closer than two raw
-# prompts or the detector's statements of them. Chosen on hand-written lessons of real
-# repeated instructions, held out by person (scripts/score_grouping.py, docs/corrections.md).
+# prompts or the detector's statements of them. Chosen on the lessons a model acting as the
+# agent recorded from two real people's prompts (looser thresholds, which hand-written lessons
+# favour, joined different instructions there), and held out on four others
+# (scripts/score_grouping.py, docs/corrections.md).
 LESSON_VECTOR_THRESHOLD = 0.6
 LESSON_GROUP_THRESHOLD = 0.4  # the word threshold chosen there for two such lessons
 MAX_WORDS = 40  # a longer stored prompt is a brief or a paste: its statement is not compared
@@ -63,29 +65,62 @@ def _text(row: dict) -> str:
 def find_recurring(items: list[dict], *, vectors: dict | None = None) -> list[list[dict]]:
     """Groups of ``items`` (dicts with ``id``, ``session``, ``text`` and optionally ``prompt``,
     the words the person typed, and ``taught``, how many prompts the item stands for) that say
-    the same thing, each taught at least ``MIN_TAUGHT`` times or in ``MIN_SESSIONS`` sessions.
-    Single-link: an instance joins a group when it is close to any member, in the same session
-    or another (a repeat is a prompt, not a session). ``vectors`` maps an item id to its
-    embedding (float32 bytes)."""
+    the same thing, each taught at least ``MIN_TAUGHT`` times or in ``MIN_SESSIONS`` sessions,
+    in the same session or across sessions (a repeat is a prompt, not a session). One
+    correction's instances in several sessions are one node; nodes are grouped by
+    :func:`cluster`. ``vectors`` maps an item id to its embedding (float32 bytes)."""
     items = [i for i in items if i["text"] and len(i["text"].split()) <= MAX_WORDS and len(i["text"]) <= MAX_CHARS]
-    parent = list(range(len(items)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for a in range(len(items)):
-        for b in range(a + 1, len(items)):
-            if root(a) == root(b):
-                continue
-            if items[a]["id"] == items[b]["id"] or _close(items[a], items[b], vectors):
-                parent[root(b)] = root(a)
+    nodes: dict[str, list[dict]] = {}
+    for i in items:
+        nodes.setdefault(i["id"], []).append(i)
+    firsts = [group[0] for group in nodes.values()]
+    labels = cluster(len(firsts), lambda a, b: _close(firsts[a], firsts[b], vectors))
     groups: dict[int, list[dict]] = {}
-    for i, item in enumerate(items):
-        groups.setdefault(root(i), []).append(item)
+    for label, group in zip(labels, nodes.values()):
+        groups.setdefault(label, []).extend(group)
     return [g for g in groups.values() if len({i["session"] for i in g}) >= MIN_SESSIONS or taught(g) >= MIN_TAUGHT]
+
+
+# Two groups join when at least this share of their members' pairs are close (average linkage).
+# Joining on any one close pair (single linkage) let a chain join what no member says twice:
+# "branch off the phase 12 branch, not main" joined "switch to main, pull, then branch" through
+# "create new branches off latest main" (scripts/score_grouping.py, docs/corrections.md).
+LINK_SHARE = 0.5
+
+
+def cluster(n: int, close) -> list[int]:
+    """Average-linkage groups of ``n`` things, ``close(a, b)`` saying whether two are the same
+    instruction: the two groups with the largest share of close pairs join first, while that
+    share is at least ``LINK_SHARE``. Returns each thing's group label. Only close pairs are
+    kept, so a person's few hundred waiting lessons cost the pair comparisons and little more."""
+    links: dict[int, dict[int, int]] = {a: {} for a in range(n)}
+    for a in range(n):
+        for b in range(a + 1, n):
+            if close(a, b):
+                links[a][b] = links[b][a] = 1
+    size = dict.fromkeys(range(n), 1)
+    label = list(range(n))
+    members = {a: [a] for a in range(n)}
+    while True:
+        best = None
+        for x, row in links.items():
+            for y, count in row.items():
+                if x < y:
+                    share = count / (size[x] * size[y])
+                    if share >= LINK_SHARE and (best is None or (share, count) > best[:2]):
+                        best = (share, count, x, y)
+        if best is None:
+            return label
+        _share, _count, x, y = best
+        for z, count in links.pop(y).items():
+            links[z].pop(y)
+            if z != x:
+                links[x][z] = links[z][x] = links[x].get(z, 0) + count
+        size[x] += size.pop(y)
+        moved = members.pop(y)
+        for m in moved:
+            label[m] = x
+        members[x].extend(moved)
 
 
 def taught(group: list[dict]) -> int:

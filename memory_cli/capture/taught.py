@@ -10,7 +10,9 @@ for that instruction (:func:`memory_cli.capture.lessons.record_lesson`).
 
 A lesson here is a correction waiting for the person (pending, or proposed and not yet
 reviewed) in the project's scope; one that a recurring proposal holds is shown as that
-proposal. Standard library only: session start reads it on the hook path.
+proposal. The hook's own readings are listed once they have matched a second prompt: a single
+one is a cut of one prompt by rules ("do not proble" from "okay no proble"), which would
+mislead the agent rather than help it name a repeat. Standard library only: session start reads it on the hook path.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def waiting(store: Store, project: str | None, *, limit: int = 200) -> list[dict
     rows = store.rows(
         "SELECT id, statement, what_is_right, occurrence_count, sessions, detection_type FROM corrections"
         " WHERE scope = ? AND status IN ('pending', 'promoted')"
-        " AND (coalesce(key, '') != '' OR origin = 'agent' OR detection_type = 'repeated')"
+        " AND (origin = 'agent' OR detection_type = 'repeated' OR (coalesce(key, '') != '' AND occurrence_count > 1))"
         " ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT ?",
         (scope, limit),
     )
