@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers.hooks import payload, run_hook
-from helpers.waiting import bound, wait_until
+from helpers.waiting import bound, wait_for_maintenance
 
 from memory_cli import audit, entries
 from memory_cli.maintenance import backup, detached
@@ -39,17 +39,7 @@ def _processes_with_env(marker: str) -> list[int]:
 
 
 def _wait_for_lock_free(run_dir: Path, db: Path, timeout: float = 60) -> None:
-    path = detached.lock_path(run_dir, detached.db_key(db))
-
-    def free() -> bool:
-        fd = open_lock_file(path)
-        try:
-            return try_lock_fd(fd)
-        finally:
-            os.close(fd)
-
-    log = detached.log_path(run_dir, detached.db_key(db))
-    wait_until(free, timeout, lambda: "the maintenance run holds its lock; log: " + _tail(log))
+    wait_for_maintenance(db, run_dir, timeout)
 
 
 def _tail(path: Path) -> str:

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 from helpers.cli import run_cli
 from helpers.hooks import payload, run_hook
+from helpers.waiting import wait_for_maintenance
 
 
 def _git_repo(path):
@@ -66,9 +67,13 @@ def _snapshot(db):
 
 
 def _session_start(db, root):
-    return run_hook(
+    """A session starts, and the daily maintenance it may start in the background is waited
+    for: while that run writes, the next hook finds the store busy and loads nothing."""
+    result = run_hook(
         "SessionStart", payload("SessionStart", cwd=str(root)), db=db, env={"CLAUDE_PROJECT_DIR": str(root)}
     )
+    wait_for_maintenance(db)
+    return result
 
 
 def _bash(db, root, command):

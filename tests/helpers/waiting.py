@@ -36,3 +36,31 @@ def wait_until(done, seconds: float, what) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"not done after {limit:.0f} s: {what()}")
         time.sleep(0.05)
+
+
+def wait_for_maintenance(db, run_dir=None, seconds: float = 60) -> None:
+    """Until no detached maintenance run of the store ``db`` holds its lock (a hook started it;
+    while it writes, the next hook may find the store busy and fail open). ``run_dir``: where
+    its lock is, by default the run directory of this process's home."""
+    from pathlib import Path
+
+    from memory_cli import paths
+    from memory_cli.maintenance import detached
+    from memory_cli.store.locks import open_lock_file, try_lock_fd
+
+    key = detached.db_key(db)
+    path = detached.lock_path(Path(run_dir) if run_dir else paths.run_dir(), key)
+
+    def free() -> bool:
+        fd = open_lock_file(path)
+        try:
+            return try_lock_fd(fd)
+        finally:
+            os.close(fd)
+
+    log = detached.log_path(path.parent, key)
+    wait_until(
+        free,
+        seconds,
+        lambda: "the maintenance run holds its lock; log: " + (log.read_text()[-1500:] if log.exists() else "(none)"),
+    )
