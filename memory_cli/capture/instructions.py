@@ -41,13 +41,12 @@ def lessons_text() -> str:
     per session. The marker is shown in inline code, so an agent echoing it records nothing."""
     return (
         "## Lessons\n"
-        "When the person corrects how you work, states a standing rule, or again gives an instruction on how "
-        'to work they gave before, even one for this turn ("commit and push"; not a new task, a question or '
-        "praise), record it once: call the memory-cli tool `record_correction` with `quote` (their words, "
-        "verbatim), `lesson` (one line: what to do instead) and, if clear, `wrong`, `right`, `kind` "
-        "(pushback or standing).\n"
-        'Without that tool, write on a line of its own: `[LESSON: "<their words>" -> <what to do instead>]`. '
-        "A quote the person did not type is refused."
+        "When the person corrects how you work, states a standing rule, or repeats an instruction on how "
+        'to work, even for this turn ("commit and push"; not a new task, question or praise), call '
+        "the memory-cli tool `record_correction` with `quote` (their words, verbatim), `lesson` (one line: "
+        "what to do instead), if clear `wrong`, `right`, `kind` (pushback or standing), and for a "
+        "recorded lesson said again, its id as `same_as` (every time: that is how it counts).\n"
+        'Without that tool, write on a line of its own: `[LESSON: "<their words>" -> <what to do instead>]`.'
     )
 
 
