@@ -28,33 +28,16 @@ def _load(path: str) -> tuple[str, dict] | None:
     return (text, data) if isinstance(data, dict) else None
 
 
-def _has_ours(text: str) -> bool:
-    return ("memory-cli" in text or "memory_cli" in text) and (" hook " in text or "mcp__memory-cli__hook" in text)
-
-
-def _settings_files(cwd: str) -> list[str]:
-    from ..paths import claude_dir_str
-    from ..scope import find_project_root
-
-    root = find_project_root(cwd) or os.path.abspath(cwd)
-    return [
-        os.path.join(claude_dir_str(), "settings.json"),
-        os.path.join(claude_dir_str(), "settings.local.json"),
-        os.path.join(root, ".claude", "settings.json"),
-        os.path.join(root, ".claude", "settings.local.json"),
-    ]
-
-
 def line(cwd: str | None = None, environ=None) -> str | None:
     """The notice when Claude Code will run none of memory-cli's hooks in this session."""
     env = os.environ if environ is None else environ
     if env.get("CLAUDE_PLUGIN_ROOT"):
         return None
-    from ..seals.installed import claude_hooks
+    from ..seals.installed import claude_hooks, claude_settings_files, names_our_hooks
 
     if not claude_hooks():
         return None  # never installed into Claude Code's settings (or uninstalled): nothing to miss
-    files = _settings_files(cwd or os.getcwd())
+    files = claude_settings_files(cwd)
     loaded = {p: _load(p) for p in files}
     for path, found in loaded.items():
         if found and found[1].get("disableAllHooks") is True:
@@ -63,7 +46,7 @@ def line(cwd: str | None = None, environ=None) -> str | None:
                 "are not checked against your rules and nothing is recorded; remove that line (or run "
                 "`memory-cli doctor`) if you did not put it there"
             )
-    if any(found and _has_ours(found[0]) for found in loaded.values()):
+    if any(found and names_our_hooks(found[0]) for found in loaded.values()):
         return None
     plugins = [found[1].get("enabledPlugins") for found in loaded.values() if found]
     if any(isinstance(p, dict) and any(str(k).startswith("memory-cli@") and v for k, v in p.items()) for p in plugins):

@@ -83,27 +83,14 @@ def _gate_entries(path) -> list[dict] | None:
     return gate if ours_anywhere else None
 
 
-def _settings_files(cwd: str | None) -> list[str]:
-    """The user's, the project's and the project's local Claude Code settings files."""
-    from .. import paths
-    from ..scope import find_project_root
-
-    where = cwd or os.getcwd()
-    root = find_project_root(where) or os.path.abspath(where)
-    claude = os.path.join(root, ".claude")
-    return [
-        os.path.join(paths.claude_dir_str(), "settings.json"),
-        os.path.join(claude, "settings.json"),
-        os.path.join(claude, "settings.local.json"),
-    ]
-
-
 def hook_lines(cwd: str | None = None) -> list[str]:
     """Settings files that load memory-cli's hooks but lost its gate or its ``onFailure``."""
     if os.environ.get("CLAUDE_PLUGIN_ROOT"):  # the plugin's own hooks.json holds the gate
         return []
+    from ..seals.installed import claude_settings_files, names_our_hooks
+
     out = []
-    for path in _settings_files(cwd):
+    for path in claude_settings_files(cwd):
         try:
             with open(path, encoding="utf-8") as f:
                 text = f.read()
@@ -111,7 +98,7 @@ def hook_lines(cwd: str | None = None) -> list[str]:
             continue
         if "hook PreToolUse" in text and '"onFailure"' in text:
             continue  # as install wrote it (read in full only when it may not be: a fraction of a ms)
-        if " hook " not in text or ("memory-cli" not in text and "memory_cli" not in text):
+        if not names_our_hooks(text):
             continue  # none of memory-cli's hooks
         gate = _gate_entries(path)
         if gate is None:

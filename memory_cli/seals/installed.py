@@ -42,3 +42,30 @@ def claude_hooks() -> str | None:
     except (OSError, ValueError, AttributeError):
         return None
     return value if isinstance(value, str) else None
+
+
+def claude_settings_files(cwd: str | None = None) -> list[str]:
+    """Every Claude Code settings file that applies in ``cwd``: the user's and the project's,
+    each with its ``settings.local.json``; a file reached twice (run from the home folder, the
+    project's is the user's own) is listed once."""
+    from ..paths import claude_dir_str
+    from ..scope import find_project_root
+
+    where = cwd or os.getcwd()
+    root = find_project_root(where) or os.path.abspath(where)
+    out: list[str] = []
+    seen: set[str] = set()
+    for folder in (claude_dir_str(), os.path.join(root, ".claude")):
+        for name in ("settings.json", "settings.local.json"):
+            path = os.path.join(folder, name)
+            real = os.path.realpath(path)
+            if real not in seen:
+                seen.add(real)
+                out.append(path)
+    return out
+
+
+def names_our_hooks(text: str) -> bool:
+    """Whether a settings file's text loads one of memory-cli's hooks (its command, or its
+    ``mcp_tool`` hook)."""
+    return ("memory-cli" in text or "memory_cli" in text) and (" hook " in text or "mcp__memory-cli__hook" in text)
