@@ -110,14 +110,14 @@ class Store:
             from . import migrations
 
             store._configure()
-            migrations.refuse_if_unusable(store)  # before anything writes to the file
-            if not created and p != ":memory:":
+            current = migrations.refuse_if_unusable(store)  # before anything writes to the file
+            if not current and not created and p != ":memory:":
                 migrations.refuse_if_replaced(store)
             if not readonly:
                 store._use_wal(busy_timeout_ms)
             # memory-cli's own rule changes confirm themselves; no other program's do
             watched = readonly or confirmation.watch(conn)
-            migrations.check_and_migrate(store, apply=migrate and not readonly)
+            migrations.check_and_migrate(store, apply=migrate and not readonly, current=current)
             if not watched:
                 confirmation.watch(conn)
         except StoreRefused:

@@ -265,8 +265,11 @@ MIGRATIONS: list[tuple] = [
 LATEST = MIGRATIONS[-1][0]
 
 
-def check_and_migrate(store: Store, *, apply: bool = True) -> int:
-    """Fast path for hooks: two pragma reads when the schema is current."""
+def check_and_migrate(store: Store, *, apply: bool = True, current: bool = False) -> int:
+    """Fast path for hooks: two pragma reads when the schema is current, none when the caller
+    has just read that it is (``current``: :func:`refuse_if_unusable` returned True)."""
+    if current:
+        return LATEST
     version = store.value("PRAGMA user_version")
     app_id = store.value("PRAGMA application_id")
     if version == LATEST and app_id == APPLICATION_ID:
@@ -287,7 +290,7 @@ def refuse_if_replaced(store: Store) -> None:
     (``curl -o``, ``sqlite3 .backup`` of an empty database) would otherwise be migrated into a
     store with no rules, and the gate would let everything through without a word. The rule
     cache beside it says a store was there: the gate writes it only after reading a real one.
-    Costs one pragma read when the schema is current."""
+    Called only when :func:`refuse_if_unusable` found the schema not current."""
     import os
 
     if store.value("PRAGMA user_version") != 0 or not os.path.exists(store.path + ".rules-cache"):
@@ -300,13 +303,15 @@ def refuse_if_replaced(store: Store) -> None:
         )
 
 
-def refuse_if_unusable(store: Store) -> None:
-    """Raise for foreign or newer databases without writing anything."""
+def refuse_if_unusable(store: Store) -> bool:
+    """Raise for foreign or newer databases without writing anything. Returns whether the
+    schema is current (the common case: two pragma reads, and nothing else to check)."""
     version = store.value("PRAGMA user_version")
     app_id = store.value("PRAGMA application_id")
     if version == LATEST and app_id == APPLICATION_ID:
-        return
+        return True
     _refuse_if_unusable_now(store)
+    return False
 
 
 def _refuse_if_unusable_now(store: Store) -> tuple[int, int]:
