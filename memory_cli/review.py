@@ -168,12 +168,16 @@ def _queue(store, folded: bool = True) -> list[dict]:
     for a correction: only the person can say what it meant, or reject it). Each item has
     ``item`` = "proposal" | "correction" and, for pending corrections, the rule approval would
     create (``suggested_rule``)."""
+    from .capture.recurring import grouped_ids, held_by_several
+
     items = []
+    several = held_by_several(store)[0]  # proposed on its own count, and held by an instruction of several
     for r in store.rows("SELECT * FROM corrections WHERE status = 'promoted' ORDER BY last_seen_at DESC"):
+        if r["id"] in several:
+            continue
         v = corrections.view(store, r)
         v["item"] = "proposal"
         items.append(v)
-    from .capture.recurring import grouped_ids
 
     for r in store.rows(
         "SELECT * FROM corrections WHERE status = 'pending' AND detection_type = 'repeated'"
@@ -348,6 +352,8 @@ def approve(
                 content=content,
                 no_rule=no_rule,
             )
+        if row["detection_type"] == "repeated":
+            _settle_held(store, row["id"], "approved")
         approved = corrections.view(store, store.row("SELECT * FROM corrections WHERE id = ?", (row["id"],)))
         approved["form"] = lesson_review.settle(store, approved, form)
     if store._depth == 0:
@@ -355,21 +361,41 @@ def approve(
     return lesson_review.synced(store, approved)
 
 
+def _retire(store, eid: str, reason: str) -> None:
+    """Switch off an entry's rule and archive it (a rejected correction's, or one an approved
+    instruction stands for)."""
+    from . import entries
+
+    if not store.value("SELECT 1 FROM memory_entries WHERE id = ?", (eid,)):
+        return
+    if rules_api.rule_exists(store, eid):
+        rules_api.write_rule(store, eid, {"enabled": False})
+    if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) == "active":
+        entries.archive(store, eid, reason=reason)
+
+
+def _settle_held(store, proposal_id: str, status: str) -> None:
+    """A recurring proposal decided: its waiting instances take the decision, and what they had
+    proposed on their own is retired (the proposal's entry stands for them)."""
+    from .capture.recurring import settle_instances
+
+    for eid in settle_instances(store, proposal_id, status, now_iso()):
+        _retire(store, eid, f"held by the instruction {proposal_id[:8]}, {status} in review")
+
+
 def reject(store, ref: str, reason: str | None = None) -> dict:
     """Reject a correction or proposal: its rule is switched off and its entry archived, and it
     is never proposed again (repeats still count)."""
-    from . import entries
     from .checks import lesson_review
 
     with store.transaction():
         row = corrections.resolve(store, ref)
         eid = row["promoted_to"]
-        if eid and store.value("SELECT 1 FROM memory_entries WHERE id = ?", (eid,)):
-            if rules_api.rule_exists(store, eid):
-                rules_api.write_rule(store, eid, {"enabled": False})
-            if store.value("SELECT status FROM memory_entries WHERE id = ?", (eid,)) == "active":
-                entries.archive(store, eid, reason=reason or "correction rejected in review")
+        if eid:
+            _retire(store, eid, reason or "correction rejected in review")
         store.execute("UPDATE corrections SET status='rejected', reviewed_at=? WHERE id=?", (now_iso(), row["id"]))
+        if row["detection_type"] == "repeated":
+            _settle_held(store, row["id"], "rejected")
         audit.record(
             store,
             "reject",

@@ -18,10 +18,9 @@ given thresholds on everyone instead).
     python scripts/score_grouping.py [--text prompt|statement] [--fixed WORDS COSINE]
 
 ``--agent D [D ...]`` scores instead what a model acting as the agent made of the same prompts
-through ``scripts/agent_replay.py`` (one folder per person): two prompts are predicted the same
-when they ended in one item of that store's review queue (``D/result.json``), judged against
-the labels the replay kept hidden (``D/.labels.json``). A candidate the agent did not record is
-its own singleton.
+through ``scripts/agent_replay.py`` (one folder per person), against the labels the replay kept
+hidden: ``scripts/score_replays.py`` (which also scores against instruction lists made blind
+from the prompts, and can group the replays' stores again with the current code).
 
     python scripts/score_grouping.py --agent runs/blackgirlbytes runs/SWORDIntel
 """
@@ -159,47 +158,6 @@ def choose(people: dict, scores: dict, names: list[str]) -> tuple[float, float]:
     return best
 
 
-def agent_counts(folder: Path) -> tuple[str, int, int, int, tuple[int, int, int]]:
-    """(person, candidates, groups, recorded, (tp, predicted, labelled)) of one replay folder."""
-    import json
-
-    labels = json.loads((folder / ".labels.json").read_text(encoding="utf-8"))
-    result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
-    item = {f"{r['key'][0]}:{r['key'][1]}": r["item"] for r in result["recorded"]}
-    keys = sorted(labels["groups"])
-    group = labels["groups"]
-    tp = pred = gold = 0
-    for a, b in combinations(keys, 2):
-        same = group[a] is not None and group[a] == group[b]
-        said = a in item and b in item and item[a] == item[b]
-        tp += same and said
-        pred += said
-        gold += same
-    recorded = sum(k in item for k in keys)
-    n_groups = len({g for g in group.values() if g is not None})
-    return labels.get("person") or folder.name, len(keys), n_groups, recorded, (tp, pred, gold)
-
-
-def score_agent(folders: list[str]) -> int:
-    print("what the agent recorded (scripts/agent_replay.py), against the hidden labels")
-    print("| person | candidates | groups | recorded | pairs same | predicted | P | R |")
-    print("|---|---|---|---|---|---|---|---|")
-    tot = [0, 0, 0]
-    cands = recs = 0
-    for f in folders:
-        person, n, n_groups, recorded, c = agent_counts(Path(f))
-        for i, v in enumerate(c):
-            tot[i] += v
-        cands += n
-        recs += recorded
-        prec, rec = pr(*c)
-        print(f"| {person} | {n} | {n_groups} | {recorded} | {c[2]} | {c[1]} | {prec:.2f} | {rec:.2f} |")
-    prec, rec = pr(*tot)
-    print(f"| all (pooled pairs) | {cands} | | {recs} | {tot[2]} | {tot[1]} | {prec:.2f} | {rec:.2f} |")
-    print(f"candidates recorded: {recs} of {cands}")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -219,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--agent", nargs="+", metavar="DIR", help="score scripts/agent_replay.py folders instead")
     args = ap.parse_args(argv)
     if args.agent:
-        return score_agent(args.agent)
+        import score_replays
+
+        return score_replays.score(args.agent)
     people = load_lessons() if args.text == "lesson" else load(args.text)
     scores = {p: pair_scores(items) for p, items in people.items()}
     names = sorted(people)

@@ -154,4 +154,19 @@ def test_one_instruction_said_in_two_sessions_ends_as_one_item_and_scores_as_sam
     )
     scored = _run(str(ROOT / "scripts" / "score_grouping.py"), "--agent", str(d)).stdout
     assert "| me | 4 | 1 | 2 | 1 | 1 | 1.00 | 1.00 |" in scored, scored
-    assert "candidates recorded: 2 of 4" in scored, scored
+    assert "ended in a stored correction: 2 of 4" in scored, scored
+    # An instruction list made from the prompts alone, numbered as the replay showed them: it
+    # also holds the first prompt as an instruction said once; the store grouped again gives the same.
+    listed = tmp_path / "me.json"
+    listed.write_text(
+        json.dumps(
+            [
+                {"id": "I1", "instruction": "indent with four spaces", "prompts": ["S1.P2", "S2.P2"]},
+                {"id": "I2", "instruction": "add the verbose flag", "prompts": ["S1.P1"]},
+            ]
+        )
+    )
+    script = str(ROOT / "scripts" / "score_replays.py")
+    for extra in ([], ["--regroup"]):
+        scored = _run(script, str(d), "--lists", str(listed), *extra).stdout
+        assert "| me | 4 | 1 | 2 | 1 | 1 | 1.00 | 1.00 |" in scored, scored

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from helpers.hooks import payload
 
 from memory_cli import review
@@ -264,6 +265,70 @@ def test_the_queue_starts_with_a_summary_and_keeps_the_word_models_guesses_as_ev
     shown = cli("review", "--list").stdout.splitlines()
     assert shown[0] == line, shown
     assert any(f"also read as a correction by the word model: {guess_text}" in x for x in shown), shown
+
+
+def _one_instruction_proposed(hook, project, db_path) -> str:
+    for (session, said), lesson in zip(SAID, WORDED):
+        typed(hook, project, said, session)
+        record(db_path, quote=said, lesson=lesson)
+    with Store.open(db_path) as s:
+        [proposal] = propose_recurring(s, embed=job_embedder(1000.0))
+    return proposal["id"]
+
+
+@pytest.mark.parametrize("decision", ["--approve", "--reject"])
+def test_deciding_an_instruction_decides_every_instance_of_it(hook, project, db_path, cli, decision):
+    """The person approves (or rejects) the one proposal for three wordings: the queue is then
+    empty, not three lessons back again, and a fourth wording later joins it quietly."""
+    pid = _one_instruction_proposed(hook, project, db_path)
+    assert cli("review", decision, pid).returncode == 0
+    assert cli("review", "--list").stdout == "Nothing to review.\n"
+    said = "staging, then prod. always"
+    typed(hook, project, said, "s4")
+    record(db_path, quote=said, lesson="Always deploy to staging before prod")
+    with Store.open(db_path) as s:
+        propose_recurring(s, embed=job_embedder(1000.0))
+        assert review.pending(s) == []
+        status = "approved" if decision == "--approve" else "rejected"
+        assert {r["status"] for r in s.rows("SELECT status FROM corrections WHERE origin = 'agent'")} == {status}
+        entries = s.rows("SELECT status FROM memory_entries")
+    if decision == "--approve":  # one memory for the instruction, however many times it was said
+        assert [e["status"] for e in entries] == ["active"], entries
+
+
+def test_a_lesson_proposed_on_its_own_count_is_shown_once_under_its_instruction(hook, project, db_path):
+    """Two wordings grouped into one instruction; the agent then says the first one twice more,
+    which proposes it on its own count. The queue shows the instruction once, holding it."""
+    for (session, said), lesson in zip(SAID[:2], WORDED[:2]):
+        typed(hook, project, said, session)
+        record(db_path, quote=said, lesson=lesson)
+    with Store.open(db_path) as s:
+        [proposal] = propose_recurring(s, embed=job_embedder(1000.0))
+        first = s.value("SELECT id FROM corrections WHERE origin = 'agent' AND statement = ?", (WORDED[0],))
+    for n, said in enumerate(["staging first, as always", "staging before prod, please"]):
+        typed(hook, project, said, f"s{3 + n}")
+        again = record(db_path, quote=said, lesson=WORDED[0], same_as=first)
+    assert again["occurrences"] == 3 and again["status"] == "promoted"
+    with Store.open(db_path) as s:
+        propose_recurring(s, embed=job_embedder(1000.0))
+        items = review.pending(s)
+    assert [i["id"] for i in items] == [proposal["id"]], items
+
+
+def test_the_hooks_cut_of_a_prompt_the_agent_recorded_is_evidence_not_an_item(hook, project, db_path):
+    """One prompt, two readers: the hook's rules cut a correction out of it, the agent records
+    its own lesson from the same words. The queue holds one item."""
+    said = "ok. no, never deploy straight to prod, staging first"
+    typed(hook, project, said, "s1")
+    with Store.open(db_path) as s:
+        hooks_own = s.value("SELECT id FROM corrections WHERE status = 'pending' AND origin IS NULL")
+    assert hooks_own
+    lesson = record(db_path, quote="never deploy straight to prod, staging first", lesson="Stage every release first")
+    with Store.open(db_path) as s:
+        items = review.pending(s)
+        line = review.queue_summary(s, items)
+    assert [i["id"] for i in items] == [lesson["id"]], items
+    assert "1 reading of the hook's words kept as evidence" in line, line
 
 
 def test_without_agent_lessons_the_guesses_stay_items(store):

@@ -20,6 +20,7 @@ agent counted stays an item; `review --list --all` shows every correction.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 
 EVIDENCE_CLOSE = 0.5  # word similarity at which a guess reads like an item (recurring's threshold)
@@ -53,13 +54,35 @@ def is_unconfirmed_reading(store, item: dict) -> bool:
         return False
     marks = ",".join("?" * len(ids))
     rows = store.rows(
-        f"SELECT c.id, c.origin, c.context, EXISTS(SELECT 1 FROM capture_prompts p WHERE p.correction_id = c.id)"
-        f" AS typed FROM corrections c WHERE c.id IN ({marks})",
+        f"SELECT c.id, c.origin, c.context, c.session_id, c.user_message,"
+        f" EXISTS(SELECT 1 FROM capture_prompts p WHERE p.correction_id = c.id) AS typed"
+        f" FROM corrections c WHERE c.id IN ({marks})",
         tuple(ids),
     )
     return len(rows) == len(ids) and all(
-        r["typed"] and not r["origin"] and not str(r["context"] or "").startswith(AGENT_SAID) for r in rows
+        (r["typed"] or _read_by_agent(store, r))
+        and not r["origin"]
+        and not str(r["context"] or "").startswith(AGENT_SAID)
+        for r in rows
     )
+
+
+def _read_by_agent(store, reading: dict) -> bool:
+    """Whether the agent recorded a lesson of its own from the prompt this reading was cut from
+    (its quote is in that prompt): the prompt then points at the agent's lesson, and the hook's
+    cut of it would be a second item for one prompt ("do not just push through the migrations"
+    beside the agent's "fix the root cause in the CD pipeline, not by hand")."""
+    prompt = " ".join((reading.get("user_message") or "").casefold().split())
+    if not prompt or not reading.get("session_id"):
+        return False
+    for r in store.rows(
+        "SELECT user_message FROM corrections WHERE origin = 'agent' AND session_id = ?", (reading["session_id"],)
+    ):
+        parts = [" ".join(p.split()) for p in re.split(r"\.\.\.|…", (r["user_message"] or "").casefold())]
+        parts = [p for p in parts if p]
+        if parts and all(p in prompt for p in parts):
+            return True
+    return False
 
 
 def lesson_projects(store) -> set[int]:

@@ -236,11 +236,15 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                     continue
                 sessions = sorted({i["session"] for i in group})
                 if owners and not set(owners) & live:
-                    # the person already approved or rejected this: new instances join it quietly
+                    # the person already approved or rejected this: new instances join it quietly,
+                    # and take its decision (they are not items of their own)
                     pid = owners[0]
                     held = kvstate.get(store, INSTANCES_KEY + pid, {}).get("instances", [])
                     kvstate.put(store, INSTANCES_KEY + pid, {"instances": list(dict.fromkeys(held + new_ids))})
                     members.update(dict.fromkeys(new_ids, pid))
+                    decided = store.value("SELECT status FROM corrections WHERE id = ?", (pid,))
+                    if decided in ("approved", "rejected"):
+                        settle_instances(store, pid, decided, now)
                     continue
                 owners = [o for o in owners if o in live]
                 if owners:
@@ -327,6 +331,32 @@ def join(store, proposal_id: str, correction_id: str, session_id: str | None, no
     )
 
 
+def settle_instances(store, proposal_id: str, status: str, now: str) -> list[str]:
+    """The person approved or rejected a recurring proposal: the instances it holds that still
+    wait (pending, or proposed on their own count) take the same decision, inside the caller's
+    transaction, so none comes back as an item of its own. An approved instance points at the
+    proposal's entry. Returns the entries the instances had made of their own (proposed on
+    their own count), for the caller to retire: the proposal's entry stands for them."""
+    from ..store import kvstate
+
+    ids = (kvstate.get(store, INSTANCES_KEY + proposal_id, {}) or {}).get("instances", [])
+    if not ids:
+        return []
+    entry = store.value("SELECT promoted_to FROM corrections WHERE id = ?", (proposal_id,))
+    rows = store.rows(
+        "SELECT id, promoted_to FROM corrections WHERE id IN (SELECT value FROM json_each(?))"
+        " AND status IN ('pending', 'promoted')",
+        (dumps(ids),),
+    )
+    own = [r["promoted_to"] for r in rows if r["promoted_to"] and r["promoted_to"] != entry]
+    for r in rows:
+        store.execute(
+            "UPDATE corrections SET status = ?, reviewed_at = ?, promoted_to = ? WHERE id = ?",
+            (status, now, entry if status == "approved" and entry else r["promoted_to"], r["id"]),
+        )
+    return own
+
+
 def grouped_ids(store) -> set[str]:
     """The ids of corrections that a pending recurring proposal holds (review shows them there)."""
     members = _members(store)
@@ -337,6 +367,19 @@ def grouped_ids(store) -> set[str]:
         for r in store.rows("SELECT id FROM corrections WHERE detection_type = 'repeated' AND status = 'pending'")
     }
     return {i for i, pid in members.items() if pid in live}
+
+
+def held_by_several(store) -> tuple[set[str], set[str]]:
+    """(corrections a pending recurring proposal of several instances holds: shown there, not
+    as items of their own; recurring proposals that hold a single correction: that correction
+    stands for itself)."""
+    members = _members(store)
+    sizes: dict[str, int] = {}
+    for pid in members.values():
+        sizes[pid] = sizes.get(pid, 0) + 1
+    single = {pid for pid, n in sizes.items() if n == 1}
+    held = {cid for cid in grouped_ids(store) if sizes[members[cid]] > 1}
+    return held, single
 
 
 def instances(store, correction_id: str) -> list[dict]:

@@ -51,7 +51,9 @@ def waiting(store: Store, project: str | None, *, limit: int = 200) -> list[dict
         " ORDER BY occurrence_count DESC, last_seen_at DESC LIMIT ?",
         (scope, limit),
     )
-    held, single = _held(store)
+    from .recurring import held_by_several
+
+    held, single = held_by_several(store)
     out = []
     for r in rows:
         if r["id"] in held or r["id"] in single:
@@ -74,20 +76,6 @@ def waiting(store: Store, project: str | None, *, limit: int = 200) -> list[dict
             }
         )
     return out
-
-
-def _held(store: Store) -> tuple[set[str], set[str]]:
-    """(corrections a recurring proposal of several stands for, recurring proposals that hold a
-    single correction: that correction stands for itself, and ``same_as`` counts it there)."""
-    from .recurring import _members, grouped_ids
-
-    members = _members(store)
-    sizes: dict[str, int] = {}
-    for pid in members.values():
-        sizes[pid] = sizes.get(pid, 0) + 1
-    single = {pid for pid, n in sizes.items() if n == 1}
-    held = {cid for cid in grouped_ids(store) if sizes[members[cid]] > 1}
-    return held, single
 
 
 def closest(store: Store, text: str, *, project: str | None, exclude: str | None = None) -> list[dict]:

@@ -1,0 +1,178 @@
+"""Score what a model acting as the agent made of a person's prompts: pairwise "same instruction".
+
+Each folder is a ``scripts/agent_replay.py`` replay. Two prompts are predicted the same when they
+ended in one item of that store's review queue (``D/result.json``); a prompt that ended in no
+stored correction is its own singleton. They are the same in truth when
+
+- the labels the replay kept hidden say so (``D/.labels.json``, made by ``init --labelled``:
+  only the labelled candidates are scored), or, with ``--lists``,
+- an instruction list made blind from the person's prompts alone names both in one instruction:
+  ``[{"id", "instruction", "prompts": ["S1.P3", ...]}]``, prompts numbered by session and order as
+  ``agent_replay.py`` replays them (every prompt is scored). ``--lists`` pairs one file with
+  each folder, in order.
+
+``--regroup`` scores the queue the current code would make of the same records: the session-end
+grouping (:func:`memory_cli.capture.recurring.find_recurring`, encoder loaded here) is run again
+on each replay's final store, without writing to it, so a change to grouping is measured on fixed
+agent behaviour.
+
+    python scripts/score_replays.py runs/FSM1 runs/SWORDIntel
+    python scripts/score_replays.py --regroup runs/aistrad --lists lists/aistrad.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from itertools import combinations
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DB = Path("home") / ".claude" / "memory" / "memory.db"
+
+
+def pr(tp: int, pred: int, gold: int) -> tuple[float, float]:
+    return (tp / pred if pred else 1.0), (tp / gold if gold else 1.0)
+
+
+def _numbers(state: dict) -> dict[str, str]:
+    """Prompt key ("file:n") -> its number as the replay showed it ("S2.P5")."""
+    return {
+        f"{p['key'][0]}:{p['key'][1]}": f"S{si}.P{pi}"
+        for si, sess in enumerate(state["sessions"], 1)
+        for pi, p in enumerate(sess["prompts"], 1)
+    }
+
+
+def _items_as_replayed(folder: Path) -> dict[str, str]:
+    result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+    return {f"{r['key'][0]}:{r['key'][1]}": r["item"] for r in result["recorded"]}
+
+
+def _items_regrouped(folder: Path, state: dict) -> dict[str, str]:
+    """Prompt key -> item, grouping the final store's corrections again with the current code."""
+    from memory_cli.capture import recurring
+    from memory_cli.capture.semantic import embed_safely, job_embedder
+    from memory_cli.store import kvstate
+    from memory_cli.store.db import Store
+
+    with Store.open(str(folder / DB), readonly=True) as store:
+        rows = store.rows(
+            "SELECT * FROM corrections WHERE detection_type != 'repeated' AND status IN ('pending', 'promoted')"
+            " AND " + recurring.READS_AS_CORRECTION
+        )
+        held = {
+            pid: (value or {}).get("instances", [])
+            for pid, value in kvstate.with_prefix(store, recurring.INSTANCES_KEY).items()
+        }
+        said = {r["id"]: r["correction_id"] for r in store.rows("SELECT id, correction_id FROM capture_prompts")}
+    items = [
+        {
+            "id": r["id"],
+            "session": s,
+            "text": recurring._text(r),
+            "prompt": r["user_message"],
+            "taught": r["occurrence_count"],
+            "lesson": recurring.is_lesson(r),
+        }
+        for r in rows
+        for s in recurring._sessions(r) or [r["id"]]
+    ]
+    got = embed_safely(job_embedder(5000.0), [recurring._text(r) for r in rows]) if rows else None
+    vectors = {r["id"]: v for r, v in zip(rows, got)} if got else None
+    group_of = {}
+    for n, group in enumerate(recurring.find_recurring(items, vectors=vectors)):
+        for i in group:
+            group_of[i["id"]] = f"group {n}"
+    out = {}
+    for sess in state["sessions"]:
+        for p in sess["prompts"]:
+            cid = said.get(p.get("row"))
+            if not cid:
+                continue
+            if held.get(cid):  # the agent named a proposal: its first instance stands for it
+                cid = held[cid][0]
+            out[f"{p['key'][0]}:{p['key'][1]}"] = group_of.get(cid, cid)
+    return out
+
+
+def counts(folder: Path, list_file: Path | None = None, regroup: bool = False) -> dict:
+    """``person``, ``prompts`` scored, ``instructions`` given 2+ times, ``recorded`` (prompts
+    that ended in a stored correction) and the pair counts ``tp``, ``predicted``, ``same`` of one
+    replay folder."""
+    state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+    item = _items_regrouped(folder, state) if regroup else _items_as_replayed(folder)
+    if list_file is None:
+        labels = json.loads((folder / ".labels.json").read_text(encoding="utf-8"))
+        person = labels.get("person") or folder.name
+        truth = {k: {g} if g is not None else set() for k, g in labels["groups"].items()}
+    else:
+        person = list_file.stem
+        of: dict[str, set] = {}
+        for ins in json.loads(list_file.read_text(encoding="utf-8")):
+            for number in ins["prompts"]:
+                of.setdefault(number, set()).add(ins["id"])
+        truth = {key: of.get(number, set()) for key, number in _numbers(state).items()}
+    keys = sorted(truth)
+    tp = pred = gold = 0
+    for a, b in combinations(keys, 2):
+        same = bool(truth[a] & truth[b])
+        said = a in item and b in item and item[a] == item[b]
+        tp += same and said
+        pred += said
+        gold += same
+    sizes: dict = {}
+    for groups in truth.values():
+        for g in groups:
+            sizes[g] = sizes.get(g, 0) + 1
+    return {
+        "person": person,
+        "prompts": len(keys),
+        "instructions": sum(n >= 2 for n in sizes.values()),
+        "recorded": sum(k in item for k in keys),
+        "tp": tp,
+        "predicted": pred,
+        "same": gold,
+    }
+
+
+def score(folders: list[str], lists: list[str] | None = None, regroup: bool = False) -> int:
+    if lists and len(lists) != len(folders):
+        raise SystemExit("score_replays: --lists needs one file per folder, in the same order")
+    truth = "instruction lists made blind from the prompts" if lists else "the labels the replay kept hidden"
+    print(f"what the agent recorded (scripts/agent_replay.py), against {truth}" + (", regrouped" if regroup else ""))
+    print("| person | prompts | given 2+ times | stored | pairs same | predicted | P | R |")
+    print("|---|---|---|---|---|---|---|---|")
+    tot = {"prompts": 0, "recorded": 0, "tp": 0, "predicted": 0, "same": 0}
+    for n, folder in enumerate(folders):
+        c = counts(Path(folder), Path(lists[n]) if lists else None, regroup)
+        for k in tot:
+            tot[k] += c[k]
+        prec, rec = pr(c["tp"], c["predicted"], c["same"])
+        print(
+            f"| {c['person']} | {c['prompts']} | {c['instructions']} | {c['recorded']} | {c['same']} |"
+            f" {c['predicted']} | {prec:.2f} | {rec:.2f} |"
+        )
+    prec, rec = pr(tot["tp"], tot["predicted"], tot["same"])
+    print(
+        f"| all (pooled pairs) | {tot['prompts']} | | {tot['recorded']} | {tot['same']} | {tot['predicted']} |"
+        f" {prec:.2f} | {rec:.2f} |"
+    )
+    print(f"prompts that ended in a stored correction: {tot['recorded']} of {tot['prompts']}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("folders", nargs="+", metavar="DIR", help="scripts/agent_replay.py folders")
+    ap.add_argument("--lists", nargs="+", metavar="FILE", help="one blind instruction list per folder")
+    ap.add_argument("--regroup", action="store_true", help="group each final store again with the current code")
+    args = ap.parse_args(argv)
+    return score(args.folders, args.lists, args.regroup)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
