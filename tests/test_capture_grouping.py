@@ -342,6 +342,32 @@ def test_without_agent_lessons_the_guesses_stay_items(store):
     assert review.queue_summary(store, items) == "1 instruction, 0 proposed, 0 waiting since last week"
 
 
+def test_where_the_agent_read_many_prompts_and_recorded_nothing_the_guesses_are_evidence(hook, project, db_path, cli):
+    """A person who only asks for tasks: the agent, asked to record lessons, records none over
+    the prompts it read, so the word model's guesses on their bug reports are not items."""
+    from memory_cli.capture import corrections as corr
+    from memory_cli.capture.detect import Detection
+    from memory_cli.capture.queue import READ_PROMPTS
+
+    text = "the export button gives a white page now"
+    for n in range(READ_PROMPTS - 1):
+        typed(hook, project, f"add a field number {n} to the form", "s1")
+    typed(hook, project, text, "s1")
+    with Store.open(db_path) as s:
+        corr.capture(s, text, session_id="s1", detection=Detection.inferred(text, text, confidence=0.3, signal="x"))
+        items = review.pending(s)
+        line = review.queue_summary(s, items)
+    assert text not in [i["statement"] for i in items], items
+    assert line.startswith("0 instructions") and "of the hook's words kept as evidence" in line, line
+    shown = cli("review", "--list").stdout
+    assert shown.startswith("Nothing to review (") and "`review --list --all` shows them" in shown, shown
+    assert text in cli("review", "--list", "--all").stdout
+    # one prompt fewer: the agent has not read enough to have said anything; the guess stays
+    with Store.open(db_path) as s:
+        s.execute("DELETE FROM capture_prompts WHERE id = (SELECT min(id) FROM capture_prompts)")
+        assert text in [i["statement"] for i in review.pending(s)]
+
+
 def test_the_summary_counts_what_waited_since_last_week():
     from datetime import datetime, timezone
 

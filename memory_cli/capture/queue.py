@@ -4,8 +4,9 @@ records lessons.
 
 The learned model guesses "was this a correction?" from words alone, with no parts, and is right
 about half the time on people it was not trained on. Where the agent records lessons (it has
-recorded at least one from a prompt typed in that project), the agent has read every prompt
-with the whole conversation in view, so a guess it did not confirm is not an item of its own:
+recorded at least one from a prompt typed in that project, or has read ``READ_PROMPTS`` prompts
+there under the lesson instruction), the agent has read every prompt with the whole conversation
+in view, so a guess it did not confirm is not an item of its own:
 it is shown as evidence under the item it reads like, if any, and otherwise counted in the
 summary only. Elsewhere (no agent lessons: another agent, MCP off) the guesses stay items, as
 before: only the person can say what they meant.
@@ -85,11 +86,21 @@ def _read_by_agent(store, reading: dict) -> bool:
     return False
 
 
+# Prompts typed in a project under the lesson instruction (the hook keeps them only then) after
+# which an agent that recorded no lesson there has read enough to have said so: the guesses it
+# let pass are not items of their own either (a person who asks for tasks and gives no
+# instruction otherwise finds their bug reports and feature requests queued as rules).
+READ_PROMPTS = 15
+
+
 def lesson_projects(store) -> set[int]:
-    """The projects (as the prompts' project numbers) where the agent has recorded a lesson."""
+    """The projects (as the prompts' project numbers) where the agent records lessons: it has
+    recorded one there, or has read ``READ_PROMPTS`` prompts there under the instruction."""
     rows = store.rows(
         "SELECT DISTINCT p.project_crc FROM capture_prompts p JOIN corrections c ON c.id = p.correction_id"
         " WHERE c.origin = 'agent'"
+        " UNION SELECT project_crc FROM capture_prompts GROUP BY project_crc HAVING count(*) >= ?",
+        (READ_PROMPTS,),
     )
     return {r["project_crc"] for r in rows}
 

@@ -266,7 +266,8 @@ def _rule_text(item: dict) -> str:
 
 def _print_list(items: list[dict], requests: list[dict] = (), summary: str | None = None) -> None:
     if not items and not requests:
-        print("Nothing to review.")
+        kept = summary.partition(" (")[2].rstrip(")") if summary else ""
+        print(f"Nothing to review ({kept}: `review --list --all` shows them)." if kept else "Nothing to review.")
         return
     if summary:
         print(summary)
