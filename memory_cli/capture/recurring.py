@@ -244,6 +244,7 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                     members.update(dict.fromkeys(new_ids, pid))
                     decided = store.value("SELECT status FROM corrections WHERE id = ?", (pid,))
                     if decided in ("approved", "rejected"):
+                        # a new instance has made no proposal of its own yet: nothing to retire
                         settle_instances(store, pid, decided, now)
                     continue
                 owners = [o for o in owners if o in live]

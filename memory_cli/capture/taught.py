@@ -12,7 +12,8 @@ A lesson here is a correction waiting for the person (pending, or proposed and n
 reviewed) in the project's scope; one that a recurring proposal holds is shown as that
 proposal. The hook's own readings are listed once they have matched a second prompt: a single
 one is a cut of one prompt by rules ("do not proble" from "okay no proble"), which would
-mislead the agent rather than help it name a repeat. Standard library only: session start reads it on the hook path.
+mislead the agent rather than help it name a repeat. Standard library only: session start
+reads it on the hook path.
 """
 
 from __future__ import annotations
