@@ -253,6 +253,32 @@ def test_broken_cache_or_odd_payloads_fail_open(hook, db_path):
     assert r.returncode == 0 and r.decision is None
 
 
+def test_a_cache_rewritten_in_place_with_its_times_put_back_is_not_trusted(hook, db_path):
+    """A reader trusts the cache by the file identity recorded when memory-cli wrote it, without
+    hashing it; a rewrite in place, same size, with its access and modification times put back,
+    still shows a new change time: the gate rebuilds the rules from the store and blocks."""
+    import os
+
+    from memory_cli.store import kvstate
+    from memory_cli.store.db import Store
+
+    add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
+    assert hook("PreToolUse", pre("ls")).decision is None  # builds the cache, records its identity
+    cache = str(db_path) + ".rules-cache"
+    with Store.open(str(db_path)) as s:
+        assert (kvstate.raw(s, "seal-stat:rules-cache") or "").startswith(kvstate.raw(s, "seal:rules-cache") + "|")
+    assert hook("PreToolUse", pre("npm i")).decision == "deny"  # trusted as it is
+    before = os.stat(cache)
+    data = open(cache, "rb").read()
+    assert b"npm" in data
+    with open(cache, "r+b") as f:  # same inode, same size: the rule now names another command
+        f.write(data.replace(b"npm", b"xyz"))
+    os.utime(cache, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = os.stat(cache)
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
+    assert hook("PreToolUse", pre("npm i")).decision == "deny"
+
+
 def _run_in_process(event, body, db_path, monkeypatch, extra_handler):
     """The real runner, in-process, with this module's handler added to the event (the lead
     registers rules.hook:stop / :user_prompt_submit in hooks/registry.py)."""

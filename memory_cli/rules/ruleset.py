@@ -406,8 +406,15 @@ def load(store: Store, *, use_file: bool = True) -> RuleSet:
         try:
             with open(path, "rb") as f:
                 data = f.read()
+                ident = cache_seal.identity(os.fstat(f.fileno()))  # after the read: a write during it shows
             rs = RuleSet(data)  # decoded lazily: nothing is parsed here but a header
-            if rs.key == key and cache_seal.expected(store, SEAL) == _seal_label(key) + cache_seal.digest(data):
+            want = cache_seal.expected(store, SEAL)
+            if (
+                rs.key == key
+                and want is not None
+                and want.startswith(_seal_label(key))
+                and cache_seal.trusted(store, SEAL, want, data, ident)
+            ):
                 _MEMO[store.path] = rs
                 return rs
         except FileNotFoundError:  # sealed and gone: deleted by something that was not memory-cli
@@ -424,6 +431,7 @@ def load(store: Store, *, use_file: bool = True) -> RuleSet:
         # Sealed first: a file written without its seal would never be trusted anyway.
         if cache_seal.record(store, SEAL, _seal_label(key) + cache_seal.digest(data)):
             _write(path, data)
+            cache_seal.record_identity(store, SEAL, path)  # later readers need not hash it
     _MEMO[store.path] = rs
     return rs
 
