@@ -130,6 +130,16 @@ def test_the_hooks_single_reading_is_not_offered_to_the_agent_until_it_repeats(h
         assert hooks_own in [c["id"] for c in taught.closest(s, WORDED[1], project=PROJECT)]
 
 
+def test_the_audit_keeps_how_the_agent_worded_a_lesson_it_counted_again(hook, project, db_path, cli):
+    for session, said in SAID[:2]:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    record(db_path, quote=SAID[1][1], lesson="Staging gets each release first", same_as=first["id"])
+    rows = json.loads(cli("audit", "--action", "capture", "--json").stdout)
+    counted = [r for r in rows if (r.get("details") or {}).get("matched_by") == "agent"]
+    assert [r["details"]["said_as"] for r in counted] == ["Staging gets each release first"], rows
+
+
 def test_same_as_naming_nothing_waiting_is_refused(hook, project, db_path):
     typed(hook, project, SAID[0][1], "s1")
     import pytest

@@ -364,6 +364,9 @@ def _store(store, p: dict, now: str, aid: str | None = None):
             "matched_by": matched_by,
             "status": row["status"],
             "redacted": p.get("redacted") or None,
+            # how the agent worded the lesson it counted here (redacted): what a person or a
+            # later measure needs to see whether it was the same instruction
+            "said_as": ((p.get("statement") or "")[:300] or None) if matched_by == "agent" else None,
         },
         session_id=session_id,
         hook_event=p.get("hook_event"),
