@@ -16,10 +16,13 @@ def test_a_fresh_install_has_no_warnings(cli, claude_dir):
     assert r.returncode == 0, r.stderr
     out = cli("doctor", "--json", process=True, timeout=300)
     checks = json.loads(out.stdout)["checks"]
-    bad = [c for c in checks if c["status"] != "ok"]
+    # The latency verdict is a wall time beside the floor, measured now: on a loaded machine it
+    # may warn, as it should (its figure is the benchmarks' to hold, not a test's); it must run.
+    bad = [c for c in checks if c["status"] != "ok" and c["name"] != "hook latency"]
     assert bad == [], bad
-    names = {c["name"] for c in checks}
-    assert {"hook latency", "maintenance", "backups", "hook bytecode", "mcp server"} <= names
+    names = {c["name"]: c for c in checks}
+    assert {"hook latency", "maintenance", "backups", "hook bytecode", "mcp server"} <= set(names)
+    assert names["hook latency"]["status"] in ("ok", "warn") and "x the floor" in names["hook latency"]["detail"]
 
 
 def test_doctor_prints_each_check_as_it_finishes_within_80_columns(cli, db_path):
@@ -44,4 +47,4 @@ def test_doctor_prints_each_check_as_it_finishes_within_80_columns(cli, db_path)
     first, last = arrivals[0][0], arrivals[-1][0]
     assert last - first >= 0.25 * last, f"first line at {first:.2f} s, last at {last:.2f} s"
     assert max(len(ln) for ln in lines) <= 80, [ln for ln in lines if len(ln) > 80]
-    assert any(ln.startswith("ok   hook latency") for ln in lines), lines
+    assert any(ln.startswith(("ok   hook latency", "warn hook latency")) for ln in lines), lines
