@@ -253,6 +253,14 @@ def test_broken_cache_or_odd_payloads_fail_open(hook, db_path):
     assert r.returncode == 0 and r.decision is None
 
 
+def _needs_fine_times(path: str) -> None:
+    """A filesystem keeping whole seconds never uses a file's identity (every read is hashed)."""
+    import os
+
+    if not os.stat(path).st_ctime_ns % 1_000_000_000:
+        pytest.skip("this filesystem keeps whole-second change times")
+
+
 def test_a_cache_rewritten_in_place_with_its_times_put_back_is_not_trusted(hook, db_path):
     """A reader trusts the cache by the file identity recorded when memory-cli wrote it, without
     hashing it; a rewrite in place, same size, with its access and modification times put back,
@@ -265,6 +273,7 @@ def test_a_cache_rewritten_in_place_with_its_times_put_back_is_not_trusted(hook,
     add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
     assert hook("PreToolUse", pre("ls")).decision is None  # builds the cache, records its identity
     cache = str(db_path) + ".rules-cache"
+    _needs_fine_times(cache)
     with Store.open(str(db_path)) as s:
         assert (kvstate.raw(s, "seal-stat:rules-cache") or "").startswith(kvstate.raw(s, "seal:rules-cache") + "|")
     assert hook("PreToolUse", pre("npm i")).decision == "deny"  # trusted as it is
@@ -277,6 +286,27 @@ def test_a_cache_rewritten_in_place_with_its_times_put_back_is_not_trusted(hook,
     after = os.stat(cache)
     assert (after.st_ino, after.st_size, after.st_mtime_ns) == (before.st_ino, before.st_size, before.st_mtime_ns)
     assert hook("PreToolUse", pre("npm i")).decision == "deny"
+
+
+def test_a_cache_without_a_recorded_identity_is_hashed_once_then_known(hook, db_path):
+    """A cache written by a version that recorded no identity (or copied back from a backup):
+    the next call checks its bytes, still enforces, and records the identity for the calls after."""
+    import os
+
+    from memory_cli.store import kvstate
+    from memory_cli.store.db import Store
+
+    add_rule(db_path, "no npm", pattern="npm", pattern_type="command", action="block")
+    assert hook("PreToolUse", pre("ls")).decision is None
+    with Store.open(str(db_path)) as s, s.transaction():
+        s.execute("DELETE FROM kv WHERE key = 'seal-stat:rules-cache'")
+    assert hook("PreToolUse", pre("npm i")).decision == "deny"
+    _needs_fine_times(str(db_path) + ".rules-cache")
+    st = os.stat(str(db_path) + ".rules-cache")
+    with Store.open(str(db_path)) as s:
+        recorded = kvstate.raw(s, "seal-stat:rules-cache") or ""
+        seal = kvstate.raw(s, "seal:rules-cache")
+    assert recorded == f"{seal}|{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}", recorded
 
 
 def _run_in_process(event, body, db_path, monkeypatch, extra_handler):

@@ -57,19 +57,38 @@ def identity(st) -> str | None:
 
 
 def trusted(st, name: str, want: str, data: bytes, ident: str | None) -> bool:
-    """Whether ``data`` (read from a file whose identity, taken after reading, is ``ident``) is
-    what the seal ``want`` was recorded for: by the identity recorded with that seal, or else by
-    its digest. ``want`` is ``label + digest`` as :func:`record` stored it."""
+    """Whether ``data`` (read from a file whose identity was ``ident`` both before and after the
+    read; None when it changed or cannot be told) is what the seal ``want`` was recorded for: by
+    the identity recorded with that seal, or else by its digest. A file that passes by its
+    digest has its identity recorded (the write lock free at once, else nothing), so a cache
+    written by an earlier version, or copied back, is hashed once, not on every call. ``want``
+    is ``label + digest`` as :func:`record` stored it."""
+    seen = None
     if ident is not None and st is not None:
         try:
             from memory_cli.store import kvstate
 
-            if kvstate.raw(st, _stat_key(name)) == want + "|" + ident:
-                return True
+            seen = kvstate.raw(st, _stat_key(name))
         except Exception:
-            pass
+            seen = None
+        if seen == want + "|" + ident:
+            return True
     label = want[: len(want) - 40]  # a 20-byte digest is 40 hex characters
-    return want == label + digest(data)
+    if want != label + digest(data):
+        return False
+    if ident is not None and st is not None:
+        _put_identity(st, name, want + "|" + ident)
+    return True
+
+
+def _put_identity(st, name: str, value: str) -> None:
+    try:
+        from memory_cli.store import kvstate
+
+        with st.transaction(wait=False):
+            kvstate.put_raw(st, _stat_key(name), value, gate=False)
+    except Exception:
+        pass
 
 
 def record_identity(st, name: str, path: str) -> bool:
@@ -91,14 +110,8 @@ def record_identity(st, name: str, path: str) -> bool:
     label = want[: len(want) - 40]
     if before is None or before != after or want != label + digest(data):
         return False
-    try:
-        from memory_cli.store import kvstate
-
-        with st.transaction(wait=False):
-            kvstate.put_raw(st, _stat_key(name), want + "|" + before, gate=False)
-        return True
-    except Exception:
-        return False
+    _put_identity(st, name, want + "|" + before)
+    return True
 
 
 def expected(st, name: str) -> str | None:

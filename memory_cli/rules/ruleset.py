@@ -405,8 +405,11 @@ def load(store: Store, *, use_file: bool = True) -> RuleSet:
     if path is not None:
         try:
             with open(path, "rb") as f:
+                before = cache_seal.identity(os.fstat(f.fileno()))
                 data = f.read()
-                ident = cache_seal.identity(os.fstat(f.fileno()))  # after the read: a write during it shows
+                ident = cache_seal.identity(os.fstat(f.fileno()))  # a write during the read shows
+            if ident != before:
+                ident = None
             rs = RuleSet(data)  # decoded lazily: nothing is parsed here but a header
             want = cache_seal.expected(store, SEAL)
             if (
