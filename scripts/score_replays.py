@@ -55,7 +55,7 @@ def _items_as_replayed(folder: Path) -> dict[str, str]:
 def _items_regrouped(folder: Path, state: dict) -> dict[str, str]:
     """Prompt key -> item, grouping the final store's corrections again with the current code."""
     from memory_cli.capture import recurring
-    from memory_cli.capture.semantic import embed_safely, job_embedder
+    from memory_cli.capture.semantic import job_embedder
     from memory_cli.store import kvstate
     from memory_cli.store.db import Store
 
@@ -69,20 +69,8 @@ def _items_regrouped(folder: Path, state: dict) -> dict[str, str]:
             for pid, value in kvstate.with_prefix(store, recurring.INSTANCES_KEY).items()
         }
         said = {r["id"]: r["correction_id"] for r in store.rows("SELECT id, correction_id FROM capture_prompts")}
-    items = [
-        {
-            "id": r["id"],
-            "session": s,
-            "text": recurring._text(r),
-            "prompt": r["user_message"],
-            "taught": r["occurrence_count"],
-            "lesson": recurring.is_lesson(r),
-        }
-        for r in rows
-        for s in recurring._sessions(r) or [r["id"]]
-    ]
-    got = embed_safely(job_embedder(5000.0), [recurring._text(r) for r in rows]) if rows else None
-    vectors = {r["id"]: v for r, v in zip(rows, got)} if got else None
+    items = recurring.candidates(rows)
+    vectors = recurring.vectors_of(rows, job_embedder(5000.0))
     group_of = {}
     for n, group in enumerate(recurring.find_recurring(items, vectors=vectors)):
         for i in group:

@@ -38,10 +38,6 @@ def _processes_with_env(marker: str) -> list[int]:
     return found
 
 
-def _wait_for_lock_free(run_dir: Path, db: Path, timeout: float = 60) -> None:
-    wait_for_maintenance(db, run_dir, timeout)
-
-
 def _tail(path: Path) -> str:
     return path.read_text()[-1500:] if path.exists() else "(none)"
 
@@ -81,7 +77,7 @@ def test_ten_concurrent_session_ends_start_one_run_and_leave_nothing_running(db:
         )
 
     run_dir = claude_dir / "memory" / "run"
-    _wait_for_lock_free(run_dir, db)
+    wait_for_maintenance(db, run_dir)
     assert _wait_for_no_processes(str(claude_dir)) == []
 
     log = detached.log_path(run_dir, detached.db_key(db)).read_text()
@@ -181,7 +177,7 @@ def test_the_run_stops_itself_at_its_time_limit(db: Path, tmp_path: Path):
 def test_session_start_also_starts_the_daily_run(db: Path, claude_dir: Path):
     r = run_hook("SessionStart", payload("SessionStart"), db=db)
     assert r.returncode == 0
-    _wait_for_lock_free(claude_dir / "memory" / "run", db)
+    wait_for_maintenance(db, claude_dir / "memory" / "run")
     with Store.open(db) as s:
         rows = audit.query(s, action="maintenance")
     assert {r["result"] for r in rows} == {"started", "done"}
@@ -210,7 +206,7 @@ def test_maintenance_status_shows_only_its_own_stores_log(tmp_path: Path, claude
             entries.add(s, "Never use pythonw.exe; use python.exe", "rule")
     run_dir = claude_dir / "memory" / "run"
     assert detached.spawn_maintenance(other) == detached.SPAWNED
-    _wait_for_lock_free(run_dir, other)
+    wait_for_maintenance(other, run_dir)
     theirs = _json.loads(run_cli("maintenance", "status", "--json", db=other).stdout)
     assert any("maintenance run done" in line for line in theirs["log_tail"])
     status = _json.loads(run_cli("maintenance", "status", "--json", db=mine).stdout)

@@ -180,6 +180,35 @@ def _members(store) -> dict[str, str]:
     return out
 
 
+def candidates(rows: list[dict]) -> list[dict]:
+    """What :func:`find_recurring` groups, from stored corrections: one item per correction and
+    session it was said in, with the row it came from."""
+    return [
+        {
+            "id": r["id"],
+            "session": s,
+            "text": _text(r),
+            "row": r,
+            "prompt": r["user_message"],
+            "taught": r["occurrence_count"],
+            "lesson": is_lesson(r),
+        }
+        for r in rows
+        for s in _sessions(r) or [r["id"]]
+    ]
+
+
+def vectors_of(rows: list[dict], embed) -> dict | None:
+    """Each row's embedding by id (``embed``: ``texts -> list[bytes] | None``), or None when
+    there is no embedder or it fails: words alone then decide."""
+    if embed is None or not rows:
+        return None
+    from .semantic import embed_safely
+
+    got = embed_safely(embed, [_text(r) for r in rows])
+    return {r["id"]: v for r, v in zip(rows, got)} if got else None
+
+
 def propose_recurring(store, *, embed=None) -> list[dict]:
     """Group the pending corrections per scope and write one proposal for each group spanning
     ``MIN_SESSIONS`` sessions, or add new instances to the proposal the group already holds.
@@ -201,29 +230,10 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
         + " OR id IN (SELECT value FROM json_each(?)))",
         (dumps(list(members)),),
     )
-    by_scope: dict[str, list[dict]] = {}
-    for r in rows:
-        for s in _sessions(r) or [r["id"]]:
-            # One bucket: the person's lessons (kept in their project) and the session-end model's
-            # findings (global) of one instruction join one group; its scope is decided below.
-            by_scope.setdefault("", []).append(
-                {
-                    "id": r["id"],
-                    "session": s,
-                    "text": _text(r),
-                    "row": r,
-                    "prompt": r["user_message"],
-                    "taught": r["occurrence_count"],
-                    "lesson": is_lesson(r),
-                }
-            )
-    vectors = None
-    if embed is not None and rows:
-        from .semantic import embed_safely
-
-        texts = [_text(r) for r in rows]
-        got = embed_safely(embed, texts)
-        vectors = {r["id"]: v for r, v in zip(rows, got)} if got else None
+    # One bucket: the person's lessons (kept in their project) and the session-end model's
+    # findings (global) of one instruction join one group; its scope is decided below.
+    by_scope = {"": candidates(rows)} if rows else {}
+    vectors = vectors_of(rows, embed)
     now = now_iso()
     out = []
     with store.transaction():
@@ -358,15 +368,19 @@ def settle_instances(store, proposal_id: str, status: str, now: str) -> list[str
     return own
 
 
+def _pending_proposals(store) -> set[str]:
+    return {
+        r["id"]
+        for r in store.rows("SELECT id FROM corrections WHERE detection_type = 'repeated' AND status = 'pending'")
+    }
+
+
 def grouped_ids(store) -> set[str]:
     """The ids of corrections that a pending recurring proposal holds (review shows them there)."""
     members = _members(store)
     if not members:
         return set()
-    live = {
-        r["id"]
-        for r in store.rows("SELECT id FROM corrections WHERE detection_type = 'repeated' AND status = 'pending'")
-    }
+    live = _pending_proposals(store)
     return {i for i, pid in members.items() if pid in live}
 
 
@@ -374,13 +388,15 @@ def held_by_several(store) -> tuple[set[str], set[str]]:
     """(corrections a pending recurring proposal of several instances holds: shown there, not
     as items of their own; recurring proposals that hold a single correction: that correction
     stands for itself)."""
+    from collections import Counter
+
     members = _members(store)
-    sizes: dict[str, int] = {}
-    for pid in members.values():
-        sizes[pid] = sizes.get(pid, 0) + 1
-    single = {pid for pid, n in sizes.items() if n == 1}
-    held = {cid for cid in grouped_ids(store) if sizes[members[cid]] > 1}
-    return held, single
+    if not members:
+        return set(), set()
+    sizes = Counter(members.values())
+    live = _pending_proposals(store)
+    held = {cid for cid, pid in members.items() if pid in live and sizes[pid] > 1}
+    return held, {pid for pid, n in sizes.items() if n == 1}
 
 
 def instances(store, correction_id: str) -> list[dict]:

@@ -56,62 +56,61 @@ def identity(st) -> str | None:
     return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
+def read(path: str) -> tuple[bytes, str | None]:
+    """A file's bytes and its identity, taken before and after the read (None when the two
+    differ, a write during the read, or cannot be told). Raises OSError as ``open`` does."""
+    import os
+
+    with open(path, "rb") as f:
+        before = identity(os.fstat(f.fileno()))
+        data = f.read()
+        after = identity(os.fstat(f.fileno()))
+    return data, (after if after == before else None)
+
+
+def _matches(want: str, data: bytes) -> bool:
+    """Whether ``data`` has the digest the seal ``want`` (``label + digest``) ends with."""
+    return want.endswith(digest(data))
+
+
 def trusted(st, name: str, want: str, data: bytes, ident: str | None) -> bool:
-    """Whether ``data`` (read from a file whose identity was ``ident`` both before and after the
-    read; None when it changed or cannot be told) is what the seal ``want`` was recorded for: by
-    the identity recorded with that seal, or else by its digest. A file that passes by its
-    digest has its identity recorded (the write lock free at once, else nothing), so a cache
-    written by an earlier version, or copied back, is hashed once, not on every call. ``want``
-    is ``label + digest`` as :func:`record` stored it."""
-    seen = None
+    """Whether ``data`` (read by :func:`read`, with its identity ``ident``) is what the seal
+    ``want`` was recorded for: by the identity recorded with that seal, or else by its digest.
+    A file that passes by its digest has its identity recorded (the write lock free at once,
+    else nothing), so a cache written by an earlier version, or copied back, is hashed once,
+    not on every call. ``want`` is ``label + digest`` as :func:`record` stored it."""
     if ident is not None and st is not None:
         try:
             from memory_cli.store import kvstate
 
-            seen = kvstate.raw(st, _stat_key(name))
+            if kvstate.raw(st, _stat_key(name)) == want + "|" + ident:
+                return True
         except Exception:
-            seen = None
-        if seen == want + "|" + ident:
-            return True
-    label = want[: len(want) - 40]  # a 20-byte digest is 40 hex characters
-    if want != label + digest(data):
+            pass
+    if not _matches(want, data):
         return False
     if ident is not None and st is not None:
-        _put_identity(st, name, want + "|" + ident)
+        try:
+            from memory_cli.store import kvstate
+
+            with st.transaction(wait=False):
+                kvstate.put_raw(st, _stat_key(name), want + "|" + ident, gate=False)
+        except Exception:
+            pass  # not recorded: the next reader hashes
     return True
 
 
-def _put_identity(st, name: str, value: str) -> None:
-    try:
-        from memory_cli.store import kvstate
-
-        with st.transaction(wait=False):
-            kvstate.put_raw(st, _stat_key(name), value, gate=False)
-    except Exception:
-        pass
-
-
 def record_identity(st, name: str, path: str) -> bool:
-    """After memory-cli wrote the file at ``path``: read it back, and when its bytes have the
-    seal the store holds and it did not change while being read, record its identity beside
-    the seal (the write lock free at once, else nothing: readers then hash)."""
-    import os
-
+    """After memory-cli wrote the file at ``path``: read it back and, when its bytes have the
+    seal the store holds, record its identity beside the seal (see :func:`trusted`)."""
     want = expected(st, name)
     if want is None:
         return False
     try:
-        with open(path, "rb") as f:
-            before = identity(os.fstat(f.fileno()))
-            data = f.read()
-            after = identity(os.fstat(f.fileno()))
+        data, ident = read(path)
     except OSError:
         return False
-    label = want[: len(want) - 40]
-    if before is None or before != after or want != label + digest(data):
-        return False
-    _put_identity(st, name, want + "|" + before)
-    return True
+    return ident is not None and trusted(st, name, want, data, ident)
 
 
 def expected(st, name: str) -> str | None:

@@ -404,12 +404,7 @@ def load(store: Store, *, use_file: bool = True) -> RuleSet:
     path = cache_path(store) if use_file else None
     if path is not None:
         try:
-            with open(path, "rb") as f:
-                before = cache_seal.identity(os.fstat(f.fileno()))
-                data = f.read()
-                ident = cache_seal.identity(os.fstat(f.fileno()))  # a write during the read shows
-            if ident != before:
-                ident = None
+            data, ident = cache_seal.read(path)
             rs = RuleSet(data)  # decoded lazily: nothing is parsed here but a header
             want = cache_seal.expected(store, SEAL)
             if (
