@@ -11,6 +11,9 @@ Standard library only, imported lazily: this runs before anything else in a hook
 
 import sys
 
+# The ``--path`` folders this process was started with (see :func:`prepare`), for its children.
+_given: list = []
+
 
 def site_packages(prefix: str) -> str:
     """The environment's own site-packages, computed as ``site`` would, without importing it."""
@@ -44,6 +47,7 @@ def prepare(argv: list, here: str) -> list:
     wanted = [os.path.dirname(here)]
     while len(argv) >= 2 and argv[0] == "--path":
         wanted.append(argv[1])
+        _given.append(argv[1])
         argv = argv[2:]
     wanted.append(site_packages(env_prefix()))
     for p in wanted:
@@ -58,3 +62,17 @@ def apsw_importable() -> bool:
     except ImportError:
         return False
     return True
+
+
+def child_env(env=None) -> dict:
+    """The environment of a process memory-cli starts as ``<python> -m memory_cli...`` (the
+    detached maintenance, the team sync, the daemon): this package's folder and the ``--path``
+    folders this process was given go before anything on ``PYTHONPATH``, so the child runs the
+    code its parent ran (the installed copy the hooks run), not another copy ``site`` finds
+    first, such as an editable install of the same environment."""
+    import os
+
+    out = dict(os.environ if env is None else env)
+    mine = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), *_given]
+    out["PYTHONPATH"] = os.pathsep.join(p for p in (*mine, out.get("PYTHONPATH")) if p)
+    return out

@@ -20,6 +20,7 @@ import pytest
 from helpers.cli import run_cli
 from helpers.hooks import payload, run_hook
 from helpers.mcp_handshake import instructions as mcp_instructions
+from helpers.waiting import wait_for_maintenance
 
 
 def bash(command: str) -> dict:
@@ -112,6 +113,11 @@ def test_code_edited_outside_memory_cli_is_said_at_session_start_and_writes_to_i
 ):
     pkg, cmd = installed_copy
     assert "not memory-cli" not in _session_start(db_path, cmd)
+    # the daily maintenance that start began checks the copy the hooks run, not another
+    # memory-cli of the same environment (this checkout, installed editable in the venv)
+    wait_for_maintenance(db_path)
+    assert "own code" not in _session_start(db_path, cmd)
+    wait_for_maintenance(db_path)
     # a `touch` (times moved, content the same) is not a change
     os.utime(pkg / "authority.py")
     _session_end_job(db_path, pkg, cmd)

@@ -232,13 +232,13 @@ def _spawn_locked(fd: int, rundir: str, model: str | None, idle_timeout_s: float
     for db in dbs:
         if db:
             argv += ["--db", os.path.abspath(str(db))]
-    env = dict(os.environ)
+    from ..interpreter_paths import child_env
+
+    env = child_env()
     # One BLAS thread, for the reason _single_threaded_model gives (numpy reads it at import).
     threads = env.get("MEMORY_CLI_DAEMON_THREADS") or "1"
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(var, threads)
-    pkg_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (pkg_parent, env.get("PYTHONPATH")) if p)
     pid = _spawn(argv, fd, _rotate_log(rundir), env)
     if pid:
         _write_pid(rundir, pid)

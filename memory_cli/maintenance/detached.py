@@ -170,6 +170,8 @@ def spawn_maintenance(
             return RAN_TODAY
         import subprocess
 
+        from memory_cli.interpreter_paths import child_env
+
         log_fd = _open_log(rd, key)
         try:
             args = [
@@ -197,6 +199,7 @@ def spawn_maintenance(
                 pass_fds=(fd,),
                 close_fds=True,
                 start_new_session=True,
+                env=child_env(),
                 cwd=str(rd),
             )
         finally:

@@ -56,6 +56,8 @@ def maybe_start(store, settings, *, at_end: bool, run_dir=None, python: str | No
             return BUSY
         import subprocess
 
+        from memory_cli.interpreter_paths import child_env
+
         log_path = rd / LOG_NAME
         try:
             if log_path.stat().st_size > detached.LOG_MAX_BYTES:
@@ -82,6 +84,7 @@ def maybe_start(store, settings, *, at_end: bool, run_dir=None, python: str | No
                 pass_fds=(fd,),
                 close_fds=True,
                 start_new_session=True,
+                env=child_env(),
                 cwd=os.getcwd(),
             )
         finally:
