@@ -30,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 DB = Path("home") / ".claude" / "memory" / "memory.db"
 
@@ -52,7 +53,7 @@ def _items_as_replayed(folder: Path) -> dict[str, str]:
     return {f"{r['key'][0]}:{r['key'][1]}": r["item"] for r in result["recorded"]}
 
 
-def _items_regrouped(folder: Path, state: dict) -> dict[str, str]:
+def _items_regrouped(folder: Path, state: dict, judged: dict | None = None, either: bool = False) -> dict[str, str]:
     """Prompt key -> item, grouping the final store's corrections again with the current code."""
     from memory_cli.capture import recurring
     from memory_cli.capture.semantic import job_embedder
@@ -72,7 +73,21 @@ def _items_regrouped(folder: Path, state: dict) -> dict[str, str]:
     items = recurring.candidates(rows)
     vectors = recurring.vectors_of(rows, job_embedder(5000.0))
     group_of = {}
-    for n, group in enumerate(recurring.find_recurring(items, vectors=vectors)):
+    close = recurring._close
+    if judged:  # the model's answer decides the pairs it covers (--either: its groups only join)
+
+        def judged_close(a, b, v):
+            if a["id"] in judged and b["id"] in judged:
+                same = judged[a["id"]] is not None and judged[a["id"]] == judged[b["id"]]
+                return same or (either and close(a, b, v))
+            return close(a, b, v)
+
+        recurring._close = judged_close  # type: ignore[assignment]
+    try:
+        found = recurring.find_recurring(items, vectors=vectors)
+    finally:
+        recurring._close = close  # type: ignore[assignment]
+    for n, group in enumerate(found):
         for i in group:
             group_of[i["id"]] = f"group {n}"
     out = {}
@@ -87,12 +102,19 @@ def _items_regrouped(folder: Path, state: dict) -> dict[str, str]:
     return out
 
 
-def counts(folder: Path, list_file: Path | None = None, regroup: bool = False) -> dict:
+def counts(
+    folder: Path, list_file: Path | None = None, regroup: bool = False, judgements: Path | None = None, either=False
+) -> dict:
     """``person``, ``prompts`` scored, ``instructions`` given 2+ times, ``recorded`` (prompts
     that ended in a stored correction) and the pair counts ``tp``, ``predicted``, ``same`` of one
     replay folder."""
     state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
-    item = _items_regrouped(folder, state) if regroup else _items_as_replayed(folder)
+    judged = None
+    if judgements is not None:
+        import score_sameness
+
+        judged = score_sameness.judged(judgements, "replay-" + folder.name)
+    item = _items_regrouped(folder, state, judged, either) if regroup else _items_as_replayed(folder)
     if list_file is None:
         labels = json.loads((folder / ".labels.json").read_text(encoding="utf-8"))
         person = labels.get("person") or folder.name
@@ -127,7 +149,9 @@ def counts(folder: Path, list_file: Path | None = None, regroup: bool = False) -
     }
 
 
-def score(folders: list[str], lists: list[str] | None = None, regroup: bool = False) -> int:
+def score(
+    folders: list[str], lists: list[str] | None = None, regroup: bool = False, judgements=None, either=False
+) -> int:
     if lists and len(lists) != len(folders):
         raise SystemExit("score_replays: --lists needs one file per folder, in the same order")
     truth = "instruction lists made blind from the prompts" if lists else "the labels the replay kept hidden"
@@ -136,7 +160,7 @@ def score(folders: list[str], lists: list[str] | None = None, regroup: bool = Fa
     print("|---|---|---|---|---|---|---|---|")
     tot = {"prompts": 0, "recorded": 0, "tp": 0, "predicted": 0, "same": 0}
     for n, folder in enumerate(folders):
-        c = counts(Path(folder), Path(lists[n]) if lists else None, regroup)
+        c = counts(Path(folder), Path(lists[n]) if lists else None, regroup, judgements, either)
         for k in tot:
             tot[k] += c[k]
         prec, rec = pr(c["tp"], c["predicted"], c["same"])
@@ -153,13 +177,54 @@ def score(folders: list[str], lists: list[str] | None = None, regroup: bool = Fa
     return 0
 
 
+def agreement(folders: list[str], lists: list[str]) -> int:
+    """How far two readers of the same prompts agree: the hand-made groups (``.labels.json``)
+    scored as a reader against the blind instruction lists, on the labelled prompts. A figure
+    for grouping against either is bounded by it."""
+    if len(lists) != len(folders):
+        raise SystemExit("score_replays: --agreement needs one list per folder, in the same order")
+    print("the hand-made groups as a reader, against the blind instruction lists (labelled prompts)")
+    print("| person | prompts | pairs same (lists) | pairs same (hand) | both | P | R |")
+    print("|---|---|---|---|---|---|---|")
+    tot = [0, 0, 0]
+    for folder, list_file in zip(map(Path, folders), map(Path, lists)):
+        state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+        hand = json.loads((folder / ".labels.json").read_text(encoding="utf-8"))["groups"]
+        number = _numbers(state)
+        of: dict[str, set] = {}
+        for ins in json.loads(list_file.read_text(encoding="utf-8")):
+            for n in ins["prompts"]:
+                of.setdefault(n, set()).add(ins["id"])
+        tp = pred = gold = 0
+        for a, b in combinations(sorted(hand), 2):
+            said = hand[a] is not None and hand[a] == hand[b]
+            same = bool(of.get(number.get(a, ""), set()) & of.get(number.get(b, ""), set()))
+            tp, pred, gold = tp + (same and said), pred + said, gold + same
+        tot = [tot[0] + tp, tot[1] + pred, tot[2] + gold]
+        prec, rec = pr(tp, pred, gold)
+        print(f"| {list_file.stem} | {len(hand)} | {gold} | {pred} | {tp} | {prec:.2f} | {rec:.2f} |")
+    prec, rec = pr(*tot)
+    print(f"| all (pooled pairs) | | {tot[2]} | {tot[1]} | {tot[0]} | {prec:.2f} | {rec:.2f} |")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folders", nargs="+", metavar="DIR", help="scripts/agent_replay.py folders")
     ap.add_argument("--lists", nargs="+", metavar="FILE", help="one blind instruction list per folder")
     ap.add_argument("--regroup", action="store_true", help="group each final store again with the current code")
+    ap.add_argument(
+        "--judgements",
+        type=Path,
+        metavar="DIR",
+        help="with --regroup: the person's model's answers (scripts/score_sameness.py), replay-<folder>.answer.json",
+    )
+    ap.add_argument("--either", action="store_true", help="the model's groups join; it does not part what vectors join")
+    ap.add_argument("--agreement", action="store_true", help="score the hand-made groups against --lists instead")
     args = ap.parse_args(argv)
-    return score(args.folders, args.lists, args.regroup)
+    if args.agreement:
+        return agreement(args.folders, args.lists or [])
+    return score(args.folders, args.lists, args.regroup or bool(args.judgements), args.judgements, args.either)
 
 
 if __name__ == "__main__":

@@ -325,6 +325,31 @@ def test_a_lesson_proposed_on_its_own_count_is_shown_once_under_its_instruction(
     assert [i["id"] for i in items] == [proposal["id"]], items
 
 
+def test_a_wording_said_after_a_lesson_was_proposed_on_its_own_count_joins_it(hook, project, db_path, cli):
+    """The agent counts one lesson three times (proposed on its own count); in a later session it
+    records the instruction in other words without naming it. The session-end job joins the two:
+    one item, and approving it leaves nothing waiting and one memory."""
+    first = None
+    for session, said in SAID:
+        typed(hook, project, said, session)
+        r = record(db_path, quote=said, lesson=WORDED[0], **({"same_as": first} if first else {}))
+        first = first or r["id"]
+    assert r["status"] == "promoted"
+    said = "staging, then prod. always"
+    typed(hook, project, said, "s4")
+    record(db_path, quote=said, lesson="Release to staging first, then prod")
+    with Store.open(db_path) as s:
+        [proposal] = propose_recurring(s, embed=job_embedder(1000.0))
+        items = review.pending(s)
+    assert [i["id"] for i in items] == [proposal["id"]] and proposal["taught"] == 4, items
+    assert cli("review", "--approve", proposal["id"]).returncode == 0
+    assert cli("review", "--list").stdout == "Nothing to review.\n"
+    with Store.open(db_path) as s:
+        assert [e["status"] for e in s.rows("SELECT status FROM memory_entries WHERE status != 'archived'")] == [
+            "active"
+        ]
+
+
 def test_the_hooks_cut_of_a_prompt_the_agent_recorded_is_evidence_not_an_item(hook, project, db_path):
     """One prompt, two readers: the hook's rules cut a correction out of it, the agent records
     its own lesson from the same words. The queue holds one item."""

@@ -101,6 +101,8 @@ def test_the_daily_token_cap_stops_the_next_request_with_a_note(cli, claude_dir,
     [day] = stats["per_day"]
     assert day["tokens"] == 15600 and day["requests"] == 1
     assert [s["tokens"] for s in stats["per_session"]] == [15600]
+    assert stats["per_purpose"] == [{"purpose": "summarize", "requests": 1, "tokens": 15600}]
+    assert "spent on: summarize 15600 (1 requests)" in cli("stats").stdout
     doctor = cli("doctor").stdout
     assert "15600 of 30000" in doctor and "written by extractive because" in doctor
 
@@ -278,23 +280,37 @@ def test_the_dashboard_overview_shows_tokens_per_day_and_per_session(db_path, st
     from memory_cli.web.app import ServerConfig, create_app
 
     with store.transaction():
-        for session, tokens in (("sess-aaaa1111", 15600), ("sess-bbbb2222", 4200)):
+        for session, tokens, purpose in (
+            ("sess-aaaa1111", 15600, "summarize"),
+            ("sess-bbbb2222", 4200, "summarize"),
+            ("sess-bbbb2222", 900, "stop_check"),
+        ):
             audit.record(
                 store,
                 "llm_call",
-                context="summarize",
+                context=purpose,
                 result="ok",
-                details={"provider": "claude-cli", "input_tokens": tokens - 600, "output_tokens": 600},
+                details={
+                    "provider": "claude-cli",
+                    "purpose": purpose,
+                    "input_tokens": tokens - 600,
+                    "output_tokens": 600,
+                },
                 session_id=session,
             )
-    spend.spend(store, 19800)
+    spend.spend(store, 20700)
     app = create_app(ServerConfig(db_path=str(db_path), token="t" * 24, extra_hosts=("testserver",)))
     with TestClient(app, headers={"Authorization": "Bearer " + "t" * 24}) as c:
         page = c.get("/").text
         data = c.get("/api/overview").json()["llm_tokens"]
-    assert data["today"] == 19800 and [d["tokens"] for d in data["per_day"]] == [19800]
-    assert "Model tokens for session memories" in page and "today 19800 of 150000" in page
-    assert "sess-aaa" in page and "15600" in page and "4200" in page
+    assert data["today"] == 20700 and [d["tokens"] for d in data["per_day"]] == [20700]
+    assert "Model tokens" in page and "today 20700 of 150000" in page
+    assert "sess-aaa" in page and "15600" in page and "5100" in page  # the second session, both purposes
+    assert [(u["purpose"], u["requests"], u["tokens"]) for u in data["per_purpose"]] == [
+        ("summarize", 2, 19800),
+        ("stop_check", 1, 900),
+    ]
+    assert "<td>stop_check</td>" in page
 
 
 def _install_at_a_terminal(db_path: Path, answer: str, path_dir: Path) -> str:

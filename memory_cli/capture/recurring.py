@@ -224,8 +224,11 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
             "SELECT id FROM corrections WHERE detection_type = 'repeated' AND status IN ('pending', 'promoted')"
         )
     }
+    # Waiting corrections that read as corrections (pending, or a lesson already proposed on its
+    # own count: a paraphrase said later joins it rather than waiting beside it), and every
+    # instance a recurring proposal holds
     rows = store.rows(
-        "SELECT * FROM corrections WHERE detection_type != 'repeated' AND (status = 'pending' AND "
+        "SELECT * FROM corrections WHERE detection_type != 'repeated' AND (status IN ('pending', 'promoted') AND "
         + READS_AS_CORRECTION
         + " OR id IN (SELECT value FROM json_each(?)))",
         (dumps(list(members)),),

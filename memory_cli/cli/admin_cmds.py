@@ -77,6 +77,8 @@ def stats(json_: JsonOpt = False):
         c.print(f"model tokens: today {t['today']} of {t['daily_cap']} a day; per day: {days}", markup=False)
         sessions = ", ".join(f"{s['session'][:8]} {s['tokens']}" for s in t["per_session"][:5])
         c.print(f"  per session (latest first): {sessions}", markup=False)
+        spent_on = ", ".join(f"{u['purpose']} {u['tokens']} ({u['requests']} requests)" for u in t["per_purpose"])
+        c.print(f"  spent on: {spent_on}", markup=False)
     from ..maintenance.stats import render_lines
 
     for text in render_lines(data):

@@ -64,18 +64,23 @@ def _calls(store, days: int) -> list[dict]:
         except ValueError:
             d = {}
         tokens = int(d.get("input_tokens") or d.get("estimated_tokens") or 0) + int(d.get("output_tokens") or 0)
-        out.append({"day": str(r["timestamp"])[:10], "session": r["session_id"], "tokens": tokens})
+        purpose = str(d.get("purpose") or "summarize")
+        out.append({"day": str(r["timestamp"])[:10], "session": r["session_id"], "tokens": tokens, "purpose": purpose})
     return out
 
 
 def summary(store, settings=None, *, days: int = 30, sessions: int = 10) -> dict:
-    """Tokens per day (the last ``days``), per session (the last ``sessions``), today's total
-    against the cap."""
+    """Tokens per day (the last ``days``), per session (the last ``sessions``), per purpose (what
+    they were spent on: ``summarize``, ``compact``, ``sameness``), today's total against the cap."""
     from memory_cli.settings import value
 
     per_day: dict[str, dict] = {}
     per_session: dict[str, dict] = {}
+    per_purpose: dict[str, dict] = {}
     for c in _calls(store, days):
+        u = per_purpose.setdefault(c["purpose"], {"purpose": c["purpose"], "requests": 0, "tokens": 0})
+        u["requests"] += 1
+        u["tokens"] += c["tokens"]
         d = per_day.setdefault(c["day"], {"day": c["day"], "requests": 0, "tokens": 0})
         d["requests"] += 1
         d["tokens"] += c["tokens"]
@@ -89,4 +94,5 @@ def summary(store, settings=None, *, days: int = 30, sessions: int = 10) -> dict
         "daily_cap": int(value(settings, "llm.daily_token_cap")),
         "per_day": sorted(per_day.values(), key=lambda d: d["day"]),
         "per_session": list(reversed(recent)),
+        "per_purpose": sorted(per_purpose.values(), key=lambda u: -u["tokens"]),
     }
