@@ -14,6 +14,8 @@ Skipping an item stores nothing: it is the absence of a call.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from . import audit
 from .capture import corrections
 from .capture.corrections import redact_text
@@ -38,7 +40,22 @@ def pending(store, *, every_correction: bool = False, folded: bool = True) -> li
     (not set on the full list)."""
     if every_correction:
         return corrections.list_corrections(store, status="all", limit=1000)
-    return _queue(store, folded)
+    return _queue(store, folded).items
+
+
+class Queue(NamedTuple):
+    """The review queue as the person reads it: its items, how many of the hook's readings are
+    kept as evidence instead of items, and the one-line summary that starts it."""
+
+    items: list[dict]
+    kept_as_evidence: int
+    summary: str
+
+
+def queue(store) -> Queue:
+    """The queue, its evidence count and its summary line, built once (``review --list`` and the
+    dashboard's review page)."""
+    return _queue(store)
 
 
 def corrections_by_status(store, *, status: str | None = None, limit: int = 100) -> list[dict]:
@@ -159,7 +176,7 @@ def rule_message(statement: str) -> str:
 # --------------------------------------------------------------------------- the queue and the decisions
 
 
-def _queue(store, folded: bool = True) -> list[dict]:
+def _queue(store, folded: bool = True) -> Queue:
     """What waits for the person, one item per instruction, most taught first
     (:mod:`.capture.queue`; the learned model's guesses are evidence on an item where the agent
     records lessons): proposed rules, recurring instructions (item
@@ -211,17 +228,14 @@ def _queue(store, folded: bool = True) -> list[dict]:
         v["item"] = "correction"
         v["suggested_rule"] = None
         items.append(v)
-    from .capture.queue import fold_guesses, most_taught_first
+    from .capture.queue import fold_guesses, most_taught_first, summary
 
-    return most_taught_first(fold_guesses(store, items)[0] if folded else items)
-
-
-def queue_summary(store, items: list[dict]) -> str:
-    """The queue's one-line summary ("14 instructions, 3 proposed, 2 waiting since last week")."""
-    from .capture.queue import lesson_projects, summary
-
-    folded = len(pending(store, folded=False)) - len(pending(store)) if lesson_projects(store) else 0
-    return summary(items, folded=folded)
+    kept = 0
+    if folded:
+        items, kept = fold_guesses(store, items)
+    items = most_taught_first(items)
+    # "14 instructions, 3 proposed, 2 waiting since last week (5 readings ... kept as evidence)"
+    return Queue(items, kept, summary(items, folded=kept))
 
 
 def check_form(form: str | None) -> str | None:

@@ -258,8 +258,7 @@ def test_the_queue_starts_with_a_summary_and_keeps_the_word_models_guesses_as_ev
     with Store.open(db_path) as s:
         guess = Detection.inferred(guess_text, guess_text, confidence=0.3, signal="learned")
         g = corr.capture(s, guess_text, session_id="s3", detection=guess)
-        items = review.pending(s)
-        line = review.queue_summary(s, items)
+        items, _kept, line = review.queue(s)
     assert [i["statement"] for i in items] == [WORDED[0], "Indent the Makefile with tabs"]  # most taught first
     assert g["id"] not in {i["id"] for i in items}
     assert [e["id"] for e in items[0]["evidence"]] == [g["id"]]
@@ -360,8 +359,7 @@ def test_the_hooks_cut_of_a_prompt_the_agent_recorded_is_evidence_not_an_item(ho
     assert hooks_own
     lesson = record(db_path, quote="never deploy straight to prod, staging first", lesson="Stage every release first")
     with Store.open(db_path) as s:
-        items = review.pending(s)
-        line = review.queue_summary(s, items)
+        items, _kept, line = review.queue(s)
     assert [i["id"] for i in items] == [lesson["id"]], items
     assert "1 reading of the hook's words kept as evidence" in line, line
 
@@ -372,9 +370,9 @@ def test_without_agent_lessons_the_guesses_stay_items(store):
 
     text = "hmm that is not how we deploy"
     corr.capture(store, text, session_id="s1", detection=Detection.inferred(text, text, confidence=0.3, signal="x"))
-    items = review.pending(store)
-    assert [i["item"] for i in items] == ["correction"]
-    assert review.queue_summary(store, items) == "1 instruction, 0 proposed, 0 waiting since last week"
+    items, kept, line = review.queue(store)
+    assert [i["item"] for i in items] == ["correction"] and items == review.pending(store)
+    assert (kept, line) == (0, "1 instruction, 0 proposed, 0 waiting since last week")
 
 
 def test_where_the_agent_read_many_prompts_and_recorded_nothing_the_guesses_are_evidence(hook, project, db_path, cli):
@@ -390,8 +388,7 @@ def test_where_the_agent_read_many_prompts_and_recorded_nothing_the_guesses_are_
     typed(hook, project, text, "s1")
     with Store.open(db_path) as s:
         corr.capture(s, text, session_id="s1", detection=Detection.inferred(text, text, confidence=0.3, signal="x"))
-        items = review.pending(s)
-        line = review.queue_summary(s, items)
+        items, _kept, line = review.queue(s)
     assert text not in [i["statement"] for i in items], items
     assert line.startswith("0 instructions") and "of the hook's words kept as evidence" in line, line
     shown = cli("review", "--list").stdout
@@ -432,7 +429,7 @@ def test_the_dashboard_shows_the_same_summary_and_one_proposal_with_its_instance
         record(db_path, quote=said, lesson=lesson)
     with Store.open(db_path) as s:
         propose_recurring(s, embed=job_embedder(1000.0))
-        line = review.queue_summary(s, review.pending(s))
+        line = review.queue(s).summary
     app = create_app(ServerConfig(db_path=str(db_path), token="t" * 24, extra_hosts=("testserver",)))
     with TestClient(app) as c:
         assert c.get(f"/?code={app.state.sessions.new_code()}", follow_redirects=False).status_code == 303

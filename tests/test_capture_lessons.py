@@ -281,6 +281,42 @@ def test_a_prompt_typed_while_another_process_writes_is_kept_after_it(hook, proj
     assert record(db_path, quote="pnpm is what we use", lesson="Use pnpm")["session_ids"] == ["s1"]
 
 
+def test_a_lesson_recorded_before_anything_wrote_the_spooled_prompt_is_accepted(hook, project, db_path, cli):
+    """The detached maintenance held the lock while the person typed (the prompt waits in the
+    spool) and the agent records at once, before any hook drained it: the quote is theirs."""
+    from helpers.write_lock import HeldWriteLock
+
+    Store.open(db_path).close()
+    lock = HeldWriteLock(db_path)
+    try:
+        typed(hook, project, "hmm, pnpm is what we use")
+    finally:
+        lock.release()
+    out = record(db_path, quote="pnpm is what we use", lesson="Use pnpm")  # the MCP tool's path
+    assert out["correction"] and out["session_ids"] == ["s1"]
+    assert "Use pnpm" in cli("review", "--list").stdout
+
+
+def test_a_lesson_line_read_while_the_lock_is_still_held_is_kept(hook, project, db_path, cli):
+    """The Stop hook reads the agent's `[LESSON: ...]` line while another process still writes:
+    the quote is found in the spool beside the store, and the lesson waits there too."""
+    from helpers.write_lock import HeldWriteLock
+
+    Store.open(db_path).close()
+    lock = HeldWriteLock(db_path)
+    try:
+        typed(hook, project, "hmm, pnpm is what we use")
+        reply = payload("Stop", cwd=str(project), session_id="s1")
+        reply["last_assistant_message"] = 'Switching.\n[LESSON: "pnpm is what we use" -> Use pnpm]'
+        stop = hook("Stop", reply)
+        assert stop.returncode == 0 and lock.still_held(), stop
+        assert "refused" not in (stop.system_message or ""), stop.system_message
+    finally:
+        lock.release()
+    typed(hook, project, "and the tests, please", session="s2")  # this process drains the spool
+    assert "Use pnpm" in cli("review", "--list").stdout
+
+
 def test_part_of_a_sentence_without_spaces_is_a_quote_too(hook, project, db_path):
     typed(hook, project, "不要用npm安装依赖，用pnpm")
     assert record(db_path, quote="用pnpm", lesson="Install with pnpm")["correction"]

@@ -187,6 +187,30 @@ def find_prompt(store: Store, quote: str, *, project: str | None, session_id: st
     return None
 
 
+def _spooled_prompt(store: Store, quote: str, *, project: str | None, session_id: str | None, wait: bool):
+    """The prompt holding ``quote`` when UserPromptSubmit could not write it yet (another
+    process held the write lock, so it waits in the spool): the spool is applied first
+    (``wait``: for the lock, outside a hook), and where it still cannot be, the prompt is read
+    from the spool itself (no row id yet). None when the person did not type it."""
+    from ..store import spool
+
+    if not spool.waiting(store.path)[1]:
+        return None
+    if not spool.drain(store, wait=wait)["busy"]:
+        return find_prompt(store, quote, project=project, session_id=session_id)
+    crc = project_crc(project) if project else 0
+    for args in reversed(spool.queued(store.path, "prompt")):
+        mine = (
+            int(args.get("project_crc") or 0) == crc
+            if project or not session_id
+            else args.get("session_id") == session_id
+        )
+        words = bytes.fromhex(args.get("words") or "")
+        if mine and quoted_in(quote, words):
+            return {"id": None, "session_id": args.get("session_id"), "words": words, "correction_id": None}
+    return None
+
+
 # --------------------------------------------------------------------------- recording
 
 
@@ -241,7 +265,9 @@ def record_lesson(
         if off:
             raise LessonRefused(off)
         target = _target(store, same_as)
-        prompt = find_prompt(store, quote, project=project, session_id=session_id)
+        prompt = find_prompt(store, quote, project=project, session_id=session_id) or _spooled_prompt(
+            store, quote, project=project, session_id=session_id, wait=hook_event is None
+        )
         if prompt is None:
             where = f"project {project}" if project else "this session"
             raise LessonRefused(

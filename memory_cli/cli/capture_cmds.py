@@ -9,6 +9,10 @@ from typing import Annotated
 import typer
 
 from ..errors import InvalidInput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..review import Queue
 from .common import JsonOpt, clip, emit_json, flush_warnings, open_store, settings, short, want_json
 
 
@@ -176,14 +180,15 @@ def review(
                 for w in result.get("checks_sync") or []:
                     print(f"  Stop checks: {w['action']} {w['path']}")
             return
-        items = rv.with_replay(rv.pending(store, every_correction=all_), store)
+        queue = None if all_ else rv.queue(store)
+        items = rv.with_replay(rv.pending(store, every_correction=True) if queue is None else queue.items, store)
         requests = [rv.scope_item(r) for r in rv.scope_requests(store)]
         interactive = not list_ and not want_json(json_) and sys.stdin.isatty() and sys.stdout.isatty()
         if not interactive:
             if want_json(json_):
                 emit_json([_public(i) for i in items] + requests)
             else:
-                _print_list(items, requests, None if all_ else rv.queue_summary(store, items))
+                _print_list(items, requests, queue)
                 if not list_ and (items or requests):
                     sys.stderr.write("review: not a terminal; use --approve ID or --reject ID\n")
             return
@@ -264,13 +269,17 @@ def _rule_text(item: dict) -> str:
     return f" (rule: {rule['pattern_type']} {rule['pattern']!r} -> {rule['action']}, {conf}, {state})"
 
 
-def _print_list(items: list[dict], requests: list[dict] = (), summary: str | None = None) -> None:
+def _print_list(items: list[dict], requests: list[dict] = (), queue: Queue | None = None) -> None:
     if not items and not requests:
-        kept = summary.partition(" (")[2].rstrip(")") if summary else ""
-        print(f"Nothing to review ({kept}: `review --list --all` shows them)." if kept else "Nothing to review.")
+        kept = queue.kept_as_evidence if queue else 0
+        if kept:
+            readings = f"{kept} reading{'s' if kept != 1 else ''} of the hook's words kept as evidence"
+            print(f"Nothing to review ({readings}: `review --list --all` shows them).")
+        else:
+            print("Nothing to review.")
         return
-    if summary:
-        print(summary)
+    if queue:
+        print(queue.summary)
     for item in items:
         label = item.get("item") or item["status"]
         n, s = item["occurrences"], item["sessions"]

@@ -87,8 +87,11 @@ def _answer(proc: subprocess.Popen, lines: queue.Queue, rid: int, deadline: floa
             raw = lines.get(timeout=left)
         except queue.Empty:
             raise _Failed("no answer in time") from None
-        if raw is None:
-            code = proc.poll()
+        if raw is None:  # its stdout closed: the exit status follows at once, or it did not exit
+            try:
+                code = proc.wait(timeout=max(0.1, min(3.0, deadline - time.monotonic())))
+            except subprocess.TimeoutExpired:
+                raise _Failed("the server closed its output without answering") from None
             raise _Failed(f"the server ended (exit code {code}) before answering")
         try:
             message = json.loads(raw)

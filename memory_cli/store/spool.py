@@ -247,6 +247,20 @@ def waiting(db_path: str | None) -> tuple[int, int]:
     return len(names), ops
 
 
+def queued(db_path: str | None, kind: str) -> list[dict]:
+    """The arguments of the operations of ``kind`` waiting in the spool, oldest first, read
+    without the lock (a reader that must see what a hook could not write yet)."""
+    where = folder(db_path)
+    if where is None:
+        return []
+    out = []
+    for name in _ready(where, clean=False):
+        for op in _read(os.path.join(where, name)) or []:
+            if isinstance(op, dict) and op.get("kind") == kind and isinstance(op.get("args"), dict):
+                out.append(_decode(op["args"]))
+    return out
+
+
 def _record_failure(store, op: dict, e: BaseException) -> None:
     from .. import audit
 

@@ -357,7 +357,8 @@ def rule_verb(request: Request, rule_id: str, verb: str, store=Depends(deps.get_
 def review_page(request: Request, store=Depends(deps.get_store)):
     from ..rules.proof import retire_candidates
 
-    items = review.with_replay(review.pending(store), store)
+    queue = review.queue(store)
+    items = review.with_replay(queue.items, store)
     requests = [dict(r, written_by=review.written_by(r["origin"])) for r in review.scope_requests(store)]
     recent = [
         c
@@ -369,7 +370,7 @@ def review_page(request: Request, store=Depends(deps.get_store)):
         "review.html",
         nav="review",
         items=items,
-        summary=review.queue_summary(store, items),
+        summary=queue.summary,
         requests=requests,
         recent=recent,
         idle=retire_candidates(store),
