@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from itertools import combinations
 from pathlib import Path
 
@@ -53,14 +54,34 @@ def _items_as_replayed(folder: Path) -> dict[str, str]:
     return {f"{r['key'][0]}:{r['key'][1]}": r["item"] for r in result["recorded"]}
 
 
+@contextmanager
+def open_copy(folder: Path):
+    """The replay's final store, copied aside and brought to this code's schema: a replay made
+    by an earlier version is read as it is, and the replay itself is never written."""
+    import shutil
+    import tempfile
+
+    from memory_cli.store.db import Store
+
+    where = Path(tempfile.mkdtemp(prefix="score-replay-"))
+    try:
+        for suffix in ("", "-wal"):
+            source = Path(str(folder / DB) + suffix)
+            if source.exists():
+                shutil.copy(source, str(where / "memory.db") + suffix)
+        with Store.open(str(where / "memory.db")) as store:
+            yield store
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
 def _items_regrouped(folder: Path, state: dict, judged: dict | None = None, either: bool = False) -> dict[str, str]:
     """Prompt key -> item, grouping the final store's corrections again with the current code."""
     from memory_cli.capture import recurring
     from memory_cli.capture.semantic import job_embedder
     from memory_cli.store import kvstate
-    from memory_cli.store.db import Store
 
-    with Store.open(str(folder / DB), readonly=True) as store:
+    with open_copy(folder) as store:
         rows = store.rows(
             "SELECT * FROM corrections WHERE detection_type != 'repeated' AND status IN ('pending', 'promoted')"
             " AND " + recurring.READS_AS_CORRECTION

@@ -139,10 +139,11 @@ def _hand_lessons() -> dict[str, list[dict]]:
 
 
 def _stored_lessons(folder: Path) -> list[dict]:
-    from memory_cli.capture import recurring
-    from memory_cli.store.db import Store
+    from score_replays import open_copy
 
-    with Store.open(str(folder / DB), readonly=True) as store:
+    from memory_cli.capture import recurring
+
+    with open_copy(folder) as store:
         rows = store.rows(
             "SELECT * FROM corrections WHERE detection_type != 'repeated' AND status IN ('pending', 'promoted')"
             " AND " + recurring.READS_AS_CORRECTION

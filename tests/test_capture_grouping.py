@@ -349,6 +349,34 @@ def test_a_wording_said_after_a_lesson_was_proposed_on_its_own_count_joins_it(ho
         ]
 
 
+def test_review_lists_every_time_a_lesson_was_said_with_the_persons_words(hook, project, db_path, cli):
+    """A lesson counted again with `same_as` in two later sessions: review shows the three
+    prompts (session, date, the person's words), not only the first, on the CLI and the
+    dashboard alike."""
+    first = None
+    for session, said in SAID:
+        typed(hook, project, said, session)
+        r = record(db_path, quote=said, lesson=WORDED[0], **({"same_as": first} if first else {}))
+        first = first or r["id"]
+    listing = cli("review", "--list").stdout
+    for session, said in SAID:
+        assert f"said in session {session} on " in listing and said in listing, listing
+    [item] = [i for i in json.loads(cli("--json", "review", "--list").stdout) if i["origin"] == "agent"]
+    assert [i["quote"] for i in item["instances"]] == [said for _s, said in SAID]
+
+
+def test_a_correction_the_hook_counted_again_lists_both_times(hook, project, db_path, cli):
+    typed(hook, project, "No, use pnpm, not npm", "s1")
+    typed(hook, project, "no! use pnpm not npm, I said", "s2")
+    [item] = json.loads(cli("--json", "review", "--list").stdout)
+    assert item["occurrences"] == 2, item
+    assert [(i["session_id"], i["quote"]) for i in item["instances"]] == [
+        ("s1", "No, use pnpm, not npm"),
+        ("s2", "no! use pnpm not npm, I said"),
+    ]
+    assert "said in session s2 on " in cli("review", "--list").stdout
+
+
 def test_the_hooks_cut_of_a_prompt_the_agent_recorded_is_evidence_not_an_item(hook, project, db_path):
     """One prompt, two readers: the hook's rules cut a correction out of it, the agent records
     its own lesson from the same words. The queue holds one item."""

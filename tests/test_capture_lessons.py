@@ -157,7 +157,9 @@ def test_differently_worded_lessons_in_three_sessions_become_one_recurring_propo
         [proposal] = propose_recurring(s)
         assert proposal["instances"] == 2 and proposal["sessions"] == 3
         [item] = [q for q in review_queue(s) if q["item"] == "recurring"]
-        assert {i["session_id"] for i in item["instances"]} == {"s0", "s2"} and item["sessions"] == 3
+        # every time it was said, the repeat counted on the first lesson included
+        assert [i["session_id"] for i in item["instances"]] == ["s0", "s1", "s2"] and item["sessions"] == 3
+        assert [i["quote"] for i in item["instances"]] == said
 
 
 def test_a_prompt_counts_once_when_the_hook_already_recorded_it(hook, project, db_path):

@@ -279,7 +279,7 @@ def _store(store, p: dict, now: str, aid: str | None = None):
         store.execute(
             "UPDATE corrections SET occurrence_count=?, sessions=?, last_seen_at=?, confidence=?,"
             " what_was_wrong=?, what_is_right=?, statement=?, key=coalesce(key, ?),"
-            " embedding=coalesce(embedding, ?), context=coalesce(?, context) WHERE id=?",
+            " embedding=coalesce(embedding, ?), context=coalesce(?, context), repeats=? WHERE id=?",
             (
                 count,
                 dumps(sessions),
@@ -291,6 +291,7 @@ def _store(store, p: dict, now: str, aid: str | None = None):
                 key,
                 vector,
                 p.get("context"),
+                dumps(_with_repeat(row, p.get("message"), session_id, now)),
                 row["id"],
             ),
         )
@@ -492,6 +493,44 @@ def resolve(store, ref: str) -> dict:
     return row
 
 
+MAX_REPEATS = 20  # the words of the latest later prompts kept on a correction
+REPEAT_CHARS = 300
+
+
+def repeats(row: dict) -> list[dict]:
+    """Each later prompt counted on ``row``: ``{"quote", "session_id", "at"}``, oldest first."""
+    try:
+        value = loads(row.get("repeats") or "[]")
+    except ValueError:
+        return []
+    return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
+
+
+def _with_repeat(row: dict, message: str | None, session_id: str | None, now: str) -> list[dict]:
+    quote = " ".join((message or "").split())
+    if len(quote) > REPEAT_CHARS:
+        quote = quote[: REPEAT_CHARS - 1] + "…"
+    return (repeats(row) + [{"quote": quote, "session_id": session_id, "at": now}])[-MAX_REPEATS:]
+
+
+def said_each_time(row: dict) -> list[dict]:
+    """Every time the person said ``row``'s correction, oldest first, as review lists it
+    (``{"id", "session_id", "statement", "quote", "detected_at"}``): the first prompt, then each
+    later one counted on it."""
+    first = {
+        "id": row["id"],
+        "session_id": row["session_id"],
+        "statement": row["statement"],
+        "quote": row["user_message"],
+        "detected_at": row["detected_at"],
+    }
+    return [first] + [
+        {"id": row["id"], "session_id": r.get("session_id"), "statement": row["statement"], "quote": r.get("quote"),
+         "detected_at": r.get("at")}
+        for r in repeats(row)
+    ]  # fmt: skip
+
+
 def view(store, row: dict) -> dict:
     """The public shape of a correction (no vector bytes), with its entry and rule."""
     rule = None
@@ -528,16 +567,10 @@ def view(store, row: dict) -> dict:
     if row["detection_type"] == "repeated":
         from .recurring import instances
 
-        extra["instances"] = [
-            {
-                "id": i["id"],
-                "session_id": i["session_id"],
-                "statement": i["statement"],
-                "quote": i["user_message"],
-                "detected_at": i["detected_at"],
-            }
-            for i in instances(store, row["id"])
-        ]
+        every = [said for i in instances(store, row["id"]) for said in said_each_time(i)]
+        extra["instances"] = sorted(every, key=lambda i: i["detected_at"] or "")
+    elif repeats(row):
+        extra["instances"] = said_each_time(row)
     return {
         "correction": True,
         "id": row["id"],

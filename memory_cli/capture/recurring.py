@@ -410,7 +410,7 @@ def instances(store, correction_id: str) -> list[dict]:
     if not ids:
         return []
     return store.rows(
-        "SELECT id, statement, user_message, session_id, sessions, detected_at FROM corrections"
+        "SELECT id, statement, user_message, session_id, sessions, detected_at, repeats FROM corrections"
         " WHERE id IN (SELECT value FROM json_each(?)) ORDER BY detected_at, id",
         (dumps(ids),),
     )

@@ -260,6 +260,11 @@ MIGRATIONS: list[tuple] = [
         "rules: when the rules last changed (rules_state.changed_at), and the rules confirmed as they stand",
         _area("memory_cli.rules.schema", "apply_change_time_schema"),
     ),
+    (
+        19,
+        "capture: the words of each later prompt counted on a correction",
+        _area("memory_cli.capture.schema", "apply_repeats_schema"),
+    ),
 ]
 
 LATEST = MIGRATIONS[-1][0]
