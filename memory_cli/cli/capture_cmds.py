@@ -9,11 +9,11 @@ from typing import Annotated
 import typer
 
 from ..errors import InvalidInput
+from .common import JsonOpt, clip, emit_json, flush_warnings, open_store, settings, short, want_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from ..review import Queue
-from .common import JsonOpt, clip, emit_json, flush_warnings, open_store, settings, short, want_json
 
 
 def register(app: typer.Typer) -> None:

@@ -71,7 +71,7 @@ def _calls(store, days: int) -> list[dict]:
 
 def summary(store, settings=None, *, days: int = 30, sessions: int = 10) -> dict:
     """Tokens per day (the last ``days``), per session (the last ``sessions``), per purpose (what
-    they were spent on: ``summarize``, ``compact``, ``sameness``), today's total against the cap."""
+    they were spent on: ``summarize``, ``compact``, ``stop_check``), today's total against the cap."""
     from memory_cli.settings import value
 
     per_day: dict[str, dict] = {}
