@@ -363,6 +363,17 @@ def test_review_lists_every_time_a_lesson_was_said_with_the_persons_words(hook, 
         assert f"said in session {session} on " in listing and said in listing, listing
     [item] = [i for i in json.loads(cli("--json", "review", "--list").stdout) if i["origin"] == "agent"]
     assert [i["quote"] for i in item["instances"]] == [said for _s, said in SAID]
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from memory_cli.web.app import ServerConfig, create_app
+
+    app = create_app(ServerConfig(db_path=str(db_path), token="t" * 24, extra_hosts=("testserver",)))
+    with TestClient(app) as c:
+        assert c.get(f"/?code={app.state.sessions.new_code()}", follow_redirects=False).status_code == 303
+        page = c.get("/review").text
+    for session, said in SAID:
+        assert f"said in session {session}" in page and said in page, page
 
 
 def test_a_correction_the_hook_counted_again_lists_both_times(hook, project, db_path, cli):
