@@ -57,10 +57,11 @@ def _agent_items(home) -> list[dict]:
 def _one_item(home, lesson_id: str, taught: int) -> None:
     """The queue holds one item for the lesson, taught ``taught`` times in as many sessions: the
     lesson itself or, once the session-end job has seen it said in two sessions, the recurring
-    proposal that holds it alone."""
+    proposal that holds it alone, listing each time it was said."""
     [item] = _agent_items(home)
     assert (item["statement"], item["occurrences"], item["sessions"]) == (WORDED[0], taught, taught), item
-    assert item["id"] == lesson_id or [i["id"] for i in item["instances"]] == [lesson_id], item
+    # the proposal lists every time the lesson was said
+    assert item["id"] == lesson_id or [i["id"] for i in item["instances"]] == [lesson_id] * taught, item
 
 
 def test_one_lesson_worded_three_ways_in_three_sessions_becomes_one_proposal(fresh_home):
