@@ -52,13 +52,18 @@ def _capture_settings(settings) -> tuple[bool, int, int]:
     return enabled, threshold, min_sessions
 
 
-def session_ids(row: dict) -> list[str]:
-    """The sessions a stored correction was said in."""
+def _json_list(row: dict, column: str, kind: type) -> list:
+    """The items of type ``kind`` in a column that holds a JSON list ([] when unreadable)."""
     try:
-        value = loads(row.get("sessions") or "[]")
+        value = loads(row.get(column) or "[]")
     except ValueError:
         return []
-    return [s for s in value if isinstance(s, str)] if isinstance(value, list) else []
+    return [v for v in value if isinstance(v, kind)] if isinstance(value, list) else []
+
+
+def session_ids(row: dict) -> list[str]:
+    """The sessions a stored correction was said in."""
+    return _json_list(row, "sessions", str)
 
 
 def _empty() -> dict:
@@ -499,11 +504,7 @@ REPEAT_CHARS = 300
 
 def repeats(row: dict) -> list[dict]:
     """Each later prompt counted on ``row``: ``{"quote", "session_id", "at"}``, oldest first."""
-    try:
-        value = loads(row.get("repeats") or "[]")
-    except ValueError:
-        return []
-    return [r for r in value if isinstance(r, dict)] if isinstance(value, list) else []
+    return _json_list(row, "repeats", dict)
 
 
 def _with_repeat(row: dict, message: str | None, session_id: str | None, now: str) -> list[dict]:

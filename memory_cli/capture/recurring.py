@@ -23,8 +23,6 @@ requests ("commit this", "run the tests") repeated across sessions are not propo
 
 from __future__ import annotations
 
-import json
-
 from ..util import dumps, new_id, now_iso
 from .similar import similarity
 
@@ -157,13 +155,10 @@ def is_lesson(row: dict) -> bool:
 
 
 def _sessions(row: dict) -> list[str]:
-    try:
-        out = json.loads(row.get("sessions") or "[]")
-    except ValueError:
-        out = []
-    if not out and row.get("session_id"):
-        out = [row["session_id"]]
-    return [s for s in out if s]
+    """The sessions a correction was said in, or the one it was first said in."""
+    from .corrections import session_ids
+
+    return [s for s in session_ids(row) if s] or ([row["session_id"]] if row.get("session_id") else [])
 
 
 INSTANCES_KEY = "capture.recurring:"  # kv: proposal id -> the ids of the corrections it groups
