@@ -194,12 +194,13 @@ def _spooled_prompt(store: Store, quote: str, *, project: str | None, session_id
     from the spool itself (no row id yet). None when the person did not type it."""
     from ..store import spool
 
-    if not spool.waiting(store.path)[1]:
+    waiting = spool.queued(store.path, "prompt")
+    if not waiting:
         return None
     if not spool.drain(store, wait=wait)["busy"]:
         return find_prompt(store, quote, project=project, session_id=session_id)
     crc = project_crc(project) if project else 0
-    for args in reversed(spool.queued(store.path, "prompt")):
+    for args in reversed(waiting):
         mine = (
             int(args.get("project_crc") or 0) == crc
             if project or not session_id
