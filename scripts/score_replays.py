@@ -96,10 +96,11 @@ def _items_regrouped(folder: Path, state: dict, judged: dict | None = None, eith
     group_of = {}
     close = recurring._close
     if judged:  # the model's answer decides the pairs it covers (--either: its groups only join)
+        import score_sameness
 
         def judged_close(a, b, v):
             if a["id"] in judged and b["id"] in judged:
-                same = judged[a["id"]] is not None and judged[a["id"]] == judged[b["id"]]
+                same = score_sameness.same_group(judged, a["id"], b["id"])
                 return same or (either and close(a, b, v))
             return close(a, b, v)
 

@@ -188,6 +188,11 @@ def judged(folder: Path, name: str) -> dict | None:
     return out
 
 
+def same_group(judged: dict, a: str, b: str) -> bool:
+    """Whether the model's answer put lessons ``a`` and ``b`` in one group."""
+    return judged.get(a) is not None and judged.get(a) == judged.get(b)
+
+
 def _closeness(lessons: list[dict], judgement: dict, either: bool):
     """Two lessons are close when the model grouped them; with ``either``, also when words or
     vectors join them at the code's thresholds (``recurring._close``)."""
@@ -198,7 +203,7 @@ def _closeness(lessons: list[dict], judgement: dict, either: bool):
 
     def close(a: int, b: int) -> bool:
         x, y = lessons[a], lessons[b]
-        if judgement.get(x["id"]) is not None and judgement.get(x["id"]) == judgement.get(y["id"]):
+        if same_group(judgement, x["id"], y["id"]):
             return True
         return either and recurring._close({**x, "lesson": True}, {**y, "lesson": True}, vectors)
 
