@@ -33,14 +33,13 @@ RULE_ACTIONS = ("warn", "block", "suggest", "ask")
 # --------------------------------------------------------------------------- listing
 
 
-def pending(store, *, every_correction: bool = False, folded: bool = True) -> list[dict]:
+def pending(store, *, every_correction: bool = False) -> list[dict]:
     """What waits for the person, in the order it is shown (``every_correction``: every
-    correction whatever its status instead, newest first; ``folded=False``: the readings kept as
-    evidence as items too). Each item has ``item`` = "proposal" | "recurring" | "correction"
-    (not set on the full list)."""
+    correction whatever its status instead, newest first). Each item has ``item`` = "proposal" |
+    "recurring" | "correction" (not set on the full list)."""
     if every_correction:
         return corrections.list_corrections(store, status="all", limit=1000)
-    return _queue(store, folded).items
+    return _queue(store).items
 
 
 class Queue(NamedTuple):
@@ -176,7 +175,7 @@ def rule_message(statement: str) -> str:
 # --------------------------------------------------------------------------- the queue and the decisions
 
 
-def _queue(store, folded: bool = True) -> Queue:
+def _queue(store) -> Queue:
     """What waits for the person, one item per instruction, most taught first
     (:mod:`.capture.queue`; the learned model's guesses are evidence on an item where the agent
     records lessons): proposed rules, recurring instructions (item
@@ -230,9 +229,7 @@ def _queue(store, folded: bool = True) -> Queue:
         items.append(v)
     from .capture.queue import fold_guesses, most_taught_first, summary
 
-    kept = 0
-    if folded:
-        items, kept = fold_guesses(store, items)
+    items, kept = fold_guesses(store, items)
     items = most_taught_first(items)
     # "14 instructions, 3 proposed, 2 waiting since last week (5 readings ... kept as evidence)"
     return Queue(items, kept, summary(items, folded=kept))
