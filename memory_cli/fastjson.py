@@ -85,6 +85,16 @@ def loads(s: str):
     return obj
 
 
+def list_of(text: str | None, kind: type) -> list:
+    """The items of type ``kind`` in ``text``, a JSON list as a column holds it ([] for none,
+    or for text that is not a JSON list)."""
+    try:
+        value = loads(text or "[]")
+    except ValueError:
+        return []
+    return [v for v in value if isinstance(v, kind)] if isinstance(value, list) else []
+
+
 def _encoder(ensure_ascii: bool, compact: bool, sort_keys: bool, default):
     key = (ensure_ascii, compact, sort_keys, default)
     enc = _encoders.get(key)

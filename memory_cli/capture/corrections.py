@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from .. import audit
 from ..errors import InvalidInput, MemoryCliError, NotFound
-from ..fastjson import loads
+from ..fastjson import list_of, loads
 from ..util import dumps, new_id, now_iso
 from .wording import compose_statement
 
@@ -52,18 +52,9 @@ def _capture_settings(settings) -> tuple[bool, int, int]:
     return enabled, threshold, min_sessions
 
 
-def _json_list(row: dict, column: str, kind: type) -> list:
-    """The items of type ``kind`` in a column that holds a JSON list ([] when unreadable)."""
-    try:
-        value = loads(row.get(column) or "[]")
-    except ValueError:
-        return []
-    return [v for v in value if isinstance(v, kind)] if isinstance(value, list) else []
-
-
 def session_ids(row: dict) -> list[str]:
     """The sessions a stored correction was said in."""
-    return _json_list(row, "sessions", str)
+    return list_of(row.get("sessions"), str)
 
 
 def _empty() -> dict:
@@ -504,7 +495,7 @@ REPEAT_CHARS = 300
 
 def repeats(row: dict) -> list[dict]:
     """Each later prompt counted on ``row``: ``{"quote", "session_id", "at"}``, oldest first."""
-    return _json_list(row, "repeats", dict)
+    return list_of(row.get("repeats"), dict)
 
 
 def _with_repeat(row: dict, message: str | None, session_id: str | None, now: str) -> list[dict]:

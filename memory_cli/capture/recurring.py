@@ -156,9 +156,9 @@ def is_lesson(row: dict) -> bool:
 
 def _sessions(row: dict) -> list[str]:
     """The sessions a correction was said in, or the one it was first said in."""
-    from .corrections import session_ids
+    from ..fastjson import list_of
 
-    return [s for s in session_ids(row) if s] or ([row["session_id"]] if row.get("session_id") else [])
+    return [s for s in list_of(row.get("sessions"), str) if s] or ([row["session_id"]] if row.get("session_id") else [])
 
 
 INSTANCES_KEY = "capture.recurring:"  # kv: proposal id -> the ids of the corrections it groups
