@@ -167,6 +167,35 @@ def test_per_call_hooks_avoid_slow_stdlib_imports(tmp_path, event):
     assert proc.stderr.split("SLOW:")[1].strip() == "", proc.stderr
 
 
+def test_an_edit_after_the_fact_loads_only_the_rule_check(tmp_path):
+    """Most PostToolUse calls are edits and reads: the known fixes of failed commands and the
+    command durations (both for shell calls only) are not even imported for them, while a shell
+    call still gets them."""
+    import subprocess
+    import sys
+
+    from memory_cli.hooks.registry import HANDLERS, ONLY_FOR_TOOLS
+
+    assert set(ONLY_FOR_TOOLS) <= {spec for specs in HANDLERS.values() for spec in specs}
+    Store.open(tmp_path / "m.db").close()
+    code = (
+        "import sys, io; sys.stdin=io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()));"
+        "from memory_cli.__main__ import main; main(['--db', sys.argv[1], 'hook', 'PostToolUse']);"
+        "sys.stderr.write('LOADED:'+','.join(m for m in ('memory_cli.retrieval.hook', 'memory_cli.baselines.hook')"
+        " if m in sys.modules))"
+    )
+
+    def loaded(tool, tool_input):
+        body = json.dumps(payload("PostToolUse", cwd=str(tmp_path), tool_name=tool, tool_input=tool_input))
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / "m.db"), body], capture_output=True, text=True, timeout=60
+        )
+        return proc.stderr.split("LOADED:")[1].strip()
+
+    assert loaded("Write", {"file_path": str(tmp_path / "a.py"), "content": "x = 1\n"}) == ""
+    assert loaded("Bash", {"command": "ls"}) == "memory_cli.retrieval.hook,memory_cli.baselines.hook"
+
+
 TASK_NOTIFICATION = """<task-notification>
 <task-id>ae6c1cb03226ba339</task-id>
 <tool-use-id>toolu_01ABC</tool-use-id>

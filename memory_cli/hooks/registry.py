@@ -45,3 +45,11 @@ HANDLERS: dict[str, list[str]] = {
     "Stop": ["memory_cli.capture.hook:stop", "memory_cli.rules.hook:stop", "memory_cli.checks.hook:stop"],
     "SessionEnd": ["memory_cli.maintenance.hook:session_end", "memory_cli.team.hook:session_end"],
 }
+
+# Handlers that act on some tools' calls only: for any other tool they are not even imported
+# (most PostToolUse calls are edits and reads, which pay for neither). Each handler checks the
+# tool itself as well; this table only spares the import.
+ONLY_FOR_TOOLS: dict[str, frozenset[str]] = {
+    "memory_cli.retrieval.hook:post_tool_use": frozenset({"Bash"}),  # a failed command's known fixes
+    "memory_cli.baselines.hook:post_tool_use": frozenset({"Bash"}),  # command durations
+}

@@ -245,7 +245,7 @@ def _shaped(payload: dict) -> dict:
 
 def _run_handlers(event, payload, store, settings, started, debug, pending=None, agent=None):
     from .context import HookContext
-    from .registry import HANDLERS
+    from .registry import HANDLERS, ONLY_FOR_TOOLS
     from .response import Response
 
     ctx = HookContext(event, payload, store, settings, started=started)
@@ -259,7 +259,11 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None,
         from .speaker import screened
 
         specs = screened(ctx, response, specs)
+    tool = payload.get("tool_name")
     for spec in specs:
+        only = ONLY_FOR_TOOLS.get(spec)
+        if only is not None and tool not in only:
+            continue
         module_name, _, func_name = spec.partition(":")
         try:
             # __import__ rather than importlib.import_module: importing importlib costs more.
@@ -275,7 +279,6 @@ def _run_handlers(event, payload, store, settings, started, debug, pending=None,
     notice = os.environ.get("MEMORY_CLI_HOOK_NOTICE")
     if notice:  # set by the plugin's launcher when it had something to say (its first use)
         response.notify("memory-cli: " + notice[:300])
-    tool = payload.get("tool_name")
     details = {"handler_errors": failed} if failed else None
     if deferred:
         details = dict(details or {}, deferred_by_write_lock=deferred)
