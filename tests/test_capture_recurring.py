@@ -36,7 +36,11 @@ def test_a_real_instruction_repeated_across_sessions_is_proposed_with_every_inst
     pid = about_main[0]["id"]
     queue = cli("review", "--list").stdout
     item = next(line for line in queue.splitlines() if line.startswith(pid[:8]))
-    assert "recurring" in item
+    assert "proposed instruction" in item
+    # the summary's "N proposed" counts what the list shows as proposed
+    head, rows = queue.splitlines()[0], [line for line in queue.splitlines() if line[:8].isalnum()]
+    shown = sum(1 for line in rows if line[10:].startswith("proposed "))
+    assert f", {shown} proposed," in head, queue
     shown = queue.split(item, 1)[1].splitlines()
     said = [line for line in shown if line.startswith("      said in session")]
     [proposal] = [p for p in review.pending(store) if p["id"] == pid]

@@ -174,12 +174,22 @@ def _parse(at: str | None) -> datetime | None:
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
+# What each kind of item is called wherever the queue is shown; the summary's "proposed"
+# counts the first two.
+LABELS = {"proposal": "proposed rule", "recurring": "proposed instruction"}
+
+
+def label(item: dict) -> str:
+    """What an item of the queue is, in the words review shows it under."""
+    return LABELS.get(item.get("item") or "", "correction")
+
+
 def summary(items: list[dict], *, folded: int = 0, now: datetime | None = None) -> str:
     """One line: how many instructions wait, how many are proposed, how many waited since last
     week (first said more than 7 days ago), and the readings kept as evidence."""
     now = now or datetime.now(timezone.utc)
     n = len(items)
-    proposed = sum(1 for i in items if i.get("item") in ("proposal", "recurring"))
+    proposed = sum(1 for i in items if i.get("item") in LABELS)
     old = sum(1 for i in items if (_parse(i.get("detected_at")) or now) <= now - WEEK)
     line = f"{n} instruction{'s' if n != 1 else ''}, {proposed} proposed, {old} waiting since last week"
     if folded:

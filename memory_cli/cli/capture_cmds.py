@@ -280,16 +280,18 @@ def _print_list(items: list[dict], requests: list[dict] = (), queue: Queue | Non
         return
     if queue:
         print(queue.summary)
+    from memory_cli.capture.queue import LABELS
+
     for item in items:
-        label = item.get("item") or item["status"]
         n, s = item["occurrences"], item["sessions"]
-        print(f"{short(item['id'])}  {label:<10}  x{n}/{s}s  {clip(item['statement'], 70)}{_rule_text(item)}")
+        shown = LABELS.get(item.get("item") or "") or item["status"]
+        print(f"{short(item['id'])}  {shown:<20}  x{n}/{s}s  {clip(item['statement'], 70)}{_rule_text(item)}")
         _print_quote(item)
         _print_instances(item)
         _print_replay(item.get("replay"), "      ")
     for r in requests:
         print(
-            f"{short(r['id'])}  {'scope':<10}  {r['origin']}: {clip(r['content'], 60)}"
+            f"{short(r['id'])}  {'scope':<20}  {r['origin']}: {clip(r['content'], 60)}"
             f" (asks for {r['requested_scope']}, applies in {r['scope'] if r['status'] == 'active' else 'nowhere'})"
         )
 
@@ -318,7 +320,9 @@ def _item_scope(item: dict) -> str:
 
 def _describe(item: dict, index: int, total: int) -> None:
     n, s = item["occurrences"], item["sessions"]
-    kind = "Proposed rule" if item.get("item") == "proposal" else "Correction"
+    from memory_cli.capture.queue import label
+
+    kind = label(item).capitalize()
     print()
     print(
         f"[{index}/{total}] {kind} {short(item['id'])}: said {n} time{'s' if n != 1 else ''} "

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.templating import Jinja2Templates
 
 from .. import audit, entries, review
+from ..capture.queue import label as queue_label
 from ..errors import NotFound
 from ..rules import api as rules_api
 from . import api_admin, api_journal, api_memories, deps
@@ -371,6 +372,7 @@ def review_page(request: Request, store=Depends(deps.get_store)):
         nav="review",
         items=items,
         summary=queue.summary,
+        item_label=queue_label,
         requests=requests,
         recent=recent,
         idle=retire_candidates(store),
