@@ -558,11 +558,13 @@ def cmd_finish(args) -> int:
                 row = store.row(
                     "SELECT status, detection_type, origin, statement FROM corrections WHERE id = ?", (item,)
                 )
+                by = store.value("SELECT origin FROM corrections WHERE id = ?", (cid,))
                 rows.append(
                     {
                         "key": prompt["key"],
                         "session": sess["name"],
                         "correction": cid,
+                        "read_by": "agent" if by == "agent" else "hook",
                         "item": item,
                         "item_status": row["status"] if row else None,
                         "item_kind": row["detection_type"] if row else None,
@@ -582,7 +584,11 @@ def cmd_finish(args) -> int:
         "recorded": rows,
     }
     (d / RESULT).write_text(json.dumps(out, ensure_ascii=False, indent=1))
-    print(f"\nwrote {d / RESULT}: {len(rows)} of {out['prompts']} prompts ended in a stored correction")
+    agent = sum(1 for r in rows if r["read_by"] == "agent")
+    print(
+        f"\nwrote {d / RESULT}: {len(rows)} of {out['prompts']} prompts ended in a stored correction"
+        f" ({agent} recorded or counted by the agent, {len(rows) - agent} read by the hook alone)"
+    )
     return 0
 
 

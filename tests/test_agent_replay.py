@@ -140,6 +140,7 @@ def test_one_instruction_said_in_two_sessions_ends_as_one_item_and_scores_as_sam
     finished = _step("finish", d).stdout
     assert finished.splitlines()[0].startswith("1 instruction"), finished
     assert "WARNING" not in finished, finished
+    assert "2 of 4 prompts ended in a stored correction (2 recorded or counted by the agent, 0 read by" in finished
     result = json.loads((d / "result.json").read_text())
     assert result["hook_errors"] == 0, result
     by_key = {tuple(r["key"]): r["item"] for r in result["recorded"]}
