@@ -128,3 +128,34 @@ def test_the_transcript_is_read_only_when_the_turn_could_change_the_verdict():
         assert verdict == (learned.probability(text, model, turn) >= threshold), r["prompt"][:80]
         skipped += not read
     assert skipped > 300  # most often the words decide
+
+
+def test_the_same_words_typed_again_count_on_the_first_guess(store, tmp_path, cli):
+    """A guess has no parts to match a repeat by; the very same words typed again (a real
+    person typed "Think some more. I don't like any approach." twice in one session) count on
+    the first one: one item said twice, listing both times, not two items of the same text."""
+    from memory_cli import review
+    from memory_cli.capture import corrections as corr
+
+    transcript = agent_turn_transcript(
+        tmp_path / "session.jsonl", "I've fixed the retry loop in the parser. All tests pass now."
+    )
+    first = corr.capture(store, ONLY_THE_MODEL, session_id="s1", transcript_path=transcript, project="api")
+    again = corr.capture(store, ONLY_THE_MODEL, session_id="s2", transcript_path=transcript, project="api")
+    assert first["kind"] == "inferred" and again["matched_by"] == "same words"
+    assert again["id"] == first["id"] and again["occurrences"] == 2
+    [item] = [i for i in review.pending(store) if i["statement"] == ONLY_THE_MODEL]
+    assert (item["occurrences"], item["sessions"]) == (2, 2)
+    listed = cli("review", "--list").stdout
+    assert listed.count(ONLY_THE_MODEL) >= 1 and "x2/2s" in listed, listed
+    # once rejected and typed again, the words are not an item of their own
+    review.reject(store, first["id"])
+    third = corr.capture(store, ONLY_THE_MODEL, session_id="s4", transcript_path=transcript, project="api")
+    assert third["id"] == first["id"] and third["status"] == "rejected"
+    assert first["id"] not in {i["id"] for i in review.pending(store)}
+    # the same words in another project are that project's
+    words = "please quit sprinkling print calls"
+    here = corr.capture(store, words, session_id="s1", transcript_path=transcript, project="api")
+    there = corr.capture(store, words, session_id="s1", transcript_path=transcript, project="web")
+    assert here["kind"] == there["kind"] == "inferred" and here["id"] != there["id"], (here, there)
+    assert corr.capture(store, words, session_id="s2", transcript_path=transcript, project="api")["id"] == here["id"]

@@ -260,8 +260,12 @@ def _store(store, p: dict, now: str, aid: str | None = None):
         row, matched_by = store.row("SELECT * FROM corrections WHERE id = ?", (p["same_as"],)), "agent"
         if row is not None and row["detection_type"] == "repeated":
             joins, row = row["id"], None
+    elif key:
+        row, matched_by = _find_match(store, key, wrong, right, vector)
     else:
-        row, matched_by = _find_match(store, key, wrong, right, vector) if key else (None, None)
+        row, matched_by = _same_words(store, p), "same words"
+        if row is None:
+            matched_by = None
     if row is not None:
         sessions = session_ids(row)
         if session_id and session_id not in sessions:
@@ -376,9 +380,11 @@ def _store(store, p: dict, now: str, aid: str | None = None):
 def _queued_view(store, p: dict, d) -> dict:
     """What the answer says about a correction that waits in the spool: read from the store
     as it is now (a repeat shows the count it will reach), nothing written."""
-    row, matched_by = (
-        _find_match(store, p["key"], p["wrong"], p["right"], p.get("vector")) if p["key"] else (None, None)
-    )
+    if p["key"]:
+        row, matched_by = _find_match(store, p["key"], p["wrong"], p["right"], p.get("vector"))
+    else:
+        row = _same_words(store, p)
+        matched_by = "same words" if row is not None else None
     out = _empty()
     out.update(
         correction=True,
@@ -428,6 +434,22 @@ def record_missed(store, found: list[dict], *, session_id: str | None, project: 
         d = Detection.inferred(statement, quote, confidence=MODEL_CONFIDENCE, signal=f"model:{item['kind']}")
         out.append(capture(store, quote, session_id=session_id, project=project, detection=d, hook_event="SessionEnd"))
     return out
+
+
+def _same_words(store, p: dict) -> dict | None:
+    """The learned model's guess taken from the very same words in the same scope, for a guess
+    (which has no parts to match a repeat by): the person typed them again, which counts on that
+    one (a repeat is a prompt), instead of making a second item of the same text. Only guesses:
+    a contentless reproach ("That's wrong.") said twice is about two different things, and an
+    agent's lesson is never matched so (two lessons from one prompt are two instructions)."""
+    if p.get("origin") or p.get("kind") != "inferred" or not p.get("message"):
+        return None
+    return store.row(
+        "SELECT * FROM corrections WHERE user_message = ? AND scope = ? AND detection_type = 'inferred'"
+        " AND (key IS NULL OR key = '') AND origin IS NULL AND status != 'dismissed'"
+        " ORDER BY detected_at LIMIT 1",
+        (p["message"], p["scope"]),
+    )
 
 
 def _find_match(store, key: str, wrong: str, right: str, vector: bytes | None):
