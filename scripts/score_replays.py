@@ -54,6 +54,45 @@ def _items_as_replayed(folder: Path) -> dict[str, str]:
     return {f"{r['key'][0]}:{r['key'][1]}": r["item"] for r in result["recorded"]}
 
 
+def _held_items(folder: Path) -> dict[str, str]:
+    """Correction id -> the review item that holds it in the replay's final store (a recurring
+    proposal holds its instances), as ``agent_replay.py finish`` records it."""
+    from memory_cli.capture.recurring import INSTANCES_KEY
+    from memory_cli.store import kvstate
+
+    with open_copy(folder) as store:
+        return {
+            i: pid
+            for pid, value in kvstate.with_prefix(store, INSTANCES_KEY).items()
+            for i in (value or {}).get("instances", [])
+        }
+
+
+def _flat(text: str) -> str:
+    return " ".join((text or "").split()).casefold()
+
+
+def every_item(folder: Path, state: dict, item_of) -> dict[str, set]:
+    """Prompt key -> every item a correction taken from its words ended in: the one the replay
+    linked to the prompt, and any other lesson the agent recorded from the same prompt (its
+    quote is in the prompt's words, in that session). A prompt that gives two instructions can
+    end in two items, as the instruction lists can hold it in two instructions."""
+    with open_copy(folder) as store:
+        rows = store.rows("SELECT id, session_id, user_message FROM corrections WHERE status != 'dismissed'")
+    by_session: dict[str, list] = {}
+    for r in rows:
+        if r["user_message"] and len(_flat(r["user_message"])) >= 8:
+            by_session.setdefault(r["session_id"], []).append(r)
+    out: dict[str, set] = {}
+    for sess in state["sessions"]:
+        for p in sess["prompts"]:
+            words = _flat(p.get("text") or "")
+            for r in by_session.get(sess.get("id"), []):
+                if _flat(r["user_message"]) in words:
+                    out.setdefault(f"{p['key'][0]}:{p['key'][1]}", set()).add(item_of(r["id"]))
+    return out
+
+
 @contextmanager
 def open_copy(folder: Path):
     """The replay's final store, copied aside and brought to this code's schema: a replay made
@@ -75,8 +114,9 @@ def open_copy(folder: Path):
         shutil.rmtree(where, ignore_errors=True)
 
 
-def _items_regrouped(folder: Path, state: dict, judged: dict | None = None, either: bool = False) -> dict[str, str]:
-    """Prompt key -> item, grouping the final store's corrections again with the current code."""
+def _items_regrouped(folder: Path, state: dict, judged: dict | None = None, either: bool = False):
+    """Prompt key -> item, grouping the final store's corrections again with the current code;
+    and the correction id -> item function it used."""
     from memory_cli.capture import recurring
     from memory_cli.capture.semantic import job_embedder
     from memory_cli.store import kvstate
@@ -112,31 +152,51 @@ def _items_regrouped(folder: Path, state: dict, judged: dict | None = None, eith
     for n, group in enumerate(found):
         for i in group:
             group_of[i["id"]] = f"group {n}"
+
+    def item_of(cid: str) -> str:
+        if held.get(cid):  # the agent named a proposal: its first instance stands for it
+            cid = held[cid][0]
+        return group_of.get(cid, cid)
+
     out = {}
     for sess in state["sessions"]:
         for p in sess["prompts"]:
             cid = said.get(p.get("row"))
-            if not cid:
-                continue
-            if held.get(cid):  # the agent named a proposal: its first instance stands for it
-                cid = held[cid][0]
-            out[f"{p['key'][0]}:{p['key'][1]}"] = group_of.get(cid, cid)
-    return out
+            if cid:
+                out[f"{p['key'][0]}:{p['key'][1]}"] = item_of(cid)
+    return out, item_of
 
 
 def counts(
-    folder: Path, list_file: Path | None = None, regroup: bool = False, judgements: Path | None = None, either=False
+    folder: Path,
+    list_file: Path | None = None,
+    regroup: bool = False,
+    judgements: Path | None = None,
+    either=False,
+    every=False,
 ) -> dict:
     """``person``, ``prompts`` scored, ``instructions`` given 2+ times, ``recorded`` (prompts
     that ended in a stored correction) and the pair counts ``tp``, ``predicted``, ``same`` of one
-    replay folder."""
+    replay folder. ``every``: a prompt stands for every item its words ended in
+    (:func:`every_item`), not only the one the replay linked to it."""
     state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
     judged = None
     if judgements is not None:
         import score_sameness
 
         judged = score_sameness.judged(judgements, "replay-" + folder.name)
-    item = _items_regrouped(folder, state, judged, either) if regroup else _items_as_replayed(folder)
+    if regroup:
+        one, item_of = _items_regrouped(folder, state, judged, either)
+    else:
+        one, held = _items_as_replayed(folder), _held_items(folder) if every else {}
+
+        def item_of(cid: str) -> str:
+            return held.get(cid, cid)
+
+    item: dict[str, set] = {k: {v} for k, v in one.items()}
+    if every:
+        for k, more in every_item(folder, state, item_of).items():
+            item.setdefault(k, set()).update(more)
     if list_file is None:
         labels = json.loads((folder / ".labels.json").read_text(encoding="utf-8"))
         person = labels.get("person") or folder.name
@@ -149,13 +209,14 @@ def counts(
                 of.setdefault(number, set()).add(ins["id"])
         truth = {key: of.get(number, set()) for key, number in _numbers(state).items()}
     keys = sorted(truth)
-    tp = pred = gold = 0
+    tp = pred = gold = reachable = 0
     for a, b in combinations(keys, 2):
         same = bool(truth[a] & truth[b])
-        said = a in item and b in item and item[a] == item[b]
+        said = a in item and b in item and bool(item[a] & item[b])
         tp += same and said
         pred += said
         gold += same
+        reachable += same and a in item and b in item
     sizes: dict = {}
     for groups in truth.values():
         for g in groups:
@@ -168,33 +229,44 @@ def counts(
         "tp": tp,
         "predicted": pred,
         "same": gold,
+        "reachable": reachable,
     }
 
 
+def _row(name: str, c: dict, instructions) -> str:
+    prec, rec = pr(c["tp"], c["predicted"], c["same"])
+    ceiling = c["reachable"] / c["same"] if c["same"] else 1.0
+    joined = c["tp"] / c["reachable"] if c["reachable"] else 1.0
+    return (
+        f"| {name} | {c['prompts']} | {instructions} | {c['recorded']} | {c['same']} | {c['predicted']} |"
+        f" {prec:.2f} | {rec:.2f} | {ceiling:.2f} | {joined:.2f} |"
+    )
+
+
 def score(
-    folders: list[str], lists: list[str] | None = None, regroup: bool = False, judgements=None, either=False
+    folders: list[str],
+    lists: list[str] | None = None,
+    regroup: bool = False,
+    judgements=None,
+    either=False,
+    every=False,
 ) -> int:
     if lists and len(lists) != len(folders):
         raise SystemExit("score_replays: --lists needs one file per folder, in the same order")
     truth = "instruction lists made blind from the prompts" if lists else "the labels the replay kept hidden"
     print(f"what the agent recorded (scripts/agent_replay.py), against {truth}" + (", regrouped" if regroup else ""))
-    print("| person | prompts | given 2+ times | stored | pairs same | predicted | P | R |")
-    print("|---|---|---|---|---|---|---|---|")
-    tot = {"prompts": 0, "recorded": 0, "tp": 0, "predicted": 0, "same": 0}
+    # "both stored": the same-instruction pairs whose two prompts both ended in a stored
+    # correction, the recall a perfect grouping of what was stored would reach; "R of those":
+    # how many of them the grouping joined. Recall is the product of the two.
+    print("| person | prompts | given 2+ times | stored | pairs same | predicted | P | R | both stored | R of those |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    tot = {"prompts": 0, "recorded": 0, "tp": 0, "predicted": 0, "same": 0, "reachable": 0}
     for n, folder in enumerate(folders):
-        c = counts(Path(folder), Path(lists[n]) if lists else None, regroup, judgements, either)
+        c = counts(Path(folder), Path(lists[n]) if lists else None, regroup, judgements, either, every)
         for k in tot:
             tot[k] += c[k]
-        prec, rec = pr(c["tp"], c["predicted"], c["same"])
-        print(
-            f"| {c['person']} | {c['prompts']} | {c['instructions']} | {c['recorded']} | {c['same']} |"
-            f" {c['predicted']} | {prec:.2f} | {rec:.2f} |"
-        )
-    prec, rec = pr(tot["tp"], tot["predicted"], tot["same"])
-    print(
-        f"| all (pooled pairs) | {tot['prompts']} | | {tot['recorded']} | {tot['same']} | {tot['predicted']} |"
-        f" {prec:.2f} | {rec:.2f} |"
-    )
+        print(_row(c["person"], c, c["instructions"]))
+    print(_row("all (pooled pairs)", tot, ""))
     print(f"prompts that ended in a stored correction: {tot['recorded']} of {tot['prompts']}")
     return 0
 
@@ -243,10 +315,17 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--either", action="store_true", help="the model's groups join; it does not part what vectors join")
     ap.add_argument("--agreement", action="store_true", help="score the hand-made groups against --lists instead")
+    ap.add_argument(
+        "--every-item",
+        action="store_true",
+        help="a prompt stands for every item its words ended in (two lessons from one prompt: both)",
+    )
     args = ap.parse_args(argv)
     if args.agreement:
         return agreement(args.folders, args.lists or [])
-    return score(args.folders, args.lists, args.regroup or bool(args.judgements), args.judgements, args.either)
+    return score(
+        args.folders, args.lists, args.regroup or bool(args.judgements), args.judgements, args.either, args.every_item
+    )
 
 
 if __name__ == "__main__":

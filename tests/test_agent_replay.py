@@ -171,3 +171,45 @@ def test_one_instruction_said_in_two_sessions_ends_as_one_item_and_scores_as_sam
     for extra in ([], ["--regroup"]):
         scored = _run(script, str(d), "--lists", str(listed), *extra).stdout
         assert "| me | 4 | 1 | 2 | 1 | 1 | 1.00 | 1.00 |" in scored, scored
+
+
+def test_a_prompt_that_gave_two_lessons_scores_in_both_items(tmp_path):
+    """The replay links each prompt to the last correction taken from it; a prompt that gave
+    two instructions (two lessons from its words) belongs to both items with ``--every-item``,
+    as an instruction list can hold it in two instructions."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import score_replays
+
+    from memory_cli.capture.corrections import capture
+    from memory_cli.store.db import Store
+
+    d = tmp_path / "replay"
+    db = d / score_replays.DB
+    db.parent.mkdir(parents=True)
+    first = "use pnpm, not npm, and never run sudo"
+    with Store.open(str(db)) as store:
+        sudo = capture(store, "never run sudo", session_id="s1")["id"]
+        pnpm = capture(store, "use pnpm, not npm", session_id="s1")["id"]
+        assert capture(store, "never run sudo", session_id="s2")["id"] == sudo  # said again
+    state = {
+        "sessions": [
+            {"id": "s1", "prompts": [{"key": ["a.jsonl", 1], "text": first}]},
+            {"id": "s2", "prompts": [{"key": ["b.jsonl", 1], "text": "never run sudo"}]},
+        ]
+    }
+    (d / "state.json").write_text(json.dumps(state))
+    recorded = [{"key": ["a.jsonl", 1], "item": pnpm}, {"key": ["b.jsonl", 1], "item": sudo}]
+    (d / "result.json").write_text(json.dumps({"recorded": recorded}))
+    listed = tmp_path / "me.json"
+    listed.write_text(
+        json.dumps(
+            [
+                {"id": "I1", "instruction": "never run sudo", "prompts": ["S1.P1", "S2.P1"]},
+                {"id": "I2", "instruction": "use pnpm", "prompts": ["S1.P1"]},
+            ]
+        )
+    )
+    linked = score_replays.counts(d, listed)
+    every = score_replays.counts(d, listed, every=True)
+    assert (linked["same"], linked["tp"], linked["predicted"]) == (1, 0, 0), linked
+    assert (every["same"], every["tp"], every["predicted"]) == (1, 1, 1), every

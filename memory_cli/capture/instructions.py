@@ -43,9 +43,10 @@ def lessons_text() -> str:
         "## Lessons\n"
         "When the person corrects how you work, states a standing rule, or repeats an instruction on how "
         'to work, even for this turn ("commit and push"; not a new task, question or praise), call '
-        "the memory-cli tool `record_correction` with `quote` (their words, verbatim), `lesson` (one line: "
+        "memory-cli's `record_correction` once per instruction (two in one prompt: two calls) with "
+        "`quote` (their words for it, verbatim), `lesson` (one line: "
         "what to do instead), if clear `wrong`, `right`, `kind` (pushback or standing), and for a "
-        "recorded lesson said again, its id as `same_as` (every time: that is how it counts).\n"
+        "recorded lesson said again, its id as `same_as` (each time).\n"
         'Without that tool, write on a line of its own: `[LESSON: "<their words>" -> <what to do instead>]`.'
     )
 

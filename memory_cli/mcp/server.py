@@ -179,7 +179,8 @@ def record_correction(
 ) -> dict:
     """Record what the person just taught you, when they correct how you work, state a standing
     rule, or again give an instruction on how to work they gave before (not a new task, a
-    question or praise). `quote`: the person's words, verbatim (leave
+    question or praise). One call per instruction: a prompt that gives two is two calls, each
+    quoting its own words. `quote`: the person's words, verbatim (leave
     words out with "..."); `lesson`: one line, what to do instead; optional `wrong` (what you did),
     `right` (what they want), `kind`: pushback or standing; `same_as`: the id of a lesson already
     recorded here when the person is saying that again (the answer lists the closest ones: if one
