@@ -271,6 +271,54 @@ def score(
     return 0
 
 
+def proposals(folders: list[str], lists: list[str]) -> int:
+    """What the person is asked to approve, checked against the blind instruction lists: each
+    proposal (a recurring instruction, or one correction proposed on its own count) holding two
+    or more prompts is *one instruction* when its prompts share an instruction of the list,
+    *mixed* when they do not, and *untaught* when one of its prompts gives no instruction at all;
+    and how many instructions given 2+ times ended in a proposal holding two of their prompts."""
+    if len(lists) != len(folders):
+        raise SystemExit("score_replays: --proposals needs --lists, one file per folder")
+    print(
+        "| person | instructions given 2+ times | proposals | one instruction | mixed | untaught | instructions proposed |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    tot = [0] * 6
+    for folder, list_file in zip(map(Path, folders), map(Path, lists)):
+        state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+        result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+        numbers = _numbers(state)
+        of: dict[str, set] = {}
+        listed = json.loads(list_file.read_text(encoding="utf-8"))
+        for ins in listed:
+            for number in ins["prompts"]:
+                of.setdefault(number, set()).add(ins["id"])
+        held: dict[str, list[str]] = {}
+        for r in result["recorded"]:
+            if r["item_kind"] == "repeated" or r["item_status"] == "promoted":
+                held.setdefault(r["item"], []).append(numbers[f"{r['key'][0]}:{r['key'][1]}"])
+        held = {k: v for k, v in held.items() if len(v) >= 2}
+        one = mixed = untaught = 0
+        covered = set()
+        for prompts in held.values():
+            sets = [of.get(n, set()) for n in prompts]
+            if not all(sets):
+                untaught += 1
+            elif set.intersection(*sets):
+                one += 1
+            else:
+                mixed += 1
+            for ins in {i for s in sets for i in s}:
+                if sum(ins in s for s in sets) >= 2:
+                    covered.add(ins)
+        repeated = {ins["id"] for ins in listed if len(ins["prompts"]) >= 2}
+        row = [len(repeated), len(held), one, mixed, untaught, len(covered & repeated)]
+        tot = [a + b for a, b in zip(tot, row)]
+        print(f"| {list_file.stem} | " + " | ".join(map(str, row)) + " |")
+    print("| all | " + " | ".join(map(str, tot)) + " |")
+    return 0
+
+
 def agreement(folders: list[str], lists: list[str]) -> int:
     """How far two readers of the same prompts agree: the hand-made groups (``.labels.json``)
     scored as a reader against the blind instruction lists, on the labelled prompts. A figure
@@ -316,11 +364,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--either", action="store_true", help="the model's groups join; it does not part what vectors join")
     ap.add_argument("--agreement", action="store_true", help="score the hand-made groups against --lists instead")
     ap.add_argument(
+        "--proposals", action="store_true", help="check each proposal against --lists: one instruction, mixed, untaught"
+    )
+    ap.add_argument(
         "--every-item",
         action="store_true",
         help="a prompt stands for every item its words ended in (two lessons from one prompt: both)",
     )
     args = ap.parse_args(argv)
+    if args.proposals:
+        return proposals(args.folders, args.lists or [])
     if args.agreement:
         return agreement(args.folders, args.lists or [])
     return score(

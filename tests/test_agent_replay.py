@@ -213,3 +213,35 @@ def test_a_prompt_that_gave_two_lessons_scores_in_both_items(tmp_path):
     every = score_replays.counts(d, listed, every=True)
     assert (linked["same"], linked["tp"], linked["predicted"]) == (1, 0, 0), linked
     assert (every["same"], every["tp"], every["predicted"]) == (1, 1, 1), every
+
+
+def test_each_proposal_is_checked_against_the_instruction_list(tmp_path, capsys):
+    """A proposal whose prompts share an instruction of the list is one instruction; one that
+    holds prompts of two instructions mixes them; one holding a prompt that gives none holds
+    what nobody taught."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import score_replays
+
+    d = tmp_path / "replay"
+    d.mkdir()
+    prompts = [{"key": ["a.jsonl", n], "text": f"prompt {n}"} for n in range(1, 7)]
+    (d / "state.json").write_text(json.dumps({"sessions": [{"id": "s1", "prompts": prompts}]}))
+
+    def held(n, item, kind="repeated"):
+        return {"key": ["a.jsonl", n], "item": item, "item_kind": kind, "item_status": "pending"}
+
+    recorded = [held(1, "A"), held(2, "A"), held(3, "B"), held(4, "B"), held(5, "C"), held(6, "C")]
+    (d / "result.json").write_text(json.dumps({"recorded": recorded}))
+    listed = tmp_path / "me.json"
+    listed.write_text(
+        json.dumps(
+            [
+                {"id": "I1", "instruction": "one", "prompts": ["S1.P1", "S1.P2", "S1.P5"]},
+                {"id": "I2", "instruction": "two", "prompts": ["S1.P3"]},
+                {"id": "I3", "instruction": "three", "prompts": ["S1.P4"]},
+            ]
+        )
+    )
+    assert score_replays.main(["--proposals", str(d), "--lists", str(listed)]) == 0
+    # A is one instruction, B mixes two, C holds prompt 6, which gives none; I1 ended in A
+    assert "| me | 1 | 3 | 1 | 1 | 1 | 1 |" in capsys.readouterr().out
