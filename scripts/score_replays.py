@@ -11,6 +11,13 @@ stored correction is its own singleton. They are the same in truth when
   ``agent_replay.py`` replays them (every prompt is scored). ``--lists`` pairs one file with
   each folder, in order.
 
+Beside P and R, each row says how many same-instruction pairs had both prompts stored (the
+recall a perfect grouping of what was stored would reach) and how many of those the grouping
+joined: recall is the product, so a loss is placed in capture or in grouping.
+``--every-item`` lets a prompt stand for every item its words ended in (two lessons from one
+prompt), as the lists let a prompt give two instructions. ``--proposals`` checks each proposal
+against the lists instead (one instruction, mixed, or holding a prompt that gives none).
+
 ``--regroup`` scores the queue the current code would make of the same records: the session-end
 grouping (:func:`memory_cli.capture.recurring.find_recurring`, encoder loaded here) is run again
 on each replay's final store, without writing to it, so a change to grouping is measured on fixed
