@@ -163,6 +163,20 @@ def test_three_wordings_in_three_sessions_become_one_proposal_with_three_instanc
     assert sorted(i["quote"] for i in item["instances"]) == sorted(said for _s, said in SAID)
 
 
+def test_a_proposal_is_worded_as_the_lesson_taught_most(hook, project, db_path):
+    """The agent counted the first wording twice (same_as); a third prompt in other words joins
+    them off the hook's clock: the proposal speaks with the wording taught twice, not the latest."""
+    for session, said in SAID:
+        typed(hook, project, said, session)
+    first = record(db_path, quote=SAID[0][1], lesson=WORDED[0])
+    record(db_path, quote=SAID[1][1], lesson=WORDED[1], same_as=first["id"])
+    record(db_path, quote=SAID[2][1], lesson=WORDED[2])
+    with Store.open(db_path) as s:
+        [proposal] = propose_recurring(s, embed=job_embedder(1000.0))
+        [item] = [i for i in review.pending(s) if i["item"] == "recurring"]
+    assert proposal["taught"] == 3 and item["statement"] == WORDED[0], item["statement"]
+
+
 def test_the_same_instruction_three_times_in_one_session_is_taught_three_times(hook, project, db_path):
     said = ["commit and push after each change", "and push it when you commit", "you forgot to push the commit"]
     words = ["Commit and push after every change", "Push after each commit", "Always push the commit"]

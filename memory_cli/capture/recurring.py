@@ -270,7 +270,13 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                     statement = store.value("SELECT statement FROM corrections WHERE id = ?", (pid,))
                     new = False
                 else:
-                    latest = max((i["row"] for i in group), key=lambda r: r["last_seen_at"] or r["detected_at"])
+                    # worded as the lesson taught most often (the one the agent counted again
+                    # and again), the latest of those: one wording said once does not speak
+                    # for what was said three times
+                    latest = max(
+                        (i["row"] for i in group),
+                        key=lambda r: (int(r["occurrence_count"] or 1), r["last_seen_at"] or r["detected_at"]),
+                    )
                     scope = _scope_of(group, latest)
                     statement = _text(latest)
                     pid = new_id()
