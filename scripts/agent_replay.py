@@ -61,15 +61,16 @@ def _project(d: Path) -> Path:
     return _home(d) / "work" / PROJECT
 
 
+DAEMON = ".daemon"  # in the replay folder: `init --daemon` was given
+
+
 def _env(d: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_SCRUB)}
-    env.update(
-        {
-            "HOME": str(_home(d)),
-            "PYTHONPATH": str(ROOT),
-            "MEMORY_CLI_DAEMON_AUTOSTART": "0",  # no resident daemon per replay: the job loads the encoder
-        }
-    )
+    env.update({"HOME": str(_home(d)), "PYTHONPATH": str(ROOT)})
+    if not (d / DAEMON).exists():
+        # no resident daemon per replay: the session-end job loads the encoder itself, and
+        # record_correction ranks the closest lessons by words alone
+        env["MEMORY_CLI_DAEMON_AUTOSTART"] = "0"
     return env
 
 
@@ -394,6 +395,8 @@ def cmd_init(args) -> int:
     project = _project(d)
     project.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
+    if args.daemon:
+        (d / DAEMON).write_text("session start starts the embedding daemon, as it does by default\n")
     files = [Path(f).resolve() for f in args.transcripts or []]
     _enter(d)
     if args.labelled:
@@ -542,6 +545,8 @@ def cmd_finish(args) -> int:
         _end_session(d, state, s)
     shown = _cli(d, "review", "--list")
     print(shown.stdout.rstrip() or shown.stderr.rstrip())
+    if (d / DAEMON).exists():
+        _cli(d, "daemon", "stop")
     from memory_cli.store.db import Store
 
     rows = []
@@ -600,6 +605,11 @@ def main(argv: list[str] | None = None) -> int:
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--labelled", metavar="PERSON")
     g.add_argument("--transcripts", nargs="+", metavar="FILE")
+    p.add_argument(
+        "--daemon",
+        action="store_true",
+        help="let session start run the embedding daemon, as it does by default (finish stops it)",
+    )
     p = sub.add_parser("next", help="what the agent sees next")
     p.add_argument("--dir", required=True)
     p = sub.add_parser("record", help="the record_correction tool")

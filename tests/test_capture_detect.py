@@ -46,6 +46,9 @@ POSITIVE = [
     ("That's wrong, the port is 8080", E, 0.9, "", "the port is 8080"),
     ("That's wrong. Use pnpm, not npm.", E, 0.9, "npm", "pnpm"),
     ("that is not what I asked for", E, 0.9, "", ""),
+    # a verdict on what the agent said, not a ban on "true" (which grouped as "do not true")
+    ("Not true. You have been modifying the aws setup an hour before!!", E, 0.9, "", ""),
+    ("no, not correct", E, 0.9, "", ""),
     ("No, I meant the other file", E, 0.9, "", "the other file"),
     ("Nope, not that one, the staging config", E, 0.9, "that one", "the staging config"),
     ("No. Use the staging database.", E, 0.9, "", "the staging database"),

@@ -66,6 +66,31 @@ def test_the_answer_names_the_closest_waiting_lesson_and_same_as_counts_it_there
     assert again["already"] and again["occurrences"] == 3
 
 
+def test_the_closest_lessons_are_ranked_by_meaning_when_the_daemon_answers(hook, project, db_path):
+    """A lesson said again in words it shares with no waiting lesson is offered to the agent
+    when memory-cli can compare meanings (the record_correction answer asks the daemon; here
+    the local encoder answers for it); by words alone it falls behind lessons that merely share
+    a word."""
+    from memory_cli.capture.semantic import job_embedder
+
+    lessons = [
+        "Commit each fix as its own atomic commit",
+        "Small functions only; keep them focused",
+        "Keep the sidebar small on mobile",
+        "Keep secrets out of the logs",
+    ]
+    for n, lesson in enumerate(lessons):
+        prompt = f"prompt {n}: {lesson.lower()}"
+        typed(hook, project, prompt, f"s{n}")
+        record(db_path, quote=prompt, lesson=lesson)
+    said_again = "Keep commits small and focused"
+    with Store.open(db_path) as s:
+        by_words = [n["lesson"] for n in taught.closest(s, said_again, project=PROJECT)]
+        by_both = [n["lesson"] for n in taught.closest(s, said_again, project=PROJECT, embed=job_embedder(5000.0))]
+    assert lessons[0] not in by_words, by_words
+    assert lessons[0] in by_both, by_both
+
+
 def test_a_lesson_recorded_before_same_as_is_folded_into_the_one_it_repeats(hook, project, db_path):
     """The agent records a lesson, reads the closest one in the answer and calls again with
     same_as: the prompt counts once, on the lesson it repeats."""

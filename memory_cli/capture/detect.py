@@ -205,6 +205,7 @@ _SOURCES = {
     "can_you_stop": r"^(?:can|could|would|will)\s+you\s+(?:please\s+|maybe\s+|just\s+)*(?:stop|quit|not|never)\s+"
     r"(?P<rest>.+?)\??$",
     "no_not": r"^not\s+(?P<wrong>.+?)(?:\s*(?:,|;|—|–)\s*(?:but\s+)?(?P<right>.+))?$",
+    "not_a_verdict": r"^not\s+(?:true|correct|right(?!\s+(?:now|away|here|there))|accurate|the\s+case|what\s+i\s+(?:asked|meant|said|wanted))\b",
     # implicit
     "told": r"^(?:i(?:'ve|\s+have)?\s+(?:already\s+|just\s+|literally\s+|specifically\s+|clearly\s+)?(?:told|asked)\s+you|"
     r"didn'?t\s+i\s+(?:just\s+)?(?:tell|ask)\s+you|did\s+i\s+not\s+(?:tell|ask)\s+you|"
@@ -844,6 +845,8 @@ def _after_a_no(_m, c):
     m = _re("i_meant").match(body)
     if m:
         return c.hit("i-meant", right=m.group("right"))
+    if _re("not_a_verdict").match(body):
+        return c.hit("thats-wrong")  # "no, not true": a verdict, as contentless as "that's wrong"
     m = _re("no_not").match(body)
     if m and not _re("praise_after_no").match(body):
         return c.hit("no-not", wrong=m.group("wrong"), right=m.group("right") or "")
@@ -940,6 +943,13 @@ _EXPLICIT_FORMS: tuple = (
             r"^you(?:'re|\s+are)\s+(?:on|in|using|editing|looking\s+at|in\s+the)\s+the\s+wrong\s+(?P<thing>[\w-]+)"
         ),
         lambda m, c: c.hit("wrong-thing", wrong="the wrong " + m.group("thing")),
+    ),
+    (
+        # "not true", "not correct, it works": a verdict on what the agent said, not a ban on
+        # "true"; as contentless as "that's wrong"
+        "not true (a verdict)",
+        "not_a_verdict",
+        lambda m, c: c.hit("thats-wrong"),
     ),
     (
         "not X(, Y)",

@@ -8,8 +8,9 @@ from __future__ import annotations
 RECORDED = ("id", "statement", "what_was_wrong", "what_is_right", "occurrences", "sessions", "status", "already")
 
 
-def answer(store, out: dict, *, lesson: str, project: str | None, same_as: str | None) -> dict:
-    """The tool's result for a recorded lesson ``out`` (the correction's view)."""
+def answer(store, out: dict, *, lesson: str, project: str | None, same_as: str | None, embed=None) -> dict:
+    """The tool's result for a recorded lesson ``out`` (the correction's view). ``embed``: the
+    embedding daemon, when it runs, to rank the closest lessons by meaning as well as words."""
     from .taught import closest
 
     result = {"recorded": {k: out.get(k) for k in RECORDED}, "proposed_now": bool(out.get("promoted_now"))}
@@ -24,7 +25,7 @@ def answer(store, out: dict, *, lesson: str, project: str | None, same_as: str |
             "status": row["status"],
         }
         return result
-    near = closest(store, lesson, project=project, exclude=out.get("id"))
+    near = closest(store, lesson, project=project, exclude=out.get("id"), embed=embed)
     result["closest"] = [{"id": n["id"], "lesson": n["lesson"], "taught": n["taught"]} for n in near]
     if near:
         result["hint"] = (

@@ -79,17 +79,24 @@ def waiting(store: Store, project: str | None, *, limit: int = 200) -> list[dict
     return out
 
 
-def closest(store: Store, text: str, *, project: str | None, exclude: str | None = None) -> list[dict]:
-    """The project's waiting lessons closest in words to ``text`` (at most ``CLOSEST``), each with
-    its ``id``, one-line ``lesson`` and ``taught`` count. No floor: a paraphrase may share no
-    word, and the agent reading them is the judge of sameness, not this ranking."""
+def closest(store: Store, text: str, *, project: str | None, exclude: str | None = None, embed=None) -> list[dict]:
+    """The project's waiting lessons closest to ``text`` (at most ``CLOSEST``), each with its
+    ``id``, one-line ``lesson`` and ``taught`` count. No floor: a paraphrase may share no word,
+    and the agent reading them is the judge of sameness, not this ranking. Ranked by shared
+    words, plus the cosine of their meaning when ``embed`` (``texts -> vectors``, the embedding
+    daemon) answers: a paraphrase that shares no word is still offered (docs/corrections.md
+    measures both rankings)."""
     from .similar import similarity
 
-    scored = []
-    for item in waiting(store, project):
-        if item["id"] == exclude:
-            continue
-        scored.append((similarity(text, item["lesson"]), item["taught"], item))
+    items = [i for i in waiting(store, project) if i["id"] != exclude]
+    meaning = [0.0] * len(items)
+    if embed is not None and items:
+        from .semantic import cosine, embed_safely
+
+        vectors = embed_safely(embed, [text] + [i["lesson"] for i in items])
+        if vectors:
+            meaning = [max(0.0, cosine(vectors[0], v)) for v in vectors[1:]]
+    scored = [(similarity(text, i["lesson"]) + m, i["taught"], i) for i, m in zip(items, meaning)]
     scored.sort(key=lambda s: (-s[0], -s[1]))
     return [dict(i, closeness=round(s, 2)) for s, _t, i in scored[:CLOSEST]]
 

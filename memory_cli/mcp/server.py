@@ -38,6 +38,9 @@ ENTRY_FIELDS = (
     "score",
 )
 AGENT_CONFIDENCE = 0.5
+# How long record_correction waits for the embedding daemon to rank the closest lessons by
+# meaning; without an answer, words alone rank them.
+LESSON_EMBED_MS = 1500.0
 
 
 class _Server(MCPServer):
@@ -209,7 +212,11 @@ def record_correction(
             )
         except LessonRefused as e:
             raise ToolError(str(e)) from None
-        return answer(store, out, lesson=lesson, project=project, same_as=same_as)
+        from ..capture.semantic import daemon_embedder
+
+        return answer(
+            store, out, lesson=lesson, project=project, same_as=same_as, embed=daemon_embedder(LESSON_EMBED_MS)
+        )
 
     return _call(record)
 
