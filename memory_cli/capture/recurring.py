@@ -273,12 +273,12 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                     # worded as the lesson taught most often (the one the agent counted again
                     # and again), the latest of those: one wording said once does not speak
                     # for what was said three times
-                    latest = max(
+                    chosen = max(
                         (i["row"] for i in group),
                         key=lambda r: (int(r["occurrence_count"] or 1), r["last_seen_at"] or r["detected_at"]),
                     )
-                    scope = _scope_of(group, latest)
-                    statement = _text(latest)
+                    scope = _scope_of(group, chosen)
+                    statement = _text(chosen)
                     pid = new_id()
                     all_ids = ids
                     store.execute(
@@ -288,18 +288,18 @@ def propose_recurring(store, *, embed=None) -> list[dict]:
                         " VALUES (?,?,?,'',?,?,?,'repeated',?,NULL,0.6,?,?,?,'pending',?,?,?)",
                         (
                             pid,
-                            latest["session_id"],
-                            latest["user_message"],
+                            chosen["session_id"],
+                            chosen["user_message"],
                             statement,
                             f"said in {len(sessions)} sessions",
                             now,
                             taught(group),
                             scope,
-                            latest["agent"],
+                            chosen["agent"],
                             dumps(sessions),
                             now,
                             statement,
-                            latest.get("origin"),
+                            chosen.get("origin"),
                         ),
                     )
                     new = True
