@@ -263,9 +263,9 @@ def score(
     truth = "instruction lists made blind from the prompts" if lists else "the labels the replay kept hidden"
     print(f"what the agent recorded (scripts/agent_replay.py), against {truth}" + (", regrouped" if regroup else ""))
     # "both stored": the same-instruction pairs whose two prompts both ended in a stored
-    # correction, the recall a perfect grouping of what was stored would reach; "R of those":
+    # correction, the recall a perfect grouping of what was stored would reach; "joined":
     # how many of them the grouping joined. Recall is the product of the two.
-    print("| person | prompts | given 2+ times | stored | pairs same | predicted | P | R | both stored | R of those |")
+    print("| person | prompts | given 2+ times | stored | pairs same | predicted | P | R | both stored | joined |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     tot = {"prompts": 0, "recorded": 0, "tp": 0, "predicted": 0, "same": 0, "reachable": 0}
     for n, folder in enumerate(folders):
