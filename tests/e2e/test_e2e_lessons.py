@@ -49,7 +49,11 @@ def test_session_start_teaches_the_agent_to_record_lessons(e2e_home, mcp_session
     first = mcp_sessions[0]
     assert first.returncode == 0, first.describe()
     [start] = first.first_request.hook_contexts("SessionStart")
-    assert "record_correction" in start and "`quote` (their words, verbatim)" in start, start
+    assert (
+        "record_correction" in start
+        and "`quote` (their words for it, verbatim)" in start
+        and "once per instruction" in start
+    ), start
     assert '[LESSON: "<their words>" -> <what to do instead>]' in start
 
 
