@@ -260,12 +260,8 @@ def _store(store, p: dict, now: str, aid: str | None = None):
         row, matched_by = store.row("SELECT * FROM corrections WHERE id = ?", (p["same_as"],)), "agent"
         if row is not None and row["detection_type"] == "repeated":
             joins, row = row["id"], None
-    elif key:
-        row, matched_by = _find_match(store, key, wrong, right, vector)
     else:
-        row, matched_by = _same_words(store, p), "same words"
-        if row is None:
-            matched_by = None
+        row, matched_by = _match(store, p)
     if row is not None:
         sessions = session_ids(row)
         if session_id and session_id not in sessions:
@@ -380,11 +376,7 @@ def _store(store, p: dict, now: str, aid: str | None = None):
 def _queued_view(store, p: dict, d) -> dict:
     """What the answer says about a correction that waits in the spool: read from the store
     as it is now (a repeat shows the count it will reach), nothing written."""
-    if p["key"]:
-        row, matched_by = _find_match(store, p["key"], p["wrong"], p["right"], p.get("vector"))
-    else:
-        row = _same_words(store, p)
-        matched_by = "same words" if row is not None else None
+    row, matched_by = _match(store, p)
     out = _empty()
     out.update(
         correction=True,
@@ -434,6 +426,15 @@ def record_missed(store, found: list[dict], *, session_id: str | None, project: 
         d = Detection.inferred(statement, quote, confidence=MODEL_CONFIDENCE, signal=f"model:{item['kind']}")
         out.append(capture(store, quote, session_id=session_id, project=project, detection=d, hook_event="SessionEnd"))
     return out
+
+
+def _match(store, p: dict) -> tuple[dict | None, str | None]:
+    """The stored correction a prepared one repeats, and how it was matched: by its parts
+    (:func:`_find_match`), or, with none, by the very same words (:func:`_same_words`)."""
+    if p["key"]:
+        return _find_match(store, p["key"], p["wrong"], p["right"], p.get("vector"))
+    row = _same_words(store, p)
+    return row, ("same words" if row is not None else None)
 
 
 def _same_words(store, p: dict) -> dict | None:
@@ -531,18 +532,12 @@ def said_each_time(row: dict) -> list[dict]:
     """Every time the person said ``row``'s correction, oldest first, as review lists it
     (``{"id", "session_id", "statement", "quote", "detected_at"}``): the first prompt, then each
     later one counted on it."""
-    first = {
-        "id": row["id"],
-        "session_id": row["session_id"],
-        "statement": row["statement"],
-        "quote": row["user_message"],
-        "detected_at": row["detected_at"],
-    }
-    return [first] + [
-        {"id": row["id"], "session_id": r.get("session_id"), "statement": row["statement"], "quote": r.get("quote"),
-         "detected_at": r.get("at")}
-        for r in repeats(row)
-    ]  # fmt: skip
+    said = [(row["session_id"], row["user_message"], row["detected_at"])]
+    said += [(r.get("session_id"), r.get("quote"), r.get("at")) for r in repeats(row)]
+    return [
+        {"id": row["id"], "session_id": session, "statement": row["statement"], "quote": quote, "detected_at": at}
+        for session, quote, at in said
+    ]
 
 
 def view(store, row: dict) -> dict:
