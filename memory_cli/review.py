@@ -39,7 +39,7 @@ def pending(store, *, every_correction: bool = False) -> list[dict]:
     "recurring" | "correction" (not set on the full list)."""
     if every_correction:
         return corrections.list_corrections(store, status="all", limit=1000)
-    return _queue(store).items
+    return queue(store).items
 
 
 class Queue(NamedTuple):
@@ -49,12 +49,6 @@ class Queue(NamedTuple):
     items: list[dict]
     kept_as_evidence: int
     summary: str
-
-
-def queue(store) -> Queue:
-    """The queue, its evidence count and its summary line, built once (``review --list`` and the
-    dashboard's review page)."""
-    return _queue(store)
 
 
 def corrections_by_status(store, *, status: str | None = None, limit: int = 100) -> list[dict]:
@@ -175,8 +169,10 @@ def rule_message(statement: str) -> str:
 # --------------------------------------------------------------------------- the queue and the decisions
 
 
-def _queue(store) -> Queue:
-    """What waits for the person, one item per instruction, most taught first
+def queue(store) -> Queue:
+    """The queue, its evidence count and its summary line, built once (``review --list``, the
+    dashboard's review page and :func:`pending`): what waits for the person, one item per
+    instruction, most taught first
     (:mod:`.capture.queue`; the learned model's guesses are evidence on an item where the agent
     records lessons): proposed rules, recurring instructions (item
     "recurring": the same thing said in several sessions, :mod:`.capture.recurring`, with every
