@@ -91,6 +91,25 @@ def test_the_closest_lessons_are_ranked_by_meaning_when_the_daemon_answers(hook,
     assert lessons[0] in by_both, by_both
 
 
+def test_the_server_embeds_each_waiting_lesson_once():
+    """record_correction ranks every waiting lesson at each call; the resident server sends the
+    model only the texts it has not embedded before, and gives the same vectors."""
+    from memory_cli.capture.semantic import job_embedder, remembering
+
+    model, asked = job_embedder(5000.0), []
+
+    def counted(texts):
+        asked.append(list(texts))
+        return model(texts)
+
+    embed = remembering(counted)
+    waiting = ["Deploy to the staging cluster before production", "Never skip staging when deploying"]
+    first = embed(["Release to staging first, then prod", *waiting])
+    again = embed(["Push after each commit", *waiting])
+    assert asked[-1] == ["Push after each commit"]
+    assert again[1:] == first[1:] == model(waiting)
+
+
 def test_a_lesson_recorded_before_same_as_is_folded_into_the_one_it_repeats(hook, project, db_path):
     """The agent records a lesson, reads the closest one in the answer and calls again with
     same_as: the prompt counts once, on the lesson it repeats."""

@@ -84,6 +84,27 @@ def job_embedder(timeout_ms: float):
     return embed
 
 
+def remembering(embed, *, limit: int = 2000):
+    """``embed`` for a resident process that is asked about the same texts again and again
+    (``record_correction`` ranks every waiting lesson at each call): each text is embedded once,
+    and only the texts not seen before are sent. At most ``limit`` vectors are kept; a failed
+    call keeps nothing and returns None, as ``embed`` would."""
+    seen: dict[str, bytes] = {}
+
+    def run(texts: list[str]) -> list[bytes] | None:
+        missing = [t for t in dict.fromkeys(texts) if t not in seen]
+        if missing:
+            got = embed_safely(embed, missing)
+            if got is None:
+                return None
+            if len(seen) + len(missing) > limit:
+                seen.clear()
+            seen.update(zip(missing, got))
+        return [seen[t] for t in texts]
+
+    return run
+
+
 def embed_safely(embed, texts: list[str]) -> list[bytes] | None:
     if embed is None or not texts:
         return None

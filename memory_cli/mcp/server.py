@@ -9,6 +9,7 @@ the hooks: the server itself never imports the model, so it starts in well under
 
 from __future__ import annotations
 
+import functools
 import os
 
 from mcp.server.mcpserver import MCPServer
@@ -212,13 +213,19 @@ def record_correction(
             )
         except LessonRefused as e:
             raise ToolError(str(e)) from None
-        from ..capture.semantic import daemon_embedder
-
-        return answer(
-            store, out, lesson=lesson, project=project, same_as=same_as, embed=daemon_embedder(LESSON_EMBED_MS)
-        )
+        return answer(store, out, lesson=lesson, project=project, same_as=same_as, embed=_lesson_embedder())
 
     return _call(record)
+
+
+@functools.cache
+def _lesson_embedder():
+    """The embedding daemon for ranking the closest lessons, remembering each lesson's vector
+    for the life of this server: a lesson is embedded once, not at every call (a few hundred
+    milliseconds for a few dozen waiting lessons)."""
+    from ..capture.semantic import daemon_embedder, remembering
+
+    return remembering(daemon_embedder(LESSON_EMBED_MS))
 
 
 def _settings():
